@@ -1,0 +1,48 @@
+// microbench/config.hpp — every user-tunable default in one place, and the assertion hook.
+// Defaults are plain constants; objects copy them at construction, so changing one here changes
+// the library's behaviour everywhere. Nothing here allocates or does I/O except a failed assert.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+// Programmer errors (a broken precondition, never bad input) go through MICROBENCH_ASSERT.
+// Define it before including microbench to route them into your own handler.
+#ifndef MICROBENCH_ASSERT
+#define MICROBENCH_ASSERT(cond)                                                     \
+    ((cond) ? static_cast<void>(0)                                                  \
+            : ::microbench::detail::assert_failed(#cond, __FILE__, __LINE__))
+#endif
+
+namespace microbench {
+namespace detail {
+
+[[noreturn]] inline void assert_failed(const char* cond, const char* file, int line) {
+    std::fprintf(stderr, "microbench: assertion failed: %s (%s:%d)\n", cond, file, line);
+    std::abort();
+}
+
+}  // namespace detail
+
+namespace defaults {
+
+// Response parsing. Status line + header fields + the blank line must fit in this many bytes;
+// chunk-extension lines and trailers are held to the same bound. 16 KiB is twice nginx's
+// default large_client_header_buffers and far above any real API response head.
+constexpr std::size_t max_header_bytes = 16 * 1024;
+constexpr std::size_t max_header_count = 64;
+
+// Latency histograms record nanoseconds. Lowest discernible 1 ns keeps loopback latencies
+// (tens of µs) at full 3-digit precision; 1 hour is above any timeout we accept.
+constexpr std::int64_t histogram_lowest_discernible_ns = 1;
+constexpr std::int64_t histogram_highest_trackable_ns = 3600LL * 1000 * 1000 * 1000;
+constexpr int histogram_significant_figures = 3;
+
+// Requests.
+constexpr const char* content_type = "text/plain";  // ab's default for -p/-u bodies
+constexpr std::uint16_t http_port = 80;
+
+}  // namespace defaults
+}  // namespace microbench

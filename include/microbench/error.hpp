@@ -1,0 +1,145 @@
+// microbench/error.hpp — error codes and the small `error` value every fallible call returns.
+// Codes have explicit numbers that are never reused: the C API exposes them as MB_ statuses.
+// No exceptions, no allocation: names and messages are static strings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace microbench {
+
+enum class errc : std::uint16_t {
+    ok = 0,
+
+    // URL (10–29)
+    url_empty = 10,
+    url_no_scheme = 11,
+    url_unsupported_scheme = 12,
+    url_tls_unsupported = 13,
+    url_userinfo_unsupported = 14,
+    url_empty_host = 15,
+    url_bad_host = 16,
+    url_bad_ipv6 = 17,
+    url_bad_port = 18,
+    url_bad_char = 19,
+
+    // Request building (30–39)
+    request_bad_method = 30,
+    request_bad_header_name = 31,
+    request_bad_header_value = 32,
+    request_content_length_mismatch = 33,
+    request_transfer_encoding_unsupported = 34,
+    request_bad_header_line = 35,
+
+    // Response parsing (40–69)
+    response_bad_status_line = 40,
+    response_bad_version = 41,
+    response_bad_status_code = 42,
+    response_bad_header = 43,
+    response_obsolete_line_folding = 44,
+    response_headers_too_large = 45,
+    response_too_many_headers = 46,
+    response_bad_content_length = 47,
+    response_duplicate_content_length = 48,
+    response_conflicting_content_length = 49,
+    response_bad_chunk_size = 50,
+    response_bad_chunk = 51,
+    response_trailers_too_large = 52,
+    response_truncated = 53,
+
+    // Histogram (70–89)
+    histogram_bad_config = 70,
+    histogram_encoding_bad_magic = 71,
+    histogram_encoding_bad_version = 72,
+    histogram_encoding_truncated = 73,
+    histogram_encoding_corrupt = 74,
+};
+
+namespace detail {
+
+struct errc_entry {
+    errc code;
+    const char* name;
+    const char* message;
+};
+
+// One row per code; keep in the enum's order.
+constexpr errc_entry errc_table[] = {
+    {errc::ok, "ok", "no error"},
+    {errc::url_empty, "url_empty", "URL is empty"},
+    {errc::url_no_scheme, "url_no_scheme", "URL has no scheme; write it as http://host[:port]/path"},
+    {errc::url_unsupported_scheme, "url_unsupported_scheme", "URL scheme is not http"},
+    {errc::url_tls_unsupported, "url_tls_unsupported", "https:// is not supported: microbench speaks plain HTTP/1.1 only (no TLS)"},
+    {errc::url_userinfo_unsupported, "url_userinfo_unsupported", "user:password@ in URLs is not supported; send an Authorization header instead"},
+    {errc::url_empty_host, "url_empty_host", "URL has no host"},
+    {errc::url_bad_host, "url_bad_host", "URL host is not a valid host name or IPv4 address"},
+    {errc::url_bad_ipv6, "url_bad_ipv6", "URL host is not a valid bracketed IPv6 address"},
+    {errc::url_bad_port, "url_bad_port", "URL port must be a number from 1 to 65535"},
+    {errc::url_bad_char, "url_bad_char", "URL contains a space, control or non-ASCII character (percent-encode it)"},
+    {errc::request_bad_method, "request_bad_method", "method is not a valid HTTP token"},
+    {errc::request_bad_header_name, "request_bad_header_name", "header name is empty or not a valid HTTP token"},
+    {errc::request_bad_header_value, "request_bad_header_value", "header value contains CR, LF or another control character"},
+    {errc::request_content_length_mismatch, "request_content_length_mismatch", "Content-Length header does not match the body size"},
+    {errc::request_transfer_encoding_unsupported, "request_transfer_encoding_unsupported", "Transfer-Encoding request headers are not supported; the body is sent with Content-Length"},
+    {errc::request_bad_header_line, "request_bad_header_line", "header must be written as 'Name: value'"},
+    {errc::response_bad_status_line, "response_bad_status_line", "malformed status line"},
+    {errc::response_bad_version, "response_bad_version", "response is not HTTP/1.x"},
+    {errc::response_bad_status_code, "response_bad_status_code", "status code is not three digits from 100 to 999"},
+    {errc::response_bad_header, "response_bad_header", "malformed header field"},
+    {errc::response_obsolete_line_folding, "response_obsolete_line_folding", "header uses obsolete line folding"},
+    {errc::response_headers_too_large, "response_headers_too_large", "response head exceeds the header size limit"},
+    {errc::response_too_many_headers, "response_too_many_headers", "response has more header fields than the limit"},
+    {errc::response_bad_content_length, "response_bad_content_length", "Content-Length is not a decimal number"},
+    {errc::response_duplicate_content_length, "response_duplicate_content_length", "Content-Length appears more than once"},
+    {errc::response_conflicting_content_length, "response_conflicting_content_length", "Content-Length appears more than once with different values"},
+    {errc::response_bad_chunk_size, "response_bad_chunk_size", "chunk size is not a hexadecimal number below 2^60"},
+    {errc::response_bad_chunk, "response_bad_chunk", "malformed chunk framing"},
+    {errc::response_trailers_too_large, "response_trailers_too_large", "chunk extensions or trailers exceed the header size limit"},
+    {errc::response_truncated, "response_truncated", "connection closed before the response was complete"},
+    {errc::histogram_bad_config, "histogram_bad_config", "histogram needs 1 <= lowest, 2 * lowest <= highest, 1..5 significant figures"},
+    {errc::histogram_encoding_bad_magic, "histogram_encoding_bad_magic", "not an encoded microbench histogram"},
+    {errc::histogram_encoding_bad_version, "histogram_encoding_bad_version", "encoded histogram has an unsupported format version"},
+    {errc::histogram_encoding_truncated, "histogram_encoding_truncated", "encoded histogram ends early"},
+    {errc::histogram_encoding_corrupt, "histogram_encoding_corrupt", "encoded histogram is inconsistent"},
+};
+
+constexpr const errc_entry* find_errc(errc code) {
+    for (const errc_entry& e : errc_table)
+        if (e.code == code) return &e;
+    return nullptr;
+}
+
+}  // namespace detail
+
+// "response_truncated": stable, for logs, JSON and tests.
+constexpr const char* errc_name(errc code) {
+    const detail::errc_entry* e = detail::find_errc(code);
+    return e ? e->name : "unknown";
+}
+
+// One sentence for people.
+constexpr const char* errc_message(errc code) {
+    const detail::errc_entry* e = detail::find_errc(code);
+    return e ? e->message : "unknown error";
+}
+
+// What a fallible call returns. `position` locates the fault: a byte offset into the URL or
+// response for those parts, the index of the offending header for request building.
+struct error {
+    errc code = errc::ok;
+    std::size_t position = 0;
+
+    constexpr error() = default;
+    constexpr error(errc c, std::size_t pos = 0) : code(c), position(pos) {}  // NOLINT: implicit by design
+
+    constexpr explicit operator bool() const { return code != errc::ok; }
+    constexpr const char* name() const { return errc_name(code); }
+    constexpr const char* message() const { return errc_message(code); }
+};
+
+constexpr bool operator==(const error& a, const error& b) {
+    return a.code == b.code && a.position == b.position;
+}
+constexpr bool operator!=(const error& a, const error& b) { return !(a == b); }
+
+}  // namespace microbench

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Checks the library's source rules that a compiler cannot (run by CTest as source_rules).
+
+- every part include/microbench/NAME.hpp opens with '// microbench/NAME.hpp — what it does';
+- the umbrella include/microbench.hpp includes every part;
+- parts stay under MAX_LINES lines (a bigger part has two jobs);
+- the core stays small and exception-free: no <iostream>, <regex>, <sstream>, <functional>,
+  and no throw / try / catch / dynamic_cast / typeid (it must build with -fno-exceptions -fno-rtti).
+"""
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MAX_LINES = 400
+FORBIDDEN_INCLUDES = ("iostream", "regex", "sstream", "functional")
+FORBIDDEN_WORDS = re.compile(r"\b(throw|try|catch|dynamic_cast|typeid)\b")
+
+
+def code_only(line: str) -> str:
+    """The line without // comments and string literals (good enough for these checks)."""
+    line = re.sub(r'"(\\.|[^"\\])*"', '""', line)
+    return line.split("//", 1)[0]
+
+
+def main() -> int:
+    problems = []
+    parts = sorted((ROOT / "include" / "microbench").glob("*.hpp"))
+    umbrella = (ROOT / "include" / "microbench.hpp").read_text(encoding="utf-8")
+    for part in parts:
+        rel = part.relative_to(ROOT).as_posix()
+        lines = part.read_text(encoding="utf-8").splitlines()
+        if not lines or not lines[0].startswith(f"// microbench/{part.name} — "):
+            problems.append(f"{rel}:1: must open with '// microbench/{part.name} — <responsibility>'")
+        if len(lines) > MAX_LINES:
+            problems.append(f"{rel}: {len(lines)} lines; split it below {MAX_LINES}")
+        if f'#include "microbench/{part.name}"' not in umbrella:
+            problems.append(f"include/microbench.hpp does not include microbench/{part.name}")
+        for n, line in enumerate(lines, 1):
+            m = re.match(r"\s*#\s*include\s*<([^>]+)>", line)
+            if m and m.group(1) in FORBIDDEN_INCLUDES:
+                problems.append(f"{rel}:{n}: <{m.group(1)}> is kept out of the core")
+            if FORBIDDEN_WORDS.search(code_only(line)):
+                problems.append(f"{rel}:{n}: exceptions and RTTI are not used in the library")
+    for p in problems:
+        print(p, file=sys.stderr)
+    print(f"checked {len(parts)} parts: {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
