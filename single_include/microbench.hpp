@@ -207,7 +207,7 @@ constexpr const char* errc_message(errc code) {
 
 // What a fallible call returns. `position` locates the fault: a byte offset into the URL or
 // response for those parts, the index of the offending header for request building.
-struct error {
+struct [[nodiscard]] error {
     errc code = errc::ok;
     std::size_t position = 0;
 
@@ -227,10 +227,12 @@ constexpr bool operator!=(const error& a, const error& b) { return !(a == b); }
 }  // namespace microbench
 // ---- end include/microbench/error.hpp ----
 // ---- begin include/microbench/ascii.hpp ----
-// microbench/ascii.hpp — the ASCII character classes HTTP and URLs are defined over.
-// Locale-free and constexpr on purpose: <cctype> depends on the C locale and is slower.
+// microbench/ascii.hpp — the ASCII character classes HTTP and URLs are defined over, and the
+// small token helpers built on them (case-insensitive compare, decimal numbers, comma lists).
+// Locale-free on purpose: <cctype> depends on the C locale and is slower.
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 namespace microbench {
@@ -248,7 +250,7 @@ constexpr bool iequals(std::string_view a, std::string_view b) {
 }
 
 // RFC 9110 tchar: what header names and methods are made of.
-constexpr bool is_tchar(char c) {
+constexpr bool is_tchar_slow(char c) {
     if (is_alpha(c) || is_digit(c)) return true;
     switch (c) {
         case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+':
@@ -259,17 +261,29 @@ constexpr bool is_tchar(char c) {
     }
 }
 
+// Field values and reason phrases: visible ASCII, obs-text (>= 0x80), SP and HTAB.
+constexpr bool is_field_char_slow(unsigned char c) { return c == '\t' || (c >= 0x20 && c != 0x7f); }
+
+// The parser asks these per byte, so they are table lookups.
+enum : unsigned char { char_tchar = 1, char_field = 2 };
+struct char_table {
+    unsigned char flags[256] = {};
+    constexpr char_table() {
+        for (int c = 0; c < 256; ++c)
+            flags[c] = static_cast<unsigned char>((is_tchar_slow(static_cast<char>(c)) ? char_tchar : 0) |
+                                                  (is_field_char_slow(static_cast<unsigned char>(c)) ? char_field : 0));
+    }
+};
+constexpr char_table char_classes{};
+
+constexpr bool is_tchar(char c) { return char_classes.flags[static_cast<unsigned char>(c)] & char_tchar; }
+constexpr bool is_field_char(char c) { return char_classes.flags[static_cast<unsigned char>(c)] & char_field; }
+
 constexpr bool is_token(std::string_view s) {
     if (s.empty()) return false;
     for (char c : s)
         if (!is_tchar(c)) return false;
     return true;
-}
-
-// Field values and reason phrases: visible ASCII, obs-text (>= 0x80), SP and HTAB.
-constexpr bool is_field_char(char ch) {
-    auto c = static_cast<unsigned char>(ch);
-    return c == '\t' || (c >= 0x20 && c != 0x7f);
 }
 
 constexpr bool is_field_value(std::string_view s) {
@@ -286,6 +300,37 @@ constexpr int hex_value(char c) {
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     if (c >= 'A' && c <= 'F') return c - 'A' + 10;
     return -1;
+}
+
+// A decimal number of at most 18 digits (so it cannot overflow), nothing else.
+inline bool parse_decimal(std::string_view s, std::uint64_t& out) {
+    if (s.empty() || s.size() > 18) return false;  // 18 digits cannot overflow 64 bits
+    out = 0;
+    for (char c : s) {
+        if (!detail::is_digit(c)) return false;
+        out = out * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return true;
+}
+
+// Calls f(item) for each non-empty item of a comma-separated list, whitespace trimmed.
+template <class F>
+void for_each_list_item(std::string_view list, F&& f) {
+    while (!list.empty()) {
+        std::size_t comma = list.find(',');
+        std::string_view item = list.substr(0, comma);
+        while (!item.empty() && detail::is_ows(item.front())) item.remove_prefix(1);
+        while (!item.empty() && detail::is_ows(item.back())) item.remove_suffix(1);
+        if (!item.empty()) f(item);
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+    }
+}
+
+inline std::string_view last_list_item(std::string_view list) {
+    std::string_view last;
+    for_each_list_item(list, [&last](std::string_view item) { last = item; });
+    return last;
 }
 
 }  // namespace detail
@@ -920,19 +965,22 @@ private:
             h.name = line.substr(0, colon);
             h.value = line.substr(v, v_end - v);
 
-            if (detail::iequals(h.name, "content-length")) {
+            // Most headers matter to no one here: the length filters them before any compare.
+            std::size_t n = h.name.size();
+            if (n != 10 && n != 14 && n != 17) continue;
+            if (n == 14 && detail::iequals(h.name, "content-length")) {
                 std::uint64_t n = 0;
-                if (!parse_decimal(h.value, n)) return {errc::response_bad_content_length, line_at + v};
+                if (!detail::parse_decimal(h.value, n)) return {errc::response_bad_content_length, line_at + v};
                 if (has_length)
                     return {n == content_length_ ? errc::response_duplicate_content_length
                                                  : errc::response_conflicting_content_length, line_at};
                 has_length = true;
                 content_length_ = n;
-            } else if (detail::iequals(h.name, "transfer-encoding")) {
+            } else if (n == 17 && detail::iequals(h.name, "transfer-encoding")) {
                 te_seen = true;
-                te_chunked = detail::iequals(last_list_item(h.value), "chunked");
-            } else if (detail::iequals(h.name, "connection")) {
-                for_each_list_item(h.value, [&](std::string_view token) {
+                te_chunked = detail::iequals(detail::last_list_item(h.value), "chunked");
+            } else if (n == 10 && detail::iequals(h.name, "connection")) {
+                detail::for_each_list_item(h.value, [&](std::string_view token) {
                     if (detail::iequals(token, "close")) conn_close = true;
                     if (detail::iequals(token, "keep-alive")) conn_keep_alive = true;
                 });
@@ -967,35 +1015,6 @@ private:
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         pos = end + 1;
         return line;
-    }
-
-    static bool parse_decimal(std::string_view s, std::uint64_t& out) {
-        if (s.empty() || s.size() > 18) return false;  // 18 digits cannot overflow 64 bits
-        out = 0;
-        for (char c : s) {
-            if (!detail::is_digit(c)) return false;
-            out = out * 10 + static_cast<std::uint64_t>(c - '0');
-        }
-        return true;
-    }
-
-    template <class F>
-    static void for_each_list_item(std::string_view list, F&& f) {
-        while (!list.empty()) {
-            std::size_t comma = list.find(',');
-            std::string_view item = list.substr(0, comma);
-            while (!item.empty() && detail::is_ows(item.front())) item.remove_prefix(1);
-            while (!item.empty() && detail::is_ows(item.back())) item.remove_suffix(1);
-            if (!item.empty()) f(item);
-            if (comma == std::string_view::npos) break;
-            list.remove_prefix(comma + 1);
-        }
-    }
-
-    static std::string_view last_list_item(std::string_view list) {
-        std::string_view last;
-        for_each_list_item(list, [&last](std::string_view item) { last = item; });
-        return last;
     }
 
     void enter_body() {

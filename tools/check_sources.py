@@ -4,6 +4,7 @@
 - every part include/microbench/NAME.hpp opens with '// microbench/NAME.hpp — what it does';
 - the umbrella include/microbench.hpp includes every part;
 - parts stay under MAX_LINES lines (a bigger part has two jobs);
+- README.md shows examples/embed.cpp verbatim (so the snippet people copy compiles and runs);
 - the core stays small and exception-free: no <iostream>, <regex>, <sstream>, <functional>,
   and no throw / try / catch / dynamic_cast / typeid (it must build with -fno-exceptions -fno-rtti).
 """
@@ -42,6 +43,10 @@ def main() -> int:
                 problems.append(f"{rel}:{n}: <{m.group(1)}> is kept out of the core")
             if FORBIDDEN_WORDS.search(code_only(line)):
                 problems.append(f"{rel}:{n}: exceptions and RTTI are not used in the library")
+    embed = (ROOT / "examples" / "embed.cpp").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    if f"```cpp\n{embed}```" not in readme:
+        problems.append("README.md: the embedding snippet differs from examples/embed.cpp")
     for p in problems:
         print(p, file=sys.stderr)
     print(f"checked {len(parts)} parts: {len(problems)} problem(s)")

@@ -125,7 +125,7 @@ constexpr const char* errc_message(errc code) {
 
 // What a fallible call returns. `position` locates the fault: a byte offset into the URL or
 // response for those parts, the index of the offending header for request building.
-struct error {
+struct [[nodiscard]] error {
     errc code = errc::ok;
     std::size_t position = 0;
 

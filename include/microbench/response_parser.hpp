@@ -229,19 +229,22 @@ private:
             h.name = line.substr(0, colon);
             h.value = line.substr(v, v_end - v);
 
-            if (detail::iequals(h.name, "content-length")) {
+            // Most headers matter to no one here: the length filters them before any compare.
+            std::size_t n = h.name.size();
+            if (n != 10 && n != 14 && n != 17) continue;
+            if (n == 14 && detail::iequals(h.name, "content-length")) {
                 std::uint64_t n = 0;
-                if (!parse_decimal(h.value, n)) return {errc::response_bad_content_length, line_at + v};
+                if (!detail::parse_decimal(h.value, n)) return {errc::response_bad_content_length, line_at + v};
                 if (has_length)
                     return {n == content_length_ ? errc::response_duplicate_content_length
                                                  : errc::response_conflicting_content_length, line_at};
                 has_length = true;
                 content_length_ = n;
-            } else if (detail::iequals(h.name, "transfer-encoding")) {
+            } else if (n == 17 && detail::iequals(h.name, "transfer-encoding")) {
                 te_seen = true;
-                te_chunked = detail::iequals(last_list_item(h.value), "chunked");
-            } else if (detail::iequals(h.name, "connection")) {
-                for_each_list_item(h.value, [&](std::string_view token) {
+                te_chunked = detail::iequals(detail::last_list_item(h.value), "chunked");
+            } else if (n == 10 && detail::iequals(h.name, "connection")) {
+                detail::for_each_list_item(h.value, [&](std::string_view token) {
                     if (detail::iequals(token, "close")) conn_close = true;
                     if (detail::iequals(token, "keep-alive")) conn_keep_alive = true;
                 });
@@ -276,35 +279,6 @@ private:
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         pos = end + 1;
         return line;
-    }
-
-    static bool parse_decimal(std::string_view s, std::uint64_t& out) {
-        if (s.empty() || s.size() > 18) return false;  // 18 digits cannot overflow 64 bits
-        out = 0;
-        for (char c : s) {
-            if (!detail::is_digit(c)) return false;
-            out = out * 10 + static_cast<std::uint64_t>(c - '0');
-        }
-        return true;
-    }
-
-    template <class F>
-    static void for_each_list_item(std::string_view list, F&& f) {
-        while (!list.empty()) {
-            std::size_t comma = list.find(',');
-            std::string_view item = list.substr(0, comma);
-            while (!item.empty() && detail::is_ows(item.front())) item.remove_prefix(1);
-            while (!item.empty() && detail::is_ows(item.back())) item.remove_suffix(1);
-            if (!item.empty()) f(item);
-            if (comma == std::string_view::npos) break;
-            list.remove_prefix(comma + 1);
-        }
-    }
-
-    static std::string_view last_list_item(std::string_view list) {
-        std::string_view last;
-        for_each_list_item(list, [&last](std::string_view item) { last = item; });
-        return last;
     }
 
     void enter_body() {
