@@ -77,6 +77,17 @@ constexpr int histogram_significant_figures = 3;
 constexpr const char* content_type = "text/plain";  // ab's default for -p/-u bodies
 constexpr std::uint16_t http_port = 80;
 
+// Runs (ab's defaults where ab has one).
+constexpr std::uint64_t requests = 1;      // ab -n
+constexpr std::uint32_t concurrency = 1;   // ab -c
+constexpr std::uint32_t threads = 1;
+constexpr bool keep_alive = true;          // HTTP/1.1's default; ab needs -k
+constexpr std::int64_t timeout_ms = 30'000;  // ab -s
+constexpr std::int64_t drain_ms = 1'000;   // a duration run waits this long for requests in flight
+// Receive buffer shared by a worker's connections: reads land here and are parsed in place;
+// only a response head split across reads is kept per connection.
+constexpr std::size_t worker_read_buffer_bytes = 256 * 1024;
+
 }  // namespace defaults
 }  // namespace microbench
 // ---- end include/microbench/config.hpp ----
@@ -135,6 +146,20 @@ enum class errc : std::uint16_t {
     histogram_encoding_bad_version = 72,
     histogram_encoding_truncated = 73,
     histogram_encoding_corrupt = 74,
+
+    // Plans (90–99)
+    plan_bad_concurrency = 90,
+    plan_bad_threads = 91,
+    plan_no_limit = 92,
+    plan_concurrency_above_requests = 93,
+    plan_bad_timeout = 94,
+    plan_bad_pipeline = 95,
+    plan_bad_bind_address = 96,
+
+    // Starting a run (100–119)
+    run_resolve_failed = 100,
+    run_fd_limit = 101,
+    run_system = 102,
 };
 
 namespace detail {
@@ -183,6 +208,16 @@ constexpr errc_entry errc_table[] = {
     {errc::histogram_encoding_bad_version, "histogram_encoding_bad_version", "encoded histogram has an unsupported format version"},
     {errc::histogram_encoding_truncated, "histogram_encoding_truncated", "encoded histogram ends early"},
     {errc::histogram_encoding_corrupt, "histogram_encoding_corrupt", "encoded histogram is inconsistent"},
+    {errc::plan_bad_concurrency, "plan_bad_concurrency", "concurrency must be from 1 to 1,000,000 connections"},
+    {errc::plan_bad_threads, "plan_bad_threads", "threads must be from 1 to 1024 and at most the concurrency"},
+    {errc::plan_no_limit, "plan_no_limit", "give a request count, a duration or both"},
+    {errc::plan_concurrency_above_requests, "plan_concurrency_above_requests", "concurrency is greater than the number of requests"},
+    {errc::plan_bad_timeout, "plan_bad_timeout", "timeouts must be from 1 ms to 1 hour"},
+    {errc::plan_bad_pipeline, "plan_bad_pipeline", "pipeline depth must be from 1 to 256, and above 1 only with keep-alive"},
+    {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address is not a numeric IPv4 or IPv6 address of the target's family"},
+    {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
+    {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the concurrency and cannot be raised (see ulimit -n)"},
+    {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
 };
 
 constexpr const errc_entry* find_errc(errc code) {
@@ -795,7 +830,16 @@ enum class body_framing : std::uint8_t {
 class response_parser {
 public:
     explicit response_parser(const response_limits& limits = {})
-        : limits_(limits), headers_(limits.max_headers), chunked_(limits.max_header_bytes) {}
+        : limits_(limits), owned_headers_(limits.max_headers), headers_(owned_headers_.data()),
+          chunked_(limits.max_header_bytes) {}
+    // Header views go to `storage` (limits.max_headers of them), which may be shared by parsers
+    // that never parse at the same time — a worker's connections — to save memory per connection.
+    response_parser(const response_limits& limits, header_view* storage)
+        : limits_(limits), headers_(storage), chunked_(limits.max_header_bytes) {}
+    response_parser(const response_parser&) = delete;  // headers_ may point into owned_headers_
+    response_parser& operator=(const response_parser&) = delete;
+    response_parser(response_parser&&) = default;  // a moved vector keeps its buffer
+    response_parser& operator=(response_parser&&) = default;
 
     // Starts a new response. `head_request`: the request was HEAD, so no body follows.
     void reset(bool head_request = false) {
@@ -960,7 +1004,7 @@ private:
             while (v_end > v && detail::is_ows(line[v_end - 1])) --v_end;
             for (std::size_t i = v; i < v_end; ++i)
                 if (!detail::is_field_char(line[i])) return {errc::response_bad_header, line_at + i};
-            if (header_count_ == headers_.size()) return {errc::response_too_many_headers, line_at};
+            if (header_count_ == limits_.max_headers) return {errc::response_too_many_headers, line_at};
             header_view& h = headers_[header_count_++];
             h.name = line.substr(0, colon);
             h.value = line.substr(v, v_end - v);
@@ -1036,7 +1080,8 @@ private:
     parse_result parse_chunked(const char* data, std::size_t len);
 
     response_limits limits_;
-    std::vector<header_view> headers_;  // sized once; views point into the caller's buffer
+    std::vector<header_view> owned_headers_;  // sized once, unless storage is given
+    header_view* headers_;                    // views point into the caller's buffer
     std::size_t header_count_ = 0;
     state state_ = state::head;
     bool head_request_ = false;
@@ -1667,4 +1712,1677 @@ inline bool base64_decode(std::string_view in, std::string& out) {
 
 }  // namespace microbench
 // ---- end include/microbench/histogram_codec.hpp ----
+// ---- begin include/microbench/clock.hpp ----
+// microbench/clock.hpp — the one clock every timing uses: CLOCK_MONOTONIC in nanoseconds.
+// Never the wall clock: NTP steps must not bend latencies. One vDSO call, no syscall.
+
+#include <time.h>
+
+#include <cstdint>
+
+namespace microbench {
+
+inline std::int64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/clock.hpp ----
+// ---- begin include/microbench/net.hpp ----
+// microbench/net.hpp — the few socket operations the engine and server need, as values:
+// name resolution (once, at setup), non-blocking sockets, and reads/writes that answer one of
+// ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL); installs no signal handler.
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace microbench {
+
+// A resolved socket address, copyable plain data.
+struct endpoint {
+    sockaddr_storage addr{};
+    socklen_t len = 0;
+
+    int family() const { return addr.ss_family; }
+    std::string to_string() const {
+        char host[INET6_ADDRSTRLEN] = "?";
+        std::uint16_t port = 0;
+        if (family() == AF_INET) {
+            const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
+            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+            port = ntohs(a->sin_port);
+            return std::string(host) + ":" + std::to_string(port);
+        }
+        const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+        return "[" + std::string(host) + "]:" + std::to_string(port);
+    }
+};
+
+// Resolves host:port (numeric or by name, IPv4 or IPv6) to its first address. Returns 0 or a
+// getaddrinfo error code (gai_strerror() explains it).
+inline int resolve(const std::string& host, std::uint16_t port, endpoint& out, bool passive = false) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+    addrinfo* list = nullptr;
+    int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), std::to_string(port).c_str(), &hints, &list);
+    if (rc != 0) return rc;
+    std::memcpy(&out.addr, list->ai_addr, list->ai_addrlen);
+    out.len = static_cast<socklen_t>(list->ai_addrlen);
+    freeaddrinfo(list);
+    return 0;
+}
+
+enum class io : std::uint8_t {
+    ok,      // some bytes moved (or the operation finished)
+    again,   // would block: wait for the next readiness event
+    closed,  // the peer closed (read returned 0)
+    error,   // errno says why
+};
+
+struct io_result {
+    io status;
+    std::size_t bytes;
+    int err;  // errno for io::error
+};
+
+inline io_result read_some(int fd, char* buf, std::size_t len) {
+    for (;;) {
+        ssize_t n = ::recv(fd, buf, len, 0);
+        if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
+        if (n == 0) return {io::closed, 0, 0};
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
+        return {io::error, 0, errno};
+    }
+}
+
+inline io_result write_some(int fd, const char* buf, std::size_t len) {
+    for (;;) {
+        ssize_t n = ::send(fd, buf, len, MSG_NOSIGNAL);
+        if (n >= 0) return {io::ok, static_cast<std::size_t>(n), 0};
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
+        return {io::error, 0, errno};
+    }
+}
+
+// A non-blocking TCP socket with TCP_NODELAY, or -1 (errno set).
+inline int open_tcp_socket(int family) {
+    int fd = ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+// Starts a non-blocking connect: io::ok when already connected (loopback can be), io::again
+// while in progress (wait for writability, then check connect_result), io::error otherwise.
+inline io_result start_connect(int fd, const endpoint& to) {
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&to.addr), to.len) == 0) return {io::ok, 0, 0};
+    if (errno == EINPROGRESS || errno == EINTR) return {io::again, 0, 0};
+    return {io::error, 0, errno};
+}
+
+// The outcome of a finished non-blocking connect: 0 or the errno it failed with.
+inline int connect_result(int fd) {
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
+    return err;
+}
+
+// Closes at once with an RST instead of lingering in TIME_WAIT: for aborted connections.
+inline void close_abortive(int fd) {
+    linger l{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    ::close(fd);
+}
+
+}  // namespace microbench
+// ---- end include/microbench/net.hpp ----
+// ---- begin include/microbench/event_loop.hpp ----
+// microbench/event_loop.hpp — a thin epoll wrapper: one per worker thread, and one per server
+// thread. Tokens are plain 64-bit numbers (a connection index), never pointers into containers
+// that may move. No allocation after construction; no signal handling.
+
+#include <errno.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+namespace microbench {
+
+class event_loop {
+public:
+    event_loop() : fd_(epoll_create1(EPOLL_CLOEXEC)) {}
+    ~event_loop() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    event_loop(const event_loop&) = delete;
+    event_loop& operator=(const event_loop&) = delete;
+
+    bool ok() const { return fd_ >= 0; }
+
+    // Edge-triggered registration for reading and writing at once: a connection is registered
+    // once for its lifetime, so a request costs no epoll_ctl (wrk pays two per request).
+    bool add(int fd, std::uint64_t token, std::uint32_t events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET) {
+        epoll_event ev{};
+        ev.events = events;
+        ev.data.u64 = token;
+        return epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &ev) == 0;
+    }
+    bool modify(int fd, std::uint64_t token, std::uint32_t events) {
+        epoll_event ev{};
+        ev.events = events;
+        ev.data.u64 = token;
+        return epoll_ctl(fd_, EPOLL_CTL_MOD, fd, &ev) == 0;
+    }
+    // Closing a descriptor removes it too; this is for descriptors that stay open.
+    void remove(int fd) { epoll_ctl(fd_, EPOLL_CTL_DEL, fd, nullptr); }
+
+    // Ready events into `events`; 0 on timeout or interruption.
+    int wait(epoll_event* events, int max_events, int timeout_ms) {
+        int n = epoll_wait(fd_, events, max_events, timeout_ms);
+        return n < 0 ? 0 : n;
+    }
+
+private:
+    int fd_;
+};
+
+}  // namespace microbench
+// ---- end include/microbench/event_loop.hpp ----
+// ---- begin include/microbench/plan.hpp ----
+// microbench/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
+//   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
+// Every knob starts at its default from config.hpp; validate() says what is wrong, never throws.
+// A plan is plain data: copy it, keep it, run it again.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+// Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
+// as unfinished) and returns its partial result marked cancelled.
+class cancel_token {
+public:
+    void cancel() { flag_.store(true, std::memory_order_relaxed); }
+    bool cancelled() const { return flag_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<bool> flag_{false};
+};
+
+// What a progress callback is told; called on the thread that called run(), never a worker.
+struct progress {
+    std::uint64_t ended;       // requests that ended so far, complete or failed
+    std::uint64_t target;      // requests asked for, 0 for a duration-only run
+    std::int64_t elapsed_ns;
+};
+using progress_fn = void (*)(const progress&, void* user);
+
+class plan {
+public:
+#define MICROBENCH_PLAN_FIELD(type, name)                 \
+    plan& name(type v) {                                  \
+        name##_ = std::move(v);                           \
+        return *this;                                     \
+    }                                                     \
+    const type& name() const { return name##_; }
+
+    MICROBENCH_PLAN_FIELD(std::string, url)
+    MICROBENCH_PLAN_FIELD(std::string, method)
+    MICROBENCH_PLAN_FIELD(std::string, body)
+    MICROBENCH_PLAN_FIELD(std::string, content_type)
+    MICROBENCH_PLAN_FIELD(std::uint64_t, requests)       // 0: no count limit (needs a duration)
+    MICROBENCH_PLAN_FIELD(std::int64_t, duration_ms)     // 0: no time limit (needs a count)
+    MICROBENCH_PLAN_FIELD(std::uint32_t, concurrency)    // connections, split across threads
+    MICROBENCH_PLAN_FIELD(std::uint32_t, threads)
+    MICROBENCH_PLAN_FIELD(bool, keep_alive)
+    MICROBENCH_PLAN_FIELD(std::int64_t, timeout_ms)      // per request, from its start
+    MICROBENCH_PLAN_FIELD(std::int64_t, connect_timeout_ms)
+    MICROBENCH_PLAN_FIELD(std::int64_t, drain_ms)        // after a duration ends, for requests in flight
+    MICROBENCH_PLAN_FIELD(std::uint32_t, pipeline)       // requests in flight per connection
+    MICROBENCH_PLAN_FIELD(std::string, bind_address)     // local address to connect from; "" = any
+    MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
+    MICROBENCH_PLAN_FIELD(response_limits, limits)
+#undef MICROBENCH_PLAN_FIELD
+
+    // Adds a request header; one named like a default replaces it (ab's -H).
+    plan& header(std::string name, std::string value) {
+        headers_.push_back({std::move(name), std::move(value)});
+        return *this;
+    }
+    const std::vector<microbench::header>& headers() const { return headers_; }
+
+    // Stops the run when `token` is cancelled; the token must outlive the run.
+    plan& cancel_with(const cancel_token* token) {
+        cancel_ = token;
+        return *this;
+    }
+    const cancel_token* cancel_with() const { return cancel_; }
+
+    // Calls fn every `every_ms` (0: never) and each time another `every_requests` requests
+    // ended (0: never). Costs the workers nothing: the calling thread polls their counters.
+    plan& on_progress(progress_fn fn, void* user, std::int64_t every_ms, std::uint64_t every_requests = 0) {
+        progress_fn_ = fn;
+        progress_user_ = user;
+        progress_every_ms_ = every_ms;
+        progress_every_requests_ = every_requests;
+        return *this;
+    }
+    progress_fn progress_callback() const { return progress_fn_; }
+    void* progress_user() const { return progress_user_; }
+    std::int64_t progress_every_ms() const { return progress_every_ms_; }
+    std::uint64_t progress_every_requests() const { return progress_every_requests_; }
+
+    // The request options this plan describes.
+    request_options request() const {
+        request_options r;
+        r.method = method_;
+        r.headers = headers_;
+        r.body = body_;
+        r.content_type = content_type_;
+        r.keep_alive = keep_alive_;
+        return r;
+    }
+
+    // Checks everything that does not need the network (the URL is checked by run()).
+    error validate() const {
+        if (concurrency_ < 1 || concurrency_ > 1'000'000) return {errc::plan_bad_concurrency, 0};
+        if (threads_ < 1 || threads_ > 1024 || threads_ > concurrency_) return {errc::plan_bad_threads, 0};
+        if (requests_ == 0 && duration_ms_ <= 0) return {errc::plan_no_limit, 0};
+        if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
+        const std::int64_t hour_ms = 3'600'000;
+        if (timeout_ms_ < 1 || timeout_ms_ > hour_ms || connect_timeout_ms_ < 1 || connect_timeout_ms_ > hour_ms ||
+            drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
+            return {errc::plan_bad_timeout, 0};
+        if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
+        return {};
+    }
+
+private:
+    std::string url_;
+    std::string method_ = "GET";
+    std::string body_;
+    std::string content_type_ = defaults::content_type;
+    std::uint64_t requests_ = defaults::requests;
+    std::int64_t duration_ms_ = 0;
+    std::uint32_t concurrency_ = defaults::concurrency;
+    std::uint32_t threads_ = defaults::threads;
+    bool keep_alive_ = defaults::keep_alive;
+    std::int64_t timeout_ms_ = defaults::timeout_ms;
+    std::int64_t connect_timeout_ms_ = defaults::timeout_ms;
+    std::int64_t drain_ms_ = defaults::drain_ms;
+    std::uint32_t pipeline_ = 1;
+    std::string bind_address_;
+    bool length_check_ = true;
+    response_limits limits_;
+    std::vector<microbench::header> headers_;
+    const cancel_token* cancel_ = nullptr;
+    progress_fn progress_fn_ = nullptr;
+    void* progress_user_ = nullptr;
+    std::int64_t progress_every_ms_ = 0;
+    std::uint64_t progress_every_requests_ = 0;
+};
+
+}  // namespace microbench
+// ---- end include/microbench/plan.hpp ----
+// ---- begin include/microbench/result.hpp ----
+// microbench/result.hpp — what a run measured, as plain data: counts, failures by reason,
+// status codes, bytes, connections and four latency histograms (ab's Connect, Waiting,
+// Processing, Total). Workers fill one each; merge() adds them after join. Reports read it.
+
+#include <cstdint>
+
+
+namespace microbench {
+
+// Why a request failed; each failed request has exactly one reason.
+enum class failure : std::uint8_t {
+    connect,  // refused, unreachable or timed out while connecting
+    write,    // the connection broke while sending
+    receive,  // reset or closed before the response was complete
+    parse,    // the response was not valid HTTP/1.x
+    timeout,  // no complete response within the timeout
+    length,   // ab's rule: body length differs from the first response's
+};
+constexpr int failure_count = 6;
+
+constexpr const char* failure_name(failure f) {
+    switch (f) {
+        case failure::connect: return "connect";
+        case failure::write: return "write";
+        case failure::receive: return "receive";
+        case failure::parse: return "parse";
+        case failure::timeout: return "timeout";
+        case failure::length: return "length";
+    }
+    return "unknown";
+}
+
+struct result {
+    std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
+    std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
+    std::uint64_t requests_failed = 0;     // sum of failures[]
+    std::uint64_t failures[failure_count] = {};
+    std::uint64_t unfinished = 0;          // in flight when the run stopped (duration, cancel)
+    std::uint64_t non_2xx = 0;             // completed with a status outside 200–299
+    std::uint64_t status_counts[1000] = {};  // completed, by status code
+    std::uint64_t keep_alive_requests = 0; // sent on a connection that had already served one
+    std::uint64_t retries = 0;             // met a closed keep-alive connection, sent again once
+    std::uint64_t connects = 0;            // connections established
+    std::uint64_t server_closes = 0;       // keep-alive connections the server closed
+    std::uint32_t concurrency_requested = 0;
+    std::uint32_t concurrency_peak = 0;    // most connections open at once
+    std::uint64_t bytes_sent = 0;
+    std::uint64_t bytes_received = 0;      // everything read: heads, bodies, framing
+    std::uint64_t body_bytes = 0;          // decoded bodies of completed requests
+    std::uint64_t head_bytes = 0;          // response heads of completed requests
+    std::uint64_t first_body_length = 0;   // of the run's first complete response (ab's Document Length)
+    std::int64_t elapsed_ns = 0;           // run start to last request end
+    bool cancelled = false;
+
+    // Nanoseconds, per completed request, as ab defines them: Connect (0 on a reused
+    // connection), Waiting (request written → first response byte), Processing (Total − Connect),
+    // Total (start → last byte).
+    histogram connect_ns, waiting_ns, processing_ns, total_ns;
+
+    std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
+
+    // Adds a worker's result. Elapsed is the longest; the first body length is the one seen
+    // first (callers pass workers in order; the runner fixes it up from timestamps).
+    void merge(const result& o) {
+        requests_ended += o.requests_ended;
+        requests_completed += o.requests_completed;
+        requests_failed += o.requests_failed;
+        for (int i = 0; i < failure_count; ++i) failures[i] += o.failures[i];
+        unfinished += o.unfinished;
+        non_2xx += o.non_2xx;
+        for (int i = 0; i < 1000; ++i) status_counts[i] += o.status_counts[i];
+        keep_alive_requests += o.keep_alive_requests;
+        retries += o.retries;
+        connects += o.connects;
+        server_closes += o.server_closes;
+        concurrency_peak += o.concurrency_peak;
+        bytes_sent += o.bytes_sent;
+        bytes_received += o.bytes_received;
+        body_bytes += o.body_bytes;
+        head_bytes += o.head_bytes;
+        if (elapsed_ns < o.elapsed_ns) elapsed_ns = o.elapsed_ns;
+        cancelled = cancelled || o.cancelled;
+        connect_ns.merge(o.connect_ns);
+        waiting_ns.merge(o.waiting_ns);
+        processing_ns.merge(o.processing_ns);
+        total_ns.merge(o.total_ns);
+    }
+
+    double requests_per_second() const {
+        return elapsed_ns > 0 ? static_cast<double>(requests_completed) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
+    }
+};
+
+}  // namespace microbench
+// ---- end include/microbench/result.hpp ----
+// ---- begin include/microbench/connection.hpp ----
+// microbench/connection.hpp — the state of one client connection and of the requests in flight
+// on it. Plain data that the worker drives: connect → write → read → (reuse | close).
+// Knows nothing of epoll or sockets; owns no descriptor (the worker closes it).
+
+#include <cstdint>
+#include <string>
+
+
+namespace microbench {
+namespace detail {
+
+// One request in flight; timestamps are monotonic nanoseconds, 0 = not yet.
+struct request_slot {
+    std::int64_t start_ns = 0;        // issued (connect start on a new connection, else write start)
+    std::int64_t connected_ns = 0;    // connection usable (== start on a reused connection)
+    std::int64_t written_ns = 0;      // last request byte handed to the kernel
+    std::int64_t first_byte_ns = 0;   // first response byte read
+    bool retried = false;             // already sent again after a closed keep-alive connection
+    bool reused = false;              // sent on a connection that had served a response
+};
+
+struct connection {
+    enum class phase : std::uint8_t { idle, connecting, writing, reading };
+
+    connection(const response_limits& limits, header_view* shared_headers, request_slot* slots)
+        : parser(limits, shared_headers), requests(slots) {}
+
+    int fd = -1;
+    phase state = phase::idle;
+    bool served = false;         // this descriptor has delivered a whole response
+    bool write_blocked = false;  // the current write met EAGAIN
+    std::uint32_t batch = 0;     // requests in the batch being sent, oldest first in requests[]
+    std::uint32_t done = 0;      // of them, ended
+    std::size_t write_offset = 0;
+    std::size_t write_length = 0;
+    std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
+    response_parser parser;
+    request_slot* requests;      // `pipeline` slots owned by the worker
+    std::string stash;           // a response head split across reads
+
+    std::uint32_t in_flight() const { return batch - done; }
+    request_slot& oldest() { return requests[done]; }
+};
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/connection.hpp ----
+// ---- begin include/microbench/worker.hpp ----
+// microbench/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
+// and histograms; nothing is shared with other workers while running except a set-once
+// reference length and a progress counter only this worker writes.
+// Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
+// unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
+// stash grows only when a response head is split across reads, and keeps its capacity.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
+
+// Everything a worker needs, prepared by the runner.
+struct worker_setup {
+    endpoint target;
+    endpoint bind;  // len == 0: any local address
+    std::string batch;  // the request, repeated `pipeline` times
+    std::size_t request_bytes = 0;
+    std::uint32_t connections = 1;
+    std::uint64_t quota = 0;  // requests to issue; 0: until stopped
+    std::uint32_t pipeline = 1;
+    bool keep_alive = true;
+    bool head = false;
+    bool length_check = true;
+    std::int64_t start_ns = 0;
+    std::int64_t stop_issuing_ns = INT64_MAX;
+    std::int64_t drain_ns = 0;
+    std::int64_t timeout_ns = 0;
+    std::int64_t connect_timeout_ns = 0;
+    response_limits limits;
+    const cancel_token* cancel = nullptr;  // the user's
+    const cancel_token* abort = nullptr;   // the runner's, when it cannot start every thread
+    std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
+    std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
+};
+
+class worker {
+public:
+    explicit worker(worker_setup setup) : s_(std::move(setup)) {}
+    worker(const worker&) = delete;
+    worker& operator=(const worker&) = delete;
+
+    // Allocates everything the run needs; errc::run_system if the system says no.
+    error prepare() {
+        if (!loop_.ok()) return {errc::run_system, 0};
+        headers_.resize(s_.limits.max_headers);
+        requests_.resize(static_cast<std::size_t>(s_.connections) * s_.pipeline);
+        conns_.reserve(s_.connections);
+        for (std::uint32_t i = 0; i < s_.connections; ++i) {
+            conns_.emplace_back(s_.limits, headers_.data(), &requests_[static_cast<std::size_t>(i) * s_.pipeline]);
+            conns_.back().parser.reset(s_.head);
+        }
+        read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
+        ready_.reserve(s_.connections);
+        next_ready_.reserve(s_.connections);
+        stats_.concurrency_requested = s_.connections;
+        return {};
+    }
+
+    void run();
+    result& stats() { return stats_; }
+
+private:
+    void issue(std::uint32_t ci, std::int64_t now);
+    void send(std::uint32_t ci, std::int64_t now);
+    void on_event(std::uint32_t ci, std::uint32_t events);
+    void on_connected(connection& c, std::int64_t now);
+    void try_write(std::uint32_t ci);
+    void on_readable(std::uint32_t ci, bool peer_closed);
+    bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
+    void complete_oldest(connection& c, std::int64_t now);
+    void on_eof(std::uint32_t ci, std::int64_t now);
+    void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
+    void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
+    void end_failed(failure reason);
+    void end_unfinished(connection& c);
+    void close_connection(connection& c, bool abortive);
+    void scan_deadlines(std::int64_t now);
+    bool stop_requested(std::int64_t now) const {
+        return now >= s_.stop_issuing_ns || cancelled();
+    }
+    bool cancelled() const {
+        return (s_.cancel && s_.cancel->cancelled()) || (s_.abort && s_.abort->cancelled());
+    }
+    void note_ended() {
+        ++stats_.requests_ended;
+        if (s_.ended_counter) s_.ended_counter->store(stats_.requests_ended, std::memory_order_relaxed);
+    }
+
+    worker_setup s_;
+    event_loop loop_;
+    std::vector<header_view> headers_;   // shared by all parsers of this worker
+    std::vector<request_slot> requests_; // pipeline slots of every connection
+    std::vector<connection> conns_;
+    std::unique_ptr<char[]> read_buf_;
+    std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
+    std::uint64_t issued_ = 0;
+    std::uint32_t open_ = 0;
+    bool stopping_ = false;
+    std::int64_t drain_until_ns_ = INT64_MAX;
+    std::int64_t last_end_ns_ = 0;
+    result stats_;
+};
+
+inline void worker::run() {
+    for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
+    epoll_event events[256];
+    std::int64_t next_scan = 0;
+    const std::int64_t scan_every = std::max<std::int64_t>(
+        1'000'000, std::min<std::int64_t>(50'000'000, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
+    for (;;) {
+        std::int64_t now = now_ns();
+        if (!stopping_ && stop_requested(now)) {
+            stopping_ = true;
+            stats_.cancelled = cancelled();
+            drain_until_ns_ = stats_.cancelled ? now : now + s_.drain_ns;
+        }
+        if (now >= drain_until_ns_) {  // stop waiting: what is still in flight is unfinished
+            for (connection& c : conns_) end_unfinished(c);
+            break;
+        }
+        ready_.swap(next_ready_);
+        for (std::uint32_t ci : ready_) issue(ci, now);
+        ready_.clear();
+        bool busy = !next_ready_.empty();
+        for (std::size_t i = 0; i < conns_.size() && !busy; ++i) busy = conns_[i].in_flight() > 0;
+        if (!busy) break;
+
+        if (now >= next_scan) {
+            scan_deadlines(now);
+            next_scan = now + scan_every;
+        }
+        std::int64_t wake = std::min(next_scan, std::min(drain_until_ns_, s_.stop_issuing_ns));
+        int timeout_ms = next_ready_.empty() ? static_cast<int>(std::max<std::int64_t>(0, wake - now) / 1'000'000 + 1) : 0;
+        int n = loop_.wait(events, 256, timeout_ms);
+        for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
+    }
+    for (connection& c : conns_) close_connection(c, false);
+    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : now_ns()) - s_.start_ns;
+}
+
+// Starts the next batch of requests on an idle connection, or closes it when none are left.
+inline void worker::issue(std::uint32_t ci, std::int64_t now) {
+    connection& c = conns_[ci];
+    std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
+    auto k = static_cast<std::uint32_t>(stopping_ ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
+    if (k == 0) {
+        close_connection(c, false);
+        return;
+    }
+    issued_ += k;
+    c.batch = k;
+    c.done = 0;
+    bool reused = c.fd >= 0;
+    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{now, reused ? now : 0, 0, 0, false, reused};
+    send(ci, now);
+}
+
+// Sends the requests in flight on `c`, connecting first if it has no descriptor.
+inline void worker::send(std::uint32_t ci, std::int64_t now) {
+    connection& c = conns_[ci];
+    c.write_offset = 0;
+    c.write_length = static_cast<std::size_t>(c.in_flight()) * s_.request_bytes;
+    if (c.fd >= 0) {
+        c.state = connection::phase::writing;
+        c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
+        if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
+        try_write(ci);
+        return;
+    }
+    c.fd = open_tcp_socket(s_.target.family());
+    if (c.fd >= 0 && s_.bind.len && ::bind(c.fd, reinterpret_cast<const sockaddr*>(&s_.bind.addr), s_.bind.len) != 0) {
+        ::close(c.fd);
+        c.fd = -1;
+    }
+    c.state = connection::phase::connecting;
+    if (c.fd < 0 || !loop_.add(c.fd, ci)) return fail_in_flight(ci, failure::connect, failure::connect, false);
+    c.deadline_ns = now + s_.connect_timeout_ns;
+    io_result r = start_connect(c.fd, s_.target);
+    if (r.status == io::error) return fail_in_flight(ci, failure::connect, failure::connect, false);
+    if (r.status == io::ok) {
+        on_connected(c, now_ns());
+        try_write(ci);
+    }
+}
+
+inline void worker::on_connected(connection& c, std::int64_t now) {
+    ++stats_.connects;
+    if (++open_ > stats_.concurrency_peak) stats_.concurrency_peak = open_;
+    for (std::uint32_t j = c.done; j < c.batch; ++j) c.requests[j].connected_ns = now;
+    c.state = connection::phase::writing;
+    c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
+}
+
+inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
+    connection& c = conns_[ci];
+    if (c.fd < 0) return;  // closed earlier in this batch of events
+    if (c.state == connection::phase::connecting) {
+        if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
+        if (connect_result(c.fd) != 0) return fail_in_flight(ci, failure::connect, failure::connect, false);
+        on_connected(c, now_ns());
+    }
+    // A response that arrived while a write was blocked raised its edge then: read it now.
+    bool read_anyway = false;
+    if (c.state == connection::phase::writing) {
+        read_anyway = c.write_blocked;
+        try_write(ci);
+    }
+    if (c.fd >= 0 && c.state == connection::phase::reading &&
+        (read_anyway || (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))))
+        on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR));
+}
+
+inline void worker::try_write(std::uint32_t ci) {
+    connection& c = conns_[ci];
+    while (c.write_offset < c.write_length) {
+        io_result r = write_some(c.fd, s_.batch.data() + c.write_offset, c.write_length - c.write_offset);
+        if (r.status == io::again) {  // the edge-triggered EPOLLOUT brings us back
+            c.write_blocked = true;
+            return;
+        }
+        if (r.status != io::ok) {
+            // A keep-alive connection the server closed while idle: send again, once.
+            if (c.served && !c.parser.started()) {
+                ++stats_.server_closes;
+                return resend_or_fail(ci, failure::write, now_ns());
+            }
+            return fail_in_flight(ci, failure::write, failure::write, true);
+        }
+        c.write_offset += r.bytes;
+        stats_.bytes_sent += r.bytes;
+    }
+    std::int64_t now = now_ns();
+    for (std::uint32_t j = c.done; j < c.batch; ++j) c.requests[j].written_ns = now;
+    c.state = connection::phase::reading;
+    c.write_blocked = false;
+}
+
+// The requests in flight met a connection the server had closed before any response byte:
+// each goes again once on a new connection; one that already did fails with `reason`.
+inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now) {
+    connection& c = conns_[ci];
+    close_connection(c, false);
+    c.parser.reset(s_.head);
+    std::uint32_t kept = 0;
+    for (std::uint32_t j = c.done; j < c.batch; ++j) {
+        request_slot q = c.requests[j];
+        if (q.retried) {
+            end_failed(reason);
+            continue;
+        }
+        ++stats_.retries;
+        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false};
+    }
+    c.batch = kept;
+    c.done = 0;
+    if (kept == 0) next_ready_.push_back(ci);
+    else send(ci, now);
+}
+
+// Ends every request in flight on `c` as failed (the oldest with `first`, the ones pipelined
+// behind it with `rest`), closes the connection and queues it for the next requests.
+inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive) {
+    connection& c = conns_[ci];
+    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest);
+    c.done = c.batch;
+    close_connection(c, abortive);
+    c.parser.reset(s_.head);
+    next_ready_.push_back(ci);
+}
+
+inline void worker::end_failed(failure reason) {
+    ++stats_.failures[static_cast<int>(reason)];
+    ++stats_.requests_failed;
+    last_end_ns_ = now_ns();
+    note_ended();
+}
+
+inline void worker::end_unfinished(connection& c) {
+    stats_.unfinished += c.in_flight();
+    c.done = c.batch;
+    close_connection(c, true);
+}
+
+inline void worker::close_connection(connection& c, bool abortive) {
+    if (c.fd < 0) return;
+    if (c.state != connection::phase::connecting) --open_;
+    if (abortive) close_abortive(c.fd);
+    else ::close(c.fd);
+    c.fd = -1;
+    c.state = connection::phase::idle;
+    c.served = false;
+    c.write_blocked = false;
+    c.stash.clear();  // keeps its capacity: no allocation next time
+}
+
+// All requests share one timeout, so a scan every 1/20 of it is precise enough and costs one
+// comparison per connection; no timer heap, no syscall.
+inline void worker::scan_deadlines(std::int64_t now) {
+    for (std::uint32_t ci = 0; ci < conns_.size(); ++ci) {
+        connection& c = conns_[ci];
+        if (c.in_flight() == 0 || now < c.deadline_ns) continue;
+        bool connecting = c.state == connection::phase::connecting;
+        fail_in_flight(ci, connecting ? failure::connect : failure::timeout,
+                       connecting ? failure::connect : failure::timeout, true);
+    }
+}
+
+}  // namespace detail
+}  // namespace microbench
+
+// ---- begin include/microbench/worker_receive.hpp ----
+// microbench/worker_receive.hpp — the receiving half of the worker: reads until drained,
+// parses in place (stashing only a head split across reads), completes requests with ab's
+// timings, and applies the rule for a keep-alive connection the server closed while idle.
+
+
+namespace microbench {
+namespace detail {
+
+// Reads until the socket is drained. A short read means drained — unless the peer also closed:
+// its FIN came with the same edge and no further edge will announce it, so read on to EOF.
+inline void worker::on_readable(std::uint32_t ci, bool peer_closed) {
+    const std::size_t cap = defaults::worker_read_buffer_bytes;
+    for (;;) {
+        connection& c = conns_[ci];
+        io_result r = read_some(c.fd, read_buf_.get(), cap);
+        std::int64_t now = now_ns();
+        if (r.status == io::again) return;
+        if (r.status == io::closed) return on_eof(ci, now);
+        if (r.status == io::error) {
+            if (c.served && !c.parser.started()) {
+                ++stats_.server_closes;
+                return resend_or_fail(ci, failure::receive, now);
+            }
+            return fail_in_flight(ci, failure::receive, failure::receive, true);
+        }
+        stats_.bytes_received += r.bytes;
+        if (!consume(ci, read_buf_.get(), r.bytes, now)) return;
+        if (r.bytes < cap && !peer_closed) return;  // drained: the next arrival raises a new edge
+    }
+}
+
+// Parses what arrived. False when the connection was closed or replaced meanwhile, so the
+// caller must not read from it again in this round.
+inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now) {
+    connection& c = conns_[ci];
+    const bool stashed = !c.stash.empty();
+    if (stashed) c.stash.append(data, len);
+    const std::string_view in = stashed ? std::string_view(c.stash) : std::string_view(data, len);
+    std::size_t used = 0;
+    for (;;) {
+        request_slot& slot = c.oldest();
+        if (!slot.first_byte_ns) slot.first_byte_ns = now;
+        parse_result r = c.parser.parse(in.data() + used, in.size() - used);
+        used += r.consumed;
+        if (r.event == parse_event::need_more) break;
+        if (r.event == parse_event::error) {
+            fail_in_flight(ci, failure::parse, failure::receive, true);
+            return false;
+        }
+        if (r.event != parse_event::complete) continue;
+        complete_oldest(c, now);
+        bool reuse = s_.keep_alive && c.parser.keep_alive();
+        c.parser.reset(s_.head);
+        if (!reuse) {
+            if (s_.keep_alive) ++stats_.server_closes;
+            if (c.in_flight() > 0) {
+                resend_or_fail(ci, failure::receive, now);
+                return false;
+            }
+            close_connection(c, false);
+            issue(ci, now);
+            return false;
+        }
+        if (c.in_flight() > 0) continue;
+        // Batch done on a reusable connection. Bytes beyond it were never asked for: the
+        // connection cannot be trusted, so start afresh.
+        if (used < in.size()) close_connection(c, true);
+        else c.stash.clear();
+        issue(ci, now);
+        return c.fd >= 0 && c.state == connection::phase::reading;
+    }
+    if (stashed) c.stash.erase(0, used);
+    else c.stash.assign(in.data() + used, in.size() - used);
+    return true;
+}
+
+// Ends the oldest request in flight with the response the parser just completed.
+inline void worker::complete_oldest(connection& c, std::int64_t now) {
+    const request_slot& q = c.oldest();
+    const std::uint64_t body = c.parser.body_bytes();
+    ++c.done;
+    c.served = true;
+    last_end_ns_ = now;
+    if (s_.length_check && s_.reference_length) {
+        std::int64_t expected = -1;
+        auto length = static_cast<std::int64_t>(body);
+        if (!s_.reference_length->compare_exchange_strong(expected, length, std::memory_order_relaxed) &&
+            expected != length)
+            return end_failed(failure::length);
+    }
+    ++stats_.requests_completed;
+    int status = c.parser.status();
+    ++stats_.status_counts[status < 1000 ? status : 0];
+    if (status < 200 || status > 299) ++stats_.non_2xx;
+    stats_.body_bytes += body;
+    stats_.head_bytes += c.parser.head_bytes();
+    std::int64_t connect = q.connected_ns - q.start_ns;
+    std::int64_t waiting = q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
+    std::int64_t total = now - q.start_ns;
+    stats_.connect_ns.record(connect);
+    stats_.waiting_ns.record(waiting);
+    stats_.processing_ns.record(total - connect);
+    stats_.total_ns.record(total);
+    note_ended();
+}
+
+inline void worker::on_eof(std::uint32_t ci, std::int64_t now) {
+    connection& c = conns_[ci];
+    if (c.parser.finish().event == parse_event::complete) {  // a body delimited by the close
+        complete_oldest(c, now);
+        if (s_.keep_alive) ++stats_.server_closes;
+        c.parser.reset(s_.head);
+        if (c.in_flight() > 0) return resend_or_fail(ci, failure::receive, now);
+        close_connection(c, false);
+        return issue(ci, now);
+    }
+    if (c.served && !c.parser.started()) {  // closed while idle between keep-alive requests
+        ++stats_.server_closes;
+        return resend_or_fail(ci, failure::receive, now);
+    }
+    fail_in_flight(ci, failure::receive, failure::receive, false);
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/worker_receive.hpp ----
+// ---- end include/microbench/worker.hpp ----
+// ---- begin include/microbench/runner.hpp ----
+// microbench/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
+// once, makes sure the open-file limit allows the connections, splits connections and requests
+// across worker threads, polls progress, and merges the workers' results after join.
+// Setup problems are an error; everything that happens to requests is counted in the result.
+
+#include <pthread.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
+
+struct alignas(64) worker_thread {  // one cache line each: workers never share one
+    std::unique_ptr<worker> w;
+    pthread_t thread{};
+    bool started = false;
+    std::atomic<std::uint64_t> ended{0};
+    std::atomic<bool> finished{false};
+};
+
+inline void* run_worker(void* arg) {
+    auto* t = static_cast<worker_thread*>(arg);
+    t->w->run();
+    t->finished.store(true, std::memory_order_release);
+    return nullptr;
+}
+
+// Makes the soft open-file limit at least `needed`, raising it toward the hard limit.
+inline bool ensure_fd_limit(rlim_t needed) {
+    rlimit lim{};
+    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
+    if (lim.rlim_cur >= needed) return true;
+    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < needed) return false;
+    lim.rlim_cur = needed;
+    return setrlimit(RLIMIT_NOFILE, &lim) == 0;
+}
+
+inline bool numeric_address(const std::string& text, int family, endpoint& out) {
+    addrinfo hints{};
+    hints.ai_family = family;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+    addrinfo* list = nullptr;
+    if (getaddrinfo(text.c_str(), "0", &hints, &list) != 0) return false;
+    std::memcpy(&out.addr, list->ai_addr, list->ai_addrlen);
+    out.len = static_cast<socklen_t>(list->ai_addrlen);
+    freeaddrinfo(list);
+    return true;
+}
+
+inline void sleep_ms(std::int64_t ms) {
+    timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
+    nanosleep(&ts, nullptr);
+}
+
+}  // namespace detail
+
+// Runs `p` and fills `out`. Returns an error only when the run cannot start; once it starts,
+// every request is accounted for in `out` (ended = completed + failed; unfinished when stopped).
+inline error run(const plan& p, result& out) {
+    using namespace detail;
+    if (error e = p.validate()) return e;
+    url target;
+    if (error e = parse_url(p.url(), target)) return e;
+    std::string request;
+    if (error e = build_request(target, p.request(), request)) return e;
+    endpoint to;
+    if (resolve(target.host, target.port, to) != 0) return {errc::run_resolve_failed, 0};
+    endpoint from;
+    if (!p.bind_address().empty() && !numeric_address(p.bind_address(), to.family(), from))
+        return {errc::plan_bad_bind_address, 0};
+    // Each worker holds an epoll descriptor; leave room for the caller's own files too.
+    if (!ensure_fd_limit(static_cast<rlim_t>(p.concurrency()) + p.threads() + 64)) return {errc::run_fd_limit, 0};
+
+    const std::uint32_t t = p.threads();
+    std::atomic<std::int64_t> reference_length{-1};
+    cancel_token abort;
+    std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
+    const std::int64_t start = now_ns();
+    for (std::uint32_t i = 0; i < t; ++i) {
+        worker_setup s;
+        s.target = to;
+        s.bind = from;
+        s.request_bytes = request.size();
+        for (std::uint32_t k = 0; k < p.pipeline(); ++k) s.batch += request;
+        s.connections = p.concurrency() / t + (i < p.concurrency() % t ? 1 : 0);
+        s.quota = p.requests() ? p.requests() / t + (i < p.requests() % t ? 1 : 0) : 0;
+        s.pipeline = p.pipeline();
+        s.keep_alive = p.keep_alive();
+        s.head = p.method() == "HEAD";
+        s.length_check = p.length_check();
+        s.start_ns = start;
+        s.stop_issuing_ns = p.duration_ms() > 0 ? start + p.duration_ms() * 1'000'000 : INT64_MAX;
+        s.drain_ns = p.drain_ms() * 1'000'000;
+        s.timeout_ns = p.timeout_ms() * 1'000'000;
+        s.connect_timeout_ns = p.connect_timeout_ms() * 1'000'000;
+        s.limits = p.limits();
+        s.cancel = p.cancel_with();
+        s.abort = &abort;
+        s.reference_length = &reference_length;
+        s.ended_counter = &threads[i].ended;
+        threads[i].w.reset(new worker(std::move(s)));
+        if (error e = threads[i].w->prepare()) return e;
+    }
+    bool start_failed = false;
+    for (std::uint32_t i = 0; i < t && !start_failed; ++i) {
+        threads[i].started = pthread_create(&threads[i].thread, nullptr, run_worker, &threads[i]) == 0;
+        start_failed = !threads[i].started;
+    }
+    if (start_failed) {  // stop the ones that started; nothing is reported
+        abort.cancel();
+        for (std::uint32_t i = 0; i < t; ++i)
+            if (threads[i].started) pthread_join(threads[i].thread, nullptr);
+        return {errc::run_system, 0};
+    }
+
+    if (p.progress_callback()) {
+        std::int64_t every_ms = p.progress_every_ms();
+        std::uint64_t every_n = p.progress_every_requests();
+        std::int64_t poll_ms = every_ms > 0 ? std::min<std::int64_t>(every_ms, 10) : 10;
+        std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
+        std::uint64_t next_count = every_n ? every_n : UINT64_MAX;
+        for (;;) {
+            bool all_done = true;
+            std::uint64_t ended = 0;
+            for (std::uint32_t i = 0; i < t; ++i) {
+                all_done = all_done && threads[i].finished.load(std::memory_order_acquire);
+                ended += threads[i].ended.load(std::memory_order_relaxed);
+            }
+            if (all_done) break;
+            std::int64_t now = now_ns();
+            if (now >= next_call || ended >= next_count) {
+                p.progress_callback()(progress{ended, p.requests(), now - start}, p.progress_user());
+                while (next_call <= now) next_call += every_ms * 1'000'000;
+                while (next_count <= ended) next_count += every_n;
+            }
+            sleep_ms(poll_ms);
+        }
+    }
+    out = result();
+    for (std::uint32_t i = 0; i < t; ++i) {
+        pthread_join(threads[i].thread, nullptr);
+        out.merge(threads[i].w->stats());
+    }
+    out.concurrency_requested = p.concurrency();
+    std::int64_t first = reference_length.load(std::memory_order_relaxed);
+    out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
+    return {};
+}
+
+}  // namespace microbench
+// ---- end include/microbench/runner.hpp ----
+// ---- begin include/microbench/bigint.hpp ----
+// microbench/bigint.hpp — exact n! in decimal, for the factorial endpoint and its checks.
+// Schoolbook multiplication in base 10^9 limbs: 10000! (35,660 digits) takes a few ms.
+// Allocates its result; callers compute each n once and cache it.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace microbench {
+
+inline std::string factorial_decimal(unsigned n) {
+    const std::uint32_t base = 1'000'000'000;
+    std::vector<std::uint32_t> limbs{1};  // least significant first
+    for (unsigned k = 2; k <= n; ++k) {
+        std::uint64_t carry = 0;
+        for (std::uint32_t& limb : limbs) {
+            std::uint64_t v = static_cast<std::uint64_t>(limb) * k + carry;
+            limb = static_cast<std::uint32_t>(v % base);
+            carry = v / base;
+        }
+        while (carry) {
+            limbs.push_back(static_cast<std::uint32_t>(carry % base));
+            carry /= base;
+        }
+    }
+    std::string out = std::to_string(limbs.back());
+    char digits[16];
+    for (std::size_t i = limbs.size() - 1; i-- > 0;) {
+        std::snprintf(digits, sizeof digits, "%09u", static_cast<unsigned>(limbs[i]));
+        out += digits;
+    }
+    return out;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/bigint.hpp ----
+// ---- begin include/microbench/request_parser.hpp ----
+// microbench/request_parser.hpp — parses one HTTP/1.x request head for the reference server:
+// request line, headers it cares about (Content-Length, Connection, Transfer-Encoding), and
+// where the body ends. Zero-copy views into the caller's buffer; no allocation; no chunked
+// request bodies (the server answers them with 400). A fixture's parser, strict on purpose.
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+
+namespace microbench {
+
+struct request_head {
+    std::string_view method;
+    std::string_view target;
+    int http_minor = 1;
+    bool keep_alive = true;
+    std::uint64_t content_length = 0;
+    std::size_t head_bytes = 0;  // through the blank line; the body follows
+};
+
+enum class request_parse : std::uint8_t { incomplete, ok, bad };
+
+// Parses the head at the start of `in` (at most max_head_bytes). `incomplete` means: read more.
+inline request_parse parse_request_head(std::string_view in, request_head& out,
+                                        std::size_t max_head_bytes = defaults::max_header_bytes) {
+    std::size_t end = in.find("\r\n\r\n");
+    std::size_t term = 4;
+    if (std::size_t lf = in.find("\n\n"); lf != std::string_view::npos && lf < end) end = lf, term = 2;
+    if (end == std::string_view::npos) return in.size() > max_head_bytes ? request_parse::bad : request_parse::incomplete;
+    if (end + term > max_head_bytes) return request_parse::bad;
+    out = request_head{};
+    out.head_bytes = end + term;
+    std::string_view head = in.substr(0, end + term / 2);  // every line, each with its line end
+
+    std::size_t line_end = head.find('\n');
+    std::string_view line = head.substr(0, line_end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::size_t sp1 = line.find(' '), sp2 = line.rfind(' ');
+    if (sp1 == std::string_view::npos || sp2 == sp1) return request_parse::bad;
+    out.method = line.substr(0, sp1);
+    out.target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+    std::string_view version = line.substr(sp2 + 1);
+    if (!detail::is_token(out.method) || out.target.empty() || out.target[0] != '/') return request_parse::bad;
+    if (version.size() != 8 || version.substr(0, 7) != "HTTP/1." || !detail::is_digit(version[7])) return request_parse::bad;
+    for (char c : out.target)
+        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return request_parse::bad;
+    out.http_minor = version[7] - '0';
+    bool conn_close = false, conn_keep = false, has_length = false;
+
+    for (std::size_t pos = line_end + 1; pos < head.size();) {
+        std::size_t lf = head.find('\n', pos);
+        std::string_view h = head.substr(pos, lf - pos);
+        pos = lf + 1;
+        if (!h.empty() && h.back() == '\r') h.remove_suffix(1);
+        if (h.empty()) break;
+        std::size_t colon = h.find(':');
+        if (colon == std::string_view::npos || !detail::is_token(h.substr(0, colon))) return request_parse::bad;
+        std::string_view name = h.substr(0, colon), value = h.substr(colon + 1);
+        while (!value.empty() && detail::is_ows(value.front())) value.remove_prefix(1);
+        while (!value.empty() && detail::is_ows(value.back())) value.remove_suffix(1);
+        if (!detail::is_field_value(value)) return request_parse::bad;
+        if (detail::iequals(name, "content-length")) {
+            std::uint64_t n = 0;
+            if (!detail::parse_decimal(value, n) || (has_length && n != out.content_length)) return request_parse::bad;
+            has_length = true;
+            out.content_length = n;
+        } else if (detail::iequals(name, "transfer-encoding")) {
+            return request_parse::bad;
+        } else if (detail::iequals(name, "connection")) {
+            detail::for_each_list_item(value, [&](std::string_view t) {
+                conn_close = conn_close || detail::iequals(t, "close");
+                conn_keep = conn_keep || detail::iequals(t, "keep-alive");
+            });
+        }
+    }
+    out.keep_alive = !conn_close && (out.http_minor >= 1 || conn_keep);
+    return request_parse::ok;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/request_parser.hpp ----
+// ---- begin include/microbench/server_endpoints.hpp ----
+// microbench/server_endpoints.hpp — what the reference server answers, as a function of the
+// request alone: routing, the factorial / delay / echo / status / stats endpoints, and the
+// response bytes. No sockets and no clock here, so every answer is testable on its own.
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+
+struct server_options {
+    std::string host = "127.0.0.1";  // numeric: 127.0.0.1, ::1, 0.0.0.0 …
+    std::uint16_t port = 0;          // 0: an ephemeral port; server::port() tells which
+    std::uint32_t threads = 1;
+    unsigned max_factorial = 10000;
+    std::int64_t max_delay_ms = 60'000;
+    std::size_t max_body_bytes = 1 << 20;
+};
+
+// Requests answered, by endpoint; /stats itself is not counted.
+struct server_counts {
+    std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
+    std::uint64_t connections = 0;
+};
+
+enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };
+
+// n! as decimal text, each computed once on first use; safe to share between threads.
+class factorial_cache {
+public:
+    explicit factorial_cache(unsigned max_n) : values_(max_n + 1) {}
+    const std::string& get(unsigned n) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!values_[n]) values_[n].reset(new std::string(factorial_decimal(n)));
+        return *values_[n];
+    }
+    unsigned max() const { return static_cast<unsigned>(values_.size() - 1); }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<std::string>> values_;
+};
+
+struct answer {
+    endpoint_kind kind = endpoint_kind::other;
+    std::int64_t delay_ms = 0;  // send the response this much later
+    bool close = false;         // close the connection after the response
+};
+
+namespace detail {
+
+inline const char* reason_phrase(int status) {
+    switch (status) {
+        case 200: return "OK";
+        case 201: return "Created";
+        case 204: return "No Content";
+        case 304: return "Not Modified";
+        case 400: return "Bad Request";
+        case 404: return "Not Found";
+        case 405: return "Method Not Allowed";
+        case 500: return "Internal Server Error";
+        case 503: return "Service Unavailable";
+        default: return "Status";
+    }
+}
+
+// In "n=10&x=y": true and the value of `key`, or false when the key is absent.
+inline bool query_value(std::string_view query, std::string_view key, std::string_view& out) {
+    while (!query.empty()) {
+        std::size_t amp = query.find('&');
+        std::string_view pair = query.substr(0, amp);
+        if (pair.size() > key.size() && pair.substr(0, key.size()) == key && pair[key.size()] == '=') {
+            out = pair.substr(key.size() + 1);
+            return true;
+        }
+        if (amp == std::string_view::npos) break;
+        query.remove_prefix(amp + 1);
+    }
+    return false;
+}
+
+inline bool small_number(std::string_view s, std::uint64_t max, std::uint64_t& out) {
+    return s.size() <= 9 && parse_decimal(s, out) && out <= max;
+}
+
+inline void append_response(std::string& out, int status, std::string_view content_type, std::string_view body,
+                            bool close, bool head) {
+    char line[160];
+    int n = std::snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\nServer: microbench/%s\r\n", status,
+                          reason_phrase(status), MICROBENCH_VERSION_STRING);
+    out.append(line, static_cast<std::size_t>(n));
+    bool bodyless = status == 204 || status == 304;
+    if (!bodyless) {
+        n = std::snprintf(line, sizeof line, "Content-Type: %.*s\r\nContent-Length: %zu\r\n",
+                          static_cast<int>(content_type.size()), content_type.data(), body.size());
+        out.append(line, static_cast<std::size_t>(n));
+    }
+    if (close) out.append("Connection: close\r\n");
+    out.append("\r\n");
+    if (!head && !bodyless) out.append(body.data(), body.size());
+}
+
+}  // namespace detail
+
+inline std::string server_counts_json(const server_counts& c) {
+    char buf[320];
+    int n = std::snprintf(buf, sizeof buf,
+                          "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
+                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu}",
+                          static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
+                          static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
+                          static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
+                          static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections));
+    return std::string(buf, static_cast<std::size_t>(n));
+}
+
+// Appends the response to `head` (with `body`) to `out`. `stats()` returns the counts for /stats.
+template <class StatsFn>
+answer answer_request(const request_head& head, std::string_view body, const server_options& options,
+                      factorial_cache& factorials, StatsFn&& stats, std::string& out) {
+    using namespace detail;
+    answer a;
+    a.close = !head.keep_alive;
+    const bool is_head = head.method == "HEAD";
+    const bool readonly = head.method == "GET" || is_head;
+    std::string_view path = head.target, query;
+    if (std::size_t q = path.find('?'); q != std::string_view::npos) {
+        query = path.substr(q + 1);
+        path = path.substr(0, q);
+    }
+    auto reply = [&](int status, std::string_view type, std::string_view text) {
+        append_response(out, status, type, text, a.close, is_head);
+        return a;
+    };
+    auto bad = [&](std::string_view why) {
+        a.kind = endpoint_kind::bad_request;
+        return reply(400, "text/plain", why);
+    };
+    std::uint64_t n = 0;
+    std::string_view arg;
+
+    if (path == "/factorial" || path.substr(0, 11) == "/factorial/") {
+        a.kind = endpoint_kind::factorial;
+        if (!readonly) return reply(405, "text/plain", "use GET\n");
+        bool json = path.size() > 11;
+        arg = json ? path.substr(11) : std::string_view();
+        if (!json && !query_value(query, "n", arg)) return bad("missing n: use /factorial/{n} or /factorial?n=N\n");
+        if (!small_number(arg, options.max_factorial, n)) return bad("n must be an integer from 0 to 10000\n");
+        const std::string& digits = factorials.get(static_cast<unsigned>(n));
+        if (!json) return reply(200, "text/plain", digits);
+        std::string doc = "{\"factorial\":" + digits + "}";
+        return reply(200, "application/json", doc);
+    }
+    if (path == "/delay" || path.substr(0, 7) == "/delay/") {
+        a.kind = endpoint_kind::delay;
+        bool in_path = path.size() > 7;
+        arg = in_path ? path.substr(7) : std::string_view();
+        if (!in_path && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms} or /delay?ms=N\n");
+        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms), n)) return bad("ms out of range\n");
+        a.delay_ms = static_cast<std::int64_t>(n);
+        return reply(200, "text/plain", arg);
+    }
+    if (path == "/echo") {
+        a.kind = endpoint_kind::echo;
+        return reply(200, "text/plain", readonly ? query : body);
+    }
+    if (path.substr(0, 8) == "/status/") {
+        a.kind = endpoint_kind::status;
+        if (!small_number(path.substr(8), 599, n) || n < 200) return bad("status must be from 200 to 599\n");
+        return reply(static_cast<int>(n), "text/plain", "status\n");
+    }
+    if (path == "/stats") {
+        a.kind = endpoint_kind::stats;
+        return reply(200, "application/json", server_counts_json(stats()));
+    }
+    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /echo /status/{code} /stats\n");
+    return reply(404, "text/plain", "not found\n");
+}
+
+}  // namespace microbench
+// ---- end include/microbench/server_endpoints.hpp ----
+// ---- begin include/microbench/server.hpp ----
+// microbench/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
+// keep-alive, pipelining-safe (one request at a time per connection, answered in order),
+// N threads sharing one listening socket, delayed answers on a per-thread timer heap.
+// What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
+// close, never a crash; it never blocks its loop.
+
+#include <pthread.h>
+#include <sys/eventfd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+class server {
+public:
+    server() = default;
+    ~server() { stop(); }
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
+
+    // Binds, listens and starts the threads. The error's position holds errno when the
+    // system refuses (errc::run_system); a bad host is errc::plan_bad_bind_address.
+    error start(const server_options& options) {
+        stop();
+        options_ = options;
+        factorials_.reset(new factorial_cache(options.max_factorial));
+        endpoint at;
+        if (resolve(options.host, options.port, at, true) != 0) return {errc::plan_bad_bind_address, 0};
+        listen_fd_ = ::socket(at.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        int one = 1;
+        if (listen_fd_ < 0 || setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+            ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 || ::listen(listen_fd_, 4096) != 0)
+            return fail_start();
+        endpoint bound;
+        bound.len = sizeof bound.addr;
+        if (getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound.addr), &bound.len) != 0) return fail_start();
+        port_ = ntohs(bound.family() == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound.addr)->sin_port
+                                                : reinterpret_cast<sockaddr_in6*>(&bound.addr)->sin6_port);
+        wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (wake_fd_ < 0) return fail_start();
+        thread_count_ = std::max<std::uint32_t>(1, options.threads);
+        threads_.reset(new thread[thread_count_]);
+        for (std::uint32_t i = 0; i < thread_count_; ++i) {
+            thread& t = threads_[i];
+            t.owner = this;
+            if (!t.loop.ok() || !t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE) ||
+                !t.loop.add(wake_fd_, wake_token, EPOLLIN))
+                return fail_start();
+            t.started = pthread_create(&t.id, nullptr, &server::thread_main, &t) == 0;
+            if (!t.started) return fail_start();
+        }
+        return {};
+    }
+
+    std::uint16_t port() const { return port_; }
+
+    // Stops every thread and closes every connection; safe to call twice.
+    void stop() {
+        if (wake_fd_ >= 0) {
+            std::uint64_t one = 1;
+            ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
+            (void)ignored;
+        }
+        for (std::uint32_t i = 0; i < thread_count_; ++i)
+            if (threads_[i].started) pthread_join(threads_[i].id, nullptr), threads_[i].started = false;
+        if (listen_fd_ >= 0) ::close(listen_fd_);
+        if (wake_fd_ >= 0) ::close(wake_fd_);
+        listen_fd_ = wake_fd_ = -1;
+        threads_.reset();
+        thread_count_ = 0;
+    }
+
+    server_counts counts() const {
+        server_counts c;
+        std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status, &c.other, &c.bad_request, &c.connections};
+        for (std::uint32_t i = 0; i < thread_count_; ++i)
+            for (int f = 0; f < 8; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
+        return c;
+    }
+
+private:
+    static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
+    static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
+    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections };
+
+    struct connection {
+        int fd = -1;
+        std::uint32_t generation = 0;
+        std::string in, out;
+        std::size_t in_used = 0, out_sent = 0;
+        std::int64_t release_ns = 0;  // a delayed response waits in `out` until then
+        bool close_after = false;
+        bool writing = false;         // registered for EPOLLOUT
+    };
+    struct timer {
+        std::int64_t at_ns;
+        std::uint32_t slot, generation;
+    };
+    struct later {  // makes the std heap functions keep the earliest timer at the front
+        bool operator()(const timer& a, const timer& b) const { return a.at_ns > b.at_ns; }
+    };
+    struct alignas(64) thread {
+        server* owner = nullptr;
+        pthread_t id{};
+        bool started = false;
+        event_loop loop;
+        std::vector<connection> conns;
+        std::vector<std::uint32_t> free_slots;
+        std::vector<timer> timers;  // a min-heap by time
+        std::atomic<std::uint64_t> counts[8] = {};
+    };
+
+    error fail_start() {
+        int err = errno;
+        stop();
+        return {errc::run_system, static_cast<std::size_t>(err)};
+    }
+
+    static void* thread_main(void* arg) {
+        auto* t = static_cast<thread*>(arg);
+        t->owner->serve(*t);
+        return nullptr;
+    }
+
+    void bump(thread& t, count_field f) { t.counts[f].fetch_add(1, std::memory_order_relaxed); }
+
+    void serve(thread& t) {
+        epoll_event events[128];
+        for (;;) {
+            int timeout_ms = -1;
+            if (!t.timers.empty())
+                timeout_ms = static_cast<int>(std::max<std::int64_t>(0, t.timers.front().at_ns - now_ns()) / 1'000'000 + 1);
+            int n = t.loop.wait(events, 128, timeout_ms);
+            for (int i = 0; i < n; ++i) {
+                std::uint64_t token = events[i].data.u64;
+                if (token == wake_token) {
+                    for (connection& c : t.conns)
+                        if (c.fd >= 0) ::close(c.fd);
+                    return;
+                }
+                if (token == listen_token) accept_all(t);
+                else on_io(t, static_cast<std::uint32_t>(token), events[i].events);
+            }
+            std::int64_t now = now_ns();
+            while (!t.timers.empty() && t.timers.front().at_ns <= now) {
+                timer due = t.timers.front();
+                std::pop_heap(t.timers.begin(), t.timers.end(), later());
+                t.timers.pop_back();
+                connection& c = t.conns[due.slot];
+                if (c.fd < 0 || c.generation != due.generation) continue;
+                c.release_ns = 0;
+                flush(t, due.slot);
+                if (t.conns[due.slot].fd >= 0) process(t, due.slot);
+            }
+        }
+    }
+
+    void accept_all(thread& t) {
+        for (;;) {
+            int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (fd < 0) return;  // EAGAIN: another thread took it, or none left
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            std::uint32_t slot;
+            if (!t.free_slots.empty()) {
+                slot = t.free_slots.back();
+                t.free_slots.pop_back();
+            } else {
+                slot = static_cast<std::uint32_t>(t.conns.size());
+                t.conns.emplace_back();
+            }
+            connection& c = t.conns[slot];
+            c.fd = fd;
+            ++c.generation;
+            c.in.clear(), c.out.clear();
+            c.in_used = c.out_sent = 0;
+            c.release_ns = 0;
+            c.close_after = c.writing = false;
+            bump(t, f_connections);
+            if (!t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
+        }
+    }
+
+    void on_io(thread& t, std::uint32_t slot, std::uint32_t events) {
+        if (t.conns[slot].fd < 0) return;
+        if (events & EPOLLOUT) flush(t, slot);
+        if (t.conns[slot].fd < 0 || !(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;
+        char buf[16384];
+        for (;;) {
+            connection& c = t.conns[slot];
+            io_result r = read_some(c.fd, buf, sizeof buf);
+            if (r.status == io::again) break;
+            if (r.status != io::ok) return close_slot(t, slot);
+            if (c.close_after) continue;  // answering a bad request: ignore the rest
+            c.in.append(buf, r.bytes);
+            if (r.bytes < sizeof buf) break;
+        }
+        process(t, slot);
+    }
+
+    // Answers complete requests in order; stops at a delayed answer, which must go out first.
+    void process(thread& t, std::uint32_t slot) {
+        connection& c = t.conns[slot];
+        while (c.fd >= 0 && c.release_ns == 0 && !c.close_after) {
+            std::string_view pending = std::string_view(c.in).substr(c.in_used);
+            request_head head;
+            request_parse parsed = parse_request_head(pending, head);
+            if (parsed == request_parse::incomplete) break;
+            if (parsed == request_parse::ok && head.content_length > options_.max_body_bytes) parsed = request_parse::bad;
+            if (parsed == request_parse::bad) {
+                bump(t, f_requests), bump(t, f_bad_request);
+                c.close_after = true;
+                detail::append_response(c.out, 400, "text/plain", "bad request\n", true, false);
+                break;
+            }
+            if (pending.size() < head.head_bytes + head.content_length) break;
+            std::string_view body = pending.substr(head.head_bytes, head.content_length);
+            answer a = answer_request(head, body, options_, *factorials_, [this] { return counts(); }, c.out);
+            c.in_used += head.head_bytes + head.content_length;
+            c.close_after = a.close;
+            if (a.kind != endpoint_kind::stats) {
+                bump(t, f_requests);
+                static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request};
+                bump(t, by_kind[static_cast<int>(a.kind)]);
+            }
+            if (a.delay_ms > 0) {
+                c.release_ns = now_ns() + a.delay_ms * 1'000'000;
+                t.timers.push_back({c.release_ns, slot, c.generation});
+                std::push_heap(t.timers.begin(), t.timers.end(), later());
+            }
+        }
+        if (c.in_used == c.in.size()) c.in.clear(), c.in_used = 0;
+        flush(t, slot);
+    }
+
+    void flush(thread& t, std::uint32_t slot) {
+        connection& c = t.conns[slot];
+        if (c.release_ns != 0) return;
+        while (c.out_sent < c.out.size()) {
+            io_result r = write_some(c.fd, c.out.data() + c.out_sent, c.out.size() - c.out_sent);
+            if (r.status == io::again) {
+                if (!c.writing) c.writing = t.loop.modify(c.fd, slot, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+                return;
+            }
+            if (r.status != io::ok) return close_slot(t, slot);
+            c.out_sent += r.bytes;
+        }
+        c.out.clear();
+        c.out_sent = 0;
+        if (c.writing) c.writing = !t.loop.modify(c.fd, slot, EPOLLIN | EPOLLRDHUP);
+        if (c.close_after) close_slot(t, slot);
+    }
+
+    void close_slot(thread& t, std::uint32_t slot) {
+        connection& c = t.conns[slot];
+        if (c.fd < 0) return;
+        ::close(c.fd);
+        c.fd = -1;
+        ++c.generation;
+        t.free_slots.push_back(slot);
+    }
+
+    server_options options_;
+    std::unique_ptr<factorial_cache> factorials_;
+    int listen_fd_ = -1;
+    int wake_fd_ = -1;
+    std::uint16_t port_ = 0;
+    std::unique_ptr<thread[]> threads_;
+    std::uint32_t thread_count_ = 0;
+};
+
+}  // namespace microbench
+// ---- end include/microbench/server.hpp ----
 // ---- end include/microbench.hpp ----

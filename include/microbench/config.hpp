@@ -44,5 +44,16 @@ constexpr int histogram_significant_figures = 3;
 constexpr const char* content_type = "text/plain";  // ab's default for -p/-u bodies
 constexpr std::uint16_t http_port = 80;
 
+// Runs (ab's defaults where ab has one).
+constexpr std::uint64_t requests = 1;      // ab -n
+constexpr std::uint32_t concurrency = 1;   // ab -c
+constexpr std::uint32_t threads = 1;
+constexpr bool keep_alive = true;          // HTTP/1.1's default; ab needs -k
+constexpr std::int64_t timeout_ms = 30'000;  // ab -s
+constexpr std::int64_t drain_ms = 1'000;   // a duration run waits this long for requests in flight
+// Receive buffer shared by a worker's connections: reads land here and are parsed in place;
+// only a response head split across reads is kept per connection.
+constexpr std::size_t worker_read_buffer_bytes = 256 * 1024;
+
 }  // namespace defaults
 }  // namespace microbench

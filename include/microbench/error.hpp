@@ -53,6 +53,20 @@ enum class errc : std::uint16_t {
     histogram_encoding_bad_version = 72,
     histogram_encoding_truncated = 73,
     histogram_encoding_corrupt = 74,
+
+    // Plans (90–99)
+    plan_bad_concurrency = 90,
+    plan_bad_threads = 91,
+    plan_no_limit = 92,
+    plan_concurrency_above_requests = 93,
+    plan_bad_timeout = 94,
+    plan_bad_pipeline = 95,
+    plan_bad_bind_address = 96,
+
+    // Starting a run (100–119)
+    run_resolve_failed = 100,
+    run_fd_limit = 101,
+    run_system = 102,
 };
 
 namespace detail {
@@ -101,6 +115,16 @@ constexpr errc_entry errc_table[] = {
     {errc::histogram_encoding_bad_version, "histogram_encoding_bad_version", "encoded histogram has an unsupported format version"},
     {errc::histogram_encoding_truncated, "histogram_encoding_truncated", "encoded histogram ends early"},
     {errc::histogram_encoding_corrupt, "histogram_encoding_corrupt", "encoded histogram is inconsistent"},
+    {errc::plan_bad_concurrency, "plan_bad_concurrency", "concurrency must be from 1 to 1,000,000 connections"},
+    {errc::plan_bad_threads, "plan_bad_threads", "threads must be from 1 to 1024 and at most the concurrency"},
+    {errc::plan_no_limit, "plan_no_limit", "give a request count, a duration or both"},
+    {errc::plan_concurrency_above_requests, "plan_concurrency_above_requests", "concurrency is greater than the number of requests"},
+    {errc::plan_bad_timeout, "plan_bad_timeout", "timeouts must be from 1 ms to 1 hour"},
+    {errc::plan_bad_pipeline, "plan_bad_pipeline", "pipeline depth must be from 1 to 256, and above 1 only with keep-alive"},
+    {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address is not a numeric IPv4 or IPv6 address of the target's family"},
+    {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
+    {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the concurrency and cannot be raised (see ulimit -n)"},
+    {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
 };
 
 constexpr const errc_entry* find_errc(errc code) {

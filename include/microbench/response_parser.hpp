@@ -59,7 +59,16 @@ enum class body_framing : std::uint8_t {
 class response_parser {
 public:
     explicit response_parser(const response_limits& limits = {})
-        : limits_(limits), headers_(limits.max_headers), chunked_(limits.max_header_bytes) {}
+        : limits_(limits), owned_headers_(limits.max_headers), headers_(owned_headers_.data()),
+          chunked_(limits.max_header_bytes) {}
+    // Header views go to `storage` (limits.max_headers of them), which may be shared by parsers
+    // that never parse at the same time — a worker's connections — to save memory per connection.
+    response_parser(const response_limits& limits, header_view* storage)
+        : limits_(limits), headers_(storage), chunked_(limits.max_header_bytes) {}
+    response_parser(const response_parser&) = delete;  // headers_ may point into owned_headers_
+    response_parser& operator=(const response_parser&) = delete;
+    response_parser(response_parser&&) = default;  // a moved vector keeps its buffer
+    response_parser& operator=(response_parser&&) = default;
 
     // Starts a new response. `head_request`: the request was HEAD, so no body follows.
     void reset(bool head_request = false) {
@@ -224,7 +233,7 @@ private:
             while (v_end > v && detail::is_ows(line[v_end - 1])) --v_end;
             for (std::size_t i = v; i < v_end; ++i)
                 if (!detail::is_field_char(line[i])) return {errc::response_bad_header, line_at + i};
-            if (header_count_ == headers_.size()) return {errc::response_too_many_headers, line_at};
+            if (header_count_ == limits_.max_headers) return {errc::response_too_many_headers, line_at};
             header_view& h = headers_[header_count_++];
             h.name = line.substr(0, colon);
             h.value = line.substr(v, v_end - v);
@@ -300,7 +309,8 @@ private:
     parse_result parse_chunked(const char* data, std::size_t len);
 
     response_limits limits_;
-    std::vector<header_view> headers_;  // sized once; views point into the caller's buffer
+    std::vector<header_view> owned_headers_;  // sized once, unless storage is given
+    header_view* headers_;                    // views point into the caller's buffer
     std::size_t header_count_ = 0;
     state state_ = state::head;
     bool head_request_ = false;

@@ -1,0 +1,48 @@
+// microbench/connection.hpp — the state of one client connection and of the requests in flight
+// on it. Plain data that the worker drives: connect → write → read → (reuse | close).
+// Knows nothing of epoll or sockets; owns no descriptor (the worker closes it).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "response_parser.hpp"
+
+namespace microbench {
+namespace detail {
+
+// One request in flight; timestamps are monotonic nanoseconds, 0 = not yet.
+struct request_slot {
+    std::int64_t start_ns = 0;        // issued (connect start on a new connection, else write start)
+    std::int64_t connected_ns = 0;    // connection usable (== start on a reused connection)
+    std::int64_t written_ns = 0;      // last request byte handed to the kernel
+    std::int64_t first_byte_ns = 0;   // first response byte read
+    bool retried = false;             // already sent again after a closed keep-alive connection
+    bool reused = false;              // sent on a connection that had served a response
+};
+
+struct connection {
+    enum class phase : std::uint8_t { idle, connecting, writing, reading };
+
+    connection(const response_limits& limits, header_view* shared_headers, request_slot* slots)
+        : parser(limits, shared_headers), requests(slots) {}
+
+    int fd = -1;
+    phase state = phase::idle;
+    bool served = false;         // this descriptor has delivered a whole response
+    bool write_blocked = false;  // the current write met EAGAIN
+    std::uint32_t batch = 0;     // requests in the batch being sent, oldest first in requests[]
+    std::uint32_t done = 0;      // of them, ended
+    std::size_t write_offset = 0;
+    std::size_t write_length = 0;
+    std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
+    response_parser parser;
+    request_slot* requests;      // `pipeline` slots owned by the worker
+    std::string stash;           // a response head split across reads
+
+    std::uint32_t in_flight() const { return batch - done; }
+    request_slot& oldest() { return requests[done]; }
+};
+
+}  // namespace detail
+}  // namespace microbench

@@ -1,0 +1,143 @@
+// microbench/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
+//   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
+// Every knob starts at its default from config.hpp; validate() says what is wrong, never throws.
+// A plan is plain data: copy it, keep it, run it again.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "error.hpp"
+#include "request.hpp"
+#include "response_parser.hpp"
+
+namespace microbench {
+
+// Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
+// as unfinished) and returns its partial result marked cancelled.
+class cancel_token {
+public:
+    void cancel() { flag_.store(true, std::memory_order_relaxed); }
+    bool cancelled() const { return flag_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<bool> flag_{false};
+};
+
+// What a progress callback is told; called on the thread that called run(), never a worker.
+struct progress {
+    std::uint64_t ended;       // requests that ended so far, complete or failed
+    std::uint64_t target;      // requests asked for, 0 for a duration-only run
+    std::int64_t elapsed_ns;
+};
+using progress_fn = void (*)(const progress&, void* user);
+
+class plan {
+public:
+#define MICROBENCH_PLAN_FIELD(type, name)                 \
+    plan& name(type v) {                                  \
+        name##_ = std::move(v);                           \
+        return *this;                                     \
+    }                                                     \
+    const type& name() const { return name##_; }
+
+    MICROBENCH_PLAN_FIELD(std::string, url)
+    MICROBENCH_PLAN_FIELD(std::string, method)
+    MICROBENCH_PLAN_FIELD(std::string, body)
+    MICROBENCH_PLAN_FIELD(std::string, content_type)
+    MICROBENCH_PLAN_FIELD(std::uint64_t, requests)       // 0: no count limit (needs a duration)
+    MICROBENCH_PLAN_FIELD(std::int64_t, duration_ms)     // 0: no time limit (needs a count)
+    MICROBENCH_PLAN_FIELD(std::uint32_t, concurrency)    // connections, split across threads
+    MICROBENCH_PLAN_FIELD(std::uint32_t, threads)
+    MICROBENCH_PLAN_FIELD(bool, keep_alive)
+    MICROBENCH_PLAN_FIELD(std::int64_t, timeout_ms)      // per request, from its start
+    MICROBENCH_PLAN_FIELD(std::int64_t, connect_timeout_ms)
+    MICROBENCH_PLAN_FIELD(std::int64_t, drain_ms)        // after a duration ends, for requests in flight
+    MICROBENCH_PLAN_FIELD(std::uint32_t, pipeline)       // requests in flight per connection
+    MICROBENCH_PLAN_FIELD(std::string, bind_address)     // local address to connect from; "" = any
+    MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
+    MICROBENCH_PLAN_FIELD(response_limits, limits)
+#undef MICROBENCH_PLAN_FIELD
+
+    // Adds a request header; one named like a default replaces it (ab's -H).
+    plan& header(std::string name, std::string value) {
+        headers_.push_back({std::move(name), std::move(value)});
+        return *this;
+    }
+    const std::vector<microbench::header>& headers() const { return headers_; }
+
+    // Stops the run when `token` is cancelled; the token must outlive the run.
+    plan& cancel_with(const cancel_token* token) {
+        cancel_ = token;
+        return *this;
+    }
+    const cancel_token* cancel_with() const { return cancel_; }
+
+    // Calls fn every `every_ms` (0: never) and each time another `every_requests` requests
+    // ended (0: never). Costs the workers nothing: the calling thread polls their counters.
+    plan& on_progress(progress_fn fn, void* user, std::int64_t every_ms, std::uint64_t every_requests = 0) {
+        progress_fn_ = fn;
+        progress_user_ = user;
+        progress_every_ms_ = every_ms;
+        progress_every_requests_ = every_requests;
+        return *this;
+    }
+    progress_fn progress_callback() const { return progress_fn_; }
+    void* progress_user() const { return progress_user_; }
+    std::int64_t progress_every_ms() const { return progress_every_ms_; }
+    std::uint64_t progress_every_requests() const { return progress_every_requests_; }
+
+    // The request options this plan describes.
+    request_options request() const {
+        request_options r;
+        r.method = method_;
+        r.headers = headers_;
+        r.body = body_;
+        r.content_type = content_type_;
+        r.keep_alive = keep_alive_;
+        return r;
+    }
+
+    // Checks everything that does not need the network (the URL is checked by run()).
+    error validate() const {
+        if (concurrency_ < 1 || concurrency_ > 1'000'000) return {errc::plan_bad_concurrency, 0};
+        if (threads_ < 1 || threads_ > 1024 || threads_ > concurrency_) return {errc::plan_bad_threads, 0};
+        if (requests_ == 0 && duration_ms_ <= 0) return {errc::plan_no_limit, 0};
+        if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
+        const std::int64_t hour_ms = 3'600'000;
+        if (timeout_ms_ < 1 || timeout_ms_ > hour_ms || connect_timeout_ms_ < 1 || connect_timeout_ms_ > hour_ms ||
+            drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
+            return {errc::plan_bad_timeout, 0};
+        if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
+        return {};
+    }
+
+private:
+    std::string url_;
+    std::string method_ = "GET";
+    std::string body_;
+    std::string content_type_ = defaults::content_type;
+    std::uint64_t requests_ = defaults::requests;
+    std::int64_t duration_ms_ = 0;
+    std::uint32_t concurrency_ = defaults::concurrency;
+    std::uint32_t threads_ = defaults::threads;
+    bool keep_alive_ = defaults::keep_alive;
+    std::int64_t timeout_ms_ = defaults::timeout_ms;
+    std::int64_t connect_timeout_ms_ = defaults::timeout_ms;
+    std::int64_t drain_ms_ = defaults::drain_ms;
+    std::uint32_t pipeline_ = 1;
+    std::string bind_address_;
+    bool length_check_ = true;
+    response_limits limits_;
+    std::vector<microbench::header> headers_;
+    const cancel_token* cancel_ = nullptr;
+    progress_fn progress_fn_ = nullptr;
+    void* progress_user_ = nullptr;
+    std::int64_t progress_every_ms_ = 0;
+    std::uint64_t progress_every_requests_ = 0;
+};
+
+}  // namespace microbench

@@ -1,0 +1,96 @@
+// microbench/result.hpp — what a run measured, as plain data: counts, failures by reason,
+// status codes, bytes, connections and four latency histograms (ab's Connect, Waiting,
+// Processing, Total). Workers fill one each; merge() adds them after join. Reports read it.
+#pragma once
+
+#include <cstdint>
+
+#include "histogram.hpp"
+
+namespace microbench {
+
+// Why a request failed; each failed request has exactly one reason.
+enum class failure : std::uint8_t {
+    connect,  // refused, unreachable or timed out while connecting
+    write,    // the connection broke while sending
+    receive,  // reset or closed before the response was complete
+    parse,    // the response was not valid HTTP/1.x
+    timeout,  // no complete response within the timeout
+    length,   // ab's rule: body length differs from the first response's
+};
+constexpr int failure_count = 6;
+
+constexpr const char* failure_name(failure f) {
+    switch (f) {
+        case failure::connect: return "connect";
+        case failure::write: return "write";
+        case failure::receive: return "receive";
+        case failure::parse: return "parse";
+        case failure::timeout: return "timeout";
+        case failure::length: return "length";
+    }
+    return "unknown";
+}
+
+struct result {
+    std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
+    std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
+    std::uint64_t requests_failed = 0;     // sum of failures[]
+    std::uint64_t failures[failure_count] = {};
+    std::uint64_t unfinished = 0;          // in flight when the run stopped (duration, cancel)
+    std::uint64_t non_2xx = 0;             // completed with a status outside 200–299
+    std::uint64_t status_counts[1000] = {};  // completed, by status code
+    std::uint64_t keep_alive_requests = 0; // sent on a connection that had already served one
+    std::uint64_t retries = 0;             // met a closed keep-alive connection, sent again once
+    std::uint64_t connects = 0;            // connections established
+    std::uint64_t server_closes = 0;       // keep-alive connections the server closed
+    std::uint32_t concurrency_requested = 0;
+    std::uint32_t concurrency_peak = 0;    // most connections open at once
+    std::uint64_t bytes_sent = 0;
+    std::uint64_t bytes_received = 0;      // everything read: heads, bodies, framing
+    std::uint64_t body_bytes = 0;          // decoded bodies of completed requests
+    std::uint64_t head_bytes = 0;          // response heads of completed requests
+    std::uint64_t first_body_length = 0;   // of the run's first complete response (ab's Document Length)
+    std::int64_t elapsed_ns = 0;           // run start to last request end
+    bool cancelled = false;
+
+    // Nanoseconds, per completed request, as ab defines them: Connect (0 on a reused
+    // connection), Waiting (request written → first response byte), Processing (Total − Connect),
+    // Total (start → last byte).
+    histogram connect_ns, waiting_ns, processing_ns, total_ns;
+
+    std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
+
+    // Adds a worker's result. Elapsed is the longest; the first body length is the one seen
+    // first (callers pass workers in order; the runner fixes it up from timestamps).
+    void merge(const result& o) {
+        requests_ended += o.requests_ended;
+        requests_completed += o.requests_completed;
+        requests_failed += o.requests_failed;
+        for (int i = 0; i < failure_count; ++i) failures[i] += o.failures[i];
+        unfinished += o.unfinished;
+        non_2xx += o.non_2xx;
+        for (int i = 0; i < 1000; ++i) status_counts[i] += o.status_counts[i];
+        keep_alive_requests += o.keep_alive_requests;
+        retries += o.retries;
+        connects += o.connects;
+        server_closes += o.server_closes;
+        concurrency_peak += o.concurrency_peak;
+        bytes_sent += o.bytes_sent;
+        bytes_received += o.bytes_received;
+        body_bytes += o.body_bytes;
+        head_bytes += o.head_bytes;
+        if (elapsed_ns < o.elapsed_ns) elapsed_ns = o.elapsed_ns;
+        cancelled = cancelled || o.cancelled;
+        connect_ns.merge(o.connect_ns);
+        waiting_ns.merge(o.waiting_ns);
+        processing_ns.merge(o.processing_ns);
+        total_ns.merge(o.total_ns);
+    }
+
+    double requests_per_second() const {
+        return elapsed_ns > 0 ? static_cast<double>(requests_completed) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
+    }
+};
+
+}  // namespace microbench
