@@ -1,29 +1,23 @@
-// Using microbench's parts from your own program: build a request once, read a response as it
-// arrives, record latencies, ask for p99. (The load engine that does the sending comes next.)
+// Run a load test from your own program: start the built-in reference server, send it 10,000
+// requests over 10 keep-alive connections, and fail unless all succeeded with p99 under 500 ms.
 #include <cstdio>
 #include "microbench.hpp"
 
 int main() {
     namespace mb = microbench;
-    mb::url target;
-    if (mb::error e = mb::parse_url("http://127.0.0.1:8000/factorial/10", target)) {
-        std::fprintf(stderr, "bad URL: %s at byte %zu\n", e.message(), e.position);
-        return 1;
-    }
-    std::string request;                            // built once, sent unchanged every time
-    if (mb::build_request(target, {}, request)) return 1;
+    mb::server server;                                   // or test your own endpoint instead
+    if (mb::error e = server.start({})) return std::fprintf(stderr, "server: %s\n", e.message()), 1;
 
-    mb::response_parser parser;                     // zero-copy, incremental
-    parser.reset();
-    std::string_view received = "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n3628800";
-    for (mb::parse_result r;;) {
-        r = parser.parse(received);
-        received.remove_prefix(r.consumed);
-        if (r.event == mb::parse_event::complete || r.event == mb::parse_event::error) break;
-    }
+    mb::plan plan;
+    plan.url("http://127.0.0.1:" + std::to_string(server.port()) + "/factorial/10")
+        .requests(10'000).concurrency(10).keep_alive(true);
+    mb::result r;
+    if (mb::error e = mb::run(plan, r)) return std::fprintf(stderr, "run: %s\n", e.message()), 1;
 
-    mb::histogram latency_ns;                       // 1 ns … 1 h at 3 significant digits
-    for (std::int64_t ns : {41'000, 39'500, 44'200, 120'000}) latency_ns.record(ns);
-    std::printf("status %d, p99 %.1f µs\n", parser.status(), latency_ns.value_at_percentile(99) / 1e3);
-    return parser.status() == 200 ? 0 : 1;
+    double p99_ms = r.total_ns.value_at_percentile(99) / 1e6;
+    std::printf("%llu ok, %llu failed, %.0f req/s, p50 %.3f ms, p99 %.3f ms, server counted %llu\n",
+                (unsigned long long)r.requests_completed, (unsigned long long)r.requests_failed,
+                r.requests_per_second(), r.total_ns.value_at_percentile(50) / 1e6, p99_ms,
+                (unsigned long long)server.counts().factorial);
+    return r.requests_failed == 0 && r.requests_completed == 10'000 && p99_ms < 500 ? 0 : 1;
 }

@@ -1162,9 +1162,10 @@ inline parse_result response_parser::parse_chunked(const char* data, std::size_t
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <memory>
 #include <utility>
-#include <vector>
 
 
 namespace microbench {
@@ -1250,8 +1251,7 @@ public:
     // The configuration must be valid (check with validate()); allocates its counters once.
     explicit histogram(const histogram_config& config = {}) : config_(config) {
         init_layout();
-        owned_.assign(layout_.counts_length, 0);
-        counts_ = owned_.data();
+        allocate_zeroed();
     }
 
     // No allocation, ever: counts live in `storage`, which must hold counts_needed(config)
@@ -1264,8 +1264,11 @@ public:
     }
 
     histogram(const histogram& o)
-        : config_(o.config_), layout_(o.layout_), owned_(o.counts_, o.counts_ + o.layout_.counts_length),
-          counts_(owned_.data()), total_(o.total_), sum_(o.sum_), min_(o.min_), max_(o.max_) {}
+        : config_(o.config_), layout_(o.layout_), total_(o.total_), sum_(o.sum_), min_(o.min_), max_(o.max_) {
+        allocate_zeroed();
+        for (std::size_t i = 0; i < layout_.counts_length; ++i)
+            if (o.counts_[i]) counts_[i] = o.counts_[i];  // leave untouched pages untouched
+    }
     histogram(histogram&& o) noexcept
         : config_(o.config_), layout_(o.layout_), owned_(std::move(o.owned_)), counts_(o.counts_),
           total_(o.total_), sum_(o.sum_), min_(o.min_), max_(o.max_) {
@@ -1363,7 +1366,8 @@ public:
     }
 
     void reset() {
-        for (std::size_t i = 0; i < layout_.counts_length; ++i) counts_[i] = 0;
+        for (std::size_t i = 0; i < layout_.counts_length; ++i)
+            if (counts_[i]) counts_[i] = 0;  // leave untouched pages untouched
         total_ = sum_ = 0;
         min_ = max_ = 0;
     }
@@ -1481,6 +1485,13 @@ private:
         error e = detail::compute_histogram_layout(config_, layout_);
         MICROBENCH_ASSERT(!e && "invalid histogram_config: check it with validate() first");
     }
+    // calloc, not a vector: the kernel hands out zero pages lazily, so only the pages that
+    // recording touches count toward RSS (a few of the 264 KiB for typical latencies).
+    void allocate_zeroed() {
+        owned_.reset(static_cast<std::uint64_t*>(std::calloc(layout_.counts_length, sizeof(std::uint64_t))));
+        MICROBENCH_ASSERT(owned_ && "out of memory for histogram counters");
+        counts_ = owned_.get();
+    }
     void forget_counts() {
         counts_ = nullptr;
         layout_.counts_length = 0;
@@ -1509,7 +1520,10 @@ private:
 
     histogram_config config_;
     detail::histogram_layout layout_;
-    std::vector<std::uint64_t> owned_;  // empty when the caller provides storage
+    struct free_deleter {
+        void operator()(std::uint64_t* p) const { std::free(p); }
+    };
+    std::unique_ptr<std::uint64_t, free_deleter> owned_;  // null when the caller provides storage
     std::uint64_t* counts_ = nullptr;
     std::uint64_t total_ = 0;
     std::uint64_t sum_ = 0;
@@ -2324,8 +2338,8 @@ inline void worker::run() {
         ready_.swap(next_ready_);
         for (std::uint32_t ci : ready_) issue(ci, now);
         ready_.clear();
-        bool busy = !next_ready_.empty();
-        for (std::size_t i = 0; i < conns_.size() && !busy; ++i) busy = conns_[i].in_flight() > 0;
+        // Every issued request ends once (or is abandoned as unfinished): none in flight means done.
+        bool busy = !next_ready_.empty() || issued_ != stats_.requests_ended + stats_.unfinished;
         if (!busy) break;
 
         if (now >= next_scan) {

@@ -135,8 +135,8 @@ inline void worker::run() {
         ready_.swap(next_ready_);
         for (std::uint32_t ci : ready_) issue(ci, now);
         ready_.clear();
-        bool busy = !next_ready_.empty();
-        for (std::size_t i = 0; i < conns_.size() && !busy; ++i) busy = conns_[i].in_flight() > 0;
+        // Every issued request ends once (or is abandoned as unfinished): none in flight means done.
+        bool busy = !next_ready_.empty() || issued_ != stats_.requests_ended + stats_.unfinished;
         if (!busy) break;
 
         if (now >= next_scan) {
