@@ -2565,9 +2565,10 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
     if (stashed) c.stash.append(data, len);
     const std::string_view in = stashed ? std::string_view(c.stash) : std::string_view(data, len);
     std::size_t used = 0;
+    MICROBENCH_ASSERT(c.in_flight() > 0);  // a connection is read only while it has requests in flight
     for (;;) {
         request_slot& slot = c.oldest();
-        if (!slot.first_byte_ns) slot.first_byte_ns = now;
+        if (!slot.first_byte_ns && used < in.size()) slot.first_byte_ns = now;
         parse_result r = c.parser.parse(in.data() + used, in.size() - used);
         used += r.consumed;
         if (r.event == parse_event::need_more) break;
@@ -2576,11 +2577,14 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
             return false;
         }
         if (r.event != parse_event::complete) continue;
+        // A response that came before the request was fully written leaves the rest of the
+        // request on the wire: the connection cannot be reused.
+        const bool server_closes = !c.parser.keep_alive();
+        const bool reuse = s_.keep_alive && !server_closes && c.state == connection::phase::reading;
         complete_oldest(c, now);
-        bool reuse = s_.keep_alive && c.parser.keep_alive();
         c.parser.reset(s_.head);
         if (!reuse) {
-            if (s_.keep_alive) ++stats_.server_closes;
+            if (s_.keep_alive && server_closes) ++stats_.server_closes;
             if (c.in_flight() > 0) {
                 resend_or_fail(ci, failure::receive, now);
                 return false;
@@ -2623,7 +2627,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now) {
     stats_.body_bytes += body;
     stats_.head_bytes += c.parser.head_bytes();
     std::int64_t connect = q.connected_ns - q.start_ns;
-    std::int64_t waiting = q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
+    std::int64_t waiting = q.written_ns && q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
     std::int64_t total = now - q.start_ns;
     stats_.connect_ns.record(connect);
     stats_.waiting_ns.record(waiting);

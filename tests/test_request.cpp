@@ -26,7 +26,7 @@ TEST_CASE("GET with keep-alive: Host with port, defaults, no Connection header")
     CHECK(out == "GET /factorial/10 HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n" + ua + "Accept: */*\r\n\r\n");
 }
 
-TEST_CASE("Host omits port 80; IPv6 keeps brackets; keep_alive=false sends Connection: close") {
+TEST_CASE("Host omits port 80, IPv6 keeps brackets, keep_alive=false sends Connection: close") {
     std::string out;
     request_options o;
     o.keep_alive = false;
@@ -45,7 +45,7 @@ TEST_CASE("POST body gets Content-Type and Content-Length") {
                      "Accept: */*\r\nContent-Type: application/json\r\nContent-Length: 8\r\n\r\n{\"n\":10}");
 }
 
-TEST_CASE("POST without a body still says Content-Length: 0; GET does not") {
+TEST_CASE("POST without a body still says Content-Length: 0, GET does not") {
     std::string out;
     request_options o;
     o.method = "POST";
@@ -57,7 +57,7 @@ TEST_CASE("POST without a body still says Content-Length: 0; GET does not") {
     CHECK(out.find("Content-Length") == std::string::npos);
 }
 
-TEST_CASE("any token is a method; HEAD and OPTIONS work") {
+TEST_CASE("any token is a method, HEAD and OPTIONS work") {
     std::string out;
     for (const char* m : {"HEAD", "OPTIONS", "DELETE", "PATCH", "PUT", "PURGE"}) {
         request_options o;
@@ -76,7 +76,7 @@ TEST_CASE("user headers replace defaults in place (case-insensitive) and others 
                      "accept: application/json\r\nX-One: 1\r\nX-Two: 2\r\n\r\n");
 }
 
-TEST_CASE("a matching user Content-Length is allowed; a mismatching one is refused") {
+TEST_CASE("a matching user Content-Length is allowed, a mismatching one is refused") {
     std::string out;
     request_options o;
     o.method = "PUT";

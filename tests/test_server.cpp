@@ -1,0 +1,198 @@
+// Tests for the reference server: what it answers (server_endpoints.hpp, no sockets), the
+// request-head parser, exact factorials, and — over real sockets — malformed requests, IPv6,
+// pipelining order and /stats.
+#include <doctest/doctest.h>
+
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "microbench.hpp"
+
+using namespace microbench;
+
+namespace {
+
+struct exchange {
+    answer a;
+    std::string out;
+};
+
+exchange ask(const std::string& raw_request, const std::string& body = "") {
+    static factorial_cache cache(10000);
+    request_head head;
+    REQUIRE(parse_request_head(raw_request, head) == request_parse::ok);
+    exchange x;
+    x.a = answer_request(head, body, server_options{}, cache, [] { return server_counts{3, 1, 0, 0, 0, 2, 0, 1}; }, x.out);
+    return x;
+}
+
+std::string body_of(const std::string& response) { return response.substr(response.find("\r\n\r\n") + 4); }
+
+// Sends raw bytes to the server and reads until it closes or `expect` bytes arrived.
+std::string talk(std::uint16_t port, const std::string& bytes, bool v6 = false, std::size_t expect = 0) {
+    endpoint to;
+    REQUIRE(resolve(v6 ? "::1" : "127.0.0.1", port, to) == 0);
+    int fd = socket(to.family(), SOCK_STREAM, 0);
+    REQUIRE(connect(fd, reinterpret_cast<const sockaddr*>(&to.addr), to.len) == 0);
+    timeval tv{2, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    REQUIRE(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+    std::string got;
+    char buf[65536];
+    for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;) {
+        got.append(buf, static_cast<std::size_t>(n));
+        if (expect && got.size() >= expect) break;
+    }
+    close(fd);
+    return got;
+}
+
+}  // namespace
+
+TEST_CASE("factorial_decimal is exact") {
+    CHECK(factorial_decimal(0) == "1");
+    CHECK(factorial_decimal(1) == "1");
+    CHECK(factorial_decimal(10) == "3628800");
+    CHECK(factorial_decimal(20) == "2432902008176640000");
+    CHECK(factorial_decimal(25) == "15511210043330985984000000");
+    std::string f100 = factorial_decimal(100);
+    CHECK(f100.size() == 158);
+    CHECK(f100.substr(0, 20) == "93326215443944152681");
+    CHECK(f100.substr(f100.size() - 24) == std::string(24, '0'));  // 100! ends in 24 zeros
+    std::string f10000 = factorial_decimal(10000);
+    CHECK(f10000.size() == 35660);
+    CHECK(f10000.substr(0, 10) == "2846259680");
+    CHECK(f10000.substr(f10000.size() - 2499) == std::string(2499, '0'));  // 10000! ends in 2499 zeros…
+    CHECK(f10000[f10000.size() - 2500] != '0');                             // …and no more
+}
+
+TEST_CASE("endpoints: both factorial forms, delay, echo, status, stats, errors") {
+    exchange x = ask("GET /factorial/10 HTTP/1.1\r\nHost: h\r\n\r\n");
+    CHECK(x.a.kind == endpoint_kind::factorial);
+    CHECK(body_of(x.out) == "{\"factorial\":3628800}");
+    CHECK(x.out.find("Content-Type: application/json\r\n") != std::string::npos);
+    CHECK_FALSE(x.a.close);
+
+    x = ask("GET /factorial?n=10 HTTP/1.1\r\n\r\n");
+    CHECK(body_of(x.out) == "3628800");
+    CHECK(x.out.find("Content-Type: text/plain\r\n") != std::string::npos);
+    x = ask("GET /factorial?x=1&n=0 HTTP/1.1\r\n\r\n");
+    CHECK(body_of(x.out) == "1");
+
+    for (const char* bad : {"/factorial/-1", "/factorial/10001", "/factorial/abc", "/factorial?n=", "/factorial",
+                            "/factorial/99999999999999999999"}) {
+        CAPTURE(bad);
+        x = ask(std::string("GET ") + bad + " HTTP/1.1\r\n\r\n");
+        CHECK(x.out.rfind("HTTP/1.1 400 ", 0) == 0);
+        CHECK(x.a.kind == endpoint_kind::bad_request);
+    }
+
+    x = ask("GET /delay/250 HTTP/1.1\r\n\r\n");
+    CHECK(x.a.delay_ms == 250);
+    x = ask("GET /delay?ms=5 HTTP/1.1\r\n\r\n");
+    CHECK(x.a.delay_ms == 5);
+    x = ask("GET /delay/60001 HTTP/1.1\r\n\r\n");
+    CHECK(x.a.kind == endpoint_kind::bad_request);
+
+    x = ask("GET /echo?hello=1 HTTP/1.1\r\n\r\n");
+    CHECK(body_of(x.out) == "hello=1");
+    x = ask("POST /echo HTTP/1.1\r\nContent-Length: 5\r\n\r\n", "abcde");
+    CHECK(body_of(x.out) == "abcde");
+
+    x = ask("GET /status/503 HTTP/1.1\r\n\r\n");
+    CHECK(x.out.rfind("HTTP/1.1 503 Service Unavailable\r\n", 0) == 0);
+    x = ask("GET /status/204 HTTP/1.1\r\n\r\n");
+    CHECK(x.out.find("Content-Length") == std::string::npos);
+    x = ask("GET /status/99 HTTP/1.1\r\n\r\n");
+    CHECK(x.a.kind == endpoint_kind::bad_request);
+
+    x = ask("GET /stats HTTP/1.1\r\n\r\n");
+    CHECK(x.a.kind == endpoint_kind::stats);
+    CHECK(body_of(x.out).find("\"requests\":3,\"factorial\":1") != std::string::npos);
+
+    x = ask("GET /nope HTTP/1.1\r\n\r\n");
+    CHECK(x.out.rfind("HTTP/1.1 404 ", 0) == 0);
+    x = ask("POST /factorial/3 HTTP/1.1\r\n\r\n");
+    CHECK(x.out.rfind("HTTP/1.1 405 ", 0) == 0);
+
+    x = ask("HEAD /factorial/10 HTTP/1.1\r\n\r\n");
+    CHECK(x.out.find("Content-Length: 21\r\n") != std::string::npos);
+    CHECK(body_of(x.out).empty());
+
+    x = ask("GET /factorial/3 HTTP/1.0\r\n\r\n");
+    CHECK(x.a.close);
+    CHECK(x.out.find("Connection: close\r\n") != std::string::npos);
+    x = ask("GET /factorial/3 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    CHECK_FALSE(x.a.close);
+}
+
+TEST_CASE("request heads: what the server refuses") {
+    request_head h;
+    CHECK(parse_request_head("GET / HTTP/1.1\r\n", h) == request_parse::incomplete);
+    CHECK(parse_request_head("GET / HTTP/1.1\r\nHost: x\r\n\r\n", h) == request_parse::ok);
+    CHECK(h.head_bytes == 27);
+    CHECK(parse_request_head("GET / HTTP/1.1\nHost: x\n\n", h) == request_parse::ok);
+    CHECK(h.head_bytes == 24);
+    for (const char* bad : {"GET\r\n\r\n", "GET / HTTP/2.0\r\n\r\n", "GET x HTTP/1.1\r\n\r\n", "G@T / HTTP/1.1\r\n\r\n",
+                            "GET / HTTP/1.1\r\nNo colon\r\n\r\n", "GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+                            "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+                            "GET / HTTP/1.1\r\nContent-Length: x\r\n\r\n"}) {
+        CAPTURE(bad);
+        CHECK(parse_request_head(bad, h) == request_parse::bad);
+    }
+    CHECK(parse_request_head(std::string(20000, 'a'), h) == request_parse::bad);
+}
+
+TEST_CASE("server over sockets: malformed → 400 and close, pipelined answers in order, IPv6") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    std::string got = talk(srv.port(), "BLAH\r\n\r\n");
+    CHECK(got.rfind("HTTP/1.1 400 Bad Request\r\n", 0) == 0);
+    CHECK(got.find("Connection: close\r\n") != std::string::npos);  // and talk() saw the close
+
+    std::string three = "GET /delay/30 HTTP/1.1\r\n\r\nGET /factorial/5 HTTP/1.1\r\n\r\nGET /factorial?n=3 HTTP/1.1\r\nConnection: close\r\n\r\n";
+    got = talk(srv.port(), three);
+    std::size_t first = got.find("\r\n\r\n30"), second = got.find("{\"factorial\":120}"), third = got.rfind("\r\n\r\n6");
+    CHECK(first != std::string::npos);
+    CHECK(second != std::string::npos);
+    CHECK(third != std::string::npos);
+    CHECK(first < second);
+    CHECK(second < third);
+    CHECK(srv.counts().requests == 4);
+    CHECK(srv.counts().bad_request == 1);
+    CHECK(srv.counts().delay == 1);
+    CHECK(srv.counts().factorial == 2);
+
+    server v6;
+    server_options o;
+    o.host = "::1";
+    REQUIRE_FALSE(v6.start(o));
+    got = talk(v6.port(), "GET /factorial/4 HTTP/1.1\r\nConnection: close\r\n\r\n", true);
+    CHECK(body_of(got) == "{\"factorial\":24}");
+    plan p;
+    p.url("http://[::1]:" + std::to_string(v6.port()) + "/factorial/10").requests(100).concurrency(2).bind_address("::1");
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.requests_completed == 100);
+    CHECK(v6.counts().factorial == 101);
+}
+
+TEST_CASE("too many connections for the open-file limit: refused up front, not run short") {
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {  // a low hard limit that cannot be raised, in a child so the tests keep theirs
+        rlimit low{64, 64};
+        if (setrlimit(RLIMIT_NOFILE, &low) != 0) _exit(2);
+        plan p;
+        p.url("http://127.0.0.1:9/").requests(1000).concurrency(500);
+        result r;
+        _exit(run(p, r).code == errc::run_fd_limit ? 0 : 1);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+}
