@@ -25,3 +25,7 @@
 #include "microbench/request_parser.hpp"
 #include "microbench/server_endpoints.hpp"
 #include "microbench/server.hpp"
+#include "microbench/appendf.hpp"
+#include "microbench/report_ab.hpp"
+#include "microbench/report_text.hpp"
+#include "microbench/report_json.hpp"

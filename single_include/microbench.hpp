@@ -155,6 +155,7 @@ enum class errc : std::uint16_t {
     plan_bad_timeout = 94,
     plan_bad_pipeline = 95,
     plan_bad_bind_address = 96,
+    plan_bad_status = 97,
 
     // Starting a run (100–119)
     run_resolve_failed = 100,
@@ -215,6 +216,7 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_timeout, "plan_bad_timeout", "timeouts must be from 1 ms to 1 hour"},
     {errc::plan_bad_pipeline, "plan_bad_pipeline", "pipeline depth must be from 1 to 256, and above 1 only with keep-alive"},
     {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address is not a numeric IPv4 or IPv6 address of the target's family"},
+    {errc::plan_bad_status, "plan_bad_status", "expected status codes must be from 100 to 999"},
     {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
     {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the concurrency and cannot be raised (see ulimit -n)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
@@ -1983,6 +1985,14 @@ public:
     MICROBENCH_PLAN_FIELD(response_limits, limits)
 #undef MICROBENCH_PLAN_FIELD
 
+    // Only these statuses count as success; any other is a failed request with reason `check`.
+    // Empty (the default): every status is a response, non-2xx counted apart, as ab does.
+    plan& expect_status(std::vector<int> codes) {
+        expected_status_ = std::move(codes);
+        return *this;
+    }
+    const std::vector<int>& expect_status() const { return expected_status_; }
+
     // Adds a request header; one named like a default replaces it (ab's -H).
     plan& header(std::string name, std::string value) {
         headers_.push_back({std::move(name), std::move(value)});
@@ -2033,6 +2043,8 @@ public:
             drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
             return {errc::plan_bad_timeout, 0};
         if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
+        for (std::size_t i = 0; i < expected_status_.size(); ++i)
+            if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
         return {};
     }
 
@@ -2054,6 +2066,7 @@ private:
     bool length_check_ = true;
     response_limits limits_;
     std::vector<microbench::header> headers_;
+    std::vector<int> expected_status_;
     const cancel_token* cancel_ = nullptr;
     progress_fn progress_fn_ = nullptr;
     void* progress_user_ = nullptr;
@@ -2069,6 +2082,7 @@ private:
 // Processing, Total). Workers fill one each; merge() adds them after join. Reports read it.
 
 #include <cstdint>
+#include <string>
 
 
 namespace microbench {
@@ -2081,8 +2095,9 @@ enum class failure : std::uint8_t {
     parse,    // the response was not valid HTTP/1.x
     timeout,  // no complete response within the timeout
     length,   // ab's rule: body length differs from the first response's
+    check,    // a whole response arrived but failed a check (e.g. an unexpected status)
 };
-constexpr int failure_count = 6;
+constexpr int failure_count = 7;
 
 constexpr const char* failure_name(failure f) {
     switch (f) {
@@ -2092,6 +2107,7 @@ constexpr const char* failure_name(failure f) {
         case failure::parse: return "parse";
         case failure::timeout: return "timeout";
         case failure::length: return "length";
+        case failure::check: return "check";
     }
     return "unknown";
 }
@@ -2105,6 +2121,7 @@ struct result {
     std::uint64_t non_2xx = 0;             // completed with a status outside 200–299
     std::uint64_t status_counts[1000] = {};  // completed, by status code
     std::uint64_t keep_alive_requests = 0; // sent on a connection that had already served one
+    std::uint64_t keep_alive_responses = 0;  // let the connection stay open (what ab's -k counts)
     std::uint64_t retries = 0;             // met a closed keep-alive connection, sent again once
     std::uint64_t connects = 0;            // connections established
     std::uint64_t server_closes = 0;       // keep-alive connections the server closed
@@ -2115,6 +2132,7 @@ struct result {
     std::uint64_t body_bytes = 0;          // decoded bodies of completed requests
     std::uint64_t head_bytes = 0;          // response heads of completed requests
     std::uint64_t first_body_length = 0;   // of the run's first complete response (ab's Document Length)
+    std::string server_software;           // Server header of the first response (ab's Server Software)
     std::int64_t elapsed_ns = 0;           // run start to last request end
     bool cancelled = false;
 
@@ -2136,6 +2154,7 @@ struct result {
         non_2xx += o.non_2xx;
         for (int i = 0; i < 1000; ++i) status_counts[i] += o.status_counts[i];
         keep_alive_requests += o.keep_alive_requests;
+        keep_alive_responses += o.keep_alive_responses;
         retries += o.retries;
         connects += o.connects;
         server_closes += o.server_closes;
@@ -2146,6 +2165,7 @@ struct result {
         head_bytes += o.head_bytes;
         if (elapsed_ns < o.elapsed_ns) elapsed_ns = o.elapsed_ns;
         cancelled = cancelled || o.cancelled;
+        if (server_software.empty()) server_software = o.server_software;
         connect_ns.merge(o.connect_ns);
         waiting_ns.merge(o.waiting_ns);
         processing_ns.merge(o.processing_ns);
@@ -2238,6 +2258,7 @@ struct worker_setup {
     bool keep_alive = true;
     bool head = false;
     bool length_check = true;
+    std::vector<bool> expected_status;  // empty, or 1000 flags: the statuses that count as success
     std::int64_t start_ns = 0;
     std::int64_t stop_issuing_ns = INT64_MAX;
     std::int64_t drain_ns = 0;
@@ -2313,6 +2334,7 @@ private:
     std::uint64_t issued_ = 0;
     std::uint32_t open_ = 0;
     bool stopping_ = false;
+    bool looked_for_server_ = false;
     std::int64_t drain_until_ns_ = INT64_MAX;
     std::int64_t last_end_ns_ = 0;
     result stats_;
@@ -2576,10 +2598,16 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
             fail_in_flight(ci, failure::parse, failure::receive, true);
             return false;
         }
+        if (r.event == parse_event::headers && !looked_for_server_) {  // once: views die with the buffer
+            looked_for_server_ = true;
+            const header_view* server = c.parser.find_header("Server");
+            if (server) stats_.server_software.assign(server->value.data(), server->value.size());
+        }
         if (r.event != parse_event::complete) continue;
         // A response that came before the request was fully written leaves the rest of the
         // request on the wire: the connection cannot be reused.
         const bool server_closes = !c.parser.keep_alive();
+        if (s_.keep_alive && !server_closes) ++stats_.keep_alive_responses;
         const bool reuse = s_.keep_alive && !server_closes && c.state == connection::phase::reading;
         complete_oldest(c, now);
         c.parser.reset(s_.head);
@@ -2620,8 +2648,10 @@ inline void worker::complete_oldest(connection& c, std::int64_t now) {
             expected != length)
             return end_failed(failure::length);
     }
-    ++stats_.requests_completed;
     int status = c.parser.status();
+    if (!s_.expected_status.empty() && !s_.expected_status[static_cast<std::size_t>(status)])
+        return end_failed(failure::check);
+    ++stats_.requests_completed;
     ++stats_.status_counts[status < 1000 ? status : 0];
     if (status < 200 || status > 299) ++stats_.non_2xx;
     stats_.body_bytes += body;
@@ -2755,6 +2785,10 @@ inline error run(const plan& p, result& out) {
         s.keep_alive = p.keep_alive();
         s.head = p.method() == "HEAD";
         s.length_check = p.length_check();
+        if (!p.expect_status().empty()) {
+            s.expected_status.assign(1000, false);
+            for (int code : p.expect_status()) s.expected_status[static_cast<std::size_t>(code)] = true;
+        }
         s.start_ns = start;
         s.stop_issuing_ns = p.duration_ms() > 0 ? start + p.duration_ms() * 1'000'000 : INT64_MAX;
         s.drain_ns = p.drain_ms() * 1'000'000;
@@ -3028,8 +3062,10 @@ inline bool small_number(std::string_view s, std::uint64_t max, std::uint64_t& o
     return s.size() <= 9 && parse_decimal(s, out) && out <= max;
 }
 
+// `connection`: "close", "keep-alive" (what an HTTP/1.0 client must be told to keep the
+// connection, as ab -k expects) or "" for HTTP/1.1's silent default.
 inline void append_response(std::string& out, int status, std::string_view content_type, std::string_view body,
-                            bool close, bool head) {
+                            std::string_view connection, bool head) {
     char line[160];
     int n = std::snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\nServer: microbench/%s\r\n", status,
                           reason_phrase(status), MICROBENCH_VERSION_STRING);
@@ -3040,7 +3076,7 @@ inline void append_response(std::string& out, int status, std::string_view conte
                           static_cast<int>(content_type.size()), content_type.data(), body.size());
         out.append(line, static_cast<std::size_t>(n));
     }
-    if (close) out.append("Connection: close\r\n");
+    if (!connection.empty()) out.append("Connection: ").append(connection.data(), connection.size()).append("\r\n");
     out.append("\r\n");
     if (!head && !bodyless) out.append(body.data(), body.size());
 }
@@ -3074,7 +3110,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         path = path.substr(0, q);
     }
     auto reply = [&](int status, std::string_view type, std::string_view text) {
-        append_response(out, status, type, text, a.close, is_head);
+        append_response(out, status, type, text, a.close ? "close" : (head.http_minor == 0 ? "keep-alive" : ""), is_head);
         return a;
     };
     auto bad = [&](std::string_view why) {
@@ -3342,7 +3378,7 @@ private:
             if (parsed == request_parse::bad) {
                 bump(t, f_requests), bump(t, f_bad_request);
                 c.close_after = true;
-                detail::append_response(c.out, 400, "text/plain", "bad request\n", true, false);
+                detail::append_response(c.out, 400, "text/plain", "bad request\n", "close", false);
                 break;
             }
             if (pending.size() < head.head_bytes + head.content_length) break;
@@ -3403,4 +3439,337 @@ private:
 
 }  // namespace microbench
 // ---- end include/microbench/server.hpp ----
+// ---- begin include/microbench/appendf.hpp ----
+// microbench/appendf.hpp — printf-style appending to a std::string, for the reports.
+// Formats into a stack buffer first and grows only for long lines; never throws.
+
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+namespace microbench {
+namespace detail {
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+inline void appendf(std::string& out, const char* format, ...) {
+    char buf[512];
+    va_list args;
+    va_start(args, format);
+    int n = std::vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    if (n < 0) return;
+    if (static_cast<std::size_t>(n) < sizeof buf) {
+        out.append(buf, static_cast<std::size_t>(n));
+        return;
+    }
+    std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>(n) + 1);
+    va_start(args, format);
+    std::vsnprintf(&out[at], static_cast<std::size_t>(n) + 1, format, args);
+    va_end(args);
+    out.resize(at + static_cast<std::size_t>(n));
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/appendf.hpp ----
+// ---- begin include/microbench/report_ab.hpp ----
+// microbench/report_ab.hpp — ApacheBench 2.3's text report as a pure function of a result:
+// the same lines, labels, order, units and number formats, so scripts that parse ab keep
+// working. Figures come from exact counters and the histograms, in ms rounded as ab rounds.
+// microbench's own additions go in lines ab never prints (see append_ab_notes) — never in ab's.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+
+namespace microbench {
+
+// What the report says about the run besides the result.
+struct report_context {
+    std::string host;
+    std::uint16_t port = 80;
+    std::string path;
+    std::uint32_t concurrency = 1;
+    bool keep_alive = false;       // ab -k: print Keep-Alive requests
+    bool variable_length = false;  // ab -l: Document Length is Variable
+    bool sent_body = false;        // ab -p/-u: print the body-sent lines
+};
+
+// ab's four failure columns; each of microbench's reasons counts in exactly one.
+struct ab_failures {
+    std::uint64_t connect, receive, length, exceptions;
+};
+
+inline ab_failures ab_failure_columns(const result& r) {
+    return {r.failed(failure::connect), r.failed(failure::receive) + r.failed(failure::write),
+            r.failed(failure::length),
+            r.failed(failure::parse) + r.failed(failure::timeout) + r.failed(failure::check)};
+}
+
+namespace detail {
+
+constexpr long long ab_round_ms(std::int64_t ns) { return static_cast<long long>((ns + 500'000) / 1'000'000); }
+
+inline void append_ab_times_row(std::string& out, const char* label, const histogram& h) {
+    appendf(out, "%s%5lld %4d %5.1f %6lld %7lld\n", label, ab_round_ms(h.min()),
+            static_cast<int>(h.mean() / 1e6 + 0.5), h.stddev() / 1e6, ab_round_ms(h.value_at_percentile(50)),
+            ab_round_ms(h.max()));
+}
+
+}  // namespace detail
+
+struct ab_report_options {
+    bool confidence = true;   // false: ab -S, the short min/avg/max table without +/-sd
+    bool percentiles = true;  // false: ab -d, no "Percentage of the requests" table
+};
+
+inline void append_ab_report(const report_context& ctx, const result& r, std::string& out,
+                             const ab_report_options& options = {}) {
+    using detail::appendf;
+    const unsigned long long done = r.requests_ended;
+    const double seconds = static_cast<double>(r.elapsed_ns) / 1e9;
+    appendf(out, "Server Software:        %s\n", r.server_software.c_str());
+    appendf(out, "Server Hostname:        %s\n", ctx.host.c_str());
+    appendf(out, "Server Port:            %u\n\n", static_cast<unsigned>(ctx.port));
+    appendf(out, "Document Path:          %s\n", ctx.path.c_str());
+    if (ctx.variable_length) appendf(out, "Document Length:        Variable\n\n");
+    else appendf(out, "Document Length:        %llu bytes\n\n", static_cast<unsigned long long>(r.first_body_length));
+    appendf(out, "Concurrency Level:      %u\n", ctx.concurrency);
+    appendf(out, "Time taken for tests:   %.3f seconds\n", seconds);
+    appendf(out, "Complete requests:      %llu\n", done);
+    appendf(out, "Failed requests:        %llu\n", static_cast<unsigned long long>(r.requests_failed));
+    if (r.requests_failed) {
+        ab_failures f = ab_failure_columns(r);
+        appendf(out, "   (Connect: %llu, Receive: %llu, Length: %llu, Exceptions: %llu)\n",
+                static_cast<unsigned long long>(f.connect), static_cast<unsigned long long>(f.receive),
+                static_cast<unsigned long long>(f.length), static_cast<unsigned long long>(f.exceptions));
+        // microbench's finer reasons, on a line of their own that matches none of ab's.
+        appendf(out, "Failure reasons:       ");
+        const char* sep = " ";
+        for (int i = 0; i < failure_count; ++i) {
+            if (!r.failures[i]) continue;
+            appendf(out, "%s%s %llu", sep, failure_name(static_cast<failure>(i)), static_cast<unsigned long long>(r.failures[i]));
+            sep = ", ";
+        }
+        appendf(out, "\n");
+    }
+    if (r.unfinished)
+        appendf(out, "Unfinished requests:    %llu (in flight when the run stopped)\n", static_cast<unsigned long long>(r.unfinished));
+    if (r.non_2xx) appendf(out, "Non-2xx responses:      %llu\n", static_cast<unsigned long long>(r.non_2xx));
+    if (ctx.keep_alive)
+        appendf(out, "Keep-Alive requests:    %llu\n", static_cast<unsigned long long>(r.keep_alive_responses));
+    appendf(out, "Total transferred:      %llu bytes\n", static_cast<unsigned long long>(r.bytes_received));
+    if (ctx.sent_body) appendf(out, "Total body sent:        %llu\n", static_cast<unsigned long long>(r.bytes_sent));
+    appendf(out, "HTML transferred:       %llu bytes\n", static_cast<unsigned long long>(r.body_bytes));
+    if (seconds > 0 && done > 0) {
+        appendf(out, "Requests per second:    %.2f [#/sec] (mean)\n", static_cast<double>(done) / seconds);
+        appendf(out, "Time per request:       %.3f [ms] (mean)\n", ctx.concurrency * seconds * 1000 / static_cast<double>(done));
+        appendf(out, "Time per request:       %.3f [ms] (mean, across all concurrent requests)\n",
+                seconds * 1000 / static_cast<double>(done));
+        appendf(out, "Transfer rate:          %.2f [Kbytes/sec] received\n", static_cast<double>(r.bytes_received) / 1024 / seconds);
+        if (ctx.sent_body) {
+            appendf(out, "                        %.2f kb/s sent\n", static_cast<double>(r.bytes_sent) / 1024 / seconds);
+            appendf(out, "                        %.2f kb/s total\n",
+                    static_cast<double>(r.bytes_received + r.bytes_sent) / 1024 / seconds);
+        }
+    }
+    if (r.total_ns.empty()) return;  // no response to time
+    appendf(out, "\nConnection Times (ms)\n");
+    if (options.confidence) {
+        appendf(out, "              min  mean[+/-sd] median   max\n");
+        detail::append_ab_times_row(out, "Connect:    ", r.connect_ns);
+        detail::append_ab_times_row(out, "Processing: ", r.processing_ns);
+        detail::append_ab_times_row(out, "Waiting:    ", r.waiting_ns);
+        detail::append_ab_times_row(out, "Total:      ", r.total_ns);
+    } else {  // ab -S prints these three rows, in exactly this format
+        appendf(out, "              min   avg   max\n");
+        for (auto row : {std::make_pair("Connect:    ", &r.connect_ns), std::make_pair("Processing: ", &r.processing_ns),
+                         std::make_pair("Total:      ", &r.total_ns)})
+            appendf(out, "%s%5lld %5lld%5lld\n", row.first, detail::ab_round_ms(row.second->min()),
+                    detail::ab_round_ms(static_cast<std::int64_t>(row.second->mean())), detail::ab_round_ms(row.second->max()));
+    }
+    if (!options.percentiles) return;
+    appendf(out, "\nPercentage of the requests served within a certain time (ms)\n");
+    for (int p : {50, 66, 75, 80, 90, 95, 98, 99})
+        appendf(out, "  %d%%  %5lld\n", p, detail::ab_round_ms(r.total_ns.value_at_percentile(p)));
+    appendf(out, " 100%%  %5lld (longest request)\n", detail::ab_round_ms(r.total_ns.max()));
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report_ab.hpp ----
+// ---- begin include/microbench/report_text.hpp ----
+// microbench/report_text.hpp — microbench's own text after ab's report: plain notes about what
+// ab would hide (keep-alive that did not happen, requests sent again) and the opt-in latency
+// section in microseconds. Nothing here looks like an ab line, so ab parsers skip it.
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+inline void append_report_notes(const report_context& ctx, const result& r, std::string& out) {
+    using detail::appendf;
+    const unsigned long long sent = r.requests_ended + r.unfinished;
+    if (ctx.keep_alive && r.keep_alive_requests == 0 && sent > ctx.concurrency)
+        appendf(out, "\nNote: keep-alive was requested, but the server closed every connection: no request reused one, "
+                     "so these are new-connection figures.\n");
+    else if (ctx.keep_alive && r.server_closes > 0)
+        appendf(out, "\nNote: keep-alive was requested; the server closed connections %llu times, and %llu of %llu "
+                     "requests reused a connection.\n",
+                static_cast<unsigned long long>(r.server_closes), static_cast<unsigned long long>(r.keep_alive_requests), sent);
+    if (r.retries)
+        appendf(out, "Note: %llu requests met a keep-alive connection the server had closed and were sent again "
+                     "(each counted once).\n", static_cast<unsigned long long>(r.retries));
+}
+
+// "50,90,99,99.9" → {50, 90, 99, 99.9}; false if any item is not a number in [0, 100].
+inline bool parse_percentile_list(const std::string& text, std::vector<double>& out) {
+    out.clear();
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        std::size_t comma = text.find(',', at);
+        std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        char* end = nullptr;
+        double v = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end != '\0' || !(v >= 0 && v <= 100)) return false;
+        out.push_back(v);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return !out.empty();
+}
+
+// The four breakdowns in µs with 1 decimal: exact min/mean/max, percentiles from the histogram.
+inline void append_latency_section(const result& r, const std::vector<double>& percentiles, std::string& out) {
+    using detail::appendf;
+    appendf(out, "\nLatency (microseconds; min, mean and max exact, percentiles within 0.1 %%)\n");
+    appendf(out, "           %12s %12s %12s %12s\n", "connect", "waiting", "processing", "total");
+    const histogram* h[] = {&r.connect_ns, &r.waiting_ns, &r.processing_ns, &r.total_ns};
+    auto row = [&](const char* label, auto value) {
+        appendf(out, "  %-8s", label);
+        for (const histogram* x : h) appendf(out, " %12.1f", value(*x) / 1e3);
+        appendf(out, "\n");
+    };
+    row("min", [](const histogram& x) { return static_cast<double>(x.min()); });
+    row("mean", [](const histogram& x) { return x.mean(); });
+    row("stddev", [](const histogram& x) { return x.stddev(); });
+    for (double p : percentiles) {
+        char label[24];
+        std::snprintf(label, sizeof label, "p%g", p);
+        row(label, [p](const histogram& x) { return static_cast<double>(x.value_at_percentile(p)); });
+    }
+    row("max", [](const histogram& x) { return static_cast<double>(x.max()); });
+}
+
+// ab -e: "Percentage served,Time in ms" and rows 0 … 100 of the Total time.
+inline std::string percentiles_csv(const result& r) {
+    std::string out = "Percentage served,Time in ms\n";
+    for (int p = 0; p <= 100; ++p)
+        detail::appendf(out, "%d,%.3f\n", p, static_cast<double>(r.total_ns.value_at_percentile(p)) / 1e6);
+    return out;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report_text.hpp ----
+// ---- begin include/microbench/report_json.hpp ----
+// microbench/report_json.hpp — the whole result as one JSON document: the plan echoed back,
+// counts, failures by reason (and in ab's four columns), status codes, bytes, connections, and
+// the four timing breakdowns with percentiles and their encoded histograms (mergeable later).
+// Hand-written and dependency-free; strings are escaped per RFC 8259.
+
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
+
+inline void append_json_string(std::string& out, std::string_view s) {
+    out.push_back('"');
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\') out.push_back('\\'), out.push_back(ch);
+        else if (c == '\n') out.append("\\n");
+        else if (c == '\r') out.append("\\r");
+        else if (c == '\t') out.append("\\t");
+        else if (c < 0x20 || c == 0x7f) appendf(out, "\\u%04x", c);
+        else out.push_back(ch);  // UTF-8 and obs-text pass through
+    }
+    out.push_back('"');
+}
+
+inline void append_json_histogram(std::string& out, const char* name, const histogram& h,
+                                  const std::vector<double>& percentiles) {
+    appendf(out, "\"%s\":{\"count\":%llu,\"min\":%lld,\"mean\":%.1f,\"stddev\":%.1f,\"max\":%lld,\"percentiles\":{", name,
+            static_cast<unsigned long long>(h.count()), static_cast<long long>(h.min()), h.mean(), h.stddev(),
+            static_cast<long long>(h.max()));
+    for (std::size_t i = 0; i < percentiles.size(); ++i)
+        appendf(out, "%s\"%g\":%lld", i ? "," : "", percentiles[i], static_cast<long long>(h.value_at_percentile(percentiles[i])));
+    std::string bytes, text;
+    encode_histogram(h, bytes);
+    base64_encode(bytes, text);
+    appendf(out, "},\"histogram\":\"%s\"}", text.c_str());
+}
+
+}  // namespace detail
+
+inline std::string result_json(const plan& p, const result& r, const std::vector<double>& percentiles) {
+    using detail::appendf;
+    auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+    std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"partial\":";
+    out += r.cancelled ? "true" : "false";
+    out += ",\"config\":{\"url\":";
+    detail::append_json_string(out, p.url());
+    out += ",\"method\":";
+    detail::append_json_string(out, p.method());
+    appendf(out, ",\"requests\":%llu,\"duration_ms\":%lld,\"concurrency\":%u,\"threads\":%u,\"keep_alive\":%s,"
+                 "\"pipeline\":%u,\"timeout_ms\":%lld,\"length_check\":%s},",
+            u(p.requests()), static_cast<long long>(p.duration_ms()), p.concurrency(), p.threads(),
+            p.keep_alive() ? "true" : "false", p.pipeline(), static_cast<long long>(p.timeout_ms()),
+            p.length_check() ? "true" : "false");
+    appendf(out, "\"elapsed_s\":%.6f,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9, r.requests_per_second());
+    appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"
+                 "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
+            u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
+            u(r.keep_alive_requests), u(r.keep_alive_responses), u(r.retries));
+    out += "\"failures\":{";
+    for (int i = 0; i < failure_count; ++i)
+        appendf(out, "%s\"%s\":%llu", i ? "," : "", failure_name(static_cast<failure>(i)), u(r.failures[i]));
+    ab_failures ab = ab_failure_columns(r);
+    appendf(out, "},\"ab_failures\":{\"connect\":%llu,\"receive\":%llu,\"length\":%llu,\"exceptions\":%llu},",
+            u(ab.connect), u(ab.receive), u(ab.length), u(ab.exceptions));
+    out += "\"status_codes\":{";
+    const char* sep = "";
+    for (int code = 0; code < 1000; ++code) {
+        if (!r.status_counts[code]) continue;
+        appendf(out, "%s\"%d\":%llu", sep, code, u(r.status_counts[code]));
+        sep = ",";
+    }
+    appendf(out, "},\"bytes\":{\"sent\":%llu,\"received\":%llu,\"body\":%llu,\"head\":%llu,\"document_length\":%llu},",
+            u(r.bytes_sent), u(r.bytes_received), u(r.body_bytes), u(r.head_bytes), u(r.first_body_length));
+    appendf(out, "\"connections\":{\"requested\":%u,\"peak\":%u,\"connects\":%llu,\"server_closes\":%llu},",
+            r.concurrency_requested, r.concurrency_peak, u(r.connects), u(r.server_closes));
+    out += "\"server_software\":";
+    detail::append_json_string(out, r.server_software);
+    out += ",\"latency_ns\":{";
+    detail::append_json_histogram(out, "connect", r.connect_ns, percentiles);
+    out += ",";
+    detail::append_json_histogram(out, "waiting", r.waiting_ns, percentiles);
+    out += ",";
+    detail::append_json_histogram(out, "processing", r.processing_ns, percentiles);
+    out += ",";
+    detail::append_json_histogram(out, "total", r.total_ns, percentiles);
+    out += "}}\n";
+    return out;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report_json.hpp ----
 // ---- end include/microbench.hpp ----

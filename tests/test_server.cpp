@@ -127,6 +127,7 @@ TEST_CASE("endpoints: both factorial forms, delay, echo, status, stats, errors")
     CHECK(x.out.find("Connection: close\r\n") != std::string::npos);
     x = ask("GET /factorial/3 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
     CHECK_FALSE(x.a.close);
+    CHECK(x.out.find("Connection: keep-alive\r\n") != std::string::npos);  // HTTP/1.0 must be told (ab -k waits otherwise)
 }
 
 TEST_CASE("request heads: what the server refuses") {

@@ -62,6 +62,14 @@ public:
     MICROBENCH_PLAN_FIELD(response_limits, limits)
 #undef MICROBENCH_PLAN_FIELD
 
+    // Only these statuses count as success; any other is a failed request with reason `check`.
+    // Empty (the default): every status is a response, non-2xx counted apart, as ab does.
+    plan& expect_status(std::vector<int> codes) {
+        expected_status_ = std::move(codes);
+        return *this;
+    }
+    const std::vector<int>& expect_status() const { return expected_status_; }
+
     // Adds a request header; one named like a default replaces it (ab's -H).
     plan& header(std::string name, std::string value) {
         headers_.push_back({std::move(name), std::move(value)});
@@ -112,6 +120,8 @@ public:
             drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
             return {errc::plan_bad_timeout, 0};
         if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
+        for (std::size_t i = 0; i < expected_status_.size(); ++i)
+            if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
         return {};
     }
 
@@ -133,6 +143,7 @@ private:
     bool length_check_ = true;
     response_limits limits_;
     std::vector<microbench::header> headers_;
+    std::vector<int> expected_status_;
     const cancel_token* cancel_ = nullptr;
     progress_fn progress_fn_ = nullptr;
     void* progress_user_ = nullptr;

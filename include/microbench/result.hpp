@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "histogram.hpp"
 
@@ -17,8 +18,9 @@ enum class failure : std::uint8_t {
     parse,    // the response was not valid HTTP/1.x
     timeout,  // no complete response within the timeout
     length,   // ab's rule: body length differs from the first response's
+    check,    // a whole response arrived but failed a check (e.g. an unexpected status)
 };
-constexpr int failure_count = 6;
+constexpr int failure_count = 7;
 
 constexpr const char* failure_name(failure f) {
     switch (f) {
@@ -28,6 +30,7 @@ constexpr const char* failure_name(failure f) {
         case failure::parse: return "parse";
         case failure::timeout: return "timeout";
         case failure::length: return "length";
+        case failure::check: return "check";
     }
     return "unknown";
 }
@@ -41,6 +44,7 @@ struct result {
     std::uint64_t non_2xx = 0;             // completed with a status outside 200–299
     std::uint64_t status_counts[1000] = {};  // completed, by status code
     std::uint64_t keep_alive_requests = 0; // sent on a connection that had already served one
+    std::uint64_t keep_alive_responses = 0;  // let the connection stay open (what ab's -k counts)
     std::uint64_t retries = 0;             // met a closed keep-alive connection, sent again once
     std::uint64_t connects = 0;            // connections established
     std::uint64_t server_closes = 0;       // keep-alive connections the server closed
@@ -51,6 +55,7 @@ struct result {
     std::uint64_t body_bytes = 0;          // decoded bodies of completed requests
     std::uint64_t head_bytes = 0;          // response heads of completed requests
     std::uint64_t first_body_length = 0;   // of the run's first complete response (ab's Document Length)
+    std::string server_software;           // Server header of the first response (ab's Server Software)
     std::int64_t elapsed_ns = 0;           // run start to last request end
     bool cancelled = false;
 
@@ -72,6 +77,7 @@ struct result {
         non_2xx += o.non_2xx;
         for (int i = 0; i < 1000; ++i) status_counts[i] += o.status_counts[i];
         keep_alive_requests += o.keep_alive_requests;
+        keep_alive_responses += o.keep_alive_responses;
         retries += o.retries;
         connects += o.connects;
         server_closes += o.server_closes;
@@ -82,6 +88,7 @@ struct result {
         head_bytes += o.head_bytes;
         if (elapsed_ns < o.elapsed_ns) elapsed_ns = o.elapsed_ns;
         cancelled = cancelled || o.cancelled;
+        if (server_software.empty()) server_software = o.server_software;
         connect_ns.merge(o.connect_ns);
         waiting_ns.merge(o.waiting_ns);
         processing_ns.merge(o.processing_ns);

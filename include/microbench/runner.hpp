@@ -101,6 +101,10 @@ inline error run(const plan& p, result& out) {
         s.keep_alive = p.keep_alive();
         s.head = p.method() == "HEAD";
         s.length_check = p.length_check();
+        if (!p.expect_status().empty()) {
+            s.expected_status.assign(1000, false);
+            for (int code : p.expect_status()) s.expected_status[static_cast<std::size_t>(code)] = true;
+        }
         s.start_ns = start;
         s.stop_issuing_ns = p.duration_ms() > 0 ? start + p.duration_ms() * 1'000'000 : INT64_MAX;
         s.drain_ns = p.drain_ms() * 1'000'000;

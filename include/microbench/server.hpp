@@ -222,7 +222,7 @@ private:
             if (parsed == request_parse::bad) {
                 bump(t, f_requests), bump(t, f_bad_request);
                 c.close_after = true;
-                detail::append_response(c.out, 400, "text/plain", "bad request\n", true, false);
+                detail::append_response(c.out, 400, "text/plain", "bad request\n", "close", false);
                 break;
             }
             if (pending.size() < head.head_bytes + head.content_length) break;

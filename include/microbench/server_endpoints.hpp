@@ -93,8 +93,10 @@ inline bool small_number(std::string_view s, std::uint64_t max, std::uint64_t& o
     return s.size() <= 9 && parse_decimal(s, out) && out <= max;
 }
 
+// `connection`: "close", "keep-alive" (what an HTTP/1.0 client must be told to keep the
+// connection, as ab -k expects) or "" for HTTP/1.1's silent default.
 inline void append_response(std::string& out, int status, std::string_view content_type, std::string_view body,
-                            bool close, bool head) {
+                            std::string_view connection, bool head) {
     char line[160];
     int n = std::snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\nServer: microbench/%s\r\n", status,
                           reason_phrase(status), MICROBENCH_VERSION_STRING);
@@ -105,7 +107,7 @@ inline void append_response(std::string& out, int status, std::string_view conte
                           static_cast<int>(content_type.size()), content_type.data(), body.size());
         out.append(line, static_cast<std::size_t>(n));
     }
-    if (close) out.append("Connection: close\r\n");
+    if (!connection.empty()) out.append("Connection: ").append(connection.data(), connection.size()).append("\r\n");
     out.append("\r\n");
     if (!head && !bodyless) out.append(body.data(), body.size());
 }
@@ -139,7 +141,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         path = path.substr(0, q);
     }
     auto reply = [&](int status, std::string_view type, std::string_view text) {
-        append_response(out, status, type, text, a.close, is_head);
+        append_response(out, status, type, text, a.close ? "close" : (head.http_minor == 0 ? "keep-alive" : ""), is_head);
         return a;
     };
     auto bad = [&](std::string_view why) {

@@ -35,6 +35,7 @@ struct worker_setup {
     bool keep_alive = true;
     bool head = false;
     bool length_check = true;
+    std::vector<bool> expected_status;  // empty, or 1000 flags: the statuses that count as success
     std::int64_t start_ns = 0;
     std::int64_t stop_issuing_ns = INT64_MAX;
     std::int64_t drain_ns = 0;
@@ -110,6 +111,7 @@ private:
     std::uint64_t issued_ = 0;
     std::uint32_t open_ = 0;
     bool stopping_ = false;
+    bool looked_for_server_ = false;
     std::int64_t drain_until_ns_ = INT64_MAX;
     std::int64_t last_end_ns_ = 0;
     result stats_;

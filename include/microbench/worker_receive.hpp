@@ -50,10 +50,16 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
             fail_in_flight(ci, failure::parse, failure::receive, true);
             return false;
         }
+        if (r.event == parse_event::headers && !looked_for_server_) {  // once: views die with the buffer
+            looked_for_server_ = true;
+            const header_view* server = c.parser.find_header("Server");
+            if (server) stats_.server_software.assign(server->value.data(), server->value.size());
+        }
         if (r.event != parse_event::complete) continue;
         // A response that came before the request was fully written leaves the rest of the
         // request on the wire: the connection cannot be reused.
         const bool server_closes = !c.parser.keep_alive();
+        if (s_.keep_alive && !server_closes) ++stats_.keep_alive_responses;
         const bool reuse = s_.keep_alive && !server_closes && c.state == connection::phase::reading;
         complete_oldest(c, now);
         c.parser.reset(s_.head);
@@ -94,8 +100,10 @@ inline void worker::complete_oldest(connection& c, std::int64_t now) {
             expected != length)
             return end_failed(failure::length);
     }
-    ++stats_.requests_completed;
     int status = c.parser.status();
+    if (!s_.expected_status.empty() && !s_.expected_status[static_cast<std::size_t>(status)])
+        return end_failed(failure::check);
+    ++stats_.requests_completed;
     ++stats_.status_counts[status < 1000 ? status : 0];
     if (status < 200 || status > 299) ++stats_.non_2xx;
     stats_.body_bytes += body;

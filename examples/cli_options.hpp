@@ -1,0 +1,320 @@
+// examples/cli_options.hpp — the microbench command line: ab's flags with ab's meaning, the long
+// options ab lacks, their checks, the usage texts, and the mapping to a plan and a report context.
+// Every bad flag or value is one clear line naming it, then the short usage; exit code 1.
+#pragma once
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "microbench.hpp"
+
+namespace cli {
+
+namespace mb = microbench;
+
+struct options {
+    mb::url target;
+    std::string url_text;
+    std::uint64_t requests = 1;
+    bool requests_given = false;
+    std::uint32_t concurrency = 1;
+    std::uint32_t threads = 1;
+    std::int64_t duration_ms = 0;
+    std::int64_t timeout_ms = 30'000;
+    std::uint32_t pipeline = 1;
+    bool keep_alive = false;
+    std::string method = "GET";
+    std::vector<mb::header> headers;
+    std::string body;
+    bool sent_body = false;
+    std::string content_type = "text/plain";
+    std::string bind_address;
+    bool length_check = true;
+    bool variable_length = false;
+    std::vector<int> expect_status;
+    std::string csv_path, json_path;
+    std::vector<double> percentiles = {50, 90, 99, 99.9, 99.99};
+    bool latency = false;
+    bool quiet = false;
+    bool short_table = false;     // -S
+    bool no_percentiles = false;  // -d
+    int verbosity = 1;
+};
+
+struct parse_outcome {
+    bool exit_now = false;
+    int exit_code = 0;
+};
+
+inline const char* short_usage() {
+    return "Usage: microbench [options] http://host[:port]/path\n"
+           "  -n requests     number of requests (default 1)      -c concurrency  connections (default 1)\n"
+           "  -t seconds      run for this long (no request cap)   -s seconds      timeout per request (30)\n"
+           "  -k              keep-alive                           -W threads      worker threads (1)\n"
+           "  -H 'Name: v'    add/replace a header                 -C name=value   add a cookie\n"
+           "  -A user:pass    basic authentication                 -m METHOD / -i  method / HEAD\n"
+           "  -p file / -u file  POST / PUT body, -T type          -B address      local address to bind\n"
+           "  -e file         ab's percentile CSV                  -l              accept variable lengths\n"
+           "  -q -S -d -v N -r -V -h   as in ab\n"
+           "  --json FILE|-  --latency  --percentiles LIST  --pipeline N  --timeout-ms N  --duration 10s\n"
+           "  --expect-status LIST  --no-length-check  --help-all (every option, in detail)\n";
+}
+
+inline const char* long_usage() {
+    return "microbench — an ab-compatible HTTP/1.1 load tester. Usage: microbench [options] http://host[:port]/path\n\n"
+           "ab's options, with ab's meaning:\n"
+           "  -n requests      Number of requests to perform (default 1).\n"
+           "  -c concurrency   Number of connections kept busy at once (default 1); at most -n.\n"
+           "  -t timelimit     Seconds to run. Unlike ab there is no implied 50000-request cap; with -n too,\n"
+           "                   whichever limit comes first ends the run.\n"
+           "  -s timeout       Seconds before a request times out (default 30). The request is counted as\n"
+           "                   failed (timeout) and the run goes on.\n"
+           "  -k               Use HTTP keep-alive (HTTP/1.1, works with chunked bodies and without a\n"
+           "                   Keep-Alive response header).\n"
+           "  -H 'Name: value' Add a header; one named like a default (Host, User-Agent, Accept) replaces it.\n"
+           "  -C name=value    Add a Cookie header (repeatable).\n"
+           "  -A user:pass     Add Basic authentication.\n"
+           "  -p file          POST the file's contents.     -u file   PUT the file's contents.\n"
+           "  -T content-type  Content-Type of the body (default text/plain).\n"
+           "  -m method        Use this method.              -i        Use HEAD.\n"
+           "  -B address       Local address to connect from.\n"
+           "  -e file          Write ab's CSV: percentage served (0-100) and time in ms.\n"
+           "  -l               Accept responses of varying length (no Length failures).\n"
+           "  -r               Accepted for compatibility: microbench never stops on errors.\n"
+           "  -q               No progress output.  -S  Short connection table.  -d  No percentile table.\n"
+           "  -v level         2 or more: print the request sent.\n"
+           "  -V               Print the version.   -h  Print the short usage.\n"
+           "  Not supported, with an error: -b (TCP window), -g (gnuplot file, not yet), -X/-P (proxy),\n"
+           "  -w/-x/-y/-z (HTML output), -f/-Z/-E/-I (TLS: microbench speaks plain HTTP only).\n\n"
+           "microbench's own options:\n"
+           "  -W N, --threads N      Worker threads, each with its own epoll loop (default 1).\n"
+           "  --duration D           Like -t, with units: 500ms, 10s, 2m (a plain number is seconds).\n"
+           "  --pipeline N           Requests in flight per connection (needs -k; default 1).\n"
+           "  --timeout-ms N         Request timeout in milliseconds.\n"
+           "  --json FILE|-          Write the whole result as JSON (- = stdout, instead of the report).\n"
+           "  --latency              Add a latency section in microseconds (exact min/mean/max).\n"
+           "  --percentiles LIST     Percentiles for --latency and --json (default 50,90,99,99.9,99.99).\n"
+           "  --expect-status LIST   Only these statuses succeed; others fail with reason 'check'.\n"
+           "  --no-length-check      Same as -l.\n"
+           "  --help-all             This text.\n\n"
+           "Exit status: 0 the run completed (whatever its failures), 1 usage error, 2 the target could not\n"
+           "be reached at all, 130 interrupted (Ctrl-C prints the partial report).\n";
+}
+
+inline parse_outcome usage_error(const std::string& problem) {
+    std::fprintf(stderr, "microbench: %s\n%s", problem.c_str(), short_usage());
+    return {true, 1};
+}
+
+inline bool parse_uint(const char* text, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
+    if (!text || !*text || *text == '-' || *text == '+') return false;
+    errno = 0;
+    char* end = nullptr;
+    unsigned long long v = std::strtoull(text, &end, 10);
+    if (errno || *end != '\0' || v < min || v > max) return false;
+    out = v;
+    return true;
+}
+
+// "10s", "500ms", "2m", "1.5" (seconds) → milliseconds.
+inline bool parse_duration_ms(const char* text, std::int64_t& out) {
+    char* end = nullptr;
+    double v = std::strtod(text, &end);
+    if (end == text || !(v > 0)) return false;
+    std::string unit = end;
+    double scale = unit == "ms" ? 1 : (unit.empty() || unit == "s") ? 1000 : unit == "m" ? 60'000 : unit == "h" ? 3'600'000 : -1;
+    if (scale < 0 || v * scale > 86'400'000.0 * 7) return false;
+    out = static_cast<std::int64_t>(v * scale + 0.5);
+    return out > 0;
+}
+
+inline bool read_file(const char* path, std::string& out) {
+    FILE* f = std::fopen(path, "rb");
+    if (!f) return false;
+    char buf[65536];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    bool ok = !std::ferror(f);
+    std::fclose(f);
+    return ok;
+}
+
+inline mb::plan to_plan(const options& o) {
+    mb::plan p;
+    p.url(o.url_text).method(o.method).body(o.body).content_type(o.content_type).requests(o.requests)
+        .duration_ms(o.duration_ms).concurrency(o.concurrency).threads(o.threads).keep_alive(o.keep_alive)
+        .timeout_ms(o.timeout_ms).connect_timeout_ms(o.timeout_ms).pipeline(o.pipeline).bind_address(o.bind_address)
+        .length_check(o.length_check).expect_status(o.expect_status);
+    for (const mb::header& h : o.headers) p.header(h.name, h.value);
+    return p;
+}
+
+inline mb::report_context to_report_context(const options& o) {
+    mb::report_context c;
+    c.host = o.target.host;
+    c.port = o.target.port;
+    c.path = o.target.target;
+    c.concurrency = o.concurrency;
+    c.keep_alive = o.keep_alive;
+    c.variable_length = o.variable_length;
+    c.sent_body = o.sent_body;
+    return c;
+}
+
+inline parse_outcome parse(int argc, char** argv, options& o) {
+    const std::string value_flags = "nctsbTpuvCHPAgXeBmW", bool_flags = "lrkVhwiIdSqxyzZfE";
+    bool duration_given = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg.size() > 2 && arg[0] == '-' && arg[1] == '-') {  // long options
+            std::string name = arg.substr(2), value;
+            bool has_value = false;
+            if (std::size_t eq = name.find('='); eq != std::string::npos) value = name.substr(eq + 1), name = name.substr(0, eq), has_value = true;
+            auto need = [&](std::string& v) {
+                if (has_value) return v = value, true;
+                if (i + 1 >= argc) return false;
+                v = argv[++i];
+                return true;
+            };
+            std::string v;
+            std::uint64_t n = 0;
+            if (name == "help-all") return std::fputs(long_usage(), stdout), parse_outcome{true, 0};
+            if (name == "help") return std::fputs(short_usage(), stdout), parse_outcome{true, 0};
+            if (name == "version") return std::printf("microbench %s\n", mb::version_string), parse_outcome{true, 0};
+            if (name == "latency") { o.latency = true; continue; }
+            if (name == "no-length-check") { o.length_check = false; continue; }
+            bool known = name == "threads" || name == "duration" || name == "pipeline" || name == "timeout-ms" ||
+                         name == "json" || name == "percentiles" || name == "expect-status";
+            if (!known) return usage_error("unknown option --" + name);
+            if (!need(v)) return usage_error("option --" + name + " needs a value");
+            if (name == "threads") {
+                if (!parse_uint(v.c_str(), 1, 1024, n)) return usage_error("--threads must be from 1 to 1024, not '" + v + "'");
+                o.threads = static_cast<std::uint32_t>(n);
+            } else if (name == "duration") {
+                if (!parse_duration_ms(v.c_str(), o.duration_ms)) return usage_error("--duration must be like 500ms, 10s or 2m, not '" + v + "'");
+                duration_given = true;
+            } else if (name == "pipeline") {
+                if (!parse_uint(v.c_str(), 1, 256, n)) return usage_error("--pipeline must be from 1 to 256, not '" + v + "'");
+                o.pipeline = static_cast<std::uint32_t>(n);
+            } else if (name == "timeout-ms") {
+                if (!parse_uint(v.c_str(), 1, 3'600'000, n)) return usage_error("--timeout-ms must be from 1 to 3600000, not '" + v + "'");
+                o.timeout_ms = static_cast<std::int64_t>(n);
+            } else if (name == "json") {
+                o.json_path = v;
+            } else if (name == "percentiles") {
+                if (!mb::parse_percentile_list(v, o.percentiles)) return usage_error("--percentiles needs numbers from 0 to 100 separated by commas, not '" + v + "'");
+            } else if (name == "expect-status") {
+                o.expect_status.clear();
+                for (std::size_t at = 0; at <= v.size();) {
+                    std::size_t comma = v.find(',', at);
+                    std::string item = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+                    if (!parse_uint(item.c_str(), 100, 999, n)) return usage_error("--expect-status needs status codes (100-999) separated by commas, not '" + v + "'");
+                    o.expect_status.push_back(static_cast<int>(n));
+                    if (comma == std::string::npos) break;
+                    at = comma + 1;
+                }
+            }
+            continue;
+        }
+        if (arg.size() < 2 || arg[0] != '-') {  // the URL
+            if (!o.url_text.empty()) return usage_error("more than one URL: '" + o.url_text + "' and '" + arg + "'");
+            o.url_text = arg;
+            continue;
+        }
+        for (std::size_t k = 1; k < arg.size(); ++k) {  // short options, grouped or with attached values
+            char f = arg[k];
+            std::string flag = std::string("-") + f;
+            if (bool_flags.find(f) != std::string::npos) {
+                switch (f) {
+                    case 'k': o.keep_alive = true; break;
+                    case 'l': o.length_check = false, o.variable_length = true; break;
+                    case 'r': break;  // microbench never exits on receive errors
+                    case 'i': o.method = "HEAD"; break;
+                    case 'q': o.quiet = true; break;
+                    case 'S': o.short_table = true; break;
+                    case 'd': o.no_percentiles = true; break;
+                    case 'V': return std::printf("microbench %s (ab-compatible)\n", mb::version_string), parse_outcome{true, 0};
+                    case 'h': return std::fputs(short_usage(), stdout), parse_outcome{true, 0};
+                    case 'w': case 'x': case 'y': case 'z': return usage_error(flag + " (HTML output) is not supported");
+                    default: return usage_error(flag + " (TLS) is not supported: microbench speaks plain HTTP/1.1 only");
+                }
+                continue;
+            }
+            if (value_flags.find(f) == std::string::npos) return usage_error("unknown option " + flag);
+            std::string v;
+            if (k + 1 < arg.size()) v = arg.substr(k + 1);
+            else if (i + 1 < argc) v = argv[++i];
+            else return usage_error("option " + flag + " needs a value");
+            k = arg.size();  // the rest of this argument was the value
+            std::uint64_t n = 0;
+            switch (f) {
+                case 'n':
+                    if (!parse_uint(v.c_str(), 1, 1'000'000'000'000ULL, n)) return usage_error("-n must be a number of requests from 1, not '" + v + "'");
+                    o.requests = n, o.requests_given = true;
+                    break;
+                case 'c':
+                    if (!parse_uint(v.c_str(), 1, 1'000'000, n)) return usage_error("-c must be from 1 to 1000000 connections, not '" + v + "'");
+                    o.concurrency = static_cast<std::uint32_t>(n);
+                    break;
+                case 't':
+                    if (!parse_uint(v.c_str(), 1, 604'800, n)) return usage_error("-t must be a number of seconds from 1, not '" + v + "'");
+                    o.duration_ms = static_cast<std::int64_t>(n) * 1000, duration_given = true;
+                    break;
+                case 's':
+                    if (!parse_uint(v.c_str(), 1, 3600, n)) return usage_error("-s must be a number of seconds from 1 to 3600, not '" + v + "'");
+                    o.timeout_ms = static_cast<std::int64_t>(n) * 1000;
+                    break;
+                case 'W':
+                    if (!parse_uint(v.c_str(), 1, 1024, n)) return usage_error("-W must be from 1 to 1024 threads, not '" + v + "'");
+                    o.threads = static_cast<std::uint32_t>(n);
+                    break;
+                case 'v':
+                    if (!parse_uint(v.c_str(), 0, 5, n)) return usage_error("-v must be a verbosity from 0 to 5, not '" + v + "'");
+                    o.verbosity = static_cast<int>(n);
+                    break;
+                case 'H': {
+                    mb::header h;
+                    if (mb::parse_header_line(v, h)) return usage_error("-H needs 'Name: value', not '" + v + "'");
+                    o.headers.push_back(h);
+                    break;
+                }
+                case 'C': o.headers.push_back({"Cookie", v}); break;
+                case 'A': {
+                    if (v.find(':') == std::string::npos) return usage_error("-A needs user:password");
+                    std::string encoded;
+                    mb::base64_encode(v, encoded);
+                    o.headers.push_back({"Authorization", "Basic " + encoded});
+                    break;
+                }
+                case 'p': case 'u':
+                    if (!read_file(v.c_str(), o.body)) return usage_error("cannot read " + flag + " file '" + v + "': " + std::strerror(errno));
+                    o.method = f == 'p' ? "POST" : "PUT", o.sent_body = true;
+                    break;
+                case 'T': o.content_type = v; break;
+                case 'm': o.method = v; break;
+                case 'B': o.bind_address = v; break;
+                case 'e': o.csv_path = v; break;
+                case 'b': return usage_error("-b (TCP window size) is not supported");
+                case 'g': return usage_error("-g (gnuplot file) is not supported yet; use -e or --json");
+                default: return usage_error(flag + " (proxy) is not supported");  // -X, -P
+            }
+        }
+    }
+    if (o.url_text.empty()) return usage_error("no URL given");
+    if (mb::error e = mb::parse_url(o.url_text, o.target))
+        return usage_error("bad URL '" + o.url_text + "': " + e.message() + " (at byte " + std::to_string(e.position) + ")");
+    if (duration_given && !o.requests_given) o.requests = 0;
+    if (o.requests && o.concurrency > o.requests)
+        return usage_error("cannot use concurrency level greater than total number of requests (-c " + std::to_string(o.concurrency) +
+                           " > -n " + std::to_string(o.requests) + ")");
+    if (o.threads > o.concurrency) return usage_error("more threads (" + std::to_string(o.threads) + ") than connections (-c " + std::to_string(o.concurrency) + ")");
+    if (o.pipeline > 1 && !o.keep_alive) return usage_error("--pipeline needs keep-alive (-k)");
+    std::string request;
+    if (mb::error e = mb::build_request(o.target, to_plan(o).request(), request)) return usage_error(std::string("bad request: ") + e.message());
+    return {};
+}
+
+}  // namespace cli
