@@ -3585,10 +3585,10 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
         detail::append_ab_times_row(out, "Processing: ", r.processing_ns);
         detail::append_ab_times_row(out, "Waiting:    ", r.waiting_ns);
         detail::append_ab_times_row(out, "Total:      ", r.total_ns);
-    } else {  // ab -S prints these three rows, in exactly this format
+    } else {  // ab -S prints these rows, in exactly this format
         appendf(out, "              min   avg   max\n");
         for (auto row : {std::make_pair("Connect:    ", &r.connect_ns), std::make_pair("Processing: ", &r.processing_ns),
-                         std::make_pair("Total:      ", &r.total_ns)})
+                         std::make_pair("Waiting:    ", &r.waiting_ns), std::make_pair("Total:      ", &r.total_ns)})
             appendf(out, "%s%5lld %5lld%5lld\n", row.first, detail::ab_round_ms(row.second->min()),
                     detail::ab_round_ms(static_cast<std::int64_t>(row.second->mean())), detail::ab_round_ms(row.second->max()));
     }

@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Tests of the `microbench` command line, run by CTest:
+
+    test_cli.py MICROBENCH_BINARY MICROBENCH_SERVER_BINARY
+
+Starts the reference server (and, for one test, Python's http.server) on 127.0.0.1, runs real
+ApacheBench and microbench side by side, and checks: every line of ab's report has its
+counterpart in microbench's, in order and in the same number format; the strict patterns real
+scripts use to read ab's report give the same keys on both; usage errors, exit codes, the -e
+CSV, the --json document, the keep-alive note and the partial report after SIGINT.
+"""
+import base64
+import http.server
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+MICROBENCH = SERVER = None
+AB_HEADER = ("This is ApacheBench", "Copyright", "Licensed to", "Benchmarking", "Completed ", "Finished ")
+
+
+def run(args, timeout=60):
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+
+
+def skeleton(line):
+    """A line with its numbers replaced by their format: 12 → <int>, 3.25 → <dec2>."""
+    return re.sub(r"\d+\.(\d+)|\d+", lambda m: f"<dec{len(m.group(1))}>" if m.group(1) else "<int>", line.rstrip())
+
+
+def report_lines(stdout):
+    """The report proper: lines after the banner, without ab's advisory WARNING paragraph."""
+    lines, skip = [], False
+    for line in stdout.splitlines():
+        if line.startswith(AB_HEADER) or line.startswith("This is microbench"):
+            continue
+        if line.startswith("WARNING:"):
+            skip = True
+            continue
+        if skip and line.startswith(" "):
+            continue
+        skip = False
+        if line.strip():
+            lines.append(line)
+    return lines
+
+
+def strict_parse(stdout):
+    """What real scripts pull out of an ab report with strict patterns."""
+    out = {}
+    for name, pattern in [("complete", r"^Complete requests:\s+(\d+)$"),
+                          ("taken", r"^Time taken for tests:\s+(\d+\.\d+) seconds$"),
+                          ("failed", r"^Failed requests:\s+(\d+)$"),
+                          ("rps", r"^Requests per second:\s+([\d.]+) \[#/sec\] \(mean\)$"),
+                          ("total", r"^Total:\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)$")]:
+        m = re.search(pattern, stdout, re.M)
+        out[name] = m.groups() if m else None
+    out["percentiles"] = dict(re.findall(r"^\s*(\d+)%\s+([0-9.]+)", stdout, re.M))
+    return out
+
+
+class Servers:
+    port = None
+    proc = None
+
+    @classmethod
+    def start(cls):
+        cls.proc = subprocess.Popen([SERVER, "-p", "0", "-t", "1", "-d", "600"], stdout=subprocess.PIPE, text=True)
+        line = cls.proc.stdout.readline()
+        cls.proc.stdout.close()  # the server's last line (its counts) is not needed
+        cls.port = int(re.search(r"port (\d+)", line).group(1))
+
+    @classmethod
+    def stop(cls):
+        cls.proc.send_signal(signal.SIGTERM)
+        cls.proc.wait(timeout=10)
+
+    @classmethod
+    def url(cls, path="/factorial/10"):
+        return f"http://127.0.0.1:{cls.port}{path}"
+
+
+class AbCompatibility(unittest.TestCase):
+    def compare(self, flags, path="/factorial/10"):
+        ab = run(["ab"] + flags + [Servers.url(path)])
+        mb = run([MICROBENCH] + flags + [Servers.url(path)])
+        self.assertEqual(ab.returncode, 0, ab.stderr)
+        self.assertEqual(mb.returncode, 0, mb.stderr)
+        ab_lines = [skeleton(l) for l in report_lines(ab.stdout)]
+        mb_lines = [skeleton(l) for l in report_lines(mb.stdout)]
+        self.assertGreater(len(ab_lines), 15)
+        at = 0
+        for line in ab_lines:  # ab's lines, in order, each found in microbench's
+            while at < len(mb_lines) and mb_lines[at] != line:
+                at += 1
+            self.assertLess(at, len(mb_lines), f"ab line {line!r} has no counterpart in order in:\n{mb.stdout}")
+            at += 1
+        a, m = strict_parse(ab.stdout), strict_parse(mb.stdout)
+        for key in ("complete", "taken", "failed", "rps", "total"):
+            self.assertEqual(a[key] is None, m[key] is None, f"{key}: ab {a[key]} microbench {m[key]}")
+        self.assertEqual(sorted(a["percentiles"]), sorted(m["percentiles"]))
+        self.assertEqual(a["complete"], m["complete"])
+        return ab, mb
+
+    def test_keep_alive(self):
+        ab, mb = self.compare(["-n", "300", "-c", "5", "-k"])
+        self.assertIn("Keep-Alive requests:    300\n", mb.stdout)
+
+    def test_new_connection_per_request(self):
+        self.compare(["-n", "200", "-c", "4"])
+
+    def test_short_table(self):
+        self.compare(["-n", "100", "-c", "2", "-S"])
+
+    def test_no_percentile_table(self):
+        ab, mb = self.compare(["-n", "100", "-c", "2", "-d"])
+        self.assertNotIn("Percentage of the requests", mb.stdout)
+
+    def test_non_2xx(self):
+        ab, mb = self.compare(["-n", "50", "-c", "2", "-k"], "/status/404")
+        self.assertIn("Non-2xx responses:      50\n", mb.stdout)
+
+    def test_variable_length(self):
+        ab, mb = self.compare(["-n", "50", "-c", "2", "-l"])
+        self.assertIn("Document Length:        Variable\n", mb.stdout)
+
+    def test_progress_on_stderr(self):
+        mb = run([MICROBENCH, "-n", "1000", "-c", "4", "-k", Servers.url()])
+        self.assertEqual([f"Completed {i * 100} requests" for i in range(1, 11)] + ["Finished 1000 requests"],
+                         mb.stderr.splitlines())
+        quiet = run([MICROBENCH, "-q", "-n", "1000", "-c", "4", "-k", Servers.url()])
+        self.assertEqual(quiet.stderr, "")
+
+    def test_default_report_has_no_stray_percentile_lines(self):
+        mb = run([MICROBENCH, "-n", "200", "-c", "4", "-k", "--latency", Servers.url()])
+        found = re.findall(r"^\s*(\d+)%\s+([0-9.]+)", mb.stdout, re.M)
+        self.assertEqual([k for k, _ in found], ["50", "66", "75", "80", "90", "95", "98", "99", "100"])
+        self.assertIn("p99.9", mb.stdout)
+
+
+class Outputs(unittest.TestCase):
+    def test_csv(self):
+        path = f"/tmp/microbench-cli-{os.getpid()}.csv"
+        mb = run([MICROBENCH, "-q", "-n", "300", "-c", "3", "-k", "-e", path, Servers.url()])
+        self.assertEqual(mb.returncode, 0, mb.stderr)
+        with open(path) as f:
+            rows = f.read().splitlines()
+        os.unlink(path)
+        self.assertEqual(rows[0], "Percentage served,Time in ms")
+        self.assertEqual(len(rows), 102)
+        values = []
+        for i, row in enumerate(rows[1:]):
+            self.assertRegex(row, rf"^{i},\d+\.\d{{3}}$")
+            values.append(float(row.split(",")[1]))
+        self.assertEqual(values, sorted(values))
+
+    def test_json(self):
+        mb = run([MICROBENCH, "-n", "400", "-c", "4", "-k", "--json", "-", "--percentiles", "50,99.9", Servers.url()])
+        self.assertEqual(mb.returncode, 0, mb.stderr)
+        doc = json.loads(mb.stdout)  # stdout holds the JSON document only
+        self.assertEqual(doc["requests"]["completed"], 400)
+        self.assertEqual(doc["requests"]["ended"], 400)
+        self.assertEqual(doc["status_codes"], {"200": 400})
+        self.assertEqual(doc["config"]["concurrency"], 4)
+        self.assertTrue(doc["config"]["keep_alive"])
+        self.assertEqual(doc["bytes"]["document_length"], 21)
+        self.assertEqual(set(doc["failures"]), {"connect", "write", "receive", "parse", "timeout", "length", "check"})
+        total = doc["latency_ns"]["total"]
+        self.assertEqual(total["count"], 400)
+        self.assertEqual(set(total["percentiles"]), {"50", "99.9"})
+        self.assertLessEqual(total["min"], total["percentiles"]["50"])
+        self.assertLessEqual(total["percentiles"]["99.9"], total["max"])
+        self.assertTrue(base64.b64decode(total["histogram"]).startswith(b"MBH\x01"))
+
+    def test_expect_status(self):
+        mb = run([MICROBENCH, "-n", "20", "--expect-status", "200", Servers.url("/status/503")])
+        self.assertEqual(mb.returncode, 0)
+        self.assertRegex(mb.stdout, r"Failed requests:        20\n   \(Connect: 0, Receive: 0, Length: 0, Exceptions: 20\)\n"
+                                    r"Failure reasons:        check 20\n")
+
+
+class Errors(unittest.TestCase):
+    def test_usage_errors_exit_1_with_one_clear_line(self):
+        url = Servers.url()
+        cases = [([], "no URL"), (["-n"], "needs a value"), (["-n", "abc", url], "-n"), (["-n", "0", url], "-n"),
+                 (["-c", "0", url], "-c"), (["-n", "5", "-c", "10", url], "concurrency level greater"),
+                 (["--bogus", url], "unknown option --bogus"), (["-j", url], "unknown option -j"),
+                 (["https://127.0.0.1/"], "TLS"), (["ftp://x/"], "bad URL"), (["http://h:99999/"], "port"),
+                 (["-X", "proxy:3128", url], "proxy"), (["-s", "0", url], "-s"), (["--pipeline", "4", url], "keep-alive"),
+                 (["-t", "soon", url], "-t"), (["-H", "NoColon", url], "-H"), (["-W", "4", "-c", "2", "-n", "9", url], "threads"),
+                 (["--expect-status", "abc", url], "--expect-status"), (["--percentiles", "101", url], "--percentiles"),
+                 (["-p", "/nonexistent/file", url], "cannot read"), (["-g", "out.tsv", url], "-g"), (["-m", "G T", url], "method"),
+                 (["a", "b"], "more than one URL")]
+        for args, words in cases:
+            with self.subTest(args=args):
+                r = run([MICROBENCH] + args, timeout=10)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                first = r.stderr.splitlines()[0]
+                self.assertTrue(first.startswith("microbench: "), first)
+                self.assertIn(words, first)
+                self.assertIn("Usage: microbench", r.stderr)
+                self.assertEqual(r.stdout, "")
+
+    def test_unreachable_target_exits_2(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        r = run([MICROBENCH, "-n", "3", f"http://127.0.0.1:{port}/"], timeout=20)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("cannot be reached", r.stderr)
+        self.assertIn("(Connect: 3, Receive: 0, Length: 0, Exceptions: 0)", r.stdout)
+        r = run([MICROBENCH, "-n", "1", "http://no-such-host.invalid/"], timeout=20)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("cannot resolve", r.stderr)
+
+    def test_help_and_version(self):
+        for args, text in [(["-V"], "microbench 0.1.0"), (["-h"], "Usage: microbench"), (["--help-all"], "--expect-status")]:
+            r = run([MICROBENCH] + args)
+            self.assertEqual(r.returncode, 0)
+            self.assertIn(text, r.stdout)
+
+    def test_sigint_prints_a_partial_report(self):
+        p = subprocess.Popen([MICROBENCH, "-n", "1000000", "-c", "4", Servers.url("/delay/20")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn("Test interrupted after", out)
+        complete = int(re.search(r"^Complete requests:\s+(\d+)$", out, re.M).group(1))
+        self.assertGreater(complete, 20)
+        self.assertLess(complete, 1000)
+
+    def test_duration_has_no_request_cap(self):
+        t0 = time.monotonic()
+        r = run([MICROBENCH, "-q", "-t", "1", "-c", "4", "-k", Servers.url()], timeout=20)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(time.monotonic() - t0, 5)
+        complete = int(re.search(r"^Complete requests:\s+(\d+)$", r.stdout, re.M).group(1))
+        self.assertGreater(complete, 100)
+
+
+class KeepAliveNote(unittest.TestCase):
+    def test_server_that_closes_every_connection(self):
+        class Handler(http.server.BaseHTTPRequestHandler):  # HTTP/1.0: closes after each response
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        try:
+            r = run([MICROBENCH, "-n", "40", "-c", "2", "-k", f"http://127.0.0.1:{httpd.server_address[1]}/"])
+        finally:
+            httpd.shutdown()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Keep-Alive requests:    0\n", r.stdout)
+        self.assertIn("Note: keep-alive was requested, but the server closed every connection", r.stdout)
+
+
+if __name__ == "__main__":
+    MICROBENCH, SERVER = sys.argv[1], sys.argv[2]
+    Servers.start()
+    try:
+        result = unittest.main(argv=[sys.argv[0], "-v"], exit=False).result
+    finally:
+        Servers.stop()
+    failed = len(result.failures) + len(result.errors)
+    print(f"{result.testsRun - failed} passed, {failed} failed")
+    sys.exit(1 if failed or result.testsRun == 0 else 0)
