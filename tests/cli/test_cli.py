@@ -270,6 +270,34 @@ class KeepAliveNote(unittest.TestCase):
         self.assertIn("Note: keep-alive was requested, but the server closed every connection", r.stdout)
 
 
+class Uvicorn(unittest.TestCase):
+    def test_keeps_alive_where_ab_cannot(self):
+        """ab's HTTP/1.0 keep-alive gets nothing from uvicorn; microbench's HTTP/1.1 does."""
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        here = os.path.dirname(os.path.abspath(__file__))
+        server = subprocess.Popen(["/usr/bin/python3", "-m", "uvicorn", "fastapi_app:app", "--host", "127.0.0.1",
+                                   "--port", str(port), "--log-level", "warning"], cwd=here)
+        try:
+            for _ in range(200):
+                try:
+                    socket.create_connection(("127.0.0.1", port)).close()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            url = f"http://127.0.0.1:{port}/factorial/10"
+            ab = run(["ab", "-k", "-n", "200", "-c", "4", url])
+            mb = run([MICROBENCH, "-k", "-n", "200", "-c", "4", url])
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+        self.assertIn("Keep-Alive requests:    0\n", ab.stdout)
+        self.assertIn("Keep-Alive requests:    200\n", mb.stdout)
+        self.assertIn("Document Length:        21 bytes\n", mb.stdout)
+        self.assertNotIn("Note: keep-alive", mb.stdout)
+
+
 if __name__ == "__main__":
     MICROBENCH, SERVER = sys.argv[1], sys.argv[2]
     Servers.start()
