@@ -36,7 +36,7 @@ struct options {
     bool length_check = true;
     bool variable_length = false;
     std::vector<int> expect_status;
-    std::string csv_path, json_path;
+    std::string csv_path, json_path, gnuplot_path;
     std::vector<double> percentiles = {50, 90, 99, 99.9, 99.99};
     bool latency = false;
     bool quiet = false;
@@ -58,7 +58,7 @@ inline const char* short_usage() {
            "  -H 'Name: v'    add/replace a header                 -C name=value   add a cookie\n"
            "  -A user:pass    basic authentication                 -m METHOD / -i  method / HEAD\n"
            "  -p file / -u file  POST / PUT body, -T type          -B address      local address to bind\n"
-           "  -e file         ab's percentile CSV                  -l              accept variable lengths\n"
+           "  -e / -g file    ab's percentile CSV / gnuplot TSV    -l              accept variable lengths\n"
            "  -q -S -d -v N -r -V -h   as in ab\n"
            "  --json FILE|-  --latency  --percentiles LIST  --pipeline N  --timeout-ms N  --duration 10s\n"
            "  --expect-status LIST  --no-length-check  --help-all (every option, in detail)\n";
@@ -83,12 +83,13 @@ inline const char* long_usage() {
            "  -m method        Use this method.              -i        Use HEAD.\n"
            "  -B address       Local address to connect from.\n"
            "  -e file          Write ab's CSV: percentage served (0-100) and time in ms.\n"
+           "  -g file          Write ab's gnuplot TSV, a row per request (with -t alone: the first 1000000).\n"
            "  -l               Accept responses of varying length (no Length failures).\n"
            "  -r               Accepted for compatibility: microbench never stops on errors.\n"
            "  -q               No progress output.  -S  Short connection table.  -d  No percentile table.\n"
            "  -v level         2 or more: print the request sent.\n"
            "  -V               Print the version.   -h  Print the short usage.\n"
-           "  Not supported, with an error: -b (TCP window), -g (gnuplot file, not yet), -X/-P (proxy),\n"
+           "  Not supported, with an error: -b (TCP window), -X/-P (proxy),\n"
            "  -w/-x/-y/-z (HTML output), -f/-Z/-E/-I (TLS: microbench speaks plain HTTP only).\n\n"
            "microbench's own options:\n"
            "  -W N, --threads N      Worker threads, each with its own epoll loop (default 1).\n"
@@ -142,12 +143,16 @@ inline bool read_file(const char* path, std::string& out) {
     return ok;
 }
 
+constexpr std::uint64_t gnuplot_cap = 1'000'000;
+
 inline mb::plan to_plan(const options& o) {
     mb::plan p;
     p.url(o.url_text).method(o.method).body(o.body).content_type(o.content_type).requests(o.requests)
         .duration_ms(o.duration_ms).concurrency(o.concurrency).threads(o.threads).keep_alive(o.keep_alive)
         .timeout_ms(o.timeout_ms).connect_timeout_ms(o.timeout_ms).pipeline(o.pipeline).bind_address(o.bind_address)
         .length_check(o.length_check).expect_status(o.expect_status);
+    // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
+    if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);
     return p;
 }
@@ -298,7 +303,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 case 'B': o.bind_address = v; break;
                 case 'e': o.csv_path = v; break;
                 case 'b': return usage_error("-b (TCP window size) is not supported");
-                case 'g': return usage_error("-g (gnuplot file) is not supported yet; use -e or --json");
+                case 'g': o.gnuplot_path = v; break;
                 default: return usage_error(flag + " (proxy) is not supported");  // -X, -P
             }
         }

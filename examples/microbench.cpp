@@ -119,6 +119,8 @@ int main(int argc, char** argv) {
     int status = r.cancelled ? 130 : 0;
     if (!o.csv_path.empty() && !write_file(o.csv_path, mb::percentiles_csv(r)))
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.csv_path.c_str(), std::strerror(errno)), status = 1;
+    if (!o.gnuplot_path.empty() && !write_file(o.gnuplot_path, mb::gnuplot_tsv(r)))
+        std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.gnuplot_path.c_str(), std::strerror(errno)), status = 1;
     if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles)))
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.json_path.c_str(), std::strerror(errno)), status = 1;
     if (unreachable(r)) {

@@ -1983,6 +1983,7 @@ public:
     MICROBENCH_PLAN_FIELD(std::string, bind_address)     // local address to connect from; "" = any
     MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
     MICROBENCH_PLAN_FIELD(response_limits, limits)
+    MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
 #undef MICROBENCH_PLAN_FIELD
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
@@ -2065,6 +2066,7 @@ private:
     std::string bind_address_;
     bool length_check_ = true;
     response_limits limits_;
+    std::uint64_t record_requests_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     const cancel_token* cancel_ = nullptr;
@@ -2083,6 +2085,7 @@ private:
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 
 namespace microbench {
@@ -2112,6 +2115,12 @@ constexpr const char* failure_name(failure f) {
     return "unknown";
 }
 
+// One completed request, kept only when a plan asks for them (ab -g).
+struct request_timing {
+    std::int64_t start_ns;  // monotonic; result::start_realtime_ns maps it to wall-clock time
+    std::int64_t connect_ns, waiting_ns, processing_ns, total_ns;
+};
+
 struct result {
     std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
     std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
@@ -2134,6 +2143,9 @@ struct result {
     std::uint64_t first_body_length = 0;   // of the run's first complete response (ab's Document Length)
     std::string server_software;           // Server header of the first response (ab's Server Software)
     std::int64_t elapsed_ns = 0;           // run start to last request end
+    std::int64_t start_ns = 0;             // run start, monotonic
+    std::int64_t start_realtime_ns = 0;    // the same instant on the wall clock
+    std::vector<request_timing> requests;  // per request, when the plan records them (by start time)
     bool cancelled = false;
 
     // Nanoseconds, per completed request, as ab defines them: Connect (0 on a reused
@@ -2166,6 +2178,7 @@ struct result {
         if (elapsed_ns < o.elapsed_ns) elapsed_ns = o.elapsed_ns;
         cancelled = cancelled || o.cancelled;
         if (server_software.empty()) server_software = o.server_software;
+        requests.insert(requests.end(), o.requests.begin(), o.requests.end());
         connect_ns.merge(o.connect_ns);
         waiting_ns.merge(o.waiting_ns);
         processing_ns.merge(o.processing_ns);
@@ -2259,6 +2272,7 @@ struct worker_setup {
     bool head = false;
     bool length_check = true;
     std::vector<bool> expected_status;  // empty, or 1000 flags: the statuses that count as success
+    std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
     std::int64_t start_ns = 0;
     std::int64_t stop_issuing_ns = INT64_MAX;
     std::int64_t drain_ns = 0;
@@ -2291,6 +2305,8 @@ public:
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         stats_.concurrency_requested = s_.connections;
+        if (s_.record_requests)
+            stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
         return {};
     }
 
@@ -2663,6 +2679,8 @@ inline void worker::complete_oldest(connection& c, std::int64_t now) {
     stats_.waiting_ns.record(waiting);
     stats_.processing_ns.record(total - connect);
     stats_.total_ns.record(total);
+    if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
+        stats_.requests.push_back(request_timing{q.start_ns, connect, waiting, total - connect, total});
     note_ended();
 }
 
@@ -2697,6 +2715,7 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now) {
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -2773,6 +2792,8 @@ inline error run(const plan& p, result& out) {
     cancel_token abort;
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     const std::int64_t start = now_ns();
+    timespec wall{};
+    clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
     for (std::uint32_t i = 0; i < t; ++i) {
         worker_setup s;
         s.target = to;
@@ -2785,6 +2806,7 @@ inline error run(const plan& p, result& out) {
         s.keep_alive = p.keep_alive();
         s.head = p.method() == "HEAD";
         s.length_check = p.length_check();
+        s.record_requests = p.record_requests();
         if (!p.expect_status().empty()) {
             s.expected_status.assign(1000, false);
             for (int code : p.expect_status()) s.expected_status[static_cast<std::size_t>(code)] = true;
@@ -2843,6 +2865,10 @@ inline error run(const plan& p, result& out) {
         out.merge(threads[i].w->stats());
     }
     out.concurrency_requested = p.concurrency();
+    out.start_ns = start;
+    out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
+    std::sort(out.requests.begin(), out.requests.end(),
+              [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
     std::int64_t first = reference_length.load(std::memory_order_relaxed);
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
     return {};
@@ -3603,11 +3629,13 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
 // ---- end include/microbench/report_ab.hpp ----
 // ---- begin include/microbench/report_text.hpp ----
 // microbench/report_text.hpp — microbench's own text after ab's report: plain notes about what
-// ab would hide (keep-alive that did not happen, requests sent again) and the opt-in latency
-// section in microseconds. Nothing here looks like an ab line, so ab parsers skip it.
+// ab would hide (keep-alive that did not happen, requests sent again), the opt-in latency
+// section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
+// the report looks like an ab line, so ab parsers skip it.
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -3673,6 +3701,25 @@ inline std::string percentiles_csv(const result& r) {
     std::string out = "Percentage served,Time in ms\n";
     for (int p = 0; p <= 100; ++p)
         detail::appendf(out, "%d,%.3f\n", p, static_cast<double>(r.total_ns.value_at_percentile(p)) / 1e6);
+    return out;
+}
+
+// ab -g: one tab-separated row per recorded request, by start time: its start as text and in
+// seconds since the epoch, then ctime (Connect), dtime (Processing), ttime (Total) and wait
+// (Waiting) in ms rounded as ab rounds.
+inline std::string gnuplot_tsv(const result& r) {
+    std::string out = "starttime\tseconds\tctime\tdtime\tttime\twait\n";
+    for (const request_timing& t : r.requests) {
+        std::int64_t wall_ns = r.start_realtime_ns + (t.start_ns - r.start_ns);
+        time_t seconds = static_cast<time_t>(wall_ns / 1'000'000'000);
+        tm local{};
+        localtime_r(&seconds, &local);
+        char when[64];
+        std::strftime(when, sizeof when, "%a %b %d %H:%M:%S %Y", &local);
+        detail::appendf(out, "%s\t%lld\t%lld\t%lld\t%lld\t%lld\n", when, static_cast<long long>(seconds),
+                        detail::ab_round_ms(t.connect_ns), detail::ab_round_ms(t.processing_ns),
+                        detail::ab_round_ms(t.total_ns), detail::ab_round_ms(t.waiting_ns));
+    }
     return out;
 }
 

@@ -60,6 +60,7 @@ public:
     MICROBENCH_PLAN_FIELD(std::string, bind_address)     // local address to connect from; "" = any
     MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
     MICROBENCH_PLAN_FIELD(response_limits, limits)
+    MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
 #undef MICROBENCH_PLAN_FIELD
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
@@ -142,6 +143,7 @@ private:
     std::string bind_address_;
     bool length_check_ = true;
     response_limits limits_;
+    std::uint64_t record_requests_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     const cancel_token* cancel_ = nullptr;

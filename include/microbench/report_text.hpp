@@ -1,10 +1,12 @@
 // microbench/report_text.hpp — microbench's own text after ab's report: plain notes about what
-// ab would hide (keep-alive that did not happen, requests sent again) and the opt-in latency
-// section in microseconds. Nothing here looks like an ab line, so ab parsers skip it.
+// ab would hide (keep-alive that did not happen, requests sent again), the opt-in latency
+// section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
+// the report looks like an ab line, so ab parsers skip it.
 #pragma once
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -73,6 +75,25 @@ inline std::string percentiles_csv(const result& r) {
     std::string out = "Percentage served,Time in ms\n";
     for (int p = 0; p <= 100; ++p)
         detail::appendf(out, "%d,%.3f\n", p, static_cast<double>(r.total_ns.value_at_percentile(p)) / 1e6);
+    return out;
+}
+
+// ab -g: one tab-separated row per recorded request, by start time: its start as text and in
+// seconds since the epoch, then ctime (Connect), dtime (Processing), ttime (Total) and wait
+// (Waiting) in ms rounded as ab rounds.
+inline std::string gnuplot_tsv(const result& r) {
+    std::string out = "starttime\tseconds\tctime\tdtime\tttime\twait\n";
+    for (const request_timing& t : r.requests) {
+        std::int64_t wall_ns = r.start_realtime_ns + (t.start_ns - r.start_ns);
+        time_t seconds = static_cast<time_t>(wall_ns / 1'000'000'000);
+        tm local{};
+        localtime_r(&seconds, &local);
+        char when[64];
+        std::strftime(when, sizeof when, "%a %b %d %H:%M:%S %Y", &local);
+        detail::appendf(out, "%s\t%lld\t%lld\t%lld\t%lld\t%lld\n", when, static_cast<long long>(seconds),
+                        detail::ab_round_ms(t.connect_ns), detail::ab_round_ms(t.processing_ns),
+                        detail::ab_round_ms(t.total_ns), detail::ab_round_ms(t.waiting_ns));
+    }
     return out;
 }
 

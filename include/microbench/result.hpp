@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "histogram.hpp"
 
@@ -35,6 +36,12 @@ constexpr const char* failure_name(failure f) {
     return "unknown";
 }
 
+// One completed request, kept only when a plan asks for them (ab -g).
+struct request_timing {
+    std::int64_t start_ns;  // monotonic; result::start_realtime_ns maps it to wall-clock time
+    std::int64_t connect_ns, waiting_ns, processing_ns, total_ns;
+};
+
 struct result {
     std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
     std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
@@ -57,6 +64,9 @@ struct result {
     std::uint64_t first_body_length = 0;   // of the run's first complete response (ab's Document Length)
     std::string server_software;           // Server header of the first response (ab's Server Software)
     std::int64_t elapsed_ns = 0;           // run start to last request end
+    std::int64_t start_ns = 0;             // run start, monotonic
+    std::int64_t start_realtime_ns = 0;    // the same instant on the wall clock
+    std::vector<request_timing> requests;  // per request, when the plan records them (by start time)
     bool cancelled = false;
 
     // Nanoseconds, per completed request, as ab defines them: Connect (0 on a reused
@@ -89,6 +99,7 @@ struct result {
         if (elapsed_ns < o.elapsed_ns) elapsed_ns = o.elapsed_ns;
         cancelled = cancelled || o.cancelled;
         if (server_software.empty()) server_software = o.server_software;
+        requests.insert(requests.end(), o.requests.begin(), o.requests.end());
         connect_ns.merge(o.connect_ns);
         waiting_ns.merge(o.waiting_ns);
         processing_ns.merge(o.processing_ns);

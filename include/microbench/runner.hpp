@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -89,6 +90,8 @@ inline error run(const plan& p, result& out) {
     cancel_token abort;
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     const std::int64_t start = now_ns();
+    timespec wall{};
+    clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
     for (std::uint32_t i = 0; i < t; ++i) {
         worker_setup s;
         s.target = to;
@@ -101,6 +104,7 @@ inline error run(const plan& p, result& out) {
         s.keep_alive = p.keep_alive();
         s.head = p.method() == "HEAD";
         s.length_check = p.length_check();
+        s.record_requests = p.record_requests();
         if (!p.expect_status().empty()) {
             s.expected_status.assign(1000, false);
             for (int code : p.expect_status()) s.expected_status[static_cast<std::size_t>(code)] = true;
@@ -159,6 +163,10 @@ inline error run(const plan& p, result& out) {
         out.merge(threads[i].w->stats());
     }
     out.concurrency_requested = p.concurrency();
+    out.start_ns = start;
+    out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
+    std::sort(out.requests.begin(), out.requests.end(),
+              [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
     std::int64_t first = reference_length.load(std::memory_order_relaxed);
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
     return {};

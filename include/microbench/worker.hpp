@@ -36,6 +36,7 @@ struct worker_setup {
     bool head = false;
     bool length_check = true;
     std::vector<bool> expected_status;  // empty, or 1000 flags: the statuses that count as success
+    std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
     std::int64_t start_ns = 0;
     std::int64_t stop_issuing_ns = INT64_MAX;
     std::int64_t drain_ns = 0;
@@ -68,6 +69,8 @@ public:
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         stats_.concurrency_requested = s_.connections;
+        if (s_.record_requests)
+            stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
         return {};
     }
 

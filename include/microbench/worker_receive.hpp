@@ -115,6 +115,8 @@ inline void worker::complete_oldest(connection& c, std::int64_t now) {
     stats_.waiting_ns.record(waiting);
     stats_.processing_ns.record(total - connect);
     stats_.total_ns.record(total);
+    if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
+        stats_.requests.push_back(request_timing{q.start_ns, connect, waiting, total - connect, total});
     note_ended();
 }
 

@@ -161,6 +161,22 @@ class Outputs(unittest.TestCase):
             values.append(float(row.split(",")[1]))
         self.assertEqual(values, sorted(values))
 
+    def test_gnuplot(self):
+        path = f"/tmp/microbench-cli-{os.getpid()}.tsv"
+        mb = run([MICROBENCH, "-q", "-n", "250", "-c", "5", "-k", "-g", path, Servers.url()])
+        self.assertEqual(mb.returncode, 0, mb.stderr)
+        with open(path) as f:
+            rows = f.read().splitlines()
+        os.unlink(path)
+        self.assertEqual(rows[0], "starttime\tseconds\tctime\tdtime\tttime\twait")
+        self.assertEqual(len(rows), 251)  # one per request
+        seconds = []
+        for row in rows[1:]:
+            self.assertRegex(row, r"^\w{3} \w{3} \d{2} \d{2}:\d{2}:\d{2} \d{4}\t\d+\t\d+\t\d+\t\d+\t\d+$")
+            seconds.append(int(row.split("\t")[1]))
+        self.assertEqual(seconds, sorted(seconds))
+        self.assertLess(abs(seconds[0] - time.time()), 60)
+
     def test_json(self):
         mb = run([MICROBENCH, "-n", "400", "-c", "4", "-k", "--json", "-", "--percentiles", "50,99.9", Servers.url()])
         self.assertEqual(mb.returncode, 0, mb.stderr)
@@ -196,7 +212,7 @@ class Errors(unittest.TestCase):
                  (["-X", "proxy:3128", url], "proxy"), (["-s", "0", url], "-s"), (["--pipeline", "4", url], "keep-alive"),
                  (["-t", "soon", url], "-t"), (["-H", "NoColon", url], "-H"), (["-W", "4", "-c", "2", "-n", "9", url], "threads"),
                  (["--expect-status", "abc", url], "--expect-status"), (["--percentiles", "101", url], "--percentiles"),
-                 (["-p", "/nonexistent/file", url], "cannot read"), (["-g", "out.tsv", url], "-g"), (["-m", "G T", url], "method"),
+                 (["-p", "/nonexistent/file", url], "cannot read"), (["-b", "4096", url], "-b"), (["-m", "G T", url], "method"),
                  (["a", "b"], "more than one URL")]
         for args, words in cases:
             with self.subTest(args=args):
