@@ -31,8 +31,10 @@ def run(args, timeout=60):
 
 
 def skeleton(line):
-    """A line with its numbers replaced by their format: 12 → <int>, 3.25 → <dec2>."""
-    return re.sub(r"\d+\.(\d+)|\d+", lambda m: f"<dec{len(m.group(1))}>" if m.group(1) else "<int>", line.rstrip())
+    """A line with its numbers replaced by their format (12 → <int>, 3.25 → <dec2>) and runs of
+    spaces made one: column widths follow the values (ab pads with printf widths too)."""
+    line = re.sub(r"\d+\.(\d+)|\d+", lambda m: f"<dec{len(m.group(1))}>" if m.group(1) else "<int>", line.rstrip())
+    return re.sub(r" +", " ", line)
 
 
 def report_lines(stdout):
