@@ -1728,6 +1728,254 @@ inline bool base64_decode(std::string_view in, std::string& out) {
 
 }  // namespace microbench
 // ---- end include/microbench/histogram_codec.hpp ----
+// ---- begin include/microbench/bigint.hpp ----
+// microbench/bigint.hpp — exact n! in decimal, for the factorial endpoint and its checks.
+// Schoolbook multiplication in base 10^9 limbs: 10000! (35,660 digits) takes a few ms.
+// Allocates its result; callers compute each n once and cache it.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace microbench {
+
+inline std::string factorial_decimal(unsigned n) {
+    const std::uint32_t base = 1'000'000'000;
+    std::vector<std::uint32_t> limbs{1};  // least significant first
+    for (unsigned k = 2; k <= n; ++k) {
+        std::uint64_t carry = 0;
+        for (std::uint32_t& limb : limbs) {
+            std::uint64_t v = static_cast<std::uint64_t>(limb) * k + carry;
+            limb = static_cast<std::uint32_t>(v % base);
+            carry = v / base;
+        }
+        while (carry) {
+            limbs.push_back(static_cast<std::uint32_t>(carry % base));
+            carry /= base;
+        }
+    }
+    std::string out = std::to_string(limbs.back());
+    char digits[16];
+    for (std::size_t i = limbs.size() - 1; i-- > 0;) {
+        std::snprintf(digits, sizeof digits, "%09u", static_cast<unsigned>(limbs[i]));
+        out += digits;
+    }
+    return out;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/bigint.hpp ----
+// ---- begin include/microbench/checks.hpp ----
+// microbench/checks.hpp — declarative response checks, evaluated as a response streams in,
+// on the parser's views, without copying the body: expected statuses, body equals / starts with /
+// contains (KMP across chunk boundaries), a header present or equal, a body length, exact n! as
+// text or as JSON {"factorial": n!} with any whitespace, and a user callback.
+// A `checks` object is immutable during a run and shared by all connections; each connection
+// keeps a small `check_state`. No allocation per response.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+
+// Per connection, reset for every response.
+struct check_state {
+    bool failed = false;
+    std::uint64_t offset = 0;     // body bytes seen so far
+    std::size_t contains_at = 0;  // KMP: length of the needle prefix matched so far
+    bool contains_found = false;
+    std::uint8_t fact_phase = 0;  // factorial matcher: see checks::feed_factorial
+    std::size_t fact_at = 0;
+};
+
+// Called when a response is complete: return false to fail it (reason `check`).
+using response_callback = bool (*)(int status, std::uint64_t body_bytes, void* user);
+
+class checks {
+public:
+    checks& status(std::vector<int> codes) { return statuses_ = std::move(codes), *this; }
+    checks& body_equals(std::string s) { return equals_ = std::move(s), has_equals_ = true, *this; }
+    checks& body_starts_with(std::string s) { return starts_ = std::move(s), *this; }
+    checks& body_contains(std::string s) {
+        contains_ = std::move(s);
+        kmp_.assign(contains_.size(), 0);  // prefix function, computed once
+        for (std::size_t i = 1, k = 0; i < contains_.size(); ++i) {
+            while (k && contains_[i] != contains_[k]) k = kmp_[k - 1];
+            if (contains_[i] == contains_[k]) ++k;
+            kmp_[i] = k;
+        }
+        return *this;
+    }
+    checks& header(std::string name, std::string value = {}, bool must_equal = false) {
+        headers_.push_back({std::move(name), std::move(value), must_equal});
+        return *this;
+    }
+    checks& body_length(std::uint64_t n) { return length_ = static_cast<std::int64_t>(n), *this; }
+    // The body must be exactly n!: "<digits>" or {"factorial": <digits>}, whitespace allowed.
+    checks& factorial(unsigned n) { return factorial_ = factorial_decimal(n), has_factorial_ = true, *this; }
+    checks& callback(response_callback fn, void* user) { return callback_ = fn, callback_user_ = user, *this; }
+
+    bool empty() const {
+        return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && headers_.empty() &&
+               length_ < 0 && !has_factorial_ && !callback_;
+    }
+
+    void on_headers(check_state& s, const response_parser& p) const {
+        s = check_state{};
+        if (!statuses_.empty()) {
+            bool ok = false;
+            for (int code : statuses_) ok = ok || code == p.status();
+            s.failed = s.failed || !ok;
+        }
+        for (const header_rule& h : headers_) {
+            const header_view* v = p.find_header(h.name);
+            s.failed = s.failed || !v || (h.must_equal && v->value != h.value);
+        }
+    }
+
+    void on_body(check_state& s, std::string_view chunk) const {
+        if (s.failed) return;
+        if (has_equals_) s.failed = !matches_at(equals_, s.offset, chunk, true);
+        if (!starts_.empty() && s.offset < starts_.size()) s.failed = s.failed || !matches_at(starts_, s.offset, chunk, false);
+        if (!contains_.empty() && !s.contains_found) feed_contains(s, chunk);
+        if (has_factorial_) feed_factorial(s, chunk);
+        s.offset += chunk.size();
+    }
+
+    // True when the completed response passed every check.
+    bool on_complete(check_state& s, int status, std::uint64_t body_bytes) const {
+        if (s.failed) return false;
+        if (has_equals_ && body_bytes != equals_.size()) return false;
+        if (!starts_.empty() && body_bytes < starts_.size()) return false;
+        if (!contains_.empty() && !s.contains_found) return false;
+        if (length_ >= 0 && body_bytes != static_cast<std::uint64_t>(length_)) return false;
+        if (has_factorial_ && !factorial_complete(s)) return false;
+        return !callback_ || callback_(status, body_bytes, callback_user_);
+    }
+
+private:
+    struct header_rule {
+        std::string name, value;
+        bool must_equal;
+    };
+
+    // Does `chunk`, found at body offset `at`, agree with `expected` there? For equality, bytes
+    // beyond the expected text are a mismatch; for a prefix they do not matter.
+    static bool matches_at(const std::string& expected, std::uint64_t at, std::string_view chunk, bool whole) {
+        if (at >= expected.size()) return !whole || chunk.empty();
+        std::size_t n = std::min<std::size_t>(chunk.size(), expected.size() - static_cast<std::size_t>(at));
+        if (expected.compare(static_cast<std::size_t>(at), n, chunk.data(), n) != 0) return false;
+        return !whole || n == chunk.size();
+    }
+
+    void feed_contains(check_state& s, std::string_view chunk) const {
+        std::size_t k = s.contains_at;
+        for (char c : chunk) {
+            while (k && c != contains_[k]) k = kmp_[k - 1];
+            if (c == contains_[k]) ++k;
+            if (k == contains_.size()) {
+                s.contains_found = true;
+                return;
+            }
+        }
+        s.contains_at = k;
+    }
+
+    // Phases: 0 leading space · 1 plain digits · 2 JSON '"factorial"' key · 3 space before ':' ·
+    // 4 space before the digits · 5 JSON digits · 6 space before '}' · 7 trailing space (done) · 8 failed.
+    enum : std::uint8_t { lead, plain, key, colon, value_start, json_digits, close, trail, bad };
+
+    void feed_factorial(check_state& s, std::string_view chunk) const {
+        static constexpr std::string_view key_text = "\"factorial\"";
+        for (char c : chunk) {
+            const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+            switch (s.fact_phase) {
+                case lead:
+                    if (space) break;
+                    if (c == '{') s.fact_phase = key, s.fact_at = 0;
+                    else if (c == factorial_[0]) s.fact_phase = plain, s.fact_at = 1;
+                    else s.fact_phase = bad;
+                    break;
+                case plain:
+                case json_digits:
+                    if (s.fact_at < factorial_.size() && c == factorial_[s.fact_at]) ++s.fact_at;
+                    else if (s.fact_at == factorial_.size() && (space || (s.fact_phase == json_digits && c == '}')))
+                        s.fact_phase = s.fact_phase == plain ? trail : (c == '}' ? trail : close);
+                    else s.fact_phase = bad;
+                    break;
+                case key:
+                    if (s.fact_at == 0 && space) break;
+                    if (s.fact_at < key_text.size() && c == key_text[s.fact_at]) {
+                        if (++s.fact_at == key_text.size()) s.fact_phase = colon;
+                    } else {
+                        s.fact_phase = bad;
+                    }
+                    break;
+                case colon:
+                    if (space) break;
+                    s.fact_phase = c == ':' ? value_start : bad;
+                    break;
+                case value_start:
+                    if (space) break;
+                    if (c == factorial_[0]) s.fact_phase = json_digits, s.fact_at = 1;
+                    else s.fact_phase = bad;
+                    break;
+                case close:
+                    if (space) break;
+                    s.fact_phase = c == '}' ? trail : bad;
+                    break;
+                case trail:
+                    if (!space) s.fact_phase = bad;
+                    break;
+                default:
+                    return;
+            }
+        }
+    }
+
+    bool factorial_complete(const check_state& s) const {
+        return s.fact_phase == trail || (s.fact_phase == plain && s.fact_at == factorial_.size());
+    }
+
+    std::vector<int> statuses_;
+    std::string equals_, starts_, contains_;
+    bool has_equals_ = false;
+    std::vector<std::size_t> kmp_;
+    std::vector<header_rule> headers_;
+    std::int64_t length_ = -1;
+    std::string factorial_;
+    bool has_factorial_ = false;
+    response_callback callback_ = nullptr;
+    void* callback_user_ = nullptr;
+};
+
+// n from a /factorial/{n} or /factorial?n=N target; false when the target is neither.
+inline bool factorial_argument(const url& target, unsigned& n) {
+    std::string_view t = target.target, path = t.substr(0, t.find('?')), digits;
+    if (path.substr(0, 11) == "/factorial/") {
+        digits = path.substr(11);
+    } else if (path == "/factorial" && t.size() > path.size()) {
+        std::string_view query = t.substr(path.size() + 1);
+        for (std::size_t at = 0; at <= query.size();) {
+            std::size_t amp = query.find('&', at);
+            std::string_view pair = query.substr(at, amp == std::string_view::npos ? std::string_view::npos : amp - at);
+            if (pair.substr(0, 2) == "n=") digits = pair.substr(2);
+            if (amp == std::string_view::npos) break;
+            at = amp + 1;
+        }
+    }
+    std::uint64_t v = 0;
+    if (digits.empty() || digits.size() > 5 || !detail::parse_decimal(digits, v) || v > 100000) return false;
+    n = static_cast<unsigned>(v);
+    return true;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/checks.hpp ----
 // ---- begin include/microbench/clock.hpp ----
 // microbench/clock.hpp — the one clock every timing uses: CLOCK_MONOTONIC in nanoseconds.
 // Never the wall clock: NTP steps must not bend latencies. One vDSO call, no syscall.
@@ -1994,6 +2242,13 @@ public:
     }
     const std::vector<int>& expect_status() const { return expected_status_; }
 
+    // Checks every response must pass; one that fails is a failed request with reason `check`.
+    plan& check(microbench::checks c) {
+        checks_ = std::move(c);
+        return *this;
+    }
+    const microbench::checks& check() const { return checks_; }
+
     // Adds a request header; one named like a default replaces it (ab's -H).
     plan& header(std::string name, std::string value) {
         headers_.push_back({std::move(name), std::move(value)});
@@ -2069,6 +2324,7 @@ private:
     std::uint64_t record_requests_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
+    microbench::checks checks_;
     const cancel_token* cancel_ = nullptr;
     progress_fn progress_fn_ = nullptr;
     void* progress_user_ = nullptr;
@@ -2152,6 +2408,9 @@ struct result {
     // connection), Waiting (request written → first response byte), Processing (Total − Connect),
     // Total (start → last byte).
     histogram connect_ns, waiting_ns, processing_ns, total_ns;
+    // Total time of every whole response, including those that then failed a check or ab's length
+    // rule: with total_ns (successful ones only) it shows whether failures are fast or slow.
+    histogram responses_total_ns;
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
@@ -2183,10 +2442,16 @@ struct result {
         waiting_ns.merge(o.waiting_ns);
         processing_ns.merge(o.processing_ns);
         total_ns.merge(o.total_ns);
+        responses_total_ns.merge(o.responses_total_ns);
     }
 
-    double requests_per_second() const {
+    // Correct responses per second (goodput), next to ab's requests per second.
+    double goodput_per_second() const {
         return elapsed_ns > 0 ? static_cast<double>(requests_completed) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
+    }
+    // Requests that ended per second, failed ones included (ab's figure).
+    double requests_per_second() const {
+        return elapsed_ns > 0 ? static_cast<double>(requests_ended) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
     }
 };
 
@@ -2232,6 +2497,7 @@ struct connection {
     response_parser parser;
     request_slot* requests;      // `pipeline` slots owned by the worker
     std::string stash;           // a response head split across reads
+    check_state checked;         // of the response being read
 
     std::uint32_t in_flight() const { return batch - done; }
     request_slot& oldest() { return requests[done]; }
@@ -2271,7 +2537,7 @@ struct worker_setup {
     bool keep_alive = true;
     bool head = false;
     bool length_check = true;
-    std::vector<bool> expected_status;  // empty, or 1000 flags: the statuses that count as success
+    const checks* response_checks = nullptr;  // null: no checks; shared, immutable during the run
     std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
     std::int64_t start_ns = 0;
     std::int64_t stop_issuing_ns = INT64_MAX;
@@ -2321,7 +2587,7 @@ private:
     void try_write(std::uint32_t ci);
     void on_readable(std::uint32_t ci, bool peer_closed);
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
-    void complete_oldest(connection& c, std::int64_t now);
+    void complete_oldest(connection& c, std::int64_t now, bool passed_checks = true);
     void on_eof(std::uint32_t ci, std::int64_t now);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
@@ -2609,6 +2875,9 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
         if (!slot.first_byte_ns && used < in.size()) slot.first_byte_ns = now;
         parse_result r = c.parser.parse(in.data() + used, in.size() - used);
         used += r.consumed;
+        const checks* ck = s_.response_checks;
+        if (ck && r.event == parse_event::headers) ck->on_headers(c.checked, c.parser);
+        if (ck && !r.body.empty()) ck->on_body(c.checked, r.body);
         if (r.event == parse_event::need_more) break;
         if (r.event == parse_event::error) {
             fail_in_flight(ci, failure::parse, failure::receive, true);
@@ -2625,7 +2894,7 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
         const bool server_closes = !c.parser.keep_alive();
         if (s_.keep_alive && !server_closes) ++stats_.keep_alive_responses;
         const bool reuse = s_.keep_alive && !server_closes && c.state == connection::phase::reading;
-        complete_oldest(c, now);
+        complete_oldest(c, now, !ck || ck->on_complete(c.checked, c.parser.status(), c.parser.body_bytes()));
         c.parser.reset(s_.head);
         if (!reuse) {
             if (s_.keep_alive && server_closes) ++stats_.server_closes;
@@ -2651,7 +2920,7 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
 }
 
 // Ends the oldest request in flight with the response the parser just completed.
-inline void worker::complete_oldest(connection& c, std::int64_t now) {
+inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed_checks) {
     const request_slot& q = c.oldest();
     const std::uint64_t body = c.parser.body_bytes();
     ++c.done;
@@ -2664,9 +2933,10 @@ inline void worker::complete_oldest(connection& c, std::int64_t now) {
             expected != length)
             return end_failed(failure::length);
     }
+    std::int64_t total = now - q.start_ns;
+    stats_.responses_total_ns.record(total);  // every whole response, passed or not
+    if (!passed_checks) return end_failed(failure::check);
     int status = c.parser.status();
-    if (!s_.expected_status.empty() && !s_.expected_status[static_cast<std::size_t>(status)])
-        return end_failed(failure::check);
     ++stats_.requests_completed;
     ++stats_.status_counts[status < 1000 ? status : 0];
     if (status < 200 || status > 299) ++stats_.non_2xx;
@@ -2674,7 +2944,6 @@ inline void worker::complete_oldest(connection& c, std::int64_t now) {
     stats_.head_bytes += c.parser.head_bytes();
     std::int64_t connect = q.connected_ns - q.start_ns;
     std::int64_t waiting = q.written_ns && q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
-    std::int64_t total = now - q.start_ns;
     stats_.connect_ns.record(connect);
     stats_.waiting_ns.record(waiting);
     stats_.processing_ns.record(total - connect);
@@ -2687,7 +2956,8 @@ inline void worker::complete_oldest(connection& c, std::int64_t now) {
 inline void worker::on_eof(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     if (c.parser.finish().event == parse_event::complete) {  // a body delimited by the close
-        complete_oldest(c, now);
+        const checks* ck = s_.response_checks;
+        complete_oldest(c, now, !ck || ck->on_complete(c.checked, c.parser.status(), c.parser.body_bytes()));
         if (s_.keep_alive) ++stats_.server_closes;
         c.parser.reset(s_.head);
         if (c.in_flight() > 0) return resend_or_fail(ci, failure::receive, now);
@@ -2790,6 +3060,8 @@ inline error run(const plan& p, result& out) {
     const std::uint32_t t = p.threads();
     std::atomic<std::int64_t> reference_length{-1};
     cancel_token abort;
+    checks response_checks = p.check();
+    if (!p.expect_status().empty()) response_checks.status(p.expect_status());
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     const std::int64_t start = now_ns();
     timespec wall{};
@@ -2807,10 +3079,7 @@ inline error run(const plan& p, result& out) {
         s.head = p.method() == "HEAD";
         s.length_check = p.length_check();
         s.record_requests = p.record_requests();
-        if (!p.expect_status().empty()) {
-            s.expected_status.assign(1000, false);
-            for (int code : p.expect_status()) s.expected_status[static_cast<std::size_t>(code)] = true;
-        }
+        s.response_checks = response_checks.empty() ? nullptr : &response_checks;
         s.start_ns = start;
         s.stop_issuing_ns = p.duration_ms() > 0 ? start + p.duration_ms() * 1'000'000 : INT64_MAX;
         s.drain_ns = p.drain_ms() * 1'000'000;
@@ -2876,44 +3145,6 @@ inline error run(const plan& p, result& out) {
 
 }  // namespace microbench
 // ---- end include/microbench/runner.hpp ----
-// ---- begin include/microbench/bigint.hpp ----
-// microbench/bigint.hpp — exact n! in decimal, for the factorial endpoint and its checks.
-// Schoolbook multiplication in base 10^9 limbs: 10000! (35,660 digits) takes a few ms.
-// Allocates its result; callers compute each n once and cache it.
-
-#include <cstdint>
-#include <cstdio>
-#include <string>
-#include <vector>
-
-namespace microbench {
-
-inline std::string factorial_decimal(unsigned n) {
-    const std::uint32_t base = 1'000'000'000;
-    std::vector<std::uint32_t> limbs{1};  // least significant first
-    for (unsigned k = 2; k <= n; ++k) {
-        std::uint64_t carry = 0;
-        for (std::uint32_t& limb : limbs) {
-            std::uint64_t v = static_cast<std::uint64_t>(limb) * k + carry;
-            limb = static_cast<std::uint32_t>(v % base);
-            carry = v / base;
-        }
-        while (carry) {
-            limbs.push_back(static_cast<std::uint32_t>(carry % base));
-            carry /= base;
-        }
-    }
-    std::string out = std::to_string(limbs.back());
-    char digits[16];
-    for (std::size_t i = limbs.size() - 1; i-- > 0;) {
-        std::snprintf(digits, sizeof digits, "%09u", static_cast<unsigned>(limbs[i]));
-        out += digits;
-    }
-    return out;
-}
-
-}  // namespace microbench
-// ---- end include/microbench/bigint.hpp ----
 // ---- begin include/microbench/request_parser.hpp ----
 // microbench/request_parser.hpp — parses one HTTP/1.x request head for the reference server:
 // request line, headers it cares about (Content-Length, Connection, Transfer-Encoding), and

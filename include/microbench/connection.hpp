@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "checks.hpp"
 #include "response_parser.hpp"
 
 namespace microbench {
@@ -39,6 +40,7 @@ struct connection {
     response_parser parser;
     request_slot* requests;      // `pipeline` slots owned by the worker
     std::string stash;           // a response head split across reads
+    check_state checked;         // of the response being read
 
     std::uint32_t in_flight() const { return batch - done; }
     request_slot& oldest() { return requests[done]; }

@@ -11,6 +11,7 @@
 
 #include "config.hpp"
 #include "error.hpp"
+#include "checks.hpp"
 #include "request.hpp"
 #include "response_parser.hpp"
 
@@ -70,6 +71,13 @@ public:
         return *this;
     }
     const std::vector<int>& expect_status() const { return expected_status_; }
+
+    // Checks every response must pass; one that fails is a failed request with reason `check`.
+    plan& check(microbench::checks c) {
+        checks_ = std::move(c);
+        return *this;
+    }
+    const microbench::checks& check() const { return checks_; }
 
     // Adds a request header; one named like a default replaces it (ab's -H).
     plan& header(std::string name, std::string value) {
@@ -146,6 +154,7 @@ private:
     std::uint64_t record_requests_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
+    microbench::checks checks_;
     const cancel_token* cancel_ = nullptr;
     progress_fn progress_fn_ = nullptr;
     void* progress_user_ = nullptr;

@@ -73,6 +73,9 @@ struct result {
     // connection), Waiting (request written → first response byte), Processing (Total − Connect),
     // Total (start → last byte).
     histogram connect_ns, waiting_ns, processing_ns, total_ns;
+    // Total time of every whole response, including those that then failed a check or ab's length
+    // rule: with total_ns (successful ones only) it shows whether failures are fast or slow.
+    histogram responses_total_ns;
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
@@ -104,10 +107,16 @@ struct result {
         waiting_ns.merge(o.waiting_ns);
         processing_ns.merge(o.processing_ns);
         total_ns.merge(o.total_ns);
+        responses_total_ns.merge(o.responses_total_ns);
     }
 
-    double requests_per_second() const {
+    // Correct responses per second (goodput), next to ab's requests per second.
+    double goodput_per_second() const {
         return elapsed_ns > 0 ? static_cast<double>(requests_completed) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
+    }
+    // Requests that ended per second, failed ones included (ab's figure).
+    double requests_per_second() const {
+        return elapsed_ns > 0 ? static_cast<double>(requests_ended) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
     }
 };
 

@@ -88,6 +88,8 @@ inline error run(const plan& p, result& out) {
     const std::uint32_t t = p.threads();
     std::atomic<std::int64_t> reference_length{-1};
     cancel_token abort;
+    checks response_checks = p.check();
+    if (!p.expect_status().empty()) response_checks.status(p.expect_status());
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     const std::int64_t start = now_ns();
     timespec wall{};
@@ -105,10 +107,7 @@ inline error run(const plan& p, result& out) {
         s.head = p.method() == "HEAD";
         s.length_check = p.length_check();
         s.record_requests = p.record_requests();
-        if (!p.expect_status().empty()) {
-            s.expected_status.assign(1000, false);
-            for (int code : p.expect_status()) s.expected_status[static_cast<std::size_t>(code)] = true;
-        }
+        s.response_checks = response_checks.empty() ? nullptr : &response_checks;
         s.start_ns = start;
         s.stop_issuing_ns = p.duration_ms() > 0 ? start + p.duration_ms() * 1'000'000 : INT64_MAX;
         s.drain_ns = p.drain_ms() * 1'000'000;

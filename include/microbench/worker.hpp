@@ -35,7 +35,7 @@ struct worker_setup {
     bool keep_alive = true;
     bool head = false;
     bool length_check = true;
-    std::vector<bool> expected_status;  // empty, or 1000 flags: the statuses that count as success
+    const checks* response_checks = nullptr;  // null: no checks; shared, immutable during the run
     std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
     std::int64_t start_ns = 0;
     std::int64_t stop_issuing_ns = INT64_MAX;
@@ -85,7 +85,7 @@ private:
     void try_write(std::uint32_t ci);
     void on_readable(std::uint32_t ci, bool peer_closed);
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
-    void complete_oldest(connection& c, std::int64_t now);
+    void complete_oldest(connection& c, std::int64_t now, bool passed_checks = true);
     void on_eof(std::uint32_t ci, std::int64_t now);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);

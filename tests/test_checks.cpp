@@ -1,0 +1,197 @@
+// Tests for checks.hpp: every verdict must be the same whether the body arrives whole or split
+// at every possible point; the factorial check against both endpoint forms; checks in the engine.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "microbench.hpp"
+#include "scripted_server.hpp"
+
+using namespace microbench;
+
+namespace {
+
+// Runs `c` over a 200 response with `body`, split once at every position (and whole).
+// Returns the verdict, requiring all splits to agree.
+bool verdict(const checks& c, const std::string& body, int status = 200) {
+    std::string head = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: application/json\r\nContent-Length: " +
+                       std::to_string(body.size()) + "\r\n\r\n";
+    response_parser p;
+    p.reset();
+    REQUIRE(p.parse(head).event == parse_event::headers);
+    bool first = false;
+    for (std::size_t split = 0; split <= body.size(); ++split) {
+        check_state s;
+        c.on_headers(s, p);
+        c.on_body(s, std::string_view(body).substr(0, split));
+        c.on_body(s, std::string_view(body).substr(split));
+        bool ok = c.on_complete(s, status, body.size());
+        if (split == 0) first = ok;
+        CHECK(ok == first);
+    }
+    check_state bytewise;  // and one byte at a time
+    c.on_headers(bytewise, p);
+    for (char ch : body) c.on_body(bytewise, std::string_view(&ch, 1));
+    CHECK(c.on_complete(bytewise, status, body.size()) == first);
+    return first;
+}
+
+}  // namespace
+
+TEST_CASE("factorial check: plain and JSON forms, any whitespace, nothing else") {
+    checks c;
+    c.factorial(10);
+    for (const char* good : {"3628800", "3628800\n", " 3628800 ", "{\"factorial\":3628800}", "{ \"factorial\" : 3628800 }\n",
+                             "\n{\n  \"factorial\":\t3628800\n}"}) {
+        CAPTURE(good);
+        CHECK(verdict(c, good));
+    }
+    for (const char* bad : {"", " ", "3628801", "362880", "36288000", "03628800", "3628800x", "{\"factorial\":3628800",
+                            "{\"factorial\":\"3628800\"}", "{\"fact\":3628800}", "{\"factorial\":3628800}}", "[3628800]",
+                            "{\"factorial\":3628800,\"n\":10}", "3628800 3628800"}) {
+        CAPTURE(bad);
+        CHECK_FALSE(verdict(c, bad));
+    }
+    checks one;
+    one.factorial(0);
+    CHECK(verdict(one, "1"));
+    CHECK(verdict(one, "{\"factorial\":1}"));
+    CHECK_FALSE(verdict(one, "0"));
+}
+
+TEST_CASE("factorial check on 10000! (35,660 digits), split anywhere") {
+    checks c;
+    c.factorial(10000);
+    std::string digits = factorial_decimal(10000);
+    std::string json = "{\"factorial\": " + digits + "}";
+    check_state s;
+    response_parser p;
+    p.reset();
+    REQUIRE(p.parse(std::string("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n")).event == parse_event::headers);
+    for (const std::string& body : {digits, json}) {
+        for (std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{4096}}) {
+            c.on_headers(s, p);
+            for (std::size_t at = 0; at < body.size(); at += piece) c.on_body(s, std::string_view(body).substr(at, piece));
+            CHECK(c.on_complete(s, 200, body.size()));
+        }
+        std::string wrong = body;
+        wrong[wrong.size() / 2] = wrong[wrong.size() / 2] == '1' ? '2' : '1';
+        c.on_headers(s, p);
+        c.on_body(s, wrong);
+        CHECK_FALSE(c.on_complete(s, 200, wrong.size()));
+    }
+}
+
+TEST_CASE("body equals, starts with, contains (across chunk boundaries), length") {
+    checks eq;
+    eq.body_equals("hello world");
+    CHECK(verdict(eq, "hello world"));
+    CHECK_FALSE(verdict(eq, "hello worl"));
+    CHECK_FALSE(verdict(eq, "hello world!"));
+    CHECK_FALSE(verdict(eq, "hellO world"));
+
+    checks st;
+    st.body_starts_with("{\"ok\"");
+    CHECK(verdict(st, "{\"ok\":true}"));
+    CHECK_FALSE(verdict(st, "{\"ko\":true}"));
+    CHECK_FALSE(verdict(st, "{\"o"));
+
+    checks co;
+    co.body_contains("aab");  // overlapping prefixes need the KMP fallback
+    CHECK(verdict(co, "aaab"));
+    CHECK(verdict(co, "xxaabxx"));
+    CHECK_FALSE(verdict(co, "aaa ab"));
+    CHECK_FALSE(verdict(co, ""));
+
+    checks len;
+    len.body_length(3);
+    CHECK(verdict(len, "abc"));
+    CHECK_FALSE(verdict(len, "abcd"));
+}
+
+TEST_CASE("status, headers and a callback") {
+    checks st;
+    st.status({200, 201});
+    CHECK(verdict(st, "x", 201));
+    CHECK_FALSE(verdict(st, "x", 500));
+
+    checks h;
+    h.header("content-type");
+    CHECK(verdict(h, "x"));
+    checks h2;
+    h2.header("Content-Type", "text/plain", true);
+    CHECK_FALSE(verdict(h2, "x"));
+    checks h3;
+    h3.header("X-Missing");
+    CHECK_FALSE(verdict(h3, "x"));
+
+    static int calls = 0;
+    checks cb;
+    cb.callback([](int status, std::uint64_t body_bytes, void* user) {
+        ++*static_cast<int*>(user);
+        return status == 200 && body_bytes == 2;
+    }, &calls);
+    CHECK(verdict(cb, "ok"));
+    CHECK_FALSE(verdict(cb, "okk"));
+    CHECK(calls > 0);
+    CHECK(checks().empty());
+    CHECK_FALSE(cb.empty());
+}
+
+TEST_CASE("factorial_argument reads both URL forms") {
+    auto arg = [](const char* text, unsigned& n) {
+        url u;
+        REQUIRE_FALSE(parse_url(text, u));
+        return factorial_argument(u, n);
+    };
+    unsigned n = 0;
+    CHECK(arg("http://h/factorial/10", n));
+    CHECK(n == 10);
+    CHECK(arg("http://h/factorial?n=7", n));
+    CHECK(n == 7);
+    CHECK(arg("http://h/factorial?x=1&n=12&y=2", n));
+    CHECK(n == 12);
+    CHECK_FALSE(arg("http://h/factorial", n));
+    CHECK_FALSE(arg("http://h/factorial/", n));
+    CHECK_FALSE(arg("http://h/factorial/x", n));
+    CHECK_FALSE(arg("http://h/fact/10", n));
+    CHECK_FALSE(arg("http://h/factorial?m=3", n));
+}
+
+TEST_CASE("engine: the factorial check passes on both endpoint forms and fails wrong answers") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    const std::string base = "http://127.0.0.1:" + std::to_string(srv.port());
+    for (const char* path : {"/factorial/10", "/factorial?n=10", "/factorial/2000", "/factorial?n=10000"}) {
+        CAPTURE(path);
+        url u;
+        REQUIRE_FALSE(parse_url(base + path, u));
+        unsigned n = 0;
+        REQUIRE(factorial_argument(u, n));
+        checks c;
+        c.factorial(n);
+        plan p;
+        p.url(base + path).requests(200).concurrency(4).check(c);
+        result r;
+        REQUIRE_FALSE(run(p, r));
+        CHECK(r.requests_completed == 200);
+        CHECK(r.failed(failure::check) == 0);
+        CHECK(r.responses_total_ns.count() == 200);
+    }
+    scripted_server liar([](scripted_server::context& cx) {
+        while (cx.read_request() && cx.send("HTTP/1.1 200 OK\r\nContent-Length: 21\r\n\r\n{\"factorial\":3628801}")) {
+        }
+    });
+    checks c;
+    c.factorial(10);
+    plan p;
+    p.url(liar.url("/factorial/10")).requests(50).concurrency(2).check(c);
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.failed(failure::check) == 50);
+    CHECK(r.requests_completed == 0);
+    CHECK(r.responses_total_ns.count() == 50);  // latency is kept for failed responses too
+    CHECK(r.total_ns.count() == 0);
+    CHECK(r.goodput_per_second() == 0.0);
+    CHECK(r.requests_per_second() > 0.0);
+}
