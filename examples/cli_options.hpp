@@ -41,6 +41,17 @@ struct options {
     bool latency = false;
     bool quiet = false;
     bool short_table = false;     // -S
+    bool check_factorial = false; // --check factorial
+    std::string expect_body_path;
+    std::string expect_body;
+    std::uint64_t max_failures = UINT64_MAX;
+    std::vector<std::pair<double, double>> max_percentile_ms;  // --max-pNN-ms X
+    double min_rps = 0;
+    enum class mode { single, suite, compare, self_test } run_mode = mode::single;
+    std::string url_b;            // --compare A B, --suite A B
+    double scale = 1.0;
+    bool scale_given = false;
+    std::uint32_t rounds = 0;     // 0: the mode's default
     bool no_percentiles = false;  // -d
     int verbosity = 1;
 };
@@ -61,7 +72,10 @@ inline const char* short_usage() {
            "  -e / -g file    ab's percentile CSV / gnuplot TSV    -l              accept variable lengths\n"
            "  -q -S -d -v N -r -V -h   as in ab\n"
            "  --json FILE|-  --latency  --percentiles LIST  --pipeline N  --timeout-ms N  --duration 10s\n"
-           "  --expect-status LIST  --no-length-check  --help-all (every option, in detail)\n";
+           "  --expect-status LIST  --expect-body FILE  --check factorial  --no-length-check\n"
+           "  --max-failures N  --max-p99-ms X  --min-rps R        (broken gates exit 3)\n"
+           "  --suite URL [URL_B] [--scale F]   --compare URL_A URL_B [--rounds N]   --self-test\n"
+           "  --help-all (every option, in detail)\n";
 }
 
 inline const char* long_usage() {
@@ -101,9 +115,27 @@ inline const char* long_usage() {
            "  --percentiles LIST     Percentiles for --latency and --json (default 50,90,99,99.9,99.99).\n"
            "  --expect-status LIST   Only these statuses succeed; others fail with reason 'check'.\n"
            "  --no-length-check      Same as -l.\n"
+           "  --expect-body FILE     The body must equal the file's contents (else: failure 'check').\n"
+           "  --check factorial      The body must be exactly n! for /factorial/{n} or /factorial?n=N,\n"
+           "                         as text or as JSON {\"factorial\": n!} with any whitespace.\n\n"
+           "Gates for CI (a broken gate, or any failed check, exits 3 and says which and by how much):\n"
+           "  --max-failures N       At most N failed requests.\n"
+           "  --max-pNN-ms X         Total time percentile NN (e.g. p99, p99.9, p50) at most X ms.\n"
+           "  --min-rps R            At least R requests per second.\n\n"
+           "Suites and comparisons:\n"
+           "  --suite URL [URL_B]    The five scenarios of the classic comparison: basic load (-n 10000 -c 100),\n"
+           "                         latency (-n 1000 -c 1), failure rate (-n 10000 -c 10), keep-alive\n"
+           "                         (-n 10000 -c 10 -k), stress (-n 50000 -c 200); one table (and --json).\n"
+           "                         With URL_B, both targets side by side with ratios.\n"
+           "  --scale F              Multiply every suite request count by F (e.g. 0.1 on a small device).\n"
+           "  --compare URL_A URL_B  The workload given by the other flags against both, in alternating\n"
+           "                         rounds (--rounds N, default 3; the median round by requests/s is shown).\n"
+           "  --self-test            Start the built-in server and run the suite (scale 0.25, or --scale)\n"
+           "                         against /factorial/100 and /factorial?n=100 with the factorial check;\n"
+           "                         exit 0 only if every request passed.\n"
            "  --help-all             This text.\n\n"
-           "Exit status: 0 the run completed (whatever its failures), 1 usage error, 2 the target could not\n"
-           "be reached at all, 130 interrupted (Ctrl-C prints the partial report).\n";
+           "Exit status: 0 the run completed, 1 usage error, 2 the target could not be reached at all,\n"
+           "3 a check failed or a gate broke, 130 interrupted (Ctrl-C prints the partial report).\n";
 }
 
 inline parse_outcome usage_error(const std::string& problem) {
@@ -145,15 +177,21 @@ inline bool read_file(const char* path, std::string& out) {
 
 constexpr std::uint64_t gnuplot_cap = 1'000'000;
 
-inline mb::plan to_plan(const options& o) {
+inline mb::plan to_plan(const options& o, const std::string& url) {
     mb::plan p;
-    p.url(o.url_text).method(o.method).body(o.body).content_type(o.content_type).requests(o.requests)
+    p.url(url).method(o.method).body(o.body).content_type(o.content_type).requests(o.requests)
         .duration_ms(o.duration_ms).concurrency(o.concurrency).threads(o.threads).keep_alive(o.keep_alive)
         .timeout_ms(o.timeout_ms).connect_timeout_ms(o.timeout_ms).pipeline(o.pipeline).bind_address(o.bind_address)
         .length_check(o.length_check).expect_status(o.expect_status);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);
+    mb::checks c;
+    mb::url u;
+    unsigned n = 0;
+    if (o.check_factorial && !mb::parse_url(url, u) && mb::factorial_argument(u, n)) c.factorial(n);
+    if (!o.expect_body_path.empty()) c.body_equals(o.expect_body);
+    p.check(c);
     return p;
 }
 
@@ -166,6 +204,7 @@ inline mb::report_context to_report_context(const options& o) {
     c.keep_alive = o.keep_alive;
     c.variable_length = o.variable_length;
     c.sent_body = o.sent_body;
+    c.checked = o.check_factorial || !o.expect_body_path.empty() || !o.expect_status.empty();
     return c;
 }
 
@@ -190,9 +229,25 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (name == "help") return std::fputs(short_usage(), stdout), parse_outcome{true, 0};
             if (name == "version") return std::printf("microbench %s\n", mb::version_string), parse_outcome{true, 0};
             if (name == "latency") { o.latency = true; continue; }
+            if (name == "self-test") { o.run_mode = options::mode::self_test; continue; }
+            if (name == "suite") { o.run_mode = options::mode::suite; continue; }
+            if (name == "compare") { o.run_mode = options::mode::compare; continue; }
+            if (name.size() > 7 && name.compare(0, 5, "max-p") == 0 && name.compare(name.size() - 3, 3, "-ms") == 0) {
+                std::string level = name.substr(5, name.size() - 8);
+                std::vector<double> one;
+                if (!mb::parse_percentile_list(level, one) || one.size() != 1) return usage_error("unknown option --" + name + " (write --max-p99-ms X)");
+                if (!need(v)) return usage_error("option --" + name + " needs a value");
+                char* end = nullptr;
+                double limit = std::strtod(v.c_str(), &end);
+                if (*end != '\0' || !(limit > 0)) return usage_error("--" + name + " needs a positive number of milliseconds, not '" + v + "'");
+                o.max_percentile_ms.push_back({one[0], limit});
+                continue;
+            }
             if (name == "no-length-check") { o.length_check = false; continue; }
             bool known = name == "threads" || name == "duration" || name == "pipeline" || name == "timeout-ms" ||
-                         name == "json" || name == "percentiles" || name == "expect-status";
+                         name == "json" || name == "percentiles" || name == "expect-status" || name == "check" ||
+                         name == "expect-body" || name == "max-failures" || name == "min-rps" || name == "scale" ||
+                         name == "rounds";
             if (!known) return usage_error("unknown option --" + name);
             if (!need(v)) return usage_error("option --" + name + " needs a value");
             if (name == "threads") {
@@ -211,6 +266,24 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 o.json_path = v;
             } else if (name == "percentiles") {
                 if (!mb::parse_percentile_list(v, o.percentiles)) return usage_error("--percentiles needs numbers from 0 to 100 separated by commas, not '" + v + "'");
+            } else if (name == "check") {
+                if (v != "factorial") return usage_error("--check knows 'factorial', not '" + v + "'");
+                o.check_factorial = true;
+            } else if (name == "expect-body") {
+                if (!read_file(v.c_str(), o.expect_body)) return usage_error("cannot read --expect-body file '" + v + "': " + std::strerror(errno));
+                o.expect_body_path = v;
+            } else if (name == "max-failures") {
+                if (!parse_uint(v.c_str(), 0, UINT64_MAX, n)) return usage_error("--max-failures needs a count, not '" + v + "'");
+                o.max_failures = n;
+            } else if (name == "min-rps" || name == "scale") {
+                char* end = nullptr;
+                double d = std::strtod(v.c_str(), &end);
+                if (*end != '\0' || !(d > 0) || (name == "scale" && d > 100)) return usage_error("--" + name + " needs a positive number, not '" + v + "'");
+                (name == "scale" ? o.scale : o.min_rps) = d;
+                o.scale_given = o.scale_given || name == "scale";
+            } else if (name == "rounds") {
+                if (!parse_uint(v.c_str(), 1, 100, n)) return usage_error("--rounds must be from 1 to 100, not '" + v + "'");
+                o.rounds = static_cast<std::uint32_t>(n);
             } else if (name == "expect-status") {
                 o.expect_status.clear();
                 for (std::size_t at = 0; at <= v.size();) {
@@ -225,8 +298,9 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             continue;
         }
         if (arg.size() < 2 || arg[0] != '-') {  // the URL
-            if (!o.url_text.empty()) return usage_error("more than one URL: '" + o.url_text + "' and '" + arg + "'");
-            o.url_text = arg;
+            if (o.url_text.empty()) o.url_text = arg;
+            else if (o.url_b.empty()) o.url_b = arg;
+            else return usage_error("more than two URLs: '" + arg + "'");
             continue;
         }
         for (std::size_t k = 1; k < arg.size(); ++k) {  // short options, grouped or with attached values
@@ -308,9 +382,25 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             }
         }
     }
+    const bool two_allowed = o.run_mode == options::mode::suite || o.run_mode == options::mode::compare;
+    if (!o.url_b.empty() && !two_allowed) return usage_error("more than one URL: '" + o.url_text + "' and '" + o.url_b + "'");
+    if (o.run_mode == options::mode::compare && o.url_b.empty()) return usage_error("--compare needs two URLs");
+    if (o.run_mode == options::mode::self_test) {
+        if (!o.url_text.empty()) return usage_error("--self-test runs against the built-in server: give no URL");
+        return {};
+    }
     if (o.url_text.empty()) return usage_error("no URL given");
+    mb::url second;
+    if (!o.url_b.empty()) {
+        if (mb::error e = mb::parse_url(o.url_b, second))
+            return usage_error("bad URL '" + o.url_b + "': " + e.message() + " (at byte " + std::to_string(e.position) + ")");
+    }
+    unsigned factorial_n = 0;
     if (mb::error e = mb::parse_url(o.url_text, o.target))
         return usage_error("bad URL '" + o.url_text + "': " + e.message() + " (at byte " + std::to_string(e.position) + ")");
+    if (o.check_factorial && (!mb::factorial_argument(o.target, factorial_n) || (!o.url_b.empty() && !mb::factorial_argument(second, factorial_n))))
+        return usage_error("--check factorial needs /factorial/{n} or /factorial?n=N URLs");
+    if (o.run_mode == options::mode::suite) return {};  // the suite sets its own -n, -c and -k
     if (duration_given && !o.requests_given) o.requests = 0;
     if (o.requests && o.concurrency > o.requests)
         return usage_error("cannot use concurrency level greater than total number of requests (-c " + std::to_string(o.concurrency) +
@@ -318,7 +408,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     if (o.threads > o.concurrency) return usage_error("more threads (" + std::to_string(o.threads) + ") than connections (-c " + std::to_string(o.concurrency) + ")");
     if (o.pipeline > 1 && !o.keep_alive) return usage_error("--pipeline needs keep-alive (-k)");
     std::string request;
-    if (mb::error e = mb::build_request(o.target, to_plan(o).request(), request)) return usage_error(std::string("bad request: ") + e.message());
+    if (mb::error e = mb::build_request(o.target, to_plan(o, o.url_text).request(), request)) return usage_error(std::string("bad request: ") + e.message());
     return {};
 }
 

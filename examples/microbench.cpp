@@ -1,6 +1,7 @@
 // microbench: an ab-compatible command line over the microbench library. ab's flags, ab's report
 // (line for line), plus threads, durations without ab's 50,000 cap, pipelining, JSON, exact
-// percentiles. Exit: 0 run completed, 1 usage error, 2 target unreachable, 130 interrupted.
+// percentiles, response checks with CI gates, the five-scenario suite, side-by-side comparison
+// and the self-test. Exit: 0 done, 1 usage, 2 unreachable, 3 check/gate failed, 130 interrupted.
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <utility>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -60,12 +62,130 @@ bool unreachable(const mb::result& r) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    cli::options o;
-    cli::parse_outcome parsed = cli::parse(argc, argv, o);
-    if (parsed.exit_now) return parsed.exit_code;
+// The gates of --max-failures, --max-pNN-ms and --min-rps, and failed checks: one line each
+// for what broke and by how much. Returns how many broke.
+int apply_gates(const cli::options& o, const mb::result& r, const char* label, std::string& out) {
+    int broken = 0;
+    auto line = [&](const char* fmt, auto... args) {
+        mb::detail::appendf(out, "Gate broken%s%s: ", *label ? " in " : "", label);
+        mb::detail::appendf(out, fmt, args...);
+        ++broken;
+    };
+    if (std::uint64_t failed = r.failed(mb::failure::check))
+        line("%llu responses failed the checks (reason check)\n", static_cast<unsigned long long>(failed));
+    if (r.requests_failed > o.max_failures)
+        line("%llu failed requests, above --max-failures %llu by %llu\n", static_cast<unsigned long long>(r.requests_failed),
+             static_cast<unsigned long long>(o.max_failures), static_cast<unsigned long long>(r.requests_failed - o.max_failures));
+    for (const auto& gate : o.max_percentile_ms) {
+        double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
+        if (got > gate.second) line("p%g = %.3f ms, above --max-p%g-ms %g by %.3f ms\n", gate.first, got, gate.first, gate.second, got - gate.second);
+    }
+    if (o.min_rps > 0 && r.requests_per_second() < o.min_rps)
+        line("%.2f requests/s, below --min-rps %g by %.2f\n", r.requests_per_second(), o.min_rps, o.min_rps - r.requests_per_second());
+    return broken;
+}
 
-    mb::plan plan = cli::to_plan(o);
+int run_self_test(const cli::options& o) {
+    const double scale = o.scale_given ? o.scale : 0.25;
+    std::printf("microbench %s self-test: the built-in server on 127.0.0.1, the five-scenario suite (scale %g) against\n"
+                "/factorial/100 and /factorial?n=100, every response checked to be exactly 100!\n\n", mb::version_string, scale);
+    std::fflush(stdout);
+    std::vector<mb::scenario_result> results;
+    bool passed = false;
+    if (mb::error e = mb::self_test(scale, 100, results, passed)) {
+        std::fprintf(stderr, "microbench: self-test could not run: %s\n", e.message());
+        return 1;
+    }
+    std::string text;
+    mb::append_suite_table(results, text);
+    std::uint64_t total = 0, failed = 0;
+    for (const mb::scenario_result& s : results) total += s.r.requests_ended, failed += s.r.requests_failed;
+    mb::detail::appendf(text, "\nSelf-test %s: %llu requests, %llu failed.\n", passed ? "passed" : "FAILED",
+                        static_cast<unsigned long long>(total), static_cast<unsigned long long>(failed));
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return passed ? 0 : 3;
+}
+
+int run_suites(const cli::options& o) {
+    mb::suite_options so;
+    so.scale = o.scale;
+    so.threads = o.threads;
+    so.factorial_check = o.check_factorial;
+    so.timeout_ms = o.timeout_ms;
+    so.headers = o.headers;
+    std::vector<mb::scenario_result> a, b;
+    for (auto target : {std::make_pair(&o.url_text, &a), std::make_pair(&o.url_b, &b)}) {
+        if (target.first->empty()) continue;
+        if (!o.quiet) std::fprintf(stderr, "Running the suite against %s\n", target.first->c_str());
+        if (mb::error e = mb::run_suite(*target.first, so, *target.second)) {
+            std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
+            return e.code == mb::errc::run_resolve_failed ? 2 : 1;
+        }
+    }
+    std::string text, json = "[";
+    mb::append_suite_table(a, text);
+    if (!b.empty()) {
+        text += "\n";
+        mb::append_suite_table(b, text);
+        text += "\nSide by side (A = " + o.url_text + ", B = " + o.url_b + "):\n";
+        mb::append_compare_table(a, b, text);
+    }
+    int broken = 0;
+    for (const auto* list : {&a, &b})
+        for (const mb::scenario_result& s : *list) {
+            broken += apply_gates(o, s.r, s.scenario.c_str(), text);
+            mb::plan p;
+            for (const mb::scenario& sc : mb::classic_suite)
+                if (s.scenario == sc.name && !mb::suite_plan(s.url, sc, so, p)) {
+                    if (json.size() > 1) json += ",";
+                    json += "{\"scenario\":\"" + s.scenario + "\",\"result\":" + mb::result_json(p, s.r, o.percentiles) + "}";
+                }
+        }
+    json += "]\n";
+    if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
+    if (!o.json_path.empty() && !write_file(o.json_path, json)) return 1;
+    return broken ? 3 : 0;
+}
+
+int run_compare(const cli::options& o) {
+    const std::uint32_t rounds = o.rounds ? o.rounds : 3;
+    std::vector<mb::result> ra(rounds), rb(rounds);
+    mb::plan pa = cli::to_plan(o, o.url_text), pb = cli::to_plan(o, o.url_b);
+    for (std::uint32_t i = 0; i < rounds; ++i) {  // alternate who goes first
+        for (int k = 0; k < 2; ++k) {
+            bool first_a = i % 2 == 0;
+            bool run_a = (k == 0) == first_a;
+            if (!o.quiet) std::fprintf(stderr, "Round %u: %s\n", i + 1, (run_a ? o.url_text : o.url_b).c_str());
+            if (mb::error e = mb::run(run_a ? pa : pb, run_a ? ra[i] : rb[i])) {
+                std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
+                return e.code == mb::errc::run_resolve_failed ? 2 : 1;
+            }
+        }
+    }
+    auto median = [](std::vector<mb::result>& rs) -> mb::result& {
+        std::vector<std::size_t> order(rs.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return rs[x].requests_per_second() < rs[y].requests_per_second(); });
+        return rs[order[order.size() / 2]];
+    };
+    std::vector<mb::scenario_result> a(1), b(1);
+    a[0].scenario = b[0].scenario = "workload";
+    a[0].url = o.url_text, b[0].url = o.url_b;
+    a[0].r = median(ra), b[0].r = median(rb);
+    std::string text;
+    mb::detail::appendf(text, "A = %s\nB = %s\n%u rounds, alternating; the median round by requests/s of each:\n\n", o.url_text.c_str(),
+                        o.url_b.c_str(), rounds);
+    mb::append_compare_table(a, b, text);
+    int broken = apply_gates(o, a[0].r, "A", text) + apply_gates(o, b[0].r, "B", text);
+    if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
+    if (!o.json_path.empty() &&
+        !write_file(o.json_path, "{\"a\":" + mb::result_json(pa, a[0].r, o.percentiles) + ",\"b\":" + mb::result_json(pb, b[0].r, o.percentiles) + "}\n"))
+        return 1;
+    return broken ? 3 : 0;
+}
+
+int run_single(const cli::options& o) {
+    mb::plan plan = cli::to_plan(o, o.url_text);
     mb::cancel_token interrupted;
     plan.cancel_with(&interrupted);
     progress_state progress;
@@ -114,9 +234,10 @@ int main(int argc, char** argv) {
     mb::append_ab_report(ctx, r, text, ab);
     mb::append_report_notes(ctx, r, text);
     if (o.latency) mb::append_latency_section(r, o.percentiles, text);
+    int broken = apply_gates(o, r, "", text);
     if (!json_to_stdout) std::fwrite(text.data(), 1, text.size(), stdout);
 
-    int status = r.cancelled ? 130 : 0;
+    int status = r.cancelled ? 130 : broken ? 3 : 0;
     if (!o.csv_path.empty() && !write_file(o.csv_path, mb::percentiles_csv(r)))
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.csv_path.c_str(), std::strerror(errno)), status = 1;
     if (!o.gnuplot_path.empty() && !write_file(o.gnuplot_path, mb::gnuplot_tsv(r)))
@@ -129,4 +250,17 @@ int main(int argc, char** argv) {
         return 2;
     }
     return status;
+}
+
+int main(int argc, char** argv) {
+    cli::options o;
+    cli::parse_outcome parsed = cli::parse(argc, argv, o);
+    if (parsed.exit_now) return parsed.exit_code;
+    switch (o.run_mode) {
+        case cli::options::mode::self_test: return run_self_test(o);
+        case cli::options::mode::suite: return run_suites(o);
+        case cli::options::mode::compare: return run_compare(o);
+        case cli::options::mode::single: break;
+    }
+    return run_single(o);
 }

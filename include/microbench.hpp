@@ -30,3 +30,4 @@
 #include "microbench/report_ab.hpp"
 #include "microbench/report_text.hpp"
 #include "microbench/report_json.hpp"
+#include "microbench/suite.hpp"

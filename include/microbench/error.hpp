@@ -63,6 +63,7 @@ enum class errc : std::uint16_t {
     plan_bad_pipeline = 95,
     plan_bad_bind_address = 96,
     plan_bad_status = 97,
+    plan_not_factorial_url = 98,
 
     // Starting a run (100–119)
     run_resolve_failed = 100,
@@ -124,6 +125,7 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_pipeline, "plan_bad_pipeline", "pipeline depth must be from 1 to 256, and above 1 only with keep-alive"},
     {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address is not a numeric IPv4 or IPv6 address of the target's family"},
     {errc::plan_bad_status, "plan_bad_status", "expected status codes must be from 100 to 999"},
+    {errc::plan_not_factorial_url, "plan_not_factorial_url", "the factorial check needs a /factorial/{n} or /factorial?n=N URL"},
     {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
     {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the concurrency and cannot be raised (see ulimit -n)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},

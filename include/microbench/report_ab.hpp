@@ -22,6 +22,7 @@ struct report_context {
     bool keep_alive = false;       // ab -k: print Keep-Alive requests
     bool variable_length = false;  // ab -l: Document Length is Variable
     bool sent_body = false;        // ab -p/-u: print the body-sent lines
+    bool checked = false;          // responses were checked: print goodput next to requests/s
 };
 
 // ab's four failure columns; each of microbench's reasons counts in exactly one.
@@ -92,6 +93,8 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     appendf(out, "HTML transferred:       %llu bytes\n", static_cast<unsigned long long>(r.body_bytes));
     if (seconds > 0 && done > 0) {
         appendf(out, "Requests per second:    %.2f [#/sec] (mean)\n", static_cast<double>(done) / seconds);
+        if (ctx.checked)  // not an ab line: correct responses only
+            appendf(out, "Goodput:                %.2f correct responses/sec\n", r.goodput_per_second());
         appendf(out, "Time per request:       %.3f [ms] (mean)\n", ctx.concurrency * seconds * 1000 / static_cast<double>(done));
         appendf(out, "Time per request:       %.3f [ms] (mean, across all concurrent requests)\n",
                 seconds * 1000 / static_cast<double>(done));

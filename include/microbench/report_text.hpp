@@ -19,7 +19,8 @@ namespace microbench {
 inline void append_report_notes(const report_context& ctx, const result& r, std::string& out) {
     using detail::appendf;
     const unsigned long long sent = r.requests_ended + r.unfinished;
-    if (ctx.keep_alive && r.keep_alive_requests == 0 && sent > ctx.concurrency)
+    const std::uint64_t responses = r.responses_total_ns.count();  // whole responses, passed or not
+    if (ctx.keep_alive && r.keep_alive_requests == 0 && responses > ctx.concurrency)
         appendf(out, "\nNote: keep-alive was requested, but the server closed every connection: no request reused one, "
                      "so these are new-connection figures.\n");
     else if (ctx.keep_alive && r.server_closes > 0)

@@ -199,7 +199,7 @@ class Outputs(unittest.TestCase):
 
     def test_expect_status(self):
         mb = run([MICROBENCH, "-n", "20", "--expect-status", "200", Servers.url("/status/503")])
-        self.assertEqual(mb.returncode, 0)
+        self.assertEqual(mb.returncode, 3)  # failed checks exit 3
         self.assertRegex(mb.stdout, r"Failed requests:        20\n   \(Connect: 0, Receive: 0, Length: 0, Exceptions: 20\)\n"
                                     r"Failure reasons:        check 20\n")
 
@@ -265,6 +265,88 @@ class Errors(unittest.TestCase):
         self.assertGreater(complete, 100)
 
 
+class ChecksAndGates(unittest.TestCase):
+    def test_factorial_check_passes_on_both_forms(self):
+        for path in ("/factorial/30", "/factorial?n=30", "/factorial/10000"):
+            with self.subTest(path=path):
+                r = run([MICROBENCH, "-q", "-n", "100", "-c", "4", "-k", "--check", "factorial", Servers.url(path)])
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn("Failed requests:        0\n", r.stdout)
+                self.assertRegex(r.stdout, r"Goodput:\s+[\d.]+ correct responses/sec")
+                self.assertNotIn("Gate broken", r.stdout)
+
+    def test_wrong_factorial_fails_the_check_and_exits_3(self):
+        class Liar(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                body = b'{"factorial": 3628801}'
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Liar)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        try:
+            r = run([MICROBENCH, "-q", "-n", "30", "-c", "2", "-k", "--check", "factorial",
+                     f"http://127.0.0.1:{httpd.server_address[1]}/factorial/10"])
+        finally:
+            httpd.shutdown()
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("   (Connect: 0, Receive: 0, Length: 0, Exceptions: 30)\nFailure reasons:        check 30\n", r.stdout)
+        self.assertIn("Gate broken: 30 responses failed the checks (reason check)", r.stdout)
+
+    def test_gates_say_which_broke_and_by_how_much(self):
+        r = run([MICROBENCH, "-q", "-n", "50", "-c", "2", "-k", "--max-p99-ms", "0.000001", "--min-rps", "1e12",
+                 Servers.url()])
+        self.assertEqual(r.returncode, 3)
+        self.assertRegex(r.stdout, r"Gate broken: p99 = [\d.]+ ms, above --max-p99-ms 1e-06 by [\d.]+ ms")
+        self.assertRegex(r.stdout, r"Gate broken: [\d.]+ requests/s, below --min-rps 1e\+12 by [\d.]+")
+        r = run([MICROBENCH, "-q", "-n", "20", "--expect-status", "200", "--max-failures", "5", Servers.url("/status/500")])
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("Gate broken: 20 failed requests, above --max-failures 5 by 15", r.stdout)
+        r = run([MICROBENCH, "-q", "-n", "20", "--max-failures", "0", "--max-p99.9-ms", "10000", Servers.url()])
+        self.assertEqual(r.returncode, 0, r.stdout)
+
+    def test_check_factorial_needs_a_factorial_url(self):
+        r = run([MICROBENCH, "--check", "factorial", Servers.url("/echo")])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--check factorial needs", r.stderr)
+
+
+class SuiteCompareSelfTest(unittest.TestCase):
+    def test_suite_one_table_and_json(self):
+        r = run([MICROBENCH, "-q", "--suite", "--scale", "0.01", "--check", "factorial", "--json", "-",
+                 Servers.url("/factorial/12")], timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual([d["scenario"] for d in doc], ["basic load", "latency", "failure rate", "keep-alive", "stress"])
+        self.assertEqual([d["result"]["config"]["concurrency"] for d in doc], [100, 1, 10, 10, 200])
+        self.assertEqual([d["result"]["requests"]["completed"] for d in doc], [100, 10, 100, 100, 500])
+        self.assertTrue(doc[3]["result"]["config"]["keep_alive"])
+        text = run([MICROBENCH, "-q", "--suite", "--scale", "0.01", Servers.url(), Servers.url("/factorial?n=10")], timeout=120)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertEqual(len(re.findall(r"^(basic load|latency|failure rate|keep-alive|stress) ", text.stdout, re.M)), 15)
+        self.assertIn("Side by side", text.stdout)
+
+    def test_compare(self):
+        r = run([MICROBENCH, "-q", "--compare", "--rounds", "2", "-n", "300", "-c", "3", "-k",
+                 Servers.url(), Servers.url("/factorial?n=10")], timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("2 rounds, alternating", r.stdout)
+        self.assertRegex(r.stdout, r"\nworkload\s+[\d.]+\s+[\d.]+\s+[\d.]+")
+
+    def test_self_test(self):
+        r = run([MICROBENCH, "--self-test", "--scale", "0.01"], timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Self-test passed: 1620 requests, 0 failed.", r.stdout)
+        self.assertEqual(len(re.findall(r"/factorial(/100|\?n=100)$", r.stdout, re.M)), 10)
+
+
 class KeepAliveNote(unittest.TestCase):
     def test_server_that_closes_every_connection(self):
         class Handler(http.server.BaseHTTPRequestHandler):  # HTTP/1.0: closes after each response
@@ -314,6 +396,30 @@ class Uvicorn(unittest.TestCase):
         self.assertIn("Keep-Alive requests:    200\n", mb.stdout)
         self.assertIn("Document Length:        21 bytes\n", mb.stdout)
         self.assertNotIn("Note: keep-alive", mb.stdout)
+
+    def test_suite_with_the_factorial_check_against_fastapi(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        here = os.path.dirname(os.path.abspath(__file__))
+        server = subprocess.Popen(["/usr/bin/python3", "-m", "uvicorn", "fastapi_app:app", "--host", "127.0.0.1",
+                                   "--port", str(port), "--log-level", "warning"], cwd=here)
+        try:
+            for _ in range(200):
+                try:
+                    socket.create_connection(("127.0.0.1", port)).close()
+                    break
+                except OSError:
+                    time.sleep(0.05)
+            r = run([MICROBENCH, "-q", "--suite", "--scale", "0.005", "--check", "factorial", "--json", "-",
+                     f"http://127.0.0.1:{port}/factorial/1000"], timeout=180)
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(sum(d["result"]["requests"]["completed"] for d in doc), 100 + 5 + 50 + 50 + 250)
+        self.assertEqual(sum(d["result"]["requests"]["failed"] for d in doc), 0)
 
 
 if __name__ == "__main__":
