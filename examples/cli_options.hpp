@@ -33,6 +33,7 @@ struct options {
     bool sent_body = false;
     std::string content_type = "text/plain";
     std::string bind_address;
+    std::uint32_t socket_buffer_bytes = 0;  // -b
     bool length_check = true;
     bool variable_length = false;
     std::vector<int> expect_status;
@@ -70,7 +71,7 @@ inline const char* short_usage() {
            "  -A user:pass    basic authentication                 -m METHOD / -i  method / HEAD\n"
            "  -p file / -u file  POST / PUT body, -T type          -B address      local address to bind\n"
            "  -e / -g file    ab's percentile CSV / gnuplot TSV    -l              accept variable lengths\n"
-           "  -q -S -d -v N -r -V -h   as in ab\n"
+           "  -b bytes -q -S -d -v N -r -V -h   as in ab\n"
            "  --json FILE|-  --latency  --percentiles LIST  --pipeline N  --timeout-ms N  --duration 10s\n"
            "  --expect-status LIST  --expect-body FILE  --check factorial  --no-length-check\n"
            "  --max-failures N  --max-p99-ms X  --min-rps R        (broken gates exit 3)\n"
@@ -96,6 +97,7 @@ inline const char* long_usage() {
            "  -T content-type  Content-Type of the body (default text/plain).\n"
            "  -m method        Use this method.              -i        Use HEAD.\n"
            "  -B address       Local address to connect from.\n"
+           "  -b windowsize    Size of the TCP send/receive buffers, in bytes.\n"
            "  -e file          Write ab's CSV: percentage served (0-100) and time in ms.\n"
            "  -g file          Write ab's gnuplot TSV, a row per request (with -t alone: the first 1000000).\n"
            "  -l               Accept responses of varying length (no Length failures).\n"
@@ -103,7 +105,7 @@ inline const char* long_usage() {
            "  -q               No progress output.  -S  Short connection table.  -d  No percentile table.\n"
            "  -v level         2 or more: print the request sent.\n"
            "  -V               Print the version.   -h  Print the short usage.\n"
-           "  Not supported, with an error: -b (TCP window), -X/-P (proxy),\n"
+           "  Not supported, with an error: -X/-P (proxy),\n"
            "  -w/-x/-y/-z (HTML output), -f/-Z/-E/-I (TLS: microbench speaks plain HTTP only).\n\n"
            "microbench's own options:\n"
            "  -W N, --threads N      Worker threads, each with its own epoll loop (default 1).\n"
@@ -182,7 +184,7 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
     p.url(url).method(o.method).body(o.body).content_type(o.content_type).requests(o.requests)
         .duration_ms(o.duration_ms).concurrency(o.concurrency).threads(o.threads).keep_alive(o.keep_alive)
         .timeout_ms(o.timeout_ms).connect_timeout_ms(o.timeout_ms).pipeline(o.pipeline).bind_address(o.bind_address)
-        .length_check(o.length_check).expect_status(o.expect_status);
+        .length_check(o.length_check).expect_status(o.expect_status).socket_buffer_bytes(o.socket_buffer_bytes);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);
@@ -376,7 +378,10 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 case 'm': o.method = v; break;
                 case 'B': o.bind_address = v; break;
                 case 'e': o.csv_path = v; break;
-                case 'b': return usage_error("-b (TCP window size) is not supported");
+                case 'b':
+                    if (!parse_uint(v.c_str(), 512, 64u << 20, n)) return usage_error("-b must be a buffer size in bytes from 512 to 67108864, not '" + v + "'");
+                    o.socket_buffer_bytes = static_cast<std::uint32_t>(n);
+                    break;
                 case 'g': o.gnuplot_path = v; break;
                 default: return usage_error(flag + " (proxy) is not supported");  // -X, -P
             }

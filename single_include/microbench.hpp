@@ -2234,6 +2234,7 @@ public:
     MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
     MICROBENCH_PLAN_FIELD(response_limits, limits)
     MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
+    MICROBENCH_PLAN_FIELD(std::uint32_t, socket_buffer_bytes)  // SO_SNDBUF and SO_RCVBUF (ab -b); 0 = the kernel's
 #undef MICROBENCH_PLAN_FIELD
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
@@ -2324,6 +2325,7 @@ private:
     bool length_check_ = true;
     response_limits limits_;
     std::uint64_t record_requests_ = 0;
+    std::uint32_t socket_buffer_bytes_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;
@@ -2541,6 +2543,7 @@ struct worker_setup {
     bool length_check = true;
     const checks* response_checks = nullptr;  // null: no checks; shared, immutable during the run
     std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
+    int socket_buffer_bytes = 0;        // SO_SNDBUF/SO_RCVBUF, 0 = the kernel's
     std::int64_t start_ns = 0;
     std::int64_t stop_issuing_ns = INT64_MAX;
     std::int64_t drain_ns = 0;
@@ -2691,6 +2694,10 @@ inline void worker::send(std::uint32_t ci, std::int64_t now) {
         return;
     }
     c.fd = open_tcp_socket(s_.target.family());
+    if (c.fd >= 0 && s_.socket_buffer_bytes) {  // before connect, so the window scale is negotiated for it
+        setsockopt(c.fd, SOL_SOCKET, SO_SNDBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
+        setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
+    }
     if (c.fd >= 0 && s_.bind.len && ::bind(c.fd, reinterpret_cast<const sockaddr*>(&s_.bind.addr), s_.bind.len) != 0) {
         ::close(c.fd);
         c.fd = -1;
@@ -3081,6 +3088,7 @@ inline error run(const plan& p, result& out) {
         s.head = p.method() == "HEAD";
         s.length_check = p.length_check();
         s.record_requests = p.record_requests();
+        s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
         s.response_checks = response_checks.empty() ? nullptr : &response_checks;
         s.start_ns = start;
         s.stop_issuing_ns = p.duration_ms() > 0 ? start + p.duration_ms() * 1'000'000 : INT64_MAX;

@@ -62,6 +62,7 @@ public:
     MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
     MICROBENCH_PLAN_FIELD(response_limits, limits)
     MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
+    MICROBENCH_PLAN_FIELD(std::uint32_t, socket_buffer_bytes)  // SO_SNDBUF and SO_RCVBUF (ab -b); 0 = the kernel's
 #undef MICROBENCH_PLAN_FIELD
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
@@ -152,6 +153,7 @@ private:
     bool length_check_ = true;
     response_limits limits_;
     std::uint64_t record_requests_ = 0;
+    std::uint32_t socket_buffer_bytes_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;

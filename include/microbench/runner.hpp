@@ -107,6 +107,7 @@ inline error run(const plan& p, result& out) {
         s.head = p.method() == "HEAD";
         s.length_check = p.length_check();
         s.record_requests = p.record_requests();
+        s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
         s.response_checks = response_checks.empty() ? nullptr : &response_checks;
         s.start_ns = start;
         s.stop_issuing_ns = p.duration_ms() > 0 ? start + p.duration_ms() * 1'000'000 : INT64_MAX;

@@ -37,6 +37,7 @@ struct worker_setup {
     bool length_check = true;
     const checks* response_checks = nullptr;  // null: no checks; shared, immutable during the run
     std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
+    int socket_buffer_bytes = 0;        // SO_SNDBUF/SO_RCVBUF, 0 = the kernel's
     std::int64_t start_ns = 0;
     std::int64_t stop_issuing_ns = INT64_MAX;
     std::int64_t drain_ns = 0;
@@ -187,6 +188,10 @@ inline void worker::send(std::uint32_t ci, std::int64_t now) {
         return;
     }
     c.fd = open_tcp_socket(s_.target.family());
+    if (c.fd >= 0 && s_.socket_buffer_bytes) {  // before connect, so the window scale is negotiated for it
+        setsockopt(c.fd, SOL_SOCKET, SO_SNDBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
+        setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
+    }
     if (c.fd >= 0 && s_.bind.len && ::bind(c.fd, reinterpret_cast<const sockaddr*>(&s_.bind.addr), s_.bind.len) != 0) {
         ::close(c.fd);
         c.fd = -1;

@@ -129,6 +129,9 @@ class AbCompatibility(unittest.TestCase):
         ab, mb = self.compare(["-n", "50", "-c", "2", "-k"], "/status/404")
         self.assertIn("Non-2xx responses:      50\n", mb.stdout)
 
+    def test_window_size(self):
+        self.compare(["-n", "100", "-c", "2", "-b", "8192"])
+
     def test_variable_length(self):
         ab, mb = self.compare(["-n", "50", "-c", "2", "-l"])
         self.assertIn("Document Length:        Variable\n", mb.stdout)
@@ -214,7 +217,7 @@ class Errors(unittest.TestCase):
                  (["-X", "proxy:3128", url], "proxy"), (["-s", "0", url], "-s"), (["--pipeline", "4", url], "keep-alive"),
                  (["-t", "soon", url], "-t"), (["-H", "NoColon", url], "-H"), (["-W", "4", "-c", "2", "-n", "9", url], "threads"),
                  (["--expect-status", "abc", url], "--expect-status"), (["--percentiles", "101", url], "--percentiles"),
-                 (["-p", "/nonexistent/file", url], "cannot read"), (["-b", "4096", url], "-b"), (["-m", "G T", url], "method"),
+                 (["-p", "/nonexistent/file", url], "cannot read"), (["-b", "12", url], "-b"), (["-m", "G T", url], "method"),
                  (["a", "b"], "more than one URL")]
         for args, words in cases:
             with self.subTest(args=args):
