@@ -350,6 +350,71 @@ class SuiteCompareSelfTest(unittest.TestCase):
         self.assertEqual(len(re.findall(r"/factorial(/100|\?n=100)$", r.stdout, re.M)), 10)
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, proc):
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            return
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited with {proc.returncode}")
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+class RealPeers(unittest.TestCase):
+    def test_compare_nginx_with_the_reference_server(self):
+        import tempfile
+        here = os.path.dirname(os.path.abspath(__file__))
+        work = tempfile.mkdtemp(prefix="microbench-cli-nginx-")
+        port = free_port()
+        with open(os.path.join(here, "..", "nginx", "nginx.conf.in")) as f:
+            conf = f.read().replace("@DIR@", work).replace("@PORT@", str(port))
+        with open(f"{work}/nginx.conf", "w") as f:
+            f.write(conf)
+        nginx = subprocess.Popen(["/usr/sbin/nginx", "-p", work + "/", "-c", f"{work}/nginx.conf", "-e", f"{work}/error.log"])
+        try:
+            wait_for_port(port, nginx)
+            r = run([MICROBENCH, "-q", "--compare", "--rounds", "2", "-n", "1000", "-c", "5", "-k", "--json", f"{work}/c.json",
+                     f"http://127.0.0.1:{port}/factorial/10", Servers.url("/factorial?n=10")], timeout=120)
+            with open(f"{work}/c.json") as f:
+                doc = json.load(f)
+        finally:
+            nginx.send_signal(signal.SIGQUIT)
+            nginx.wait(timeout=10)
+            subprocess.run(["rm", "-rf", work])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"\nworkload\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+[\d.]+")
+        self.assertEqual(doc["a"]["requests"]["completed"], 1000)
+        self.assertEqual(doc["b"]["requests"]["completed"], 1000)
+        self.assertEqual(doc["a"]["bytes"]["document_length"], 7)   # nginx: 3628800
+        self.assertEqual(doc["b"]["bytes"]["document_length"], 7)   # /factorial?n=10: 3628800
+
+    def test_flask_sleeping_endpoint_overlaps_requests(self):
+        port = free_port()
+        here = os.path.dirname(os.path.abspath(__file__))
+        flask = subprocess.Popen(["/usr/bin/python3", os.path.join(here, "flask_app.py"), str(port)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for_port(port, flask)
+            r = run([MICROBENCH, "-q", "-n", "40", "-c", "10", "-k", "--expect-status", "200",
+                     f"http://127.0.0.1:{port}/sleep"], timeout=60)
+        finally:
+            flask.terminate()
+            flask.wait(timeout=10)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("Failed requests:        0\n", r.stdout)
+        taken = float(re.search(r"^Time taken for tests:\s+([\d.]+)", r.stdout, re.M).group(1))
+        self.assertGreaterEqual(taken, 0.4)  # ceil(40/10) · 0.1 s
+        self.assertLess(taken, 3.0)          # not 40 · 0.1 s: the requests overlap
+
+
 class KeepAliveNote(unittest.TestCase):
     def test_server_that_closes_every_connection(self):
         class Handler(http.server.BaseHTTPRequestHandler):  # HTTP/1.0: closes after each response
