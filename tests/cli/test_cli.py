@@ -230,9 +230,7 @@ class Errors(unittest.TestCase):
                 self.assertEqual(r.stdout, "")
 
     def test_unreachable_target_exits_2(self):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        port = free_port()  # nothing listens there
         r = run([MICROBENCH, "-n", "3", f"http://127.0.0.1:{port}/"], timeout=20)
         self.assertEqual(r.returncode, 2)
         self.assertIn("cannot be reached", r.stderr)
@@ -439,51 +437,34 @@ class KeepAliveNote(unittest.TestCase):
 
 
 class Uvicorn(unittest.TestCase):
+    """The classic FastAPI /factorial/{n} endpoint, served by uvicorn from Debian's packages."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.port = free_port()
+        here = os.path.dirname(os.path.abspath(__file__))
+        cls.server = subprocess.Popen(["/usr/bin/python3", "-m", "uvicorn", "fastapi_app:app", "--host", "127.0.0.1",
+                                       "--port", str(cls.port), "--log-level", "warning"], cwd=here)
+        wait_for_port(cls.port, cls.server)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.terminate()
+        cls.server.wait(timeout=10)
+
     def test_keeps_alive_where_ab_cannot(self):
         """ab's HTTP/1.0 keep-alive gets nothing from uvicorn; microbench's HTTP/1.1 does."""
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        here = os.path.dirname(os.path.abspath(__file__))
-        server = subprocess.Popen(["/usr/bin/python3", "-m", "uvicorn", "fastapi_app:app", "--host", "127.0.0.1",
-                                   "--port", str(port), "--log-level", "warning"], cwd=here)
-        try:
-            for _ in range(200):
-                try:
-                    socket.create_connection(("127.0.0.1", port)).close()
-                    break
-                except OSError:
-                    time.sleep(0.05)
-            url = f"http://127.0.0.1:{port}/factorial/10"
-            ab = run(["ab", "-k", "-n", "200", "-c", "4", url])
-            mb = run([MICROBENCH, "-k", "-n", "200", "-c", "4", url])
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
+        url = f"http://127.0.0.1:{self.port}/factorial/10"
+        ab = run(["ab", "-k", "-n", "200", "-c", "4", url])
+        mb = run([MICROBENCH, "-k", "-n", "200", "-c", "4", url])
         self.assertIn("Keep-Alive requests:    0\n", ab.stdout)
         self.assertIn("Keep-Alive requests:    200\n", mb.stdout)
         self.assertIn("Document Length:        21 bytes\n", mb.stdout)
         self.assertNotIn("Note: keep-alive", mb.stdout)
 
     def test_suite_with_the_factorial_check_against_fastapi(self):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        here = os.path.dirname(os.path.abspath(__file__))
-        server = subprocess.Popen(["/usr/bin/python3", "-m", "uvicorn", "fastapi_app:app", "--host", "127.0.0.1",
-                                   "--port", str(port), "--log-level", "warning"], cwd=here)
-        try:
-            for _ in range(200):
-                try:
-                    socket.create_connection(("127.0.0.1", port)).close()
-                    break
-                except OSError:
-                    time.sleep(0.05)
-            r = run([MICROBENCH, "-q", "--suite", "--scale", "0.005", "--check", "factorial", "--json", "-",
-                     f"http://127.0.0.1:{port}/factorial/1000"], timeout=180)
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
+        r = run([MICROBENCH, "-q", "--suite", "--scale", "0.005", "--check", "factorial", "--json", "-",
+                 f"http://127.0.0.1:{self.port}/factorial/1000"], timeout=180)
         self.assertEqual(r.returncode, 0, r.stderr)
         doc = json.loads(r.stdout)
         self.assertEqual(sum(d["result"]["requests"]["completed"] for d in doc), 100 + 5 + 50 + 50 + 250)
