@@ -372,6 +372,21 @@ inline std::string_view last_list_item(std::string_view list) {
     return last;
 }
 
+// In a query "n=10&x=y": true and the value of `key`, or false when the key is absent.
+inline bool query_value(std::string_view query, std::string_view key, std::string_view& out) {
+    while (!query.empty()) {
+        std::size_t amp = query.find('&');
+        std::string_view pair = query.substr(0, amp);
+        if (pair.size() > key.size() && pair.substr(0, key.size()) == key && pair[key.size()] == '=') {
+            out = pair.substr(key.size() + 1);
+            return true;
+        }
+        if (amp == std::string_view::npos) break;
+        query.remove_prefix(amp + 1);
+    }
+    return false;
+}
+
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/ascii.hpp ----
@@ -1961,14 +1976,7 @@ inline bool factorial_argument(const url& target, unsigned& n) {
     if (path.substr(0, 11) == "/factorial/") {
         digits = path.substr(11);
     } else if (path == "/factorial" && t.size() > path.size()) {
-        std::string_view query = t.substr(path.size() + 1);
-        for (std::size_t at = 0; at <= query.size();) {
-            std::size_t amp = query.find('&', at);
-            std::string_view pair = query.substr(at, amp == std::string_view::npos ? std::string_view::npos : amp - at);
-            if (pair.substr(0, 2) == "n=") digits = pair.substr(2);
-            if (amp == std::string_view::npos) break;
-            at = amp + 1;
-        }
+        detail::query_value(t.substr(path.size() + 1), "n", digits);
     }
     std::uint64_t v = 0;
     if (digits.empty() || digits.size() > 5 || !detail::parse_decimal(digits, v) || v > 100000) return false;
@@ -2418,8 +2426,8 @@ struct result {
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
-    // Adds a worker's result. Elapsed is the longest; the first body length is the one seen
-    // first (callers pass workers in order; the runner fixes it up from timestamps).
+    // Adds a worker's result. Elapsed is the longest; peaks add up (an upper bound); the run's
+    // first body length and wall-clock anchor are the runner's to set, not merged.
     void merge(const result& o) {
         requests_ended += o.requests_ended;
         requests_completed += o.requests_completed;
@@ -2936,11 +2944,13 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     c.served = true;
     last_end_ns_ = now;
     if (s_.length_check && s_.reference_length) {
-        std::int64_t expected = -1;
+        // A plain load once the first response has set it: a compare-exchange per response would
+        // take the shared cache line exclusively and bounce it between worker threads.
         auto length = static_cast<std::int64_t>(body);
-        if (!s_.reference_length->compare_exchange_strong(expected, length, std::memory_order_relaxed) &&
-            expected != length)
-            return end_failed(failure::length);
+        std::int64_t reference = s_.reference_length->load(std::memory_order_relaxed);
+        if (reference < 0 && s_.reference_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
+            reference = length;
+        if (reference != length) return end_failed(failure::length);
     }
     std::int64_t total = now - q.start_ns;
     stats_.responses_total_ns.record(total);  // every whole response, passed or not
@@ -3308,21 +3318,6 @@ inline const char* reason_phrase(int status) {
         case 503: return "Service Unavailable";
         default: return "Status";
     }
-}
-
-// In "n=10&x=y": true and the value of `key`, or false when the key is absent.
-inline bool query_value(std::string_view query, std::string_view key, std::string_view& out) {
-    while (!query.empty()) {
-        std::size_t amp = query.find('&');
-        std::string_view pair = query.substr(0, amp);
-        if (pair.size() > key.size() && pair.substr(0, key.size()) == key && pair[key.size()] == '=') {
-            out = pair.substr(key.size() + 1);
-            return true;
-        }
-        if (amp == std::string_view::npos) break;
-        query.remove_prefix(amp + 1);
-    }
-    return false;
 }
 
 inline bool small_number(std::string_view s, std::uint64_t max, std::uint64_t& out) {

@@ -195,14 +195,7 @@ inline bool factorial_argument(const url& target, unsigned& n) {
     if (path.substr(0, 11) == "/factorial/") {
         digits = path.substr(11);
     } else if (path == "/factorial" && t.size() > path.size()) {
-        std::string_view query = t.substr(path.size() + 1);
-        for (std::size_t at = 0; at <= query.size();) {
-            std::size_t amp = query.find('&', at);
-            std::string_view pair = query.substr(at, amp == std::string_view::npos ? std::string_view::npos : amp - at);
-            if (pair.substr(0, 2) == "n=") digits = pair.substr(2);
-            if (amp == std::string_view::npos) break;
-            at = amp + 1;
-        }
+        detail::query_value(t.substr(path.size() + 1), "n", digits);
     }
     std::uint64_t v = 0;
     if (digits.empty() || digits.size() > 5 || !detail::parse_decimal(digits, v) || v > 100000) return false;

@@ -79,8 +79,8 @@ struct result {
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
-    // Adds a worker's result. Elapsed is the longest; the first body length is the one seen
-    // first (callers pass workers in order; the runner fixes it up from timestamps).
+    // Adds a worker's result. Elapsed is the longest; peaks add up (an upper bound); the run's
+    // first body length and wall-clock anchor are the runner's to set, not merged.
     void merge(const result& o) {
         requests_ended += o.requests_ended;
         requests_completed += o.requests_completed;

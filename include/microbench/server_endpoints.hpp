@@ -74,21 +74,6 @@ inline const char* reason_phrase(int status) {
     }
 }
 
-// In "n=10&x=y": true and the value of `key`, or false when the key is absent.
-inline bool query_value(std::string_view query, std::string_view key, std::string_view& out) {
-    while (!query.empty()) {
-        std::size_t amp = query.find('&');
-        std::string_view pair = query.substr(0, amp);
-        if (pair.size() > key.size() && pair.substr(0, key.size()) == key && pair[key.size()] == '=') {
-            out = pair.substr(key.size() + 1);
-            return true;
-        }
-        if (amp == std::string_view::npos) break;
-        query.remove_prefix(amp + 1);
-    }
-    return false;
-}
-
 inline bool small_number(std::string_view s, std::uint64_t max, std::uint64_t& out) {
     return s.size() <= 9 && parse_decimal(s, out) && out <= max;
 }

@@ -97,11 +97,13 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     c.served = true;
     last_end_ns_ = now;
     if (s_.length_check && s_.reference_length) {
-        std::int64_t expected = -1;
+        // A plain load once the first response has set it: a compare-exchange per response would
+        // take the shared cache line exclusively and bounce it between worker threads.
         auto length = static_cast<std::int64_t>(body);
-        if (!s_.reference_length->compare_exchange_strong(expected, length, std::memory_order_relaxed) &&
-            expected != length)
-            return end_failed(failure::length);
+        std::int64_t reference = s_.reference_length->load(std::memory_order_relaxed);
+        if (reference < 0 && s_.reference_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
+            reference = length;
+        if (reference != length) return end_failed(failure::length);
     }
     std::int64_t total = now - q.start_ns;
     stats_.responses_total_ns.record(total);  // every whole response, passed or not
