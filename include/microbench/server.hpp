@@ -241,7 +241,12 @@ private:
                 std::push_heap(t.timers.begin(), t.timers.end(), later());
             }
         }
-        if (c.in_used == c.in.size()) c.in.clear(), c.in_used = 0;
+        if (c.in_used == c.in.size()) {
+            c.in.clear(), c.in_used = 0;
+        } else if (c.in_used > 4096) {  // a pipelining client may never leave it empty: compact
+            c.in.erase(0, c.in_used);
+            c.in_used = 0;
+        }
         flush(t, slot);
     }
 
