@@ -62,6 +62,12 @@ bool unreachable(const mb::result& r) {
 
 }  // namespace
 
+// A run that could not start: say why; exit 2 when the target cannot be resolved, else 1.
+int start_failed(const mb::error& e) {
+    std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
+    return e.code == mb::errc::run_resolve_failed ? 2 : 1;
+}
+
 // The gates of --max-failures, --max-pNN-ms and --min-rps, and failed checks: one line each
 // for what broke and by how much. Returns how many broke.
 int apply_gates(const cli::options& o, const mb::result& r, const char* label, std::string& out) {
@@ -117,10 +123,7 @@ int run_suites(const cli::options& o) {
     for (auto target : {std::make_pair(&o.url_text, &a), std::make_pair(&o.url_b, &b)}) {
         if (target.first->empty()) continue;
         if (!o.quiet) std::fprintf(stderr, "Running the suite against %s\n", target.first->c_str());
-        if (mb::error e = mb::run_suite(*target.first, so, *target.second)) {
-            std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
-            return e.code == mb::errc::run_resolve_failed ? 2 : 1;
-        }
+        if (mb::error e = mb::run_suite(*target.first, so, *target.second)) return start_failed(e);
     }
     std::string text, json = "[";
     mb::append_suite_table(a, text);
@@ -134,12 +137,8 @@ int run_suites(const cli::options& o) {
     for (const auto* list : {&a, &b})
         for (const mb::scenario_result& s : *list) {
             broken += apply_gates(o, s.r, s.scenario.c_str(), text);
-            mb::plan p;
-            for (const mb::scenario& sc : mb::classic_suite)
-                if (s.scenario == sc.name && !mb::suite_plan(s.url, sc, so, p)) {
-                    if (json.size() > 1) json += ",";
-                    json += "{\"scenario\":\"" + s.scenario + "\",\"result\":" + mb::result_json(p, s.r, o.percentiles) + "}";
-                }
+            if (json.size() > 1) json += ",";
+            json += "{\"scenario\":\"" + s.scenario + "\",\"result\":" + mb::result_json(s.p, s.r, o.percentiles) + "}";
         }
     json += "]\n";
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
@@ -156,10 +155,7 @@ int run_compare(const cli::options& o) {
             bool first_a = i % 2 == 0;
             bool run_a = (k == 0) == first_a;
             if (!o.quiet) std::fprintf(stderr, "Round %u: %s\n", i + 1, (run_a ? o.url_text : o.url_b).c_str());
-            if (mb::error e = mb::run(run_a ? pa : pb, run_a ? ra[i] : rb[i])) {
-                std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
-                return e.code == mb::errc::run_resolve_failed ? 2 : 1;
-            }
+            if (mb::error e = mb::run(run_a ? pa : pb, run_a ? ra[i] : rb[i])) return start_failed(e);
         }
     }
     auto median = [](std::vector<mb::result>& rs) -> mb::result& {
@@ -212,10 +208,7 @@ int run_single(const cli::options& o) {
     mb::error e = mb::run(plan, r);
     signal(SIGINT, SIG_DFL);
     if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
-    if (e) {
-        std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
-        return e.code == mb::errc::run_resolve_failed ? 2 : 1;
-    }
+    if (e) return start_failed(e);
     if (!o.quiet && !progress.tty && progress.every) {  // the heartbeats the last poll missed, then ab's last line
         on_progress(mb::progress{r.requests_ended, o.requests, r.elapsed_ns}, &progress);
         if (!r.cancelled) std::fprintf(stderr, "Finished %llu requests\n", static_cast<unsigned long long>(r.requests_ended));
