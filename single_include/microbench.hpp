@@ -87,6 +87,23 @@ constexpr std::int64_t drain_ms = 1'000;   // a duration run waits this long for
 // Receive buffer shared by a worker's connections: reads land here and are parsed in place;
 // only a response head split across reads is kept per connection.
 constexpr std::size_t worker_read_buffer_bytes = 256 * 1024;
+// Readiness events a worker takes from epoll per wait.
+constexpr int worker_event_batch = 256;
+// A worker finds timed-out requests by scanning its connections every timeout/20, bounded to
+// this range; the scan is also the longest a worker sleeps, so a cancel is seen within it.
+constexpr std::int64_t deadline_scan_min_ns = 1'000'000;
+constexpr std::int64_t deadline_scan_max_ns = 50'000'000;
+// A connect that met a local shortage (no free port, descriptor or buffer) is tried again when
+// another connection closes, or after this back-off, doubling up to the maximum.
+constexpr std::int64_t local_retry_min_ns = 1'000'000;
+constexpr std::int64_t local_retry_max_ns = 64'000'000;
+// The calling thread polls the workers' counters this often for progress callbacks.
+constexpr std::int64_t progress_poll_ms = 10;
+
+// What a plan may ask for before validate() refuses it, so memory stays bounded: request slots
+// are concurrency × pipeline (48 bytes each), per-request timings (ab -g) 40 bytes each.
+constexpr std::uint64_t max_requests_in_flight = 1'000'000;
+constexpr std::uint64_t max_recorded_requests = 10'000'000;
 
 }  // namespace defaults
 }  // namespace microbench
@@ -157,11 +174,15 @@ enum class errc : std::uint16_t {
     plan_bad_bind_address = 96,
     plan_bad_status = 97,
     plan_not_factorial_url = 98,
+    plan_too_many_in_flight = 99,
 
     // Starting a run (100–119)
     run_resolve_failed = 100,
     run_fd_limit = 101,
     run_system = 102,
+
+    // Plans, continued (120–139)
+    plan_too_many_records = 120,
 };
 
 namespace detail {
@@ -219,9 +240,11 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address is not a numeric IPv4 or IPv6 address of the target's family"},
     {errc::plan_bad_status, "plan_bad_status", "expected status codes must be from 100 to 999"},
     {errc::plan_not_factorial_url, "plan_not_factorial_url", "the factorial check needs a /factorial/{n} or /factorial?n=N URL"},
+    {errc::plan_too_many_in_flight, "plan_too_many_in_flight", "concurrency × pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth"},
     {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
-    {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the concurrency and cannot be raised (see ulimit -n)"},
+    {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
+    {errc::plan_too_many_records, "plan_too_many_records", "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer"},
 };
 
 constexpr const errc_entry* find_errc(errc code) {
@@ -1331,6 +1354,15 @@ public:
         return true;
     }
 
+    // Records `value` brought into [0, highest_trackable_value]: a value outside the range is
+    // counted at its nearest edge, so the count always equals the values offered. False when it
+    // had to move the value.
+    bool record_clamped(std::int64_t value) {
+        const std::int64_t v = value < 0 ? 0 : value > config_.highest_trackable_value ? config_.highest_trackable_value : value;
+        record(v);
+        return v == value;
+    }
+
     // Records `value`, then the values a closed-loop client would have seen had it kept sending
     // every `expected_interval` while stalled: value - interval, value - 2·interval, … down to
     // interval (HdrHistogram's coordinated-omission correction). interval <= 0 records only value.
@@ -2016,6 +2048,7 @@ inline std::int64_t now_ns() {
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -2096,6 +2129,29 @@ inline io_result write_some(int fd, const char* buf, std::size_t len) {
     }
 }
 
+// Writes bytes [from, to) of `copies` back-to-back copies of `data` (a pipelined batch of one
+// request) in one sendmsg, straight from the single copy: the batch is never built in memory.
+inline io_result write_repeated(int fd, const char* data, std::size_t size, std::size_t from, std::size_t to) {
+    constexpr int max_parts = 64;
+    iovec parts[max_parts];
+    int n = 0;
+    for (std::size_t at = from; at < to && n < max_parts; ++n) {
+        std::size_t in = at % size, len = size - in < to - at ? size - in : to - at;
+        parts[n] = iovec{const_cast<char*>(data + in), len};
+        at += len;
+    }
+    msghdr m{};
+    m.msg_iov = parts;
+    m.msg_iovlen = static_cast<std::size_t>(n);
+    for (;;) {
+        ssize_t w = n == 1 ? ::send(fd, parts[0].iov_base, parts[0].iov_len, MSG_NOSIGNAL) : ::sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (w >= 0) return {io::ok, static_cast<std::size_t>(w), 0};
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
+        return {io::error, 0, errno};
+    }
+}
+
 // A non-blocking TCP socket with TCP_NODELAY, or -1 (errno set).
 inline int open_tcp_socket(int family) {
     int fd = ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -2103,6 +2159,29 @@ inline int open_tcp_socket(int family) {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
+}
+
+// Binds `fd` to the local address `from` (port 0). IP_BIND_ADDRESS_NO_PORT defers the choice of
+// a port to connect(), which can then reuse one port for different targets. 0 or errno.
+inline int bind_source(int fd, const endpoint& from) {
+#ifdef IP_BIND_ADDRESS_NO_PORT
+    int one = 1;
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+#endif
+    return ::bind(fd, reinterpret_cast<const sockaddr*>(&from.addr), from.len) == 0 ? 0 : errno;
+}
+
+// What a failed socket(), bind() or connect() ran out of on this machine, if anything: these are
+// not the server's failures, and end when another connection closes.
+enum class local_shortage : std::uint8_t { none, port, descriptor, memory };
+
+inline local_shortage shortage_of(int err) {
+    switch (err) {
+        case EADDRNOTAVAIL: case EADDRINUSE: return local_shortage::port;
+        case EMFILE: case ENFILE: return local_shortage::descriptor;
+        case ENOBUFS: case ENOMEM: case ENOSPC: case EAGAIN: return local_shortage::memory;  // EAGAIN: routing cache
+        default: return local_shortage::none;
+    }
 }
 
 // Starts a non-blocking connect: io::ok when already connected (loopback can be), io::again
@@ -2243,6 +2322,14 @@ public:
     MICROBENCH_PLAN_FIELD(response_limits, limits)
     MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
     MICROBENCH_PLAN_FIELD(std::uint32_t, socket_buffer_bytes)  // SO_SNDBUF and SO_RCVBUF (ab -b); 0 = the kernel's
+    // May run() raise the soft open-file limit toward the hard one when the connections need it?
+    // Off: a library leaves its host's limits alone (run_fd_limit instead). On: raised for the
+    // run and restored afterwards (the command line turns it on).
+    MICROBENCH_PLAN_FIELD(bool, raise_fd_limit)
+    // A request that met a keep-alive connection the server had closed is sent again once when
+    // its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE; RFC 9110 §9.2.2). On:
+    // also POST, PATCH and other methods, which the server may already have acted on.
+    MICROBENCH_PLAN_FIELD(bool, resend_non_idempotent)
 #undef MICROBENCH_PLAN_FIELD
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
@@ -2310,6 +2397,8 @@ public:
             drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
             return {errc::plan_bad_timeout, 0};
         if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
+        if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
+        if (record_requests_ > defaults::max_recorded_requests) return {errc::plan_too_many_records, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
             if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
         return {};
@@ -2334,6 +2423,8 @@ private:
     response_limits limits_;
     std::uint64_t record_requests_ = 0;
     std::uint32_t socket_buffer_bytes_ = 0;
+    bool raise_fd_limit_ = false;
+    bool resend_non_idempotent_ = false;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;
@@ -2402,6 +2493,12 @@ struct result {
     std::uint64_t retries = 0;             // met a closed keep-alive connection, sent again once
     std::uint64_t connects = 0;            // connections established
     std::uint64_t server_closes = 0;       // keep-alive connections the server closed
+    // Connects that met a local shortage and waited for another connection to close (not
+    // failures): no free local port (widen ip_local_port_range or add -B addresses), no free
+    // descriptor (ulimit -n), no kernel memory or buffers.
+    std::uint64_t port_waits = 0;
+    std::uint64_t descriptor_waits = 0;
+    std::uint64_t memory_waits = 0;
     std::uint32_t concurrency_requested = 0;
     std::uint32_t concurrency_peak = 0;    // most connections open at once
     std::uint64_t bytes_sent = 0;
@@ -2441,6 +2538,9 @@ struct result {
         retries += o.retries;
         connects += o.connects;
         server_closes += o.server_closes;
+        port_waits += o.port_waits;
+        descriptor_waits += o.descriptor_waits;
+        memory_waits += o.memory_waits;
         concurrency_peak += o.concurrency_peak;
         bytes_sent += o.bytes_sent;
         bytes_received += o.bytes_received;
@@ -2492,7 +2592,13 @@ struct request_slot {
 };
 
 struct connection {
-    enum class phase : std::uint8_t { idle, connecting, writing, reading };
+    enum class phase : std::uint8_t {
+        idle,        // no descriptor, nothing in flight
+        waiting,     // requests in flight, no descriptor: the last connect met a local shortage
+        connecting,
+        writing,     // the batch is not all written; responses are read meanwhile
+        reading,
+    };
 
     connection(const response_limits& limits, header_view* shared_headers, request_slot* slots)
         : parser(limits, shared_headers), requests(slots) {}
@@ -2500,15 +2606,16 @@ struct connection {
     int fd = -1;
     phase state = phase::idle;
     bool served = false;         // this descriptor has delivered a whole response
-    bool write_blocked = false;  // the current write met EAGAIN
     std::uint32_t batch = 0;     // requests in the batch being sent, oldest first in requests[]
     std::uint32_t done = 0;      // of them, ended
+    std::uint32_t written = 0;   // of them, written to their last byte
+    std::uint32_t closes = 0;    // times this slot closed a descriptor: tells a reopened one apart
     std::size_t write_offset = 0;
     std::size_t write_length = 0;
     std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
     response_parser parser;
     request_slot* requests;      // `pipeline` slots owned by the worker
-    std::string stash;           // a response head split across reads
+    std::string stash;           // a response head split across reads (at most max_header_bytes + 1)
     check_state checked;         // of the response being read
 
     std::uint32_t in_flight() const { return batch - done; }
@@ -2518,19 +2625,81 @@ struct connection {
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/connection.hpp ----
+// ---- begin include/microbench/start_gate.hpp ----
+// microbench/start_gate.hpp — where a run's worker threads wait until all of them are ready, so
+// the run's clock starts when the last one has allocated and started, not before. The runner
+// opens the gate with the start time, or with -1 to tell the workers to give up.
+
+#include <pthread.h>
+
+#include <cstdint>
+
+namespace microbench {
+namespace detail {
+
+class start_gate {
+public:
+    start_gate() = default;
+    start_gate(const start_gate&) = delete;
+    start_gate& operator=(const start_gate&) = delete;
+    ~start_gate() {
+        pthread_cond_destroy(&cv_);
+        pthread_mutex_destroy(&mutex_);
+    }
+
+    // A worker: says it is ready and waits for the gate; returns the start time, or -1.
+    std::int64_t arrive_and_wait() {
+        pthread_mutex_lock(&mutex_);
+        ++ready_;
+        pthread_cond_broadcast(&cv_);
+        while (!open_) pthread_cond_wait(&cv_, &mutex_);
+        std::int64_t start = start_ns_;
+        pthread_mutex_unlock(&mutex_);
+        return start;
+    }
+
+    // The runner: waits until `workers` have arrived.
+    void wait_ready(std::uint32_t workers) {
+        pthread_mutex_lock(&mutex_);
+        while (ready_ < workers) pthread_cond_wait(&cv_, &mutex_);
+        pthread_mutex_unlock(&mutex_);
+    }
+
+    void open(std::int64_t start_ns) {
+        pthread_mutex_lock(&mutex_);
+        start_ns_ = start_ns;
+        open_ = true;
+        pthread_cond_broadcast(&cv_);
+        pthread_mutex_unlock(&mutex_);
+    }
+
+private:
+    pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t cv_ = PTHREAD_COND_INITIALIZER;
+    std::uint32_t ready_ = 0;
+    bool open_ = false;
+    std::int64_t start_ns_ = -1;
+};
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/start_gate.hpp ----
 // ---- begin include/microbench/worker.hpp ----
 // microbench/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
-// and histograms; nothing is shared with other workers while running except a set-once
-// reference length and a progress counter only this worker writes.
+// and histograms; nothing is shared with other workers while running except the request bytes
+// (read-only), a set-once reference length and a progress counter only this worker writes.
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
+// This file holds the loop, issuing and sending; worker_connect.hpp opens connections and
+// waits out local shortages; worker_receive.hpp is the receiving half.
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 
@@ -2541,25 +2710,24 @@ namespace detail {
 struct worker_setup {
     endpoint target;
     endpoint bind;  // len == 0: any local address
-    std::string batch;  // the request, repeated `pipeline` times
-    std::size_t request_bytes = 0;
+    std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     std::uint32_t connections = 1;
     std::uint64_t quota = 0;  // requests to issue; 0: until stopped
     std::uint32_t pipeline = 1;
     bool keep_alive = true;
     bool head = false;
+    bool resend_sent = true;  // a fully sent request may go again after a keep-alive close
     bool length_check = true;
     const checks* response_checks = nullptr;  // null: no checks; shared, immutable during the run
     std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
     int socket_buffer_bytes = 0;        // SO_SNDBUF/SO_RCVBUF, 0 = the kernel's
-    std::int64_t start_ns = 0;
-    std::int64_t stop_issuing_ns = INT64_MAX;
+    std::int64_t duration_ns = 0;       // 0: no time limit
     std::int64_t drain_ns = 0;
     std::int64_t timeout_ns = 0;
     std::int64_t connect_timeout_ns = 0;
     response_limits limits;
+    start_gate* gate = nullptr;            // gives the run's start time, or tells it to give up
     const cancel_token* cancel = nullptr;  // the user's
-    const cancel_token* abort = nullptr;   // the runner's, when it cannot start every thread
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
 };
@@ -2583,6 +2751,7 @@ public:
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
+        waiting_.resize(s_.connections);
         stats_.concurrency_requested = s_.connections;
         if (s_.record_requests)
             stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
@@ -2595,25 +2764,24 @@ public:
 private:
     void issue(std::uint32_t ci, std::int64_t now);
     void send(std::uint32_t ci, std::int64_t now);
+    void open_connection(std::uint32_t ci, std::int64_t now);
+    void wait_for_local(std::uint32_t ci, local_shortage what, std::int64_t now);
+    void retry_waiting(std::int64_t now);
     void on_event(std::uint32_t ci, std::uint32_t events);
     void on_connected(connection& c, std::int64_t now);
     void try_write(std::uint32_t ci);
-    void on_readable(std::uint32_t ci, bool peer_closed);
+    bool on_readable(std::uint32_t ci, bool peer_closed, failure broken);
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
-    void complete_oldest(connection& c, std::int64_t now, bool passed_checks = true);
-    void on_eof(std::uint32_t ci, std::int64_t now);
+    bool parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now, std::size_t& used);
+    void complete_oldest(connection& c, std::int64_t now, bool passed_checks);
+    void on_eof(std::uint32_t ci, std::int64_t now, failure broken);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
     void end_failed(failure reason);
     void end_unfinished(connection& c);
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
-    bool stop_requested(std::int64_t now) const {
-        return now >= s_.stop_issuing_ns || cancelled();
-    }
-    bool cancelled() const {
-        return (s_.cancel && s_.cancel->cancelled()) || (s_.abort && s_.abort->cancelled());
-    }
+    bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
     void note_ended() {
         ++stats_.requests_ended;
         if (s_.ended_counter) s_.ended_counter->store(stats_.requests_ended, std::memory_order_relaxed);
@@ -2626,32 +2794,46 @@ private:
     std::vector<connection> conns_;
     std::unique_ptr<char[]> read_buf_;
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
+    std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
+    std::size_t waiting_head_ = 0, waiting_count_ = 0;
+    std::uint32_t closes_since_retry_ = 0;  // each close may free what a waiting connect needs
+    std::int64_t local_retry_at_ = INT64_MAX;
+    std::int64_t local_backoff_ns_ = defaults::local_retry_min_ns;
     std::uint64_t issued_ = 0;
     std::uint32_t open_ = 0;
     bool stopping_ = false;
     bool looked_for_server_ = false;
+    std::int64_t start_ns_ = 0;
+    std::int64_t stop_issuing_ns_ = INT64_MAX;
     std::int64_t drain_until_ns_ = INT64_MAX;
     std::int64_t last_end_ns_ = 0;
     result stats_;
 };
 
 inline void worker::run() {
+    start_ns_ = s_.gate ? s_.gate->arrive_and_wait() : now_ns();
+    if (start_ns_ < 0) return;  // the runner could not start every thread: nothing runs
+    if (s_.duration_ns > 0) stop_issuing_ns_ = start_ns_ + s_.duration_ns;
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
-    epoll_event events[256];
+    epoll_event events[defaults::worker_event_batch];
     std::int64_t next_scan = 0;
-    const std::int64_t scan_every = std::max<std::int64_t>(
-        1'000'000, std::min<std::int64_t>(50'000'000, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
+    const std::int64_t scan_every = std::max(
+        defaults::deadline_scan_min_ns, std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
     for (;;) {
         std::int64_t now = now_ns();
-        if (!stopping_ && stop_requested(now)) {
+        if (!stopping_ && now >= stop_issuing_ns_) {
             stopping_ = true;
-            stats_.cancelled = cancelled();
-            drain_until_ns_ = stats_.cancelled ? now : now + s_.drain_ns;
+            drain_until_ns_ = now + s_.drain_ns;
+        }
+        if (!stats_.cancelled && cancelled()) {  // also during the drain: stop waiting at once
+            stopping_ = stats_.cancelled = true;
+            drain_until_ns_ = now;
         }
         if (now >= drain_until_ns_) {  // stop waiting: what is still in flight is unfinished
             for (connection& c : conns_) end_unfinished(c);
             break;
         }
+        retry_waiting(now);
         ready_.swap(next_ready_);
         for (std::uint32_t ci : ready_) issue(ci, now);
         ready_.clear();
@@ -2663,20 +2845,23 @@ inline void worker::run() {
             scan_deadlines(now);
             next_scan = now + scan_every;
         }
-        std::int64_t wake = std::min(next_scan, std::min(drain_until_ns_, s_.stop_issuing_ns));
-        int timeout_ms = next_ready_.empty() ? static_cast<int>(std::max<std::int64_t>(0, wake - now) / 1'000'000 + 1) : 0;
-        int n = loop_.wait(events, 256, timeout_ms);
+        std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
+        bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
+        int timeout_ms = more_now ? 0 : static_cast<int>((std::max<std::int64_t>(0, wake - now) + 999'999) / 1'000'000);
+        int n = loop_.wait(events, defaults::worker_event_batch, timeout_ms);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
     }
     for (connection& c : conns_) close_connection(c, false);
-    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : now_ns()) - s_.start_ns;
+    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : now_ns()) - start_ns_;
 }
 
 // Starts the next batch of requests on an idle connection, or closes it when none are left.
+// Nothing starts at or after the stop time, whatever pass of the loop `now` comes from.
 inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
-    auto k = static_cast<std::uint32_t>(stopping_ ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
+    bool stop = stopping_ || now >= stop_issuing_ns_;
+    auto k = static_cast<std::uint32_t>(stop ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
     if (k == 0) {
         close_connection(c, false);
         return;
@@ -2685,50 +2870,29 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     c.batch = k;
     c.done = 0;
     bool reused = c.fd >= 0;
-    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{now, reused ? now : 0, 0, 0, false, reused};
-    send(ci, now);
+    // A new connection starts now, not when this pass of the loop began: a wave of thousands of
+    // connects takes milliseconds, which must not count as the last ones' Connect time.
+    std::int64_t start = reused ? now : now_ns();
+    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused};
+    send(ci, start);
 }
 
 // Sends the requests in flight on `c`, connecting first if it has no descriptor.
 inline void worker::send(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     c.write_offset = 0;
-    c.write_length = static_cast<std::size_t>(c.in_flight()) * s_.request_bytes;
-    if (c.fd >= 0) {
-        c.state = connection::phase::writing;
-        c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
-        if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
-        try_write(ci);
-        return;
-    }
-    c.fd = open_tcp_socket(s_.target.family());
-    if (c.fd >= 0 && s_.socket_buffer_bytes) {  // before connect, so the window scale is negotiated for it
-        setsockopt(c.fd, SOL_SOCKET, SO_SNDBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
-        setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
-    }
-    if (c.fd >= 0 && s_.bind.len && ::bind(c.fd, reinterpret_cast<const sockaddr*>(&s_.bind.addr), s_.bind.len) != 0) {
-        ::close(c.fd);
-        c.fd = -1;
-    }
-    c.state = connection::phase::connecting;
-    if (c.fd < 0 || !loop_.add(c.fd, ci)) return fail_in_flight(ci, failure::connect, failure::connect, false);
-    c.deadline_ns = now + s_.connect_timeout_ns;
-    io_result r = start_connect(c.fd, s_.target);
-    if (r.status == io::error) return fail_in_flight(ci, failure::connect, failure::connect, false);
-    if (r.status == io::ok) {
-        on_connected(c, now_ns());
-        try_write(ci);
-    }
-}
-
-inline void worker::on_connected(connection& c, std::int64_t now) {
-    ++stats_.connects;
-    if (++open_ > stats_.concurrency_peak) stats_.concurrency_peak = open_;
-    for (std::uint32_t j = c.done; j < c.batch; ++j) c.requests[j].connected_ns = now;
+    c.write_length = static_cast<std::size_t>(c.in_flight()) * s_.request.size();
+    c.written = 0;
+    if (c.fd < 0) return open_connection(ci, now);
     c.state = connection::phase::writing;
     c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
+    if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
+    try_write(ci);
 }
 
+// Reads whenever the socket is readable, also while the batch is still being written: a server
+// may answer early (413) and stop reading, or write each response before it reads the next
+// request. Then writes what is left.
 inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
     connection& c = conns_[ci];
     if (c.fd < 0) return;  // closed earlier in this batch of events
@@ -2737,52 +2901,49 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
         if (connect_result(c.fd) != 0) return fail_in_flight(ci, failure::connect, failure::connect, false);
         on_connected(c, now_ns());
     }
-    // A response that arrived while a write was blocked raised its edge then: read it now.
-    bool read_anyway = false;
-    if (c.state == connection::phase::writing) {
-        read_anyway = c.write_blocked;
-        try_write(ci);
-    }
-    if (c.fd >= 0 && c.state == connection::phase::reading &&
-        (read_anyway || (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))))
-        on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR));
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+        if (!on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR), failure::receive)) return;
+    if (c.state == connection::phase::writing) try_write(ci);
 }
 
 inline void worker::try_write(std::uint32_t ci) {
     connection& c = conns_[ci];
+    const std::size_t size = s_.request.size();
     while (c.write_offset < c.write_length) {
-        io_result r = write_some(c.fd, s_.batch.data() + c.write_offset, c.write_length - c.write_offset);
-        if (r.status == io::again) {  // the edge-triggered EPOLLOUT brings us back
-            c.write_blocked = true;
-            return;
-        }
+        io_result r = write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
+        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT brings us back
         if (r.status != io::ok) {
             // A keep-alive connection the server closed while idle: send again, once.
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
                 return resend_or_fail(ci, failure::write, now_ns());
             }
+            // The server may have answered and then reset: what it sent is still readable.
+            if (!on_readable(ci, true, failure::write)) return;
             return fail_in_flight(ci, failure::write, failure::write, true);
         }
         c.write_offset += r.bytes;
         stats_.bytes_sent += r.bytes;
+        if (c.write_offset >= (c.written + 1) * size) {
+            std::int64_t now = now_ns();
+            for (; c.written < c.batch && c.write_offset >= (c.written + 1) * size; ++c.written) c.requests[c.written].written_ns = now;
+        }
     }
-    std::int64_t now = now_ns();
-    for (std::uint32_t j = c.done; j < c.batch; ++j) c.requests[j].written_ns = now;
     c.state = connection::phase::reading;
-    c.write_blocked = false;
 }
 
-// The requests in flight met a connection the server had closed before any response byte:
-// each goes again once on a new connection; one that already did fails with `reason`.
+// The requests in flight met a connection the server closed before answering them: each goes
+// again once on a new connection — a fully sent one only if its method is safe to repeat — and
+// the others fail with `reason`.
 inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now) {
     connection& c = conns_[ci];
+    const std::uint32_t written = c.written;
     close_connection(c, false);
     c.parser.reset(s_.head);
     std::uint32_t kept = 0;
     for (std::uint32_t j = c.done; j < c.batch; ++j) {
         request_slot q = c.requests[j];
-        if (q.retried) {
+        if (q.retried || (j < written && !s_.resend_sent)) {
             end_failed(reason);
             continue;
         }
@@ -2820,24 +2981,27 @@ inline void worker::end_unfinished(connection& c) {
 }
 
 inline void worker::close_connection(connection& c, bool abortive) {
+    const connection::phase was = c.state;
+    c.state = connection::phase::idle;
     if (c.fd < 0) return;
-    if (c.state != connection::phase::connecting) --open_;
+    if (was != connection::phase::connecting) --open_;
     if (abortive) close_abortive(c.fd);
     else ::close(c.fd);
     c.fd = -1;
-    c.state = connection::phase::idle;
+    ++c.closes;
+    ++closes_since_retry_;
     c.served = false;
-    c.write_blocked = false;
     c.stash.clear();  // keeps its capacity: no allocation next time
 }
 
 // All requests share one timeout, so a scan every 1/20 of it is precise enough and costs one
-// comparison per connection; no timer heap, no syscall.
+// comparison per connection; no timer heap, no syscall. A connection still waiting for a local
+// resource when its connect timeout ends fails as `connect`.
 inline void worker::scan_deadlines(std::int64_t now) {
     for (std::uint32_t ci = 0; ci < conns_.size(); ++ci) {
         connection& c = conns_[ci];
         if (c.in_flight() == 0 || now < c.deadline_ns) continue;
-        bool connecting = c.state == connection::phase::connecting;
+        bool connecting = c.state == connection::phase::connecting || c.state == connection::phase::waiting;
         fail_in_flight(ci, connecting ? failure::connect : failure::timeout,
                        connecting ? failure::connect : failure::timeout, true);
     }
@@ -2846,10 +3010,94 @@ inline void worker::scan_deadlines(std::int64_t now) {
 }  // namespace detail
 }  // namespace microbench
 
+// ---- begin include/microbench/worker_connect.hpp ----
+// microbench/worker_connect.hpp — how a worker opens connections: socket, buffer sizes, source
+// address, non-blocking connect. A connect that meets a local shortage (no free port,
+// descriptor or kernel buffer) is not the server's failure: the connection waits, and is tried
+// again when another connection closes or after a short back-off, within its connect timeout.
+
+
+namespace microbench {
+namespace detail {
+
+// Opens a socket and starts connecting. A local shortage (no free port, descriptor or buffer)
+// is not the server's failure: the connection waits for one, within its connect timeout.
+inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
+    connection& c = conns_[ci];
+    if (c.state != connection::phase::waiting) c.deadline_ns = now + s_.connect_timeout_ns;
+    int fd = open_tcp_socket(s_.target.family());
+    int err = fd < 0 ? errno : 0;
+    if (fd >= 0 && s_.socket_buffer_bytes) {  // before connect, so the window scale is negotiated for it
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
+    }
+    if (fd >= 0 && s_.bind.len) err = bind_source(fd, s_.bind);
+    io_result r{io::error, 0, err};
+    if (!err) r = start_connect(fd, s_.target);
+    if (r.status == io::again || r.status == io::ok) {
+        if (!loop_.add(fd, ci)) r = {io::error, 0, errno};
+    }
+    if (r.status == io::error) {
+        if (fd >= 0) ::close(fd);
+        local_shortage what = shortage_of(r.err);
+        if (what != local_shortage::none) return wait_for_local(ci, what, now);
+        return fail_in_flight(ci, failure::connect, failure::connect, false);
+    }
+    c.fd = fd;
+    c.state = connection::phase::connecting;
+    local_backoff_ns_ = defaults::local_retry_min_ns;
+    if (r.status == io::ok) {
+        on_connected(c, now_ns());
+        try_write(ci);
+    }
+}
+
+inline void worker::wait_for_local(std::uint32_t ci, local_shortage what, std::int64_t now) {
+    switch (what) {
+        case local_shortage::port: ++stats_.port_waits; break;
+        case local_shortage::descriptor: ++stats_.descriptor_waits; break;
+        default: ++stats_.memory_waits; break;
+    }
+    conns_[ci].state = connection::phase::waiting;
+    waiting_[(waiting_head_ + waiting_count_++) % waiting_.size()] = ci;
+    if (local_retry_at_ == INT64_MAX) local_retry_at_ = now + local_backoff_ns_;
+}
+
+// Tries the waiting connections again: one for each connection closed since the last try, all of
+// them when the back-off has passed (the shortage may have ended elsewhere on the machine).
+inline void worker::retry_waiting(std::int64_t now) {
+    const bool all = now >= local_retry_at_;
+    std::size_t n = all ? waiting_count_ : std::min<std::size_t>(waiting_count_, closes_since_retry_);
+    closes_since_retry_ = 0;
+    if (n == 0) return;
+    if (all) {
+        local_retry_at_ = INT64_MAX;
+        local_backoff_ns_ = std::min(local_backoff_ns_ * 2, defaults::local_retry_max_ns);
+    }
+    for (; n > 0; --n) {
+        std::uint32_t ci = waiting_[waiting_head_];
+        waiting_head_ = (waiting_head_ + 1) % waiting_.size();
+        --waiting_count_;
+        if (conns_[ci].state == connection::phase::waiting) open_connection(ci, now);  // else it timed out meanwhile
+    }
+}
+
+inline void worker::on_connected(connection& c, std::int64_t now) {
+    ++stats_.connects;
+    if (++open_ > stats_.concurrency_peak) stats_.concurrency_peak = open_;
+    for (std::uint32_t j = c.done; j < c.batch; ++j) c.requests[j].connected_ns = now;
+    c.state = connection::phase::writing;
+    c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/worker_connect.hpp ----
 // ---- begin include/microbench/worker_receive.hpp ----
-// microbench/worker_receive.hpp — the receiving half of the worker: reads until drained,
-// parses in place (stashing only a head split across reads), completes requests with ab's
-// timings, and applies the rule for a keep-alive connection the server closed while idle.
+// microbench/worker_receive.hpp — the receiving half of the worker: reads until drained (also
+// while a batch is still being written), parses in place (stashing only what a head split
+// across reads still needs), completes requests with ab's timings — checks first, then ab's
+// length rule — and applies the rule for a keep-alive connection the server closed while idle.
 
 
 namespace microbench {
@@ -2857,35 +3105,62 @@ namespace detail {
 
 // Reads until the socket is drained. A short read means drained — unless the peer also closed:
 // its FIN came with the same edge and no further edge will announce it, so read on to EOF.
-inline void worker::on_readable(std::uint32_t ci, bool peer_closed) {
+// False when the connection was closed or replaced meanwhile: the caller must leave it alone.
+// `broken` is the reason a read error or an unexpected EOF gives the requests in flight.
+inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure broken) {
     const std::size_t cap = defaults::worker_read_buffer_bytes;
     for (;;) {
         connection& c = conns_[ci];
         io_result r = read_some(c.fd, read_buf_.get(), cap);
         std::int64_t now = now_ns();
-        if (r.status == io::again) return;
-        if (r.status == io::closed) return on_eof(ci, now);
+        if (r.status == io::again) return true;
+        if (r.status == io::closed) {
+            on_eof(ci, now, broken);
+            return false;
+        }
         if (r.status == io::error) {
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
-                return resend_or_fail(ci, failure::receive, now);
+                resend_or_fail(ci, broken, now);
+            } else {
+                fail_in_flight(ci, broken, broken, true);
             }
-            return fail_in_flight(ci, failure::receive, failure::receive, true);
+            return false;
         }
         stats_.bytes_received += r.bytes;
-        if (!consume(ci, read_buf_.get(), r.bytes, now)) return;
-        if (r.bytes < cap && !peer_closed) return;  // drained: the next arrival raises a new edge
+        if (!consume(ci, read_buf_.get(), r.bytes, now)) return false;
+        if (r.bytes < cap && !peer_closed) return true;  // drained: the next arrival raises a new edge
     }
 }
 
-// Parses what arrived. False when the connection was closed or replaced meanwhile, so the
-// caller must not read from it again in this round.
+// Parses what arrived. A head split across reads is completed in the connection's stash, which
+// takes from each read only what a head can still need (max_header_bytes + 1: one more byte
+// than an acceptable head, so an oversized one is refused); the rest is parsed in place.
 inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now) {
     connection& c = conns_[ci];
-    const bool stashed = !c.stash.empty();
-    if (stashed) c.stash.append(data, len);
-    const std::string_view in = stashed ? std::string_view(c.stash) : std::string_view(data, len);
+    const std::size_t stash_cap = s_.limits.max_header_bytes + 1;
+    while (!c.stash.empty()) {
+        const std::size_t take = std::min(len, stash_cap - std::min(stash_cap, c.stash.size()));
+        c.stash.append(data, take);
+        data += take;
+        len -= take;
+        std::size_t used = 0;
+        if (!parse_in(ci, c.stash, len > 0, now, used)) return false;
+        c.stash.erase(0, used);
+        if (len == 0) return true;
+        MICROBENCH_ASSERT(take > 0 || c.stash.empty());  // a full stash is a complete head or an error
+    }
     std::size_t used = 0;
+    if (!parse_in(ci, std::string_view(data, len), false, now, used)) return false;
+    c.stash.assign(data + used, len - used);
+    return true;
+}
+
+// Parses `in` for the requests in flight on `ci`; `used` is how much of it was consumed, and
+// `more_follows` says whether bytes come after it. False when the connection was closed or
+// replaced meanwhile, so the caller must not read from it again in this round.
+inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now, std::size_t& used) {
+    connection& c = conns_[ci];
     MICROBENCH_ASSERT(c.in_flight() > 0);  // a connection is read only while it has requests in flight
     for (;;) {
         request_slot& slot = c.oldest();
@@ -2895,7 +3170,7 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
         const checks* ck = s_.response_checks;
         if (ck && r.event == parse_event::headers) ck->on_headers(c.checked, c.parser);
         if (ck && !r.body.empty()) ck->on_body(c.checked, r.body);
-        if (r.event == parse_event::need_more) break;
+        if (r.event == parse_event::need_more) return true;
         if (r.event == parse_event::error) {
             fail_in_flight(ci, failure::parse, failure::receive, true);
             return false;
@@ -2906,11 +3181,12 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
             if (server) stats_.server_software.assign(server->value.data(), server->value.size());
         }
         if (r.event != parse_event::complete) continue;
-        // A response that came before the request was fully written leaves the rest of the
-        // request on the wire: the connection cannot be reused.
+        // A response that came before its request was fully written (an early 413) leaves the
+        // rest of that request unsent: the connection cannot be reused.
+        const bool fully_sent = c.written > c.done;
         const bool server_closes = !c.parser.keep_alive();
         if (s_.keep_alive && !server_closes) ++stats_.keep_alive_responses;
-        const bool reuse = s_.keep_alive && !server_closes && c.state == connection::phase::reading;
+        const bool reuse = s_.keep_alive && !server_closes && fully_sent;
         complete_oldest(c, now, !ck || ck->on_complete(c.checked, c.parser.status(), c.parser.body_bytes()));
         c.parser.reset(s_.head);
         if (!reuse) {
@@ -2919,30 +3195,33 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
                 resend_or_fail(ci, failure::receive, now);
                 return false;
             }
-            close_connection(c, false);
+            close_connection(c, !fully_sent);  // abandoning unsent bytes: reset, do not linger
             issue(ci, now);
             return false;
         }
         if (c.in_flight() > 0) continue;
         // Batch done on a reusable connection. Bytes beyond it were never asked for: the
         // connection cannot be trusted, so start afresh.
-        if (used < in.size()) close_connection(c, true);
-        else c.stash.clear();
-        issue(ci, now);
-        return c.fd >= 0 && c.state == connection::phase::reading;
+        const bool extra = used < in.size() || more_follows;
+        if (extra) close_connection(c, true);
+        const std::uint32_t closes = c.closes;
+        issue(ci, now);  // may close, or meet a closed connection and open another
+        return !extra && c.closes == closes && c.fd >= 0;
     }
-    if (stashed) c.stash.erase(0, used);
-    else c.stash.assign(in.data() + used, in.size() - used);
-    return true;
 }
 
-// Ends the oldest request in flight with the response the parser just completed.
+// Ends the oldest request in flight with the response the parser just completed. Checks come
+// first: a response that failed them is `check`, and only one that passed them may set or be
+// compared with ab's reference length.
 inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed_checks) {
     const request_slot& q = c.oldest();
     const std::uint64_t body = c.parser.body_bytes();
     ++c.done;
     c.served = true;
     last_end_ns_ = now;
+    const std::int64_t total = now - q.start_ns;
+    stats_.responses_total_ns.record_clamped(total);  // every whole response, passed or not
+    if (!passed_checks) return end_failed(failure::check);
     if (s_.length_check && s_.reference_length) {
         // A plain load once the first response has set it: a compare-exchange per response would
         // take the shared cache line exclusively and bounce it between worker threads.
@@ -2952,9 +3231,6 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
             reference = length;
         if (reference != length) return end_failed(failure::length);
     }
-    std::int64_t total = now - q.start_ns;
-    stats_.responses_total_ns.record(total);  // every whole response, passed or not
-    if (!passed_checks) return end_failed(failure::check);
     int status = c.parser.status();
     ++stats_.requests_completed;
     ++stats_.status_counts[status < 1000 ? status : 0];
@@ -2963,16 +3239,17 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     stats_.head_bytes += c.parser.head_bytes();
     std::int64_t connect = q.connected_ns - q.start_ns;
     std::int64_t waiting = q.written_ns && q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
-    stats_.connect_ns.record(connect);
-    stats_.waiting_ns.record(waiting);
-    stats_.processing_ns.record(total - connect);
-    stats_.total_ns.record(total);
+    // Clamped to the histograms' range (1 h), so their counts always equal the completed requests.
+    stats_.connect_ns.record_clamped(connect);
+    stats_.waiting_ns.record_clamped(waiting);
+    stats_.processing_ns.record_clamped(total - connect);
+    stats_.total_ns.record_clamped(total);
     if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
         stats_.requests.push_back(request_timing{q.start_ns, connect, waiting, total - connect, total});
     note_ended();
 }
 
-inline void worker::on_eof(std::uint32_t ci, std::int64_t now) {
+inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
     connection& c = conns_[ci];
     if (c.parser.finish().event == parse_event::complete) {  // a body delimited by the close
         const checks* ck = s_.response_checks;
@@ -2985,9 +3262,9 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now) {
     }
     if (c.served && !c.parser.started()) {  // closed while idle between keep-alive requests
         ++stats_.server_closes;
-        return resend_or_fail(ci, failure::receive, now);
+        return resend_or_fail(ci, broken, now);
     }
-    fail_in_flight(ci, failure::receive, failure::receive, false);
+    fail_in_flight(ci, broken, broken, false);
 }
 
 }  // namespace detail
@@ -2996,10 +3273,12 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now) {
 // ---- end include/microbench/worker.hpp ----
 // ---- begin include/microbench/runner.hpp ----
 // microbench/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
-// once, makes sure the open-file limit allows the connections, splits connections and requests
-// across worker threads, polls progress, and merges the workers' results after join.
+// once, makes sure the open-file limit allows the connections (raising it only when the plan
+// says so, and restoring it), splits connections and requests across worker threads, starts
+// their clock when all are ready, polls progress, and merges the workers' results after join.
 // Setup problems are an error; everything that happens to requests is counted in the result.
 
+#include <dirent.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -3007,6 +3286,7 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now) {
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -3029,15 +3309,44 @@ inline void* run_worker(void* arg) {
     return nullptr;
 }
 
-// Makes the soft open-file limit at least `needed`, raising it toward the hard limit.
-inline bool ensure_fd_limit(rlim_t needed) {
-    rlimit lim{};
-    if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return false;
-    if (lim.rlim_cur >= needed) return true;
-    if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < needed) return false;
-    lim.rlim_cur = needed;
-    return setrlimit(RLIMIT_NOFILE, &lim) == 0;
+// Descriptors this process has open now (counted in /proc/self/fd), or 0 when it cannot tell.
+inline std::size_t open_descriptors() {
+    DIR* d = opendir("/proc/self/fd");
+    if (!d) return 0;
+    std::size_t n = 0;
+    while (const dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+    return n > 0 ? n - 1 : 0;  // not the directory's own descriptor
 }
+
+// Makes room for `needed` more descriptors than are open now: the soft open-file limit must
+// allow them, and only when `may_raise` is it raised (toward the hard limit) for the run; the
+// destructor puts the old limit back.
+class fd_budget {
+public:
+    fd_budget(std::size_t needed, bool may_raise) {
+        if (getrlimit(RLIMIT_NOFILE, &old_) != 0) return;
+        const rlim_t want = static_cast<rlim_t>(open_descriptors() + needed);
+        if (old_.rlim_cur == RLIM_INFINITY || old_.rlim_cur >= want) {
+            ok_ = true;
+            return;
+        }
+        if (!may_raise || (old_.rlim_max != RLIM_INFINITY && old_.rlim_max < want)) return;
+        rlimit raised = old_;
+        raised.rlim_cur = want;
+        ok_ = raised_ = setrlimit(RLIMIT_NOFILE, &raised) == 0;
+    }
+    ~fd_budget() {
+        if (raised_) setrlimit(RLIMIT_NOFILE, &old_);
+    }
+    fd_budget(const fd_budget&) = delete;
+    fd_budget& operator=(const fd_budget&) = delete;
+    bool ok() const { return ok_; }
+
+private:
+    rlimit old_{};
+    bool ok_ = false, raised_ = false;
+};
 
 inline bool numeric_address(const std::string& text, int family, endpoint& out) {
     addrinfo hints{};
@@ -3052,107 +3361,121 @@ inline bool numeric_address(const std::string& text, int family, endpoint& out) 
     return true;
 }
 
+// Whether this machine has the local address `from`: a test bind, once at setup, so a wrong
+// -B is a clear error rather than every connect waiting for a "port" that never comes.
+inline bool local_address(const endpoint& from) {
+    int fd = open_tcp_socket(from.family());
+    if (fd < 0) return true;  // cannot tell; connects will say
+    int err = bind_source(fd, from);
+    ::close(fd);
+    return err != EADDRNOTAVAIL;
+}
+
 inline void sleep_ms(std::int64_t ms) {
     timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
     nanosleep(&ts, nullptr);
 }
 
-}  // namespace detail
+// An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
+inline bool idempotent(const std::string& method) {
+    for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
+        if (method == m) return true;
+    return false;
+}
 
-// Runs `p` and fills `out`. Returns an error only when the run cannot start; once it starts,
-// every request is accounted for in `out` (ended = completed + failed; unfinished when stopped).
-inline error run(const plan& p, result& out) {
-    using namespace detail;
+// Polls the workers' counters from the calling thread and calls the plan's progress callback
+// until every worker has finished.
+inline void report_progress(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start) {
+    std::int64_t every_ms = p.progress_every_ms();
+    std::uint64_t every_n = p.progress_every_requests();
+    std::int64_t poll_ms = every_ms > 0 ? std::min(every_ms, defaults::progress_poll_ms) : defaults::progress_poll_ms;
+    std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
+    std::uint64_t next_count = every_n ? every_n : UINT64_MAX;
+    for (;;) {
+        bool all_done = true;
+        std::uint64_t ended = 0;
+        for (std::uint32_t i = 0; i < t; ++i) {
+            all_done = all_done && threads[i].finished.load(std::memory_order_acquire);
+            ended += threads[i].ended.load(std::memory_order_relaxed);
+        }
+        if (all_done) return;
+        std::int64_t now = now_ns();
+        if (now >= next_call || ended >= next_count) {
+            p.progress_callback()(progress{ended, p.requests(), now - start}, p.progress_user());
+            while (next_call <= now) next_call += every_ms * 1'000'000;
+            while (next_count <= ended) next_count += every_n;
+        }
+        sleep_ms(poll_ms);
+    }
+}
+
+// run() without its guard against std::bad_alloc.
+inline error run_plan(const plan& p, result& out) {
     if (error e = p.validate()) return e;
     url target;
     if (error e = parse_url(p.url(), target)) return e;
-    std::string request;
+    std::string request;  // the run's one copy: every worker sends from it
     if (error e = build_request(target, p.request(), request)) return e;
     endpoint to;
     if (resolve(target.host, target.port, to) != 0) return {errc::run_resolve_failed, 0};
     endpoint from;
-    if (!p.bind_address().empty() && !numeric_address(p.bind_address(), to.family(), from))
+    if (!p.bind_address().empty() && (!numeric_address(p.bind_address(), to.family(), from) || !local_address(from)))
         return {errc::plan_bad_bind_address, 0};
-    // Each worker holds an epoll descriptor; leave room for the caller's own files too.
-    if (!ensure_fd_limit(static_cast<rlim_t>(p.concurrency()) + p.threads() + 64)) return {errc::run_fd_limit, 0};
-
+    // A descriptor per connection and an epoll descriptor per worker, above those already open.
     const std::uint32_t t = p.threads();
+    fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
+    if (!budget.ok()) return {errc::run_fd_limit, 0};
+
     std::atomic<std::int64_t> reference_length{-1};
-    cancel_token abort;
+    start_gate gate;
     checks response_checks = p.check();
     if (!p.expect_status().empty()) response_checks.status(p.expect_status());
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
-    const std::int64_t start = now_ns();
-    timespec wall{};
-    clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
     for (std::uint32_t i = 0; i < t; ++i) {
         worker_setup s;
         s.target = to;
         s.bind = from;
-        s.request_bytes = request.size();
-        for (std::uint32_t k = 0; k < p.pipeline(); ++k) s.batch += request;
+        s.request = request;
         s.connections = p.concurrency() / t + (i < p.concurrency() % t ? 1 : 0);
         s.quota = p.requests() ? p.requests() / t + (i < p.requests() % t ? 1 : 0) : 0;
         s.pipeline = p.pipeline();
         s.keep_alive = p.keep_alive();
         s.head = p.method() == "HEAD";
+        s.resend_sent = p.resend_non_idempotent() || idempotent(p.method());
         s.length_check = p.length_check();
-        s.record_requests = p.record_requests();
+        s.record_requests = p.record_requests() / t + (i < p.record_requests() % t ? 1 : 0);  // the cap is the run's
         s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
         s.response_checks = response_checks.empty() ? nullptr : &response_checks;
-        s.start_ns = start;
-        s.stop_issuing_ns = p.duration_ms() > 0 ? start + p.duration_ms() * 1'000'000 : INT64_MAX;
+        s.duration_ns = p.duration_ms() * 1'000'000;
         s.drain_ns = p.drain_ms() * 1'000'000;
         s.timeout_ns = p.timeout_ms() * 1'000'000;
         s.connect_timeout_ns = p.connect_timeout_ms() * 1'000'000;
         s.limits = p.limits();
+        s.gate = &gate;
         s.cancel = p.cancel_with();
-        s.abort = &abort;
         s.reference_length = &reference_length;
         s.ended_counter = &threads[i].ended;
         threads[i].w.reset(new worker(std::move(s)));
         if (error e = threads[i].w->prepare()) return e;
     }
-    bool start_failed = false;
-    for (std::uint32_t i = 0; i < t && !start_failed; ++i) {
-        threads[i].started = pthread_create(&threads[i].thread, nullptr, run_worker, &threads[i]) == 0;
-        start_failed = !threads[i].started;
-    }
-    if (start_failed) {  // stop the ones that started; nothing is reported
-        abort.cancel();
-        for (std::uint32_t i = 0; i < t; ++i)
-            if (threads[i].started) pthread_join(threads[i].thread, nullptr);
+    std::uint32_t started = 0;
+    while (started < t && pthread_create(&threads[started].thread, nullptr, run_worker, &threads[started]) == 0) ++started;
+    if (started < t) {  // the ones that started give up at the gate; nothing is reported
+        gate.open(-1);
+        for (std::uint32_t i = 0; i < started; ++i) pthread_join(threads[i].thread, nullptr);
         return {errc::run_system, 0};
     }
+    // The clock starts when every worker has allocated and is waiting: setup is not run time.
+    gate.wait_ready(t);
+    const std::int64_t start = now_ns();
+    timespec wall{};
+    clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
+    gate.open(start);
 
-    if (p.progress_callback()) {
-        std::int64_t every_ms = p.progress_every_ms();
-        std::uint64_t every_n = p.progress_every_requests();
-        std::int64_t poll_ms = every_ms > 0 ? std::min<std::int64_t>(every_ms, 10) : 10;
-        std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
-        std::uint64_t next_count = every_n ? every_n : UINT64_MAX;
-        for (;;) {
-            bool all_done = true;
-            std::uint64_t ended = 0;
-            for (std::uint32_t i = 0; i < t; ++i) {
-                all_done = all_done && threads[i].finished.load(std::memory_order_acquire);
-                ended += threads[i].ended.load(std::memory_order_relaxed);
-            }
-            if (all_done) break;
-            std::int64_t now = now_ns();
-            if (now >= next_call || ended >= next_count) {
-                p.progress_callback()(progress{ended, p.requests(), now - start}, p.progress_user());
-                while (next_call <= now) next_call += every_ms * 1'000'000;
-                while (next_count <= ended) next_count += every_n;
-            }
-            sleep_ms(poll_ms);
-        }
-    }
-    out = result();
-    for (std::uint32_t i = 0; i < t; ++i) {
-        pthread_join(threads[i].thread, nullptr);
-        out.merge(threads[i].w->stats());
-    }
+    if (p.progress_callback()) report_progress(p, threads.get(), t, start);
+    for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
+    out = result();  // after every join: nothing below may leave a thread running
+    for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
     out.concurrency_requested = p.concurrency();
     out.start_ns = start;
     out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
@@ -3161,6 +3484,23 @@ inline error run(const plan& p, result& out) {
     std::int64_t first = reference_length.load(std::memory_order_relaxed);
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
     return {};
+}
+
+}  // namespace detail
+
+// Runs `p` and fills `out`. Returns an error only when the run cannot start; once it starts,
+// every request is accounted for in `out` (ended = completed + failed; unfinished when stopped).
+// Running out of memory is run_system, never an exception.
+inline error run(const plan& p, result& out) {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    try {  // bad_alloc guard
+        return detail::run_plan(p, out);
+    } catch (const std::bad_alloc&) {  // bad_alloc guard
+        return {errc::run_system, 0};
+    }
+#else
+    return detail::run_plan(p, out);
+#endif
 }
 
 }  // namespace microbench
@@ -3427,7 +3767,8 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 // keep-alive, pipelining-safe (one request at a time per connection, answered in order),
 // N threads sharing one listening socket, delayed answers on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
-// close, never a crash; it never blocks its loop.
+// close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
+// or buffer it stops listening for a moment instead of spinning.
 
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -3537,6 +3878,7 @@ private:
         std::vector<connection> conns;
         std::vector<std::uint32_t> free_slots;
         std::vector<timer> timers;  // a min-heap by time
+        std::int64_t listen_again_ns = 0;  // accepting paused by a local shortage until then
         std::atomic<std::uint64_t> counts[8] = {};
     };
 
@@ -3557,9 +3899,10 @@ private:
     void serve(thread& t) {
         epoll_event events[128];
         for (;;) {
+            std::int64_t wake = t.timers.empty() ? INT64_MAX : t.timers.front().at_ns;
+            if (t.listen_again_ns) wake = std::min(wake, t.listen_again_ns);
             int timeout_ms = -1;
-            if (!t.timers.empty())
-                timeout_ms = static_cast<int>(std::max<std::int64_t>(0, t.timers.front().at_ns - now_ns()) / 1'000'000 + 1);
+            if (wake != INT64_MAX) timeout_ms = static_cast<int>(std::max<std::int64_t>(0, wake - now_ns()) / 1'000'000 + 1);
             int n = t.loop.wait(events, 128, timeout_ms);
             for (int i = 0; i < n; ++i) {
                 std::uint64_t token = events[i].data.u64;
@@ -3572,6 +3915,8 @@ private:
                 else on_io(t, static_cast<std::uint32_t>(token), events[i].events);
             }
             std::int64_t now = now_ns();
+            if (t.listen_again_ns && now >= t.listen_again_ns && t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
+                t.listen_again_ns = 0;
             while (!t.timers.empty() && t.timers.front().at_ns <= now) {
                 timer due = t.timers.front();
                 std::pop_heap(t.timers.begin(), t.timers.end(), later());
@@ -3588,6 +3933,11 @@ private:
     void accept_all(thread& t) {
         for (;;) {
             int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (fd < 0 && shortage_of(errno) != local_shortage::none) {
+                // Level-triggered: the pending connection would wake this loop at once, forever.
+                t.loop.remove(listen_fd_);
+                t.listen_again_ns = now_ns() + 2'000'000;
+            }
             if (fd < 0) return;  // EAGAIN: another thread took it, or none left
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

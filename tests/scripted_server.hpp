@@ -45,6 +45,10 @@ public:
         bool send(const std::string& bytes) {
             return ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
         }
+        void small_send_buffer() {  // 4 KiB asked (the kernel doubles it): a send blocks early
+            int bytes = 4096;
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+        }
         void reset() {  // close with RST
             linger l{1, 0};
             setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);

@@ -54,6 +54,23 @@ constexpr std::int64_t drain_ms = 1'000;   // a duration run waits this long for
 // Receive buffer shared by a worker's connections: reads land here and are parsed in place;
 // only a response head split across reads is kept per connection.
 constexpr std::size_t worker_read_buffer_bytes = 256 * 1024;
+// Readiness events a worker takes from epoll per wait.
+constexpr int worker_event_batch = 256;
+// A worker finds timed-out requests by scanning its connections every timeout/20, bounded to
+// this range; the scan is also the longest a worker sleeps, so a cancel is seen within it.
+constexpr std::int64_t deadline_scan_min_ns = 1'000'000;
+constexpr std::int64_t deadline_scan_max_ns = 50'000'000;
+// A connect that met a local shortage (no free port, descriptor or buffer) is tried again when
+// another connection closes, or after this back-off, doubling up to the maximum.
+constexpr std::int64_t local_retry_min_ns = 1'000'000;
+constexpr std::int64_t local_retry_max_ns = 64'000'000;
+// The calling thread polls the workers' counters this often for progress callbacks.
+constexpr std::int64_t progress_poll_ms = 10;
+
+// What a plan may ask for before validate() refuses it, so memory stays bounded: request slots
+// are concurrency × pipeline (48 bytes each), per-request timings (ab -g) 40 bytes each.
+constexpr std::uint64_t max_requests_in_flight = 1'000'000;
+constexpr std::uint64_t max_recorded_requests = 10'000'000;
 
 }  // namespace defaults
 }  // namespace microbench

@@ -23,7 +23,13 @@ struct request_slot {
 };
 
 struct connection {
-    enum class phase : std::uint8_t { idle, connecting, writing, reading };
+    enum class phase : std::uint8_t {
+        idle,        // no descriptor, nothing in flight
+        waiting,     // requests in flight, no descriptor: the last connect met a local shortage
+        connecting,
+        writing,     // the batch is not all written; responses are read meanwhile
+        reading,
+    };
 
     connection(const response_limits& limits, header_view* shared_headers, request_slot* slots)
         : parser(limits, shared_headers), requests(slots) {}
@@ -31,15 +37,16 @@ struct connection {
     int fd = -1;
     phase state = phase::idle;
     bool served = false;         // this descriptor has delivered a whole response
-    bool write_blocked = false;  // the current write met EAGAIN
     std::uint32_t batch = 0;     // requests in the batch being sent, oldest first in requests[]
     std::uint32_t done = 0;      // of them, ended
+    std::uint32_t written = 0;   // of them, written to their last byte
+    std::uint32_t closes = 0;    // times this slot closed a descriptor: tells a reopened one apart
     std::size_t write_offset = 0;
     std::size_t write_length = 0;
     std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
     response_parser parser;
     request_slot* requests;      // `pipeline` slots owned by the worker
-    std::string stash;           // a response head split across reads
+    std::string stash;           // a response head split across reads (at most max_header_bytes + 1)
     check_state checked;         // of the response being read
 
     std::uint32_t in_flight() const { return batch - done; }

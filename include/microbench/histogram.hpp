@@ -160,6 +160,15 @@ public:
         return true;
     }
 
+    // Records `value` brought into [0, highest_trackable_value]: a value outside the range is
+    // counted at its nearest edge, so the count always equals the values offered. False when it
+    // had to move the value.
+    bool record_clamped(std::int64_t value) {
+        const std::int64_t v = value < 0 ? 0 : value > config_.highest_trackable_value ? config_.highest_trackable_value : value;
+        record(v);
+        return v == value;
+    }
+
     // Records `value`, then the values a closed-loop client would have seen had it kept sending
     // every `expected_interval` while stalled: value - interval, value - 2·interval, … down to
     // interval (HdrHistogram's coordinated-omission correction). interval <= 0 records only value.

@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -90,6 +91,29 @@ inline io_result write_some(int fd, const char* buf, std::size_t len) {
     }
 }
 
+// Writes bytes [from, to) of `copies` back-to-back copies of `data` (a pipelined batch of one
+// request) in one sendmsg, straight from the single copy: the batch is never built in memory.
+inline io_result write_repeated(int fd, const char* data, std::size_t size, std::size_t from, std::size_t to) {
+    constexpr int max_parts = 64;
+    iovec parts[max_parts];
+    int n = 0;
+    for (std::size_t at = from; at < to && n < max_parts; ++n) {
+        std::size_t in = at % size, len = size - in < to - at ? size - in : to - at;
+        parts[n] = iovec{const_cast<char*>(data + in), len};
+        at += len;
+    }
+    msghdr m{};
+    m.msg_iov = parts;
+    m.msg_iovlen = static_cast<std::size_t>(n);
+    for (;;) {
+        ssize_t w = n == 1 ? ::send(fd, parts[0].iov_base, parts[0].iov_len, MSG_NOSIGNAL) : ::sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (w >= 0) return {io::ok, static_cast<std::size_t>(w), 0};
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
+        return {io::error, 0, errno};
+    }
+}
+
 // A non-blocking TCP socket with TCP_NODELAY, or -1 (errno set).
 inline int open_tcp_socket(int family) {
     int fd = ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -97,6 +121,29 @@ inline int open_tcp_socket(int family) {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
+}
+
+// Binds `fd` to the local address `from` (port 0). IP_BIND_ADDRESS_NO_PORT defers the choice of
+// a port to connect(), which can then reuse one port for different targets. 0 or errno.
+inline int bind_source(int fd, const endpoint& from) {
+#ifdef IP_BIND_ADDRESS_NO_PORT
+    int one = 1;
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+#endif
+    return ::bind(fd, reinterpret_cast<const sockaddr*>(&from.addr), from.len) == 0 ? 0 : errno;
+}
+
+// What a failed socket(), bind() or connect() ran out of on this machine, if anything: these are
+// not the server's failures, and end when another connection closes.
+enum class local_shortage : std::uint8_t { none, port, descriptor, memory };
+
+inline local_shortage shortage_of(int err) {
+    switch (err) {
+        case EADDRNOTAVAIL: case EADDRINUSE: return local_shortage::port;
+        case EMFILE: case ENFILE: return local_shortage::descriptor;
+        case ENOBUFS: case ENOMEM: case ENOSPC: case EAGAIN: return local_shortage::memory;  // EAGAIN: routing cache
+        default: return local_shortage::none;
+    }
 }
 
 // Starts a non-blocking connect: io::ok when already connected (loopback can be), io::again

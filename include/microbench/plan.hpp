@@ -63,6 +63,14 @@ public:
     MICROBENCH_PLAN_FIELD(response_limits, limits)
     MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
     MICROBENCH_PLAN_FIELD(std::uint32_t, socket_buffer_bytes)  // SO_SNDBUF and SO_RCVBUF (ab -b); 0 = the kernel's
+    // May run() raise the soft open-file limit toward the hard one when the connections need it?
+    // Off: a library leaves its host's limits alone (run_fd_limit instead). On: raised for the
+    // run and restored afterwards (the command line turns it on).
+    MICROBENCH_PLAN_FIELD(bool, raise_fd_limit)
+    // A request that met a keep-alive connection the server had closed is sent again once when
+    // its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE; RFC 9110 §9.2.2). On:
+    // also POST, PATCH and other methods, which the server may already have acted on.
+    MICROBENCH_PLAN_FIELD(bool, resend_non_idempotent)
 #undef MICROBENCH_PLAN_FIELD
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
@@ -130,6 +138,8 @@ public:
             drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
             return {errc::plan_bad_timeout, 0};
         if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
+        if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
+        if (record_requests_ > defaults::max_recorded_requests) return {errc::plan_too_many_records, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
             if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
         return {};
@@ -154,6 +164,8 @@ private:
     response_limits limits_;
     std::uint64_t record_requests_ = 0;
     std::uint32_t socket_buffer_bytes_ = 0;
+    bool raise_fd_limit_ = false;
+    bool resend_non_idempotent_ = false;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;

@@ -55,6 +55,12 @@ struct result {
     std::uint64_t retries = 0;             // met a closed keep-alive connection, sent again once
     std::uint64_t connects = 0;            // connections established
     std::uint64_t server_closes = 0;       // keep-alive connections the server closed
+    // Connects that met a local shortage and waited for another connection to close (not
+    // failures): no free local port (widen ip_local_port_range or add -B addresses), no free
+    // descriptor (ulimit -n), no kernel memory or buffers.
+    std::uint64_t port_waits = 0;
+    std::uint64_t descriptor_waits = 0;
+    std::uint64_t memory_waits = 0;
     std::uint32_t concurrency_requested = 0;
     std::uint32_t concurrency_peak = 0;    // most connections open at once
     std::uint64_t bytes_sent = 0;
@@ -94,6 +100,9 @@ struct result {
         retries += o.retries;
         connects += o.connects;
         server_closes += o.server_closes;
+        port_waits += o.port_waits;
+        descriptor_waits += o.descriptor_waits;
+        memory_waits += o.memory_waits;
         concurrency_peak += o.concurrency_peak;
         bytes_sent += o.bytes_sent;
         bytes_received += o.bytes_received;

@@ -2,7 +2,8 @@
 // keep-alive, pipelining-safe (one request at a time per connection, answered in order),
 // N threads sharing one listening socket, delayed answers on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
-// close, never a crash; it never blocks its loop.
+// close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
+// or buffer it stops listening for a moment instead of spinning.
 #pragma once
 
 #include <pthread.h>
@@ -119,6 +120,7 @@ private:
         std::vector<connection> conns;
         std::vector<std::uint32_t> free_slots;
         std::vector<timer> timers;  // a min-heap by time
+        std::int64_t listen_again_ns = 0;  // accepting paused by a local shortage until then
         std::atomic<std::uint64_t> counts[8] = {};
     };
 
@@ -139,9 +141,10 @@ private:
     void serve(thread& t) {
         epoll_event events[128];
         for (;;) {
+            std::int64_t wake = t.timers.empty() ? INT64_MAX : t.timers.front().at_ns;
+            if (t.listen_again_ns) wake = std::min(wake, t.listen_again_ns);
             int timeout_ms = -1;
-            if (!t.timers.empty())
-                timeout_ms = static_cast<int>(std::max<std::int64_t>(0, t.timers.front().at_ns - now_ns()) / 1'000'000 + 1);
+            if (wake != INT64_MAX) timeout_ms = static_cast<int>(std::max<std::int64_t>(0, wake - now_ns()) / 1'000'000 + 1);
             int n = t.loop.wait(events, 128, timeout_ms);
             for (int i = 0; i < n; ++i) {
                 std::uint64_t token = events[i].data.u64;
@@ -154,6 +157,8 @@ private:
                 else on_io(t, static_cast<std::uint32_t>(token), events[i].events);
             }
             std::int64_t now = now_ns();
+            if (t.listen_again_ns && now >= t.listen_again_ns && t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
+                t.listen_again_ns = 0;
             while (!t.timers.empty() && t.timers.front().at_ns <= now) {
                 timer due = t.timers.front();
                 std::pop_heap(t.timers.begin(), t.timers.end(), later());
@@ -170,6 +175,11 @@ private:
     void accept_all(thread& t) {
         for (;;) {
             int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (fd < 0 && shortage_of(errno) != local_shortage::none) {
+                // Level-triggered: the pending connection would wake this loop at once, forever.
+                t.loop.remove(listen_fd_);
+                t.listen_again_ns = now_ns() + 2'000'000;
+            }
             if (fd < 0) return;  // EAGAIN: another thread took it, or none left
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

@@ -1,9 +1,11 @@
 // microbench/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
-// and histograms; nothing is shared with other workers while running except a set-once
-// reference length and a progress counter only this worker writes.
+// and histograms; nothing is shared with other workers while running except the request bytes
+// (read-only), a set-once reference length and a progress counter only this worker writes.
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
+// This file holds the loop, issuing and sending; worker_connect.hpp opens connections and
+// waits out local shortages; worker_receive.hpp is the receiving half.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clock.hpp"
@@ -19,6 +22,7 @@
 #include "net.hpp"
 #include "plan.hpp"
 #include "result.hpp"
+#include "start_gate.hpp"
 
 namespace microbench {
 namespace detail {
@@ -27,25 +31,24 @@ namespace detail {
 struct worker_setup {
     endpoint target;
     endpoint bind;  // len == 0: any local address
-    std::string batch;  // the request, repeated `pipeline` times
-    std::size_t request_bytes = 0;
+    std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     std::uint32_t connections = 1;
     std::uint64_t quota = 0;  // requests to issue; 0: until stopped
     std::uint32_t pipeline = 1;
     bool keep_alive = true;
     bool head = false;
+    bool resend_sent = true;  // a fully sent request may go again after a keep-alive close
     bool length_check = true;
     const checks* response_checks = nullptr;  // null: no checks; shared, immutable during the run
     std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
     int socket_buffer_bytes = 0;        // SO_SNDBUF/SO_RCVBUF, 0 = the kernel's
-    std::int64_t start_ns = 0;
-    std::int64_t stop_issuing_ns = INT64_MAX;
+    std::int64_t duration_ns = 0;       // 0: no time limit
     std::int64_t drain_ns = 0;
     std::int64_t timeout_ns = 0;
     std::int64_t connect_timeout_ns = 0;
     response_limits limits;
+    start_gate* gate = nullptr;            // gives the run's start time, or tells it to give up
     const cancel_token* cancel = nullptr;  // the user's
-    const cancel_token* abort = nullptr;   // the runner's, when it cannot start every thread
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
 };
@@ -69,6 +72,7 @@ public:
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
+        waiting_.resize(s_.connections);
         stats_.concurrency_requested = s_.connections;
         if (s_.record_requests)
             stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
@@ -81,25 +85,24 @@ public:
 private:
     void issue(std::uint32_t ci, std::int64_t now);
     void send(std::uint32_t ci, std::int64_t now);
+    void open_connection(std::uint32_t ci, std::int64_t now);
+    void wait_for_local(std::uint32_t ci, local_shortage what, std::int64_t now);
+    void retry_waiting(std::int64_t now);
     void on_event(std::uint32_t ci, std::uint32_t events);
     void on_connected(connection& c, std::int64_t now);
     void try_write(std::uint32_t ci);
-    void on_readable(std::uint32_t ci, bool peer_closed);
+    bool on_readable(std::uint32_t ci, bool peer_closed, failure broken);
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
-    void complete_oldest(connection& c, std::int64_t now, bool passed_checks = true);
-    void on_eof(std::uint32_t ci, std::int64_t now);
+    bool parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now, std::size_t& used);
+    void complete_oldest(connection& c, std::int64_t now, bool passed_checks);
+    void on_eof(std::uint32_t ci, std::int64_t now, failure broken);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
     void end_failed(failure reason);
     void end_unfinished(connection& c);
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
-    bool stop_requested(std::int64_t now) const {
-        return now >= s_.stop_issuing_ns || cancelled();
-    }
-    bool cancelled() const {
-        return (s_.cancel && s_.cancel->cancelled()) || (s_.abort && s_.abort->cancelled());
-    }
+    bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
     void note_ended() {
         ++stats_.requests_ended;
         if (s_.ended_counter) s_.ended_counter->store(stats_.requests_ended, std::memory_order_relaxed);
@@ -112,32 +115,46 @@ private:
     std::vector<connection> conns_;
     std::unique_ptr<char[]> read_buf_;
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
+    std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
+    std::size_t waiting_head_ = 0, waiting_count_ = 0;
+    std::uint32_t closes_since_retry_ = 0;  // each close may free what a waiting connect needs
+    std::int64_t local_retry_at_ = INT64_MAX;
+    std::int64_t local_backoff_ns_ = defaults::local_retry_min_ns;
     std::uint64_t issued_ = 0;
     std::uint32_t open_ = 0;
     bool stopping_ = false;
     bool looked_for_server_ = false;
+    std::int64_t start_ns_ = 0;
+    std::int64_t stop_issuing_ns_ = INT64_MAX;
     std::int64_t drain_until_ns_ = INT64_MAX;
     std::int64_t last_end_ns_ = 0;
     result stats_;
 };
 
 inline void worker::run() {
+    start_ns_ = s_.gate ? s_.gate->arrive_and_wait() : now_ns();
+    if (start_ns_ < 0) return;  // the runner could not start every thread: nothing runs
+    if (s_.duration_ns > 0) stop_issuing_ns_ = start_ns_ + s_.duration_ns;
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
-    epoll_event events[256];
+    epoll_event events[defaults::worker_event_batch];
     std::int64_t next_scan = 0;
-    const std::int64_t scan_every = std::max<std::int64_t>(
-        1'000'000, std::min<std::int64_t>(50'000'000, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
+    const std::int64_t scan_every = std::max(
+        defaults::deadline_scan_min_ns, std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
     for (;;) {
         std::int64_t now = now_ns();
-        if (!stopping_ && stop_requested(now)) {
+        if (!stopping_ && now >= stop_issuing_ns_) {
             stopping_ = true;
-            stats_.cancelled = cancelled();
-            drain_until_ns_ = stats_.cancelled ? now : now + s_.drain_ns;
+            drain_until_ns_ = now + s_.drain_ns;
+        }
+        if (!stats_.cancelled && cancelled()) {  // also during the drain: stop waiting at once
+            stopping_ = stats_.cancelled = true;
+            drain_until_ns_ = now;
         }
         if (now >= drain_until_ns_) {  // stop waiting: what is still in flight is unfinished
             for (connection& c : conns_) end_unfinished(c);
             break;
         }
+        retry_waiting(now);
         ready_.swap(next_ready_);
         for (std::uint32_t ci : ready_) issue(ci, now);
         ready_.clear();
@@ -149,20 +166,23 @@ inline void worker::run() {
             scan_deadlines(now);
             next_scan = now + scan_every;
         }
-        std::int64_t wake = std::min(next_scan, std::min(drain_until_ns_, s_.stop_issuing_ns));
-        int timeout_ms = next_ready_.empty() ? static_cast<int>(std::max<std::int64_t>(0, wake - now) / 1'000'000 + 1) : 0;
-        int n = loop_.wait(events, 256, timeout_ms);
+        std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
+        bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
+        int timeout_ms = more_now ? 0 : static_cast<int>((std::max<std::int64_t>(0, wake - now) + 999'999) / 1'000'000);
+        int n = loop_.wait(events, defaults::worker_event_batch, timeout_ms);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
     }
     for (connection& c : conns_) close_connection(c, false);
-    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : now_ns()) - s_.start_ns;
+    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : now_ns()) - start_ns_;
 }
 
 // Starts the next batch of requests on an idle connection, or closes it when none are left.
+// Nothing starts at or after the stop time, whatever pass of the loop `now` comes from.
 inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
-    auto k = static_cast<std::uint32_t>(stopping_ ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
+    bool stop = stopping_ || now >= stop_issuing_ns_;
+    auto k = static_cast<std::uint32_t>(stop ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
     if (k == 0) {
         close_connection(c, false);
         return;
@@ -171,50 +191,29 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     c.batch = k;
     c.done = 0;
     bool reused = c.fd >= 0;
-    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{now, reused ? now : 0, 0, 0, false, reused};
-    send(ci, now);
+    // A new connection starts now, not when this pass of the loop began: a wave of thousands of
+    // connects takes milliseconds, which must not count as the last ones' Connect time.
+    std::int64_t start = reused ? now : now_ns();
+    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused};
+    send(ci, start);
 }
 
 // Sends the requests in flight on `c`, connecting first if it has no descriptor.
 inline void worker::send(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     c.write_offset = 0;
-    c.write_length = static_cast<std::size_t>(c.in_flight()) * s_.request_bytes;
-    if (c.fd >= 0) {
-        c.state = connection::phase::writing;
-        c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
-        if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
-        try_write(ci);
-        return;
-    }
-    c.fd = open_tcp_socket(s_.target.family());
-    if (c.fd >= 0 && s_.socket_buffer_bytes) {  // before connect, so the window scale is negotiated for it
-        setsockopt(c.fd, SOL_SOCKET, SO_SNDBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
-        setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
-    }
-    if (c.fd >= 0 && s_.bind.len && ::bind(c.fd, reinterpret_cast<const sockaddr*>(&s_.bind.addr), s_.bind.len) != 0) {
-        ::close(c.fd);
-        c.fd = -1;
-    }
-    c.state = connection::phase::connecting;
-    if (c.fd < 0 || !loop_.add(c.fd, ci)) return fail_in_flight(ci, failure::connect, failure::connect, false);
-    c.deadline_ns = now + s_.connect_timeout_ns;
-    io_result r = start_connect(c.fd, s_.target);
-    if (r.status == io::error) return fail_in_flight(ci, failure::connect, failure::connect, false);
-    if (r.status == io::ok) {
-        on_connected(c, now_ns());
-        try_write(ci);
-    }
-}
-
-inline void worker::on_connected(connection& c, std::int64_t now) {
-    ++stats_.connects;
-    if (++open_ > stats_.concurrency_peak) stats_.concurrency_peak = open_;
-    for (std::uint32_t j = c.done; j < c.batch; ++j) c.requests[j].connected_ns = now;
+    c.write_length = static_cast<std::size_t>(c.in_flight()) * s_.request.size();
+    c.written = 0;
+    if (c.fd < 0) return open_connection(ci, now);
     c.state = connection::phase::writing;
     c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
+    if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
+    try_write(ci);
 }
 
+// Reads whenever the socket is readable, also while the batch is still being written: a server
+// may answer early (413) and stop reading, or write each response before it reads the next
+// request. Then writes what is left.
 inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
     connection& c = conns_[ci];
     if (c.fd < 0) return;  // closed earlier in this batch of events
@@ -223,52 +222,49 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
         if (connect_result(c.fd) != 0) return fail_in_flight(ci, failure::connect, failure::connect, false);
         on_connected(c, now_ns());
     }
-    // A response that arrived while a write was blocked raised its edge then: read it now.
-    bool read_anyway = false;
-    if (c.state == connection::phase::writing) {
-        read_anyway = c.write_blocked;
-        try_write(ci);
-    }
-    if (c.fd >= 0 && c.state == connection::phase::reading &&
-        (read_anyway || (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))))
-        on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR));
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+        if (!on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR), failure::receive)) return;
+    if (c.state == connection::phase::writing) try_write(ci);
 }
 
 inline void worker::try_write(std::uint32_t ci) {
     connection& c = conns_[ci];
+    const std::size_t size = s_.request.size();
     while (c.write_offset < c.write_length) {
-        io_result r = write_some(c.fd, s_.batch.data() + c.write_offset, c.write_length - c.write_offset);
-        if (r.status == io::again) {  // the edge-triggered EPOLLOUT brings us back
-            c.write_blocked = true;
-            return;
-        }
+        io_result r = write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
+        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT brings us back
         if (r.status != io::ok) {
             // A keep-alive connection the server closed while idle: send again, once.
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
                 return resend_or_fail(ci, failure::write, now_ns());
             }
+            // The server may have answered and then reset: what it sent is still readable.
+            if (!on_readable(ci, true, failure::write)) return;
             return fail_in_flight(ci, failure::write, failure::write, true);
         }
         c.write_offset += r.bytes;
         stats_.bytes_sent += r.bytes;
+        if (c.write_offset >= (c.written + 1) * size) {
+            std::int64_t now = now_ns();
+            for (; c.written < c.batch && c.write_offset >= (c.written + 1) * size; ++c.written) c.requests[c.written].written_ns = now;
+        }
     }
-    std::int64_t now = now_ns();
-    for (std::uint32_t j = c.done; j < c.batch; ++j) c.requests[j].written_ns = now;
     c.state = connection::phase::reading;
-    c.write_blocked = false;
 }
 
-// The requests in flight met a connection the server had closed before any response byte:
-// each goes again once on a new connection; one that already did fails with `reason`.
+// The requests in flight met a connection the server closed before answering them: each goes
+// again once on a new connection — a fully sent one only if its method is safe to repeat — and
+// the others fail with `reason`.
 inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now) {
     connection& c = conns_[ci];
+    const std::uint32_t written = c.written;
     close_connection(c, false);
     c.parser.reset(s_.head);
     std::uint32_t kept = 0;
     for (std::uint32_t j = c.done; j < c.batch; ++j) {
         request_slot q = c.requests[j];
-        if (q.retried) {
+        if (q.retried || (j < written && !s_.resend_sent)) {
             end_failed(reason);
             continue;
         }
@@ -306,24 +302,27 @@ inline void worker::end_unfinished(connection& c) {
 }
 
 inline void worker::close_connection(connection& c, bool abortive) {
+    const connection::phase was = c.state;
+    c.state = connection::phase::idle;
     if (c.fd < 0) return;
-    if (c.state != connection::phase::connecting) --open_;
+    if (was != connection::phase::connecting) --open_;
     if (abortive) close_abortive(c.fd);
     else ::close(c.fd);
     c.fd = -1;
-    c.state = connection::phase::idle;
+    ++c.closes;
+    ++closes_since_retry_;
     c.served = false;
-    c.write_blocked = false;
     c.stash.clear();  // keeps its capacity: no allocation next time
 }
 
 // All requests share one timeout, so a scan every 1/20 of it is precise enough and costs one
-// comparison per connection; no timer heap, no syscall.
+// comparison per connection; no timer heap, no syscall. A connection still waiting for a local
+// resource when its connect timeout ends fails as `connect`.
 inline void worker::scan_deadlines(std::int64_t now) {
     for (std::uint32_t ci = 0; ci < conns_.size(); ++ci) {
         connection& c = conns_[ci];
         if (c.in_flight() == 0 || now < c.deadline_ns) continue;
-        bool connecting = c.state == connection::phase::connecting;
+        bool connecting = c.state == connection::phase::connecting || c.state == connection::phase::waiting;
         fail_in_flight(ci, connecting ? failure::connect : failure::timeout,
                        connecting ? failure::connect : failure::timeout, true);
     }
@@ -332,4 +331,5 @@ inline void worker::scan_deadlines(std::int64_t now) {
 }  // namespace detail
 }  // namespace microbench
 
+#include "worker_connect.hpp"
 #include "worker_receive.hpp"
