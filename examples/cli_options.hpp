@@ -184,7 +184,8 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
     p.url(url).method(o.method).body(o.body).content_type(o.content_type).requests(o.requests)
         .duration_ms(o.duration_ms).concurrency(o.concurrency).threads(o.threads).keep_alive(o.keep_alive)
         .timeout_ms(o.timeout_ms).connect_timeout_ms(o.timeout_ms).pipeline(o.pipeline).bind_address(o.bind_address)
-        .length_check(o.length_check).expect_status(o.expect_status).socket_buffer_bytes(o.socket_buffer_bytes);
+        .length_check(o.length_check).expect_status(o.expect_status).socket_buffer_bytes(o.socket_buffer_bytes)
+        .raise_fd_limit(true);  // a command line may: the library restores the limit after the run
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);

@@ -21,10 +21,16 @@ namespace mb = microbench;
 
 namespace {
 
-mb::cancel_token* interrupt_token = nullptr;
-void on_sigint(int) {
-    if (interrupt_token) interrupt_token->cancel();  // a lock-free atomic store: signal-safe
-}
+mb::cancel_token interrupted;
+void on_sigint(int) { interrupted.cancel(); }  // a lock-free atomic store: signal-safe
+
+// Ctrl-C cancels the run in progress (the library's cancel token) for as long as this lives.
+struct interrupt_scope {
+    interrupt_scope() { signal(SIGINT, on_sigint); }
+    ~interrupt_scope() { signal(SIGINT, SIG_DFL); }
+};
+
+const char* interrupted_line = "\nTest interrupted: the figures below are partial.\n";
 
 struct progress_state {
     bool tty = false;
@@ -119,13 +125,18 @@ int run_suites(const cli::options& o) {
     so.factorial_check = o.check_factorial;
     so.timeout_ms = o.timeout_ms;
     so.headers = o.headers;
+    so.raise_fd_limit = true;
+    so.cancel = &interrupted;
     std::vector<mb::scenario_result> a, b;
-    for (auto target : {std::make_pair(&o.url_text, &a), std::make_pair(&o.url_b, &b)}) {
-        if (target.first->empty()) continue;
-        if (!o.quiet) std::fprintf(stderr, "Running the suite against %s\n", target.first->c_str());
-        if (mb::error e = mb::run_suite(*target.first, so, *target.second)) return start_failed(e);
+    {
+        interrupt_scope ctrl_c;
+        for (auto target : {std::make_pair(&o.url_text, &a), std::make_pair(&o.url_b, &b)}) {
+            if (target.first->empty() || interrupted.cancelled()) continue;
+            if (!o.quiet) std::fprintf(stderr, "Running the suite against %s\n", target.first->c_str());
+            if (mb::error e = mb::run_suite(*target.first, so, *target.second)) return start_failed(e);
+        }
     }
-    std::string text, json = "[";
+    std::string text = interrupted.cancelled() ? interrupted_line : "", json = "[";
     mb::append_suite_table(a, text);
     if (!b.empty()) {
         text += "\n";
@@ -143,20 +154,36 @@ int run_suites(const cli::options& o) {
     json += "]\n";
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
     if (!o.json_path.empty() && !write_file(o.json_path, json)) return 1;
-    return broken ? 3 : 0;
+    return interrupted.cancelled() ? 130 : broken ? 3 : 0;
 }
 
 int run_compare(const cli::options& o) {
     const std::uint32_t rounds = o.rounds ? o.rounds : 3;
     std::vector<mb::result> ra(rounds), rb(rounds);
     mb::plan pa = cli::to_plan(o, o.url_text), pb = cli::to_plan(o, o.url_b);
-    for (std::uint32_t i = 0; i < rounds; ++i) {  // alternate who goes first
-        for (int k = 0; k < 2; ++k) {
-            bool first_a = i % 2 == 0;
-            bool run_a = (k == 0) == first_a;
-            if (!o.quiet) std::fprintf(stderr, "Round %u: %s\n", i + 1, (run_a ? o.url_text : o.url_b).c_str());
-            if (mb::error e = mb::run(run_a ? pa : pb, run_a ? ra[i] : rb[i])) return start_failed(e);
+    pa.cancel_with(&interrupted);
+    pb.cancel_with(&interrupted);
+    std::uint32_t complete = 0;  // rounds in which both ran uninterrupted
+    {
+        interrupt_scope ctrl_c;
+        for (std::uint32_t i = 0; i < rounds && !interrupted.cancelled(); ++i) {  // alternate who goes first
+            for (int k = 0; k < 2 && !interrupted.cancelled(); ++k) {
+                bool first_a = i % 2 == 0;
+                bool run_a = (k == 0) == first_a;
+                if (!o.quiet) std::fprintf(stderr, "Round %u: %s\n", i + 1, (run_a ? o.url_text : o.url_b).c_str());
+                if (mb::error e = mb::run(run_a ? pa : pb, run_a ? ra[i] : rb[i])) return start_failed(e);
+            }
+            if (!interrupted.cancelled()) ++complete;
         }
+    }
+    if (complete < rounds) {
+        std::printf("%s", interrupted_line);
+        if (complete == 0) {
+            std::printf("No round of both targets completed: nothing to compare.\n");
+            return 130;
+        }
+        ra.resize(complete);
+        rb.resize(complete);
     }
     auto median = [](std::vector<mb::result>& rs) -> mb::result& {
         std::vector<std::size_t> order(rs.size());
@@ -170,19 +197,18 @@ int run_compare(const cli::options& o) {
     a[0].r = median(ra), b[0].r = median(rb);
     std::string text;
     mb::detail::appendf(text, "A = %s\nB = %s\n%u rounds, alternating; the median round by requests/s of each:\n\n", o.url_text.c_str(),
-                        o.url_b.c_str(), rounds);
+                        o.url_b.c_str(), complete);
     mb::append_compare_table(a, b, text);
     int broken = apply_gates(o, a[0].r, "A", text) + apply_gates(o, b[0].r, "B", text);
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
     if (!o.json_path.empty() &&
         !write_file(o.json_path, "{\"a\":" + mb::result_json(pa, a[0].r, o.percentiles) + ",\"b\":" + mb::result_json(pb, b[0].r, o.percentiles) + "}\n"))
         return 1;
-    return broken ? 3 : 0;
+    return complete < rounds ? 130 : broken ? 3 : 0;
 }
 
 int run_single(const cli::options& o) {
     mb::plan plan = cli::to_plan(o, o.url_text);
-    mb::cancel_token interrupted;
     plan.cancel_with(&interrupted);
     progress_state progress;
     progress.tty = isatty(STDERR_FILENO) != 0;
@@ -202,11 +228,12 @@ int run_single(const cli::options& o) {
         if (!mb::build_request(o.target, plan.request(), request)) std::fprintf(stderr, "---\n%s\n---\n", request.c_str());
     }
 
-    interrupt_token = &interrupted;
-    signal(SIGINT, on_sigint);
     mb::result r;
-    mb::error e = mb::run(plan, r);
-    signal(SIGINT, SIG_DFL);
+    mb::error e;
+    {
+        interrupt_scope ctrl_c;
+        e = mb::run(plan, r);
+    }
     if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
     if (e) return start_failed(e);
     if (!o.quiet && !progress.tty && progress.every) {  // the heartbeats the last poll missed, then ab's last line
@@ -237,7 +264,7 @@ int run_single(const cli::options& o) {
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.gnuplot_path.c_str(), std::strerror(errno)), status = 1;
     if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles)))
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.json_path.c_str(), std::strerror(errno)), status = 1;
-    if (unreachable(r)) {
+    if (unreachable(r) && !r.cancelled) {  // interrupted is 130, whatever had failed by then
         std::fprintf(stderr, "microbench: %s:%u cannot be reached: all %llu connection attempts failed\n",
                      o.target.host.c_str(), static_cast<unsigned>(o.target.port), static_cast<unsigned long long>(r.requests_ended));
         return 2;

@@ -4223,7 +4223,8 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
 // ---- end include/microbench/report_ab.hpp ----
 // ---- begin include/microbench/report_text.hpp ----
 // microbench/report_text.hpp — microbench's own text after ab's report: plain notes about what
-// ab would hide (keep-alive that did not happen, requests sent again), the opt-in latency
+// ab would hide (keep-alive that did not happen, requests sent again, connects that waited for
+// a local port, descriptor or buffer), the opt-in latency
 // section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
 // the report looks like an ab line, so ab parsers skip it.
 
@@ -4250,6 +4251,16 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     if (r.retries)
         appendf(out, "Note: %llu requests met a keep-alive connection the server had closed and were sent again "
                      "(each counted once).\n", static_cast<unsigned long long>(r.retries));
+    if (r.port_waits)
+        appendf(out, "Note: %llu connects waited for a free local port (not counted as failures); widen "
+                     "net.ipv4.ip_local_port_range, use keep-alive (-k) or connect from more addresses (-B).\n",
+                static_cast<unsigned long long>(r.port_waits));
+    if (r.descriptor_waits)
+        appendf(out, "Note: %llu connects waited for a free file descriptor (not counted as failures); raise the "
+                     "open-file limit (ulimit -n) or lower -c.\n", static_cast<unsigned long long>(r.descriptor_waits));
+    if (r.memory_waits)
+        appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
+                     "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
 }
 
 // "50,90,99,99.9" → {50, 90, 99, 99.9}; false if any item is not a number in [0, 100].
@@ -4396,8 +4407,10 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
     }
     appendf(out, "},\"bytes\":{\"sent\":%llu,\"received\":%llu,\"body\":%llu,\"head\":%llu,\"document_length\":%llu},",
             u(r.bytes_sent), u(r.bytes_received), u(r.body_bytes), u(r.head_bytes), u(r.first_body_length));
-    appendf(out, "\"connections\":{\"requested\":%u,\"peak\":%u,\"connects\":%llu,\"server_closes\":%llu},",
-            r.concurrency_requested, r.concurrency_peak, u(r.connects), u(r.server_closes));
+    appendf(out, "\"connections\":{\"requested\":%u,\"peak\":%u,\"connects\":%llu,\"server_closes\":%llu,"
+                 "\"local_waits\":{\"port\":%llu,\"descriptor\":%llu,\"memory\":%llu}},",
+            r.concurrency_requested, r.concurrency_peak, u(r.connects), u(r.server_closes), u(r.port_waits),
+            u(r.descriptor_waits), u(r.memory_waits));
     out += "\"server_software\":";
     detail::append_json_string(out, r.server_software);
     out += ",\"latency_ns\":{";
@@ -4447,6 +4460,8 @@ struct suite_options {
     bool factorial_check = false;   // the URL must be a factorial URL; checks n! exactly
     std::int64_t timeout_ms = defaults::timeout_ms;
     std::vector<header> headers;
+    bool raise_fd_limit = false;             // as plan::raise_fd_limit
+    const cancel_token* cancel = nullptr;    // stops the scenario running and skips the rest
 };
 
 struct scenario_result {
@@ -4462,7 +4477,7 @@ inline error suite_plan(const std::string& url_text, const scenario& sc, const s
     auto n = static_cast<std::uint64_t>(std::llround(static_cast<double>(sc.requests) * o.scale));
     p.url(url_text).requests(std::max<std::uint64_t>(n, sc.concurrency)).concurrency(sc.concurrency)
         .threads(std::min(o.threads, sc.concurrency)).keep_alive(sc.keep_alive).timeout_ms(o.timeout_ms)
-        .connect_timeout_ms(o.timeout_ms);
+        .connect_timeout_ms(o.timeout_ms).raise_fd_limit(o.raise_fd_limit).cancel_with(o.cancel);
     for (const header& h : o.headers) p.header(h.name, h.value);
     if (o.factorial_check) {
         url u;
@@ -4476,7 +4491,8 @@ inline error suite_plan(const std::string& url_text, const scenario& sc, const s
     return p.validate();
 }
 
-// Runs the five scenarios against `url`, appending one result each.
+// Runs the five scenarios against `url`, appending one result each. A cancelled scenario is the
+// last one appended (its result says cancelled); the rest do not run.
 inline error run_suite(const std::string& url_text, const suite_options& o, std::vector<scenario_result>& out) {
     for (const scenario& sc : classic_suite) {
         scenario_result sr;
@@ -4485,6 +4501,7 @@ inline error run_suite(const std::string& url_text, const suite_options& o, std:
         if (error e = suite_plan(url_text, sc, o, sr.p)) return e;
         if (error e = run(sr.p, sr.r)) return e;
         out.push_back(std::move(sr));
+        if (out.back().r.cancelled) break;
     }
     return {};
 }

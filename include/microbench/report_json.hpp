@@ -80,8 +80,10 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
     }
     appendf(out, "},\"bytes\":{\"sent\":%llu,\"received\":%llu,\"body\":%llu,\"head\":%llu,\"document_length\":%llu},",
             u(r.bytes_sent), u(r.bytes_received), u(r.body_bytes), u(r.head_bytes), u(r.first_body_length));
-    appendf(out, "\"connections\":{\"requested\":%u,\"peak\":%u,\"connects\":%llu,\"server_closes\":%llu},",
-            r.concurrency_requested, r.concurrency_peak, u(r.connects), u(r.server_closes));
+    appendf(out, "\"connections\":{\"requested\":%u,\"peak\":%u,\"connects\":%llu,\"server_closes\":%llu,"
+                 "\"local_waits\":{\"port\":%llu,\"descriptor\":%llu,\"memory\":%llu}},",
+            r.concurrency_requested, r.concurrency_peak, u(r.connects), u(r.server_closes), u(r.port_waits),
+            u(r.descriptor_waits), u(r.memory_waits));
     out += "\"server_software\":";
     detail::append_json_string(out, r.server_software);
     out += ",\"latency_ns\":{";

@@ -1,5 +1,6 @@
 // microbench/report_text.hpp — microbench's own text after ab's report: plain notes about what
-// ab would hide (keep-alive that did not happen, requests sent again), the opt-in latency
+// ab would hide (keep-alive that did not happen, requests sent again, connects that waited for
+// a local port, descriptor or buffer), the opt-in latency
 // section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
 // the report looks like an ab line, so ab parsers skip it.
 #pragma once
@@ -30,6 +31,16 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     if (r.retries)
         appendf(out, "Note: %llu requests met a keep-alive connection the server had closed and were sent again "
                      "(each counted once).\n", static_cast<unsigned long long>(r.retries));
+    if (r.port_waits)
+        appendf(out, "Note: %llu connects waited for a free local port (not counted as failures); widen "
+                     "net.ipv4.ip_local_port_range, use keep-alive (-k) or connect from more addresses (-B).\n",
+                static_cast<unsigned long long>(r.port_waits));
+    if (r.descriptor_waits)
+        appendf(out, "Note: %llu connects waited for a free file descriptor (not counted as failures); raise the "
+                     "open-file limit (ulimit -n) or lower -c.\n", static_cast<unsigned long long>(r.descriptor_waits));
+    if (r.memory_waits)
+        appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
+                     "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
 }
 
 // "50,90,99,99.9" → {50, 90, 99, 99.9}; false if any item is not a number in [0, 100].

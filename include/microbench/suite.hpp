@@ -37,6 +37,8 @@ struct suite_options {
     bool factorial_check = false;   // the URL must be a factorial URL; checks n! exactly
     std::int64_t timeout_ms = defaults::timeout_ms;
     std::vector<header> headers;
+    bool raise_fd_limit = false;             // as plan::raise_fd_limit
+    const cancel_token* cancel = nullptr;    // stops the scenario running and skips the rest
 };
 
 struct scenario_result {
@@ -52,7 +54,7 @@ inline error suite_plan(const std::string& url_text, const scenario& sc, const s
     auto n = static_cast<std::uint64_t>(std::llround(static_cast<double>(sc.requests) * o.scale));
     p.url(url_text).requests(std::max<std::uint64_t>(n, sc.concurrency)).concurrency(sc.concurrency)
         .threads(std::min(o.threads, sc.concurrency)).keep_alive(sc.keep_alive).timeout_ms(o.timeout_ms)
-        .connect_timeout_ms(o.timeout_ms);
+        .connect_timeout_ms(o.timeout_ms).raise_fd_limit(o.raise_fd_limit).cancel_with(o.cancel);
     for (const header& h : o.headers) p.header(h.name, h.value);
     if (o.factorial_check) {
         url u;
@@ -66,7 +68,8 @@ inline error suite_plan(const std::string& url_text, const scenario& sc, const s
     return p.validate();
 }
 
-// Runs the five scenarios against `url`, appending one result each.
+// Runs the five scenarios against `url`, appending one result each. A cancelled scenario is the
+// last one appended (its result says cancelled); the rest do not run.
 inline error run_suite(const std::string& url_text, const suite_options& o, std::vector<scenario_result>& out) {
     for (const scenario& sc : classic_suite) {
         scenario_result sr;
@@ -75,6 +78,7 @@ inline error run_suite(const std::string& url_text, const suite_options& o, std:
         if (error e = suite_plan(url_text, sc, o, sr.p)) return e;
         if (error e = run(sr.p, sr.r)) return e;
         out.push_back(std::move(sr));
+        if (out.back().r.cancelled) break;
     }
     return {};
 }

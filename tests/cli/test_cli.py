@@ -68,6 +68,14 @@ def strict_parse(stdout):
     return out
 
 
+def exact_values(stdout):
+    """The report lines whose values do not depend on timing, as ab prints them."""
+    keys = ("Document Length:", "Complete requests:", "Failed requests:", "   (Connect:", "Non-2xx responses:",
+            "Keep-Alive requests:", "Total transferred:", "HTML transferred:")
+    return {line.split(":")[0].strip(): re.sub(r" +", " ", line.split(":", 1)[1].strip())
+            for line in stdout.splitlines() if line.startswith(keys)}
+
+
 class Servers:
     port = None
     proc = None
@@ -109,6 +117,13 @@ class AbCompatibility(unittest.TestCase):
             self.assertEqual(a[key] is None, m[key] is None, f"{key}: ab {a[key]} microbench {m[key]}")
         self.assertEqual(sorted(a["percentiles"]), sorted(m["percentiles"]))
         self.assertEqual(a["complete"], m["complete"])
+        # Where the figures are deterministic, they are ab's own, not just in ab's format.
+        av, mv = exact_values(ab.stdout), exact_values(mb.stdout)
+        self.assertGreaterEqual(len(av), 5, ab.stdout)
+        if "-k" in flags:  # ab speaks HTTP/1.0: the server adds "Connection: keep-alive\r\n" to each response
+            total = int(av["Total transferred"].split()[0]) - len("Connection: keep-alive\r\n") * int(a["complete"][0])
+            av["Total transferred"] = f"{total} bytes"
+        self.assertEqual(av, mv, f"ab:\n{ab.stdout}\nmicrobench:\n{mb.stdout}")
         return ab, mb
 
     def test_keep_alive(self):
@@ -256,6 +271,41 @@ class Errors(unittest.TestCase):
         complete = int(re.search(r"^Complete requests:\s+(\d+)$", out, re.M).group(1))
         self.assertGreater(complete, 20)
         self.assertLess(complete, 1000)
+
+    def test_sigint_during_the_drain_exits_130(self):
+        # -t 1 ends issuing at 1 s; the 3 s requests then drain until Ctrl-C, which must end it at once.
+        p = subprocess.Popen([MICROBENCH, "-t", "1", "-c", "2", Servers.url("/delay/3000")],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+        self.assertLess(time.monotonic() - t0, 1.0)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn("Test interrupted after", out)
+
+    def test_sigint_when_every_connection_failed_exits_130_not_2(self):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()  # nothing listens there: every connect is refused
+        p = subprocess.Popen([MICROBENCH, "-t", "5", "-c", "1", f"http://127.0.0.1:{port}/"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn("Test interrupted", out)
+
+    def test_sigint_in_suite_and_compare_prints_partial_results_and_exits_130(self):
+        for args in (["--suite", Servers.url("/delay/20")],
+                     ["--compare", "-n", "2000", "-c", "2", Servers.url("/delay/20"), Servers.url("/delay/20")]):
+            p = subprocess.Popen([MICROBENCH, "-q"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(1.0)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=10)
+            self.assertEqual(p.returncode, 130, f"{args}: {err}")
+            self.assertIn("Test interrupted", out)
 
     def test_duration_has_no_request_cap(self):
         t0 = time.monotonic()
