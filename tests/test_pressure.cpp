@@ -330,3 +330,35 @@ TEST_CASE("regression: the open-file limit is raised only when the plan asks, an
     shared_port = srv.port();
     CHECK(in_child(fd_limit_raised_only_when_asked_and_restored) == 0);
 }
+
+TEST_CASE("regression: a POST that met a keep-alive connection the server closed is not sent again, unless the plan says so") {
+    // Closes each connection after 3 responses without saying so; the 4th request on it meets the close.
+    scripted_server s([](scripted_server::context& c) {
+        for (int i = 0; i < 3 && c.read_request(); ++i) c.send(response(200, "3628800"));
+    });
+    plan p;
+    p.url(s.url()).method("POST").body("n=10").requests(30).concurrency(1);
+    result r = run_ok(p);
+    CHECK(r.retries == 0);
+    CHECK(r.requests_failed > 0);  // the server may have acted on them: failed, not repeated
+    CHECK(r.requests_completed + r.failed(failure::receive) + r.failed(failure::write) == 30);
+    CHECK(s.requests.load() == static_cast<int>(r.requests_completed));  // nothing reached the server twice
+    p.resend_non_idempotent(true);
+    r = run_ok(p);
+    CHECK(r.requests_completed == 30);
+    CHECK(r.retries > 0);
+    p.method("PUT").resend_non_idempotent(false);  // idempotent: sent again by default
+    r = run_ok(p);
+    CHECK(r.requests_completed == 30);
+}
+
+TEST_CASE("regression: validate() bounds every product that sizes memory and names the knob") {
+    plan p;
+    p.url("http://127.0.0.1:1/").requests(10'000'000).concurrency(10'000).keep_alive(true).pipeline(256);
+    CHECK(p.validate().code == errc::plan_too_many_in_flight);
+    CHECK(std::string(p.validate().message()).find("concurrency") != std::string::npos);
+    p.pipeline(100);
+    CHECK_FALSE(p.validate());
+    p.record_requests(20'000'000);
+    CHECK(p.validate().code == errc::plan_too_many_records);
+}
