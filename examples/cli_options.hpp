@@ -45,9 +45,7 @@ struct options {
     bool check_factorial = false; // --check factorial
     std::string expect_body_path;
     std::string expect_body;
-    std::uint64_t max_failures = UINT64_MAX;
-    std::vector<std::pair<double, double>> max_percentile_ms;  // --max-pNN-ms X
-    double min_rps = 0;
+    mb::gates limits;             // --max-failures, --max-pNN-ms, --min-rps
     enum class mode { single, suite, compare, self_test } run_mode = mode::single;
     std::string url_b;            // --compare A B, --suite A B
     double scale = 1.0;
@@ -243,7 +241,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 char* end = nullptr;
                 double limit = std::strtod(v.c_str(), &end);
                 if (*end != '\0' || !(limit > 0)) return usage_error("--" + name + " needs a positive number of milliseconds, not '" + v + "'");
-                o.max_percentile_ms.push_back({one[0], limit});
+                o.limits.max_percentile_ms.push_back({one[0], limit});
                 continue;
             }
             if (name == "no-length-check") { o.length_check = false; continue; }
@@ -277,12 +275,12 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 o.expect_body_path = v;
             } else if (name == "max-failures") {
                 if (!parse_uint(v.c_str(), 0, UINT64_MAX, n)) return usage_error("--max-failures needs a count, not '" + v + "'");
-                o.max_failures = n;
+                o.limits.max_failures = n;
             } else if (name == "min-rps" || name == "scale") {
                 char* end = nullptr;
                 double d = std::strtod(v.c_str(), &end);
                 if (*end != '\0' || !(d > 0) || (name == "scale" && d > 100)) return usage_error("--" + name + " needs a positive number, not '" + v + "'");
-                (name == "scale" ? o.scale : o.min_rps) = d;
+                (name == "scale" ? o.scale : o.limits.min_rps) = d;
                 o.scale_given = o.scale_given || name == "scale";
             } else if (name == "rounds") {
                 if (!parse_uint(v.c_str(), 1, 100, n)) return usage_error("--rounds must be from 1 to 100, not '" + v + "'");

@@ -74,29 +74,6 @@ int start_failed(const mb::error& e) {
     return e.code == mb::errc::run_resolve_failed ? 2 : 1;
 }
 
-// The gates of --max-failures, --max-pNN-ms and --min-rps, and failed checks: one line each
-// for what broke and by how much. Returns how many broke.
-int apply_gates(const cli::options& o, const mb::result& r, const char* label, std::string& out) {
-    int broken = 0;
-    auto line = [&](const char* fmt, auto... args) {
-        mb::detail::appendf(out, "Gate broken%s%s: ", *label ? " in " : "", label);
-        mb::detail::appendf(out, fmt, args...);
-        ++broken;
-    };
-    if (std::uint64_t failed = r.failed(mb::failure::check))
-        line("%llu responses failed the checks (reason check)\n", static_cast<unsigned long long>(failed));
-    if (r.requests_failed > o.max_failures)
-        line("%llu failed requests, above --max-failures %llu by %llu\n", static_cast<unsigned long long>(r.requests_failed),
-             static_cast<unsigned long long>(o.max_failures), static_cast<unsigned long long>(r.requests_failed - o.max_failures));
-    for (const auto& gate : o.max_percentile_ms) {
-        double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
-        if (got > gate.second) line("p%g = %.3f ms, above --max-p%g-ms %g by %.3f ms\n", gate.first, got, gate.first, gate.second, got - gate.second);
-    }
-    if (o.min_rps > 0 && r.requests_per_second() < o.min_rps)
-        line("%.2f requests/s, below --min-rps %g by %.2f\n", r.requests_per_second(), o.min_rps, o.min_rps - r.requests_per_second());
-    return broken;
-}
-
 int run_self_test(const cli::options& o) {
     const double scale = o.scale_given ? o.scale : 0.25;
     std::printf("microbench %s self-test: the built-in server on 127.0.0.1, the five-scenario suite (scale %g) against\n"
@@ -147,7 +124,7 @@ int run_suites(const cli::options& o) {
     int broken = 0;
     for (const auto* list : {&a, &b})
         for (const mb::scenario_result& s : *list) {
-            broken += apply_gates(o, s.r, s.scenario.c_str(), text);
+            broken += mb::apply_gates(o.limits, s.r, s.scenario.c_str(), text);
             if (json.size() > 1) json += ",";
             json += "{\"scenario\":\"" + s.scenario + "\",\"result\":" + mb::result_json(s.p, s.r, o.percentiles) + "}";
         }
@@ -199,7 +176,7 @@ int run_compare(const cli::options& o) {
     mb::detail::appendf(text, "A = %s\nB = %s\n%u rounds, alternating; the median round by requests/s of each:\n\n", o.url_text.c_str(),
                         o.url_b.c_str(), complete);
     mb::append_compare_table(a, b, text);
-    int broken = apply_gates(o, a[0].r, "A", text) + apply_gates(o, b[0].r, "B", text);
+    int broken = mb::apply_gates(o.limits, a[0].r, "A", text) + mb::apply_gates(o.limits, b[0].r, "B", text);
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
     if (!o.json_path.empty() &&
         !write_file(o.json_path, "{\"a\":" + mb::result_json(pa, a[0].r, o.percentiles) + ",\"b\":" + mb::result_json(pb, b[0].r, o.percentiles) + "}\n"))
@@ -254,7 +231,7 @@ int run_single(const cli::options& o) {
     mb::append_ab_report(ctx, r, text, ab);
     mb::append_report_notes(ctx, r, text);
     if (o.latency) mb::append_latency_section(r, o.percentiles, text);
-    int broken = apply_gates(o, r, "", text);
+    int broken = mb::apply_gates(o.limits, r, "", text);
     if (!json_to_stdout) std::fwrite(text.data(), 1, text.size(), stdout);
 
     int status = r.cancelled ? 130 : broken ? 3 : 0;

@@ -32,4 +32,5 @@
 #include "microbench/report_ab.hpp"
 #include "microbench/report_text.hpp"
 #include "microbench/report_json.hpp"
+#include "microbench/gates.hpp"
 #include "microbench/suite.hpp"

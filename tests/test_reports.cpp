@@ -1,0 +1,209 @@
+// The reports as pure functions of hand-built results: ab's text (every figure computed here
+// independently), microbench's notes and latency section, ab's CSV and gnuplot files, the JSON,
+// the suite and comparison tables, and the CI gates.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "microbench.hpp"
+
+using namespace microbench;
+
+namespace {
+
+// 100 requests in 2 s at -c 10: 96 whole responses taking 1, 2, … 96 ms (connect 0, waiting
+// 0.5 ms less than total), 90 of them 200 and 6 of them 503, and 4 failures of 4 reasons.
+result sample() {
+    result r;
+    r.requests_ended = 100;
+    r.requests_completed = 96;
+    r.requests_failed = 4;
+    r.failures[static_cast<int>(failure::connect)] = 1;
+    r.failures[static_cast<int>(failure::receive)] = 1;
+    r.failures[static_cast<int>(failure::timeout)] = 1;
+    r.failures[static_cast<int>(failure::check)] = 1;
+    r.non_2xx = 6;
+    r.status_counts[200] = 90;
+    r.status_counts[503] = 6;
+    r.keep_alive_requests = 86;
+    r.keep_alive_responses = 90;
+    r.server_closes = 4;
+    r.retries = 2;
+    r.port_waits = 3;
+    r.connects = 14;
+    r.concurrency_requested = 10;
+    r.concurrency_peak = 10;
+    r.bytes_sent = 5000;
+    r.bytes_received = 12345;
+    r.body_bytes = 2100;
+    r.first_body_length = 21;
+    r.server_software = "nginx";
+    r.elapsed_ns = 2'000'000'000;
+    for (std::int64_t ms = 1; ms <= 96; ++ms) {
+        const std::int64_t total = ms * 1'000'000;
+        r.connect_ns.record(0);
+        r.waiting_ns.record(total - 500'000);
+        r.processing_ns.record(total);
+        r.total_ns.record(total);
+        r.responses_total_ns.record(total);
+    }
+    return r;
+}
+
+report_context context() {
+    report_context c;
+    c.host = "127.0.0.1";
+    c.port = 8080;
+    c.path = "/factorial/10";
+    c.concurrency = 10;
+    c.keep_alive = true;
+    return c;
+}
+
+bool has(const std::string& text, const std::string& line) { return text.find(line) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("ab report: every figure as ab computes and prints it") {
+    std::string out;
+    append_ab_report(context(), sample(), out);
+    CAPTURE(out);
+    CHECK(has(out, "Server Software:        nginx\nServer Hostname:        127.0.0.1\nServer Port:            8080\n\n"));
+    CHECK(has(out, "Document Path:          /factorial/10\nDocument Length:        21 bytes\n\n"));
+    CHECK(has(out, "Concurrency Level:      10\nTime taken for tests:   2.000 seconds\n"));
+    CHECK(has(out, "Complete requests:      100\nFailed requests:        4\n"));
+    CHECK(has(out, "   (Connect: 1, Receive: 1, Length: 0, Exceptions: 2)\n"));  // timeout and check are ab's exceptions
+    CHECK(has(out, "Failure reasons:        connect 1, receive 1, timeout 1, check 1\n"));
+    CHECK(has(out, "Non-2xx responses:      6\nKeep-Alive requests:    90\n"));
+    CHECK(has(out, "Total transferred:      12345 bytes\nHTML transferred:       2100 bytes\n"));
+    CHECK(has(out, "Requests per second:    50.00 [#/sec] (mean)\n"));                         // 100 / 2 s
+    CHECK(has(out, "Time per request:       200.000 [ms] (mean)\n"));                          // 10 · 2000 ms / 100
+    CHECK(has(out, "Time per request:       20.000 [ms] (mean, across all concurrent requests)\n"));
+    CHECK(has(out, "Transfer rate:          6.03 [Kbytes/sec] received\n"));                   // 12345 / 1024 / 2
+    // 1 … 96 ms: mean 48.5 (ab adds 0.5 and truncates: 49), sd sqrt((96² − 1) / 12) = 27.7, median 48.
+    CHECK(has(out, "Connect:        0    0   0.0      0       0\n"));
+    CHECK(has(out, "Processing:     1   49  27.7     48      96\n"));
+    CHECK(has(out, "Total:          1   49  27.7     48      96\n"));
+    // The percentile of rank round(p · 96 / 100): 48, 63, 72, 77, 86, 91, 94, 95 ms.
+    CHECK(has(out, "  50%     48\n  66%     63\n  75%     72\n  80%     77\n  90%     86\n  95%     91\n  98%     94\n  99%     95\n"
+                   " 100%     96 (longest request)\n"));
+    CHECK_FALSE(has(out, "Total body sent:"));
+
+    out.clear();
+    report_context c = context();
+    c.variable_length = true;
+    c.keep_alive = false;
+    c.sent_body = true;
+    append_ab_report(c, sample(), out, {false, false});  // ab -l -S -d with a body sent
+    CHECK(has(out, "Document Length:        Variable\n"));
+    CHECK_FALSE(has(out, "Keep-Alive requests:"));
+    CHECK(has(out, "Total body sent:        5000\n"));
+    CHECK(has(out, "                        2.44 kb/s sent\n                        8.47 kb/s total\n"));
+    CHECK(has(out, "              min   avg   max\nConnect:        0     0    0\n"));
+    CHECK_FALSE(has(out, "Percentage of the requests"));
+}
+
+TEST_CASE("ab report: a run without a response prints no timing tables") {
+    result r;
+    r.requests_ended = r.requests_failed = 5;
+    r.failures[static_cast<int>(failure::connect)] = 5;
+    r.elapsed_ns = 1'000'000;
+    std::string out;
+    append_ab_report(context(), r, out);
+    CHECK(has(out, "Failed requests:        5\n   (Connect: 5, Receive: 0, Length: 0, Exceptions: 0)\n"));
+    CHECK_FALSE(has(out, "Connection Times"));
+}
+
+TEST_CASE("notes say what ab hides: closed keep-alive connections, requests sent again, local waits") {
+    std::string out;
+    append_report_notes(context(), sample(), out);
+    CHECK(has(out, "the server closed connections 4 times, and 86 of 100 requests reused a connection"));
+    CHECK(has(out, "Note: 2 requests met a keep-alive connection the server had closed and were sent again"));
+    CHECK(has(out, "Note: 3 connects waited for a free local port (not counted as failures)"));
+    CHECK_FALSE(has(out, "free file descriptor"));
+    result none = sample();
+    none.server_closes = none.retries = none.port_waits = 0;
+    out.clear();
+    append_report_notes(context(), none, out);
+    CHECK(out.empty());
+}
+
+TEST_CASE("latency section, ab's CSV and gnuplot rows") {
+    const result r = sample();
+    std::string out;
+    append_latency_section(r, {50, 99}, out);
+    CHECK(has(out, "  min               0.0        500.0       1000.0       1000.0\n"));
+    CHECK(has(out, "  mean              0.0      48000.0      48500.0      48500.0\n"));
+    CHECK(has(out, "  p50 "));
+    CHECK(has(out, "  p99 "));
+    CHECK(has(out, "  max               0.0      95500.0      96000.0      96000.0\n"));
+
+    std::string csv = percentiles_csv(r);
+    CHECK(csv.rfind("Percentage served,Time in ms\n0,1.000\n", 0) == 0);
+    CHECK(has(csv, "\n50,48.0"));
+    CHECK(has(csv, "\n100,96.0"));
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == 102);
+
+    result g;
+    g.start_ns = 1'000'000'000;
+    g.start_realtime_ns = 1'700'000'000'000'000'000;
+    g.requests.push_back(request_timing{1'500'000'000, 1'400'000, 2'600'000, 7'500'000, 8'900'000});
+    std::string tsv = gnuplot_tsv(g);
+    CHECK(tsv.rfind("starttime\tseconds\tctime\tdtime\tttime\twait\n", 0) == 0);
+    CHECK(has(tsv, "\t1700000000\t1\t8\t9\t3\n"));  // 0.5 s after the start; ms rounded as ab rounds
+}
+
+TEST_CASE("JSON carries the counts, the failure reasons, ab's columns, status codes and local waits") {
+    plan p;
+    p.url("http://127.0.0.1:8080/factorial/10").requests(100).concurrency(10);
+    std::string json = result_json(p, sample(), {50, 99});
+    CAPTURE(json);
+    CHECK(has(json, "\"requests\":{\"ended\":100,\"completed\":96,\"failed\":4,\"unfinished\":0,\"non_2xx\":6,"));
+    CHECK(has(json, "\"failures\":{\"connect\":1,\"write\":0,\"receive\":1,\"parse\":0,\"timeout\":1,\"length\":0,\"check\":1}"));
+    CHECK(has(json, "\"ab_failures\":{\"connect\":1,\"receive\":1,\"length\":0,\"exceptions\":2}"));
+    CHECK(has(json, "\"status_codes\":{\"200\":90,\"503\":6}"));
+    CHECK(has(json, "\"local_waits\":{\"port\":3,\"descriptor\":0,\"memory\":0}"));
+    CHECK(has(json, "\"server_software\":\"nginx\""));
+    CHECK(json.back() == '\n');
+}
+
+TEST_CASE("suite and comparison tables: one row per scenario, B/A ratios") {
+    std::vector<scenario_result> a(1), b(1);
+    a[0].scenario = b[0].scenario = "basic load";
+    a[0].url = "http://a/";
+    b[0].url = "http://b/";
+    a[0].r = sample();
+    b[0].r = sample();
+    b[0].r.elapsed_ns = 1'000'000'000;  // B: twice the rate
+    std::string out;
+    append_suite_table(a, out);
+    CHECK(has(out, "basic load           50.0    48.500"));
+    CHECK(has(out, "       4        6  http://a/\n"));
+    out.clear();
+    append_compare_table(a, b, out);
+    CHECK(has(out, "basic load            50.0       100.0   2.00"));
+}
+
+TEST_CASE("gates: each broken limit is one line with the figure, the limit and the difference") {
+    const result r = sample();
+    gates g;
+    std::string out;
+    CHECK(apply_gates(g, r, "", out) == 1);  // a failed check always breaks the run
+    CHECK(out == "Gate broken: 1 responses failed the checks (reason check)\n");
+    g.max_failures = 3;
+    g.max_percentile_ms = {{99, 50}, {50, 100}};
+    g.min_rps = 40;
+    out.clear();
+    CHECK(apply_gates(g, r, "A", out) == 3);
+    CHECK(has(out, "Gate broken in A: 4 failed requests, above --max-failures 3 by 1\n"));
+    CHECK(has(out, "Gate broken in A: p99 = 95.0"));
+    CHECK(has(out, "above --max-p99-ms 50 by 45.0"));
+    CHECK_FALSE(has(out, "p50"));      // 48 ms is within 100 ms
+    CHECK_FALSE(has(out, "min-rps"));  // 50/s is above 40/s
+    g.min_rps = 60;
+    out.clear();
+    CHECK(apply_gates(g, r, "", out) == 4);
+    CHECK(has(out, "Gate broken: 50.00 requests/s, below --min-rps 60 by 10.00\n"));
+}
