@@ -240,7 +240,7 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address is not a numeric IPv4 or IPv6 address of the target's family"},
     {errc::plan_bad_status, "plan_bad_status", "expected status codes must be from 100 to 999"},
     {errc::plan_not_factorial_url, "plan_not_factorial_url", "the factorial check needs a /factorial/{n} or /factorial?n=N URL"},
-    {errc::plan_too_many_in_flight, "plan_too_many_in_flight", "concurrency × pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth"},
+    {errc::plan_too_many_in_flight, "plan_too_many_in_flight", "concurrency x pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth"},
     {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
     {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
@@ -2610,6 +2610,7 @@ struct connection {
     std::uint32_t done = 0;      // of them, ended
     std::uint32_t written = 0;   // of them, written to their last byte
     std::uint32_t closes = 0;    // times this slot closed a descriptor: tells a reopened one apart
+    bool queued = false;         // in the worker's ring of connections waiting for a local resource
     std::size_t write_offset = 0;
     std::size_t write_length = 0;
     std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
@@ -3058,8 +3059,12 @@ inline void worker::wait_for_local(std::uint32_t ci, local_shortage what, std::i
         case local_shortage::descriptor: ++stats_.descriptor_waits; break;
         default: ++stats_.memory_waits; break;
     }
-    conns_[ci].state = connection::phase::waiting;
-    waiting_[(waiting_head_ + waiting_count_++) % waiting_.size()] = ci;
+    connection& c = conns_[ci];
+    c.state = connection::phase::waiting;
+    if (!c.queued) {  // once: an entry left by a connection that timed out while waiting still stands
+        c.queued = true;
+        waiting_[(waiting_head_ + waiting_count_++) % waiting_.size()] = ci;
+    }
     if (local_retry_at_ == INT64_MAX) local_retry_at_ = now + local_backoff_ns_;
 }
 
@@ -3078,6 +3083,7 @@ inline void worker::retry_waiting(std::int64_t now) {
         std::uint32_t ci = waiting_[waiting_head_];
         waiting_head_ = (waiting_head_ + 1) % waiting_.size();
         --waiting_count_;
+        conns_[ci].queued = false;
         if (conns_[ci].state == connection::phase::waiting) open_connection(ci, now);  // else it timed out meanwhile
     }
 }

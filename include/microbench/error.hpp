@@ -130,7 +130,7 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address is not a numeric IPv4 or IPv6 address of the target's family"},
     {errc::plan_bad_status, "plan_bad_status", "expected status codes must be from 100 to 999"},
     {errc::plan_not_factorial_url, "plan_not_factorial_url", "the factorial check needs a /factorial/{n} or /factorial?n=N URL"},
-    {errc::plan_too_many_in_flight, "plan_too_many_in_flight", "concurrency × pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth"},
+    {errc::plan_too_many_in_flight, "plan_too_many_in_flight", "concurrency x pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth"},
     {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
     {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},

@@ -47,8 +47,12 @@ inline void worker::wait_for_local(std::uint32_t ci, local_shortage what, std::i
         case local_shortage::descriptor: ++stats_.descriptor_waits; break;
         default: ++stats_.memory_waits; break;
     }
-    conns_[ci].state = connection::phase::waiting;
-    waiting_[(waiting_head_ + waiting_count_++) % waiting_.size()] = ci;
+    connection& c = conns_[ci];
+    c.state = connection::phase::waiting;
+    if (!c.queued) {  // once: an entry left by a connection that timed out while waiting still stands
+        c.queued = true;
+        waiting_[(waiting_head_ + waiting_count_++) % waiting_.size()] = ci;
+    }
     if (local_retry_at_ == INT64_MAX) local_retry_at_ = now + local_backoff_ns_;
 }
 
@@ -67,6 +71,7 @@ inline void worker::retry_waiting(std::int64_t now) {
         std::uint32_t ci = waiting_[waiting_head_];
         waiting_head_ = (waiting_head_ + 1) % waiting_.size();
         --waiting_count_;
+        conns_[ci].queued = false;
         if (conns_[ci].state == connection::phase::waiting) open_connection(ci, now);  // else it timed out meanwhile
     }
 }
