@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
         .requests(std::strtoull(argv[2], nullptr, 10))
         .concurrency(static_cast<std::uint32_t>(std::atoi(argv[3])))
         .keep_alive(std::atoi(argv[4]) != 0)
-        .threads(argc > 5 ? static_cast<std::uint32_t>(std::atoi(argv[5])) : 1);
+        .threads(argc > 5 ? static_cast<std::uint32_t>(std::atoi(argv[5])) : 1)
+        .raise_fd_limit(true);  // c=10000 needs more than a default soft limit
     microbench::result r;
     if (microbench::error e = microbench::run(p, r)) {
         std::fprintf(stderr, "microbench-load: %s\n", e.message());

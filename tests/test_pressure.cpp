@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "microbench.hpp"
+#include "child_server.hpp"
 #include "scripted_server.hpp"
 
 using namespace microbench;
@@ -46,6 +47,7 @@ std::string url_of(const server& s, const char* path) { return "http://127.0.0.1
 
 // Runs `body` in a forked child (so limits and namespaces it changes stay there); the child's
 // exit status is the number of failed expectations, 77 when the system does not allow the setup.
+// Call it while this process has no other thread (no server of its own running).
 int in_child(int (*body)()) {
     pid_t child = fork();
     REQUIRE(child >= 0);
@@ -220,7 +222,7 @@ TEST_CASE("regression: each new connection of the first wave has its own start t
 
 namespace {
 
-std::uint16_t shared_port;  // the parent's reference server, reachable from forked children
+std::uint16_t shared_port;  // a child_server's, for the forked children that run the client
 
 
 // From 100 ms to 300 ms into the run, no new descriptor can be had: the soft open-file limit is
@@ -293,9 +295,8 @@ int run_with_ten_local_ports() {
 }  // namespace
 
 TEST_CASE("regression: descriptors running out mid-run: connects wait, nothing fails, the waits are counted") {
-    server srv;
-    REQUIRE_FALSE(srv.start({}));
-    shared_port = srv.port();
+    child_server srv;  // in a process of its own: the limit below is the client's alone
+    shared_port = srv.port;
     CHECK(in_child(run_while_descriptors_run_out) == 0);
 }
 
@@ -338,16 +339,14 @@ int fd_limit_raised_only_when_asked_and_restored() {
 }  // namespace
 
 TEST_CASE("regression: the descriptor budget counts descriptors already open") {
-    server srv;
-    REQUIRE_FALSE(srv.start({}));
-    shared_port = srv.port();
+    child_server srv;
+    shared_port = srv.port;
     CHECK(in_child(fd_budget_counts_open_descriptors) == 0);
 }
 
 TEST_CASE("regression: the open-file limit is raised only when the plan asks, and restored after the run") {
-    server srv;
-    REQUIRE_FALSE(srv.start({}));
-    shared_port = srv.port();
+    child_server srv;
+    shared_port = srv.port;
     CHECK(in_child(fd_limit_raised_only_when_asked_and_restored) == 0);
 }
 
