@@ -242,8 +242,10 @@ int run_single(const cli::options& o) {
     if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles)))
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.json_path.c_str(), std::strerror(errno)), status = 1;
     if (unreachable(r) && !r.cancelled) {  // interrupted is 130, whatever had failed by then
-        std::fprintf(stderr, "microbench: %s:%u cannot be reached: all %llu connection attempts failed\n",
-                     o.target.host.c_str(), static_cast<unsigned>(o.target.port), static_cast<unsigned long long>(r.requests_ended));
+        const bool local = r.port_waits || r.descriptor_waits || r.memory_waits;
+        std::fprintf(stderr, "microbench: %s:%u cannot be reached: all %llu connection attempts failed%s\n",
+                     o.target.host.c_str(), static_cast<unsigned>(o.target.port), static_cast<unsigned long long>(r.requests_ended),
+                     local ? " (some waited in vain for a local port, descriptor or buffer: see the notes above)" : "");
         return 2;
     }
     return status;

@@ -55,6 +55,19 @@ TEST_CASE("memory depends only on the configuration and matches HdrHistogram's l
     CHECK(histogram::counts_needed({0, 100, 3}) == 0);
 }
 
+TEST_CASE("record_clamped counts every value, out-of-range ones at the nearest edge") {
+    histogram h;
+    const std::int64_t top = h.config().highest_trackable_value;
+    CHECK(h.record_clamped(1'000));
+    CHECK_FALSE(h.record_clamped(top + 5'000'000'000));  // a 1 h timeout plus scan lag
+    CHECK_FALSE(h.record_clamped(-3));
+    CHECK(h.count() == 3);
+    CHECK(h.max() == top);
+    CHECK(h.min() == 0);
+    CHECK_FALSE(h.record(top + 1));  // record() itself still refuses
+    CHECK(h.count() == 3);
+}
+
 TEST_CASE("validate rejects impossible configurations") {
     CHECK_FALSE(validate(histogram_config{}));
     CHECK(validate({0, 1000, 3}).code == errc::histogram_bad_config);

@@ -366,6 +366,37 @@ class ChecksAndGates(unittest.TestCase):
         self.assertIn("   (Connect: 0, Receive: 0, Length: 0, Exceptions: 30)\nFailure reasons:        check 30\n", r.stdout)
         self.assertIn("Gate broken: 30 responses failed the checks (reason check)", r.stdout)
 
+    def test_expect_status_gates_a_sometimes_503_service(self):
+        # Every third answer is a 503 with a longer error page, the first one among them: the
+        # 503s are check failures (exit 3), and ab's length rule is set by the first 200.
+        class Flaky(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            served = 0
+
+            def do_GET(self):
+                bad = Flaky.served % 3 == 0
+                Flaky.served += 1
+                body = b"<html>Service Unavailable, try again later</html>" if bad else b"3628800"
+                self.send_response(503 if bad else 200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        httpd = http.server.HTTPServer(("127.0.0.1", 0), Flaky)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        try:
+            r = run([MICROBENCH, "-q", "-n", "30", "-c", "1", "-k", "--expect-status", "200",
+                     f"http://127.0.0.1:{httpd.server_address[1]}/factorial/10"])
+        finally:
+            httpd.shutdown()
+        self.assertEqual(r.returncode, 3, r.stdout)
+        self.assertIn("Document Length:        7 bytes\n", r.stdout)
+        self.assertIn("Failed requests:        10\n   (Connect: 0, Receive: 0, Length: 0, Exceptions: 10)\n", r.stdout)
+        self.assertIn("Gate broken: 10 responses failed the checks (reason check)", r.stdout)
+
     def test_gates_say_which_broke_and_by_how_much(self):
         r = run([MICROBENCH, "-q", "-n", "50", "-c", "2", "-k", "--max-p99-ms", "0.000001", "--min-rps", "1e12",
                  Servers.url()])
