@@ -34,3 +34,5 @@
 #include "microbench/report_json.hpp"
 #include "microbench/gates.hpp"
 #include "microbench/suite.hpp"
+#include "microbench/c_api.hpp"
+#include "microbench/c_api_suite.hpp"

@@ -183,6 +183,10 @@ enum class errc : std::uint16_t {
 
     // Plans, continued (120–139)
     plan_too_many_records = 120,
+
+    // Calls through the C API (200–219)
+    invalid_argument = 200,
+    out_of_memory = 201,
 };
 
 namespace detail {
@@ -245,6 +249,8 @@ constexpr errc_entry errc_table[] = {
     {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
     {errc::plan_too_many_records, "plan_too_many_records", "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer"},
+    {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
+    {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };
 
 constexpr const errc_entry* find_errc(errc code) {
@@ -4623,4 +4629,678 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
 
 }  // namespace microbench
 // ---- end include/microbench/suite.hpp ----
+// ---- begin include/microbench/c_api.hpp ----
+// microbench/c_api.hpp — the implementation of the C API declared in microbench.h, compiled only
+// where MICROBENCH_C_IMPLEMENTATION is defined (libmicrobench, or your one .cpp file). Each
+// function checks its arguments, maps errors to their fixed status numbers and catches every
+// exception, so nothing but a status crosses extern "C". Handles wrap the C++ values.
+
+#ifdef MICROBENCH_C_IMPLEMENTATION
+
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+// ---- begin include/microbench.h ----
+/* microbench.h — the C API of microbench: HTTP/1.1 load tests, response checks, the five-scenario
+ * suite and the reference server, for C and for any language with a C FFI (Python ctypes, C#
+ * P/Invoke). C99, also valid C++; no C++ type crosses it, no exception escapes it, nothing in it
+ * aborts. Link libmicrobench (CMake target microbench::c), or build it yourself from the single
+ * header: one C++17 file containing
+ *     #define MICROBENCH_C_IMPLEMENTATION
+ *     #include "microbench.hpp"
+ *
+ * Conventions.
+ * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel. Each has a
+ *   constructor and a destroy function; destroy accepts NULL.
+ * - Fallible functions return an int status: MB_OK (0) or one of the MB_ codes below, whose
+ *   numbers never change. mb_status_name() and mb_status_message() describe any of them. A NULL
+ *   handle or pointer, or a value out of range, is MB_INVALID_ARGUMENT; running out of memory is
+ *   MB_OUT_OF_MEMORY.
+ * - A string returned as const char* belongs to its handle and lives as long as the handle
+ *   (static strings, for the version and status functions). Text reports are written into a
+ *   buffer you pass, snprintf-style: the return value is the full length without the NUL; at
+ *   most size - 1 bytes and a NUL are written; pass size 0 (buf may be NULL) to ask the length.
+ *   Nothing is ever returned for you to free().
+ * - Times are nanoseconds unless a name says otherwise; counts are uint64_t.
+ * - Thread safety: one handle is used by one thread at a time, except mb_cancel_trigger(), which
+ *   any thread (or a signal handler) may call while a run is in progress.
+ */
+#ifndef MICROBENCH_H
+#define MICROBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MB_VERSION_MAJOR 0
+#define MB_VERSION_MINOR 1
+#define MB_VERSION_PATCH 0
+#define MB_VERSION_NUMBER (MB_VERSION_MAJOR * 10000 + MB_VERSION_MINOR * 100 + MB_VERSION_PATCH)
+
+#ifndef MB_API
+#if defined(MICROBENCH_C_BUILD) && defined(__GNUC__)
+#define MB_API __attribute__((visibility("default")))
+#else
+#define MB_API
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes: the library's error numbers, fixed forever. */
+enum {
+    MB_OK = 0,
+    MB_URL_EMPTY = 10, MB_URL_NO_SCHEME = 11, MB_URL_UNSUPPORTED_SCHEME = 12, MB_URL_TLS_UNSUPPORTED = 13,
+    MB_URL_USERINFO_UNSUPPORTED = 14, MB_URL_EMPTY_HOST = 15, MB_URL_BAD_HOST = 16, MB_URL_BAD_IPV6 = 17,
+    MB_URL_BAD_PORT = 18, MB_URL_BAD_CHAR = 19,
+    MB_REQUEST_BAD_METHOD = 30, MB_REQUEST_BAD_HEADER_NAME = 31, MB_REQUEST_BAD_HEADER_VALUE = 32,
+    MB_REQUEST_CONTENT_LENGTH_MISMATCH = 33, MB_REQUEST_TRANSFER_ENCODING_UNSUPPORTED = 34,
+    MB_REQUEST_BAD_HEADER_LINE = 35,
+    MB_PLAN_BAD_CONCURRENCY = 90, MB_PLAN_BAD_THREADS = 91, MB_PLAN_NO_LIMIT = 92,
+    MB_PLAN_CONCURRENCY_ABOVE_REQUESTS = 93, MB_PLAN_BAD_TIMEOUT = 94, MB_PLAN_BAD_PIPELINE = 95,
+    MB_PLAN_BAD_BIND_ADDRESS = 96, MB_PLAN_BAD_STATUS = 97, MB_PLAN_NOT_FACTORIAL_URL = 98,
+    MB_PLAN_TOO_MANY_IN_FLIGHT = 99,
+    MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102,
+    MB_PLAN_TOO_MANY_RECORDS = 120,
+    MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
+};
+
+/* Why a request failed: each failed request has exactly one reason. */
+typedef enum mb_failure {
+    MB_FAILURE_CONNECT = 0, /* refused, unreachable or timed out while connecting */
+    MB_FAILURE_WRITE = 1,   /* the connection broke while sending */
+    MB_FAILURE_RECEIVE = 2, /* reset or closed before the response was complete */
+    MB_FAILURE_PARSE = 3,   /* the response was not valid HTTP/1.x */
+    MB_FAILURE_TIMEOUT = 4, /* no complete response within the timeout */
+    MB_FAILURE_LENGTH = 5,  /* ab's rule: body length differs from the first response's */
+    MB_FAILURE_CHECK = 6    /* a whole response failed a check */
+} mb_failure;
+
+/* Counters of a result, for mb_result_count(). */
+typedef enum mb_count {
+    MB_COUNT_ENDED = 0,           /* completed + failed: every request exactly once */
+    MB_COUNT_COMPLETED = 1,       /* a whole response that passed the checks (any status) */
+    MB_COUNT_FAILED = 2,
+    MB_COUNT_UNFINISHED = 3,      /* in flight when a duration ended or a cancel came */
+    MB_COUNT_NON_2XX = 4,
+    MB_COUNT_KEEP_ALIVE_REQUESTS = 5,  /* sent on a connection that had served one */
+    MB_COUNT_RETRIES = 6,         /* met a closed keep-alive connection, sent again once */
+    MB_COUNT_CONNECTS = 7,
+    MB_COUNT_SERVER_CLOSES = 8,
+    MB_COUNT_BYTES_SENT = 9,
+    MB_COUNT_BYTES_RECEIVED = 10,
+    MB_COUNT_BODY_BYTES = 11,     /* decoded bodies of completed requests */
+    MB_COUNT_DOCUMENT_LENGTH = 12, /* body length of the first complete response */
+    MB_COUNT_CONCURRENCY_PEAK = 13,
+    MB_COUNT_LOCAL_WAITS = 14     /* connects that waited for a local port, descriptor or buffer */
+} mb_count;
+
+/* ab's timing columns, for the mb_result_timing_* functions. */
+typedef enum mb_timing {
+    MB_TIMING_CONNECT = 0,    /* start -> connected; 0 on a reused connection */
+    MB_TIMING_WAITING = 1,    /* request written -> first response byte */
+    MB_TIMING_PROCESSING = 2, /* total - connect */
+    MB_TIMING_TOTAL = 3       /* start -> last byte */
+} mb_timing;
+
+typedef struct mb_plan mb_plan;
+typedef struct mb_result mb_result;
+typedef struct mb_suite mb_suite;
+typedef struct mb_server mb_server;
+typedef struct mb_cancel mb_cancel;
+
+/* Called on a worker thread for every whole response; return nonzero to pass it, 0 to fail it
+ * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
+typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
+/* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run. */
+typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
+
+/* Version and statuses. */
+MB_API const char* mb_version(void);           /* "0.1.0" */
+MB_API int mb_version_number(void);            /* MB_VERSION_NUMBER of the library you linked */
+MB_API const char* mb_status_name(int status); /* "url_bad_port"; "unknown" for other numbers */
+MB_API const char* mb_status_message(int status);
+
+/* Plans: what to send, how hard, for how long. Defaults as in ab: 1 request, 1 connection. */
+MB_API int mb_plan_create(const char* url, mb_plan** out); /* checks the URL */
+MB_API void mb_plan_destroy(mb_plan* plan);
+MB_API int mb_plan_set_url(mb_plan* plan, const char* url);
+MB_API int mb_plan_set_method(mb_plan* plan, const char* method);
+MB_API int mb_plan_add_header(mb_plan* plan, const char* name, const char* value);
+MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const char* content_type);
+MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests);        /* 0: until the duration ends */
+MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t duration_ms);   /* 0: no time limit */
+MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t connections);
+MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t threads);
+MB_API int mb_plan_set_keep_alive(mb_plan* plan, int on);                  /* default on */
+MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth);
+MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t connect_ms);
+MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t drain_ms);
+MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address);
+MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
+MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
+MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
+MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
+MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
+MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size);
+MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
+MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);
+MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests);
+MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* must outlive the runs */
+MB_API int mb_plan_validate(const mb_plan* plan);
+
+/* Runs. MB_OK and a result whenever the run started: what happened to requests is counted in
+ * it. Another status (and *out NULL) when it could not start. */
+MB_API int mb_run(const mb_plan* plan, mb_result** out);
+MB_API void mb_result_destroy(mb_result* result);
+MB_API uint64_t mb_result_count(const mb_result* result, mb_count which);
+MB_API uint64_t mb_result_failures(const mb_result* result, mb_failure reason);
+MB_API uint64_t mb_result_status_count(const mb_result* result, int status);  /* 100..999 */
+MB_API int mb_result_cancelled(const mb_result* result);
+MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
+MB_API double mb_result_requests_per_second(const mb_result* result);
+MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
+MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
+MB_API uint64_t mb_result_timing_count(const mb_result* result, mb_timing column);
+MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, mb_timing column, double percentile);
+MB_API int64_t mb_result_timing_min_ns(const mb_result* result, mb_timing column);  /* exact */
+MB_API int64_t mb_result_timing_max_ns(const mb_result* result, mb_timing column);  /* exact */
+MB_API double mb_result_timing_mean_ns(const mb_result* result, mb_timing column);  /* exact */
+MB_API double mb_result_timing_stddev_ns(const mb_result* result, mb_timing column);
+/* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults. */
+MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
+MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
+MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
+
+/* The five-scenario suite against url (factorial_check: every body must be exactly n!), and the
+ * self-test (the reference server on a free loopback port, the suite against both factorial
+ * forms; *passed is 1 only if every request passed). scale multiplies the request counts. */
+MB_API int mb_suite_run(const char* url, double scale, int factorial_check, mb_suite** out);
+MB_API int mb_self_test(double scale, mb_suite** out, int* passed);
+MB_API void mb_suite_destroy(mb_suite* suite);
+MB_API size_t mb_suite_count(const mb_suite* suite);
+MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite */
+MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite */
+MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
+
+/* The reference server: /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code}.
+ * host "127.0.0.1" or "::1"; port 0 picks a free one. */
+MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out);
+MB_API uint16_t mb_server_port(const mb_server* server);
+MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */
+MB_API void mb_server_stop(mb_server* server);                /* stops and destroys it */
+
+/* Cancelling a run from another thread. */
+MB_API int mb_cancel_create(mb_cancel** out);
+MB_API void mb_cancel_trigger(mb_cancel* cancel); /* lock-free: safe in a signal handler */
+MB_API void mb_cancel_destroy(mb_cancel* cancel);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MICROBENCH_H */
+// ---- end include/microbench.h ----
+
+static_assert(MB_VERSION_MAJOR == MICROBENCH_VERSION_MAJOR && MB_VERSION_MINOR == MICROBENCH_VERSION_MINOR &&
+                  MB_VERSION_PATCH == MICROBENCH_VERSION_PATCH, "microbench.h and version.hpp disagree");
+static_assert(MB_URL_BAD_PORT == static_cast<int>(microbench::errc::url_bad_port) &&
+                  MB_REQUEST_BAD_HEADER_LINE == static_cast<int>(microbench::errc::request_bad_header_line) &&
+                  MB_PLAN_TOO_MANY_IN_FLIGHT == static_cast<int>(microbench::errc::plan_too_many_in_flight) &&
+                  MB_RUN_SYSTEM == static_cast<int>(microbench::errc::run_system) &&
+                  MB_PLAN_TOO_MANY_RECORDS == static_cast<int>(microbench::errc::plan_too_many_records) &&
+                  MB_INVALID_ARGUMENT == static_cast<int>(microbench::errc::invalid_argument) &&
+                  MB_OUT_OF_MEMORY == static_cast<int>(microbench::errc::out_of_memory),
+              "microbench.h status numbers must be the errc numbers");
+static_assert(MB_FAILURE_CHECK == static_cast<int>(microbench::failure::check) && MB_FAILURE_CONNECT == 0,
+              "mb_failure must follow microbench::failure");
+
+// With exceptions on, every entry point catches them all (std::bad_alloc above all).
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define MICROBENCH_C_TRY try {                       // bad_alloc guard
+#define MICROBENCH_C_CATCH(failed) } catch (...) { return failed; }  // bad_alloc guard
+#else
+#define MICROBENCH_C_TRY {
+#define MICROBENCH_C_CATCH(failed) }
+#endif
+
+struct mb_plan {
+    microbench::plan p;
+    microbench::checks c;
+    mb_response_fn response = nullptr;
+    void* response_user = nullptr;
+    mb_progress_fn progress = nullptr;
+    void* progress_user = nullptr;
+    std::int64_t progress_every_ms = 0;
+    std::uint64_t progress_every_requests = 0;
+};
+
+struct mb_result {
+    microbench::result r;
+    microbench::plan p;  // what ran, for the reports
+};
+
+struct mb_suite {
+    std::vector<std::string> names;
+    std::vector<mb_result> results;
+};
+
+struct mb_server {
+    microbench::server s;
+};
+
+struct mb_cancel {
+    microbench::cancel_token t;
+};
+
+namespace microbench {
+namespace detail {
+
+constexpr int invalid = static_cast<int>(errc::invalid_argument);
+constexpr int no_memory = static_cast<int>(errc::out_of_memory);
+
+inline int status_of(error e) { return static_cast<int>(e.code); }
+
+// snprintf's contract: the whole length back, at most size - 1 bytes and a NUL written.
+inline std::size_t copy_out(const std::string& text, char* buf, std::size_t size) {
+    if (buf && size > 0) {
+        std::size_t n = text.size() < size - 1 ? text.size() : size - 1;
+        std::memcpy(buf, text.data(), n);
+        buf[n] = '\0';
+    }
+    return text.size();
+}
+
+inline std::vector<double> percentiles_or_default(const double* list, std::size_t count) {
+    if (!list || count == 0) return {50, 90, 99, 99.9, 99.99};
+    return std::vector<double>(list, list + count);
+}
+
+inline const histogram* column(const mb_result* r, mb_timing which) {
+    if (!r) return nullptr;
+    switch (which) {
+        case MB_TIMING_CONNECT: return &r->r.connect_ns;
+        case MB_TIMING_WAITING: return &r->r.waiting_ns;
+        case MB_TIMING_PROCESSING: return &r->r.processing_ns;
+        case MB_TIMING_TOTAL: return &r->r.total_ns;
+    }
+    return nullptr;
+}
+
+inline bool c_response_trampoline(int status, std::uint64_t body_bytes, void* user) {
+    const auto* plan = static_cast<const mb_plan*>(user);
+    return plan->response(status, body_bytes, plan->response_user) != 0;
+}
+
+inline void c_progress_trampoline(const progress& pr, void* user) {
+    const auto* plan = static_cast<const mb_plan*>(user);
+    plan->progress(pr.ended, pr.target, pr.elapsed_ns, plan->progress_user);
+}
+
+inline report_context context_of(const plan& p) {
+    report_context c;
+    url u;
+    if (!parse_url(p.url(), u)) {
+        c.host = u.host;
+        c.port = u.port;
+        c.path = u.target;
+    }
+    c.concurrency = p.concurrency();
+    c.keep_alive = p.keep_alive();
+    c.variable_length = !p.length_check();
+    c.sent_body = !p.body().empty();
+    c.checked = !p.check().empty() || !p.expect_status().empty();
+    return c;
+}
+
+// The plan a run uses: the C plan's knobs, its checks and its callbacks.
+inline plan plan_to_run(const mb_plan* cp) {
+    plan p = cp->p;
+    checks c = cp->c;
+    if (cp->response) c.callback(c_response_trampoline, const_cast<mb_plan*>(cp));
+    p.check(c);
+    if (cp->progress)
+        p.on_progress(c_progress_trampoline, const_cast<mb_plan*>(cp), cp->progress_every_ms, cp->progress_every_requests);
+    return p;
+}
+
+}  // namespace detail
+}  // namespace microbench
+
+extern "C" {
+
+MB_API const char* mb_version(void) { return microbench::version_string; }
+MB_API int mb_version_number(void) { return MB_VERSION_NUMBER; }
+
+MB_API const char* mb_status_name(int status) {
+    return status < 0 || status > 0xffff ? "unknown" : microbench::errc_name(static_cast<microbench::errc>(status));
+}
+MB_API const char* mb_status_message(int status) {
+    return status < 0 || status > 0xffff ? "unknown error" : microbench::errc_message(static_cast<microbench::errc>(status));
+}
+
+MB_API int mb_plan_create(const char* url, mb_plan** out) {
+    using namespace microbench::detail;
+    if (out) *out = nullptr;
+    if (!url || !out) return invalid;
+    MICROBENCH_C_TRY
+    microbench::url parsed;
+    if (microbench::error e = microbench::parse_url(url, parsed)) return status_of(e);
+    auto* p = new (std::nothrow) mb_plan;
+    if (!p) return no_memory;
+    p->p.url(url);
+    *out = p;
+    return MB_OK;
+    MICROBENCH_C_CATCH(no_memory)
+}
+
+MB_API void mb_plan_destroy(mb_plan* plan) { delete plan; }
+
+// A setter: checks the plan and the condition, then applies `apply` to the plan.
+#define MICROBENCH_C_SET(plan, ok, apply)                   \
+    if (!(plan) || !(ok)) return microbench::detail::invalid; \
+    MICROBENCH_C_TRY                                         \
+    apply;                                                   \
+    return MB_OK;                                            \
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+
+MB_API int mb_plan_set_url(mb_plan* plan, const char* url) {
+    if (!plan || !url) return microbench::detail::invalid;
+    MICROBENCH_C_TRY
+    microbench::url parsed;
+    if (microbench::error e = microbench::parse_url(url, parsed)) return microbench::detail::status_of(e);
+    plan->p.url(url);
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
+MB_API int mb_plan_set_method(mb_plan* plan, const char* method) { MICROBENCH_C_SET(plan, method && *method, plan->p.method(method)) }
+MB_API int mb_plan_add_header(mb_plan* plan, const char* name, const char* value) {
+    MICROBENCH_C_SET(plan, name && value, plan->p.header(name, value))
+}
+MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const char* content_type) {
+    if (!plan || (!data && size > 0)) return microbench::detail::invalid;
+    MICROBENCH_C_TRY
+    plan->p.body(std::string(static_cast<const char*>(data), size));
+    if (content_type) plan->p.content_type(content_type);
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
+MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) { MICROBENCH_C_SET(plan, true, plan->p.requests(requests)) }
+MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET(plan, ms >= 0, plan->p.duration_ms(ms)) }
+MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET(plan, n >= 1 && n <= 1'000'000, plan->p.concurrency(n)) }
+MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET(plan, n >= 1 && n <= 1024, plan->p.threads(n)) }
+MB_API int mb_plan_set_keep_alive(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.keep_alive(on != 0)) }
+MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth) { MICROBENCH_C_SET(plan, depth >= 1 && depth <= 256, plan->p.pipeline(depth)) }
+MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t connect_ms) {
+    const std::int64_t hour = 3'600'000;
+    MICROBENCH_C_SET(plan, request_ms >= 1 && request_ms <= hour && connect_ms >= 1 && connect_ms <= hour,
+                     plan->p.timeout_ms(request_ms).connect_timeout_ms(connect_ms))
+}
+MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET(plan, ms >= 0 && ms <= 3'600'000, plan->p.drain_ms(ms)) }
+MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) { MICROBENCH_C_SET(plan, address, plan->p.bind_address(address)) }
+MB_API int mb_plan_set_length_check(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0)) }
+MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0)) }
+MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
+    bool ok = codes || count == 0;
+    for (size_t i = 0; ok && i < count; ++i) ok = codes[i] >= 100 && codes[i] <= 999;
+    MICROBENCH_C_SET(plan, ok, plan->p.expect_status(std::vector<int>(codes, codes + count)))
+}
+MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size) {
+    MICROBENCH_C_SET(plan, data || size == 0, plan->c.body_equals(std::string(static_cast<const char*>(data), size)))
+}
+MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size) {
+    MICROBENCH_C_SET(plan, data && size > 0, plan->c.body_starts_with(std::string(static_cast<const char*>(data), size)))
+}
+MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size) {
+    MICROBENCH_C_SET(plan, data && size > 0, plan->c.body_contains(std::string(static_cast<const char*>(data), size)))
+}
+MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n) { MICROBENCH_C_SET(plan, n <= 100'000, plan->c.factorial(n)) }
+MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user) {
+    MICROBENCH_C_SET(plan, true, (plan->response = fn, plan->response_user = user))
+}
+MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests) {
+    MICROBENCH_C_SET(plan, every_ms >= 0, (plan->progress = fn, plan->progress_user = user, plan->progress_every_ms = every_ms,
+                                           plan->progress_every_requests = every_requests))
+}
+MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel) {
+    MICROBENCH_C_SET(plan, true, plan->p.cancel_with(cancel ? &cancel->t : nullptr))
+}
+
+MB_API int mb_plan_validate(const mb_plan* plan) {
+    using namespace microbench;
+    if (!plan) return detail::invalid;
+    MICROBENCH_C_TRY
+    if (error e = plan->p.validate()) return detail::status_of(e);
+    url u;
+    if (error e = parse_url(plan->p.url(), u)) return detail::status_of(e);
+    std::string request;
+    return detail::status_of(build_request(u, plan->p.request(), request));
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+
+MB_API int mb_run(const mb_plan* plan, mb_result** out) {
+    using namespace microbench;
+    if (out) *out = nullptr;
+    if (!plan || !out) return detail::invalid;
+    MICROBENCH_C_TRY
+    std::unique_ptr<mb_result> r(new (std::nothrow) mb_result);
+    if (!r) return detail::no_memory;
+    r->p = detail::plan_to_run(plan);
+    if (error e = run(r->p, r->r)) return detail::status_of(e);
+    *out = r.release();
+    return MB_OK;
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+
+MB_API void mb_result_destroy(mb_result* result) { delete result; }
+
+MB_API uint64_t mb_result_count(const mb_result* result, mb_count which) {
+    if (!result) return 0;
+    const microbench::result& r = result->r;
+    switch (which) {
+        case MB_COUNT_ENDED: return r.requests_ended;
+        case MB_COUNT_COMPLETED: return r.requests_completed;
+        case MB_COUNT_FAILED: return r.requests_failed;
+        case MB_COUNT_UNFINISHED: return r.unfinished;
+        case MB_COUNT_NON_2XX: return r.non_2xx;
+        case MB_COUNT_KEEP_ALIVE_REQUESTS: return r.keep_alive_requests;
+        case MB_COUNT_RETRIES: return r.retries;
+        case MB_COUNT_CONNECTS: return r.connects;
+        case MB_COUNT_SERVER_CLOSES: return r.server_closes;
+        case MB_COUNT_BYTES_SENT: return r.bytes_sent;
+        case MB_COUNT_BYTES_RECEIVED: return r.bytes_received;
+        case MB_COUNT_BODY_BYTES: return r.body_bytes;
+        case MB_COUNT_DOCUMENT_LENGTH: return r.first_body_length;
+        case MB_COUNT_CONCURRENCY_PEAK: return r.concurrency_peak;
+        case MB_COUNT_LOCAL_WAITS: return r.port_waits + r.descriptor_waits + r.memory_waits;
+    }
+    return 0;
+}
+
+MB_API uint64_t mb_result_failures(const mb_result* result, mb_failure reason) {
+    int i = static_cast<int>(reason);
+    return result && i >= 0 && i < microbench::failure_count ? result->r.failures[i] : 0;
+}
+MB_API uint64_t mb_result_status_count(const mb_result* result, int status) {
+    return result && status >= 100 && status <= 999 ? result->r.status_counts[status] : 0;
+}
+MB_API int mb_result_cancelled(const mb_result* result) { return result && result->r.cancelled ? 1 : 0; }
+MB_API int64_t mb_result_elapsed_ns(const mb_result* result) { return result ? result->r.elapsed_ns : 0; }
+MB_API double mb_result_requests_per_second(const mb_result* result) { return result ? result->r.requests_per_second() : 0.0; }
+MB_API double mb_result_goodput_per_second(const mb_result* result) { return result ? result->r.goodput_per_second() : 0.0; }
+MB_API const char* mb_result_server_software(const mb_result* result) { return result ? result->r.server_software.c_str() : ""; }
+
+MB_API uint64_t mb_result_timing_count(const mb_result* result, mb_timing column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h ? h->count() : 0;
+}
+MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, mb_timing column, double percentile) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && percentile >= 0 && percentile <= 100 && !h->empty() ? h->value_at_percentile(percentile) : 0;
+}
+MB_API int64_t mb_result_timing_min_ns(const mb_result* result, mb_timing column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && !h->empty() ? h->min() : 0;
+}
+MB_API int64_t mb_result_timing_max_ns(const mb_result* result, mb_timing column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && !h->empty() ? h->max() : 0;
+}
+MB_API double mb_result_timing_mean_ns(const mb_result* result, mb_timing column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && !h->empty() ? h->mean() : 0.0;
+}
+MB_API double mb_result_timing_stddev_ns(const mb_result* result, mb_timing column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && !h->empty() ? h->stddev() : 0.0;
+}
+
+MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size) {
+    if (!result) return 0;
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::report_context ctx = microbench::detail::context_of(result->p);
+    microbench::append_ab_report(ctx, result->r, text);
+    microbench::append_report_notes(ctx, result->r, text);
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
+    if (!result) return 0;
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::append_latency_section(result->r, microbench::detail::percentiles_or_default(percentiles, count), text);
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
+    if (!result) return 0;
+    MICROBENCH_C_TRY
+    std::string text = microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+}  // extern "C"
+
+// ---- begin include/microbench/c_api_suite.hpp ----
+// microbench/c_api_suite.hpp — the rest of the C API's implementation: the suite and the
+// self-test as mb_suite handles, the reference server, and cancel tokens. Compiled only where
+// MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
+
+#ifdef MICROBENCH_C_IMPLEMENTATION
+
+
+namespace microbench {
+namespace detail {
+
+inline int suite_out(std::vector<scenario_result>& results, mb_suite** out) {
+    std::unique_ptr<mb_suite> s(new (std::nothrow) mb_suite);
+    if (!s) return no_memory;
+    for (scenario_result& sr : results) {
+        s->names.push_back(sr.scenario);
+        s->results.push_back(mb_result{std::move(sr.r), std::move(sr.p)});
+    }
+    *out = s.release();
+    return MB_OK;
+}
+
+}  // namespace detail
+}  // namespace microbench
+
+extern "C" {
+
+MB_API int mb_suite_run(const char* url, double scale, int factorial_check, mb_suite** out) {
+    using namespace microbench;
+    if (out) *out = nullptr;
+    if (!url || !out || !(scale > 0 && scale <= 100)) return detail::invalid;
+    MICROBENCH_C_TRY
+    suite_options o;
+    o.scale = scale;
+    o.factorial_check = factorial_check != 0;
+    std::vector<scenario_result> results;
+    if (error e = run_suite(url, o, results)) return detail::status_of(e);
+    return detail::suite_out(results, out);
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+
+MB_API int mb_self_test(double scale, mb_suite** out, int* passed) {
+    using namespace microbench;
+    if (out) *out = nullptr;
+    if (passed) *passed = 0;
+    if (!out || !passed || !(scale > 0 && scale <= 100)) return detail::invalid;
+    MICROBENCH_C_TRY
+    std::vector<scenario_result> results;
+    bool ok = false;
+    if (error e = self_test(scale, 100, results, ok)) return detail::status_of(e);
+    *passed = ok ? 1 : 0;
+    return detail::suite_out(results, out);
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+
+MB_API void mb_suite_destroy(mb_suite* suite) { delete suite; }
+MB_API size_t mb_suite_count(const mb_suite* suite) { return suite ? suite->results.size() : 0; }
+MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index) {
+    return suite && index < suite->names.size() ? suite->names[index].c_str() : nullptr;
+}
+MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index) {
+    return suite && index < suite->results.size() ? &suite->results[index] : nullptr;
+}
+MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size) {
+    using namespace microbench;
+    if (!suite) return 0;
+    MICROBENCH_C_TRY
+    std::vector<scenario_result> rows(suite->results.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        rows[i].scenario = suite->names[i];
+        rows[i].url = suite->results[i].p.url();
+        rows[i].r = suite->results[i].r;
+    }
+    std::string text;
+    append_suite_table(rows, text);
+    return detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
+    using namespace microbench;
+    if (out) *out = nullptr;
+    if (!host || !out || threads < 1 || threads > 256) return detail::invalid;
+    MICROBENCH_C_TRY
+    std::unique_ptr<mb_server> s(new (std::nothrow) mb_server);
+    if (!s) return detail::no_memory;
+    server_options o;
+    o.host = host;
+    o.port = port;
+    o.threads = threads;
+    if (error e = s->s.start(o)) return e.code == errc::run_system ? static_cast<int>(errc::run_system) : detail::status_of(e);
+    *out = s.release();
+    return MB_OK;
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+MB_API uint16_t mb_server_port(const mb_server* server) { return server ? server->s.port() : 0; }
+MB_API uint64_t mb_server_requests(const mb_server* server) { return server ? server->s.counts().requests : 0; }
+MB_API void mb_server_stop(mb_server* server) { delete server; }  // ~server stops and joins
+
+MB_API int mb_cancel_create(mb_cancel** out) {
+    if (!out) return microbench::detail::invalid;
+    *out = new (std::nothrow) mb_cancel;
+    return *out ? MB_OK : microbench::detail::no_memory;
+}
+MB_API void mb_cancel_trigger(mb_cancel* cancel) {
+    if (cancel) cancel->t.cancel();
+}
+MB_API void mb_cancel_destroy(mb_cancel* cancel) { delete cancel; }
+
+}  // extern "C"
+
+#endif  // MICROBENCH_C_IMPLEMENTATION
+// ---- end include/microbench/c_api_suite.hpp ----
+
+#endif  // MICROBENCH_C_IMPLEMENTATION
+// ---- end include/microbench/c_api.hpp ----
 // ---- end include/microbench.hpp ----

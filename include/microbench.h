@@ -1,0 +1,200 @@
+/* microbench.h — the C API of microbench: HTTP/1.1 load tests, response checks, the five-scenario
+ * suite and the reference server, for C and for any language with a C FFI (Python ctypes, C#
+ * P/Invoke). C99, also valid C++; no C++ type crosses it, no exception escapes it, nothing in it
+ * aborts. Link libmicrobench (CMake target microbench::c), or build it yourself from the single
+ * header: one C++17 file containing
+ *     #define MICROBENCH_C_IMPLEMENTATION
+ *     #include "microbench.hpp"
+ *
+ * Conventions.
+ * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel. Each has a
+ *   constructor and a destroy function; destroy accepts NULL.
+ * - Fallible functions return an int status: MB_OK (0) or one of the MB_ codes below, whose
+ *   numbers never change. mb_status_name() and mb_status_message() describe any of them. A NULL
+ *   handle or pointer, or a value out of range, is MB_INVALID_ARGUMENT; running out of memory is
+ *   MB_OUT_OF_MEMORY.
+ * - A string returned as const char* belongs to its handle and lives as long as the handle
+ *   (static strings, for the version and status functions). Text reports are written into a
+ *   buffer you pass, snprintf-style: the return value is the full length without the NUL; at
+ *   most size - 1 bytes and a NUL are written; pass size 0 (buf may be NULL) to ask the length.
+ *   Nothing is ever returned for you to free().
+ * - Times are nanoseconds unless a name says otherwise; counts are uint64_t.
+ * - Thread safety: one handle is used by one thread at a time, except mb_cancel_trigger(), which
+ *   any thread (or a signal handler) may call while a run is in progress.
+ */
+#ifndef MICROBENCH_H
+#define MICROBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MB_VERSION_MAJOR 0
+#define MB_VERSION_MINOR 1
+#define MB_VERSION_PATCH 0
+#define MB_VERSION_NUMBER (MB_VERSION_MAJOR * 10000 + MB_VERSION_MINOR * 100 + MB_VERSION_PATCH)
+
+#ifndef MB_API
+#if defined(MICROBENCH_C_BUILD) && defined(__GNUC__)
+#define MB_API __attribute__((visibility("default")))
+#else
+#define MB_API
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes: the library's error numbers, fixed forever. */
+enum {
+    MB_OK = 0,
+    MB_URL_EMPTY = 10, MB_URL_NO_SCHEME = 11, MB_URL_UNSUPPORTED_SCHEME = 12, MB_URL_TLS_UNSUPPORTED = 13,
+    MB_URL_USERINFO_UNSUPPORTED = 14, MB_URL_EMPTY_HOST = 15, MB_URL_BAD_HOST = 16, MB_URL_BAD_IPV6 = 17,
+    MB_URL_BAD_PORT = 18, MB_URL_BAD_CHAR = 19,
+    MB_REQUEST_BAD_METHOD = 30, MB_REQUEST_BAD_HEADER_NAME = 31, MB_REQUEST_BAD_HEADER_VALUE = 32,
+    MB_REQUEST_CONTENT_LENGTH_MISMATCH = 33, MB_REQUEST_TRANSFER_ENCODING_UNSUPPORTED = 34,
+    MB_REQUEST_BAD_HEADER_LINE = 35,
+    MB_PLAN_BAD_CONCURRENCY = 90, MB_PLAN_BAD_THREADS = 91, MB_PLAN_NO_LIMIT = 92,
+    MB_PLAN_CONCURRENCY_ABOVE_REQUESTS = 93, MB_PLAN_BAD_TIMEOUT = 94, MB_PLAN_BAD_PIPELINE = 95,
+    MB_PLAN_BAD_BIND_ADDRESS = 96, MB_PLAN_BAD_STATUS = 97, MB_PLAN_NOT_FACTORIAL_URL = 98,
+    MB_PLAN_TOO_MANY_IN_FLIGHT = 99,
+    MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102,
+    MB_PLAN_TOO_MANY_RECORDS = 120,
+    MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
+};
+
+/* Why a request failed: each failed request has exactly one reason. */
+typedef enum mb_failure {
+    MB_FAILURE_CONNECT = 0, /* refused, unreachable or timed out while connecting */
+    MB_FAILURE_WRITE = 1,   /* the connection broke while sending */
+    MB_FAILURE_RECEIVE = 2, /* reset or closed before the response was complete */
+    MB_FAILURE_PARSE = 3,   /* the response was not valid HTTP/1.x */
+    MB_FAILURE_TIMEOUT = 4, /* no complete response within the timeout */
+    MB_FAILURE_LENGTH = 5,  /* ab's rule: body length differs from the first response's */
+    MB_FAILURE_CHECK = 6    /* a whole response failed a check */
+} mb_failure;
+
+/* Counters of a result, for mb_result_count(). */
+typedef enum mb_count {
+    MB_COUNT_ENDED = 0,           /* completed + failed: every request exactly once */
+    MB_COUNT_COMPLETED = 1,       /* a whole response that passed the checks (any status) */
+    MB_COUNT_FAILED = 2,
+    MB_COUNT_UNFINISHED = 3,      /* in flight when a duration ended or a cancel came */
+    MB_COUNT_NON_2XX = 4,
+    MB_COUNT_KEEP_ALIVE_REQUESTS = 5,  /* sent on a connection that had served one */
+    MB_COUNT_RETRIES = 6,         /* met a closed keep-alive connection, sent again once */
+    MB_COUNT_CONNECTS = 7,
+    MB_COUNT_SERVER_CLOSES = 8,
+    MB_COUNT_BYTES_SENT = 9,
+    MB_COUNT_BYTES_RECEIVED = 10,
+    MB_COUNT_BODY_BYTES = 11,     /* decoded bodies of completed requests */
+    MB_COUNT_DOCUMENT_LENGTH = 12, /* body length of the first complete response */
+    MB_COUNT_CONCURRENCY_PEAK = 13,
+    MB_COUNT_LOCAL_WAITS = 14     /* connects that waited for a local port, descriptor or buffer */
+} mb_count;
+
+/* ab's timing columns, for the mb_result_timing_* functions. */
+typedef enum mb_timing {
+    MB_TIMING_CONNECT = 0,    /* start -> connected; 0 on a reused connection */
+    MB_TIMING_WAITING = 1,    /* request written -> first response byte */
+    MB_TIMING_PROCESSING = 2, /* total - connect */
+    MB_TIMING_TOTAL = 3       /* start -> last byte */
+} mb_timing;
+
+typedef struct mb_plan mb_plan;
+typedef struct mb_result mb_result;
+typedef struct mb_suite mb_suite;
+typedef struct mb_server mb_server;
+typedef struct mb_cancel mb_cancel;
+
+/* Called on a worker thread for every whole response; return nonzero to pass it, 0 to fail it
+ * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
+typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
+/* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run. */
+typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
+
+/* Version and statuses. */
+MB_API const char* mb_version(void);           /* "0.1.0" */
+MB_API int mb_version_number(void);            /* MB_VERSION_NUMBER of the library you linked */
+MB_API const char* mb_status_name(int status); /* "url_bad_port"; "unknown" for other numbers */
+MB_API const char* mb_status_message(int status);
+
+/* Plans: what to send, how hard, for how long. Defaults as in ab: 1 request, 1 connection. */
+MB_API int mb_plan_create(const char* url, mb_plan** out); /* checks the URL */
+MB_API void mb_plan_destroy(mb_plan* plan);
+MB_API int mb_plan_set_url(mb_plan* plan, const char* url);
+MB_API int mb_plan_set_method(mb_plan* plan, const char* method);
+MB_API int mb_plan_add_header(mb_plan* plan, const char* name, const char* value);
+MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const char* content_type);
+MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests);        /* 0: until the duration ends */
+MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t duration_ms);   /* 0: no time limit */
+MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t connections);
+MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t threads);
+MB_API int mb_plan_set_keep_alive(mb_plan* plan, int on);                  /* default on */
+MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth);
+MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t connect_ms);
+MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t drain_ms);
+MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address);
+MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
+MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
+MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
+MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
+MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
+MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size);
+MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
+MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);
+MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests);
+MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* must outlive the runs */
+MB_API int mb_plan_validate(const mb_plan* plan);
+
+/* Runs. MB_OK and a result whenever the run started: what happened to requests is counted in
+ * it. Another status (and *out NULL) when it could not start. */
+MB_API int mb_run(const mb_plan* plan, mb_result** out);
+MB_API void mb_result_destroy(mb_result* result);
+MB_API uint64_t mb_result_count(const mb_result* result, mb_count which);
+MB_API uint64_t mb_result_failures(const mb_result* result, mb_failure reason);
+MB_API uint64_t mb_result_status_count(const mb_result* result, int status);  /* 100..999 */
+MB_API int mb_result_cancelled(const mb_result* result);
+MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
+MB_API double mb_result_requests_per_second(const mb_result* result);
+MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
+MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
+MB_API uint64_t mb_result_timing_count(const mb_result* result, mb_timing column);
+MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, mb_timing column, double percentile);
+MB_API int64_t mb_result_timing_min_ns(const mb_result* result, mb_timing column);  /* exact */
+MB_API int64_t mb_result_timing_max_ns(const mb_result* result, mb_timing column);  /* exact */
+MB_API double mb_result_timing_mean_ns(const mb_result* result, mb_timing column);  /* exact */
+MB_API double mb_result_timing_stddev_ns(const mb_result* result, mb_timing column);
+/* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults. */
+MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
+MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
+MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
+
+/* The five-scenario suite against url (factorial_check: every body must be exactly n!), and the
+ * self-test (the reference server on a free loopback port, the suite against both factorial
+ * forms; *passed is 1 only if every request passed). scale multiplies the request counts. */
+MB_API int mb_suite_run(const char* url, double scale, int factorial_check, mb_suite** out);
+MB_API int mb_self_test(double scale, mb_suite** out, int* passed);
+MB_API void mb_suite_destroy(mb_suite* suite);
+MB_API size_t mb_suite_count(const mb_suite* suite);
+MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite */
+MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite */
+MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
+
+/* The reference server: /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code}.
+ * host "127.0.0.1" or "::1"; port 0 picks a free one. */
+MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out);
+MB_API uint16_t mb_server_port(const mb_server* server);
+MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */
+MB_API void mb_server_stop(mb_server* server);                /* stops and destroys it */
+
+/* Cancelling a run from another thread. */
+MB_API int mb_cancel_create(mb_cancel** out);
+MB_API void mb_cancel_trigger(mb_cancel* cancel); /* lock-free: safe in a signal handler */
+MB_API void mb_cancel_destroy(mb_cancel* cancel);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MICROBENCH_H */

@@ -1,0 +1,409 @@
+/* The C API from C99: every function of microbench.h, on its success path against the reference
+ * server on 127.0.0.1 and on its error paths (NULL handles, bad URLs, values out of range, a
+ * refused port, buffers too small). Exits 0 only if every expectation held. Built twice, linked
+ * against the shared and the static libmicrobench. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep, pthreads */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "microbench.h"
+
+static int failed;
+#define EXPECT(cond)                                                                  \
+    do {                                                                              \
+        if (!(cond)) {                                                                \
+            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);       \
+            ++failed;                                                                 \
+        }                                                                             \
+    } while (0)
+
+static char url_buf[128];
+static const char* url(uint16_t port, const char* path) {
+    snprintf(url_buf, sizeof url_buf, "http://127.0.0.1:%u%s", (unsigned)port, path);
+    return url_buf;
+}
+
+static void versions_and_statuses(void) {
+    char expected[32];
+    snprintf(expected, sizeof expected, "%d.%d.%d", MB_VERSION_MAJOR, MB_VERSION_MINOR, MB_VERSION_PATCH);
+    EXPECT(strcmp(mb_version(), expected) == 0);
+    EXPECT(mb_version_number() == MB_VERSION_NUMBER);
+    EXPECT(strcmp(mb_status_name(MB_OK), "ok") == 0);
+    EXPECT(strcmp(mb_status_name(MB_URL_BAD_PORT), "url_bad_port") == 0);
+    EXPECT(strcmp(mb_status_name(MB_INVALID_ARGUMENT), "invalid_argument") == 0);
+    EXPECT(strcmp(mb_status_name(MB_OUT_OF_MEMORY), "out_of_memory") == 0);
+    EXPECT(strcmp(mb_status_name(-1), "unknown") == 0);
+    EXPECT(strcmp(mb_status_name(54321), "unknown") == 0);
+    EXPECT(strstr(mb_status_message(MB_URL_TLS_UNSUPPORTED), "TLS") != NULL);
+    EXPECT(strcmp(mb_status_message(-5), "unknown error") == 0);
+}
+
+static void null_and_bad_arguments(void) {
+    mb_plan* plan = (mb_plan*)1;
+    mb_result* result = (mb_result*)1;
+    mb_suite* suite = (mb_suite*)1;
+    mb_server* server = (mb_server*)1;
+    int passed = 7, codes[] = {200, 42};
+    char buf[8] = "xxxxxxx";
+    EXPECT(mb_plan_create(NULL, &plan) == MB_INVALID_ARGUMENT && plan == NULL);
+    EXPECT(mb_plan_create("http://127.0.0.1/", NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_create("https://127.0.0.1/", &plan) == MB_URL_TLS_UNSUPPORTED && plan == NULL);
+    EXPECT(mb_plan_create("http://127.0.0.1:99999/", &plan) == MB_URL_BAD_PORT);
+    EXPECT(mb_plan_create("127.0.0.1/", &plan) == MB_URL_NO_SCHEME);
+    /* every setter refuses a NULL plan */
+    EXPECT(mb_plan_set_url(NULL, "http://a/") == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_method(NULL, "GET") == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_add_header(NULL, "A", "b") == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_body(NULL, "x", 1, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_requests(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_duration_ms(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_concurrency(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_threads(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_keep_alive(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_pipeline(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_timeout_ms(NULL, 1, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_drain_ms(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_bind_address(NULL, "127.0.0.1") == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_length_check(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_raise_fd_limit(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_expect_status(NULL, codes, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_body_equals(NULL, "x", 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_body_starts_with(NULL, "x", 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_body_contains(NULL, "x", 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_factorial(NULL, 10) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_on_response(NULL, NULL, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_on_progress(NULL, NULL, NULL, 0, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_cancel(NULL, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_validate(NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_run(NULL, &result) == MB_INVALID_ARGUMENT && result == NULL);
+    /* values out of range */
+    EXPECT(mb_plan_create("http://127.0.0.1:9/", &plan) == MB_OK && plan != NULL);
+    EXPECT(mb_run(plan, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_url(plan, "ftp://x/") == MB_URL_UNSUPPORTED_SCHEME);
+    EXPECT(mb_plan_set_url(plan, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_method(plan, "") == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_add_header(plan, "A", NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_body(plan, NULL, 3, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_duration_ms(plan, -1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_concurrency(plan, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_threads(plan, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_pipeline(plan, 300) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_timeout_ms(plan, 0, 100) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_drain_ms(plan, -1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_bind_address(plan, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_expect_status(plan, codes, 2) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_expect_status(plan, NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_body_equals(plan, NULL, 2) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_body_starts_with(plan, "", 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_body_contains(plan, NULL, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_factorial(plan, 200000) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_on_progress(plan, NULL, NULL, -1, 0) == MB_INVALID_ARGUMENT);
+    /* checks that need the whole plan: validate() and run() say the same */
+    EXPECT(mb_plan_set_requests(plan, 5) == MB_OK && mb_plan_set_concurrency(plan, 10) == MB_OK);
+    EXPECT(mb_plan_validate(plan) == MB_PLAN_CONCURRENCY_ABOVE_REQUESTS);
+    EXPECT(mb_run(plan, &result) == MB_PLAN_CONCURRENCY_ABOVE_REQUESTS && result == NULL);
+    EXPECT(mb_plan_set_concurrency(plan, 1) == MB_OK && mb_plan_set_method(plan, "BAD METHOD") == MB_OK);
+    EXPECT(mb_plan_validate(plan) == MB_REQUEST_BAD_METHOD);
+    EXPECT(mb_plan_set_method(plan, "GET") == MB_OK && mb_plan_add_header(plan, "Bad Name", "v") == MB_OK);
+    EXPECT(mb_plan_validate(plan) == MB_REQUEST_BAD_HEADER_NAME);
+    mb_plan_destroy(plan);
+    EXPECT(mb_plan_create("http://127.0.0.1:9/", &plan) == MB_OK);
+    EXPECT(mb_plan_set_bind_address(plan, "::1") == MB_OK);
+    EXPECT(mb_run(plan, &result) == MB_PLAN_BAD_BIND_ADDRESS);
+    EXPECT(mb_plan_set_url(plan, "http://no-such-host.invalid/") == MB_OK && mb_plan_set_bind_address(plan, "") == MB_OK);
+    EXPECT(mb_run(plan, &result) == MB_RUN_RESOLVE_FAILED);
+    mb_plan_destroy(plan);
+    /* results, suites, servers and cancels: NULL is refused or read as empty, never a crash */
+    EXPECT(mb_result_count(NULL, MB_COUNT_ENDED) == 0);
+    EXPECT(mb_result_failures(NULL, MB_FAILURE_CONNECT) == 0);
+    EXPECT(mb_result_status_count(NULL, 200) == 0);
+    EXPECT(mb_result_cancelled(NULL) == 0);
+    EXPECT(mb_result_elapsed_ns(NULL) == 0);
+    EXPECT(mb_result_requests_per_second(NULL) == 0.0);
+    EXPECT(mb_result_goodput_per_second(NULL) == 0.0);
+    EXPECT(strcmp(mb_result_server_software(NULL), "") == 0);
+    EXPECT(mb_result_timing_count(NULL, MB_TIMING_TOTAL) == 0);
+    EXPECT(mb_result_timing_percentile_ns(NULL, MB_TIMING_TOTAL, 50) == 0);
+    EXPECT(mb_result_timing_min_ns(NULL, MB_TIMING_TOTAL) == 0);
+    EXPECT(mb_result_timing_max_ns(NULL, MB_TIMING_TOTAL) == 0);
+    EXPECT(mb_result_timing_mean_ns(NULL, MB_TIMING_TOTAL) == 0.0);
+    EXPECT(mb_result_timing_stddev_ns(NULL, MB_TIMING_TOTAL) == 0.0);
+    EXPECT(mb_result_report_ab(NULL, buf, sizeof buf) == 0 && strcmp(buf, "xxxxxxx") == 0);
+    EXPECT(mb_result_report_latency(NULL, NULL, 0, buf, sizeof buf) == 0);
+    EXPECT(mb_result_json(NULL, NULL, 0, buf, sizeof buf) == 0);
+    EXPECT(mb_suite_run(NULL, 1, 0, &suite) == MB_INVALID_ARGUMENT && suite == NULL);
+    EXPECT(mb_suite_run("http://127.0.0.1:9/", 0, 0, &suite) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_suite_run("http://127.0.0.1:9/", 1, 0, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_suite_run("http://127.0.0.1:9/nope", 1, 1, &suite) == MB_PLAN_NOT_FACTORIAL_URL);
+    EXPECT(mb_self_test(-1, &suite, &passed) == MB_INVALID_ARGUMENT && passed == 0);
+    EXPECT(mb_self_test(1, NULL, &passed) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_suite_count(NULL) == 0);
+    EXPECT(mb_suite_scenario(NULL, 0) == NULL);
+    EXPECT(mb_suite_result(NULL, 0) == NULL);
+    EXPECT(mb_suite_table(NULL, buf, sizeof buf) == 0);
+    EXPECT(mb_server_start(NULL, 0, 1, &server) == MB_INVALID_ARGUMENT && server == NULL);
+    EXPECT(mb_server_start("127.0.0.1", 0, 0, &server) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_server_start("not an address", 0, 1, &server) != MB_OK && server == NULL);
+    EXPECT(mb_server_port(NULL) == 0);
+    EXPECT(mb_server_requests(NULL) == 0);
+    EXPECT(mb_cancel_create(NULL) == MB_INVALID_ARGUMENT);
+    mb_cancel_trigger(NULL);
+    mb_plan_destroy(NULL);
+    mb_result_destroy(NULL);
+    mb_suite_destroy(NULL);
+    mb_server_stop(NULL);
+    mb_cancel_destroy(NULL);
+}
+
+struct seen {
+    unsigned long responses, progress_calls, last_ended;
+    pthread_t caller;
+    int progress_on_caller;
+};
+
+static int count_response(int status, uint64_t body_bytes, void* user) {
+    struct seen* s = (struct seen*)user;
+    __atomic_fetch_add(&s->responses, 1, __ATOMIC_RELAXED);  /* several workers may call at once */
+    return status == 200 && body_bytes == 21;
+}
+
+static int fail_every_other(int status, uint64_t body_bytes, void* user) {
+    unsigned long n = __atomic_fetch_add((unsigned long*)user, 1, __ATOMIC_RELAXED);
+    (void)status, (void)body_bytes;
+    return n % 2 == 0;
+}
+
+static void on_progress(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user) {
+    struct seen* s = (struct seen*)user;
+    ++s->progress_calls;
+    s->progress_on_caller = s->progress_on_caller && pthread_equal(pthread_self(), s->caller);
+    EXPECT(target == 40 && ended >= s->last_ended && ended <= 40 && elapsed_ns >= 0);
+    s->last_ended = (unsigned long)ended;
+}
+
+static void load_test(uint16_t port, mb_server* server) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    struct seen s;
+    int ok_status[] = {200};
+    uint64_t before = mb_server_requests(server);
+    char small[10], *text;
+    size_t n;
+    double percentiles[] = {50, 99.9};
+    memset(&s, 0, sizeof s);
+    s.caller = pthread_self();
+    s.progress_on_caller = 1;
+    EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 1000) == MB_OK);
+    EXPECT(mb_plan_set_concurrency(plan, 10) == MB_OK);
+    EXPECT(mb_plan_set_threads(plan, 2) == MB_OK);
+    EXPECT(mb_plan_set_keep_alive(plan, 1) == MB_OK);
+    EXPECT(mb_plan_set_pipeline(plan, 2) == MB_OK);
+    EXPECT(mb_plan_set_timeout_ms(plan, 5000, 5000) == MB_OK);
+    EXPECT(mb_plan_set_drain_ms(plan, 100) == MB_OK);
+    EXPECT(mb_plan_set_length_check(plan, 1) == MB_OK);
+    EXPECT(mb_plan_set_raise_fd_limit(plan, 0) == MB_OK);
+    EXPECT(mb_plan_add_header(plan, "X-Test", "c") == MB_OK);
+    EXPECT(mb_plan_expect_status(plan, ok_status, 1) == MB_OK);
+    EXPECT(mb_plan_check_factorial(plan, 10) == MB_OK);
+    EXPECT(mb_plan_check_body_starts_with(plan, "{\"factorial\"", 12) == MB_OK);
+    EXPECT(mb_plan_check_body_contains(plan, "3628800", 7) == MB_OK);
+    EXPECT(mb_plan_check_body_equals(plan, "{\"factorial\":3628800}", 21) == MB_OK);
+    EXPECT(mb_plan_on_response(plan, count_response, &s) == MB_OK);
+    EXPECT(mb_plan_validate(plan) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK && r != NULL);
+    EXPECT(mb_result_count(r, MB_COUNT_ENDED) == 1000);
+    EXPECT(mb_result_count(r, MB_COUNT_COMPLETED) == 1000);
+    EXPECT(mb_result_count(r, MB_COUNT_FAILED) == 0);
+    EXPECT(mb_result_count(r, MB_COUNT_UNFINISHED) == 0);
+    EXPECT(mb_result_count(r, MB_COUNT_NON_2XX) == 0);
+    EXPECT(mb_result_count(r, MB_COUNT_KEEP_ALIVE_REQUESTS) == 1000 - 10 * 2);
+    EXPECT(mb_result_count(r, MB_COUNT_RETRIES) == 0);
+    EXPECT(mb_result_count(r, MB_COUNT_CONNECTS) == 10);
+    EXPECT(mb_result_count(r, MB_COUNT_SERVER_CLOSES) == 0);
+    EXPECT(mb_result_count(r, MB_COUNT_BYTES_SENT) > 0);
+    EXPECT(mb_result_count(r, MB_COUNT_BYTES_RECEIVED) > 21 * 1000);
+    EXPECT(mb_result_count(r, MB_COUNT_BODY_BYTES) == 21 * 1000);
+    EXPECT(mb_result_count(r, MB_COUNT_DOCUMENT_LENGTH) == 21);
+    EXPECT(mb_result_count(r, MB_COUNT_CONCURRENCY_PEAK) <= 10);
+    EXPECT(mb_result_count(r, MB_COUNT_LOCAL_WAITS) == 0);
+    EXPECT(mb_result_count(r, (mb_count)99) == 0);
+    EXPECT(mb_result_failures(r, MB_FAILURE_CHECK) == 0);
+    EXPECT(mb_result_failures(r, (mb_failure)7) == 0);
+    EXPECT(mb_result_status_count(r, 200) == 1000);
+    EXPECT(mb_result_status_count(r, 1000) == 0);
+    EXPECT(mb_result_cancelled(r) == 0);
+    EXPECT(mb_result_elapsed_ns(r) > 0);
+    EXPECT(mb_result_requests_per_second(r) > 0);
+    EXPECT(mb_result_goodput_per_second(r) == mb_result_requests_per_second(r));
+    EXPECT(strcmp(mb_result_server_software(r), "") != 0);
+    EXPECT(mb_server_requests(server) - before == 1000);
+    EXPECT(s.responses == 1000);
+    EXPECT(mb_result_timing_count(r, MB_TIMING_TOTAL) == 1000);
+    EXPECT(mb_result_timing_count(r, MB_TIMING_CONNECT) == 1000);
+    EXPECT(mb_result_timing_count(r, (mb_timing)9) == 0);
+    EXPECT(mb_result_timing_min_ns(r, MB_TIMING_TOTAL) > 0);
+    EXPECT(mb_result_timing_min_ns(r, MB_TIMING_TOTAL) <= mb_result_timing_percentile_ns(r, MB_TIMING_TOTAL, 50));
+    EXPECT(mb_result_timing_percentile_ns(r, MB_TIMING_TOTAL, 50) <= mb_result_timing_percentile_ns(r, MB_TIMING_TOTAL, 99));
+    EXPECT(mb_result_timing_percentile_ns(r, MB_TIMING_TOTAL, 99) <= mb_result_timing_max_ns(r, MB_TIMING_TOTAL) * 1.001);
+    EXPECT(mb_result_timing_percentile_ns(r, MB_TIMING_TOTAL, 101) == 0);
+    EXPECT(mb_result_timing_mean_ns(r, MB_TIMING_WAITING) <= mb_result_timing_max_ns(r, MB_TIMING_WAITING));
+    EXPECT(mb_result_timing_mean_ns(r, MB_TIMING_PROCESSING) >= (double)mb_result_timing_min_ns(r, MB_TIMING_PROCESSING));
+    EXPECT(mb_result_timing_stddev_ns(r, MB_TIMING_TOTAL) >= 0);
+    /* reports: a size query, the whole text, and a buffer too small (truncated, NUL-terminated) */
+    n = mb_result_report_ab(r, NULL, 0);
+    text = (char*)malloc(n + 1);
+    EXPECT(mb_result_report_ab(r, text, n + 1) == n && strlen(text) == n);
+    EXPECT(strstr(text, "Complete requests:      1000\n") != NULL);
+    EXPECT(mb_result_report_ab(r, small, sizeof small) == n && strlen(small) == sizeof small - 1 && strncmp(small, text, 9) == 0);
+    free(text);
+    n = mb_result_report_latency(r, percentiles, 2, NULL, 0);
+    text = (char*)malloc(n + 1);
+    EXPECT(mb_result_report_latency(r, percentiles, 2, text, n + 1) == n && strstr(text, "p99.9") != NULL);
+    free(text);
+    EXPECT(mb_result_report_latency(r, NULL, 0, NULL, 0) > n);  /* the five default percentiles */
+    n = mb_result_json(r, NULL, 0, NULL, 0);
+    text = (char*)malloc(n + 1);
+    EXPECT(mb_result_json(r, NULL, 0, text, n + 1) == n && strstr(text, "\"completed\":1000") != NULL);
+    free(text);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
+static void progress_on_the_calling_thread(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    struct seen s;
+    memset(&s, 0, sizeof s);
+    s.caller = pthread_self();
+    s.progress_on_caller = 1;
+    EXPECT(mb_plan_create(url(port, "/delay/5"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 40) == MB_OK && mb_plan_set_concurrency(plan, 2) == MB_OK);
+    EXPECT(mb_plan_on_progress(plan, on_progress, &s, 10, 0) == MB_OK);  /* ~100 ms: about 10 calls */
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 40);
+    EXPECT(s.progress_calls >= 3 && s.progress_on_caller);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
+static void failing_checks(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    unsigned long calls = 0;
+    EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 100) == MB_OK && mb_plan_set_concurrency(plan, 4) == MB_OK);
+    EXPECT(mb_plan_check_factorial(plan, 11) == MB_OK); /* the server answers 10!: every body is wrong */
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    EXPECT(mb_result_failures(r, MB_FAILURE_CHECK) == 100 && mb_result_count(r, MB_COUNT_COMPLETED) == 0);
+    EXPECT(mb_result_goodput_per_second(r) == 0.0);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+    EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 100) == MB_OK);
+    EXPECT(mb_plan_on_response(plan, fail_every_other, &calls) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    EXPECT(mb_result_failures(r, MB_FAILURE_CHECK) == 50 && calls == 100);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
+static void body_and_refused_port(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    mb_server* gone = NULL;
+    uint16_t closed_port;
+    EXPECT(mb_plan_create(url(port, "/echo"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_method(plan, "POST") == MB_OK);
+    EXPECT(mb_plan_set_body(plan, "hello, microbench", 17, "text/plain") == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 20) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    EXPECT(mb_result_count(r, MB_COUNT_COMPLETED) == 20 && mb_result_count(r, MB_COUNT_DOCUMENT_LENGTH) == 17);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+    EXPECT(mb_server_start("127.0.0.1", 0, 1, &gone) == MB_OK);
+    closed_port = mb_server_port(gone);
+    mb_server_stop(gone); /* nothing listens there now */
+    EXPECT(mb_plan_create(url(closed_port, "/"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 10) == MB_OK && mb_plan_set_concurrency(plan, 2) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    EXPECT(mb_result_failures(r, MB_FAILURE_CONNECT) == 10 && mb_result_count(r, MB_COUNT_ENDED) == 10);
+    EXPECT(mb_result_timing_min_ns(r, MB_TIMING_TOTAL) == 0); /* no response: empty histograms */
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
+static void* cancel_later(void* cancel) {
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    mb_cancel_trigger((mb_cancel*)cancel);
+    return NULL;
+}
+
+static void cancel_and_duration(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    mb_cancel* cancel = NULL;
+    pthread_t thread;
+    EXPECT(mb_cancel_create(&cancel) == MB_OK && cancel != NULL);
+    EXPECT(mb_plan_create(url(port, "/delay/50"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 100000) == MB_OK && mb_plan_set_concurrency(plan, 4) == MB_OK);
+    EXPECT(mb_plan_set_cancel(plan, cancel) == MB_OK);
+    EXPECT(pthread_create(&thread, NULL, cancel_later, cancel) == 0);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    pthread_join(thread, NULL);
+    EXPECT(mb_result_cancelled(r) == 1);
+    EXPECT(mb_result_count(r, MB_COUNT_ENDED) + mb_result_count(r, MB_COUNT_UNFINISHED) < 100000);
+    mb_result_destroy(r);
+    EXPECT(mb_plan_set_cancel(plan, NULL) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 0) == MB_OK && mb_plan_set_duration_ms(plan, 200) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    EXPECT(mb_result_cancelled(r) == 0 && mb_result_count(r, MB_COUNT_COMPLETED) >= 4);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+    mb_cancel_destroy(cancel);
+}
+
+static void suites(uint16_t port) {
+    mb_suite* suite = NULL;
+    int passed = 0;
+    size_t i, n;
+    char* table;
+    EXPECT(mb_suite_run(url(port, "/factorial/10"), 0.02, 1, &suite) == MB_OK);
+    EXPECT(mb_suite_count(suite) == 5);
+    EXPECT(strcmp(mb_suite_scenario(suite, 0), "basic load") == 0);
+    EXPECT(mb_suite_scenario(suite, 5) == NULL && mb_suite_result(suite, 5) == NULL);
+    for (i = 0; i < mb_suite_count(suite); ++i) {
+        const mb_result* r = mb_suite_result(suite, i);
+        EXPECT(mb_result_count(r, MB_COUNT_FAILED) == 0 && mb_result_count(r, MB_COUNT_COMPLETED) >= 20);
+    }
+    n = mb_suite_table(suite, NULL, 0);
+    table = (char*)malloc(n + 1);
+    EXPECT(mb_suite_table(suite, table, n + 1) == n && strstr(table, "keep-alive") != NULL);
+    free(table);
+    mb_suite_destroy(suite);
+    EXPECT(mb_self_test(0.01, &suite, &passed) == MB_OK && passed == 1 && mb_suite_count(suite) == 10);
+    mb_suite_destroy(suite);
+}
+
+int main(void) {
+    mb_server* server = NULL;
+    uint16_t port;
+    versions_and_statuses();
+    null_and_bad_arguments();
+    EXPECT(mb_server_start("127.0.0.1", 0, 2, &server) == MB_OK && server != NULL);
+    port = mb_server_port(server);
+    EXPECT(port > 0);
+    load_test(port, server);
+    progress_on_the_calling_thread(port);
+    failing_checks(port);
+    body_and_refused_port(port);
+    cancel_and_duration(port);
+    suites(port);
+    mb_server_stop(server);
+    if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);
+    else printf("C API: every expectation held\n");
+    return failed ? 1 : 0;
+}
