@@ -1,0 +1,355 @@
+"""microbench for Python: HTTP/1.1 load tests, response checks, the five-scenario suite and the
+reference server, run in-process through libmicrobench's C API with ctypes — standard library only.
+
+    import microbench
+    with microbench.Server() as srv:
+        r = microbench.run(srv.url("/factorial/10"), n=1000, c=10, check_factorial=10)
+        print(r.completed, r.timings["total"].p99_ms)
+
+The library is found through the MICROBENCH_LIBRARY environment variable (a path), next to this
+module, or on the system's library path. Errors raise MicrobenchError with the status's name.
+"""
+import ctypes
+import ctypes.util
+import dataclasses
+import json as _json
+import os
+import pathlib
+
+__all__ = ["MicrobenchError", "Timing", "Result", "Cancel", "Server", "run", "suite", "self_test", "version"]
+
+VERSION = (0, 1)  # the major.minor of microbench.h this module was written against
+
+FAILURES = ("connect", "write", "receive", "parse", "timeout", "length", "check")
+TIMINGS = ("connect", "waiting", "processing", "total")
+_COUNTS = ("ended", "completed", "failed", "unfinished", "non_2xx", "keep_alive_requests", "retries", "connects",
+           "server_closes", "bytes_sent", "bytes_received", "body_bytes", "document_length", "concurrency_peak",
+           "local_waits")
+
+
+class MicrobenchError(Exception):
+    """A call into microbench failed; `status` is the number, `name` the stable name."""
+
+    def __init__(self, status, name, message):
+        super().__init__(f"{name}: {message}")
+        self.status, self.name, self.message = status, name, message
+
+
+def _find_library():
+    candidates = []
+    if os.environ.get("MICROBENCH_LIBRARY"):
+        candidates.append(os.environ["MICROBENCH_LIBRARY"])
+    here = pathlib.Path(__file__).resolve().parent
+    candidates += sorted(str(p) for p in here.glob("libmicrobench.so*"))
+    found = ctypes.util.find_library("microbench")
+    if found:
+        candidates.append(found)
+    candidates.append("libmicrobench.so")
+    errors = []
+    for path in candidates:
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            errors.append(f"{path}: {e}")
+    raise OSError("libmicrobench not found; set MICROBENCH_LIBRARY to its path. Tried:\n  " + "\n  ".join(errors))
+
+
+_lib = _find_library()
+_P, _U64, _I64, _U32, _SZ, _D = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_double
+_RESPONSE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p)
+_PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_void_p)
+_SIGNATURES = {
+    "mb_version": (ctypes.c_char_p, []),
+    "mb_version_number": (ctypes.c_int, []),
+    "mb_status_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "mb_status_message": (ctypes.c_char_p, [ctypes.c_int]),
+    "mb_plan_create": (ctypes.c_int, [ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "mb_plan_destroy": (None, [_P]),
+    "mb_plan_set_method": (ctypes.c_int, [_P, ctypes.c_char_p]),
+    "mb_plan_add_header": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p]),
+    "mb_plan_set_body": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ, ctypes.c_char_p]),
+    "mb_plan_set_requests": (ctypes.c_int, [_P, _U64]),
+    "mb_plan_set_duration_ms": (ctypes.c_int, [_P, _I64]),
+    "mb_plan_set_concurrency": (ctypes.c_int, [_P, _U32]),
+    "mb_plan_set_threads": (ctypes.c_int, [_P, _U32]),
+    "mb_plan_set_keep_alive": (ctypes.c_int, [_P, ctypes.c_int]),
+    "mb_plan_set_pipeline": (ctypes.c_int, [_P, _U32]),
+    "mb_plan_set_timeout_ms": (ctypes.c_int, [_P, _I64, _I64]),
+    "mb_plan_set_bind_address": (ctypes.c_int, [_P, ctypes.c_char_p]),
+    "mb_plan_set_length_check": (ctypes.c_int, [_P, ctypes.c_int]),
+    "mb_plan_set_raise_fd_limit": (ctypes.c_int, [_P, ctypes.c_int]),
+    "mb_plan_expect_status": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), _SZ]),
+    "mb_plan_check_body_equals": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
+    "mb_plan_check_body_starts_with": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
+    "mb_plan_check_body_contains": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
+    "mb_plan_check_factorial": (ctypes.c_int, [_P, ctypes.c_uint]),
+    "mb_plan_on_response": (ctypes.c_int, [_P, _RESPONSE_FN, _P]),
+    "mb_plan_on_progress": (ctypes.c_int, [_P, _PROGRESS_FN, _P, _I64, _U64]),
+    "mb_plan_set_cancel": (ctypes.c_int, [_P, _P]),
+    "mb_run": (ctypes.c_int, [_P, ctypes.POINTER(_P)]),
+    "mb_result_destroy": (None, [_P]),
+    "mb_result_count": (_U64, [_P, ctypes.c_int]),
+    "mb_result_failures": (_U64, [_P, ctypes.c_int]),
+    "mb_result_cancelled": (ctypes.c_int, [_P]),
+    "mb_result_elapsed_ns": (_I64, [_P]),
+    "mb_result_requests_per_second": (_D, [_P]),
+    "mb_result_goodput_per_second": (_D, [_P]),
+    "mb_result_server_software": (ctypes.c_char_p, [_P]),
+    "mb_result_timing_count": (_U64, [_P, ctypes.c_int]),
+    "mb_result_timing_percentile_ns": (_I64, [_P, ctypes.c_int, _D]),
+    "mb_result_timing_min_ns": (_I64, [_P, ctypes.c_int]),
+    "mb_result_timing_max_ns": (_I64, [_P, ctypes.c_int]),
+    "mb_result_timing_mean_ns": (_D, [_P, ctypes.c_int]),
+    "mb_result_report_ab": (_SZ, [_P, ctypes.c_char_p, _SZ]),
+    "mb_result_json": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
+    "mb_suite_run": (ctypes.c_int, [ctypes.c_char_p, _D, ctypes.c_int, ctypes.POINTER(_P)]),
+    "mb_self_test": (ctypes.c_int, [_D, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_int)]),
+    "mb_suite_destroy": (None, [_P]),
+    "mb_suite_count": (_SZ, [_P]),
+    "mb_suite_scenario": (ctypes.c_char_p, [_P, _SZ]),
+    "mb_suite_result": (_P, [_P, _SZ]),
+    "mb_server_start": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint16, _U32, ctypes.POINTER(_P)]),
+    "mb_server_port": (ctypes.c_uint16, [_P]),
+    "mb_server_requests": (_U64, [_P]),
+    "mb_server_stop": (None, [_P]),
+    "mb_cancel_create": (ctypes.c_int, [ctypes.POINTER(_P)]),
+    "mb_cancel_trigger": (None, [_P]),
+    "mb_cancel_destroy": (None, [_P]),
+}
+for _name, (_restype, _argtypes) in _SIGNATURES.items():
+    _f = getattr(_lib, _name)
+    _f.restype, _f.argtypes = _restype, _argtypes
+
+_linked = _lib.mb_version_number()
+if (_linked // 10000, _linked // 100 % 100) != VERSION:
+    raise OSError(f"libmicrobench {_lib.mb_version().decode()} does not match this module (for {VERSION[0]}.{VERSION[1]}.x)")
+
+
+def version():
+    """The linked library's version, e.g. "0.1.0"."""
+    return _lib.mb_version().decode()
+
+
+def _check(status):
+    if status != 0:
+        raise MicrobenchError(status, _lib.mb_status_name(status).decode(), _lib.mb_status_message(status).decode())
+
+
+def _text(fn, *args):
+    size = fn(*args, None, 0)
+    buf = ctypes.create_string_buffer(size + 1)
+    fn(*args, buf, size + 1)
+    return buf.value.decode()
+
+
+@dataclasses.dataclass
+class Timing:
+    """One of ab's timing columns, in milliseconds: exact count/min/mean/max, percentiles within 0.1 %."""
+    count: int
+    min_ms: float
+    mean_ms: float
+    max_ms: float
+    percentiles_ms: dict  # {50: …, 90: …, 99: …, 99.9: …}
+
+    @property
+    def p50_ms(self):
+        return self.percentiles_ms[50]
+
+    @property
+    def p99_ms(self):
+        return self.percentiles_ms[99]
+
+
+@dataclasses.dataclass
+class Result:
+    """What a run measured: every request ended exactly once, completed or failed with one reason."""
+    ended: int
+    completed: int
+    failed: int
+    unfinished: int
+    non_2xx: int
+    keep_alive_requests: int
+    retries: int
+    connects: int
+    bytes_sent: int
+    bytes_received: int
+    body_bytes: int
+    document_length: int
+    local_waits: int
+    failures: dict          # reason -> count, for every reason in FAILURES
+    cancelled: bool
+    elapsed_s: float
+    requests_per_second: float
+    goodput_per_second: float  # completed (correct) responses per second
+    server_software: str
+    timings: dict           # "connect" | "waiting" | "processing" | "total" -> Timing
+    report: str             # ab's report and microbench's notes
+    json: dict              # the whole result, histograms' percentiles included
+
+
+def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
+    counts = {name: _lib.mb_result_count(handle, i) for i, name in enumerate(_COUNTS)}
+    timings = {}
+    for i, name in enumerate(TIMINGS):
+        timings[name] = Timing(
+            count=_lib.mb_result_timing_count(handle, i),
+            min_ms=_lib.mb_result_timing_min_ns(handle, i) / 1e6,
+            mean_ms=_lib.mb_result_timing_mean_ns(handle, i) / 1e6,
+            max_ms=_lib.mb_result_timing_max_ns(handle, i) / 1e6,
+            percentiles_ms={p: _lib.mb_result_timing_percentile_ns(handle, i, p) / 1e6 for p in percentiles})
+    ps = (ctypes.c_double * len(percentiles))(*percentiles)
+    return Result(
+        ended=counts["ended"], completed=counts["completed"], failed=counts["failed"], unfinished=counts["unfinished"],
+        non_2xx=counts["non_2xx"], keep_alive_requests=counts["keep_alive_requests"], retries=counts["retries"],
+        connects=counts["connects"], bytes_sent=counts["bytes_sent"], bytes_received=counts["bytes_received"],
+        body_bytes=counts["body_bytes"], document_length=counts["document_length"], local_waits=counts["local_waits"],
+        failures={name: _lib.mb_result_failures(handle, i) for i, name in enumerate(FAILURES)},
+        cancelled=bool(_lib.mb_result_cancelled(handle)),
+        elapsed_s=_lib.mb_result_elapsed_ns(handle) / 1e9,
+        requests_per_second=_lib.mb_result_requests_per_second(handle),
+        goodput_per_second=_lib.mb_result_goodput_per_second(handle),
+        server_software=_lib.mb_result_server_software(handle).decode(errors="replace"),
+        timings=timings,
+        report=_text(_lib.mb_result_report_ab, handle),
+        json=_json.loads(_text(_lib.mb_result_json, handle, ps, len(percentiles))))
+
+
+class Cancel:
+    """Stops a run from another thread: pass it to run(cancel=…), then call trigger()."""
+
+    def __init__(self):
+        self._handle = _P()
+        _check(_lib.mb_cancel_create(ctypes.byref(self._handle)))
+
+    def trigger(self):
+        _lib.mb_cancel_trigger(self._handle)
+
+    def close(self):
+        if self._handle:
+            _lib.mb_cancel_destroy(self._handle)
+            self._handle = _P()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
+        headers=None, body=None, content_type=None, expect_status=None, check_factorial=None, body_equals=None,
+        body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
+        on_response=None, on_progress=None, cancel=None):
+    """Runs n requests (or for `duration` seconds, n=0) over c connections and returns a Result.
+
+    on_response(status, body_bytes) -> bool is called on worker threads for every whole response
+    (False fails it as `check`); on_progress(ended, target, elapsed_s) on this thread.
+    """
+    plan = _P()
+    _check(_lib.mb_plan_create(url.encode(), ctypes.byref(plan)))
+    callbacks = []  # the C functions must live as long as the run
+    try:
+        _check(_lib.mb_plan_set_requests(plan, n))
+        _check(_lib.mb_plan_set_concurrency(plan, c))
+        _check(_lib.mb_plan_set_threads(plan, threads))
+        _check(_lib.mb_plan_set_keep_alive(plan, int(keep_alive)))
+        _check(_lib.mb_plan_set_pipeline(plan, pipeline))
+        _check(_lib.mb_plan_set_timeout_ms(plan, int(timeout * 1000), int(timeout * 1000)))
+        _check(_lib.mb_plan_set_method(plan, method.encode()))
+        _check(_lib.mb_plan_set_length_check(plan, int(length_check)))
+        _check(_lib.mb_plan_set_raise_fd_limit(plan, int(raise_fd_limit)))
+        if duration is not None:
+            _check(_lib.mb_plan_set_duration_ms(plan, int(duration * 1000)))
+        for name, value in (headers or {}).items():
+            _check(_lib.mb_plan_add_header(plan, name.encode(), value.encode()))
+        if body is not None:
+            data = body.encode() if isinstance(body, str) else bytes(body)
+            _check(_lib.mb_plan_set_body(plan, data, len(data), content_type.encode() if content_type else None))
+        if expect_status:
+            codes = (ctypes.c_int * len(expect_status))(*expect_status)
+            _check(_lib.mb_plan_expect_status(plan, codes, len(expect_status)))
+        if check_factorial is not None:
+            _check(_lib.mb_plan_check_factorial(plan, check_factorial))
+        for setter, text in ((_lib.mb_plan_check_body_equals, body_equals), (_lib.mb_plan_check_body_starts_with, body_starts_with),
+                             (_lib.mb_plan_check_body_contains, body_contains)):
+            if text is not None:
+                data = text.encode() if isinstance(text, str) else bytes(text)
+                _check(setter(plan, data, len(data)))
+        if bind_address:
+            _check(_lib.mb_plan_set_bind_address(plan, bind_address.encode()))
+        if on_response:
+            fn = _RESPONSE_FN(lambda status, size, _user: int(bool(on_response(status, size))))
+            callbacks.append(fn)
+            _check(_lib.mb_plan_on_response(plan, fn, None))
+        if on_progress:
+            fn = _PROGRESS_FN(lambda ended, target, elapsed, _user: on_progress(ended, target, elapsed / 1e9))
+            callbacks.append(fn)
+            _check(_lib.mb_plan_on_progress(plan, fn, None, 100, 0))
+        if cancel is not None:
+            _check(_lib.mb_plan_set_cancel(plan, cancel._handle))
+        result = _P()
+        _check(_lib.mb_run(plan, ctypes.byref(result)))
+        try:
+            return _result_from(result)
+        finally:
+            _lib.mb_result_destroy(result)
+    finally:
+        _lib.mb_plan_destroy(plan)
+
+
+def _suite_results(handle):
+    return [(_lib.mb_suite_scenario(handle, i).decode(), _result_from(_lib.mb_suite_result(handle, i)))
+            for i in range(_lib.mb_suite_count(handle))]
+
+
+def suite(url, scale=1.0, factorial_check=False):
+    """The five scenarios of the classic comparison against url: [(scenario, Result)]."""
+    handle = _P()
+    _check(_lib.mb_suite_run(url.encode(), scale, int(factorial_check), ctypes.byref(handle)))
+    try:
+        return _suite_results(handle)
+    finally:
+        _lib.mb_suite_destroy(handle)
+
+
+def self_test(scale=0.25):
+    """The built-in server and the suite against both factorial forms: (passed, [(scenario, Result)])."""
+    handle, passed = _P(), ctypes.c_int()
+    _check(_lib.mb_self_test(scale, ctypes.byref(handle), ctypes.byref(passed)))
+    try:
+        return bool(passed.value), _suite_results(handle)
+    finally:
+        _lib.mb_suite_destroy(handle)
+
+
+class Server:
+    """The reference server on a free loopback port, for as long as the `with` block lasts."""
+
+    def __init__(self, host="127.0.0.1", port=0, threads=1):
+        self._handle = _P()
+        _check(_lib.mb_server_start(host.encode(), port, threads, ctypes.byref(self._handle)))
+        self.host = host
+        self.port = _lib.mb_server_port(self._handle)
+
+    def url(self, path="/"):
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{path}"
+
+    @property
+    def requests(self):
+        """Requests answered so far."""
+        return _lib.mb_server_requests(self._handle)
+
+    def stop(self):
+        if self._handle:
+            _lib.mb_server_stop(self._handle)
+            self._handle = _P()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""The Python binding (examples/python/microbench.py) against libmicrobench, run by CTest with
+MICROBENCH_LIBRARY set: a load test with exact counts against the reference server, the
+factorial check catching a wrong body, cancel from another thread, the JSON read by the json
+module, errors as exceptions with their status name, the suite and the self-test."""
+import http.server
+import json
+import pathlib
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "python"))
+import microbench  # noqa: E402
+
+
+class Binding(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = microbench.Server(threads=2)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def test_exact_counts(self):
+        before = self.server.requests
+        seen = []
+        r = microbench.run(self.server.url("/factorial/10"), n=1000, c=10, threads=2, pipeline=2,
+                           check_factorial=10, expect_status=[200], on_response=lambda status, size: seen.append(status) or True)
+        self.assertEqual((r.ended, r.completed, r.failed, r.unfinished), (1000, 1000, 0, 0))
+        self.assertEqual(self.server.requests - before, 1000)
+        self.assertEqual(len(seen), 1000)
+        self.assertEqual(r.document_length, 21)
+        self.assertEqual(r.body_bytes, 21000)
+        self.assertEqual(r.connects, 10)
+        t = r.timings["total"]
+        self.assertEqual(t.count, 1000)
+        self.assertTrue(0 < t.min_ms <= t.p50_ms <= t.p99_ms <= t.max_ms * 1.001)
+        self.assertIn("Complete requests:      1000\n", r.report)
+        self.assertEqual(r.failures, dict.fromkeys(microbench.FAILURES, 0))
+
+    def test_json_is_the_result(self):
+        r = microbench.run(self.server.url("/factorial/5"), n=50, c=5)
+        self.assertEqual(r.json["requests"]["completed"], 50)
+        self.assertEqual(r.json["status_codes"], {"200": 50})
+        self.assertEqual(json.loads(json.dumps(r.json)), r.json)
+
+    def test_factorial_check_catches_a_wrong_body(self):
+        class Liar(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                body = b'{"factorial": 3628801}'  # 10! + 1
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Liar)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        try:
+            r = microbench.run(f"http://127.0.0.1:{httpd.server_address[1]}/factorial/10", n=20, c=2, check_factorial=10)
+        finally:
+            httpd.shutdown()
+            httpd.server_close()
+        self.assertEqual(r.failures["check"], 20)
+        self.assertEqual(r.completed, 0)
+        self.assertEqual(r.goodput_per_second, 0.0)
+
+    def test_cancel_from_another_thread(self):
+        with microbench.Cancel() as cancel:
+            timer = threading.Timer(0.3, cancel.trigger)
+            timer.start()
+            t0 = time.monotonic()
+            r = microbench.run(self.server.url("/delay/50"), n=100000, c=4, cancel=cancel)
+            timer.join()
+        self.assertTrue(r.cancelled)
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertLess(r.ended + r.unfinished, 100000)
+
+    def test_progress_on_the_calling_thread(self):
+        calls = []
+        microbench.run(self.server.url("/delay/5"), n=200, c=2, on_progress=lambda e, t, s: calls.append((e, threading.get_ident())))
+        self.assertGreaterEqual(len(calls), 2)
+        self.assertEqual({ident for _, ident in calls}, {threading.get_ident()})
+
+    def test_errors_carry_the_status_name(self):
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run("https://127.0.0.1/")
+        self.assertEqual(e.exception.name, "url_tls_unsupported")
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), n=5, c=10)
+        self.assertEqual(e.exception.name, "plan_concurrency_above_requests")
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), c=0)
+        self.assertEqual(e.exception.name, "invalid_argument")
+
+    def test_refused_port_counts_connect_failures(self):
+        with microbench.Server() as gone:
+            url = gone.url("/")
+        r = microbench.run(url, n=10, c=2)
+        self.assertEqual(r.failures["connect"], 10)
+
+    def test_suite_and_self_test(self):
+        results = microbench.suite(self.server.url("/factorial/10"), scale=0.02, factorial_check=True)
+        self.assertEqual([name for name, _ in results], ["basic load", "latency", "failure rate", "keep-alive", "stress"])
+        self.assertTrue(all(r.failed == 0 and r.completed >= 20 for _, r in results))
+        passed, results = microbench.self_test(scale=0.01)
+        self.assertTrue(passed)
+        self.assertEqual(len(results), 10)
+
+    def test_version(self):
+        self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
