@@ -1,0 +1,118 @@
+// Microbench.cs — an idiomatic C# face on the C API: a Plan you configure with properties and
+// Run(), a Result with plain values, the reference Server, and MicrobenchException carrying the
+// status's name. Handles are released by Dispose (plans, servers) or at once (results).
+using System.Runtime.InteropServices;
+using System.Text;
+
+namespace Microbench;
+
+public sealed class MicrobenchException(int status)
+    : Exception($"{Marshal.PtrToStringUTF8(Native.StatusName(status))}: {Marshal.PtrToStringUTF8(Native.StatusMessage(status))}")
+{
+    public int Status { get; } = status;
+    public string Name { get; } = Marshal.PtrToStringUTF8(Native.StatusName(status)) ?? "unknown";
+
+    internal static void Check(int status)
+    {
+        if (status != 0) throw new MicrobenchException(status);
+    }
+}
+
+public enum Failure { Connect, Write, Receive, Parse, Timeout, Length, Check }
+
+/// <summary>One of ab's timing columns in milliseconds: exact count, min, mean, max; percentiles within 0.1 %.</summary>
+public sealed record Timing(ulong Count, double MinMs, double MeanMs, double MaxMs, double P50Ms, double P90Ms, double P99Ms, double P999Ms);
+
+/// <summary>What a run measured: every request ended exactly once, completed or failed with one reason.</summary>
+public sealed record Result(ulong Ended, ulong Completed, ulong Failed, ulong Unfinished, ulong Non2xx, ulong Connects,
+                            IReadOnlyDictionary<Failure, ulong> Failures, double ElapsedSeconds, double RequestsPerSecond,
+                            Timing Connect, Timing Waiting, Timing Processing, Timing Total, string Report);
+
+public static class Library
+{
+    /// <summary>The linked libmicrobench's version, e.g. "0.1.0".</summary>
+    public static string Version => Marshal.PtrToStringUTF8(Native.Version()) ?? "";
+    public static int VersionNumber => Native.VersionNumber();
+}
+
+public sealed class Plan : IDisposable
+{
+    private IntPtr handle;
+
+    public Plan(string url)
+    {
+        MicrobenchException.Check(Native.PlanCreate(url, out handle));
+    }
+
+    public ulong Requests { set => MicrobenchException.Check(Native.PlanSetRequests(handle, value)); }
+    public TimeSpan Duration { set => MicrobenchException.Check(Native.PlanSetDurationMs(handle, (long)value.TotalMilliseconds)); }
+    public uint Concurrency { set => MicrobenchException.Check(Native.PlanSetConcurrency(handle, value)); }
+    public uint Threads { set => MicrobenchException.Check(Native.PlanSetThreads(handle, value)); }
+    public bool KeepAlive { set => MicrobenchException.Check(Native.PlanSetKeepAlive(handle, value ? 1 : 0)); }
+    public uint Pipeline { set => MicrobenchException.Check(Native.PlanSetPipeline(handle, value)); }
+    public TimeSpan Timeout
+    {
+        set => MicrobenchException.Check(Native.PlanSetTimeoutMs(handle, (long)value.TotalMilliseconds, (long)value.TotalMilliseconds));
+    }
+    public string Method { set => MicrobenchException.Check(Native.PlanSetMethod(handle, value)); }
+    /// <summary>Every body must be exactly n!, as text or as JSON {"factorial": n!}.</summary>
+    public uint CheckFactorial { set => MicrobenchException.Check(Native.PlanCheckFactorial(handle, value)); }
+    public int[] ExpectStatus { set => MicrobenchException.Check(Native.PlanExpectStatus(handle, value, (nuint)value.Length)); }
+
+    public void AddHeader(string name, string value) => MicrobenchException.Check(Native.PlanAddHeader(handle, name, value));
+
+    public Result Run()
+    {
+        MicrobenchException.Check(Native.Run(handle, out IntPtr r));
+        try
+        {
+            var failures = new Dictionary<Failure, ulong>();
+            foreach (Failure f in Enum.GetValues<Failure>()) failures[f] = Native.ResultFailures(r, (int)f);
+            ulong needed = Native.ReportAb(r, null, 0);
+            var text = new byte[needed + 1];
+            Native.ReportAb(r, text, (nuint)text.Length);
+            return new Result(Native.ResultCount(r, 0), Native.ResultCount(r, 1), Native.ResultCount(r, 2), Native.ResultCount(r, 3),
+                              Native.ResultCount(r, 4), Native.ResultCount(r, 7), failures, Native.ResultElapsedNs(r) / 1e9,
+                              Native.ResultRequestsPerSecond(r), TimingOf(r, 0), TimingOf(r, 1), TimingOf(r, 2), TimingOf(r, 3),
+                              Encoding.UTF8.GetString(text, 0, (int)needed));
+        }
+        finally
+        {
+            Native.ResultDestroy(r);
+        }
+    }
+
+    private static Timing TimingOf(IntPtr r, int column) =>
+        new(Native.TimingCount(r, column), Native.TimingMinNs(r, column) / 1e6, Native.TimingMeanNs(r, column) / 1e6,
+            Native.TimingMaxNs(r, column) / 1e6, Native.TimingPercentileNs(r, column, 50) / 1e6,
+            Native.TimingPercentileNs(r, column, 90) / 1e6, Native.TimingPercentileNs(r, column, 99) / 1e6,
+            Native.TimingPercentileNs(r, column, 99.9) / 1e6);
+
+    public void Dispose()
+    {
+        if (handle != IntPtr.Zero) Native.PlanDestroy(handle);
+        handle = IntPtr.Zero;
+    }
+}
+
+/// <summary>The reference server on a loopback port (0: a free one) until disposed.</summary>
+public sealed class Server : IDisposable
+{
+    private IntPtr handle;
+
+    public Server(string host = "127.0.0.1", ushort port = 0, uint threads = 1)
+    {
+        MicrobenchException.Check(Native.ServerStart(host, port, threads, out handle));
+        Port = Native.ServerPort(handle);
+    }
+
+    public ushort Port { get; }
+    public ulong Requests => Native.ServerRequests(handle);
+    public string Url(string path) => $"http://127.0.0.1:{Port}{path}";
+
+    public void Dispose()
+    {
+        if (handle != IntPtr.Zero) Native.ServerStop(handle);
+        handle = IntPtr.Zero;
+    }
+}

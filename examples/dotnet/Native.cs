@@ -1,0 +1,66 @@
+// Native.cs — the C API of microbench.h as P/Invoke declarations (source-generated marshalling),
+// and where the library is found: MICROBENCH_LIBRARY (a path), else the loader's usual paths.
+using System.Reflection;
+using System.Runtime.InteropServices;
+
+namespace Microbench;
+
+internal static partial class Native
+{
+    private const string Lib = "microbench";
+
+    static Native()
+    {
+        NativeLibrary.SetDllImportResolver(typeof(Native).Assembly, Resolve);
+    }
+
+    private static IntPtr Resolve(string name, Assembly assembly, DllImportSearchPath? path)
+    {
+        if (name != Lib) return IntPtr.Zero;
+        string? explicitPath = Environment.GetEnvironmentVariable("MICROBENCH_LIBRARY");
+        if (!string.IsNullOrEmpty(explicitPath)) return NativeLibrary.Load(explicitPath);
+        return NativeLibrary.TryLoad("libmicrobench.so", assembly, path, out IntPtr handle) ? handle : IntPtr.Zero;
+    }
+
+    [LibraryImport(Lib, EntryPoint = "mb_version")] internal static partial IntPtr Version();
+    [LibraryImport(Lib, EntryPoint = "mb_version_number")] internal static partial int VersionNumber();
+    [LibraryImport(Lib, EntryPoint = "mb_status_name")] internal static partial IntPtr StatusName(int status);
+    [LibraryImport(Lib, EntryPoint = "mb_status_message")] internal static partial IntPtr StatusMessage(int status);
+
+    [LibraryImport(Lib, EntryPoint = "mb_plan_create", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanCreate(string url, out IntPtr plan);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_destroy")] internal static partial void PlanDestroy(IntPtr plan);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_method", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanSetMethod(IntPtr plan, string method);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_add_header", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanAddHeader(IntPtr plan, string name, string value);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_requests")] internal static partial int PlanSetRequests(IntPtr plan, ulong requests);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_duration_ms")] internal static partial int PlanSetDurationMs(IntPtr plan, long ms);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_concurrency")] internal static partial int PlanSetConcurrency(IntPtr plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_threads")] internal static partial int PlanSetThreads(IntPtr plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_keep_alive")] internal static partial int PlanSetKeepAlive(IntPtr plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_pipeline")] internal static partial int PlanSetPipeline(IntPtr plan, uint depth);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_timeout_ms")] internal static partial int PlanSetTimeoutMs(IntPtr plan, long request, long connect);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_check_factorial")] internal static partial int PlanCheckFactorial(IntPtr plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_expect_status")] internal static partial int PlanExpectStatus(IntPtr plan, int[] codes, nuint count);
+    [LibraryImport(Lib, EntryPoint = "mb_run")] internal static partial int Run(IntPtr plan, out IntPtr result);
+
+    [LibraryImport(Lib, EntryPoint = "mb_result_destroy")] internal static partial void ResultDestroy(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_count")] internal static partial ulong ResultCount(IntPtr result, int which);
+    [LibraryImport(Lib, EntryPoint = "mb_result_failures")] internal static partial ulong ResultFailures(IntPtr result, int reason);
+    [LibraryImport(Lib, EntryPoint = "mb_result_status_count")] internal static partial ulong ResultStatusCount(IntPtr result, int status);
+    [LibraryImport(Lib, EntryPoint = "mb_result_elapsed_ns")] internal static partial long ResultElapsedNs(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_requests_per_second")] internal static partial double ResultRequestsPerSecond(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_count")] internal static partial ulong TimingCount(IntPtr result, int column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_percentile_ns")] internal static partial long TimingPercentileNs(IntPtr result, int column, double p);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_min_ns")] internal static partial long TimingMinNs(IntPtr result, int column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_max_ns")] internal static partial long TimingMaxNs(IntPtr result, int column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_mean_ns")] internal static partial double TimingMeanNs(IntPtr result, int column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_report_ab")] internal static partial nuint ReportAb(IntPtr result, byte[]? buf, nuint size);
+
+    [LibraryImport(Lib, EntryPoint = "mb_server_start", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int ServerStart(string host, ushort port, uint threads, out IntPtr server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_port")] internal static partial ushort ServerPort(IntPtr server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_requests")] internal static partial ulong ServerRequests(IntPtr server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_stop")] internal static partial void ServerStop(IntPtr server);
+}

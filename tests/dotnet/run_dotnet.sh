@@ -1,0 +1,10 @@
+#!/bin/sh
+# The C# binding: builds examples/dotnet (no NuGet packages) into the build tree and runs it
+# without a URL — it starts the reference server through P/Invoke and exits 0 only if exactly
+# 1000 of 1000 requests completed and the server answered exactly 1000.
+#   run_dotnet.sh SOURCE_DIR BUILD_DIR LIBMICROBENCH
+set -eu
+src=$1 out=$2 lib=$3
+export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+dotnet build "$src/examples/dotnet" -c Release --artifacts-path "$out" --nologo -v quiet
+MICROBENCH_LIBRARY=$lib dotnet "$out/bin/Microbench/release/microbench-dotnet.dll"
