@@ -4,7 +4,8 @@
 - every part include/microbench/NAME.hpp opens with '// microbench/NAME.hpp — what it does';
 - the umbrella include/microbench.hpp includes every part;
 - parts stay under MAX_LINES lines (a bigger part has two jobs);
-- README.md shows examples/embed.cpp verbatim (so the snippet people copy compiles and runs);
+- README.md shows examples/embed.cpp, examples/c/example.c, examples/python/example.py and
+  examples/dotnet/Program.cs verbatim (so the snippets people copy compile and run);
 - the core stays small and exception-free: no <iostream>, <regex>, <sstream>, <functional>,
   and no throw / try / catch / dynamic_cast / typeid (it must build with -fno-exceptions -fno-rtti),
   except on lines marked '// bad_alloc guard' (run() turns bad_alloc into an error when exceptions are on).
@@ -48,6 +49,11 @@ def main() -> int:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     if f"```cpp\n{embed}```" not in readme:
         problems.append("README.md: the embedding snippet differs from examples/embed.cpp")
+    for fence, rel in (("c", "examples/c/example.c"), ("python", "examples/python/example.py"),
+                       ("csharp", "examples/dotnet/Program.cs")):
+        text = (ROOT / rel).read_text(encoding="utf-8")
+        if f"```{fence}\n{text}```" not in readme:
+            problems.append(f"README.md: the {fence} snippet differs from {rel}")
     for p in problems:
         print(p, file=sys.stderr)
     print(f"checked {len(parts)} parts: {len(problems)} problem(s)")
