@@ -1,16 +1,17 @@
 """The sleeping endpoint of the classic threads-vs-processes-vs-coroutines client comparison:
-Flask's threaded development server answers /sleep after 0.1 s. Run: flask_app.py PORT"""
+Flask's threaded development server answers /sleep after 0.1 s (or ?seconds=S, at most 10).
+Run: flask_app.py PORT"""
 import sys
 import time
 
-from flask import Flask
+from flask import Flask, request
 
 app = Flask(__name__)
 
 
 @app.route("/sleep")
 def sleep():
-    time.sleep(0.1)
+    time.sleep(min(float(request.args.get("seconds", 0.1)), 10.0))
     return "slept"
 
 
