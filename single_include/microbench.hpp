@@ -4783,6 +4783,8 @@ MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t drain_ms);
 MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address);
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
+MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
+MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
@@ -5044,6 +5046,10 @@ MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET(pl
 MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) { MICROBENCH_C_SET(plan, address, plan->p.bind_address(address)) }
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0)) }
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0)) }
+MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes) {
+    MICROBENCH_C_SET(plan, bytes <= (64u << 20), plan->p.socket_buffer_bytes(bytes))
+}
+MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0)) }
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     bool ok = codes || count == 0;
     for (size_t i = 0; ok && i < count; ++i) ok = codes[i] >= 100 && codes[i] <= 999;

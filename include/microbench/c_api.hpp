@@ -222,6 +222,10 @@ MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET(pl
 MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) { MICROBENCH_C_SET(plan, address, plan->p.bind_address(address)) }
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0)) }
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0)) }
+MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes) {
+    MICROBENCH_C_SET(plan, bytes <= (64u << 20), plan->p.socket_buffer_bytes(bytes))
+}
+MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0)) }
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     bool ok = codes || count == 0;
     for (size_t i = 0; ok && i < count; ++i) ok = codes[i] >= 100 && codes[i] <= 999;

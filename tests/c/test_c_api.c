@@ -69,6 +69,8 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_bind_address(NULL, "127.0.0.1") == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_length_check(NULL, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_raise_fd_limit(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_socket_buffer_bytes(NULL, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_resend_non_idempotent(NULL, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_expect_status(NULL, codes, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_equals(NULL, "x", 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_starts_with(NULL, "x", 1) == MB_INVALID_ARGUMENT);
@@ -93,6 +95,7 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_pipeline(plan, 300) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_timeout_ms(plan, 0, 100) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_drain_ms(plan, -1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_socket_buffer_bytes(plan, 0x7fffffff) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_bind_address(plan, NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_expect_status(plan, codes, 2) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_expect_status(plan, NULL, 1) == MB_INVALID_ARGUMENT);
@@ -206,6 +209,8 @@ static void load_test(uint16_t port, mb_server* server) {
     EXPECT(mb_plan_set_drain_ms(plan, 100) == MB_OK);
     EXPECT(mb_plan_set_length_check(plan, 1) == MB_OK);
     EXPECT(mb_plan_set_raise_fd_limit(plan, 0) == MB_OK);
+    EXPECT(mb_plan_set_socket_buffer_bytes(plan, 65536) == MB_OK);
+    EXPECT(mb_plan_set_resend_non_idempotent(plan, 0) == MB_OK);
     EXPECT(mb_plan_add_header(plan, "X-Test", "c") == MB_OK);
     EXPECT(mb_plan_expect_status(plan, ok_status, 1) == MB_OK);
     EXPECT(mb_plan_check_factorial(plan, 10) == MB_OK);
