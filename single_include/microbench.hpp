@@ -5283,7 +5283,7 @@ MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb
     o.host = host;
     o.port = port;
     o.threads = threads;
-    if (error e = s->s.start(o)) return e.code == errc::run_system ? static_cast<int>(errc::run_system) : detail::status_of(e);
+    if (error e = s->s.start(o)) return detail::status_of(e);
     *out = s.release();
     return MB_OK;
     MICROBENCH_C_CATCH(detail::no_memory)
