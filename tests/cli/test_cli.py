@@ -493,7 +493,7 @@ class RealPeers(unittest.TestCase):
     def test_flask_sleeping_endpoint_overlaps_requests(self):
         port = free_port()
         here = os.path.dirname(os.path.abspath(__file__))
-        flask = subprocess.Popen(["/usr/bin/python3", os.path.join(here, "flask_app.py"), str(port)],
+        flask = subprocess.Popen(["/usr/bin/python3", os.path.join(here, "..", "..", "examples", "peers", "flask", "app.py"), str(port)],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_for_port(port, flask)

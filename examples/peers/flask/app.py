@@ -1,6 +1,6 @@
 """The sleeping endpoint of the classic threads-vs-processes-vs-coroutines client comparison:
 Flask's threaded development server answers /sleep after 0.1 s (or ?seconds=S, at most 10).
-Run: flask_app.py PORT"""
+Run: app.py PORT"""
 import sys
 import time
 

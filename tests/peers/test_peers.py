@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""The real peers of the classic comparison, run by CTest: the ASP.NET Core minimal API under
+Kestrel and FastAPI under uvicorn, each on a free loopback port, bounded in time, stopped by PID.
+
+    test_peers.py MICROBENCH_BINARY BUILD_DIR
+
+Asserts that --check factorial passes every Kestrel answer for n=10 and fails every one for n=21
+and n=25 (long overflows; exit 3); that FastAPI's answers pass up to its recursion limit and are
+500s (non-2xx) past it; that the five-scenario suite runs against both with exact counts; and that
+tools/compare-stacks runs and shows the wrong answers at a glance.
+"""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import peers  # noqa: E402
+
+MICROBENCH = BUILD = None
+
+
+def microbench(*args, timeout=300):
+    return subprocess.run([MICROBENCH, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def failed_line(stdout):
+    m = re.search(r"^Failed requests:\s+(\d+)$", stdout, re.M)
+    return int(m.group(1)) if m else None
+
+
+class Peers(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        dll = peers.build_aspnet(pathlib.Path(BUILD) / "aspnet")
+        cls.aspnet = peers.start_aspnet(dll)
+        cls.fastapi = peers.start_fastapi()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.aspnet.stop()
+        cls.fastapi.stop()
+
+    def test_kestrel_is_right_up_to_20_and_wrong_past_it(self):
+        r = microbench("-q", "-n", "500", "-c", "10", "-k", "--check", "factorial", self.aspnet.url(10))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(failed_line(r.stdout), 0)
+        for n in (21, 25):
+            r = microbench("-q", "-n", "200", "-c", "10", "-k", "--check", "factorial", self.aspnet.url(n))
+            self.assertEqual(r.returncode, 3, r.stdout)
+            self.assertIn("Failed requests:        200\n   (Connect: 0, Receive: 0, Length: 0, Exceptions: 200)\n"
+                          "Failure reasons:        check 200\n", r.stdout)
+
+    def test_fastapi_is_right_up_to_its_recursion_limit_and_500_past_it(self):
+        for n in (10, 21, 100, 900):
+            r = microbench("-q", "-n", "100", "-c", "10", "-k", "--check", "factorial", self.fastapi.url(n))
+            self.assertEqual(r.returncode, 0, f"n={n}: {r.stdout}")
+            self.assertEqual(failed_line(r.stdout), 0)
+        r = microbench("-q", "-n", "50", "-c", "5", "-k", self.fastapi.url(1000))
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("Non-2xx responses:      50\n", r.stdout)
+
+    def test_suite_against_both_with_exact_counts(self):
+        r = microbench("--suite", self.aspnet.url(10), self.fastapi.url(10), "--scale", "0.01", "--check", "factorial",
+                       "--json", "-", timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        results = json.loads(r.stdout)
+        self.assertEqual(len(results), 10)
+        for item in results:
+            res, planned = item["result"], item["result"]["config"]["requests"]
+            self.assertEqual(res["requests"]["completed"], planned, item["scenario"])
+            self.assertEqual(res["requests"]["failed"], 0, item["scenario"])
+
+    def test_compare_stacks_shows_the_wrong_answers(self):
+        r = subprocess.run([sys.executable, str(ROOT / "tools" / "compare-stacks"), "--scale", "0.01", "--microbench", MICROBENCH,
+                            "--check-requests", "20", "--ns", "10,21,1000"], capture_output=True, text=True, timeout=900)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(re.findall(r"^\| (basic load|latency|failure rate|keep-alive|stress) ", r.stdout, re.M)), 10)
+        self.assertRegex(r.stdout, r"\| 21 \| wrong \(-4249290049419214848\) \| 0 / 20 / 0 \| 0 \| correct \| 20 / 0 / 0 \|")
+        self.assertRegex(r.stdout, r"\| 1000 \| wrong \(0\) \| 0 / 20 / 0 \| 0 \| error \(HTTP 500\) \| 0 / 0 / 20 \| 0 \|")
+
+
+if __name__ == "__main__":
+    MICROBENCH, BUILD = sys.argv[1], sys.argv[2]
+    unittest.main(argv=sys.argv[:1], verbosity=1)
