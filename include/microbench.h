@@ -93,7 +93,8 @@ typedef enum mb_count {
     MB_COUNT_LOCAL_WAITS = 14     /* connects that waited for a local port, descriptor or buffer */
 } mb_count;
 
-/* ab's timing columns, for the mb_result_timing_* functions. */
+/* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
+ * an enum's range are accepted everywhere and read as empty: the functions take plain ints. */
 typedef enum mb_timing {
     MB_TIMING_CONNECT = 0,    /* start -> connected; 0 on a reused connection */
     MB_TIMING_WAITING = 1,    /* request written -> first response byte */
@@ -153,20 +154,20 @@ MB_API int mb_plan_validate(const mb_plan* plan);
  * it. Another status (and *out NULL) when it could not start. */
 MB_API int mb_run(const mb_plan* plan, mb_result** out);
 MB_API void mb_result_destroy(mb_result* result);
-MB_API uint64_t mb_result_count(const mb_result* result, mb_count which);
-MB_API uint64_t mb_result_failures(const mb_result* result, mb_failure reason);
+MB_API uint64_t mb_result_count(const mb_result* result, int which);      /* an mb_count */
+MB_API uint64_t mb_result_failures(const mb_result* result, int reason);  /* an mb_failure */
 MB_API uint64_t mb_result_status_count(const mb_result* result, int status);  /* 100..999 */
 MB_API int mb_result_cancelled(const mb_result* result);
 MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
-MB_API uint64_t mb_result_timing_count(const mb_result* result, mb_timing column);
-MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, mb_timing column, double percentile);
-MB_API int64_t mb_result_timing_min_ns(const mb_result* result, mb_timing column);  /* exact */
-MB_API int64_t mb_result_timing_max_ns(const mb_result* result, mb_timing column);  /* exact */
-MB_API double mb_result_timing_mean_ns(const mb_result* result, mb_timing column);  /* exact */
-MB_API double mb_result_timing_stddev_ns(const mb_result* result, mb_timing column);
+MB_API uint64_t mb_result_timing_count(const mb_result* result, int column);
+MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, int column, double percentile);
+MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column);  /* exact */
+MB_API int64_t mb_result_timing_max_ns(const mb_result* result, int column);  /* exact */
+MB_API double mb_result_timing_mean_ns(const mb_result* result, int column);  /* exact */
+MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column);
 /* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults. */
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
 MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);

@@ -4739,7 +4739,8 @@ typedef enum mb_count {
     MB_COUNT_LOCAL_WAITS = 14     /* connects that waited for a local port, descriptor or buffer */
 } mb_count;
 
-/* ab's timing columns, for the mb_result_timing_* functions. */
+/* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
+ * an enum's range are accepted everywhere and read as empty: the functions take plain ints. */
 typedef enum mb_timing {
     MB_TIMING_CONNECT = 0,    /* start -> connected; 0 on a reused connection */
     MB_TIMING_WAITING = 1,    /* request written -> first response byte */
@@ -4799,20 +4800,20 @@ MB_API int mb_plan_validate(const mb_plan* plan);
  * it. Another status (and *out NULL) when it could not start. */
 MB_API int mb_run(const mb_plan* plan, mb_result** out);
 MB_API void mb_result_destroy(mb_result* result);
-MB_API uint64_t mb_result_count(const mb_result* result, mb_count which);
-MB_API uint64_t mb_result_failures(const mb_result* result, mb_failure reason);
+MB_API uint64_t mb_result_count(const mb_result* result, int which);      /* an mb_count */
+MB_API uint64_t mb_result_failures(const mb_result* result, int reason);  /* an mb_failure */
 MB_API uint64_t mb_result_status_count(const mb_result* result, int status);  /* 100..999 */
 MB_API int mb_result_cancelled(const mb_result* result);
 MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
-MB_API uint64_t mb_result_timing_count(const mb_result* result, mb_timing column);
-MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, mb_timing column, double percentile);
-MB_API int64_t mb_result_timing_min_ns(const mb_result* result, mb_timing column);  /* exact */
-MB_API int64_t mb_result_timing_max_ns(const mb_result* result, mb_timing column);  /* exact */
-MB_API double mb_result_timing_mean_ns(const mb_result* result, mb_timing column);  /* exact */
-MB_API double mb_result_timing_stddev_ns(const mb_result* result, mb_timing column);
+MB_API uint64_t mb_result_timing_count(const mb_result* result, int column);
+MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, int column, double percentile);
+MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column);  /* exact */
+MB_API int64_t mb_result_timing_max_ns(const mb_result* result, int column);  /* exact */
+MB_API double mb_result_timing_mean_ns(const mb_result* result, int column);  /* exact */
+MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column);
 /* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults. */
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
 MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
@@ -4922,7 +4923,7 @@ inline std::vector<double> percentiles_or_default(const double* list, std::size_
     return std::vector<double>(list, list + count);
 }
 
-inline const histogram* column(const mb_result* r, mb_timing which) {
+inline const histogram* column(const mb_result* r, int which) {
     if (!r) return nullptr;
     switch (which) {
         case MB_TIMING_CONNECT: return &r->r.connect_ns;
@@ -5104,7 +5105,7 @@ MB_API int mb_run(const mb_plan* plan, mb_result** out) {
 
 MB_API void mb_result_destroy(mb_result* result) { delete result; }
 
-MB_API uint64_t mb_result_count(const mb_result* result, mb_count which) {
+MB_API uint64_t mb_result_count(const mb_result* result, int which) {
     if (!result) return 0;
     const microbench::result& r = result->r;
     switch (which) {
@@ -5127,9 +5128,8 @@ MB_API uint64_t mb_result_count(const mb_result* result, mb_count which) {
     return 0;
 }
 
-MB_API uint64_t mb_result_failures(const mb_result* result, mb_failure reason) {
-    int i = static_cast<int>(reason);
-    return result && i >= 0 && i < microbench::failure_count ? result->r.failures[i] : 0;
+MB_API uint64_t mb_result_failures(const mb_result* result, int reason) {
+    return result && reason >= 0 && reason < microbench::failure_count ? result->r.failures[reason] : 0;
 }
 MB_API uint64_t mb_result_status_count(const mb_result* result, int status) {
     return result && status >= 100 && status <= 999 ? result->r.status_counts[status] : 0;
@@ -5140,27 +5140,27 @@ MB_API double mb_result_requests_per_second(const mb_result* result) { return re
 MB_API double mb_result_goodput_per_second(const mb_result* result) { return result ? result->r.goodput_per_second() : 0.0; }
 MB_API const char* mb_result_server_software(const mb_result* result) { return result ? result->r.server_software.c_str() : ""; }
 
-MB_API uint64_t mb_result_timing_count(const mb_result* result, mb_timing column) {
+MB_API uint64_t mb_result_timing_count(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h ? h->count() : 0;
 }
-MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, mb_timing column, double percentile) {
+MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, int column, double percentile) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && percentile >= 0 && percentile <= 100 && !h->empty() ? h->value_at_percentile(percentile) : 0;
 }
-MB_API int64_t mb_result_timing_min_ns(const mb_result* result, mb_timing column) {
+MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && !h->empty() ? h->min() : 0;
 }
-MB_API int64_t mb_result_timing_max_ns(const mb_result* result, mb_timing column) {
+MB_API int64_t mb_result_timing_max_ns(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && !h->empty() ? h->max() : 0;
 }
-MB_API double mb_result_timing_mean_ns(const mb_result* result, mb_timing column) {
+MB_API double mb_result_timing_mean_ns(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && !h->empty() ? h->mean() : 0.0;
 }
-MB_API double mb_result_timing_stddev_ns(const mb_result* result, mb_timing column) {
+MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && !h->empty() ? h->stddev() : 0.0;
 }

@@ -98,7 +98,7 @@ inline std::vector<double> percentiles_or_default(const double* list, std::size_
     return std::vector<double>(list, list + count);
 }
 
-inline const histogram* column(const mb_result* r, mb_timing which) {
+inline const histogram* column(const mb_result* r, int which) {
     if (!r) return nullptr;
     switch (which) {
         case MB_TIMING_CONNECT: return &r->r.connect_ns;
@@ -280,7 +280,7 @@ MB_API int mb_run(const mb_plan* plan, mb_result** out) {
 
 MB_API void mb_result_destroy(mb_result* result) { delete result; }
 
-MB_API uint64_t mb_result_count(const mb_result* result, mb_count which) {
+MB_API uint64_t mb_result_count(const mb_result* result, int which) {
     if (!result) return 0;
     const microbench::result& r = result->r;
     switch (which) {
@@ -303,9 +303,8 @@ MB_API uint64_t mb_result_count(const mb_result* result, mb_count which) {
     return 0;
 }
 
-MB_API uint64_t mb_result_failures(const mb_result* result, mb_failure reason) {
-    int i = static_cast<int>(reason);
-    return result && i >= 0 && i < microbench::failure_count ? result->r.failures[i] : 0;
+MB_API uint64_t mb_result_failures(const mb_result* result, int reason) {
+    return result && reason >= 0 && reason < microbench::failure_count ? result->r.failures[reason] : 0;
 }
 MB_API uint64_t mb_result_status_count(const mb_result* result, int status) {
     return result && status >= 100 && status <= 999 ? result->r.status_counts[status] : 0;
@@ -316,27 +315,27 @@ MB_API double mb_result_requests_per_second(const mb_result* result) { return re
 MB_API double mb_result_goodput_per_second(const mb_result* result) { return result ? result->r.goodput_per_second() : 0.0; }
 MB_API const char* mb_result_server_software(const mb_result* result) { return result ? result->r.server_software.c_str() : ""; }
 
-MB_API uint64_t mb_result_timing_count(const mb_result* result, mb_timing column) {
+MB_API uint64_t mb_result_timing_count(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h ? h->count() : 0;
 }
-MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, mb_timing column, double percentile) {
+MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, int column, double percentile) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && percentile >= 0 && percentile <= 100 && !h->empty() ? h->value_at_percentile(percentile) : 0;
 }
-MB_API int64_t mb_result_timing_min_ns(const mb_result* result, mb_timing column) {
+MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && !h->empty() ? h->min() : 0;
 }
-MB_API int64_t mb_result_timing_max_ns(const mb_result* result, mb_timing column) {
+MB_API int64_t mb_result_timing_max_ns(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && !h->empty() ? h->max() : 0;
 }
-MB_API double mb_result_timing_mean_ns(const mb_result* result, mb_timing column) {
+MB_API double mb_result_timing_mean_ns(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && !h->empty() ? h->mean() : 0.0;
 }
-MB_API double mb_result_timing_stddev_ns(const mb_result* result, mb_timing column) {
+MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h && !h->empty() ? h->stddev() : 0.0;
 }

@@ -235,9 +235,9 @@ static void load_test(uint16_t port, mb_server* server) {
     EXPECT(mb_result_count(r, MB_COUNT_DOCUMENT_LENGTH) == 21);
     EXPECT(mb_result_count(r, MB_COUNT_CONCURRENCY_PEAK) <= 10);
     EXPECT(mb_result_count(r, MB_COUNT_LOCAL_WAITS) == 0);
-    EXPECT(mb_result_count(r, (mb_count)99) == 0);
+    EXPECT(mb_result_count(r, 99) == 0);
     EXPECT(mb_result_failures(r, MB_FAILURE_CHECK) == 0);
-    EXPECT(mb_result_failures(r, (mb_failure)7) == 0);
+    EXPECT(mb_result_failures(r, 7) == 0);
     EXPECT(mb_result_status_count(r, 200) == 1000);
     EXPECT(mb_result_status_count(r, 1000) == 0);
     EXPECT(mb_result_cancelled(r) == 0);
@@ -249,7 +249,7 @@ static void load_test(uint16_t port, mb_server* server) {
     EXPECT(s.responses == 1000);
     EXPECT(mb_result_timing_count(r, MB_TIMING_TOTAL) == 1000);
     EXPECT(mb_result_timing_count(r, MB_TIMING_CONNECT) == 1000);
-    EXPECT(mb_result_timing_count(r, (mb_timing)9) == 0);
+    EXPECT(mb_result_timing_count(r, 9) == 0);
     EXPECT(mb_result_timing_min_ns(r, MB_TIMING_TOTAL) > 0);
     EXPECT(mb_result_timing_min_ns(r, MB_TIMING_TOTAL) <= mb_result_timing_percentile_ns(r, MB_TIMING_TOTAL, 50));
     EXPECT(mb_result_timing_percentile_ns(r, MB_TIMING_TOTAL, 50) <= mb_result_timing_percentile_ns(r, MB_TIMING_TOTAL, 99));
