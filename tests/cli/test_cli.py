@@ -22,6 +22,9 @@ import threading
 import time
 import unittest
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from http_fixture import scripted_http  # noqa: E402
+
 MICROBENCH = SERVER = None
 AB_HEADER = ("This is ApacheBench", "Copyright", "Licensed to", "Benchmarking", "Completed ", "Finished ")
 
@@ -342,26 +345,8 @@ class ChecksAndGates(unittest.TestCase):
                 self.assertNotIn("Gate broken", r.stdout)
 
     def test_wrong_factorial_fails_the_check_and_exits_3(self):
-        class Liar(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):
-                body = b'{"factorial": 3628801}'
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Liar)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        try:
-            r = run([MICROBENCH, "-q", "-n", "30", "-c", "2", "-k", "--check", "factorial",
-                     f"http://127.0.0.1:{httpd.server_address[1]}/factorial/10"])
-        finally:
-            httpd.shutdown()
+        with scripted_http(lambda _: (200, b'{"factorial": 3628801}')) as base:  # 10! + 1
+            r = run([MICROBENCH, "-q", "-n", "30", "-c", "2", "-k", "--check", "factorial", f"{base}/factorial/10"])
         self.assertEqual(r.returncode, 3)
         self.assertIn("   (Connect: 0, Receive: 0, Length: 0, Exceptions: 30)\nFailure reasons:        check 30\n", r.stdout)
         self.assertIn("Gate broken: 30 responses failed the checks (reason check)", r.stdout)
@@ -369,29 +354,11 @@ class ChecksAndGates(unittest.TestCase):
     def test_expect_status_gates_a_sometimes_503_service(self):
         # Every third answer is a 503 with a longer error page, the first one among them: the
         # 503s are check failures (exit 3), and ab's length rule is set by the first 200.
-        class Flaky(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            served = 0
+        def flaky(number):
+            return (503, b"<html>Service Unavailable, try again later</html>") if number % 3 == 0 else (200, b"3628800")
 
-            def do_GET(self):
-                bad = Flaky.served % 3 == 0
-                Flaky.served += 1
-                body = b"<html>Service Unavailable, try again later</html>" if bad else b"3628800"
-                self.send_response(503 if bad else 200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        httpd = http.server.HTTPServer(("127.0.0.1", 0), Flaky)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        try:
-            r = run([MICROBENCH, "-q", "-n", "30", "-c", "1", "-k", "--expect-status", "200",
-                     f"http://127.0.0.1:{httpd.server_address[1]}/factorial/10"])
-        finally:
-            httpd.shutdown()
+        with scripted_http(flaky, threaded=False) as base:
+            r = run([MICROBENCH, "-q", "-n", "30", "-c", "1", "-k", "--expect-status", "200", f"{base}/factorial/10"])
         self.assertEqual(r.returncode, 3, r.stdout)
         self.assertIn("Document Length:        7 bytes\n", r.stdout)
         self.assertIn("Failed requests:        10\n   (Connect: 0, Receive: 0, Length: 0, Exceptions: 10)\n", r.stdout)

@@ -3,7 +3,6 @@
 MICROBENCH_LIBRARY set: a load test with exact counts against the reference server, the
 factorial check catching a wrong body, cancel from another thread, the JSON read by the json
 module, errors as exceptions with their status name, the suite and the self-test."""
-import http.server
 import json
 import pathlib
 import sys
@@ -13,6 +12,9 @@ import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "python"))
 import microbench  # noqa: E402
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from http_fixture import scripted_http  # noqa: E402
 
 
 class Binding(unittest.TestCase):
@@ -48,26 +50,8 @@ class Binding(unittest.TestCase):
         self.assertEqual(json.loads(json.dumps(r.json)), r.json)
 
     def test_factorial_check_catches_a_wrong_body(self):
-        class Liar(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self):
-                body = b'{"factorial": 3628801}'  # 10! + 1
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
-
-        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Liar)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        try:
-            r = microbench.run(f"http://127.0.0.1:{httpd.server_address[1]}/factorial/10", n=20, c=2, check_factorial=10)
-        finally:
-            httpd.shutdown()
-            httpd.server_close()
+        with scripted_http(lambda _: (200, b'{"factorial": 3628801}')) as base:  # 10! + 1
+            r = microbench.run(f"{base}/factorial/10", n=20, c=2, check_factorial=10)
         self.assertEqual(r.failures["check"], 20)
         self.assertEqual(r.completed, 0)
         self.assertEqual(r.goodput_per_second, 0.0)
