@@ -75,7 +75,7 @@ class Peers(unittest.TestCase):
             self.assertEqual(res["requests"]["failed"], 0, item["scenario"])
 
     def test_compare_stacks_shows_the_wrong_answers(self):
-        r = subprocess.run([sys.executable, str(ROOT / "tools" / "compare-stacks"), "--scale", "0.01", "--microbench", MICROBENCH,
+        r = subprocess.run([sys.executable, str(ROOT / "tools" / "compare-stacks"), "--scale", "0.01", "--rounds", "1", "--microbench", MICROBENCH,
                             "--check-requests", "20", "--ns", "10,21,1000"], capture_output=True, text=True, timeout=900)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(len(re.findall(r"^\| (basic load|latency|failure rate|keep-alive|stress) ", r.stdout, re.M)), 10)
