@@ -183,6 +183,7 @@ enum class errc : std::uint16_t {
 
     // Plans, continued (120–139)
     plan_too_many_records = 120,
+    plan_bad_rate = 121,
 
     // Calls through the C API (200–219)
     invalid_argument = 200,
@@ -249,6 +250,7 @@ constexpr errc_entry errc_table[] = {
     {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
     {errc::plan_too_many_records, "plan_too_many_records", "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer"},
+    {errc::plan_bad_rate, "plan_bad_rate", "rate must be from 0 (closed loop) to 10,000,000 requests per second, and works without pipelining"},
     {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
     {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };
@@ -2336,6 +2338,11 @@ public:
     // its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE; RFC 9110 §9.2.2). On:
     // also POST, PATCH and other methods, which the server may already have acted on.
     MICROBENCH_PLAN_FIELD(bool, resend_non_idempotent)
+    // Requests per second in all, on a fixed schedule (the open model); 0: a closed loop, each
+    // connection sending its next request when the last one ended. At most `concurrency` are in
+    // flight: a request whose time comes while every connection is busy waits, and its wait
+    // counts in its response time.
+    MICROBENCH_PLAN_FIELD(double, rate)
 #undef MICROBENCH_PLAN_FIELD
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
@@ -2405,6 +2412,7 @@ public:
         if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
         if (record_requests_ > defaults::max_recorded_requests) return {errc::plan_too_many_records, 0};
+        if (!(rate_ >= 0) || rate_ > 10'000'000 || (rate_ > 0 && pipeline_ > 1)) return {errc::plan_bad_rate, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
             if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
         return {};
@@ -2431,6 +2439,7 @@ private:
     std::uint32_t socket_buffer_bytes_ = 0;
     bool raise_fd_limit_ = false;
     bool resend_non_idempotent_ = false;
+    double rate_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;
@@ -2526,6 +2535,14 @@ struct result {
     // Total time of every whole response, including those that then failed a check or ab's length
     // rule: with total_ns (successful ones only) it shows whether failures are fast or slow.
     histogram responses_total_ns;
+    // At a fixed rate (plan::rate): per completed request, response time — from when the schedule
+    // said to send it to its last byte, what a user waiting in line sees — and schedule lag, from
+    // that intended time to the actual send. total_ns stays the service time (actual send → last
+    // byte). Empty in a closed loop.
+    histogram response_ns, schedule_lag_ns;
+    double rate_target = 0;              // requests/s asked for; 0: closed loop
+    std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
+    std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
@@ -2561,6 +2578,10 @@ struct result {
         processing_ns.merge(o.processing_ns);
         total_ns.merge(o.total_ns);
         responses_total_ns.merge(o.responses_total_ns);
+        response_ns.merge(o.response_ns);
+        schedule_lag_ns.merge(o.schedule_lag_ns);
+        connection_waits += o.connection_waits;
+        schedule_missed += o.schedule_missed;
     }
 
     // Correct responses per second (goodput), next to ab's requests per second.
@@ -2595,6 +2616,7 @@ struct request_slot {
     std::int64_t first_byte_ns = 0;   // first response byte read
     bool retried = false;             // already sent again after a closed keep-alive connection
     bool reused = false;              // sent on a connection that had served a response
+    std::int64_t intended_ns = 0;     // at a fixed rate: when the schedule said to send it
 };
 
 struct connection {
@@ -2729,6 +2751,8 @@ struct worker_setup {
     std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
     int socket_buffer_bytes = 0;        // SO_SNDBUF/SO_RCVBUF, 0 = the kernel's
     std::int64_t duration_ns = 0;       // 0: no time limit
+    double rate_interval_ns = 0;        // at a fixed rate: this worker's time between requests; 0: closed loop
+    double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
     std::int64_t drain_ns = 0;
     std::int64_t timeout_ns = 0;
     std::int64_t connect_timeout_ns = 0;
@@ -2789,6 +2813,14 @@ private:
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
+    bool fixed_rate() const { return s_.rate_interval_ns > 0; }
+    bool schedule_left() const { return !stopping_ && (s_.quota == 0 || issued_ < s_.quota); }
+    // At a fixed rate: the next request's time has come (and it is not past the stop time).
+    bool due(std::int64_t now) const {
+        return schedule_left() && next_intended_ns_ <= now && next_intended_ns_ < stop_issuing_ns_;
+    }
+    void dispatch_due(std::int64_t now);
+    void on_idle_event(connection& c, std::uint32_t events);
     void note_ended() {
         ++stats_.requests_ended;
         if (s_.ended_counter) s_.ended_counter->store(stats_.requests_ended, std::memory_order_relaxed);
@@ -2814,6 +2846,9 @@ private:
     std::int64_t stop_issuing_ns_ = INT64_MAX;
     std::int64_t drain_until_ns_ = INT64_MAX;
     std::int64_t last_end_ns_ = 0;
+    std::vector<std::uint32_t> idle_;       // at a fixed rate: connections waiting for the schedule
+    std::int64_t next_intended_ns_ = 0;     // at a fixed rate: the next request's time
+    bool starved_ = false;                  // at a fixed rate: a request is due and no connection is idle
     result stats_;
 };
 
@@ -2821,6 +2856,7 @@ inline void worker::run() {
     start_ns_ = s_.gate ? s_.gate->arrive_and_wait() : now_ns();
     if (start_ns_ < 0) return;  // the runner could not start every thread: nothing runs
     if (s_.duration_ns > 0) stop_issuing_ns_ = start_ns_ + s_.duration_ns;
+    next_intended_ns_ = start_ns_ + static_cast<std::int64_t>(s_.rate_offset_ns);
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
     epoll_event events[defaults::worker_event_batch];
     std::int64_t next_scan = 0;
@@ -2829,6 +2865,12 @@ inline void worker::run() {
     for (;;) {
         std::int64_t now = now_ns();
         if (!stopping_ && now >= stop_issuing_ns_) {
+            // At a fixed rate, requests whose time came before the end but found no connection
+            // are not sent after it: they are counted as missed, not dropped in silence.
+            if (fixed_rate() && next_intended_ns_ < stop_issuing_ns_) {
+                auto missed = static_cast<std::uint64_t>(static_cast<double>(stop_issuing_ns_ - 1 - next_intended_ns_) / s_.rate_interval_ns) + 1;
+                stats_.schedule_missed = s_.quota ? std::min(missed, s_.quota - issued_) : missed;
+            }
             stopping_ = true;
             drain_until_ns_ = now + s_.drain_ns;
         }
@@ -2844,8 +2886,10 @@ inline void worker::run() {
         ready_.swap(next_ready_);
         for (std::uint32_t ci : ready_) issue(ci, now);
         ready_.clear();
+        if (fixed_rate()) dispatch_due(now);
         // Every issued request ends once (or is abandoned as unfinished): none in flight means done.
-        bool busy = !next_ready_.empty() || issued_ != stats_.requests_ended + stats_.unfinished;
+        bool busy = !next_ready_.empty() || issued_ != stats_.requests_ended + stats_.unfinished ||
+                    (fixed_rate() && schedule_left() && next_intended_ns_ < stop_issuing_ns_);
         if (!busy) break;
 
         if (now >= next_scan) {
@@ -2853,6 +2897,7 @@ inline void worker::run() {
             next_scan = now + scan_every;
         }
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
+        if (fixed_rate() && !idle_.empty() && schedule_left()) wake = std::min(wake, next_intended_ns_);
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
         int timeout_ms = more_now ? 0 : static_cast<int>((std::max<std::int64_t>(0, wake - now) + 999'999) / 1'000'000);
         int n = loop_.wait(events, defaults::worker_event_batch, timeout_ms);
@@ -2863,11 +2908,17 @@ inline void worker::run() {
 }
 
 // Starts the next batch of requests on an idle connection, or closes it when none are left.
-// Nothing starts at or after the stop time, whatever pass of the loop `now` comes from.
+// Nothing starts at or after the stop time, whatever pass of the loop `now` comes from. At a
+// fixed rate the batch is the one request whose time has come; a connection with none due waits
+// in idle_ (open, if keep-alive) for the schedule.
 inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
+    if (fixed_rate() && !due(now) && schedule_left() && now < stop_issuing_ns_ && next_intended_ns_ < stop_issuing_ns_) {
+        idle_.push_back(ci);
+        return;
+    }
     std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
-    bool stop = stopping_ || now >= stop_issuing_ns_;
+    bool stop = stopping_ || now >= stop_issuing_ns_ || (fixed_rate() && !due(now));
     auto k = static_cast<std::uint32_t>(stop ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
     if (k == 0) {
         close_connection(c, false);
@@ -2880,7 +2931,13 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     // A new connection starts now, not when this pass of the loop began: a wave of thousands of
     // connects takes milliseconds, which must not count as the last ones' Connect time.
     std::int64_t start = reused ? now : now_ns();
-    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused};
+    std::int64_t intended = start;
+    if (fixed_rate()) {
+        if (starved_) ++stats_.connection_waits;  // it waited for this connection to free up
+        intended = next_intended_ns_;
+        next_intended_ns_ = start_ns_ + static_cast<std::int64_t>(s_.rate_offset_ns + static_cast<double>(issued_) * s_.rate_interval_ns);
+    }
+    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
     send(ci, start);
 }
 
@@ -2903,6 +2960,7 @@ inline void worker::send(std::uint32_t ci, std::int64_t now) {
 inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
     connection& c = conns_[ci];
     if (c.fd < 0) return;  // closed earlier in this batch of events
+    if (c.in_flight() == 0) return on_idle_event(c, events);  // at a fixed rate, between requests
     if (c.state == connection::phase::connecting) {
         if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
         if (connect_result(c.fd) != 0) return fail_in_flight(ci, failure::connect, failure::connect, false);
@@ -2939,6 +2997,28 @@ inline void worker::try_write(std::uint32_t ci) {
     c.state = connection::phase::reading;
 }
 
+// At a fixed rate: issues every request whose time has come on an idle connection; one that
+// finds none waits for the next connection to free up (and is counted).
+inline void worker::dispatch_due(std::int64_t now) {
+    starved_ = false;
+    while (due(now) && !idle_.empty()) {
+        std::uint32_t ci = idle_.back();
+        idle_.pop_back();
+        issue(ci, now);
+    }
+    starved_ = due(now);  // every connection is busy: the due requests go out as they free up
+}
+
+// An event on a keep-alive connection waiting for the schedule: the server closed it or sent
+// bytes nobody asked for — either way it is closed, and reopened when its next request is due.
+inline void worker::on_idle_event(connection& c, std::uint32_t events) {
+    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;  // writable again: nothing to do
+    io_result r = read_some(c.fd, read_buf_.get(), defaults::worker_read_buffer_bytes);
+    if (r.status == io::again) return;
+    if (s_.keep_alive && r.status == io::closed) ++stats_.server_closes;
+    close_connection(c, r.status == io::ok);
+}
+
 // The requests in flight met a connection the server closed before answering them: each goes
 // again once on a new connection — a fully sent one only if its method is safe to repeat — and
 // the others fail with `reason`.
@@ -2955,7 +3035,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
             continue;
         }
         ++stats_.retries;
-        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false};
+        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.intended_ns};
     }
     c.batch = kept;
     c.done = 0;
@@ -3217,8 +3297,8 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         const bool extra = used < in.size() || more_follows;
         if (extra) close_connection(c, true);
         const std::uint32_t closes = c.closes;
-        issue(ci, now);  // may close, or meet a closed connection and open another
-        return !extra && c.closes == closes && c.fd >= 0;
+        issue(ci, now);  // may close, or meet a closed connection and open another, or wait (fixed rate)
+        return !extra && c.closes == closes && c.fd >= 0 && c.in_flight() > 0;
     }
 }
 
@@ -3256,6 +3336,10 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     stats_.waiting_ns.record_clamped(waiting);
     stats_.processing_ns.record_clamped(total - connect);
     stats_.total_ns.record_clamped(total);
+    if (fixed_rate()) {  // response time from the schedule's time; the lag before the actual send
+        stats_.response_ns.record_clamped(now - q.intended_ns);
+        stats_.schedule_lag_ns.record_clamped(q.start_ns - q.intended_ns);
+    }
     if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
         stats_.requests.push_back(request_timing{q.start_ns, connect, waiting, total - connect, total});
     note_ended();
@@ -3459,6 +3543,10 @@ inline error run_plan(const plan& p, result& out) {
         s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
         s.response_checks = response_checks.empty() ? nullptr : &response_checks;
         s.duration_ns = p.duration_ms() * 1'000'000;
+        if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
+            s.rate_interval_ns = 1e9 * t / p.rate();
+            s.rate_offset_ns = 1e9 * i / p.rate();
+        }
         s.drain_ns = p.drain_ms() * 1'000'000;
         s.timeout_ns = p.timeout_ms() * 1'000'000;
         s.connect_timeout_ns = p.connect_timeout_ms() * 1'000'000;
@@ -3489,6 +3577,7 @@ inline error run_plan(const plan& p, result& out) {
     out = result();  // after every join: nothing below may leave a thread running
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
     out.concurrency_requested = p.concurrency();
+    out.rate_target = p.rate();
     out.start_ns = start;
     out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
     std::sort(out.requests.begin(), out.requests.end(),
@@ -3602,8 +3691,8 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
 // ---- end include/microbench/request_parser.hpp ----
 // ---- begin include/microbench/server_endpoints.hpp ----
 // microbench/server_endpoints.hpp — what the reference server answers, as a function of the
-// request alone: routing, the factorial / delay / echo / status / stats endpoints, and the
-// response bytes. No sockets and no clock here, so every answer is testable on its own.
+// request alone: routing, the factorial / delay / stall / echo / status / stats endpoints, and
+// the response bytes. No sockets and no clock here, so every answer is testable on its own.
 
 #include <cstdint>
 #include <cstdio>
@@ -3652,6 +3741,9 @@ private:
 struct answer {
     endpoint_kind kind = endpoint_kind::other;
     std::int64_t delay_ms = 0;  // send the response this much later
+    // /stall: once every `stall_every_ms` (on the monotonic clock), for `stall_for_ms`, every
+    // response is held until that stall ends; the server, which has the clock, applies it.
+    std::int64_t stall_every_ms = 0, stall_for_ms = 0;
     bool close = false;         // close the connection after the response
 };
 
@@ -3755,6 +3847,18 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.delay_ms = static_cast<std::int64_t>(n);
         return reply(200, "text/plain", arg);
     }
+    if (path == "/stall") {
+        a.kind = endpoint_kind::delay;
+        std::string_view every, hold;
+        std::uint64_t e = 0, f = 0;
+        if (!query_value(query, "every", every) || !query_value(query, "for", hold) ||
+            !small_number(every, static_cast<std::uint64_t>(options.max_delay_ms), e) ||
+            !small_number(hold, static_cast<std::uint64_t>(options.max_delay_ms), f) || e == 0 || f >= e)
+            return bad("use /stall?every=MS&for=MS with 0 <= for < every\n");
+        a.stall_every_ms = static_cast<std::int64_t>(e);
+        a.stall_for_ms = static_cast<std::int64_t>(f);
+        return reply(200, "text/plain", "stall\n");
+    }
     if (path == "/echo") {
         a.kind = endpoint_kind::echo;
         return reply(200, "text/plain", readonly ? query : body);
@@ -3768,7 +3872,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::stats;
         return reply(200, "application/json", server_counts_json(stats()));
     }
-    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /echo /status/{code} /stats\n");
+    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /stall?every=MS&for=MS /echo /status/{code} /stats\n");
     return reply(404, "text/plain", "not found\n");
 }
 
@@ -3777,7 +3881,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 // ---- begin include/microbench/server.hpp ----
 // microbench/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
 // keep-alive, pipelining-safe (one request at a time per connection, answered in order),
-// N threads sharing one listening socket, delayed answers on a per-thread timer heap.
+// N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
 // close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
 // or buffer it stops listening for a moment instead of spinning.
@@ -4014,6 +4118,10 @@ private:
                 bump(t, f_requests);
                 static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request};
                 bump(t, by_kind[static_cast<int>(a.kind)]);
+            }
+            if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
+                std::int64_t phase_ms = now_ns() / 1'000'000 % a.stall_every_ms;
+                a.delay_ms = phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0;
             }
             if (a.delay_ms > 0) {
                 c.release_ns = now_ns() + a.delay_ms * 1'000'000;

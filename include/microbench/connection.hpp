@@ -20,6 +20,7 @@ struct request_slot {
     std::int64_t first_byte_ns = 0;   // first response byte read
     bool retried = false;             // already sent again after a closed keep-alive connection
     bool reused = false;              // sent on a connection that had served a response
+    std::int64_t intended_ns = 0;     // at a fixed rate: when the schedule said to send it
 };
 
 struct connection {

@@ -71,6 +71,11 @@ public:
     // its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE; RFC 9110 §9.2.2). On:
     // also POST, PATCH and other methods, which the server may already have acted on.
     MICROBENCH_PLAN_FIELD(bool, resend_non_idempotent)
+    // Requests per second in all, on a fixed schedule (the open model); 0: a closed loop, each
+    // connection sending its next request when the last one ended. At most `concurrency` are in
+    // flight: a request whose time comes while every connection is busy waits, and its wait
+    // counts in its response time.
+    MICROBENCH_PLAN_FIELD(double, rate)
 #undef MICROBENCH_PLAN_FIELD
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
@@ -140,6 +145,7 @@ public:
         if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
         if (record_requests_ > defaults::max_recorded_requests) return {errc::plan_too_many_records, 0};
+        if (!(rate_ >= 0) || rate_ > 10'000'000 || (rate_ > 0 && pipeline_ > 1)) return {errc::plan_bad_rate, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
             if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
         return {};
@@ -166,6 +172,7 @@ private:
     std::uint32_t socket_buffer_bytes_ = 0;
     bool raise_fd_limit_ = false;
     bool resend_non_idempotent_ = false;
+    double rate_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;

@@ -82,6 +82,14 @@ struct result {
     // Total time of every whole response, including those that then failed a check or ab's length
     // rule: with total_ns (successful ones only) it shows whether failures are fast or slow.
     histogram responses_total_ns;
+    // At a fixed rate (plan::rate): per completed request, response time — from when the schedule
+    // said to send it to its last byte, what a user waiting in line sees — and schedule lag, from
+    // that intended time to the actual send. total_ns stays the service time (actual send → last
+    // byte). Empty in a closed loop.
+    histogram response_ns, schedule_lag_ns;
+    double rate_target = 0;              // requests/s asked for; 0: closed loop
+    std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
+    std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
@@ -117,6 +125,10 @@ struct result {
         processing_ns.merge(o.processing_ns);
         total_ns.merge(o.total_ns);
         responses_total_ns.merge(o.responses_total_ns);
+        response_ns.merge(o.response_ns);
+        schedule_lag_ns.merge(o.schedule_lag_ns);
+        connection_waits += o.connection_waits;
+        schedule_missed += o.schedule_missed;
     }
 
     // Correct responses per second (goodput), next to ab's requests per second.

@@ -180,6 +180,10 @@ inline error run_plan(const plan& p, result& out) {
         s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
         s.response_checks = response_checks.empty() ? nullptr : &response_checks;
         s.duration_ns = p.duration_ms() * 1'000'000;
+        if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
+            s.rate_interval_ns = 1e9 * t / p.rate();
+            s.rate_offset_ns = 1e9 * i / p.rate();
+        }
         s.drain_ns = p.drain_ms() * 1'000'000;
         s.timeout_ns = p.timeout_ms() * 1'000'000;
         s.connect_timeout_ns = p.connect_timeout_ms() * 1'000'000;
@@ -210,6 +214,7 @@ inline error run_plan(const plan& p, result& out) {
     out = result();  // after every join: nothing below may leave a thread running
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
     out.concurrency_requested = p.concurrency();
+    out.rate_target = p.rate();
     out.start_ns = start;
     out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
     std::sort(out.requests.begin(), out.requests.end(),

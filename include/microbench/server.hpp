@@ -1,6 +1,6 @@
 // microbench/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
 // keep-alive, pipelining-safe (one request at a time per connection, answered in order),
-// N threads sharing one listening socket, delayed answers on a per-thread timer heap.
+// N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
 // close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
 // or buffer it stops listening for a moment instead of spinning.
@@ -244,6 +244,10 @@ private:
                 bump(t, f_requests);
                 static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request};
                 bump(t, by_kind[static_cast<int>(a.kind)]);
+            }
+            if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
+                std::int64_t phase_ms = now_ns() / 1'000'000 % a.stall_every_ms;
+                a.delay_ms = phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0;
             }
             if (a.delay_ms > 0) {
                 c.release_ns = now_ns() + a.delay_ms * 1'000'000;

@@ -1,6 +1,6 @@
 // microbench/server_endpoints.hpp — what the reference server answers, as a function of the
-// request alone: routing, the factorial / delay / echo / status / stats endpoints, and the
-// response bytes. No sockets and no clock here, so every answer is testable on its own.
+// request alone: routing, the factorial / delay / stall / echo / status / stats endpoints, and
+// the response bytes. No sockets and no clock here, so every answer is testable on its own.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +54,9 @@ private:
 struct answer {
     endpoint_kind kind = endpoint_kind::other;
     std::int64_t delay_ms = 0;  // send the response this much later
+    // /stall: once every `stall_every_ms` (on the monotonic clock), for `stall_for_ms`, every
+    // response is held until that stall ends; the server, which has the clock, applies it.
+    std::int64_t stall_every_ms = 0, stall_for_ms = 0;
     bool close = false;         // close the connection after the response
 };
 
@@ -157,6 +160,18 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.delay_ms = static_cast<std::int64_t>(n);
         return reply(200, "text/plain", arg);
     }
+    if (path == "/stall") {
+        a.kind = endpoint_kind::delay;
+        std::string_view every, hold;
+        std::uint64_t e = 0, f = 0;
+        if (!query_value(query, "every", every) || !query_value(query, "for", hold) ||
+            !small_number(every, static_cast<std::uint64_t>(options.max_delay_ms), e) ||
+            !small_number(hold, static_cast<std::uint64_t>(options.max_delay_ms), f) || e == 0 || f >= e)
+            return bad("use /stall?every=MS&for=MS with 0 <= for < every\n");
+        a.stall_every_ms = static_cast<std::int64_t>(e);
+        a.stall_for_ms = static_cast<std::int64_t>(f);
+        return reply(200, "text/plain", "stall\n");
+    }
     if (path == "/echo") {
         a.kind = endpoint_kind::echo;
         return reply(200, "text/plain", readonly ? query : body);
@@ -170,7 +185,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::stats;
         return reply(200, "application/json", server_counts_json(stats()));
     }
-    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /echo /status/{code} /stats\n");
+    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /stall?every=MS&for=MS /echo /status/{code} /stats\n");
     return reply(404, "text/plain", "not found\n");
 }
 

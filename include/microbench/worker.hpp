@@ -43,6 +43,8 @@ struct worker_setup {
     std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
     int socket_buffer_bytes = 0;        // SO_SNDBUF/SO_RCVBUF, 0 = the kernel's
     std::int64_t duration_ns = 0;       // 0: no time limit
+    double rate_interval_ns = 0;        // at a fixed rate: this worker's time between requests; 0: closed loop
+    double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
     std::int64_t drain_ns = 0;
     std::int64_t timeout_ns = 0;
     std::int64_t connect_timeout_ns = 0;
@@ -103,6 +105,14 @@ private:
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
+    bool fixed_rate() const { return s_.rate_interval_ns > 0; }
+    bool schedule_left() const { return !stopping_ && (s_.quota == 0 || issued_ < s_.quota); }
+    // At a fixed rate: the next request's time has come (and it is not past the stop time).
+    bool due(std::int64_t now) const {
+        return schedule_left() && next_intended_ns_ <= now && next_intended_ns_ < stop_issuing_ns_;
+    }
+    void dispatch_due(std::int64_t now);
+    void on_idle_event(connection& c, std::uint32_t events);
     void note_ended() {
         ++stats_.requests_ended;
         if (s_.ended_counter) s_.ended_counter->store(stats_.requests_ended, std::memory_order_relaxed);
@@ -128,6 +138,9 @@ private:
     std::int64_t stop_issuing_ns_ = INT64_MAX;
     std::int64_t drain_until_ns_ = INT64_MAX;
     std::int64_t last_end_ns_ = 0;
+    std::vector<std::uint32_t> idle_;       // at a fixed rate: connections waiting for the schedule
+    std::int64_t next_intended_ns_ = 0;     // at a fixed rate: the next request's time
+    bool starved_ = false;                  // at a fixed rate: a request is due and no connection is idle
     result stats_;
 };
 
@@ -135,6 +148,7 @@ inline void worker::run() {
     start_ns_ = s_.gate ? s_.gate->arrive_and_wait() : now_ns();
     if (start_ns_ < 0) return;  // the runner could not start every thread: nothing runs
     if (s_.duration_ns > 0) stop_issuing_ns_ = start_ns_ + s_.duration_ns;
+    next_intended_ns_ = start_ns_ + static_cast<std::int64_t>(s_.rate_offset_ns);
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
     epoll_event events[defaults::worker_event_batch];
     std::int64_t next_scan = 0;
@@ -143,6 +157,12 @@ inline void worker::run() {
     for (;;) {
         std::int64_t now = now_ns();
         if (!stopping_ && now >= stop_issuing_ns_) {
+            // At a fixed rate, requests whose time came before the end but found no connection
+            // are not sent after it: they are counted as missed, not dropped in silence.
+            if (fixed_rate() && next_intended_ns_ < stop_issuing_ns_) {
+                auto missed = static_cast<std::uint64_t>(static_cast<double>(stop_issuing_ns_ - 1 - next_intended_ns_) / s_.rate_interval_ns) + 1;
+                stats_.schedule_missed = s_.quota ? std::min(missed, s_.quota - issued_) : missed;
+            }
             stopping_ = true;
             drain_until_ns_ = now + s_.drain_ns;
         }
@@ -158,8 +178,10 @@ inline void worker::run() {
         ready_.swap(next_ready_);
         for (std::uint32_t ci : ready_) issue(ci, now);
         ready_.clear();
+        if (fixed_rate()) dispatch_due(now);
         // Every issued request ends once (or is abandoned as unfinished): none in flight means done.
-        bool busy = !next_ready_.empty() || issued_ != stats_.requests_ended + stats_.unfinished;
+        bool busy = !next_ready_.empty() || issued_ != stats_.requests_ended + stats_.unfinished ||
+                    (fixed_rate() && schedule_left() && next_intended_ns_ < stop_issuing_ns_);
         if (!busy) break;
 
         if (now >= next_scan) {
@@ -167,6 +189,7 @@ inline void worker::run() {
             next_scan = now + scan_every;
         }
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
+        if (fixed_rate() && !idle_.empty() && schedule_left()) wake = std::min(wake, next_intended_ns_);
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
         int timeout_ms = more_now ? 0 : static_cast<int>((std::max<std::int64_t>(0, wake - now) + 999'999) / 1'000'000);
         int n = loop_.wait(events, defaults::worker_event_batch, timeout_ms);
@@ -177,11 +200,17 @@ inline void worker::run() {
 }
 
 // Starts the next batch of requests on an idle connection, or closes it when none are left.
-// Nothing starts at or after the stop time, whatever pass of the loop `now` comes from.
+// Nothing starts at or after the stop time, whatever pass of the loop `now` comes from. At a
+// fixed rate the batch is the one request whose time has come; a connection with none due waits
+// in idle_ (open, if keep-alive) for the schedule.
 inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
+    if (fixed_rate() && !due(now) && schedule_left() && now < stop_issuing_ns_ && next_intended_ns_ < stop_issuing_ns_) {
+        idle_.push_back(ci);
+        return;
+    }
     std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
-    bool stop = stopping_ || now >= stop_issuing_ns_;
+    bool stop = stopping_ || now >= stop_issuing_ns_ || (fixed_rate() && !due(now));
     auto k = static_cast<std::uint32_t>(stop ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
     if (k == 0) {
         close_connection(c, false);
@@ -194,7 +223,13 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     // A new connection starts now, not when this pass of the loop began: a wave of thousands of
     // connects takes milliseconds, which must not count as the last ones' Connect time.
     std::int64_t start = reused ? now : now_ns();
-    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused};
+    std::int64_t intended = start;
+    if (fixed_rate()) {
+        if (starved_) ++stats_.connection_waits;  // it waited for this connection to free up
+        intended = next_intended_ns_;
+        next_intended_ns_ = start_ns_ + static_cast<std::int64_t>(s_.rate_offset_ns + static_cast<double>(issued_) * s_.rate_interval_ns);
+    }
+    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
     send(ci, start);
 }
 
@@ -217,6 +252,7 @@ inline void worker::send(std::uint32_t ci, std::int64_t now) {
 inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
     connection& c = conns_[ci];
     if (c.fd < 0) return;  // closed earlier in this batch of events
+    if (c.in_flight() == 0) return on_idle_event(c, events);  // at a fixed rate, between requests
     if (c.state == connection::phase::connecting) {
         if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
         if (connect_result(c.fd) != 0) return fail_in_flight(ci, failure::connect, failure::connect, false);
@@ -253,6 +289,28 @@ inline void worker::try_write(std::uint32_t ci) {
     c.state = connection::phase::reading;
 }
 
+// At a fixed rate: issues every request whose time has come on an idle connection; one that
+// finds none waits for the next connection to free up (and is counted).
+inline void worker::dispatch_due(std::int64_t now) {
+    starved_ = false;
+    while (due(now) && !idle_.empty()) {
+        std::uint32_t ci = idle_.back();
+        idle_.pop_back();
+        issue(ci, now);
+    }
+    starved_ = due(now);  // every connection is busy: the due requests go out as they free up
+}
+
+// An event on a keep-alive connection waiting for the schedule: the server closed it or sent
+// bytes nobody asked for — either way it is closed, and reopened when its next request is due.
+inline void worker::on_idle_event(connection& c, std::uint32_t events) {
+    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;  // writable again: nothing to do
+    io_result r = read_some(c.fd, read_buf_.get(), defaults::worker_read_buffer_bytes);
+    if (r.status == io::again) return;
+    if (s_.keep_alive && r.status == io::closed) ++stats_.server_closes;
+    close_connection(c, r.status == io::ok);
+}
+
 // The requests in flight met a connection the server closed before answering them: each goes
 // again once on a new connection — a fully sent one only if its method is safe to repeat — and
 // the others fail with `reason`.
@@ -269,7 +327,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
             continue;
         }
         ++stats_.retries;
-        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false};
+        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.intended_ns};
     }
     c.batch = kept;
     c.done = 0;

@@ -111,8 +111,8 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         const bool extra = used < in.size() || more_follows;
         if (extra) close_connection(c, true);
         const std::uint32_t closes = c.closes;
-        issue(ci, now);  // may close, or meet a closed connection and open another
-        return !extra && c.closes == closes && c.fd >= 0;
+        issue(ci, now);  // may close, or meet a closed connection and open another, or wait (fixed rate)
+        return !extra && c.closes == closes && c.fd >= 0 && c.in_flight() > 0;
     }
 }
 
@@ -150,6 +150,10 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     stats_.waiting_ns.record_clamped(waiting);
     stats_.processing_ns.record_clamped(total - connect);
     stats_.total_ns.record_clamped(total);
+    if (fixed_rate()) {  // response time from the schedule's time; the lag before the actual send
+        stats_.response_ns.record_clamped(now - q.intended_ns);
+        stats_.schedule_lag_ns.record_clamped(q.start_ns - q.intended_ns);
+    }
     if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
         stats_.requests.push_back(request_timing{q.start_ns, connect, waiting, total - connect, total});
     note_ended();

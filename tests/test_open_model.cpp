@@ -1,0 +1,115 @@
+// The open model (plan::rate) against the reference server on 127.0.0.1: requests leave on a
+// fixed schedule, response time is measured from the schedule's time so a stall cannot hide,
+// schedule lag and the requests that waited for a connection are counted, and a closed loop is
+// unchanged.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "microbench.hpp"
+
+using namespace microbench;
+
+namespace {
+
+std::string url_of(const server& s, const char* path) { return "http://127.0.0.1:" + std::to_string(s.port()) + path; }
+
+result run_ok(const plan& p) {
+    result r;
+    error e = run(p, r);
+    REQUIRE_MESSAGE(!e, e.message());
+    CHECK(r.requests_ended == r.requests_completed + r.requests_failed);
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("a fixed-rate count run takes n/R seconds") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    plan p;
+    p.url(url_of(srv, "/factorial/10")).requests(1000).concurrency(10).rate(500);
+    result r = run_ok(p);
+    CHECK(r.requests_completed == 1000);
+    const double seconds = static_cast<double>(r.elapsed_ns) / 1e9;
+    CHECK(std::fabs(seconds - 2.0) <= 0.04);  // 1000 / 500 within 2 %
+    CHECK(r.response_ns.count() == 1000);
+    CHECK(r.schedule_lag_ns.count() == 1000);
+    CHECK(r.response_ns.min() >= r.total_ns.min());  // from the schedule's time: never shorter
+    CHECK(r.rate_target == 500);
+    CHECK(r.connection_waits == 0);
+}
+
+TEST_CASE("a fixed-rate duration run sends R x d requests") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    plan p;
+    p.url(url_of(srv, "/factorial/10")).requests(0).duration_ms(2000).concurrency(10).threads(2).rate(500);
+    result r = run_ok(p);
+    CHECK(r.requests_ended >= 980);   // 500/s × 2 s within 2 %
+    CHECK(r.requests_ended <= 1020);
+    CHECK(r.requests_failed == 0);
+}
+
+TEST_CASE("a server stall shows in response time, not in service time") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    // Once a second every response is held for 500 ms. One connection at 200/s: the request in
+    // flight waits 500 ms; the ~100 whose time comes meanwhile wait for the connection, and
+    // then go out fast — a closed loop would never have sent them.
+    plan p;
+    p.url(url_of(srv, "/stall?every=1000&for=500")).requests(600).concurrency(1).rate(200);
+    result r = run_ok(p);
+    CHECK(r.requests_completed == 600);
+    const double response_p99_ms = static_cast<double>(r.response_ns.value_at_percentile(99)) / 1e6;
+    const double service_p99_ms = static_cast<double>(r.total_ns.value_at_percentile(99)) / 1e6;
+    CAPTURE(response_p99_ms);
+    CAPTURE(service_p99_ms);
+    CHECK(response_p99_ms >= 400);
+    CHECK(service_p99_ms < 100);
+    CHECK(r.connection_waits > 0);
+    CHECK(r.schedule_lag_ns.max() >= 300'000'000);
+}
+
+TEST_CASE("too few connections for rate x latency: the requests that waited are counted, and only then") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    plan p;
+    p.url(url_of(srv, "/delay/100")).requests(0).duration_ms(1000).drain_ms(2000).concurrency(2).rate(100);
+    result r = run_ok(p);  // 2 connections × 10/s each = 20/s, far below 100/s
+    CHECK(r.connection_waits >= 10);                           // sent late
+    CHECK(r.schedule_missed >= 60);                            // never sent before the end
+    CHECK(r.requests_ended + r.schedule_missed >= 98);         // every scheduled request accounted for
+    CHECK(r.requests_ended + r.schedule_missed <= 102);
+    CHECK(r.requests_per_second() < 50);
+    p.concurrency(20);  // 200/s of capacity
+    r = run_ok(p);
+    CHECK(r.connection_waits == 0);
+    CHECK(r.schedule_missed == 0);
+    CHECK(r.requests_ended >= 98);
+}
+
+TEST_CASE("a closed loop records no open-model figures") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    plan p;
+    p.url(url_of(srv, "/factorial/10")).requests(500).concurrency(5);
+    result r = run_ok(p);
+    CHECK(r.requests_completed == 500);
+    CHECK(r.response_ns.count() == 0);
+    CHECK(r.schedule_lag_ns.count() == 0);
+    CHECK(r.rate_target == 0);
+    CHECK(r.connection_waits == 0);
+}
+
+TEST_CASE("rates that cannot run are refused") {
+    plan p;
+    p.url("http://127.0.0.1:1/").requests(10).rate(-1);
+    CHECK(p.validate().code == errc::plan_bad_rate);
+    p.rate(100).keep_alive(true).pipeline(4);
+    CHECK(p.validate().code == errc::plan_bad_rate);
+    p.pipeline(1).rate(std::nan(""));
+    CHECK(p.validate().code == errc::plan_bad_rate);
+}
