@@ -48,6 +48,7 @@ struct options {
     mb::gates limits;             // --max-failures, --max-pNN-ms, --min-rps
     enum class mode { single, suite, compare, self_test } run_mode = mode::single;
     std::string url_b;            // --compare A B, --suite A B
+    double rate = 0;              // --rate R: requests/s on a fixed schedule; 0: closed loop
     double scale = 1.0;
     bool scale_given = false;
     std::uint32_t rounds = 0;     // 0: the mode's default
@@ -73,6 +74,7 @@ inline const char* short_usage() {
            "  --json FILE|-  --latency  --percentiles LIST  --pipeline N  --timeout-ms N  --duration 10s\n"
            "  --expect-status LIST  --expect-body FILE  --check factorial  --no-length-check\n"
            "  --max-failures N  --max-p99-ms X  --min-rps R        (broken gates exit 3)\n"
+           "  --rate R        requests/s on a fixed schedule (open model: response time from the intended send)\n"
            "  --suite URL [URL_B] [--scale F]   --compare URL_A URL_B [--rounds N]   --self-test\n"
            "  --help-all (every option, in detail)\n";
 }
@@ -112,6 +114,10 @@ inline const char* long_usage() {
            "  --timeout-ms N         Request timeout in milliseconds.\n"
            "  --json FILE|-          Write the whole result as JSON (- = stdout, instead of the report).\n"
            "  --latency              Add a latency section in microseconds (exact min/mean/max).\n"
+           "  --rate R               Send R requests per second on a fixed schedule (the open model), with at\n"
+           "                         most -c in flight. Adds response time (from the intended send time: what a\n"
+           "                         user in line sees), service time and schedule lag, and says when the\n"
+           "                         generator could not hold the rate. Not with --pipeline.\n"
            "  --percentiles LIST     Percentiles for --latency and --json (default 50,90,99,99.9,99.99).\n"
            "  --expect-status LIST   Only these statuses succeed; others fail with reason 'check'.\n"
            "  --no-length-check      Same as -l.\n"
@@ -183,7 +189,8 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .duration_ms(o.duration_ms).concurrency(o.concurrency).threads(o.threads).keep_alive(o.keep_alive)
         .timeout_ms(o.timeout_ms).connect_timeout_ms(o.timeout_ms).pipeline(o.pipeline).bind_address(o.bind_address)
         .length_check(o.length_check).expect_status(o.expect_status).socket_buffer_bytes(o.socket_buffer_bytes)
-        .raise_fd_limit(true);  // a command line may: the library restores the limit after the run
+        .raise_fd_limit(true)  // a command line may: the library restores the limit after the run
+        .rate(o.rate);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);
@@ -248,7 +255,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             bool known = name == "threads" || name == "duration" || name == "pipeline" || name == "timeout-ms" ||
                          name == "json" || name == "percentiles" || name == "expect-status" || name == "check" ||
                          name == "expect-body" || name == "max-failures" || name == "min-rps" || name == "scale" ||
-                         name == "rounds";
+                         name == "rounds" || name == "rate";
             if (!known) return usage_error("unknown option --" + name);
             if (!need(v)) return usage_error("option --" + name + " needs a value");
             if (name == "threads") {
@@ -282,6 +289,11 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 if (*end != '\0' || !(d > 0) || (name == "scale" && d > 100)) return usage_error("--" + name + " needs a positive number, not '" + v + "'");
                 (name == "scale" ? o.scale : o.limits.min_rps) = d;
                 o.scale_given = o.scale_given || name == "scale";
+            } else if (name == "rate") {
+                char* end = nullptr;
+                double d = std::strtod(v.c_str(), &end);
+                if (*end != '\0' || !(d > 0) || d > 10'000'000) return usage_error("--rate needs requests per second from 1 to 10000000, not '" + v + "'");
+                o.rate = d;
             } else if (name == "rounds") {
                 if (!parse_uint(v.c_str(), 1, 100, n)) return usage_error("--rounds must be from 1 to 100, not '" + v + "'");
                 o.rounds = static_cast<std::uint32_t>(n);
@@ -411,6 +423,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                            " > -n " + std::to_string(o.requests) + ")");
     if (o.threads > o.concurrency) return usage_error("more threads (" + std::to_string(o.threads) + ") than connections (-c " + std::to_string(o.concurrency) + ")");
     if (o.pipeline > 1 && !o.keep_alive) return usage_error("--pipeline needs keep-alive (-k)");
+    if (o.rate > 0 && o.pipeline > 1) return usage_error("--rate sends one request at a time per connection: drop --pipeline");
     std::string request;
     if (mb::error e = mb::build_request(o.target, to_plan(o, o.url_text).request(), request)) return usage_error(std::string("bad request: ") + e.message());
     return {};

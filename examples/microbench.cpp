@@ -231,6 +231,7 @@ int run_single(const cli::options& o) {
     mb::append_ab_report(ctx, r, text, ab);
     mb::append_report_notes(ctx, r, text);
     if (o.latency) mb::append_latency_section(r, o.percentiles, text);
+    mb::append_open_model_section(r, text);
     int broken = mb::apply_gates(o.limits, r, "", text);
     if (!json_to_stdout) std::fwrite(text.data(), 1, text.size(), stdout);
 

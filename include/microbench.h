@@ -90,7 +90,9 @@ typedef enum mb_count {
     MB_COUNT_BODY_BYTES = 11,     /* decoded bodies of completed requests */
     MB_COUNT_DOCUMENT_LENGTH = 12, /* body length of the first complete response */
     MB_COUNT_CONCURRENCY_PEAK = 13,
-    MB_COUNT_LOCAL_WAITS = 14     /* connects that waited for a local port, descriptor or buffer */
+    MB_COUNT_LOCAL_WAITS = 14,    /* connects that waited for a local port, descriptor or buffer */
+    MB_COUNT_CONNECTION_WAITS = 15, /* fixed rate: requests sent late, every connection busy at their time */
+    MB_COUNT_SCHEDULE_MISSED = 16   /* fixed rate: requests whose time came before the end, never sent */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -99,7 +101,9 @@ typedef enum mb_timing {
     MB_TIMING_CONNECT = 0,    /* start -> connected; 0 on a reused connection */
     MB_TIMING_WAITING = 1,    /* request written -> first response byte */
     MB_TIMING_PROCESSING = 2, /* total - connect */
-    MB_TIMING_TOTAL = 3       /* start -> last byte */
+    MB_TIMING_TOTAL = 3,      /* start -> last byte (at a fixed rate: the service time) */
+    MB_TIMING_RESPONSE = 4,   /* fixed rate: intended send time -> last byte */
+    MB_TIMING_SCHEDULE_LAG = 5 /* fixed rate: intended send time -> actual send */
 } mb_timing;
 
 typedef struct mb_plan mb_plan;
@@ -140,6 +144,7 @@ MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* de
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
+MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default) */
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);

@@ -2224,6 +2224,8 @@ inline void close_abortive(int fd) {
 
 #include <errno.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -2264,8 +2266,26 @@ public:
         return n < 0 ? 0 : n;
     }
 
+    // The same with a timeout in nanoseconds (< 0: none): epoll_pwait2 where the kernel has it
+    // (Linux 5.11), so a fixed-rate schedule is kept to tens of microseconds, not to the next
+    // millisecond; elsewhere the timeout is rounded up to whole milliseconds.
+    int wait_ns(epoll_event* events, int max_events, std::int64_t timeout_ns) {
+#ifdef SYS_epoll_pwait2
+        if (pwait2_) {
+            timespec ts{static_cast<time_t>(timeout_ns / 1'000'000'000), static_cast<long>(timeout_ns % 1'000'000'000)};
+            long n = syscall(SYS_epoll_pwait2, fd_, events, max_events, timeout_ns < 0 ? nullptr : &ts, nullptr, 0);
+            if (n >= 0) return static_cast<int>(n);
+            if (errno != ENOSYS) return 0;
+            pwait2_ = false;
+        }
+#endif
+        int ms = timeout_ns < 0 ? -1 : static_cast<int>((timeout_ns + 999'999) / 1'000'000);
+        return wait(events, max_events, ms);
+    }
+
 private:
     int fd_;
+    bool pwait2_ = true;
 };
 
 }  // namespace microbench
@@ -2899,8 +2919,8 @@ inline void worker::run() {
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
         if (fixed_rate() && !idle_.empty() && schedule_left()) wake = std::min(wake, next_intended_ns_);
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
-        int timeout_ms = more_now ? 0 : static_cast<int>((std::max<std::int64_t>(0, wake - now) + 999'999) / 1'000'000);
-        int n = loop_.wait(events, defaults::worker_event_batch, timeout_ms);
+        std::int64_t timeout_ns = more_now ? 0 : std::max<std::int64_t>(0, wake - now);
+        int n = loop_.wait_ns(events, defaults::worker_event_batch, timeout_ns);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
     }
     for (connection& c : conns_) close_connection(c, false);
@@ -3376,6 +3396,7 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
 
 #include <dirent.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -3394,12 +3415,16 @@ struct alignas(64) worker_thread {  // one cache line each: workers never share 
     std::unique_ptr<worker> w;
     pthread_t thread{};
     bool started = false;
+    bool fixed_rate = false;
     std::atomic<std::uint64_t> ended{0};
     std::atomic<bool> finished{false};
 };
 
 inline void* run_worker(void* arg) {
     auto* t = static_cast<worker_thread*>(arg);
+    // This thread is the library's own: at a fixed rate its timers may fire 1 µs late instead of
+    // the default 50 µs, so the schedule holds.
+    if (t->fixed_rate) prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
     t->w->run();
     t->finished.store(true, std::memory_order_release);
     return nullptr;
@@ -3555,6 +3580,7 @@ inline error run_plan(const plan& p, result& out) {
         s.cancel = p.cancel_with();
         s.reference_length = &reference_length;
         s.ended_counter = &threads[i].ended;
+        threads[i].fixed_rate = p.rate() > 0;
         threads[i].w.reset(new worker(std::move(s)));
         if (error e = threads[i].w->prepare()) return e;
     }
@@ -4383,6 +4409,39 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
 }
 
+// At a fixed rate: target and achieved rate, response time (from the intended send time) next to
+// service time (from the actual send) and schedule lag, and — when the generator could not hold
+// the rate — what fell behind and the remedy. Nothing in a closed loop.
+inline void append_open_model_section(const result& r, std::string& out) {
+    using detail::appendf;
+    if (r.rate_target <= 0) return;
+    const double achieved = r.requests_per_second();
+    appendf(out, "\nOpen model: target %.2f requests/s, achieved %.2f (%.1f %%)\n", r.rate_target, achieved,
+            100.0 * achieved / r.rate_target);
+    appendf(out, "  (ms)          %10s %10s %10s %10s %10s\n", "p50", "p90", "p99", "p99.9", "max");
+    const std::pair<const char*, const histogram*> rows[] = {
+        {"response", &r.response_ns}, {"service", &r.total_ns}, {"schedule lag", &r.schedule_lag_ns}};
+    for (const auto& row : rows) {
+        const histogram& h = *row.second;
+        appendf(out, "  %-12s  %10.3f %10.3f %10.3f %10.3f %10.3f\n", row.first, h.value_at_percentile(50) / 1e6,
+                h.value_at_percentile(90) / 1e6, h.value_at_percentile(99) / 1e6, h.value_at_percentile(99.9) / 1e6,
+                static_cast<double>(h.max()) / 1e6);
+    }
+    appendf(out, "  response = intended send time -> last byte (what a user in line sees); service = actual send -> last byte\n");
+    // Behind: below 99.5 % of the target, requests never sent, or more than 1 % sent late for want of a connection.
+    const bool behind = achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
+    if (!behind) return;
+    appendf(out, "Note: the generator could not hold the rate: target %.0f/s, achieved %.0f/s, %.3f ms max schedule lag",
+            r.rate_target, achieved, static_cast<double>(r.schedule_lag_ns.max()) / 1e6);
+    if (r.connection_waits || r.schedule_missed)
+        appendf(out, "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
+                     "were busy: raise -c (rate x latency needs that many in flight) or --threads.\n",
+                static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
+                r.concurrency_requested);
+    else
+        appendf(out, " with connections free — the generator itself fell behind (CPU): raise --threads.\n");
+}
+
 // "50,90,99,99.9" → {50, 90, 99, 99.9}; false if any item is not a number in [0, 100].
 inline bool parse_percentile_list(const std::string& text, std::vector<double>& out) {
     out.clear();
@@ -4541,7 +4600,16 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
     detail::append_json_histogram(out, "processing", r.processing_ns, percentiles);
     out += ",";
     detail::append_json_histogram(out, "total", r.total_ns, percentiles);
-    out += "}}\n";
+    out += "}";
+    if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
+        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"connection_waits\":%llu,\"schedule_missed\":%llu,",
+                r.rate_target, r.requests_per_second(), u(r.connection_waits), u(r.schedule_missed));
+        detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
+        out += ",";
+        detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
+        out += "}";
+    }
+    out += "}\n";
     return out;
 }
 
@@ -4844,7 +4912,9 @@ typedef enum mb_count {
     MB_COUNT_BODY_BYTES = 11,     /* decoded bodies of completed requests */
     MB_COUNT_DOCUMENT_LENGTH = 12, /* body length of the first complete response */
     MB_COUNT_CONCURRENCY_PEAK = 13,
-    MB_COUNT_LOCAL_WAITS = 14     /* connects that waited for a local port, descriptor or buffer */
+    MB_COUNT_LOCAL_WAITS = 14,    /* connects that waited for a local port, descriptor or buffer */
+    MB_COUNT_CONNECTION_WAITS = 15, /* fixed rate: requests sent late, every connection busy at their time */
+    MB_COUNT_SCHEDULE_MISSED = 16   /* fixed rate: requests whose time came before the end, never sent */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -4853,7 +4923,9 @@ typedef enum mb_timing {
     MB_TIMING_CONNECT = 0,    /* start -> connected; 0 on a reused connection */
     MB_TIMING_WAITING = 1,    /* request written -> first response byte */
     MB_TIMING_PROCESSING = 2, /* total - connect */
-    MB_TIMING_TOTAL = 3       /* start -> last byte */
+    MB_TIMING_TOTAL = 3,      /* start -> last byte (at a fixed rate: the service time) */
+    MB_TIMING_RESPONSE = 4,   /* fixed rate: intended send time -> last byte */
+    MB_TIMING_SCHEDULE_LAG = 5 /* fixed rate: intended send time -> actual send */
 } mb_timing;
 
 typedef struct mb_plan mb_plan;
@@ -4894,6 +4966,7 @@ MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* de
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
+MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default) */
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
@@ -5038,6 +5111,8 @@ inline const histogram* column(const mb_result* r, int which) {
         case MB_TIMING_WAITING: return &r->r.waiting_ns;
         case MB_TIMING_PROCESSING: return &r->r.processing_ns;
         case MB_TIMING_TOTAL: return &r->r.total_ns;
+        case MB_TIMING_RESPONSE: return &r->r.response_ns;
+        case MB_TIMING_SCHEDULE_LAG: return &r->r.schedule_lag_ns;
     }
     return nullptr;
 }
@@ -5159,6 +5234,9 @@ MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes) {
     MICROBENCH_C_SET(plan, bytes <= (64u << 20), plan->p.socket_buffer_bytes(bytes))
 }
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0)) }
+MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
+    MICROBENCH_C_SET(plan, requests_per_second >= 0 && requests_per_second <= 10'000'000, plan->p.rate(requests_per_second))
+}
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     bool ok = codes || count == 0;
     for (size_t i = 0; ok && i < count; ++i) ok = codes[i] >= 100 && codes[i] <= 999;
@@ -5232,6 +5310,8 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_DOCUMENT_LENGTH: return r.first_body_length;
         case MB_COUNT_CONCURRENCY_PEAK: return r.concurrency_peak;
         case MB_COUNT_LOCAL_WAITS: return r.port_waits + r.descriptor_waits + r.memory_waits;
+        case MB_COUNT_CONNECTION_WAITS: return r.connection_waits;
+        case MB_COUNT_SCHEDULE_MISSED: return r.schedule_missed;
     }
     return 0;
 }

@@ -21,10 +21,10 @@ __all__ = ["MicrobenchError", "Timing", "Result", "Cancel", "Server", "run", "su
 VERSION = (0, 1)  # the major.minor of microbench.h this module was written against
 
 FAILURES = ("connect", "write", "receive", "parse", "timeout", "length", "check")
-TIMINGS = ("connect", "waiting", "processing", "total")
+TIMINGS = ("connect", "waiting", "processing", "total", "response", "schedule_lag")  # the last two at a fixed rate
 _COUNTS = ("ended", "completed", "failed", "unfinished", "non_2xx", "keep_alive_requests", "retries", "connects",
            "server_closes", "bytes_sent", "bytes_received", "body_bytes", "document_length", "concurrency_peak",
-           "local_waits")
+           "local_waits", "connection_waits", "schedule_missed")
 
 
 class MicrobenchError(Exception):
@@ -78,6 +78,7 @@ _SIGNATURES = {
     "mb_plan_set_bind_address": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "mb_plan_set_length_check": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_raise_fd_limit": (ctypes.c_int, [_P, ctypes.c_int]),
+    "mb_plan_set_rate": (ctypes.c_int, [_P, ctypes.c_double]),
     "mb_plan_expect_status": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), _SZ]),
     "mb_plan_check_body_equals": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
     "mb_plan_check_body_starts_with": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
@@ -176,13 +177,15 @@ class Result:
     body_bytes: int
     document_length: int
     local_waits: int
+    connection_waits: int   # at a fixed rate: sent late, every connection busy at their time
+    schedule_missed: int    # at a fixed rate: their time came before the end, never sent
     failures: dict          # reason -> count, for every reason in FAILURES
     cancelled: bool
     elapsed_s: float
     requests_per_second: float
     goodput_per_second: float  # completed (correct) responses per second
     server_software: str
-    timings: dict           # "connect" | "waiting" | "processing" | "total" -> Timing
+    timings: dict           # "connect" | "waiting" | "processing" | "total" | "response" | "schedule_lag" -> Timing
     report: str             # ab's report and microbench's notes
     json: dict              # the whole result, histograms' percentiles included
 
@@ -203,6 +206,7 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         non_2xx=counts["non_2xx"], keep_alive_requests=counts["keep_alive_requests"], retries=counts["retries"],
         connects=counts["connects"], bytes_sent=counts["bytes_sent"], bytes_received=counts["bytes_received"],
         body_bytes=counts["body_bytes"], document_length=counts["document_length"], local_waits=counts["local_waits"],
+        connection_waits=counts["connection_waits"], schedule_missed=counts["schedule_missed"],
         failures={name: _lib.mb_result_failures(handle, i) for i, name in enumerate(FAILURES)},
         cancelled=bool(_lib.mb_result_cancelled(handle)),
         elapsed_s=_lib.mb_result_elapsed_ns(handle) / 1e9,
@@ -242,8 +246,9 @@ class Cancel:
 def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
         headers=None, body=None, content_type=None, expect_status=None, check_factorial=None, body_equals=None,
         body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
-        on_response=None, on_progress=None, cancel=None):
-    """Runs n requests (or for `duration` seconds, n=0) over c connections and returns a Result.
+        rate=0.0, on_response=None, on_progress=None, cancel=None):
+    """Runs n requests (or for `duration` seconds, n=0) over c connections and returns a Result;
+    with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]).
 
     on_response(status, body_bytes) -> bool is called on worker threads for every whole response
     (False fails it as `check`); on_progress(ended, target, elapsed_s) on this thread.
@@ -261,6 +266,7 @@ def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1,
         _check(_lib.mb_plan_set_method(plan, method.encode()))
         _check(_lib.mb_plan_set_length_check(plan, int(length_check)))
         _check(_lib.mb_plan_set_raise_fd_limit(plan, int(raise_fd_limit)))
+        _check(_lib.mb_plan_set_rate(plan, float(rate)))
         if duration is not None:
             _check(_lib.mb_plan_set_duration_ms(plan, int(duration * 1000)))
         for name, value in (headers or {}).items():

@@ -105,6 +105,8 @@ inline const histogram* column(const mb_result* r, int which) {
         case MB_TIMING_WAITING: return &r->r.waiting_ns;
         case MB_TIMING_PROCESSING: return &r->r.processing_ns;
         case MB_TIMING_TOTAL: return &r->r.total_ns;
+        case MB_TIMING_RESPONSE: return &r->r.response_ns;
+        case MB_TIMING_SCHEDULE_LAG: return &r->r.schedule_lag_ns;
     }
     return nullptr;
 }
@@ -226,6 +228,9 @@ MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes) {
     MICROBENCH_C_SET(plan, bytes <= (64u << 20), plan->p.socket_buffer_bytes(bytes))
 }
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0)) }
+MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
+    MICROBENCH_C_SET(plan, requests_per_second >= 0 && requests_per_second <= 10'000'000, plan->p.rate(requests_per_second))
+}
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     bool ok = codes || count == 0;
     for (size_t i = 0; ok && i < count; ++i) ok = codes[i] >= 100 && codes[i] <= 999;
@@ -299,6 +304,8 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_DOCUMENT_LENGTH: return r.first_body_length;
         case MB_COUNT_CONCURRENCY_PEAK: return r.concurrency_peak;
         case MB_COUNT_LOCAL_WAITS: return r.port_waits + r.descriptor_waits + r.memory_waits;
+        case MB_COUNT_CONNECTION_WAITS: return r.connection_waits;
+        case MB_COUNT_SCHEDULE_MISSED: return r.schedule_missed;
     }
     return 0;
 }

@@ -94,7 +94,16 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
     detail::append_json_histogram(out, "processing", r.processing_ns, percentiles);
     out += ",";
     detail::append_json_histogram(out, "total", r.total_ns, percentiles);
-    out += "}}\n";
+    out += "}";
+    if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
+        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"connection_waits\":%llu,\"schedule_missed\":%llu,",
+                r.rate_target, r.requests_per_second(), u(r.connection_waits), u(r.schedule_missed));
+        detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
+        out += ",";
+        detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
+        out += "}";
+    }
+    out += "}\n";
     return out;
 }
 

@@ -43,6 +43,39 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
 }
 
+// At a fixed rate: target and achieved rate, response time (from the intended send time) next to
+// service time (from the actual send) and schedule lag, and — when the generator could not hold
+// the rate — what fell behind and the remedy. Nothing in a closed loop.
+inline void append_open_model_section(const result& r, std::string& out) {
+    using detail::appendf;
+    if (r.rate_target <= 0) return;
+    const double achieved = r.requests_per_second();
+    appendf(out, "\nOpen model: target %.2f requests/s, achieved %.2f (%.1f %%)\n", r.rate_target, achieved,
+            100.0 * achieved / r.rate_target);
+    appendf(out, "  (ms)          %10s %10s %10s %10s %10s\n", "p50", "p90", "p99", "p99.9", "max");
+    const std::pair<const char*, const histogram*> rows[] = {
+        {"response", &r.response_ns}, {"service", &r.total_ns}, {"schedule lag", &r.schedule_lag_ns}};
+    for (const auto& row : rows) {
+        const histogram& h = *row.second;
+        appendf(out, "  %-12s  %10.3f %10.3f %10.3f %10.3f %10.3f\n", row.first, h.value_at_percentile(50) / 1e6,
+                h.value_at_percentile(90) / 1e6, h.value_at_percentile(99) / 1e6, h.value_at_percentile(99.9) / 1e6,
+                static_cast<double>(h.max()) / 1e6);
+    }
+    appendf(out, "  response = intended send time -> last byte (what a user in line sees); service = actual send -> last byte\n");
+    // Behind: below 99.5 % of the target, requests never sent, or more than 1 % sent late for want of a connection.
+    const bool behind = achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
+    if (!behind) return;
+    appendf(out, "Note: the generator could not hold the rate: target %.0f/s, achieved %.0f/s, %.3f ms max schedule lag",
+            r.rate_target, achieved, static_cast<double>(r.schedule_lag_ns.max()) / 1e6);
+    if (r.connection_waits || r.schedule_missed)
+        appendf(out, "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
+                     "were busy: raise -c (rate x latency needs that many in flight) or --threads.\n",
+                static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
+                r.concurrency_requested);
+    else
+        appendf(out, " with connections free — the generator itself fell behind (CPU): raise --threads.\n");
+}
+
 // "50,90,99,99.9" → {50, 90, 99, 99.9}; false if any item is not a number in [0, 100].
 inline bool parse_percentile_list(const std::string& text, std::vector<double>& out) {
     out.clear();

@@ -191,8 +191,8 @@ inline void worker::run() {
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
         if (fixed_rate() && !idle_.empty() && schedule_left()) wake = std::min(wake, next_intended_ns_);
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
-        int timeout_ms = more_now ? 0 : static_cast<int>((std::max<std::int64_t>(0, wake - now) + 999'999) / 1'000'000);
-        int n = loop_.wait(events, defaults::worker_event_batch, timeout_ms);
+        std::int64_t timeout_ns = more_now ? 0 : std::max<std::int64_t>(0, wake - now);
+        int n = loop_.wait_ns(events, defaults::worker_event_batch, timeout_ns);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
     }
     for (connection& c : conns_) close_connection(c, false);

@@ -71,6 +71,7 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_raise_fd_limit(NULL, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_socket_buffer_bytes(NULL, 0) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_resend_non_idempotent(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_rate(NULL, 10) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_expect_status(NULL, codes, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_equals(NULL, "x", 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_starts_with(NULL, "x", 1) == MB_INVALID_ARGUMENT);
@@ -96,6 +97,7 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_timeout_ms(plan, 0, 100) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_drain_ms(plan, -1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_socket_buffer_bytes(plan, 0x7fffffff) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_rate(plan, -1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_bind_address(plan, NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_expect_status(plan, codes, 2) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_expect_status(plan, NULL, 1) == MB_INVALID_ARGUMENT);
@@ -371,6 +373,23 @@ static void cancel_and_duration(uint16_t port) {
     mb_cancel_destroy(cancel);
 }
 
+static void fixed_rate(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 200) == MB_OK && mb_plan_set_concurrency(plan, 4) == MB_OK);
+    EXPECT(mb_plan_set_rate(plan, 1000) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    EXPECT(mb_result_count(r, MB_COUNT_COMPLETED) == 200);
+    EXPECT(mb_result_timing_count(r, MB_TIMING_RESPONSE) == 200 && mb_result_timing_count(r, MB_TIMING_SCHEDULE_LAG) == 200);
+    EXPECT(mb_result_timing_min_ns(r, MB_TIMING_RESPONSE) >= mb_result_timing_min_ns(r, MB_TIMING_TOTAL));
+    EXPECT(mb_result_count(r, MB_COUNT_SCHEDULE_MISSED) == 0);
+    EXPECT(mb_result_count(r, MB_COUNT_CONNECTION_WAITS) <= 200);
+    EXPECT(mb_result_elapsed_ns(r) >= 190 * 1000 * 1000); /* 200 at 1000/s: about 0.2 s */
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
 static void suites(uint16_t port) {
     mb_suite* suite = NULL;
     int passed = 0;
@@ -406,6 +425,7 @@ int main(void) {
     failing_checks(port);
     body_and_refused_port(port);
     cancel_and_duration(port);
+    fixed_rate(port);
     suites(port);
     mb_server_stop(server);
     if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);

@@ -310,6 +310,24 @@ class Errors(unittest.TestCase):
             self.assertEqual(p.returncode, 130, f"{args}: {err}")
             self.assertIn("Test interrupted", out)
 
+    def test_rate_reports_the_open_model_and_says_when_it_cannot_hold(self):
+        r = run([MICROBENCH, "-q", "-n", "400", "-c", "4", "-k", "--rate", "400", "--json", "-", Servers.url()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(doc["open_model"]["rate"], 400)
+        self.assertEqual(doc["open_model"]["response_ns"]["count"], 400)
+        self.assertGreaterEqual(doc["elapsed_s"], 0.95)  # 400 at 400/s
+        r = run([MICROBENCH, "-q", "-n", "400", "-c", "4", "-k", "--rate", "400", Servers.url()])
+        self.assertRegex(r.stdout, r"Open model: target 400.00 requests/s, achieved [\d.]+")
+        self.assertRegex(r.stdout, r"\n  response +[\d.]+")
+        self.assertNotIn("could not hold the rate", r.stdout)
+        r = run([MICROBENCH, "-q", "-t", "1", "-c", "2", "-k", "--rate", "100", Servers.url("/delay/100")])
+        self.assertRegex(r.stdout, r"Note: the generator could not hold the rate: target 100/s, achieved \d+/s")
+        self.assertIn("all 2 connections were busy: raise -c", r.stdout)
+        r = run([MICROBENCH, "-n", "10", "-k", "--pipeline", "4", "--rate", "10", Servers.url()])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--rate sends one request at a time", r.stderr)
+
     def test_duration_has_no_request_cap(self):
         # ab -t implies -n 50000; microbench runs for the time given, however many that is.
         t0 = time.monotonic()

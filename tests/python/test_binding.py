@@ -98,6 +98,13 @@ class Binding(unittest.TestCase):
         self.assertTrue(passed)
         self.assertEqual(len(results), 10)
 
+    def test_fixed_rate(self):
+        r = microbench.run(self.server.url("/factorial/10"), n=200, c=4, rate=1000)
+        self.assertEqual(r.completed, 200)
+        self.assertEqual(r.timings["response"].count, 200)
+        self.assertGreaterEqual(r.timings["response"].min_ms, r.timings["total"].min_ms)
+        self.assertEqual(r.json["open_model"]["rate"], 1000)
+
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")
 
