@@ -2834,11 +2834,12 @@ private:
     void scan_deadlines(std::int64_t now);
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
     bool fixed_rate() const { return s_.rate_interval_ns > 0; }
-    bool schedule_left() const { return !stopping_ && (s_.quota == 0 || issued_ < s_.quota); }
-    // At a fixed rate: the next request's time has come (and it is not past the stop time).
-    bool due(std::int64_t now) const {
-        return schedule_left() && next_intended_ns_ <= now && next_intended_ns_ < stop_issuing_ns_;
+    // At a fixed rate: another request is scheduled before the stop time (and within the quota).
+    bool schedule_pending() const {
+        return !stopping_ && (s_.quota == 0 || issued_ < s_.quota) && next_intended_ns_ < stop_issuing_ns_;
     }
+    // At a fixed rate: the next request's time has come.
+    bool due(std::int64_t now) const { return schedule_pending() && next_intended_ns_ <= now; }
     void dispatch_due(std::int64_t now);
     void on_idle_event(connection& c, std::uint32_t events);
     void note_ended() {
@@ -2909,7 +2910,7 @@ inline void worker::run() {
         if (fixed_rate()) dispatch_due(now);
         // Every issued request ends once (or is abandoned as unfinished): none in flight means done.
         bool busy = !next_ready_.empty() || issued_ != stats_.requests_ended + stats_.unfinished ||
-                    (fixed_rate() && schedule_left() && next_intended_ns_ < stop_issuing_ns_);
+                    (fixed_rate() && schedule_pending());
         if (!busy) break;
 
         if (now >= next_scan) {
@@ -2917,7 +2918,7 @@ inline void worker::run() {
             next_scan = now + scan_every;
         }
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
-        if (fixed_rate() && !idle_.empty() && schedule_left()) wake = std::min(wake, next_intended_ns_);
+        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, next_intended_ns_);
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
         std::int64_t timeout_ns = more_now ? 0 : std::max<std::int64_t>(0, wake - now);
         int n = loop_.wait_ns(events, defaults::worker_event_batch, timeout_ns);
@@ -2933,7 +2934,7 @@ inline void worker::run() {
 // in idle_ (open, if keep-alive) for the schedule.
 inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
-    if (fixed_rate() && !due(now) && schedule_left() && now < stop_issuing_ns_ && next_intended_ns_ < stop_issuing_ns_) {
+    if (fixed_rate() && schedule_pending() && next_intended_ns_ > now) {  // not yet: wait for the schedule
         idle_.push_back(ci);
         return;
     }
