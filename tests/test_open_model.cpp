@@ -9,22 +9,9 @@
 #include <string>
 
 #include "microbench.hpp"
+#include "run_helpers.hpp"
 
 using namespace microbench;
-
-namespace {
-
-std::string url_of(const server& s, const char* path) { return "http://127.0.0.1:" + std::to_string(s.port()) + path; }
-
-result run_ok(const plan& p) {
-    result r;
-    error e = run(p, r);
-    REQUIRE_MESSAGE(!e, e.message());
-    CHECK(r.requests_ended == r.requests_completed + r.requests_failed);
-    return r;
-}
-
-}  // namespace
 
 TEST_CASE("a fixed-rate count run takes n/R seconds") {
     server srv;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "microbench.hpp"
+#include "run_helpers.hpp"
 #include "child_server.hpp"
 #include "scripted_server.hpp"
 
@@ -34,16 +35,6 @@ std::string response(int status, const std::string& body, const char* extra = ""
     return "HTTP/1.1 " + std::to_string(status) + " X\r\n" + extra + "Content-Length: " + std::to_string(body.size()) +
            "\r\n\r\n" + body;
 }
-
-result run_ok(const plan& p) {
-    result r;
-    error e = run(p, r);
-    REQUIRE_MESSAGE(!e, e.message());
-    CHECK(r.requests_ended == r.requests_completed + r.requests_failed);
-    return r;
-}
-
-std::string url_of(const server& s, const char* path) { return "http://127.0.0.1:" + std::to_string(s.port()) + path; }
 
 // Runs `body` in a forked child (so limits and namespaces it changes stay there); the child's
 // exit status is the number of failed expectations, 77 when the system does not allow the setup.

@@ -1,0 +1,22 @@
+// tests/run_helpers.hpp — small helpers the engine's tests share: the reference server's URL for
+// a path, and a run that must start and whose accounting must add up.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "microbench.hpp"
+
+inline std::string url_of(const microbench::server& s, const char* path) {
+    return "http://127.0.0.1:" + std::to_string(s.port()) + path;
+}
+
+// Runs `p`; the run must start, and every request that ended is completed or failed.
+inline microbench::result run_ok(const microbench::plan& p) {
+    microbench::result r;
+    microbench::error e = microbench::run(p, r);
+    REQUIRE_MESSAGE(!e, e.message());
+    CHECK(r.requests_ended == r.requests_completed + r.requests_failed);
+    return r;
+}
