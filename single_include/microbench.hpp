@@ -5175,12 +5175,10 @@ MB_API int mb_plan_create(const char* url, mb_plan** out) {
     if (out) *out = nullptr;
     if (!url || !out) return invalid;
     MICROBENCH_C_TRY
-    microbench::url parsed;
-    if (microbench::error e = microbench::parse_url(url, parsed)) return status_of(e);
-    auto* p = new (std::nothrow) mb_plan;
+    std::unique_ptr<mb_plan> p(new (std::nothrow) mb_plan);
     if (!p) return no_memory;
-    p->p.url(url);
-    *out = p;
+    if (int status = mb_plan_set_url(p.get(), url)) return status;  // checks the URL
+    *out = p.release();
     return MB_OK;
     MICROBENCH_C_CATCH(no_memory)
 }
