@@ -3128,8 +3128,7 @@ inline void worker::scan_deadlines(std::int64_t now) {
 namespace microbench {
 namespace detail {
 
-// Opens a socket and starts connecting. A local shortage (no free port, descriptor or buffer)
-// is not the server's failure: the connection waits for one, within its connect timeout.
+// Opens a socket and starts connecting, or waits out a local shortage (see above).
 inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     if (c.state != connection::phase::waiting) c.deadline_ns = now + s_.connect_timeout_ns;
