@@ -100,6 +100,11 @@ constexpr std::int64_t local_retry_max_ns = 64'000'000;
 // The calling thread polls the workers' counters this often for progress callbacks.
 constexpr std::int64_t progress_poll_ms = 10;
 
+// Per-interval statistics: every second at a fixed rate unless the plan says otherwise, and
+// never finer than 10 ms (each interval costs the calling thread a merge of the workers' slots).
+constexpr std::int64_t interval_ms_at_rate = 1'000;
+constexpr std::int64_t min_interval_ms = 10;
+
 // What a plan may ask for before validate() refuses it, so memory stays bounded: request slots
 // are concurrency × pipeline (48 bytes each), per-request timings (ab -g) 40 bytes each.
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
@@ -184,6 +189,8 @@ enum class errc : std::uint16_t {
     // Plans, continued (120–139)
     plan_too_many_records = 120,
     plan_bad_rate = 121,
+    plan_bad_interval = 122,
+    plan_bad_arrivals = 123,
 
     // Calls through the C API (200–219)
     invalid_argument = 200,
@@ -251,6 +258,8 @@ constexpr errc_entry errc_table[] = {
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
     {errc::plan_too_many_records, "plan_too_many_records", "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer"},
     {errc::plan_bad_rate, "plan_bad_rate", "rate must be from 0 (closed loop) to 10,000,000 requests per second, and works without pipelining"},
+    {errc::plan_bad_interval, "plan_bad_interval", "the statistics interval must be from 10 ms to 1 hour, or 0 for none"},
+    {errc::plan_bad_arrivals, "plan_bad_arrivals", "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson"},
     {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
     {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };
@@ -2290,188 +2299,6 @@ private:
 
 }  // namespace microbench
 // ---- end include/microbench/event_loop.hpp ----
-// ---- begin include/microbench/plan.hpp ----
-// microbench/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
-//   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
-// Every knob starts at its default from config.hpp; validate() says what is wrong, never throws.
-// A plan is plain data: copy it, keep it, run it again.
-
-#include <atomic>
-#include <cstdint>
-#include <string>
-#include <vector>
-
-
-namespace microbench {
-
-// Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
-// as unfinished) and returns its partial result marked cancelled.
-class cancel_token {
-public:
-    void cancel() { flag_.store(true, std::memory_order_relaxed); }
-    bool cancelled() const { return flag_.load(std::memory_order_relaxed); }
-
-private:
-    std::atomic<bool> flag_{false};
-};
-
-// What a progress callback is told; called on the thread that called run(), never a worker.
-struct progress {
-    std::uint64_t ended;       // requests that ended so far, complete or failed
-    std::uint64_t target;      // requests asked for, 0 for a duration-only run
-    std::int64_t elapsed_ns;
-};
-using progress_fn = void (*)(const progress&, void* user);
-
-class plan {
-public:
-#define MICROBENCH_PLAN_FIELD(type, name)                 \
-    plan& name(type v) {                                  \
-        name##_ = std::move(v);                           \
-        return *this;                                     \
-    }                                                     \
-    const type& name() const { return name##_; }
-
-    MICROBENCH_PLAN_FIELD(std::string, url)
-    MICROBENCH_PLAN_FIELD(std::string, method)
-    MICROBENCH_PLAN_FIELD(std::string, body)
-    MICROBENCH_PLAN_FIELD(std::string, content_type)
-    MICROBENCH_PLAN_FIELD(std::uint64_t, requests)       // 0: no count limit (needs a duration)
-    MICROBENCH_PLAN_FIELD(std::int64_t, duration_ms)     // 0: no time limit (needs a count)
-    MICROBENCH_PLAN_FIELD(std::uint32_t, concurrency)    // connections, split across threads
-    MICROBENCH_PLAN_FIELD(std::uint32_t, threads)
-    MICROBENCH_PLAN_FIELD(bool, keep_alive)
-    MICROBENCH_PLAN_FIELD(std::int64_t, timeout_ms)      // per request, from its start
-    MICROBENCH_PLAN_FIELD(std::int64_t, connect_timeout_ms)
-    MICROBENCH_PLAN_FIELD(std::int64_t, drain_ms)        // after a duration ends, for requests in flight
-    MICROBENCH_PLAN_FIELD(std::uint32_t, pipeline)       // requests in flight per connection
-    MICROBENCH_PLAN_FIELD(std::string, bind_address)     // local address to connect from; "" = any
-    MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
-    MICROBENCH_PLAN_FIELD(response_limits, limits)
-    MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
-    MICROBENCH_PLAN_FIELD(std::uint32_t, socket_buffer_bytes)  // SO_SNDBUF and SO_RCVBUF (ab -b); 0 = the kernel's
-    // May run() raise the soft open-file limit toward the hard one when the connections need it?
-    // Off: a library leaves its host's limits alone (run_fd_limit instead). On: raised for the
-    // run and restored afterwards (the command line turns it on).
-    MICROBENCH_PLAN_FIELD(bool, raise_fd_limit)
-    // A request that met a keep-alive connection the server had closed is sent again once when
-    // its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE; RFC 9110 §9.2.2). On:
-    // also POST, PATCH and other methods, which the server may already have acted on.
-    MICROBENCH_PLAN_FIELD(bool, resend_non_idempotent)
-    // Requests per second in all, on a fixed schedule (the open model); 0: a closed loop, each
-    // connection sending its next request when the last one ended. At most `concurrency` are in
-    // flight: a request whose time comes while every connection is busy waits, and its wait
-    // counts in its response time.
-    MICROBENCH_PLAN_FIELD(double, rate)
-#undef MICROBENCH_PLAN_FIELD
-
-    // Only these statuses count as success; any other is a failed request with reason `check`.
-    // Empty (the default): every status is a response, non-2xx counted apart, as ab does.
-    plan& expect_status(std::vector<int> codes) {
-        expected_status_ = std::move(codes);
-        return *this;
-    }
-    const std::vector<int>& expect_status() const { return expected_status_; }
-
-    // Checks every response must pass; one that fails is a failed request with reason `check`.
-    plan& check(microbench::checks c) {
-        checks_ = std::move(c);
-        return *this;
-    }
-    const microbench::checks& check() const { return checks_; }
-
-    // Adds a request header; one named like a default replaces it (ab's -H).
-    plan& header(std::string name, std::string value) {
-        headers_.push_back({std::move(name), std::move(value)});
-        return *this;
-    }
-    const std::vector<microbench::header>& headers() const { return headers_; }
-
-    // Stops the run when `token` is cancelled; the token must outlive the run.
-    plan& cancel_with(const cancel_token* token) {
-        cancel_ = token;
-        return *this;
-    }
-    const cancel_token* cancel_with() const { return cancel_; }
-
-    // Calls fn every `every_ms` (0: never) and each time another `every_requests` requests
-    // ended (0: never). Costs the workers nothing: the calling thread polls their counters.
-    plan& on_progress(progress_fn fn, void* user, std::int64_t every_ms, std::uint64_t every_requests = 0) {
-        progress_fn_ = fn;
-        progress_user_ = user;
-        progress_every_ms_ = every_ms;
-        progress_every_requests_ = every_requests;
-        return *this;
-    }
-    progress_fn progress_callback() const { return progress_fn_; }
-    void* progress_user() const { return progress_user_; }
-    std::int64_t progress_every_ms() const { return progress_every_ms_; }
-    std::uint64_t progress_every_requests() const { return progress_every_requests_; }
-
-    // The request options this plan describes.
-    request_options request() const {
-        request_options r;
-        r.method = method_;
-        r.headers = headers_;
-        r.body = body_;
-        r.content_type = content_type_;
-        r.keep_alive = keep_alive_;
-        return r;
-    }
-
-    // Checks everything that does not need the network (the URL is checked by run()).
-    error validate() const {
-        if (concurrency_ < 1 || concurrency_ > 1'000'000) return {errc::plan_bad_concurrency, 0};
-        if (threads_ < 1 || threads_ > 1024 || threads_ > concurrency_) return {errc::plan_bad_threads, 0};
-        if (requests_ == 0 && duration_ms_ <= 0) return {errc::plan_no_limit, 0};
-        if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
-        const std::int64_t hour_ms = 3'600'000;
-        if (timeout_ms_ < 1 || timeout_ms_ > hour_ms || connect_timeout_ms_ < 1 || connect_timeout_ms_ > hour_ms ||
-            drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
-            return {errc::plan_bad_timeout, 0};
-        if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
-        if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
-        if (record_requests_ > defaults::max_recorded_requests) return {errc::plan_too_many_records, 0};
-        if (!(rate_ >= 0) || rate_ > 10'000'000 || (rate_ > 0 && pipeline_ > 1)) return {errc::plan_bad_rate, 0};
-        for (std::size_t i = 0; i < expected_status_.size(); ++i)
-            if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
-        return {};
-    }
-
-private:
-    std::string url_;
-    std::string method_ = "GET";
-    std::string body_;
-    std::string content_type_ = defaults::content_type;
-    std::uint64_t requests_ = defaults::requests;
-    std::int64_t duration_ms_ = 0;
-    std::uint32_t concurrency_ = defaults::concurrency;
-    std::uint32_t threads_ = defaults::threads;
-    bool keep_alive_ = defaults::keep_alive;
-    std::int64_t timeout_ms_ = defaults::timeout_ms;
-    std::int64_t connect_timeout_ms_ = defaults::timeout_ms;
-    std::int64_t drain_ms_ = defaults::drain_ms;
-    std::uint32_t pipeline_ = 1;
-    std::string bind_address_;
-    bool length_check_ = true;
-    response_limits limits_;
-    std::uint64_t record_requests_ = 0;
-    std::uint32_t socket_buffer_bytes_ = 0;
-    bool raise_fd_limit_ = false;
-    bool resend_non_idempotent_ = false;
-    double rate_ = 0;
-    std::vector<microbench::header> headers_;
-    std::vector<int> expected_status_;
-    microbench::checks checks_;
-    const cancel_token* cancel_ = nullptr;
-    progress_fn progress_fn_ = nullptr;
-    void* progress_user_ = nullptr;
-    std::int64_t progress_every_ms_ = 0;
-    std::uint64_t progress_every_requests_ = 0;
-};
-
-}  // namespace microbench
-// ---- end include/microbench/plan.hpp ----
 // ---- begin include/microbench/result.hpp ----
 // microbench/result.hpp — what a run measured, as plain data: counts, failures by reason,
 // status codes, bytes, connections and four latency histograms (ab's Connect, Waiting,
@@ -2513,6 +2340,21 @@ constexpr const char* failure_name(failure f) {
 struct request_timing {
     std::int64_t start_ns;  // monotonic; result::start_realtime_ns maps it to wall-clock time
     std::int64_t connect_ns, waiting_ns, processing_ns, total_ns;
+};
+
+// One interval of a run (plan::interval_ms): what was sent and what ended in it, across all
+// workers. Response time is from the intended send time at a fixed rate, else the total time.
+struct interval_stats {
+    std::int64_t start_ns;     // from the run's start
+    std::int64_t duration_ns;  // the interval's length (the last one ends with the run)
+    std::uint64_t sent, ended, completed, failed;  // ended = completed + failed
+    double target;             // at a fixed rate: requests the schedule meant to send in it
+    std::uint64_t latency_count;  // response times recorded: the completed requests
+    std::int64_t p50_ns, p90_ns, p99_ns, max_ns;  // response time
+    std::int64_t lag_p99_ns, lag_max_ns;          // schedule lag, at a fixed rate
+
+    // Requests that ended per second in this interval.
+    double rate() const { return duration_ns > 0 ? static_cast<double>(ended) * 1e9 / static_cast<double>(duration_ns) : 0.0; }
 };
 
 struct result {
@@ -2563,6 +2405,10 @@ struct result {
     double rate_target = 0;              // requests/s asked for; 0: closed loop
     std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
     std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
+    // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
+    // merge() leaves it alone.
+    std::vector<interval_stats> intervals;
+    std::int64_t interval_ns = 0;
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
@@ -2616,6 +2462,223 @@ struct result {
 
 }  // namespace microbench
 // ---- end include/microbench/result.hpp ----
+// ---- begin include/microbench/plan.hpp ----
+// microbench/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
+//   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
+// Every knob starts at its default from config.hpp; validate() says what is wrong, never throws.
+// A plan is plain data: copy it, keep it, run it again.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+// Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
+// as unfinished) and returns its partial result marked cancelled.
+class cancel_token {
+public:
+    void cancel() { flag_.store(true, std::memory_order_relaxed); }
+    bool cancelled() const { return flag_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<bool> flag_{false};
+};
+
+// What a progress callback is told; called on the thread that called run(), never a worker.
+struct progress {
+    std::uint64_t ended;       // requests that ended so far, complete or failed
+    std::uint64_t target;      // requests asked for, 0 for a duration-only run
+    std::int64_t elapsed_ns;
+};
+using progress_fn = void (*)(const progress&, void* user);
+// Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
+using interval_fn = void (*)(const interval_stats&, void* user);
+
+// How requests are spread over time at a fixed rate.
+enum class arrivals : std::uint8_t {
+    uniform,  // evenly spaced: 1/rate apart
+    poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
+};
+
+class plan {
+public:
+#define MICROBENCH_PLAN_FIELD(type, name)                 \
+    plan& name(type v) {                                  \
+        name##_ = std::move(v);                           \
+        return *this;                                     \
+    }                                                     \
+    const type& name() const { return name##_; }
+
+    MICROBENCH_PLAN_FIELD(std::string, url)
+    MICROBENCH_PLAN_FIELD(std::string, method)
+    MICROBENCH_PLAN_FIELD(std::string, body)
+    MICROBENCH_PLAN_FIELD(std::string, content_type)
+    MICROBENCH_PLAN_FIELD(std::uint64_t, requests)       // 0: no count limit (needs a duration)
+    MICROBENCH_PLAN_FIELD(std::int64_t, duration_ms)     // 0: no time limit (needs a count)
+    MICROBENCH_PLAN_FIELD(std::uint32_t, concurrency)    // connections, split across threads
+    MICROBENCH_PLAN_FIELD(std::uint32_t, threads)
+    MICROBENCH_PLAN_FIELD(bool, keep_alive)
+    MICROBENCH_PLAN_FIELD(std::int64_t, timeout_ms)      // per request, from its start
+    MICROBENCH_PLAN_FIELD(std::int64_t, connect_timeout_ms)
+    MICROBENCH_PLAN_FIELD(std::int64_t, drain_ms)        // after a duration ends, for requests in flight
+    MICROBENCH_PLAN_FIELD(std::uint32_t, pipeline)       // requests in flight per connection
+    MICROBENCH_PLAN_FIELD(std::string, bind_address)     // local address to connect from; "" = any
+    MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
+    MICROBENCH_PLAN_FIELD(response_limits, limits)
+    MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
+    MICROBENCH_PLAN_FIELD(std::uint32_t, socket_buffer_bytes)  // SO_SNDBUF and SO_RCVBUF (ab -b); 0 = the kernel's
+    // May run() raise the soft open-file limit toward the hard one when the connections need it?
+    // Off: a library leaves its host's limits alone (run_fd_limit instead). On: raised for the
+    // run and restored afterwards (the command line turns it on).
+    MICROBENCH_PLAN_FIELD(bool, raise_fd_limit)
+    // A request that met a keep-alive connection the server had closed is sent again once when
+    // its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE; RFC 9110 §9.2.2). On:
+    // also POST, PATCH and other methods, which the server may already have acted on.
+    MICROBENCH_PLAN_FIELD(bool, resend_non_idempotent)
+    // Requests per second in all, on a fixed schedule (the open model); 0: a closed loop, each
+    // connection sending its next request when the last one ended. At most `concurrency` are in
+    // flight: a request whose time comes while every connection is busy waits, and its wait
+    // counts in its response time.
+    MICROBENCH_PLAN_FIELD(double, rate)
+    MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
+    MICROBENCH_PLAN_FIELD(std::uint64_t, seed)             // of the Poisson arrivals: the same seed, the same schedule
+    // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
+    // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
+    MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
+#undef MICROBENCH_PLAN_FIELD
+
+    // Only these statuses count as success; any other is a failed request with reason `check`.
+    // Empty (the default): every status is a response, non-2xx counted apart, as ab does.
+    plan& expect_status(std::vector<int> codes) {
+        expected_status_ = std::move(codes);
+        return *this;
+    }
+    const std::vector<int>& expect_status() const { return expected_status_; }
+
+    // Checks every response must pass; one that fails is a failed request with reason `check`.
+    plan& check(microbench::checks c) {
+        checks_ = std::move(c);
+        return *this;
+    }
+    const microbench::checks& check() const { return checks_; }
+
+    // Adds a request header; one named like a default replaces it (ab's -H).
+    plan& header(std::string name, std::string value) {
+        headers_.push_back({std::move(name), std::move(value)});
+        return *this;
+    }
+    const std::vector<microbench::header>& headers() const { return headers_; }
+
+    // Stops the run when `token` is cancelled; the token must outlive the run.
+    plan& cancel_with(const cancel_token* token) {
+        cancel_ = token;
+        return *this;
+    }
+    const cancel_token* cancel_with() const { return cancel_; }
+
+    // Calls fn every `every_ms` (0: never) and each time another `every_requests` requests
+    // ended (0: never). Costs the workers nothing: the calling thread polls their counters.
+    plan& on_progress(progress_fn fn, void* user, std::int64_t every_ms, std::uint64_t every_requests = 0) {
+        progress_fn_ = fn;
+        progress_user_ = user;
+        progress_every_ms_ = every_ms;
+        progress_every_requests_ = every_requests;
+        return *this;
+    }
+    // Calls fn with each interval's row as soon as every worker has finished that interval.
+    plan& on_interval(interval_fn fn, void* user) {
+        interval_fn_ = fn;
+        interval_user_ = user;
+        return *this;
+    }
+    interval_fn interval_callback() const { return interval_fn_; }
+    void* interval_user() const { return interval_user_; }
+    // The interval this plan's statistics use, in milliseconds; 0: none.
+    std::int64_t effective_interval_ms() const {
+        return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
+    }
+
+    progress_fn progress_callback() const { return progress_fn_; }
+    void* progress_user() const { return progress_user_; }
+    std::int64_t progress_every_ms() const { return progress_every_ms_; }
+    std::uint64_t progress_every_requests() const { return progress_every_requests_; }
+
+    // The request options this plan describes.
+    request_options request() const {
+        request_options r;
+        r.method = method_;
+        r.headers = headers_;
+        r.body = body_;
+        r.content_type = content_type_;
+        r.keep_alive = keep_alive_;
+        return r;
+    }
+
+    // Checks everything that does not need the network (the URL is checked by run()).
+    error validate() const {
+        if (concurrency_ < 1 || concurrency_ > 1'000'000) return {errc::plan_bad_concurrency, 0};
+        if (threads_ < 1 || threads_ > 1024 || threads_ > concurrency_) return {errc::plan_bad_threads, 0};
+        if (requests_ == 0 && duration_ms_ <= 0) return {errc::plan_no_limit, 0};
+        if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
+        const std::int64_t hour_ms = 3'600'000;
+        if (timeout_ms_ < 1 || timeout_ms_ > hour_ms || connect_timeout_ms_ < 1 || connect_timeout_ms_ > hour_ms ||
+            drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
+            return {errc::plan_bad_timeout, 0};
+        if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
+        if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
+        if (record_requests_ > defaults::max_recorded_requests) return {errc::plan_too_many_records, 0};
+        if (!(rate_ >= 0) || rate_ > 10'000'000 || (rate_ > 0 && pipeline_ > 1)) return {errc::plan_bad_rate, 0};
+        if (arrivals_ != microbench::arrivals::uniform && (rate_ == 0 || arrivals_ != microbench::arrivals::poisson))
+            return {errc::plan_bad_arrivals, 0};
+        if (interval_ms_ < -1 || (interval_ms_ > 0 && interval_ms_ < defaults::min_interval_ms) || interval_ms_ > hour_ms)
+            return {errc::plan_bad_interval, 0};
+        for (std::size_t i = 0; i < expected_status_.size(); ++i)
+            if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
+        return {};
+    }
+
+private:
+    std::string url_;
+    std::string method_ = "GET";
+    std::string body_;
+    std::string content_type_ = defaults::content_type;
+    std::uint64_t requests_ = defaults::requests;
+    std::int64_t duration_ms_ = 0;
+    std::uint32_t concurrency_ = defaults::concurrency;
+    std::uint32_t threads_ = defaults::threads;
+    bool keep_alive_ = defaults::keep_alive;
+    std::int64_t timeout_ms_ = defaults::timeout_ms;
+    std::int64_t connect_timeout_ms_ = defaults::timeout_ms;
+    std::int64_t drain_ms_ = defaults::drain_ms;
+    std::uint32_t pipeline_ = 1;
+    std::string bind_address_;
+    bool length_check_ = true;
+    response_limits limits_;
+    std::uint64_t record_requests_ = 0;
+    std::uint32_t socket_buffer_bytes_ = 0;
+    bool raise_fd_limit_ = false;
+    bool resend_non_idempotent_ = false;
+    double rate_ = 0;
+    microbench::arrivals arrivals_ = microbench::arrivals::uniform;
+    std::uint64_t seed_ = 0;
+    std::int64_t interval_ms_ = -1;
+    std::vector<microbench::header> headers_;
+    std::vector<int> expected_status_;
+    microbench::checks checks_;
+    const cancel_token* cancel_ = nullptr;
+    progress_fn progress_fn_ = nullptr;
+    void* progress_user_ = nullptr;
+    std::int64_t progress_every_ms_ = 0;
+    std::uint64_t progress_every_requests_ = 0;
+    interval_fn interval_fn_ = nullptr;
+    void* interval_user_ = nullptr;
+};
+
+}  // namespace microbench
+// ---- end include/microbench/plan.hpp ----
 // ---- begin include/microbench/connection.hpp ----
 // microbench/connection.hpp — the state of one client connection and of the requests in flight
 // on it. Plain data that the worker drives: connect → write → read → (reuse | close).
@@ -2733,6 +2796,278 @@ private:
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/start_gate.hpp ----
+// ---- begin include/microbench/schedule.hpp ----
+// microbench/schedule.hpp — one worker's fixed-rate schedule (the open model): when each of its
+// requests is meant to be sent. Uniform: the i-th at offset + i × gap after the start, computed
+// from i so no rounding adds up. Poisson: exponential gaps averaging `gap`, drawn from a
+// SplitMix64 generator seeded by the plan, so the same seed gives the same schedule. Off (a
+// closed loop) when the gap is 0.
+
+#include <cmath>
+#include <cstdint>
+
+
+namespace microbench {
+namespace detail {
+
+class rate_schedule {
+public:
+    void start(std::int64_t start_ns, double gap_ns, double offset_ns, arrivals kind, std::uint64_t seed) {
+        start_ns_ = start_ns;
+        gap_ns_ = gap_ns;
+        offset_ns_ = offset_ns;
+        poisson_ = kind == arrivals::poisson;
+        state_ = seed;
+        at_ns_ = poisson_ ? draw_gap() : offset_ns;
+    }
+    bool on() const { return gap_ns_ > 0; }
+
+    // The next request's intended send time.
+    std::int64_t next() const { return start_ns_ + static_cast<std::int64_t>(at_ns_); }
+
+    // The next request took its time: `issued` requests have now been given one.
+    void advance(std::uint64_t issued) {
+        at_ns_ = poisson_ ? at_ns_ + draw_gap() : offset_ns_ + static_cast<double>(issued) * gap_ns_;
+    }
+
+    // How many intended times, from next() on, fall before `stop_ns` (at most `limit`).
+    std::uint64_t count_before(std::int64_t stop_ns, std::uint64_t limit) const {
+        if (next() >= stop_ns || limit == 0) return 0;
+        if (!poisson_) {
+            auto n = static_cast<std::uint64_t>(static_cast<double>(stop_ns - 1 - next()) / gap_ns_) + 1;
+            return n < limit ? n : limit;
+        }
+        rate_schedule copy = *this;
+        std::uint64_t n = 0;
+        for (; n < limit && copy.next() < stop_ns; ++n) copy.at_ns_ += copy.draw_gap();
+        return n;
+    }
+
+private:
+    std::uint64_t splitmix64() {
+        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+    // An exponential gap with mean gap_ns_: −ln(u) × gap for u uniform in (0, 1].
+    double draw_gap() {
+        double u = static_cast<double>((splitmix64() >> 11) + 1) * 0x1.0p-53;
+        return -std::log(u) * gap_ns_;
+    }
+
+    std::int64_t start_ns_ = 0;
+    double gap_ns_ = 0, offset_ns_ = 0;
+    double at_ns_ = 0;  // the next intended time, after the start
+    bool poisson_ = false;
+    std::uint64_t state_ = 0;
+};
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/schedule.hpp ----
+// ---- begin include/microbench/intervals.hpp ----
+// microbench/intervals.hpp — per-interval statistics in constant memory. Each worker counts the
+// requests it sends and ends into the open slot of a small ring of reusable slots (counters and
+// two histograms) and hands each finished interval over to the calling thread; the calling
+// thread merges the workers' slots of an interval into one row, passes it to the plan's callback,
+// clears the slots and gives them back. Only the rows grow: one small struct per interval.
+// A request counts in the interval in which its worker saw it sent, and saw it end.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
+
+// One worker's share of one or more consecutive intervals, first..last (more than one only when
+// the calling thread fell so far behind that the ring was full).
+struct interval_slot {
+    std::int64_t first = 0, last = 0;
+    std::uint64_t sent = 0, ended = 0, completed = 0, failed = 0;
+    histogram response_ns, schedule_lag_ns;
+
+    void clear() {
+        sent = ended = completed = failed = 0;
+        response_ns.reset();
+        schedule_lag_ns.reset();
+    }
+};
+
+// The slots one worker shares with the calling thread: a single-producer, single-consumer ring.
+// Slots [tail, head) are finished and wait to be collected; slot `head` is the worker's open one.
+struct interval_ring {
+    static constexpr std::uint32_t size = 4;
+    interval_slot slots[size];
+    std::atomic<std::uint64_t> head{0}, tail{0};
+    std::atomic<std::int64_t> open_first{0};  // the open slot's first interval: all before it are handed over
+
+    interval_slot& at(std::uint64_t i) { return slots[i % size]; }
+};
+
+// The worker's side: finds the open slot for a time, handing the previous one over when a new
+// interval has begun. Off (every call a no-op) without a ring.
+class interval_recorder {
+public:
+    void start(interval_ring* ring, std::int64_t start_ns, std::int64_t interval_ns) {
+        ring_ = ring;
+        start_ns_ = start_ns;
+        interval_ns_ = interval_ns;
+        if (ring_) open_end_ns_ = start_ns + interval_ns;
+    }
+    // Hands the open slot over if its interval has ended.
+    void tick(std::int64_t now) {
+        if (ring_ && now >= open_end_ns_) advance(now);
+    }
+
+    // The slot that counts what happens at `now`.
+    interval_slot& slot(std::int64_t now) {
+        if (now >= open_end_ns_) advance(now);
+        return ring_->at(ring_->head.load(std::memory_order_relaxed));
+    }
+    void sent(std::int64_t now, std::uint32_t k) {
+        if (ring_) slot(now).sent += k;
+    }
+    void failed(std::int64_t now) {
+        if (!ring_) return;
+        interval_slot& s = slot(now);
+        ++s.ended;
+        ++s.failed;
+    }
+    void completed(std::int64_t now, std::int64_t response_ns, std::int64_t lag_ns, bool fixed_rate) {
+        if (!ring_) return;
+        interval_slot& s = slot(now);
+        ++s.ended;
+        ++s.completed;
+        s.response_ns.record_clamped(response_ns);
+        if (fixed_rate) s.schedule_lag_ns.record_clamped(lag_ns);
+    }
+
+private:
+    // A new interval began: hand the open slot over and open the next one, or, when the calling
+    // thread has not yet given a slot back, let the open slot cover this interval too.
+    void advance(std::int64_t now) {
+        const std::int64_t index = (now - start_ns_) / interval_ns_;
+        open_end_ns_ = start_ns_ + (index + 1) * interval_ns_;
+        const std::uint64_t head = ring_->head.load(std::memory_order_relaxed);
+        if (head + 1 - ring_->tail.load(std::memory_order_acquire) >= interval_ring::size) {
+            ring_->at(head).last = index;
+            return;
+        }
+        interval_slot& next = ring_->at(head + 1);  // cleared by the calling thread before it gave it back
+        next.first = next.last = index;
+        ring_->head.store(head + 1, std::memory_order_release);
+        ring_->open_first.store(index, std::memory_order_release);
+    }
+
+    interval_ring* ring_ = nullptr;
+    std::int64_t start_ns_ = 0, interval_ns_ = 1;
+    std::int64_t open_end_ns_ = INT64_MAX;
+};
+
+// The calling thread's side: merges the workers' slots into rows, in order.
+class interval_collector {
+public:
+    interval_collector(std::int64_t interval_ns, double rate, const plan& p, std::vector<interval_stats>& rows)
+        : interval_ns_(interval_ns), rate_(rate), plan_(p), rows_(rows) {}
+
+    void add(interval_ring* ring) { rings_.push_back(ring); }
+
+    // Emits every row whose intervals every worker has handed over. `final`: the workers have all
+    // been joined — their open slots count too, and the rows run to `end_ns` after the start.
+    void collect(bool final, std::int64_t end_ns = 0) {
+        for (;;) {
+            std::int64_t last = next_;
+            if (!row_ready(final, last)) {
+                if (!final || (next_ * interval_ns_ >= end_ns && !unread(final))) return;
+                last = next_;  // an interval in which nothing was sent or ended
+            }
+            emit(last, final, end_ns);
+        }
+    }
+
+private:
+    // The workers' slots that may be read: finished ones, and after the join the open one too.
+    std::uint64_t readable_end(interval_ring& r, bool final) const {
+        return r.head.load(std::memory_order_acquire) + (final ? 1 : 0);
+    }
+
+    bool unread(bool final) const {
+        for (interval_ring* r : rings_)
+            if (r->tail.load(std::memory_order_relaxed) < readable_end(*r, final)) return true;
+        return false;
+    }
+
+    // Whether the rows from next_ up to `last` (widened to take in every slot that reaches into
+    // it) have been handed over by every worker; false when there is nothing for next_ yet.
+    bool row_ready(bool final, std::int64_t& last) {
+        bool any = false;
+        for (bool widened = true; widened;) {
+            widened = false;
+            for (interval_ring* r : rings_) {
+                if (!final && r->open_first.load(std::memory_order_acquire) <= last) return false;
+                const std::uint64_t end = readable_end(*r, final);
+                for (std::uint64_t i = r->tail.load(std::memory_order_relaxed); i < end && r->at(i).first <= last; ++i) {
+                    any = true;
+                    if (r->at(i).last > last) last = r->at(i).last, widened = true;
+                }
+            }
+        }
+        return any || !final;
+    }
+
+    // Merges every slot up to `last` into one row, clears them and gives them back.
+    void emit(std::int64_t last, bool final, std::int64_t run_end_ns) {
+        interval_stats row{};
+        row.start_ns = next_ * interval_ns_;
+        std::int64_t end_ns = (last + 1) * interval_ns_;
+        if (final && run_end_ns > row.start_ns && run_end_ns < end_ns) end_ns = run_end_ns;  // the run ended inside it
+        row.duration_ns = end_ns - row.start_ns;
+        response_.reset();
+        lag_.reset();
+        for (interval_ring* r : rings_) {
+            const std::uint64_t end = readable_end(*r, final);
+            std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
+            for (; tail < end && r->at(tail).first <= last; ++tail) {
+                interval_slot& s = r->at(tail);
+                row.sent += s.sent;
+                row.ended += s.ended;
+                row.completed += s.completed;
+                row.failed += s.failed;
+                response_.merge(s.response_ns);
+                lag_.merge(s.schedule_lag_ns);
+                s.clear();
+            }
+            r->tail.store(tail, std::memory_order_release);
+        }
+        row.target = rate_ * static_cast<double>(row.duration_ns) / 1e9;
+        row.latency_count = response_.count();
+        row.p50_ns = response_.value_at_percentile(50);
+        row.p90_ns = response_.value_at_percentile(90);
+        row.p99_ns = response_.value_at_percentile(99);
+        row.max_ns = response_.max();
+        row.lag_p99_ns = lag_.value_at_percentile(99);
+        row.lag_max_ns = lag_.max();
+        rows_.push_back(row);
+        if (plan_.interval_callback()) plan_.interval_callback()(row, plan_.interval_user());
+        next_ = last + 1;
+    }
+
+    std::int64_t interval_ns_;
+    double rate_;
+    const plan& plan_;
+    std::vector<interval_stats>& rows_;
+    std::vector<interval_ring*> rings_;
+    std::int64_t next_ = 0;  // the first interval not yet in a row
+    histogram response_, lag_;
+};
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/intervals.hpp ----
 // ---- begin include/microbench/worker.hpp ----
 // microbench/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
 // and histograms; nothing is shared with other workers while running except the request bytes
@@ -2773,6 +3108,10 @@ struct worker_setup {
     std::int64_t duration_ns = 0;       // 0: no time limit
     double rate_interval_ns = 0;        // at a fixed rate: this worker's time between requests; 0: closed loop
     double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
+    arrivals rate_arrivals = arrivals::uniform;
+    std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
+    interval_ring* intervals = nullptr; // per-interval statistics; null: none
+    std::int64_t interval_ns = 0;
     std::int64_t drain_ns = 0;
     std::int64_t timeout_ns = 0;
     std::int64_t connect_timeout_ns = 0;
@@ -2811,6 +3150,7 @@ public:
 
     void run();
     result& stats() { return stats_; }
+    std::int64_t stopped_ns() const { return stopped_ns_; }  // after the start, when run() ended
 
 private:
     void issue(std::uint32_t ci, std::int64_t now);
@@ -2833,13 +3173,13 @@ private:
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
-    bool fixed_rate() const { return s_.rate_interval_ns > 0; }
+    bool fixed_rate() const { return schedule_.on(); }
     // At a fixed rate: another request is scheduled before the stop time (and within the quota).
     bool schedule_pending() const {
-        return !stopping_ && (s_.quota == 0 || issued_ < s_.quota) && next_intended_ns_ < stop_issuing_ns_;
+        return !stopping_ && (s_.quota == 0 || issued_ < s_.quota) && schedule_.next() < stop_issuing_ns_;
     }
     // At a fixed rate: the next request's time has come.
-    bool due(std::int64_t now) const { return schedule_pending() && next_intended_ns_ <= now; }
+    bool due(std::int64_t now) const { return schedule_pending() && schedule_.next() <= now; }
     void dispatch_due(std::int64_t now);
     void on_idle_event(connection& c, std::uint32_t events);
     void note_ended() {
@@ -2867,9 +3207,11 @@ private:
     std::int64_t stop_issuing_ns_ = INT64_MAX;
     std::int64_t drain_until_ns_ = INT64_MAX;
     std::int64_t last_end_ns_ = 0;
+    std::int64_t stopped_ns_ = 0;
     std::vector<std::uint32_t> idle_;       // at a fixed rate: connections waiting for the schedule
-    std::int64_t next_intended_ns_ = 0;     // at a fixed rate: the next request's time
+    rate_schedule schedule_;                // off in a closed loop
     bool starved_ = false;                  // at a fixed rate: a request is due and no connection is idle
+    interval_recorder intervals_;           // off unless the plan asks for intervals
     result stats_;
 };
 
@@ -2877,7 +3219,8 @@ inline void worker::run() {
     start_ns_ = s_.gate ? s_.gate->arrive_and_wait() : now_ns();
     if (start_ns_ < 0) return;  // the runner could not start every thread: nothing runs
     if (s_.duration_ns > 0) stop_issuing_ns_ = start_ns_ + s_.duration_ns;
-    next_intended_ns_ = start_ns_ + static_cast<std::int64_t>(s_.rate_offset_ns);
+    schedule_.start(start_ns_, s_.rate_interval_ns, s_.rate_offset_ns, s_.rate_arrivals, s_.rate_seed);
+    intervals_.start(s_.intervals, start_ns_, s_.interval_ns);
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
     epoll_event events[defaults::worker_event_batch];
     std::int64_t next_scan = 0;
@@ -2888,10 +3231,7 @@ inline void worker::run() {
         if (!stopping_ && now >= stop_issuing_ns_) {
             // At a fixed rate, requests whose time came before the end but found no connection
             // are not sent after it: they are counted as missed, not dropped in silence.
-            if (fixed_rate() && next_intended_ns_ < stop_issuing_ns_) {
-                auto missed = static_cast<std::uint64_t>(static_cast<double>(stop_issuing_ns_ - 1 - next_intended_ns_) / s_.rate_interval_ns) + 1;
-                stats_.schedule_missed = s_.quota ? std::min(missed, s_.quota - issued_) : missed;
-            }
+            if (fixed_rate()) stats_.schedule_missed = schedule_.count_before(stop_issuing_ns_, s_.quota ? s_.quota - issued_ : UINT64_MAX);
             stopping_ = true;
             drain_until_ns_ = now + s_.drain_ns;
         }
@@ -2903,6 +3243,7 @@ inline void worker::run() {
             for (connection& c : conns_) end_unfinished(c);
             break;
         }
+        intervals_.tick(now);  // hands a finished interval over even when nothing happens
         retry_waiting(now);
         ready_.swap(next_ready_);
         for (std::uint32_t ci : ready_) issue(ci, now);
@@ -2918,14 +3259,15 @@ inline void worker::run() {
             next_scan = now + scan_every;
         }
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
-        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, next_intended_ns_);
+        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, schedule_.next());
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
         std::int64_t timeout_ns = more_now ? 0 : std::max<std::int64_t>(0, wake - now);
         int n = loop_.wait_ns(events, defaults::worker_event_batch, timeout_ns);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
     }
     for (connection& c : conns_) close_connection(c, false);
-    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : now_ns()) - start_ns_;
+    stopped_ns_ = now_ns() - start_ns_;
+    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : stopped_ns_ + start_ns_) - start_ns_;
 }
 
 // Starts the next batch of requests on an idle connection, or closes it when none are left.
@@ -2934,7 +3276,7 @@ inline void worker::run() {
 // in idle_ (open, if keep-alive) for the schedule.
 inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
-    if (fixed_rate() && schedule_pending() && next_intended_ns_ > now) {  // not yet: wait for the schedule
+    if (fixed_rate() && schedule_pending() && schedule_.next() > now) {  // not yet: wait for the schedule
         idle_.push_back(ci);
         return;
     }
@@ -2955,9 +3297,10 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     std::int64_t intended = start;
     if (fixed_rate()) {
         if (starved_) ++stats_.connection_waits;  // it waited for this connection to free up
-        intended = next_intended_ns_;
-        next_intended_ns_ = start_ns_ + static_cast<std::int64_t>(s_.rate_offset_ns + static_cast<double>(issued_) * s_.rate_interval_ns);
+        intended = schedule_.next();
+        schedule_.advance(issued_);
     }
+    intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
     send(ci, start);
 }
@@ -3079,6 +3422,7 @@ inline void worker::end_failed(failure reason) {
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
     last_end_ns_ = now_ns();
+    intervals_.failed(last_end_ns_);
     note_ended();
 }
 
@@ -3086,20 +3430,6 @@ inline void worker::end_unfinished(connection& c) {
     stats_.unfinished += c.in_flight();
     c.done = c.batch;
     close_connection(c, true);
-}
-
-inline void worker::close_connection(connection& c, bool abortive) {
-    const connection::phase was = c.state;
-    c.state = connection::phase::idle;
-    if (c.fd < 0) return;
-    if (was != connection::phase::connecting) --open_;
-    if (abortive) close_abortive(c.fd);
-    else ::close(c.fd);
-    c.fd = -1;
-    ++c.closes;
-    ++closes_since_retry_;
-    c.served = false;
-    c.stash.clear();  // keeps its capacity: no allocation next time
 }
 
 // All requests share one timeout, so a scan every 1/20 of it is precise enough and costs one
@@ -3119,8 +3449,8 @@ inline void worker::scan_deadlines(std::int64_t now) {
 }  // namespace microbench
 
 // ---- begin include/microbench/worker_connect.hpp ----
-// microbench/worker_connect.hpp — how a worker opens connections: socket, buffer sizes, source
-// address, non-blocking connect. A connect that meets a local shortage (no free port,
+// microbench/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
+// sizes, source address, non-blocking connect, close or reset. A connect that meets a local shortage (no free port,
 // descriptor or kernel buffer) is not the server's failure: the connection waits, and is tried
 // again when another connection closes or after a short back-off, within its connect timeout.
 
@@ -3200,6 +3530,20 @@ inline void worker::on_connected(connection& c, std::int64_t now) {
     for (std::uint32_t j = c.done; j < c.batch; ++j) c.requests[j].connected_ns = now;
     c.state = connection::phase::writing;
     c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
+}
+
+inline void worker::close_connection(connection& c, bool abortive) {
+    const connection::phase was = c.state;
+    c.state = connection::phase::idle;
+    if (c.fd < 0) return;
+    if (was != connection::phase::connecting) --open_;
+    if (abortive) close_abortive(c.fd);
+    else ::close(c.fd);
+    c.fd = -1;
+    ++c.closes;
+    ++closes_since_retry_;
+    c.served = false;
+    c.stash.clear();  // keeps its capacity: no allocation next time
 }
 
 }  // namespace detail
@@ -3360,6 +3704,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         stats_.response_ns.record_clamped(now - q.intended_ns);
         stats_.schedule_lag_ns.record_clamped(q.start_ns - q.intended_ns);
     }
+    intervals_.completed(now, fixed_rate() ? now - q.intended_ns : total, q.start_ns - q.intended_ns, fixed_rate());
     if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
         stats_.requests.push_back(request_timing{q.start_ns, connect, waiting, total - connect, total});
     note_ended();
@@ -3391,7 +3736,8 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
 // microbench/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
 // once, makes sure the open-file limit allows the connections (raising it only when the plan
 // says so, and restoring it), splits connections and requests across worker threads, starts
-// their clock when all are ready, polls progress, and merges the workers' results after join.
+// their clock when all are ready, polls progress and collects per-interval rows while they run,
+// and merges the workers' results after join.
 // Setup problems are an error; everything that happens to requests is counted in the result.
 
 #include <dirent.h>
@@ -3413,6 +3759,7 @@ namespace detail {
 
 struct alignas(64) worker_thread {  // one cache line each: workers never share one
     std::unique_ptr<worker> w;
+    std::unique_ptr<interval_ring> intervals;  // when the plan asks for per-interval statistics
     pthread_t thread{};
     bool started = false;
     bool fixed_rate = false;
@@ -3504,14 +3851,14 @@ inline bool idempotent(const std::string& method) {
     return false;
 }
 
-// Polls the workers' counters from the calling thread and calls the plan's progress callback
-// until every worker has finished.
-inline void report_progress(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start) {
-    std::int64_t every_ms = p.progress_every_ms();
+// Polls the workers from the calling thread until every one has finished: calls the plan's
+// progress callback, and turns the intervals the workers have handed over into rows.
+inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start, interval_collector* rows) {
+    std::int64_t every_ms = p.progress_callback() ? p.progress_every_ms() : 0;
     std::uint64_t every_n = p.progress_every_requests();
     std::int64_t poll_ms = every_ms > 0 ? std::min(every_ms, defaults::progress_poll_ms) : defaults::progress_poll_ms;
     std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
-    std::uint64_t next_count = every_n ? every_n : UINT64_MAX;
+    std::uint64_t next_count = every_n && p.progress_callback() ? every_n : UINT64_MAX;
     for (;;) {
         bool all_done = true;
         std::uint64_t ended = 0;
@@ -3520,6 +3867,7 @@ inline void report_progress(const plan& p, worker_thread* threads, std::uint32_t
             ended += threads[i].ended.load(std::memory_order_relaxed);
         }
         if (all_done) return;
+        if (rows) rows->collect(false);
         std::int64_t now = now_ns();
         if (now >= next_call || ended >= next_count) {
             p.progress_callback()(progress{ended, p.requests(), now - start}, p.progress_user());
@@ -3552,6 +3900,9 @@ inline error run_plan(const plan& p, result& out) {
     checks response_checks = p.check();
     if (!p.expect_status().empty()) response_checks.status(p.expect_status());
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
+    const std::int64_t interval_ns = p.effective_interval_ms() * 1'000'000;
+    std::vector<interval_stats> interval_rows;
+    interval_collector rows(interval_ns, p.rate(), p, interval_rows);
     for (std::uint32_t i = 0; i < t; ++i) {
         worker_setup s;
         s.target = to;
@@ -3571,6 +3922,14 @@ inline error run_plan(const plan& p, result& out) {
         if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
             s.rate_interval_ns = 1e9 * t / p.rate();
             s.rate_offset_ns = 1e9 * i / p.rate();
+        }
+        s.rate_arrivals = p.arrivals();
+        s.rate_seed = p.seed() + i;  // each worker its own stream; the generator scrambles the seed
+        if (interval_ns) {
+            threads[i].intervals.reset(new interval_ring());
+            s.intervals = threads[i].intervals.get();
+            s.interval_ns = interval_ns;
+            rows.add(s.intervals);
         }
         s.drain_ns = p.drain_ms() * 1'000'000;
         s.timeout_ns = p.timeout_ms() * 1'000'000;
@@ -3598,10 +3957,17 @@ inline error run_plan(const plan& p, result& out) {
     clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
     gate.open(start);
 
-    if (p.progress_callback()) report_progress(p, threads.get(), t, start);
+    if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, interval_ns ? &rows : nullptr);
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
     out = result();  // after every join: nothing below may leave a thread running
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
+    if (interval_ns) {
+        std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
+        for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
+        rows.collect(true, std::max(out.elapsed_ns, stopped));
+        out.intervals.swap(interval_rows);
+        out.interval_ns = interval_ns;
+    }
     out.concurrency_requested = p.concurrency();
     out.rate_target = p.rate();
     out.start_ns = start;

@@ -67,6 +67,11 @@ constexpr std::int64_t local_retry_max_ns = 64'000'000;
 // The calling thread polls the workers' counters this often for progress callbacks.
 constexpr std::int64_t progress_poll_ms = 10;
 
+// Per-interval statistics: every second at a fixed rate unless the plan says otherwise, and
+// never finer than 10 ms (each interval costs the calling thread a merge of the workers' slots).
+constexpr std::int64_t interval_ms_at_rate = 1'000;
+constexpr std::int64_t min_interval_ms = 10;
+
 // What a plan may ask for before validate() refuses it, so memory stays bounded: request slots
 // are concurrency × pipeline (48 bytes each), per-request timings (ab -g) 40 bytes each.
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;

@@ -74,6 +74,8 @@ enum class errc : std::uint16_t {
     // Plans, continued (120–139)
     plan_too_many_records = 120,
     plan_bad_rate = 121,
+    plan_bad_interval = 122,
+    plan_bad_arrivals = 123,
 
     // Calls through the C API (200–219)
     invalid_argument = 200,
@@ -141,6 +143,8 @@ constexpr errc_entry errc_table[] = {
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
     {errc::plan_too_many_records, "plan_too_many_records", "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer"},
     {errc::plan_bad_rate, "plan_bad_rate", "rate must be from 0 (closed loop) to 10,000,000 requests per second, and works without pipelining"},
+    {errc::plan_bad_interval, "plan_bad_interval", "the statistics interval must be from 10 ms to 1 hour, or 0 for none"},
+    {errc::plan_bad_arrivals, "plan_bad_arrivals", "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson"},
     {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
     {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };

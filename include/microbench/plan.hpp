@@ -14,6 +14,7 @@
 #include "checks.hpp"
 #include "request.hpp"
 #include "response_parser.hpp"
+#include "result.hpp"
 
 namespace microbench {
 
@@ -35,6 +36,14 @@ struct progress {
     std::int64_t elapsed_ns;
 };
 using progress_fn = void (*)(const progress&, void* user);
+// Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
+using interval_fn = void (*)(const interval_stats&, void* user);
+
+// How requests are spread over time at a fixed rate.
+enum class arrivals : std::uint8_t {
+    uniform,  // evenly spaced: 1/rate apart
+    poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
+};
 
 class plan {
 public:
@@ -76,6 +85,11 @@ public:
     // flight: a request whose time comes while every connection is busy waits, and its wait
     // counts in its response time.
     MICROBENCH_PLAN_FIELD(double, rate)
+    MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
+    MICROBENCH_PLAN_FIELD(std::uint64_t, seed)             // of the Poisson arrivals: the same seed, the same schedule
+    // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
+    // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
+    MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
 #undef MICROBENCH_PLAN_FIELD
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
@@ -116,6 +130,19 @@ public:
         progress_every_requests_ = every_requests;
         return *this;
     }
+    // Calls fn with each interval's row as soon as every worker has finished that interval.
+    plan& on_interval(interval_fn fn, void* user) {
+        interval_fn_ = fn;
+        interval_user_ = user;
+        return *this;
+    }
+    interval_fn interval_callback() const { return interval_fn_; }
+    void* interval_user() const { return interval_user_; }
+    // The interval this plan's statistics use, in milliseconds; 0: none.
+    std::int64_t effective_interval_ms() const {
+        return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
+    }
+
     progress_fn progress_callback() const { return progress_fn_; }
     void* progress_user() const { return progress_user_; }
     std::int64_t progress_every_ms() const { return progress_every_ms_; }
@@ -146,6 +173,10 @@ public:
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
         if (record_requests_ > defaults::max_recorded_requests) return {errc::plan_too_many_records, 0};
         if (!(rate_ >= 0) || rate_ > 10'000'000 || (rate_ > 0 && pipeline_ > 1)) return {errc::plan_bad_rate, 0};
+        if (arrivals_ != microbench::arrivals::uniform && (rate_ == 0 || arrivals_ != microbench::arrivals::poisson))
+            return {errc::plan_bad_arrivals, 0};
+        if (interval_ms_ < -1 || (interval_ms_ > 0 && interval_ms_ < defaults::min_interval_ms) || interval_ms_ > hour_ms)
+            return {errc::plan_bad_interval, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
             if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
         return {};
@@ -173,6 +204,9 @@ private:
     bool raise_fd_limit_ = false;
     bool resend_non_idempotent_ = false;
     double rate_ = 0;
+    microbench::arrivals arrivals_ = microbench::arrivals::uniform;
+    std::uint64_t seed_ = 0;
+    std::int64_t interval_ms_ = -1;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;
@@ -181,6 +215,8 @@ private:
     void* progress_user_ = nullptr;
     std::int64_t progress_every_ms_ = 0;
     std::uint64_t progress_every_requests_ = 0;
+    interval_fn interval_fn_ = nullptr;
+    void* interval_user_ = nullptr;
 };
 
 }  // namespace microbench

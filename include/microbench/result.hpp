@@ -42,6 +42,21 @@ struct request_timing {
     std::int64_t connect_ns, waiting_ns, processing_ns, total_ns;
 };
 
+// One interval of a run (plan::interval_ms): what was sent and what ended in it, across all
+// workers. Response time is from the intended send time at a fixed rate, else the total time.
+struct interval_stats {
+    std::int64_t start_ns;     // from the run's start
+    std::int64_t duration_ns;  // the interval's length (the last one ends with the run)
+    std::uint64_t sent, ended, completed, failed;  // ended = completed + failed
+    double target;             // at a fixed rate: requests the schedule meant to send in it
+    std::uint64_t latency_count;  // response times recorded: the completed requests
+    std::int64_t p50_ns, p90_ns, p99_ns, max_ns;  // response time
+    std::int64_t lag_p99_ns, lag_max_ns;          // schedule lag, at a fixed rate
+
+    // Requests that ended per second in this interval.
+    double rate() const { return duration_ns > 0 ? static_cast<double>(ended) * 1e9 / static_cast<double>(duration_ns) : 0.0; }
+};
+
 struct result {
     std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
     std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
@@ -90,6 +105,10 @@ struct result {
     double rate_target = 0;              // requests/s asked for; 0: closed loop
     std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
     std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
+    // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
+    // merge() leaves it alone.
+    std::vector<interval_stats> intervals;
+    std::int64_t interval_ns = 0;
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 

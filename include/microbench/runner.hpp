@@ -1,7 +1,8 @@
 // microbench/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
 // once, makes sure the open-file limit allows the connections (raising it only when the plan
 // says so, and restoring it), splits connections and requests across worker threads, starts
-// their clock when all are ready, polls progress, and merges the workers' results after join.
+// their clock when all are ready, polls progress and collects per-interval rows while they run,
+// and merges the workers' results after join.
 // Setup problems are an error; everything that happens to requests is counted in the result.
 #pragma once
 
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "intervals.hpp"
 #include "plan.hpp"
 #include "request.hpp"
 #include "result.hpp"
@@ -30,6 +32,7 @@ namespace detail {
 
 struct alignas(64) worker_thread {  // one cache line each: workers never share one
     std::unique_ptr<worker> w;
+    std::unique_ptr<interval_ring> intervals;  // when the plan asks for per-interval statistics
     pthread_t thread{};
     bool started = false;
     bool fixed_rate = false;
@@ -121,14 +124,14 @@ inline bool idempotent(const std::string& method) {
     return false;
 }
 
-// Polls the workers' counters from the calling thread and calls the plan's progress callback
-// until every worker has finished.
-inline void report_progress(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start) {
-    std::int64_t every_ms = p.progress_every_ms();
+// Polls the workers from the calling thread until every one has finished: calls the plan's
+// progress callback, and turns the intervals the workers have handed over into rows.
+inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start, interval_collector* rows) {
+    std::int64_t every_ms = p.progress_callback() ? p.progress_every_ms() : 0;
     std::uint64_t every_n = p.progress_every_requests();
     std::int64_t poll_ms = every_ms > 0 ? std::min(every_ms, defaults::progress_poll_ms) : defaults::progress_poll_ms;
     std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
-    std::uint64_t next_count = every_n ? every_n : UINT64_MAX;
+    std::uint64_t next_count = every_n && p.progress_callback() ? every_n : UINT64_MAX;
     for (;;) {
         bool all_done = true;
         std::uint64_t ended = 0;
@@ -137,6 +140,7 @@ inline void report_progress(const plan& p, worker_thread* threads, std::uint32_t
             ended += threads[i].ended.load(std::memory_order_relaxed);
         }
         if (all_done) return;
+        if (rows) rows->collect(false);
         std::int64_t now = now_ns();
         if (now >= next_call || ended >= next_count) {
             p.progress_callback()(progress{ended, p.requests(), now - start}, p.progress_user());
@@ -169,6 +173,9 @@ inline error run_plan(const plan& p, result& out) {
     checks response_checks = p.check();
     if (!p.expect_status().empty()) response_checks.status(p.expect_status());
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
+    const std::int64_t interval_ns = p.effective_interval_ms() * 1'000'000;
+    std::vector<interval_stats> interval_rows;
+    interval_collector rows(interval_ns, p.rate(), p, interval_rows);
     for (std::uint32_t i = 0; i < t; ++i) {
         worker_setup s;
         s.target = to;
@@ -188,6 +195,14 @@ inline error run_plan(const plan& p, result& out) {
         if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
             s.rate_interval_ns = 1e9 * t / p.rate();
             s.rate_offset_ns = 1e9 * i / p.rate();
+        }
+        s.rate_arrivals = p.arrivals();
+        s.rate_seed = p.seed() + i;  // each worker its own stream; the generator scrambles the seed
+        if (interval_ns) {
+            threads[i].intervals.reset(new interval_ring());
+            s.intervals = threads[i].intervals.get();
+            s.interval_ns = interval_ns;
+            rows.add(s.intervals);
         }
         s.drain_ns = p.drain_ms() * 1'000'000;
         s.timeout_ns = p.timeout_ms() * 1'000'000;
@@ -215,10 +230,17 @@ inline error run_plan(const plan& p, result& out) {
     clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
     gate.open(start);
 
-    if (p.progress_callback()) report_progress(p, threads.get(), t, start);
+    if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, interval_ns ? &rows : nullptr);
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
     out = result();  // after every join: nothing below may leave a thread running
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
+    if (interval_ns) {
+        std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
+        for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
+        rows.collect(true, std::max(out.elapsed_ns, stopped));
+        out.intervals.swap(interval_rows);
+        out.interval_ns = interval_ns;
+    }
     out.concurrency_requested = p.concurrency();
     out.rate_target = p.rate();
     out.start_ns = start;

@@ -19,9 +19,11 @@
 #include "clock.hpp"
 #include "connection.hpp"
 #include "event_loop.hpp"
+#include "intervals.hpp"
 #include "net.hpp"
 #include "plan.hpp"
 #include "result.hpp"
+#include "schedule.hpp"
 #include "start_gate.hpp"
 
 namespace microbench {
@@ -45,6 +47,10 @@ struct worker_setup {
     std::int64_t duration_ns = 0;       // 0: no time limit
     double rate_interval_ns = 0;        // at a fixed rate: this worker's time between requests; 0: closed loop
     double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
+    arrivals rate_arrivals = arrivals::uniform;
+    std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
+    interval_ring* intervals = nullptr; // per-interval statistics; null: none
+    std::int64_t interval_ns = 0;
     std::int64_t drain_ns = 0;
     std::int64_t timeout_ns = 0;
     std::int64_t connect_timeout_ns = 0;
@@ -83,6 +89,7 @@ public:
 
     void run();
     result& stats() { return stats_; }
+    std::int64_t stopped_ns() const { return stopped_ns_; }  // after the start, when run() ended
 
 private:
     void issue(std::uint32_t ci, std::int64_t now);
@@ -105,13 +112,13 @@ private:
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
-    bool fixed_rate() const { return s_.rate_interval_ns > 0; }
+    bool fixed_rate() const { return schedule_.on(); }
     // At a fixed rate: another request is scheduled before the stop time (and within the quota).
     bool schedule_pending() const {
-        return !stopping_ && (s_.quota == 0 || issued_ < s_.quota) && next_intended_ns_ < stop_issuing_ns_;
+        return !stopping_ && (s_.quota == 0 || issued_ < s_.quota) && schedule_.next() < stop_issuing_ns_;
     }
     // At a fixed rate: the next request's time has come.
-    bool due(std::int64_t now) const { return schedule_pending() && next_intended_ns_ <= now; }
+    bool due(std::int64_t now) const { return schedule_pending() && schedule_.next() <= now; }
     void dispatch_due(std::int64_t now);
     void on_idle_event(connection& c, std::uint32_t events);
     void note_ended() {
@@ -139,9 +146,11 @@ private:
     std::int64_t stop_issuing_ns_ = INT64_MAX;
     std::int64_t drain_until_ns_ = INT64_MAX;
     std::int64_t last_end_ns_ = 0;
+    std::int64_t stopped_ns_ = 0;
     std::vector<std::uint32_t> idle_;       // at a fixed rate: connections waiting for the schedule
-    std::int64_t next_intended_ns_ = 0;     // at a fixed rate: the next request's time
+    rate_schedule schedule_;                // off in a closed loop
     bool starved_ = false;                  // at a fixed rate: a request is due and no connection is idle
+    interval_recorder intervals_;           // off unless the plan asks for intervals
     result stats_;
 };
 
@@ -149,7 +158,8 @@ inline void worker::run() {
     start_ns_ = s_.gate ? s_.gate->arrive_and_wait() : now_ns();
     if (start_ns_ < 0) return;  // the runner could not start every thread: nothing runs
     if (s_.duration_ns > 0) stop_issuing_ns_ = start_ns_ + s_.duration_ns;
-    next_intended_ns_ = start_ns_ + static_cast<std::int64_t>(s_.rate_offset_ns);
+    schedule_.start(start_ns_, s_.rate_interval_ns, s_.rate_offset_ns, s_.rate_arrivals, s_.rate_seed);
+    intervals_.start(s_.intervals, start_ns_, s_.interval_ns);
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
     epoll_event events[defaults::worker_event_batch];
     std::int64_t next_scan = 0;
@@ -160,10 +170,7 @@ inline void worker::run() {
         if (!stopping_ && now >= stop_issuing_ns_) {
             // At a fixed rate, requests whose time came before the end but found no connection
             // are not sent after it: they are counted as missed, not dropped in silence.
-            if (fixed_rate() && next_intended_ns_ < stop_issuing_ns_) {
-                auto missed = static_cast<std::uint64_t>(static_cast<double>(stop_issuing_ns_ - 1 - next_intended_ns_) / s_.rate_interval_ns) + 1;
-                stats_.schedule_missed = s_.quota ? std::min(missed, s_.quota - issued_) : missed;
-            }
+            if (fixed_rate()) stats_.schedule_missed = schedule_.count_before(stop_issuing_ns_, s_.quota ? s_.quota - issued_ : UINT64_MAX);
             stopping_ = true;
             drain_until_ns_ = now + s_.drain_ns;
         }
@@ -175,6 +182,7 @@ inline void worker::run() {
             for (connection& c : conns_) end_unfinished(c);
             break;
         }
+        intervals_.tick(now);  // hands a finished interval over even when nothing happens
         retry_waiting(now);
         ready_.swap(next_ready_);
         for (std::uint32_t ci : ready_) issue(ci, now);
@@ -190,14 +198,15 @@ inline void worker::run() {
             next_scan = now + scan_every;
         }
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
-        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, next_intended_ns_);
+        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, schedule_.next());
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
         std::int64_t timeout_ns = more_now ? 0 : std::max<std::int64_t>(0, wake - now);
         int n = loop_.wait_ns(events, defaults::worker_event_batch, timeout_ns);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
     }
     for (connection& c : conns_) close_connection(c, false);
-    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : now_ns()) - start_ns_;
+    stopped_ns_ = now_ns() - start_ns_;
+    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : stopped_ns_ + start_ns_) - start_ns_;
 }
 
 // Starts the next batch of requests on an idle connection, or closes it when none are left.
@@ -206,7 +215,7 @@ inline void worker::run() {
 // in idle_ (open, if keep-alive) for the schedule.
 inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
-    if (fixed_rate() && schedule_pending() && next_intended_ns_ > now) {  // not yet: wait for the schedule
+    if (fixed_rate() && schedule_pending() && schedule_.next() > now) {  // not yet: wait for the schedule
         idle_.push_back(ci);
         return;
     }
@@ -227,9 +236,10 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     std::int64_t intended = start;
     if (fixed_rate()) {
         if (starved_) ++stats_.connection_waits;  // it waited for this connection to free up
-        intended = next_intended_ns_;
-        next_intended_ns_ = start_ns_ + static_cast<std::int64_t>(s_.rate_offset_ns + static_cast<double>(issued_) * s_.rate_interval_ns);
+        intended = schedule_.next();
+        schedule_.advance(issued_);
     }
+    intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
     send(ci, start);
 }
@@ -351,6 +361,7 @@ inline void worker::end_failed(failure reason) {
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
     last_end_ns_ = now_ns();
+    intervals_.failed(last_end_ns_);
     note_ended();
 }
 
@@ -358,20 +369,6 @@ inline void worker::end_unfinished(connection& c) {
     stats_.unfinished += c.in_flight();
     c.done = c.batch;
     close_connection(c, true);
-}
-
-inline void worker::close_connection(connection& c, bool abortive) {
-    const connection::phase was = c.state;
-    c.state = connection::phase::idle;
-    if (c.fd < 0) return;
-    if (was != connection::phase::connecting) --open_;
-    if (abortive) close_abortive(c.fd);
-    else ::close(c.fd);
-    c.fd = -1;
-    ++c.closes;
-    ++closes_since_retry_;
-    c.served = false;
-    c.stash.clear();  // keeps its capacity: no allocation next time
 }
 
 // All requests share one timeout, so a scan every 1/20 of it is precise enough and costs one

@@ -1,5 +1,5 @@
-// microbench/worker_connect.hpp — how a worker opens connections: socket, buffer sizes, source
-// address, non-blocking connect. A connect that meets a local shortage (no free port,
+// microbench/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
+// sizes, source address, non-blocking connect, close or reset. A connect that meets a local shortage (no free port,
 // descriptor or kernel buffer) is not the server's failure: the connection waits, and is tried
 // again when another connection closes or after a short back-off, within its connect timeout.
 #pragma once
@@ -81,6 +81,20 @@ inline void worker::on_connected(connection& c, std::int64_t now) {
     for (std::uint32_t j = c.done; j < c.batch; ++j) c.requests[j].connected_ns = now;
     c.state = connection::phase::writing;
     c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
+}
+
+inline void worker::close_connection(connection& c, bool abortive) {
+    const connection::phase was = c.state;
+    c.state = connection::phase::idle;
+    if (c.fd < 0) return;
+    if (was != connection::phase::connecting) --open_;
+    if (abortive) close_abortive(c.fd);
+    else ::close(c.fd);
+    c.fd = -1;
+    ++c.closes;
+    ++closes_since_retry_;
+    c.served = false;
+    c.stash.clear();  // keeps its capacity: no allocation next time
 }
 
 }  // namespace detail

@@ -154,6 +154,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         stats_.response_ns.record_clamped(now - q.intended_ns);
         stats_.schedule_lag_ns.record_clamped(q.start_ns - q.intended_ns);
     }
+    intervals_.completed(now, fixed_rate() ? now - q.intended_ns : total, q.start_ns - q.intended_ns, fixed_rate());
     if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
         stats_.requests.push_back(request_timing{q.start_ns, connect, waiting, total - connect, total});
     note_ended();
