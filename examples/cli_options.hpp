@@ -49,6 +49,11 @@ struct options {
     enum class mode { single, suite, compare, self_test } run_mode = mode::single;
     std::string url_b;            // --compare A B, --suite A B
     double rate = 0;              // --rate R: requests/s on a fixed schedule; 0: closed loop
+    bool poisson = false;         // --arrivals poisson
+    std::uint64_t seed = 0;       // --seed S
+    bool seed_given = false;
+    std::int64_t interval_ms = -1;  // --interval D; -1: 1 s with --rate or --intervals, else none
+    std::string intervals_path;   // --intervals FILE: CSV, a row per interval as it closes
     double scale = 1.0;
     bool scale_given = false;
     std::uint32_t rounds = 0;     // 0: the mode's default
@@ -75,6 +80,7 @@ inline const char* short_usage() {
            "  --expect-status LIST  --expect-body FILE  --check factorial  --no-length-check\n"
            "  --max-failures N  --max-p99-ms X  --min-rps R        (broken gates exit 3)\n"
            "  --rate R        requests/s on a fixed schedule (open model: response time from the intended send)\n"
+           "  --arrivals poisson [--seed S]  --interval D (default 1s with --rate)  --intervals FILE (CSV)\n"
            "  --suite URL [URL_B] [--scale F]   --compare URL_A URL_B [--rounds N]   --self-test\n"
            "  --help-all (every option, in detail)\n";
 }
@@ -118,6 +124,14 @@ inline const char* long_usage() {
            "                         most -c in flight. Adds response time (from the intended send time: what a\n"
            "                         user in line sees), service time and schedule lag, and says when the\n"
            "                         generator could not hold the rate. Not with --pipeline.\n"
+           "  --arrivals KIND        At a fixed rate: uniform (the default: evenly spaced) or poisson (independent\n"
+           "                         arrivals, exponential gaps averaging 1/R, as many users acting alone).\n"
+           "  --seed S               Seed of the Poisson arrivals (default 0): the same seed, the same schedule.\n"
+           "  --interval D           Statistics per interval of D (10ms to 1h; 0 for none): requests sent and\n"
+           "                         ended, failures, achieved rate, p50/p90/p99/max response time (and schedule\n"
+           "                         lag at a fixed rate). Default 1s with --rate or --intervals, else none. In\n"
+           "                         --json as \"intervals\"; a summary in the report. Memory stays constant.\n"
+           "  --intervals FILE       Write the intervals as CSV, a row as each one closes (tail -f works).\n"
            "  --percentiles LIST     Percentiles for --latency and --json (default 50,90,99,99.9,99.99).\n"
            "  --expect-status LIST   Only these statuses succeed; others fail with reason 'check'.\n"
            "  --no-length-check      Same as -l.\n"
@@ -190,7 +204,10 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .timeout_ms(o.timeout_ms).connect_timeout_ms(o.timeout_ms).pipeline(o.pipeline).bind_address(o.bind_address)
         .length_check(o.length_check).expect_status(o.expect_status).socket_buffer_bytes(o.socket_buffer_bytes)
         .raise_fd_limit(true)  // a command line may: the library restores the limit after the run
-        .rate(o.rate);
+        .rate(o.rate)
+        .arrivals(o.poisson ? mb::arrivals::poisson : mb::arrivals::uniform)
+        .seed(o.seed)
+        .interval_ms(o.interval_ms < 0 && !o.intervals_path.empty() ? 1000 : o.interval_ms);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);
@@ -255,7 +272,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             bool known = name == "threads" || name == "duration" || name == "pipeline" || name == "timeout-ms" ||
                          name == "json" || name == "percentiles" || name == "expect-status" || name == "check" ||
                          name == "expect-body" || name == "max-failures" || name == "min-rps" || name == "scale" ||
-                         name == "rounds" || name == "rate";
+                         name == "rounds" || name == "rate" || name == "arrivals" || name == "seed" ||
+                         name == "interval" || name == "intervals";
             if (!known) return usage_error("unknown option --" + name);
             if (!need(v)) return usage_error("option --" + name + " needs a value");
             if (name == "threads") {
@@ -294,6 +312,19 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 double d = std::strtod(v.c_str(), &end);
                 if (*end != '\0' || !(d > 0) || d > 10'000'000) return usage_error("--rate needs requests per second from 1 to 10000000, not '" + v + "'");
                 o.rate = d;
+            } else if (name == "arrivals") {
+                if (v != "poisson" && v != "uniform") return usage_error("--arrivals knows 'uniform' and 'poisson', not '" + v + "'");
+                o.poisson = v == "poisson";
+            } else if (name == "seed") {
+                if (!parse_uint(v.c_str(), 0, UINT64_MAX, o.seed)) return usage_error("--seed needs a number from 0 to 18446744073709551615, not '" + v + "'");
+                o.seed_given = true;
+            } else if (name == "interval") {
+                if (v == "0" || v == "off") o.interval_ms = 0;
+                else if (!parse_duration_ms(v.c_str(), o.interval_ms) || o.interval_ms < 10 || o.interval_ms > 3'600'000)
+                    return usage_error("--interval must be from 10ms to 1h (like 250ms, 1s, 1m), or 0 for none, not '" + v + "'");
+            } else if (name == "intervals") {
+                if (v.empty()) return usage_error("--intervals needs a file name");
+                o.intervals_path = v;
             } else if (name == "rounds") {
                 if (!parse_uint(v.c_str(), 1, 100, n)) return usage_error("--rounds must be from 1 to 100, not '" + v + "'");
                 o.rounds = static_cast<std::uint32_t>(n);
@@ -401,6 +432,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     const bool two_allowed = o.run_mode == options::mode::suite || o.run_mode == options::mode::compare;
     if (!o.url_b.empty() && !two_allowed) return usage_error("more than one URL: '" + o.url_text + "' and '" + o.url_b + "'");
     if (o.run_mode == options::mode::compare && o.url_b.empty()) return usage_error("--compare needs two URLs");
+    if (!o.intervals_path.empty() && o.run_mode != options::mode::single) return usage_error("--intervals is for a single run, not --suite, --compare or --self-test");
     if (o.run_mode == options::mode::self_test) {
         if (!o.url_text.empty()) return usage_error("--self-test runs against the built-in server: give no URL");
         return {};
@@ -424,6 +456,9 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     if (o.threads > o.concurrency) return usage_error("more threads (" + std::to_string(o.threads) + ") than connections (-c " + std::to_string(o.concurrency) + ")");
     if (o.pipeline > 1 && !o.keep_alive) return usage_error("--pipeline needs keep-alive (-k)");
     if (o.rate > 0 && o.pipeline > 1) return usage_error("--rate sends one request at a time per connection: drop --pipeline");
+    if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
+    if (o.seed_given && !o.poisson) return usage_error("--seed is for --arrivals poisson");
+    if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
     std::string request;
     if (mb::error e = mb::build_request(o.target, to_plan(o, o.url_text).request(), request)) return usage_error(std::string("bad request: ") + e.message());
     return {};

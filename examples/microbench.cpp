@@ -61,6 +61,20 @@ bool write_file(const std::string& path, const std::string& text) {
     return std::fclose(f) == 0 && ok;
 }
 
+// --intervals FILE: the CSV, a row written and flushed as each interval closes.
+struct interval_csv {
+    FILE* file = nullptr;
+    bool failed = false;
+    std::string line;
+};
+
+void on_interval(const mb::interval_stats& row, void* user) {
+    auto* csv = static_cast<interval_csv*>(user);
+    csv->line.clear();
+    mb::append_interval_csv_row(row, csv->line);
+    if (std::fwrite(csv->line.data(), 1, csv->line.size(), csv->file) != csv->line.size() || std::fflush(csv->file) != 0) csv->failed = true;
+}
+
 // The target could not be reached at all: every request failed before a byte came back.
 bool unreachable(const mb::result& r) {
     return r.requests_ended > 0 && r.failed(mb::failure::connect) == r.requests_ended;
@@ -194,6 +208,16 @@ int run_single(const cli::options& o) {
         progress.next = progress.every;
         plan.on_progress(on_progress, &progress, progress.tty ? 200 : 0, progress.tty ? 0 : (progress.every ? progress.every : 0));
     }
+    interval_csv csv;
+    if (!o.intervals_path.empty()) {
+        csv.file = o.intervals_path == "-" ? stdout : std::fopen(o.intervals_path.c_str(), "w");
+        if (!csv.file) {
+            std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.intervals_path.c_str(), std::strerror(errno));
+            return 1;
+        }
+        csv.failed = std::fputs(mb::intervals_csv_header, csv.file) < 0;
+        plan.on_interval(on_interval, &csv);
+    }
     const bool json_to_stdout = o.json_path == "-";
     if (!json_to_stdout) {
         std::printf("This is microbench, Version %s (ab-compatible)\n\nBenchmarking %s (be patient)%s", mb::version_string,
@@ -212,6 +236,7 @@ int run_single(const cli::options& o) {
         e = mb::run(plan, r);
     }
     if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
+    if (csv.file && csv.file != stdout && std::fclose(csv.file) != 0) csv.failed = true;
     if (e) return start_failed(e);
     if (!o.quiet && !progress.tty && progress.every) {  // the heartbeats the last poll missed, then ab's last line
         on_progress(mb::progress{r.requests_ended, o.requests, r.elapsed_ns}, &progress);
@@ -232,6 +257,7 @@ int run_single(const cli::options& o) {
     mb::append_report_notes(ctx, r, text);
     if (o.latency) mb::append_latency_section(r, o.percentiles, text);
     mb::append_open_model_section(r, text);
+    mb::append_intervals_summary(r, text);
     int broken = mb::apply_gates(o.limits, r, "", text);
     if (!json_to_stdout) std::fwrite(text.data(), 1, text.size(), stdout);
 
@@ -240,6 +266,7 @@ int run_single(const cli::options& o) {
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.csv_path.c_str(), std::strerror(errno)), status = 1;
     if (!o.gnuplot_path.empty() && !write_file(o.gnuplot_path, mb::gnuplot_tsv(r)))
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.gnuplot_path.c_str(), std::strerror(errno)), status = 1;
+    if (csv.failed) std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.intervals_path.c_str(), std::strerror(errno)), status = 1;
     if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles)))
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.json_path.c_str(), std::strerror(errno)), status = 1;
     if (unreachable(r) && !r.cancelled) {  // interrupted is 130, whatever had failed by then

@@ -59,7 +59,7 @@ enum {
     MB_PLAN_BAD_BIND_ADDRESS = 96, MB_PLAN_BAD_STATUS = 97, MB_PLAN_NOT_FACTORIAL_URL = 98,
     MB_PLAN_TOO_MANY_IN_FLIGHT = 99,
     MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102,
-    MB_PLAN_TOO_MANY_RECORDS = 120,
+    MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 
@@ -106,6 +106,25 @@ typedef enum mb_timing {
     MB_TIMING_SCHEDULE_LAG = 5 /* fixed rate: intended send time -> actual send */
 } mb_timing;
 
+/* How requests are spread over time at a fixed rate, for mb_plan_set_arrivals(). */
+typedef enum mb_arrivals {
+    MB_ARRIVALS_UNIFORM = 0, /* evenly spaced, 1/rate apart (the default) */
+    MB_ARRIVALS_POISSON = 1  /* independent arrivals: exponential gaps averaging 1/rate, seeded */
+} mb_arrivals;
+
+/* One interval of a run (mb_plan_set_interval_ms): what was sent and ended in it, across all
+ * workers. Response times are from the intended send time at a fixed rate, else the total time.
+ * Later versions only append fields: pass sizeof(mb_interval) to mb_result_interval(). */
+typedef struct mb_interval {
+    int64_t start_ns;        /* from the run's start */
+    int64_t duration_ns;     /* the last interval ends with the run */
+    uint64_t sent, ended, completed, failed;  /* ended = completed + failed */
+    double target;           /* fixed rate: requests the schedule meant to send in it */
+    double rate;             /* requests that ended per second */
+    int64_t p50_ns, p90_ns, p99_ns, max_ns;   /* response time of the completed requests */
+    int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
+} mb_interval;
+
 typedef struct mb_plan mb_plan;
 typedef struct mb_result mb_result;
 typedef struct mb_suite mb_suite;
@@ -117,6 +136,8 @@ typedef struct mb_cancel mb_cancel;
 typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
 /* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run. */
 typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
+/* Called with each interval as it closes, on the thread that called mb_run(); `row` lives for the call. */
+typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
 
 /* Version and statuses. */
 MB_API const char* mb_version(void);           /* "0.1.0" */
@@ -145,6 +166,8 @@ MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* de
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default) */
+MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
+MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
@@ -152,6 +175,7 @@ MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t s
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
 MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);
 MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests);
+MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user);
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* must outlive the runs */
 MB_API int mb_plan_validate(const mb_plan* plan);
 
@@ -167,6 +191,9 @@ MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
+MB_API size_t mb_result_interval_count(const mb_result* result);
+/* Copies interval `index` into *out (its first `size` bytes: pass sizeof(mb_interval)). */
+MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size);
 MB_API uint64_t mb_result_timing_count(const mb_result* result, int column);
 MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, int column, double percentile);
 MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column);  /* exact */

@@ -37,4 +37,5 @@
 #include "microbench/gates.hpp"
 #include "microbench/suite.hpp"
 #include "microbench/c_api.hpp"
+#include "microbench/c_api_result.hpp"
 #include "microbench/c_api_suite.hpp"

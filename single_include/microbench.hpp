@@ -2336,6 +2336,12 @@ constexpr const char* failure_name(failure f) {
     return "unknown";
 }
 
+// How requests are spread over time at a fixed rate.
+enum class arrivals : std::uint8_t {
+    uniform,  // evenly spaced: 1/rate apart
+    poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
+};
+
 // One completed request, kept only when a plan asks for them (ab -g).
 struct request_timing {
     std::int64_t start_ns;  // monotonic; result::start_realtime_ns maps it to wall-clock time
@@ -2403,6 +2409,8 @@ struct result {
     // byte). Empty in a closed loop.
     histogram response_ns, schedule_lag_ns;
     double rate_target = 0;              // requests/s asked for; 0: closed loop
+    arrivals rate_arrivals = arrivals::uniform;
+    std::uint64_t rate_seed = 0;         // of Poisson arrivals
     std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
     std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
@@ -2497,11 +2505,6 @@ using progress_fn = void (*)(const progress&, void* user);
 // Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
 using interval_fn = void (*)(const interval_stats&, void* user);
 
-// How requests are spread over time at a fixed rate.
-enum class arrivals : std::uint8_t {
-    uniform,  // evenly spaced: 1/rate apart
-    poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
-};
 
 class plan {
 public:
@@ -3970,6 +3973,8 @@ inline error run_plan(const plan& p, result& out) {
     }
     out.concurrency_requested = p.concurrency();
     out.rate_target = p.rate();
+    out.rate_arrivals = p.arrivals();
+    out.rate_seed = p.seed();
     out.start_ns = start;
     out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
     std::sort(out.requests.begin(), out.requests.end(),
@@ -4782,8 +4787,9 @@ inline void append_open_model_section(const result& r, std::string& out) {
     using detail::appendf;
     if (r.rate_target <= 0) return;
     const double achieved = r.requests_per_second();
-    appendf(out, "\nOpen model: target %.2f requests/s, achieved %.2f (%.1f %%)\n", r.rate_target, achieved,
-            100.0 * achieved / r.rate_target);
+    appendf(out, "\nOpen model: target %.2f requests/s", r.rate_target);
+    if (r.rate_arrivals == arrivals::poisson) appendf(out, " (Poisson arrivals, seed %llu)", static_cast<unsigned long long>(r.rate_seed));
+    appendf(out, ", achieved %.2f (%.1f %%)\n", achieved, 100.0 * achieved / r.rate_target);
     appendf(out, "  (ms)          %10s %10s %10s %10s %10s\n", "p50", "p90", "p99", "p99.9", "max");
     const std::pair<const char*, const histogram*> rows[] = {
         {"response", &r.response_ns}, {"service", &r.total_ns}, {"schedule lag", &r.schedule_lag_ns}};
@@ -4806,6 +4812,49 @@ inline void append_open_model_section(const result& r, std::string& out) {
                 r.concurrency_requested);
     else
         appendf(out, " with connections free — the generator itself fell behind (CPU): raise --threads.\n");
+}
+
+// The per-interval rows in brief: how steady the rate and the response time were, and when the
+// worst interval was. Nothing without rows.
+inline void append_intervals_summary(const result& r, std::string& out) {
+    using detail::appendf;
+    std::vector<double> rates, p99s;
+    const interval_stats* worst = nullptr;
+    for (const interval_stats& row : r.intervals) {
+        if (row.duration_ns < r.interval_ns) continue;  // a last, shorter interval would skew the spread
+        rates.push_back(row.rate());
+        p99s.push_back(static_cast<double>(row.p99_ns) / 1e6);
+        if (!worst || row.p99_ns > worst->p99_ns) worst = &row;
+    }
+    if (!worst) return;
+    std::sort(rates.begin(), rates.end());
+    std::sort(p99s.begin(), p99s.end());
+    const std::size_t n = rates.size();
+    appendf(out, "\nIntervals: %zu of %.3f s (--intervals FILE for every row)\n", r.intervals.size(), static_cast<double>(r.interval_ns) / 1e9);
+    appendf(out, "  requests/s      min %10.2f   median %10.2f   max %10.2f\n", rates[0], rates[n / 2], rates[n - 1]);
+    appendf(out, "  p99 (ms)        min %10.3f   median %10.3f   max %10.3f (at %.3f s)\n", p99s[0], p99s[n / 2], p99s[n - 1],
+            static_cast<double>(worst->start_ns) / 1e9);
+}
+
+// --intervals FILE: a header, then one row per interval (append_interval_csv_row), times in
+// seconds and milliseconds.
+constexpr const char* intervals_csv_header =
+    "start_s,duration_s,sent,ended,completed,failed,rate,target,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
+
+inline void append_interval_csv_row(const interval_stats& row, std::string& out) {
+    detail::appendf(out, "%.3f,%.3f,%llu,%llu,%llu,%llu,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                    static_cast<double>(row.start_ns) / 1e9, static_cast<double>(row.duration_ns) / 1e9,
+                    static_cast<unsigned long long>(row.sent), static_cast<unsigned long long>(row.ended),
+                    static_cast<unsigned long long>(row.completed), static_cast<unsigned long long>(row.failed), row.rate(),
+                    row.target, static_cast<double>(row.p50_ns) / 1e6, static_cast<double>(row.p90_ns) / 1e6,
+                    static_cast<double>(row.p99_ns) / 1e6, static_cast<double>(row.max_ns) / 1e6,
+                    static_cast<double>(row.lag_p99_ns) / 1e6, static_cast<double>(row.lag_max_ns) / 1e6);
+}
+
+inline std::string intervals_csv(const result& r) {
+    std::string out = intervals_csv_header;
+    for (const interval_stats& row : r.intervals) append_interval_csv_row(row, out);
+    return out;
 }
 
 // "50,90,99,99.9" → {50, 90, 99, 99.9}; false if any item is not a number in [0, 100].
@@ -4879,7 +4928,8 @@ inline std::string gnuplot_tsv(const result& r) {
 // ---- begin include/microbench/report_json.hpp ----
 // microbench/report_json.hpp — the whole result as one JSON document: the plan echoed back,
 // counts, failures by reason (and in ab's four columns), status codes, bytes, connections, and
-// the four timing breakdowns with percentiles and their encoded histograms (mergeable later).
+// the four timing breakdowns with percentiles and their encoded histograms (mergeable later),
+// the open model's figures at a fixed rate and the per-interval rows when there are any.
 // Hand-written and dependency-free; strings are escaped per RFC 8259.
 
 #include <string>
@@ -4932,6 +4982,7 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
             u(p.requests()), static_cast<long long>(p.duration_ms()), p.concurrency(), p.threads(),
             p.keep_alive() ? "true" : "false", p.pipeline(), static_cast<long long>(p.timeout_ms()),
             p.length_check() ? "true" : "false");
+    appendf(out, "\"start_unix_ms\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000));
     appendf(out, "\"elapsed_s\":%.6f,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9, r.requests_per_second());
     appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"
                  "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
@@ -4968,12 +5019,28 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
     detail::append_json_histogram(out, "total", r.total_ns, percentiles);
     out += "}";
     if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
-        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"connection_waits\":%llu,\"schedule_missed\":%llu,",
-                r.rate_target, r.requests_per_second(), u(r.connection_waits), u(r.schedule_missed));
+        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,"
+                     "\"connection_waits\":%llu,\"schedule_missed\":%llu,",
+                r.rate_target, r.requests_per_second(), r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform", u(r.rate_seed),
+                u(r.connection_waits), u(r.schedule_missed));
         detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
         out += ",";
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
         out += "}";
+    }
+    if (r.interval_ns > 0) {  // per-interval rows: times in ns from the run's start
+        appendf(out, ",\"interval_ms\":%lld,\"intervals\":[", static_cast<long long>(r.interval_ns / 1'000'000));
+        for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+            const interval_stats& row = r.intervals[i];
+            appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
+                         "\"failed\":%llu,\"rate\":%.2f,\"target\":%.2f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
+                         "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
+                    i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
+                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
+                    static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
+                    static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
+        }
+        out += "]";
     }
     out += "}\n";
     return out;
@@ -5247,7 +5314,7 @@ enum {
     MB_PLAN_BAD_BIND_ADDRESS = 96, MB_PLAN_BAD_STATUS = 97, MB_PLAN_NOT_FACTORIAL_URL = 98,
     MB_PLAN_TOO_MANY_IN_FLIGHT = 99,
     MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102,
-    MB_PLAN_TOO_MANY_RECORDS = 120,
+    MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 
@@ -5294,6 +5361,25 @@ typedef enum mb_timing {
     MB_TIMING_SCHEDULE_LAG = 5 /* fixed rate: intended send time -> actual send */
 } mb_timing;
 
+/* How requests are spread over time at a fixed rate, for mb_plan_set_arrivals(). */
+typedef enum mb_arrivals {
+    MB_ARRIVALS_UNIFORM = 0, /* evenly spaced, 1/rate apart (the default) */
+    MB_ARRIVALS_POISSON = 1  /* independent arrivals: exponential gaps averaging 1/rate, seeded */
+} mb_arrivals;
+
+/* One interval of a run (mb_plan_set_interval_ms): what was sent and ended in it, across all
+ * workers. Response times are from the intended send time at a fixed rate, else the total time.
+ * Later versions only append fields: pass sizeof(mb_interval) to mb_result_interval(). */
+typedef struct mb_interval {
+    int64_t start_ns;        /* from the run's start */
+    int64_t duration_ns;     /* the last interval ends with the run */
+    uint64_t sent, ended, completed, failed;  /* ended = completed + failed */
+    double target;           /* fixed rate: requests the schedule meant to send in it */
+    double rate;             /* requests that ended per second */
+    int64_t p50_ns, p90_ns, p99_ns, max_ns;   /* response time of the completed requests */
+    int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
+} mb_interval;
+
 typedef struct mb_plan mb_plan;
 typedef struct mb_result mb_result;
 typedef struct mb_suite mb_suite;
@@ -5305,6 +5391,8 @@ typedef struct mb_cancel mb_cancel;
 typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
 /* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run. */
 typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
+/* Called with each interval as it closes, on the thread that called mb_run(); `row` lives for the call. */
+typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
 
 /* Version and statuses. */
 MB_API const char* mb_version(void);           /* "0.1.0" */
@@ -5333,6 +5421,8 @@ MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* de
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default) */
+MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
+MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
@@ -5340,6 +5430,7 @@ MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t s
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
 MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);
 MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests);
+MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user);
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* must outlive the runs */
 MB_API int mb_plan_validate(const mb_plan* plan);
 
@@ -5355,6 +5446,9 @@ MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
+MB_API size_t mb_result_interval_count(const mb_result* result);
+/* Copies interval `index` into *out (its first `size` bytes: pass sizeof(mb_interval)). */
+MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size);
 MB_API uint64_t mb_result_timing_count(const mb_result* result, int column);
 MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, int column, double percentile);
 MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column);  /* exact */
@@ -5427,6 +5521,8 @@ struct mb_plan {
     void* progress_user = nullptr;
     std::int64_t progress_every_ms = 0;
     std::uint64_t progress_every_requests = 0;
+    mb_interval_fn interval = nullptr;
+    void* interval_user = nullptr;
 };
 
 struct mb_result {
@@ -5509,6 +5605,31 @@ inline report_context context_of(const plan& p) {
     return c;
 }
 
+inline mb_interval c_interval(const interval_stats& row) {
+    mb_interval c{};
+    c.start_ns = row.start_ns;
+    c.duration_ns = row.duration_ns;
+    c.sent = row.sent;
+    c.ended = row.ended;
+    c.completed = row.completed;
+    c.failed = row.failed;
+    c.target = row.target;
+    c.rate = row.rate();
+    c.p50_ns = row.p50_ns;
+    c.p90_ns = row.p90_ns;
+    c.p99_ns = row.p99_ns;
+    c.max_ns = row.max_ns;
+    c.lag_p99_ns = row.lag_p99_ns;
+    c.lag_max_ns = row.lag_max_ns;
+    return c;
+}
+
+inline void c_interval_trampoline(const interval_stats& row, void* user) {
+    const auto* plan = static_cast<const mb_plan*>(user);
+    mb_interval c = c_interval(row);
+    plan->interval(&c, plan->interval_user);
+}
+
 // The plan a run uses: the C plan's knobs, its checks and its callbacks.
 inline plan plan_to_run(const mb_plan* cp) {
     plan p = cp->p;
@@ -5517,6 +5638,7 @@ inline plan plan_to_run(const mb_plan* cp) {
     p.check(c);
     if (cp->progress)
         p.on_progress(c_progress_trampoline, const_cast<mb_plan*>(cp), cp->progress_every_ms, cp->progress_every_requests);
+    if (cp->interval) p.on_interval(c_interval_trampoline, const_cast<mb_plan*>(cp));
     return p;
 }
 
@@ -5601,6 +5723,14 @@ MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
     MICROBENCH_C_SET(plan, requests_per_second >= 0 && requests_per_second <= 10'000'000, plan->p.rate(requests_per_second))
 }
+MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
+    MICROBENCH_C_SET(plan, arrivals == MB_ARRIVALS_UNIFORM || arrivals == MB_ARRIVALS_POISSON,
+                     plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
+}
+MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
+    MICROBENCH_C_SET(plan, interval_ms == -1 || interval_ms == 0 || (interval_ms >= microbench::defaults::min_interval_ms && interval_ms <= 3'600'000),
+                     plan->p.interval_ms(interval_ms))
+}
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     bool ok = codes || count == 0;
     for (size_t i = 0; ok && i < count; ++i) ok = codes[i] >= 100 && codes[i] <= 999;
@@ -5622,6 +5752,9 @@ MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user) {
 MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests) {
     MICROBENCH_C_SET(plan, every_ms >= 0, (plan->progress = fn, plan->progress_user = user, plan->progress_every_ms = every_ms,
                                            plan->progress_every_requests = every_requests))
+}
+MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user) {
+    MICROBENCH_C_SET(plan, true, (plan->interval = fn, plan->interval_user = user))
 }
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel) {
     MICROBENCH_C_SET(plan, true, plan->p.cancel_with(cancel ? &cancel->t : nullptr))
@@ -5652,6 +5785,18 @@ MB_API int mb_run(const mb_plan* plan, mb_result** out) {
     return MB_OK;
     MICROBENCH_C_CATCH(detail::no_memory)
 }
+
+}  // extern "C"
+
+// ---- begin include/microbench/c_api_result.hpp ----
+// microbench/c_api_result.hpp — the C API's reading of a result: counters, failures, status
+// codes, timings, per-interval rows and the reports, each a plain value or an snprintf-style
+// copy. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
+
+#ifdef MICROBENCH_C_IMPLEMENTATION
+
+
+extern "C" {
 
 MB_API void mb_result_destroy(mb_result* result) { delete result; }
 
@@ -5692,6 +5837,13 @@ MB_API double mb_result_requests_per_second(const mb_result* result) { return re
 MB_API double mb_result_goodput_per_second(const mb_result* result) { return result ? result->r.goodput_per_second() : 0.0; }
 MB_API const char* mb_result_server_software(const mb_result* result) { return result ? result->r.server_software.c_str() : ""; }
 
+MB_API size_t mb_result_interval_count(const mb_result* result) { return result ? result->r.intervals.size() : 0; }
+MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size) {
+    if (!result || !out || index >= result->r.intervals.size()) return MB_INVALID_ARGUMENT;
+    mb_interval c = microbench::detail::c_interval(result->r.intervals[index]);
+    std::memcpy(out, &c, size < sizeof c ? size : sizeof c);
+    return MB_OK;
+}
 MB_API uint64_t mb_result_timing_count(const mb_result* result, int column) {
     const microbench::histogram* h = microbench::detail::column(result, column);
     return h ? h->count() : 0;
@@ -5745,9 +5897,11 @@ MB_API size_t mb_result_json(const mb_result* result, const double* percentiles,
 
 }  // extern "C"
 
+#endif  // MICROBENCH_C_IMPLEMENTATION
+// ---- end include/microbench/c_api_result.hpp ----
 // ---- begin include/microbench/c_api_suite.hpp ----
-// microbench/c_api_suite.hpp — the rest of the C API's implementation: the suite and the
-// self-test as mb_suite handles, the reference server, and cancel tokens. Compiled only where
+// microbench/c_api_suite.hpp — the C API's suite and self-test as mb_suite handles, the
+// reference server, and cancel tokens. Compiled only where
 // MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 
 #ifdef MICROBENCH_C_IMPLEMENTATION

@@ -207,3 +207,49 @@ TEST_CASE("gates: each broken limit is one line with the figure, the limit and t
     CHECK(apply_gates(g, r, "", out) == 4);
     CHECK(has(out, "Gate broken: 50.00 requests/s, below --min-rps 60 by 10.00\n"));
 }
+
+TEST_CASE("intervals: the CSV has a row per interval, the JSON an array, the summary their spread") {
+    result r;
+    r.interval_ns = 1'000'000'000;
+    r.rate_target = 100;
+    // Three whole seconds at 90, 100 and 110 requests, p99 5, 50 and 7 ms; then a last 0.5 s.
+    const std::uint64_t ended[] = {90, 100, 110, 20};
+    const std::int64_t p99_ms[] = {5, 50, 7, 3};
+    for (int i = 0; i < 4; ++i) {
+        interval_stats row{};
+        row.start_ns = i * r.interval_ns;
+        row.duration_ns = i < 3 ? r.interval_ns : r.interval_ns / 2;
+        row.sent = row.ended = row.completed = row.latency_count = ended[i];
+        row.target = i < 3 ? 100 : 50;
+        row.p50_ns = 1'000'000;
+        row.p90_ns = 2'000'000;
+        row.p99_ns = p99_ms[i] * 1'000'000;
+        row.max_ns = row.p99_ns + 1'000'000;
+        row.lag_p99_ns = 25'000;
+        row.lag_max_ns = 40'000;
+        r.intervals.push_back(row);
+    }
+    CHECK(intervals_csv(r) ==
+          "start_s,duration_s,sent,ended,completed,failed,rate,target,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n"
+          "0.000,1.000,90,90,90,0,90.00,100.00,1.000,2.000,5.000,6.000,0.025,0.040\n"
+          "1.000,1.000,100,100,100,0,100.00,100.00,1.000,2.000,50.000,51.000,0.025,0.040\n"
+          "2.000,1.000,110,110,110,0,110.00,100.00,1.000,2.000,7.000,8.000,0.025,0.040\n"
+          "3.000,0.500,20,20,20,0,40.00,50.00,1.000,2.000,3.000,4.000,0.025,0.040\n");
+    std::string text;
+    append_intervals_summary(r, text);  // the last, shorter interval is left out of the spread
+    CHECK(text ==
+          "\nIntervals: 4 of 1.000 s (--intervals FILE for every row)\n"
+          "  requests/s      min      90.00   median     100.00   max     110.00\n"
+          "  p99 (ms)        min      5.000   median      7.000   max     50.000 (at 1.000 s)\n");
+    plan p;
+    const std::string json = result_json(p, r, {50});
+    CHECK(json.find("\"interval_ms\":1000,\"intervals\":[{\"start_ns\":0,\"duration_ns\":1000000000,\"sent\":90,\"ended\":90,"
+                    "\"completed\":90,\"failed\":0,\"rate\":90.00,\"target\":100.00,\"response_ns\":{\"count\":90,\"p50\":1000000,"
+                    "\"p90\":2000000,\"p99\":5000000,\"max\":6000000},\"schedule_lag_ns\":{\"p99\":25000,\"max\":40000}},") != std::string::npos);
+    CHECK(json.find("{\"start_ns\":3000000000,\"duration_ns\":500000000,") != std::string::npos);
+    result closed;
+    text.clear();
+    append_intervals_summary(closed, text);
+    CHECK(text.empty());
+    CHECK(result_json(p, closed, {50}).find("intervals") == std::string::npos);
+}

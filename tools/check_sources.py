@@ -6,6 +6,7 @@
 - parts stay under MAX_LINES lines (a bigger part has two jobs);
 - README.md shows examples/embed.cpp, examples/c/example.c, examples/python/example.py and
   examples/dotnet/Program.cs verbatim (so the snippets people copy compile and run);
+- microbench.h has a status constant for every error number the C API can return;
 - the core stays small and exception-free: no <iostream>, <regex>, <sstream>, <functional>,
   and no throw / try / catch / dynamic_cast / typeid (it must build with -fno-exceptions -fno-rtti),
   except on lines marked '// bad_alloc guard' (run() turns bad_alloc into an error when exceptions are on).
@@ -45,6 +46,15 @@ def main() -> int:
                 problems.append(f"{rel}:{n}: <{m.group(1)}> is kept out of the core")
             if FORBIDDEN_WORDS.search(code_only(line)) and not line.endswith("// bad_alloc guard"):
                 problems.append(f"{rel}:{n}: exceptions and RTTI are not used in the library")
+    # Every error number the C API can return (all but the parser's and the histogram codec's) is
+    # a status constant of microbench.h, with the same value.
+    errc = dict(re.findall(r"^\s+(\w+) = (\d+),", (ROOT / "include" / "microbench" / "error.hpp").read_text(encoding="utf-8"), re.M))
+    c_header = (ROOT / "include" / "microbench.h").read_text(encoding="utf-8")
+    for name, number in errc.items():
+        if name.startswith(("response_", "histogram_")):
+            continue
+        if not re.search(rf"\bMB_{name.upper()} = {number}\b", c_header):
+            problems.append(f"include/microbench.h: no MB_{name.upper()} = {number} for errc::{name}")
     embed = (ROOT / "examples" / "embed.cpp").read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     if f"```cpp\n{embed}```" not in readme:

@@ -58,6 +58,15 @@ _lib = _find_library()
 _P, _U64, _I64, _U32, _SZ, _D = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_double
 _RESPONSE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p)
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_void_p)
+
+
+class _Interval(ctypes.Structure):  # mb_interval
+    _fields_ = [("start_ns", _I64), ("duration_ns", _I64), ("sent", _U64), ("ended", _U64), ("completed", _U64),
+                ("failed", _U64), ("target", ctypes.c_double), ("rate", ctypes.c_double), ("p50_ns", _I64),
+                ("p90_ns", _I64), ("p99_ns", _I64), ("max_ns", _I64), ("lag_p99_ns", _I64), ("lag_max_ns", _I64)]
+
+
+_INTERVAL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Interval), ctypes.c_void_p)
 _SIGNATURES = {
     "mb_version": (ctypes.c_char_p, []),
     "mb_version_number": (ctypes.c_int, []),
@@ -79,6 +88,9 @@ _SIGNATURES = {
     "mb_plan_set_length_check": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_raise_fd_limit": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_rate": (ctypes.c_int, [_P, ctypes.c_double]),
+    "mb_plan_set_arrivals": (ctypes.c_int, [_P, ctypes.c_int, _U64]),
+    "mb_plan_set_interval_ms": (ctypes.c_int, [_P, _I64]),
+    "mb_plan_on_interval": (ctypes.c_int, [_P, _INTERVAL_FN, _P]),
     "mb_plan_expect_status": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), _SZ]),
     "mb_plan_check_body_equals": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
     "mb_plan_check_body_starts_with": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
@@ -96,6 +108,8 @@ _SIGNATURES = {
     "mb_result_requests_per_second": (_D, [_P]),
     "mb_result_goodput_per_second": (_D, [_P]),
     "mb_result_server_software": (ctypes.c_char_p, [_P]),
+    "mb_result_interval_count": (_SZ, [_P]),
+    "mb_result_interval": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Interval), _SZ]),
     "mb_result_timing_count": (_U64, [_P, ctypes.c_int]),
     "mb_result_timing_percentile_ns": (_I64, [_P, ctypes.c_int, _D]),
     "mb_result_timing_min_ns": (_I64, [_P, ctypes.c_int]),
@@ -162,6 +176,32 @@ class Timing:
 
 
 @dataclasses.dataclass
+class Interval:
+    """One interval of a run: what was sent and ended in it; response times in milliseconds."""
+    start_s: float
+    duration_s: float
+    sent: int
+    ended: int
+    completed: int
+    failed: int
+    target: float    # at a fixed rate: requests the schedule meant to send in it
+    rate: float      # requests that ended per second
+    p50_ms: float
+    p90_ms: float
+    p99_ms: float
+    max_ms: float
+    lag_p99_ms: float  # at a fixed rate: schedule lag
+    lag_max_ms: float
+
+
+def _interval_from(row):
+    return Interval(start_s=row.start_ns / 1e9, duration_s=row.duration_ns / 1e9, sent=row.sent, ended=row.ended,
+                    completed=row.completed, failed=row.failed, target=row.target, rate=row.rate,
+                    p50_ms=row.p50_ns / 1e6, p90_ms=row.p90_ns / 1e6, p99_ms=row.p99_ns / 1e6, max_ms=row.max_ns / 1e6,
+                    lag_p99_ms=row.lag_p99_ns / 1e6, lag_max_ms=row.lag_max_ns / 1e6)
+
+
+@dataclasses.dataclass
 class Result:
     """What a run measured: every request ended exactly once, completed or failed with one reason."""
     ended: int
@@ -186,6 +226,7 @@ class Result:
     goodput_per_second: float  # completed (correct) responses per second
     server_software: str
     timings: dict           # "connect" | "waiting" | "processing" | "total" | "response" | "schedule_lag" -> Timing
+    intervals: list         # of Interval, when the run had them (rate, or interval=)
     report: str             # ab's report and microbench's notes
     json: dict              # the whole result, histograms' percentiles included
 
@@ -201,6 +242,11 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
             max_ms=_lib.mb_result_timing_max_ns(handle, i) / 1e6,
             percentiles_ms={p: _lib.mb_result_timing_percentile_ns(handle, i, p) / 1e6 for p in percentiles})
     ps = (ctypes.c_double * len(percentiles))(*percentiles)
+    intervals = []
+    for i in range(_lib.mb_result_interval_count(handle)):
+        row = _Interval()
+        _check(_lib.mb_result_interval(handle, i, ctypes.byref(row), ctypes.sizeof(row)))
+        intervals.append(_interval_from(row))
     return Result(
         ended=counts["ended"], completed=counts["completed"], failed=counts["failed"], unfinished=counts["unfinished"],
         non_2xx=counts["non_2xx"], keep_alive_requests=counts["keep_alive_requests"], retries=counts["retries"],
@@ -214,6 +260,7 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         goodput_per_second=_lib.mb_result_goodput_per_second(handle),
         server_software=_lib.mb_result_server_software(handle).decode(errors="replace"),
         timings=timings,
+        intervals=intervals,
         report=_text(_lib.mb_result_report_ab, handle),
         json=_json.loads(_text(_lib.mb_result_json, handle, ps, len(percentiles))))
 
@@ -246,12 +293,15 @@ class Cancel:
 def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
         headers=None, body=None, content_type=None, expect_status=None, check_factorial=None, body_equals=None,
         body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
-        rate=0.0, on_response=None, on_progress=None, cancel=None):
+        rate=0.0, arrivals="uniform", seed=0, interval=None, on_response=None, on_progress=None, on_interval=None,
+        cancel=None):
     """Runs n requests (or for `duration` seconds, n=0) over c connections and returns a Result;
-    with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]).
+    with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
+    evenly spaced or, with arrivals="poisson", as independent arrivals drawn from `seed`.
 
+    interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate, else none; 0: none).
     on_response(status, body_bytes) -> bool is called on worker threads for every whole response
-    (False fails it as `check`); on_progress(ended, target, elapsed_s) on this thread.
+    (False fails it as `check`); on_progress(ended, target, elapsed_s) and on_interval(Interval) on this thread.
     """
     plan = _P()
     _check(_lib.mb_plan_create(url.encode(), ctypes.byref(plan)))
@@ -267,6 +317,11 @@ def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1,
         _check(_lib.mb_plan_set_length_check(plan, int(length_check)))
         _check(_lib.mb_plan_set_raise_fd_limit(plan, int(raise_fd_limit)))
         _check(_lib.mb_plan_set_rate(plan, float(rate)))
+        if arrivals not in ("uniform", "poisson"):
+            raise ValueError(f"arrivals is 'uniform' or 'poisson', not {arrivals!r}")
+        _check(_lib.mb_plan_set_arrivals(plan, int(arrivals == "poisson"), seed))
+        if interval is not None:
+            _check(_lib.mb_plan_set_interval_ms(plan, round(interval * 1000)))
         if duration is not None:
             _check(_lib.mb_plan_set_duration_ms(plan, int(duration * 1000)))
         for name, value in (headers or {}).items():
@@ -294,6 +349,10 @@ def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1,
             fn = _PROGRESS_FN(lambda ended, target, elapsed, _user: on_progress(ended, target, elapsed / 1e9))
             callbacks.append(fn)
             _check(_lib.mb_plan_on_progress(plan, fn, None, 100, 0))
+        if on_interval:
+            fn = _INTERVAL_FN(lambda row, _user: on_interval(_interval_from(row.contents)))
+            callbacks.append(fn)
+            _check(_lib.mb_plan_on_interval(plan, fn, None))
         if cancel is not None:
             _check(_lib.mb_plan_set_cancel(plan, cancel._handle))
         result = _P()

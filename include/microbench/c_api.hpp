@@ -55,6 +55,8 @@ struct mb_plan {
     void* progress_user = nullptr;
     std::int64_t progress_every_ms = 0;
     std::uint64_t progress_every_requests = 0;
+    mb_interval_fn interval = nullptr;
+    void* interval_user = nullptr;
 };
 
 struct mb_result {
@@ -137,6 +139,31 @@ inline report_context context_of(const plan& p) {
     return c;
 }
 
+inline mb_interval c_interval(const interval_stats& row) {
+    mb_interval c{};
+    c.start_ns = row.start_ns;
+    c.duration_ns = row.duration_ns;
+    c.sent = row.sent;
+    c.ended = row.ended;
+    c.completed = row.completed;
+    c.failed = row.failed;
+    c.target = row.target;
+    c.rate = row.rate();
+    c.p50_ns = row.p50_ns;
+    c.p90_ns = row.p90_ns;
+    c.p99_ns = row.p99_ns;
+    c.max_ns = row.max_ns;
+    c.lag_p99_ns = row.lag_p99_ns;
+    c.lag_max_ns = row.lag_max_ns;
+    return c;
+}
+
+inline void c_interval_trampoline(const interval_stats& row, void* user) {
+    const auto* plan = static_cast<const mb_plan*>(user);
+    mb_interval c = c_interval(row);
+    plan->interval(&c, plan->interval_user);
+}
+
 // The plan a run uses: the C plan's knobs, its checks and its callbacks.
 inline plan plan_to_run(const mb_plan* cp) {
     plan p = cp->p;
@@ -145,6 +172,7 @@ inline plan plan_to_run(const mb_plan* cp) {
     p.check(c);
     if (cp->progress)
         p.on_progress(c_progress_trampoline, const_cast<mb_plan*>(cp), cp->progress_every_ms, cp->progress_every_requests);
+    if (cp->interval) p.on_interval(c_interval_trampoline, const_cast<mb_plan*>(cp));
     return p;
 }
 
@@ -229,6 +257,14 @@ MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
     MICROBENCH_C_SET(plan, requests_per_second >= 0 && requests_per_second <= 10'000'000, plan->p.rate(requests_per_second))
 }
+MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
+    MICROBENCH_C_SET(plan, arrivals == MB_ARRIVALS_UNIFORM || arrivals == MB_ARRIVALS_POISSON,
+                     plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
+}
+MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
+    MICROBENCH_C_SET(plan, interval_ms == -1 || interval_ms == 0 || (interval_ms >= microbench::defaults::min_interval_ms && interval_ms <= 3'600'000),
+                     plan->p.interval_ms(interval_ms))
+}
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     bool ok = codes || count == 0;
     for (size_t i = 0; ok && i < count; ++i) ok = codes[i] >= 100 && codes[i] <= 999;
@@ -250,6 +286,9 @@ MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user) {
 MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests) {
     MICROBENCH_C_SET(plan, every_ms >= 0, (plan->progress = fn, plan->progress_user = user, plan->progress_every_ms = every_ms,
                                            plan->progress_every_requests = every_requests))
+}
+MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user) {
+    MICROBENCH_C_SET(plan, true, (plan->interval = fn, plan->interval_user = user))
 }
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel) {
     MICROBENCH_C_SET(plan, true, plan->p.cancel_with(cancel ? &cancel->t : nullptr))
@@ -281,98 +320,9 @@ MB_API int mb_run(const mb_plan* plan, mb_result** out) {
     MICROBENCH_C_CATCH(detail::no_memory)
 }
 
-MB_API void mb_result_destroy(mb_result* result) { delete result; }
-
-MB_API uint64_t mb_result_count(const mb_result* result, int which) {
-    if (!result) return 0;
-    const microbench::result& r = result->r;
-    switch (which) {
-        case MB_COUNT_ENDED: return r.requests_ended;
-        case MB_COUNT_COMPLETED: return r.requests_completed;
-        case MB_COUNT_FAILED: return r.requests_failed;
-        case MB_COUNT_UNFINISHED: return r.unfinished;
-        case MB_COUNT_NON_2XX: return r.non_2xx;
-        case MB_COUNT_KEEP_ALIVE_REQUESTS: return r.keep_alive_requests;
-        case MB_COUNT_RETRIES: return r.retries;
-        case MB_COUNT_CONNECTS: return r.connects;
-        case MB_COUNT_SERVER_CLOSES: return r.server_closes;
-        case MB_COUNT_BYTES_SENT: return r.bytes_sent;
-        case MB_COUNT_BYTES_RECEIVED: return r.bytes_received;
-        case MB_COUNT_BODY_BYTES: return r.body_bytes;
-        case MB_COUNT_DOCUMENT_LENGTH: return r.first_body_length;
-        case MB_COUNT_CONCURRENCY_PEAK: return r.concurrency_peak;
-        case MB_COUNT_LOCAL_WAITS: return r.port_waits + r.descriptor_waits + r.memory_waits;
-        case MB_COUNT_CONNECTION_WAITS: return r.connection_waits;
-        case MB_COUNT_SCHEDULE_MISSED: return r.schedule_missed;
-    }
-    return 0;
-}
-
-MB_API uint64_t mb_result_failures(const mb_result* result, int reason) {
-    return result && reason >= 0 && reason < microbench::failure_count ? result->r.failures[reason] : 0;
-}
-MB_API uint64_t mb_result_status_count(const mb_result* result, int status) {
-    return result && status >= 100 && status <= 999 ? result->r.status_counts[status] : 0;
-}
-MB_API int mb_result_cancelled(const mb_result* result) { return result && result->r.cancelled ? 1 : 0; }
-MB_API int64_t mb_result_elapsed_ns(const mb_result* result) { return result ? result->r.elapsed_ns : 0; }
-MB_API double mb_result_requests_per_second(const mb_result* result) { return result ? result->r.requests_per_second() : 0.0; }
-MB_API double mb_result_goodput_per_second(const mb_result* result) { return result ? result->r.goodput_per_second() : 0.0; }
-MB_API const char* mb_result_server_software(const mb_result* result) { return result ? result->r.server_software.c_str() : ""; }
-
-MB_API uint64_t mb_result_timing_count(const mb_result* result, int column) {
-    const microbench::histogram* h = microbench::detail::column(result, column);
-    return h ? h->count() : 0;
-}
-MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, int column, double percentile) {
-    const microbench::histogram* h = microbench::detail::column(result, column);
-    return h && percentile >= 0 && percentile <= 100 && !h->empty() ? h->value_at_percentile(percentile) : 0;
-}
-MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column) {
-    const microbench::histogram* h = microbench::detail::column(result, column);
-    return h && !h->empty() ? h->min() : 0;
-}
-MB_API int64_t mb_result_timing_max_ns(const mb_result* result, int column) {
-    const microbench::histogram* h = microbench::detail::column(result, column);
-    return h && !h->empty() ? h->max() : 0;
-}
-MB_API double mb_result_timing_mean_ns(const mb_result* result, int column) {
-    const microbench::histogram* h = microbench::detail::column(result, column);
-    return h && !h->empty() ? h->mean() : 0.0;
-}
-MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column) {
-    const microbench::histogram* h = microbench::detail::column(result, column);
-    return h && !h->empty() ? h->stddev() : 0.0;
-}
-
-MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size) {
-    if (!result) return 0;
-    MICROBENCH_C_TRY
-    std::string text;
-    microbench::report_context ctx = microbench::detail::context_of(result->p);
-    microbench::append_ab_report(ctx, result->r, text);
-    microbench::append_report_notes(ctx, result->r, text);
-    return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
-}
-MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
-    if (!result) return 0;
-    MICROBENCH_C_TRY
-    std::string text;
-    microbench::append_latency_section(result->r, microbench::detail::percentiles_or_default(percentiles, count), text);
-    return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
-}
-MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
-    if (!result) return 0;
-    MICROBENCH_C_TRY
-    std::string text = microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
-    return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
-}
-
 }  // extern "C"
 
+#include "c_api_result.hpp"
 #include "c_api_suite.hpp"
 
 #endif  // MICROBENCH_C_IMPLEMENTATION

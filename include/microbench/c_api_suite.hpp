@@ -1,5 +1,5 @@
-// microbench/c_api_suite.hpp — the rest of the C API's implementation: the suite and the
-// self-test as mb_suite handles, the reference server, and cancel tokens. Compiled only where
+// microbench/c_api_suite.hpp — the C API's suite and self-test as mb_suite handles, the
+// reference server, and cancel tokens. Compiled only where
 // MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 #pragma once
 

@@ -39,11 +39,6 @@ using progress_fn = void (*)(const progress&, void* user);
 // Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
 using interval_fn = void (*)(const interval_stats&, void* user);
 
-// How requests are spread over time at a fixed rate.
-enum class arrivals : std::uint8_t {
-    uniform,  // evenly spaced: 1/rate apart
-    poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
-};
 
 class plan {
 public:

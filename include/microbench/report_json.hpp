@@ -1,6 +1,7 @@
 // microbench/report_json.hpp — the whole result as one JSON document: the plan echoed back,
 // counts, failures by reason (and in ab's four columns), status codes, bytes, connections, and
-// the four timing breakdowns with percentiles and their encoded histograms (mergeable later).
+// the four timing breakdowns with percentiles and their encoded histograms (mergeable later),
+// the open model's figures at a fixed rate and the per-interval rows when there are any.
 // Hand-written and dependency-free; strings are escaped per RFC 8259.
 #pragma once
 
@@ -60,6 +61,7 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
             u(p.requests()), static_cast<long long>(p.duration_ms()), p.concurrency(), p.threads(),
             p.keep_alive() ? "true" : "false", p.pipeline(), static_cast<long long>(p.timeout_ms()),
             p.length_check() ? "true" : "false");
+    appendf(out, "\"start_unix_ms\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000));
     appendf(out, "\"elapsed_s\":%.6f,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9, r.requests_per_second());
     appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"
                  "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
@@ -96,12 +98,28 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
     detail::append_json_histogram(out, "total", r.total_ns, percentiles);
     out += "}";
     if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
-        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"connection_waits\":%llu,\"schedule_missed\":%llu,",
-                r.rate_target, r.requests_per_second(), u(r.connection_waits), u(r.schedule_missed));
+        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,"
+                     "\"connection_waits\":%llu,\"schedule_missed\":%llu,",
+                r.rate_target, r.requests_per_second(), r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform", u(r.rate_seed),
+                u(r.connection_waits), u(r.schedule_missed));
         detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
         out += ",";
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
         out += "}";
+    }
+    if (r.interval_ns > 0) {  // per-interval rows: times in ns from the run's start
+        appendf(out, ",\"interval_ms\":%lld,\"intervals\":[", static_cast<long long>(r.interval_ns / 1'000'000));
+        for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+            const interval_stats& row = r.intervals[i];
+            appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
+                         "\"failed\":%llu,\"rate\":%.2f,\"target\":%.2f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
+                         "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
+                    i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
+                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
+                    static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
+                    static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
+        }
+        out += "]";
     }
     out += "}\n";
     return out;

@@ -50,8 +50,9 @@ inline void append_open_model_section(const result& r, std::string& out) {
     using detail::appendf;
     if (r.rate_target <= 0) return;
     const double achieved = r.requests_per_second();
-    appendf(out, "\nOpen model: target %.2f requests/s, achieved %.2f (%.1f %%)\n", r.rate_target, achieved,
-            100.0 * achieved / r.rate_target);
+    appendf(out, "\nOpen model: target %.2f requests/s", r.rate_target);
+    if (r.rate_arrivals == arrivals::poisson) appendf(out, " (Poisson arrivals, seed %llu)", static_cast<unsigned long long>(r.rate_seed));
+    appendf(out, ", achieved %.2f (%.1f %%)\n", achieved, 100.0 * achieved / r.rate_target);
     appendf(out, "  (ms)          %10s %10s %10s %10s %10s\n", "p50", "p90", "p99", "p99.9", "max");
     const std::pair<const char*, const histogram*> rows[] = {
         {"response", &r.response_ns}, {"service", &r.total_ns}, {"schedule lag", &r.schedule_lag_ns}};
@@ -74,6 +75,49 @@ inline void append_open_model_section(const result& r, std::string& out) {
                 r.concurrency_requested);
     else
         appendf(out, " with connections free — the generator itself fell behind (CPU): raise --threads.\n");
+}
+
+// The per-interval rows in brief: how steady the rate and the response time were, and when the
+// worst interval was. Nothing without rows.
+inline void append_intervals_summary(const result& r, std::string& out) {
+    using detail::appendf;
+    std::vector<double> rates, p99s;
+    const interval_stats* worst = nullptr;
+    for (const interval_stats& row : r.intervals) {
+        if (row.duration_ns < r.interval_ns) continue;  // a last, shorter interval would skew the spread
+        rates.push_back(row.rate());
+        p99s.push_back(static_cast<double>(row.p99_ns) / 1e6);
+        if (!worst || row.p99_ns > worst->p99_ns) worst = &row;
+    }
+    if (!worst) return;
+    std::sort(rates.begin(), rates.end());
+    std::sort(p99s.begin(), p99s.end());
+    const std::size_t n = rates.size();
+    appendf(out, "\nIntervals: %zu of %.3f s (--intervals FILE for every row)\n", r.intervals.size(), static_cast<double>(r.interval_ns) / 1e9);
+    appendf(out, "  requests/s      min %10.2f   median %10.2f   max %10.2f\n", rates[0], rates[n / 2], rates[n - 1]);
+    appendf(out, "  p99 (ms)        min %10.3f   median %10.3f   max %10.3f (at %.3f s)\n", p99s[0], p99s[n / 2], p99s[n - 1],
+            static_cast<double>(worst->start_ns) / 1e9);
+}
+
+// --intervals FILE: a header, then one row per interval (append_interval_csv_row), times in
+// seconds and milliseconds.
+constexpr const char* intervals_csv_header =
+    "start_s,duration_s,sent,ended,completed,failed,rate,target,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
+
+inline void append_interval_csv_row(const interval_stats& row, std::string& out) {
+    detail::appendf(out, "%.3f,%.3f,%llu,%llu,%llu,%llu,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                    static_cast<double>(row.start_ns) / 1e9, static_cast<double>(row.duration_ns) / 1e9,
+                    static_cast<unsigned long long>(row.sent), static_cast<unsigned long long>(row.ended),
+                    static_cast<unsigned long long>(row.completed), static_cast<unsigned long long>(row.failed), row.rate(),
+                    row.target, static_cast<double>(row.p50_ns) / 1e6, static_cast<double>(row.p90_ns) / 1e6,
+                    static_cast<double>(row.p99_ns) / 1e6, static_cast<double>(row.max_ns) / 1e6,
+                    static_cast<double>(row.lag_p99_ns) / 1e6, static_cast<double>(row.lag_max_ns) / 1e6);
+}
+
+inline std::string intervals_csv(const result& r) {
+    std::string out = intervals_csv_header;
+    for (const interval_stats& row : r.intervals) append_interval_csv_row(row, out);
+    return out;
 }
 
 // "50,90,99,99.9" → {50, 90, 99, 99.9}; false if any item is not a number in [0, 100].

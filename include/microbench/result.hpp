@@ -36,6 +36,12 @@ constexpr const char* failure_name(failure f) {
     return "unknown";
 }
 
+// How requests are spread over time at a fixed rate.
+enum class arrivals : std::uint8_t {
+    uniform,  // evenly spaced: 1/rate apart
+    poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
+};
+
 // One completed request, kept only when a plan asks for them (ab -g).
 struct request_timing {
     std::int64_t start_ns;  // monotonic; result::start_realtime_ns maps it to wall-clock time
@@ -103,6 +109,8 @@ struct result {
     // byte). Empty in a closed loop.
     histogram response_ns, schedule_lag_ns;
     double rate_target = 0;              // requests/s asked for; 0: closed loop
+    arrivals rate_arrivals = arrivals::uniform;
+    std::uint64_t rate_seed = 0;         // of Poisson arrivals
     std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
     std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,

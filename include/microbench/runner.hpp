@@ -243,6 +243,8 @@ inline error run_plan(const plan& p, result& out) {
     }
     out.concurrency_requested = p.concurrency();
     out.rate_target = p.rate();
+    out.rate_arrivals = p.arrivals();
+    out.rate_seed = p.seed();
     out.start_ns = start;
     out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
     std::sort(out.requests.begin(), out.requests.end(),

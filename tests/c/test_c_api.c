@@ -4,6 +4,7 @@
  * against the shared and the static libmicrobench. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, pthreads */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,10 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_socket_buffer_bytes(NULL, 0) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_resend_non_idempotent(NULL, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_rate(NULL, 10) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_arrivals(NULL, MB_ARRIVALS_POISSON, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_interval_ms(NULL, 1000) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_on_interval(NULL, NULL, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_result_interval_count(NULL) == 0);
     EXPECT(mb_plan_expect_status(NULL, codes, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_equals(NULL, "x", 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_starts_with(NULL, "x", 1) == MB_INVALID_ARGUMENT);
@@ -98,6 +103,10 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_drain_ms(plan, -1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_socket_buffer_bytes(plan, 0x7fffffff) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_rate(plan, -1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_arrivals(plan, 2, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_interval_ms(plan, 9) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_interval_ms(plan, -2) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_interval_ms(plan, 3600001) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_bind_address(plan, NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_expect_status(plan, codes, 2) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_expect_status(plan, NULL, 1) == MB_INVALID_ARGUMENT);
@@ -390,6 +399,56 @@ static void fixed_rate(uint16_t port) {
     mb_plan_destroy(plan);
 }
 
+struct rows_seen {
+    size_t count;
+    uint64_t ended;
+};
+
+static void on_interval(const mb_interval* row, void* user) {
+    struct rows_seen* seen = (struct rows_seen*)user;
+    seen->count++;
+    seen->ended += row->ended;
+}
+
+static void intervals_and_poisson(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    mb_interval row, big[2];
+    struct rows_seen seen = {0, 0};
+    size_t i, n;
+    uint64_t sent = 0, ended = 0, completed = 0, failed_rows = 0, timed = 0;
+    EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 0) == MB_OK && mb_plan_set_duration_ms(plan, 1000) == MB_OK);
+    EXPECT(mb_plan_set_concurrency(plan, 4) == MB_OK && mb_plan_set_threads(plan, 2) == MB_OK);
+    EXPECT(mb_plan_set_arrivals(plan, MB_ARRIVALS_POISSON, 5) == MB_OK);
+    EXPECT(mb_plan_validate(plan) == MB_PLAN_BAD_ARRIVALS); /* Poisson needs a rate */
+    EXPECT(mb_plan_set_rate(plan, 1000) == MB_OK && mb_plan_set_interval_ms(plan, 100) == MB_OK);
+    EXPECT(mb_plan_on_interval(plan, on_interval, &seen) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    n = mb_result_interval_count(r);
+    EXPECT(n >= 10 && n <= 11);
+    EXPECT(seen.count == n);
+    for (i = 0; i < n; ++i) {
+        EXPECT(mb_result_interval(r, i, &row, sizeof row) == MB_OK);
+        EXPECT(row.start_ns == (int64_t)i * 100000000);
+        EXPECT(row.ended == row.completed + row.failed);
+        sent += row.sent, ended += row.ended, completed += row.completed, failed_rows += row.failed;
+        timed += row.completed;
+        if (i + 1 < n) EXPECT(row.target > 99.9 && row.target < 100.1); /* 1000/s x 0.1 s */
+    }
+    EXPECT(ended == mb_result_count(r, MB_COUNT_ENDED) && seen.ended == ended);
+    EXPECT(completed == mb_result_count(r, MB_COUNT_COMPLETED) && failed_rows == mb_result_count(r, MB_COUNT_FAILED));
+    EXPECT(sent == ended + mb_result_count(r, MB_COUNT_UNFINISHED));
+    EXPECT(timed == mb_result_timing_count(r, MB_TIMING_RESPONSE));
+    EXPECT(mb_result_interval(r, n, &row, sizeof row) == MB_INVALID_ARGUMENT);
+    /* an older caller's smaller struct gets only its own fields */
+    memset(big, 0xAB, sizeof big);
+    EXPECT(mb_result_interval(r, 0, &big[0], offsetof(mb_interval, sent)) == MB_OK);
+    EXPECT(big[0].start_ns == 0 && big[0].sent == 0xABABABABABABABABull);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
 static void suites(uint16_t port) {
     mb_suite* suite = NULL;
     int passed = 0;
@@ -426,6 +485,7 @@ int main(void) {
     body_and_refused_port(port);
     cancel_and_duration(port);
     fixed_rate(port);
+    intervals_and_poisson(port);
     suites(port);
     mb_server_stop(server);
     if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);

@@ -10,6 +10,7 @@ scripts use to read ab's report give the same keys on both; usage errors, exit c
 CSV, the --json document, the keep-alive note and the partial report after SIGINT.
 """
 import base64
+import csv
 import http.server
 import json
 import os
@@ -17,6 +18,7 @@ import re
 import signal
 import socket
 import subprocess
+import tempfile
 import sys
 import threading
 import time
@@ -327,6 +329,53 @@ class Errors(unittest.TestCase):
         r = run([MICROBENCH, "-n", "10", "-k", "--pipeline", "4", "--rate", "10", Servers.url()])
         self.assertEqual(r.returncode, 1)
         self.assertIn("--rate sends one request at a time", r.stderr)
+
+    def test_intervals_csv_and_json_add_up_to_the_totals(self):
+        with tempfile.TemporaryDirectory() as d:
+            csv_path = os.path.join(d, "intervals.csv")
+            r = run([MICROBENCH, "-q", "-t", "2", "-c", "4", "-W", "2", "-k", "--rate", "500", "--interval", "250ms",
+                     "--arrivals", "poisson", "--seed", "11", "--intervals", csv_path, "--json", "-", Servers.url()])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            doc = json.loads(r.stdout)
+            with open(csv_path) as f:
+                rows = list(csv.DictReader(f))
+        self.assertEqual(doc["interval_ms"], 250)
+        self.assertEqual(doc["open_model"]["arrivals"], "poisson")
+        self.assertEqual(doc["open_model"]["seed"], 11)
+        self.assertEqual(len(rows), len(doc["intervals"]))
+        self.assertGreaterEqual(len(rows), 8)
+        for name in ("ended", "completed", "failed"):
+            self.assertEqual(sum(int(row[name]) for row in rows), doc["requests"][name], name)
+        self.assertEqual(sum(int(row["sent"]) for row in rows), doc["requests"]["ended"] + doc["requests"]["unfinished"])
+        self.assertEqual(sum(i["response_ns"]["count"] for i in doc["intervals"]), doc["open_model"]["response_ns"]["count"])
+        for row, j in zip(rows, doc["intervals"]):
+            self.assertAlmostEqual(float(row["start_s"]), j["start_ns"] / 1e9, places=3)
+            self.assertEqual(int(row["ended"]), j["ended"])
+        # The report sums them up; a closed loop has none unless asked.
+        r = run([MICROBENCH, "-q", "-t", "2", "-c", "2", "-k", "--rate", "200", Servers.url()])
+        self.assertRegex(r.stdout, r"\nIntervals: 2 of 1.000 s .*\n  requests/s +min +[\d.]+ +median +[\d.]+ +max +[\d.]+\n")
+        doc = json.loads(run([MICROBENCH, "-q", "-n", "100", "-c", "2", "-k", "--json", "-", Servers.url()]).stdout)
+        self.assertNotIn("intervals", doc)
+        doc = json.loads(run([MICROBENCH, "-q", "-n", "100", "-c", "2", "-k", "--interval", "1s", "--json", "-", Servers.url()]).stdout)
+        self.assertEqual(sum(i["ended"] for i in doc["intervals"]), 100)
+
+    def test_interval_and_arrival_flags_are_checked(self):
+        url = Servers.url()
+        cases = [(["--interval", "5ms", url], "--interval"), (["--interval", "2h", url], "--interval"),
+                 (["--interval", "soon", url], "--interval"), (["--arrivals", "bursty", "--rate", "10", url], "--arrivals"),
+                 (["--arrivals", "poisson", url], "needs --rate"), (["--seed", "1", "--rate", "10", url], "--seed"),
+                 (["--seed", "-1", "--rate", "10", "--arrivals", "poisson", url], "--seed"),
+                 (["--intervals", "x.csv", "--interval", "0", url], "--intervals"),
+                 (["--suite", "--intervals", "x.csv", url], "--intervals")]
+        for args, words in cases:
+            with self.subTest(args=args):
+                r = run([MICROBENCH] + args, timeout=10)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn(words, r.stderr.splitlines()[0])
+                self.assertIn("Usage: microbench", r.stderr)
+        r = run([MICROBENCH, "-q", "-n", "10", "--intervals", "/nonexistent/dir/x.csv", url])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot write /nonexistent/dir/x.csv", r.stderr)
 
     def test_duration_has_no_request_cap(self):
         # ab -t implies -n 50000; microbench runs for the time given, however many that is.

@@ -105,6 +105,24 @@ class Binding(unittest.TestCase):
         self.assertGreaterEqual(r.timings["response"].min_ms, r.timings["total"].min_ms)
         self.assertEqual(r.json["open_model"]["rate"], 1000)
 
+    def test_intervals_and_poisson_arrivals(self):
+        seen = []
+        r = microbench.run(self.server.url("/factorial/10"), n=0, duration=1.0, c=4, threads=2, rate=500,
+                           arrivals="poisson", seed=3, interval=0.25, on_interval=seen.append)
+        self.assertEqual(len(r.intervals), 4)
+        self.assertEqual([i.start_s for i in seen], [i.start_s for i in r.intervals])
+        self.assertEqual(sum(i.ended for i in r.intervals), r.ended)
+        self.assertEqual(sum(i.completed for i in r.intervals), r.timings["response"].count)
+        self.assertEqual(sum(i.sent for i in r.intervals), r.ended + r.unfinished)
+        self.assertEqual(r.json["open_model"]["arrivals"], "poisson")
+        self.assertAlmostEqual(r.intervals[0].target, 125.0)
+        self.assertEqual(microbench.run(self.server.url("/"), n=10).intervals, [])
+        with self.assertRaises(ValueError):
+            microbench.run(self.server.url("/"), n=10, rate=10, arrivals="bursty")
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), n=10, interval=0.001)
+        self.assertEqual(e.exception.name, "invalid_argument")
+
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")
 
