@@ -26,6 +26,7 @@
 #include "microbench/worker.hpp"
 #include "microbench/worker_connect.hpp"
 #include "microbench/worker_receive.hpp"
+#include "microbench/worker_rate.hpp"
 #include "microbench/runner.hpp"
 #include "microbench/request_parser.hpp"
 #include "microbench/server_endpoints.hpp"

@@ -97,6 +97,9 @@ constexpr std::int64_t deadline_scan_max_ns = 50'000'000;
 // another connection closes, or after this back-off, doubling up to the maximum.
 constexpr std::int64_t local_retry_min_ns = 1'000'000;
 constexpr std::int64_t local_retry_max_ns = 64'000'000;
+// At a fixed rate with keep-alive, a worker whose next send is at most this far off sleeps
+// through to it and reads the responses that came meanwhile with their kernel arrival times.
+constexpr std::int64_t sleep_through_max_ns = 2'000'000;
 // The calling thread polls the workers' counters this often for progress callbacks.
 constexpr std::int64_t progress_poll_ms = 10;
 
@@ -2037,7 +2040,8 @@ inline bool factorial_argument(const url& target, unsigned& n) {
 // ---- end include/microbench/checks.hpp ----
 // ---- begin include/microbench/clock.hpp ----
 // microbench/clock.hpp — the one clock every timing uses: CLOCK_MONOTONIC in nanoseconds.
-// Never the wall clock: NTP steps must not bend latencies. One vDSO call, no syscall.
+// Never the wall clock: NTP steps must not bend latencies. One vDSO call, no syscall. The wall
+// clock is read only to convert arrival times the kernel stamps on it (realtime_ns).
 
 #include <time.h>
 
@@ -2048,6 +2052,12 @@ namespace microbench {
 inline std::int64_t now_ns() {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+inline std::int64_t realtime_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
@@ -2133,6 +2143,37 @@ inline io_result read_some(int fd, char* buf, std::size_t len) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
         return {io::error, 0, errno};
+    }
+}
+
+// Asks the kernel to stamp each read with the time the data arrived (SO_TIMESTAMPNS).
+inline void stamp_arrivals(int fd) {
+    int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+// read_some, also giving the arrival time the kernel stamped on the data read (CLOCK_REALTIME
+// nanoseconds; 0 when there is none).
+inline io_result read_stamped(int fd, char* buf, std::size_t len, std::int64_t& arrival_ns) {
+    iovec part{buf, len};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+    msghdr m{};
+    m.msg_iov = &part;
+    m.msg_iovlen = 1;
+    for (;;) {
+        m.msg_control = control;
+        m.msg_controllen = sizeof control;
+        ssize_t n = ::recvmsg(fd, &m, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return {errno == EAGAIN || errno == EWOULDBLOCK ? io::again : io::error, 0, errno};
+        arrival_ns = 0;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+            timespec ts;
+            std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            arrival_ns = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+        }
+        return n == 0 ? io_result{io::closed, 0, 0} : io_result{io::ok, static_cast<std::size_t>(n), 0};
     }
 }
 
@@ -2725,6 +2766,7 @@ struct connection {
     std::uint32_t written = 0;   // of them, written to their last byte
     std::uint32_t closes = 0;    // times this slot closed a descriptor: tells a reopened one apart
     bool queued = false;         // in the worker's ring of connections waiting for a local resource
+    bool watched = false;        // in the worker's list of unsettled connections (worker_rate.hpp)
     std::size_t write_offset = 0;
     std::size_t write_length = 0;
     std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
@@ -3079,7 +3121,8 @@ private:
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
 // This file holds the loop, issuing and sending; worker_connect.hpp opens connections and
-// waits out local shortages; worker_receive.hpp is the receiving half.
+// waits out local shortages; worker_receive.hpp is the receiving half; worker_rate.hpp holds
+// the fixed-rate dispatch and how the worker waits.
 
 #include <algorithm>
 #include <atomic>
@@ -3113,6 +3156,7 @@ struct worker_setup {
     double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
+    bool stamp_arrivals = false;        // read responses with kernel arrival times and sleep through to sends (worker_rate.hpp)
     interval_ring* intervals = nullptr; // per-interval statistics; null: none
     std::int64_t interval_ns = 0;
     std::int64_t drain_ns = 0;
@@ -3145,6 +3189,7 @@ public:
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
+        unsettled_.reserve(s_.connections);
         stats_.concurrency_requested = s_.connections;
         if (s_.record_requests)
             stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
@@ -3175,6 +3220,10 @@ private:
     void end_unfinished(connection& c);
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
+    int wait_for_events(epoll_event* events, std::int64_t now, std::int64_t wake, bool more_now);
+    void watch(std::uint32_t ci);
+    bool settled();
+    std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
     bool fixed_rate() const { return schedule_.on(); }
     // At a fixed rate: another request is scheduled before the stop time (and within the quota).
@@ -3215,6 +3264,8 @@ private:
     rate_schedule schedule_;                // off in a closed loop
     bool starved_ = false;                  // at a fixed rate: a request is due and no connection is idle
     interval_recorder intervals_;           // off unless the plan asks for intervals
+    std::vector<std::uint32_t> unsettled_;  // with stamp_arrivals: connections whose events must wake the worker
+    std::int64_t realtime_offset_ns_ = 0;   // with stamp_arrivals: wall clock − monotonic clock, this pass
     result stats_;
 };
 
@@ -3231,6 +3282,7 @@ inline void worker::run() {
         defaults::deadline_scan_min_ns, std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
     for (;;) {
         std::int64_t now = now_ns();
+        if (s_.stamp_arrivals) realtime_offset_ns_ = realtime_ns() - now;
         if (!stopping_ && now >= stop_issuing_ns_) {
             // At a fixed rate, requests whose time came before the end but found no connection
             // are not sent after it: they are counted as missed, not dropped in silence.
@@ -3264,8 +3316,7 @@ inline void worker::run() {
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
         if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, schedule_.next());
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
-        std::int64_t timeout_ns = more_now ? 0 : std::max<std::int64_t>(0, wake - now);
-        int n = loop_.wait_ns(events, defaults::worker_event_batch, timeout_ns);
+        int n = wait_for_events(events, now, wake, more_now);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
     }
     for (connection& c : conns_) close_connection(c, false);
@@ -3295,8 +3346,9 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     c.done = 0;
     bool reused = c.fd >= 0;
     // A new connection starts now, not when this pass of the loop began: a wave of thousands of
-    // connects takes milliseconds, which must not count as the last ones' Connect time.
-    std::int64_t start = reused ? now : now_ns();
+    // connects takes milliseconds, which must not count as the last ones' Connect time. At a
+    // fixed rate `now` may be when the last response arrived, long before this send.
+    std::int64_t start = reused && !fixed_rate() ? now : now_ns();
     std::int64_t intended = start;
     if (fixed_rate()) {
         if (starved_) ++stats_.connection_waits;  // it waited for this connection to free up
@@ -3319,6 +3371,7 @@ inline void worker::send(std::uint32_t ci, std::int64_t now) {
     c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
     if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
     try_write(ci);
+    if (c.state == connection::phase::writing) watch(ci);
 }
 
 // Reads whenever the socket is readable, also while the batch is still being written: a server
@@ -3362,28 +3415,6 @@ inline void worker::try_write(std::uint32_t ci) {
         }
     }
     c.state = connection::phase::reading;
-}
-
-// At a fixed rate: issues every request whose time has come on an idle connection; one that
-// finds none waits for the next connection to free up (and is counted).
-inline void worker::dispatch_due(std::int64_t now) {
-    starved_ = false;
-    while (due(now) && !idle_.empty()) {
-        std::uint32_t ci = idle_.back();
-        idle_.pop_back();
-        issue(ci, now);
-    }
-    starved_ = due(now);  // every connection is busy: the due requests go out as they free up
-}
-
-// An event on a keep-alive connection waiting for the schedule: the server closed it or sent
-// bytes nobody asked for — either way it is closed, and reopened when its next request is due.
-inline void worker::on_idle_event(connection& c, std::uint32_t events) {
-    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;  // writable again: nothing to do
-    io_result r = read_some(c.fd, read_buf_.get(), defaults::worker_read_buffer_bytes);
-    if (r.status == io::again) return;
-    if (s_.keep_alive && r.status == io::closed) ++stats_.server_closes;
-    close_connection(c, r.status == io::ok);
 }
 
 // The requests in flight met a connection the server closed before answering them: each goes
@@ -3471,6 +3502,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
     }
+    if (fd >= 0 && s_.stamp_arrivals) stamp_arrivals(fd);
     if (fd >= 0 && s_.bind.len) err = bind_source(fd, s_.bind);
     io_result r{io::error, 0, err};
     if (!err) r = start_connect(fd, s_.target);
@@ -3485,6 +3517,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
     }
     c.fd = fd;
     c.state = connection::phase::connecting;
+    watch(ci);
     local_backoff_ns_ = defaults::local_retry_min_ns;
     if (r.status == io::ok) {
         on_connected(c, now_ns());
@@ -3570,8 +3603,9 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
     const std::size_t cap = defaults::worker_read_buffer_bytes;
     for (;;) {
         connection& c = conns_[ci];
-        io_result r = read_some(c.fd, read_buf_.get(), cap);
-        std::int64_t now = now_ns();
+        std::int64_t stamped = 0;
+        io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
+        std::int64_t now = arrival_time(stamped, now_ns());
         if (r.status == io::again) return true;
         if (r.status == io::closed) {
             on_eof(ci, now, broken);
@@ -3588,7 +3622,10 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
         }
         stats_.bytes_received += r.bytes;
         if (!consume(ci, read_buf_.get(), r.bytes, now)) return false;
-        if (r.bytes < cap && !peer_closed) return true;  // drained: the next arrival raises a new edge
+        if (r.bytes < cap && !peer_closed) {  // drained: the next arrival raises a new edge
+            if (conns_[ci].parser.started()) watch(ci);  // part-way through a response
+            return true;
+        }
     }
 }
 
@@ -3734,6 +3771,88 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/worker_receive.hpp ----
+// ---- begin include/microbench/worker_rate.hpp ----
+// microbench/worker_rate.hpp — the worker at a fixed rate, and how a worker waits. Due requests
+// go out on idle connections; an idle keep-alive connection that hears from the server between
+// requests is closed. A worker waits in epoll, woken by the first readiness or the earliest
+// timer — except at a fixed rate with keep-alive, when its next job is to send a request within
+// defaults::sleep_through_max_ns on an idle connection: then it sleeps through to that time
+// instead of waking for each response, and reads the responses that came meanwhile with the time
+// the kernel received them (SO_TIMESTAMPNS), so a request costs one wake instead of two and its
+// times stay exact. Not while a connection is connecting, writing or part-way through a
+// response ("unsettled"): those times are the worker's own, read when the event comes.
+
+#include <time.h>
+
+
+namespace microbench {
+namespace detail {
+
+// At a fixed rate: issues every request whose time has come on an idle connection; one that
+// finds none waits for the next connection to free up (and is counted).
+inline void worker::dispatch_due(std::int64_t now) {
+    starved_ = false;
+    while (due(now) && !idle_.empty()) {
+        std::uint32_t ci = idle_.back();
+        idle_.pop_back();
+        issue(ci, now);
+    }
+    starved_ = due(now);  // every connection is busy: the due requests go out as they free up
+}
+
+// An event on a keep-alive connection waiting for the schedule: the server closed it or sent
+// bytes nobody asked for — either way it is closed, and reopened when its next request is due.
+inline void worker::on_idle_event(connection& c, std::uint32_t events) {
+    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;  // writable again: nothing to do
+    io_result r = read_some(c.fd, read_buf_.get(), defaults::worker_read_buffer_bytes);
+    if (r.status == io::again) return;
+    if (s_.keep_alive && r.status == io::closed) ++stats_.server_closes;
+    close_connection(c, r.status == io::ok);
+}
+
+inline int worker::wait_for_events(epoll_event* events, std::int64_t now, std::int64_t wake, bool more_now) {
+    if (more_now) return loop_.wait_ns(events, defaults::worker_event_batch, 0);
+    const bool sleep_through = s_.stamp_arrivals && !idle_.empty() && schedule_pending() &&
+                               wake - now <= defaults::sleep_through_max_ns && settled();
+    if (!sleep_through) return loop_.wait_ns(events, defaults::worker_event_batch, std::max<std::int64_t>(0, wake - now));
+    timespec until{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
+    }
+    return loop_.wait_ns(events, defaults::worker_event_batch, 0);
+}
+
+// Remembers a connection whose next event must be seen when it happens (see above).
+inline void worker::watch(std::uint32_t ci) {
+    connection& c = conns_[ci];
+    if (!s_.stamp_arrivals || c.watched) return;
+    c.watched = true;
+    unsettled_.push_back(ci);
+}
+
+// Whether no connection is unsettled; forgets the ones that have settled since.
+inline bool worker::settled() {
+    std::size_t kept = 0;
+    for (std::uint32_t ci : unsettled_) {
+        connection& c = conns_[ci];
+        const bool still = c.state == connection::phase::connecting || c.state == connection::phase::writing ||
+                           (c.state == connection::phase::reading && c.parser.started());
+        if (still) unsettled_[kept++] = ci;
+        else c.watched = false;
+    }
+    unsettled_.resize(kept);
+    return kept == 0;
+}
+
+// The monotonic time of an arrival the kernel stamped on the wall clock, using the offset
+// between the two clocks read at the top of this pass of the loop; never later than `now`.
+inline std::int64_t worker::arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const {
+    if (stamped_realtime_ns == 0) return now;
+    return std::min(now, stamped_realtime_ns - realtime_offset_ns_);
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/worker_rate.hpp ----
 // ---- end include/microbench/worker.hpp ----
 // ---- begin include/microbench/runner.hpp ----
 // microbench/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
@@ -3926,6 +4045,7 @@ inline error run_plan(const plan& p, result& out) {
             s.rate_interval_ns = 1e9 * t / p.rate();
             s.rate_offset_ns = 1e9 * i / p.rate();
         }
+        s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
         s.rate_arrivals = p.arrivals();
         s.rate_seed = p.seed() + i;  // each worker its own stream; the generator scrambles the seed
         if (interval_ns) {
@@ -4137,7 +4257,7 @@ private:
 
 struct answer {
     endpoint_kind kind = endpoint_kind::other;
-    std::int64_t delay_ms = 0;  // send the response this much later
+    std::int64_t delay_ns = 0;  // send the response this much later
     // /stall: once every `stall_every_ms` (on the monotonic clock), for `stall_for_ms`, every
     // response is held until that stall ends; the server, which has the clock, applies it.
     std::int64_t stall_every_ms = 0, stall_for_ms = 0;
@@ -4239,9 +4359,11 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::delay;
         bool in_path = path.size() > 7;
         arg = in_path ? path.substr(7) : std::string_view();
-        if (!in_path && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms} or /delay?ms=N\n");
-        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms), n)) return bad("ms out of range\n");
-        a.delay_ms = static_cast<std::int64_t>(n);
+        const bool micro = !in_path && query_value(query, "us", arg);
+        if (!in_path && !micro && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
+        const std::uint64_t unit = micro ? 1'000 : 1'000'000;
+        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n)) return bad("delay out of range\n");
+        a.delay_ns = static_cast<std::int64_t>(n * unit);
         return reply(200, "text/plain", arg);
     }
     if (path == "/stall") {
@@ -4269,7 +4391,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::stats;
         return reply(200, "application/json", server_counts_json(stats()));
     }
-    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /stall?every=MS&for=MS /echo /status/{code} /stats\n");
+    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
     return reply(404, "text/plain", "not found\n");
 }
 
@@ -4414,9 +4536,8 @@ private:
         for (;;) {
             std::int64_t wake = t.timers.empty() ? INT64_MAX : t.timers.front().at_ns;
             if (t.listen_again_ns) wake = std::min(wake, t.listen_again_ns);
-            int timeout_ms = -1;
-            if (wake != INT64_MAX) timeout_ms = static_cast<int>(std::max<std::int64_t>(0, wake - now_ns()) / 1'000'000 + 1);
-            int n = t.loop.wait(events, 128, timeout_ms);
+            const std::int64_t timeout_ns = wake == INT64_MAX ? -1 : std::max<std::int64_t>(0, wake - now_ns());
+            int n = t.loop.wait_ns(events, 128, timeout_ns);  // to the microsecond: /delay?us=N
             for (int i = 0; i < n; ++i) {
                 std::uint64_t token = events[i].data.u64;
                 if (token == wake_token) {
@@ -4518,10 +4639,10 @@ private:
             }
             if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
                 std::int64_t phase_ms = now_ns() / 1'000'000 % a.stall_every_ms;
-                a.delay_ms = phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0;
+                a.delay_ns = (phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0) * 1'000'000;
             }
-            if (a.delay_ms > 0) {
-                c.release_ns = now_ns() + a.delay_ms * 1'000'000;
+            if (a.delay_ns > 0) {
+                c.release_ns = now_ns() + a.delay_ns;
                 t.timers.push_back({c.release_ns, slot, c.generation});
                 std::push_heap(t.timers.begin(), t.timers.end(), later());
             }

@@ -4,11 +4,14 @@
 // unchanged.
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cmath>
 #include <string>
 
 #include "microbench.hpp"
+#include "child_server.hpp"
 #include "run_helpers.hpp"
 
 using namespace microbench;
@@ -99,4 +102,35 @@ TEST_CASE("rates that cannot run are refused") {
     CHECK(p.validate().code == errc::plan_bad_rate);
     p.pipeline(1).rate(std::nan(""));
     CHECK(p.validate().code == errc::plan_bad_rate);
+}
+
+TEST_CASE("at a fixed rate with keep-alive a request costs the worker one wake, not two") {
+    child_server srv;  // in its own process: only this process's wakes are counted
+    plan p;
+    p.url("http://127.0.0.1:" + std::to_string(srv.port) + "/factorial/10").requests(2000).concurrency(4).rate(2000).interval_ms(0);
+    rusage before{}, after{};
+    getrusage(RUSAGE_SELF, &before);
+    result r = run_ok(p);
+    getrusage(RUSAGE_SELF, &after);
+    CHECK(r.requests_completed == 2000);
+    const double wakes = static_cast<double>(after.ru_nvcsw - before.ru_nvcsw) / 2000;
+    CAPTURE(wakes);
+    CHECK(wakes < 1.25);  // one to send; the response is read then, with the kernel's arrival time (old: 2)
+}
+
+TEST_CASE("responses read after sleeping through keep the times the kernel received them") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    // 600/s: 1.7 ms between sends, so the worker sleeps through each 200 us response and reads it
+    // at the next send; its service time must still be ~200 us, not ~1.7 ms.
+    plan p;
+    p.url(url_of(srv, "/delay?us=200")).requests(600).concurrency(4).rate(600);
+    result r = run_ok(p);
+    CHECK(r.requests_completed == 600);
+    CAPTURE(r.total_ns.value_at_percentile(50));
+    CAPTURE(r.total_ns.value_at_percentile(90));
+    CHECK(r.total_ns.value_at_percentile(50) >= 200'000);
+    CHECK(r.total_ns.value_at_percentile(90) < 1'000'000);
+    CHECK(r.waiting_ns.value_at_percentile(50) >= 190'000);
+    CHECK(r.response_ns.value_at_percentile(50) < 1'000'000);
 }

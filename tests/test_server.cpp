@@ -91,9 +91,13 @@ TEST_CASE("endpoints: both factorial forms, delay, echo, status, stats, errors")
     }
 
     x = ask("GET /delay/250 HTTP/1.1\r\n\r\n");
-    CHECK(x.a.delay_ms == 250);
+    CHECK(x.a.delay_ns == 250'000'000);
     x = ask("GET /delay?ms=5 HTTP/1.1\r\n\r\n");
-    CHECK(x.a.delay_ms == 5);
+    CHECK(x.a.delay_ns == 5'000'000);
+    x = ask("GET /delay?us=150 HTTP/1.1\r\n\r\n");
+    CHECK(x.a.delay_ns == 150'000);
+    x = ask("GET /delay?us=60000001 HTTP/1.1\r\n\r\n");
+    CHECK(x.a.kind == endpoint_kind::bad_request);
     x = ask("GET /delay/60001 HTTP/1.1\r\n\r\n");
     CHECK(x.a.kind == endpoint_kind::bad_request);
 

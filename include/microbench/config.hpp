@@ -64,6 +64,9 @@ constexpr std::int64_t deadline_scan_max_ns = 50'000'000;
 // another connection closes, or after this back-off, doubling up to the maximum.
 constexpr std::int64_t local_retry_min_ns = 1'000'000;
 constexpr std::int64_t local_retry_max_ns = 64'000'000;
+// At a fixed rate with keep-alive, a worker whose next send is at most this far off sleeps
+// through to it and reads the responses that came meanwhile with their kernel arrival times.
+constexpr std::int64_t sleep_through_max_ns = 2'000'000;
 // The calling thread polls the workers' counters this often for progress callbacks.
 constexpr std::int64_t progress_poll_ms = 10;
 

@@ -43,6 +43,7 @@ struct connection {
     std::uint32_t written = 0;   // of them, written to their last byte
     std::uint32_t closes = 0;    // times this slot closed a descriptor: tells a reopened one apart
     bool queued = false;         // in the worker's ring of connections waiting for a local resource
+    bool watched = false;        // in the worker's list of unsettled connections (worker_rate.hpp)
     std::size_t write_offset = 0;
     std::size_t write_length = 0;
     std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect

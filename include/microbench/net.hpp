@@ -81,6 +81,37 @@ inline io_result read_some(int fd, char* buf, std::size_t len) {
     }
 }
 
+// Asks the kernel to stamp each read with the time the data arrived (SO_TIMESTAMPNS).
+inline void stamp_arrivals(int fd) {
+    int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+// read_some, also giving the arrival time the kernel stamped on the data read (CLOCK_REALTIME
+// nanoseconds; 0 when there is none).
+inline io_result read_stamped(int fd, char* buf, std::size_t len, std::int64_t& arrival_ns) {
+    iovec part{buf, len};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+    msghdr m{};
+    m.msg_iov = &part;
+    m.msg_iovlen = 1;
+    for (;;) {
+        m.msg_control = control;
+        m.msg_controllen = sizeof control;
+        ssize_t n = ::recvmsg(fd, &m, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return {errno == EAGAIN || errno == EWOULDBLOCK ? io::again : io::error, 0, errno};
+        arrival_ns = 0;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+            timespec ts;
+            std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            arrival_ns = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+        }
+        return n == 0 ? io_result{io::closed, 0, 0} : io_result{io::ok, static_cast<std::size_t>(n), 0};
+    }
+}
+
 inline io_result write_some(int fd, const char* buf, std::size_t len) {
     for (;;) {
         ssize_t n = ::send(fd, buf, len, MSG_NOSIGNAL);

@@ -196,6 +196,7 @@ inline error run_plan(const plan& p, result& out) {
             s.rate_interval_ns = 1e9 * t / p.rate();
             s.rate_offset_ns = 1e9 * i / p.rate();
         }
+        s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
         s.rate_arrivals = p.arrivals();
         s.rate_seed = p.seed() + i;  // each worker its own stream; the generator scrambles the seed
         if (interval_ns) {

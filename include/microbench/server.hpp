@@ -143,9 +143,8 @@ private:
         for (;;) {
             std::int64_t wake = t.timers.empty() ? INT64_MAX : t.timers.front().at_ns;
             if (t.listen_again_ns) wake = std::min(wake, t.listen_again_ns);
-            int timeout_ms = -1;
-            if (wake != INT64_MAX) timeout_ms = static_cast<int>(std::max<std::int64_t>(0, wake - now_ns()) / 1'000'000 + 1);
-            int n = t.loop.wait(events, 128, timeout_ms);
+            const std::int64_t timeout_ns = wake == INT64_MAX ? -1 : std::max<std::int64_t>(0, wake - now_ns());
+            int n = t.loop.wait_ns(events, 128, timeout_ns);  // to the microsecond: /delay?us=N
             for (int i = 0; i < n; ++i) {
                 std::uint64_t token = events[i].data.u64;
                 if (token == wake_token) {
@@ -247,10 +246,10 @@ private:
             }
             if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
                 std::int64_t phase_ms = now_ns() / 1'000'000 % a.stall_every_ms;
-                a.delay_ms = phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0;
+                a.delay_ns = (phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0) * 1'000'000;
             }
-            if (a.delay_ms > 0) {
-                c.release_ns = now_ns() + a.delay_ms * 1'000'000;
+            if (a.delay_ns > 0) {
+                c.release_ns = now_ns() + a.delay_ns;
                 t.timers.push_back({c.release_ns, slot, c.generation});
                 std::push_heap(t.timers.begin(), t.timers.end(), later());
             }

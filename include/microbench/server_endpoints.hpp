@@ -53,7 +53,7 @@ private:
 
 struct answer {
     endpoint_kind kind = endpoint_kind::other;
-    std::int64_t delay_ms = 0;  // send the response this much later
+    std::int64_t delay_ns = 0;  // send the response this much later
     // /stall: once every `stall_every_ms` (on the monotonic clock), for `stall_for_ms`, every
     // response is held until that stall ends; the server, which has the clock, applies it.
     std::int64_t stall_every_ms = 0, stall_for_ms = 0;
@@ -155,9 +155,11 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::delay;
         bool in_path = path.size() > 7;
         arg = in_path ? path.substr(7) : std::string_view();
-        if (!in_path && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms} or /delay?ms=N\n");
-        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms), n)) return bad("ms out of range\n");
-        a.delay_ms = static_cast<std::int64_t>(n);
+        const bool micro = !in_path && query_value(query, "us", arg);
+        if (!in_path && !micro && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
+        const std::uint64_t unit = micro ? 1'000 : 1'000'000;
+        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n)) return bad("delay out of range\n");
+        a.delay_ns = static_cast<std::int64_t>(n * unit);
         return reply(200, "text/plain", arg);
     }
     if (path == "/stall") {
@@ -185,7 +187,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::stats;
         return reply(200, "application/json", server_counts_json(stats()));
     }
-    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /stall?every=MS&for=MS /echo /status/{code} /stats\n");
+    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
     return reply(404, "text/plain", "not found\n");
 }
 

@@ -5,7 +5,8 @@
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
 // This file holds the loop, issuing and sending; worker_connect.hpp opens connections and
-// waits out local shortages; worker_receive.hpp is the receiving half.
+// waits out local shortages; worker_receive.hpp is the receiving half; worker_rate.hpp holds
+// the fixed-rate dispatch and how the worker waits.
 #pragma once
 
 #include <algorithm>
@@ -49,6 +50,7 @@ struct worker_setup {
     double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
+    bool stamp_arrivals = false;        // read responses with kernel arrival times and sleep through to sends (worker_rate.hpp)
     interval_ring* intervals = nullptr; // per-interval statistics; null: none
     std::int64_t interval_ns = 0;
     std::int64_t drain_ns = 0;
@@ -81,6 +83,7 @@ public:
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
+        unsettled_.reserve(s_.connections);
         stats_.concurrency_requested = s_.connections;
         if (s_.record_requests)
             stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
@@ -111,6 +114,10 @@ private:
     void end_unfinished(connection& c);
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
+    int wait_for_events(epoll_event* events, std::int64_t now, std::int64_t wake, bool more_now);
+    void watch(std::uint32_t ci);
+    bool settled();
+    std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
     bool fixed_rate() const { return schedule_.on(); }
     // At a fixed rate: another request is scheduled before the stop time (and within the quota).
@@ -151,6 +158,8 @@ private:
     rate_schedule schedule_;                // off in a closed loop
     bool starved_ = false;                  // at a fixed rate: a request is due and no connection is idle
     interval_recorder intervals_;           // off unless the plan asks for intervals
+    std::vector<std::uint32_t> unsettled_;  // with stamp_arrivals: connections whose events must wake the worker
+    std::int64_t realtime_offset_ns_ = 0;   // with stamp_arrivals: wall clock − monotonic clock, this pass
     result stats_;
 };
 
@@ -167,6 +176,7 @@ inline void worker::run() {
         defaults::deadline_scan_min_ns, std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
     for (;;) {
         std::int64_t now = now_ns();
+        if (s_.stamp_arrivals) realtime_offset_ns_ = realtime_ns() - now;
         if (!stopping_ && now >= stop_issuing_ns_) {
             // At a fixed rate, requests whose time came before the end but found no connection
             // are not sent after it: they are counted as missed, not dropped in silence.
@@ -200,8 +210,7 @@ inline void worker::run() {
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
         if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, schedule_.next());
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
-        std::int64_t timeout_ns = more_now ? 0 : std::max<std::int64_t>(0, wake - now);
-        int n = loop_.wait_ns(events, defaults::worker_event_batch, timeout_ns);
+        int n = wait_for_events(events, now, wake, more_now);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
     }
     for (connection& c : conns_) close_connection(c, false);
@@ -231,8 +240,9 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     c.done = 0;
     bool reused = c.fd >= 0;
     // A new connection starts now, not when this pass of the loop began: a wave of thousands of
-    // connects takes milliseconds, which must not count as the last ones' Connect time.
-    std::int64_t start = reused ? now : now_ns();
+    // connects takes milliseconds, which must not count as the last ones' Connect time. At a
+    // fixed rate `now` may be when the last response arrived, long before this send.
+    std::int64_t start = reused && !fixed_rate() ? now : now_ns();
     std::int64_t intended = start;
     if (fixed_rate()) {
         if (starved_) ++stats_.connection_waits;  // it waited for this connection to free up
@@ -255,6 +265,7 @@ inline void worker::send(std::uint32_t ci, std::int64_t now) {
     c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
     if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
     try_write(ci);
+    if (c.state == connection::phase::writing) watch(ci);
 }
 
 // Reads whenever the socket is readable, also while the batch is still being written: a server
@@ -298,28 +309,6 @@ inline void worker::try_write(std::uint32_t ci) {
         }
     }
     c.state = connection::phase::reading;
-}
-
-// At a fixed rate: issues every request whose time has come on an idle connection; one that
-// finds none waits for the next connection to free up (and is counted).
-inline void worker::dispatch_due(std::int64_t now) {
-    starved_ = false;
-    while (due(now) && !idle_.empty()) {
-        std::uint32_t ci = idle_.back();
-        idle_.pop_back();
-        issue(ci, now);
-    }
-    starved_ = due(now);  // every connection is busy: the due requests go out as they free up
-}
-
-// An event on a keep-alive connection waiting for the schedule: the server closed it or sent
-// bytes nobody asked for — either way it is closed, and reopened when its next request is due.
-inline void worker::on_idle_event(connection& c, std::uint32_t events) {
-    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;  // writable again: nothing to do
-    io_result r = read_some(c.fd, read_buf_.get(), defaults::worker_read_buffer_bytes);
-    if (r.status == io::again) return;
-    if (s_.keep_alive && r.status == io::closed) ++stats_.server_closes;
-    close_connection(c, r.status == io::ok);
 }
 
 // The requests in flight met a connection the server closed before answering them: each goes
@@ -389,3 +378,4 @@ inline void worker::scan_deadlines(std::int64_t now) {
 
 #include "worker_connect.hpp"
 #include "worker_receive.hpp"
+#include "worker_rate.hpp"

@@ -19,6 +19,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
     }
+    if (fd >= 0 && s_.stamp_arrivals) stamp_arrivals(fd);
     if (fd >= 0 && s_.bind.len) err = bind_source(fd, s_.bind);
     io_result r{io::error, 0, err};
     if (!err) r = start_connect(fd, s_.target);
@@ -33,6 +34,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
     }
     c.fd = fd;
     c.state = connection::phase::connecting;
+    watch(ci);
     local_backoff_ns_ = defaults::local_retry_min_ns;
     if (r.status == io::ok) {
         on_connected(c, now_ns());

@@ -17,8 +17,9 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
     const std::size_t cap = defaults::worker_read_buffer_bytes;
     for (;;) {
         connection& c = conns_[ci];
-        io_result r = read_some(c.fd, read_buf_.get(), cap);
-        std::int64_t now = now_ns();
+        std::int64_t stamped = 0;
+        io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
+        std::int64_t now = arrival_time(stamped, now_ns());
         if (r.status == io::again) return true;
         if (r.status == io::closed) {
             on_eof(ci, now, broken);
@@ -35,7 +36,10 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
         }
         stats_.bytes_received += r.bytes;
         if (!consume(ci, read_buf_.get(), r.bytes, now)) return false;
-        if (r.bytes < cap && !peer_closed) return true;  // drained: the next arrival raises a new edge
+        if (r.bytes < cap && !peer_closed) {  // drained: the next arrival raises a new edge
+            if (conns_[ci].parser.started()) watch(ci);  // part-way through a response
+            return true;
+        }
     }
 }
 
