@@ -62,6 +62,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_for(port):
+    """Waits until something listens on 127.0.0.1:port (at most 10 s)."""
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
 def response_length(port, keep_alive):
     req = f"GET {PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\n" + ("" if keep_alive else "Connection: close\r\n") + "\r\n"
     with socket.create_connection(("127.0.0.1", port)) as s:
@@ -141,12 +152,7 @@ def main():
     nginx = subprocess.Popen(["taskset", "-c", "1", "/usr/sbin/nginx", "-p", workdir + "/", "-c", f"{workdir}/nginx.conf",
                               "-e", f"{workdir}/error.log"], preexec_fn=raise_nofile)
     try:
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port)).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_for(port)
         lengths = {True: response_length(port, True), False: response_length(port, False)}
         results = {(s, t): [] for s in scenarios for t in tools}
         for r in range(args.rounds):

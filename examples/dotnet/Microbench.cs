@@ -23,10 +23,20 @@ public enum Failure { Connect, Write, Receive, Parse, Timeout, Length, Check }
 /// <summary>One of ab's timing columns in milliseconds: exact count, min, mean, max; percentiles within 0.1 %.</summary>
 public sealed record Timing(ulong Count, double MinMs, double MeanMs, double MaxMs, double P50Ms, double P90Ms, double P99Ms, double P999Ms);
 
-/// <summary>What a run measured: every request ended exactly once, completed or failed with one reason.</summary>
+/// <summary>How requests are spread over time at a fixed rate.</summary>
+public enum Arrivals { Uniform, Poisson }
+
+/// <summary>One interval of a run: what was sent and ended in it; response times in milliseconds.</summary>
+public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ulong Sent, ulong Ended, ulong Completed, ulong Failed,
+                                 double Target, double Rate, double P50Ms, double P90Ms, double P99Ms, double MaxMs,
+                                 double LagP99Ms, double LagMaxMs);
+
+/// <summary>What a run measured: every request ended exactly once, completed or failed with one reason.
+/// Response is from the intended send time at a fixed rate (empty in a closed loop).</summary>
 public sealed record Result(ulong Ended, ulong Completed, ulong Failed, ulong Unfinished, ulong Non2xx, ulong Connects,
                             IReadOnlyDictionary<Failure, ulong> Failures, double ElapsedSeconds, double RequestsPerSecond,
-                            Timing Connect, Timing Waiting, Timing Processing, Timing Total, string Report);
+                            Timing Connect, Timing Waiting, Timing Processing, Timing Total, Timing Response,
+                            IReadOnlyList<IntervalRow> Intervals, string Report);
 
 public static class Library
 {
@@ -58,6 +68,13 @@ public sealed class Plan : IDisposable
     /// <summary>Every body must be exactly n!, as text or as JSON {"factorial": n!}.</summary>
     public uint CheckFactorial { set => MicrobenchException.Check(Native.PlanCheckFactorial(handle, value)); }
     public int[] ExpectStatus { set => MicrobenchException.Check(Native.PlanExpectStatus(handle, value, (nuint)value.Length)); }
+    /// <summary>Requests per second on a fixed schedule (the open model); 0: a closed loop.</summary>
+    public double Rate { set => MicrobenchException.Check(Native.PlanSetRate(handle, value)); }
+    /// <summary>Rows in Result.Intervals every this long (10 ms to 1 h; zero: none). Default: 1 s at a fixed rate.</summary>
+    public TimeSpan Interval { set => MicrobenchException.Check(Native.PlanSetIntervalMs(handle, (long)value.TotalMilliseconds)); }
+
+    /// <summary>At a fixed rate: evenly spaced, or Poisson arrivals drawn from the seed.</summary>
+    public void SetArrivals(Arrivals arrivals, ulong seed = 0) => MicrobenchException.Check(Native.PlanSetArrivals(handle, (int)arrivals, seed));
 
     public void AddHeader(string name, string value) => MicrobenchException.Check(Native.PlanAddHeader(handle, name, value));
 
@@ -71,10 +88,17 @@ public sealed class Plan : IDisposable
             ulong needed = Native.ReportAb(r, null, 0);
             var text = new byte[needed + 1];
             Native.ReportAb(r, text, (nuint)text.Length);
+            var rows = new List<IntervalRow>();
+            for (nuint i = 0; i < Native.ResultIntervalCount(r); ++i)
+            {
+                MicrobenchException.Check(Native.ResultInterval(r, i, out Interval x, (nuint)Marshal.SizeOf<Interval>()));
+                rows.Add(new IntervalRow(x.StartNs / 1e9, x.DurationNs / 1e9, x.Sent, x.Ended, x.Completed, x.Failed, x.Target, x.Rate,
+                                         x.P50Ns / 1e6, x.P90Ns / 1e6, x.P99Ns / 1e6, x.MaxNs / 1e6, x.LagP99Ns / 1e6, x.LagMaxNs / 1e6));
+            }
             return new Result(Native.ResultCount(r, 0), Native.ResultCount(r, 1), Native.ResultCount(r, 2), Native.ResultCount(r, 3),
                               Native.ResultCount(r, 4), Native.ResultCount(r, 7), failures, Native.ResultElapsedNs(r) / 1e9,
                               Native.ResultRequestsPerSecond(r), TimingOf(r, 0), TimingOf(r, 1), TimingOf(r, 2), TimingOf(r, 3),
-                              Encoding.UTF8.GetString(text, 0, (int)needed));
+                              TimingOf(r, 4), rows, Encoding.UTF8.GetString(text, 0, (int)needed));
         }
         finally
         {

@@ -5,6 +5,16 @@ using System.Runtime.InteropServices;
 
 namespace Microbench;
 
+/// <summary>mb_interval, field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct Interval
+{
+    public long StartNs, DurationNs;
+    public ulong Sent, Ended, Completed, Failed;
+    public double Target, Rate;
+    public long P50Ns, P90Ns, P99Ns, MaxNs, LagP99Ns, LagMaxNs;
+}
+
 internal static partial class Native
 {
     private const string Lib = "microbench";
@@ -43,6 +53,9 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_timeout_ms")] internal static partial int PlanSetTimeoutMs(IntPtr plan, long request, long connect);
     [LibraryImport(Lib, EntryPoint = "mb_plan_check_factorial")] internal static partial int PlanCheckFactorial(IntPtr plan, uint n);
     [LibraryImport(Lib, EntryPoint = "mb_plan_expect_status")] internal static partial int PlanExpectStatus(IntPtr plan, int[] codes, nuint count);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_rate")] internal static partial int PlanSetRate(IntPtr plan, double perSecond);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_arrivals")] internal static partial int PlanSetArrivals(IntPtr plan, int arrivals, ulong seed);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_interval_ms")] internal static partial int PlanSetIntervalMs(IntPtr plan, long ms);
     [LibraryImport(Lib, EntryPoint = "mb_run")] internal static partial int Run(IntPtr plan, out IntPtr result);
 
     [LibraryImport(Lib, EntryPoint = "mb_result_destroy")] internal static partial void ResultDestroy(IntPtr result);
@@ -51,6 +64,8 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_result_status_count")] internal static partial ulong ResultStatusCount(IntPtr result, int status);
     [LibraryImport(Lib, EntryPoint = "mb_result_elapsed_ns")] internal static partial long ResultElapsedNs(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_requests_per_second")] internal static partial double ResultRequestsPerSecond(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_interval_count")] internal static partial nuint ResultIntervalCount(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_interval")] internal static partial int ResultInterval(IntPtr result, nuint index, out Interval row, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_timing_count")] internal static partial ulong TimingCount(IntPtr result, int column);
     [LibraryImport(Lib, EntryPoint = "mb_result_timing_percentile_ns")] internal static partial long TimingPercentileNs(IntPtr result, int column, double p);
     [LibraryImport(Lib, EntryPoint = "mb_result_timing_min_ns")] internal static partial long TimingMinNs(IntPtr result, int column);

@@ -1,0 +1,28 @@
+// The C# binding at a fixed rate: 500 requests/s for 1 s over 4 connections, Poisson arrivals,
+// rows every 250 ms. Exit 0 only if the rows add up to the totals and the rate was held.
+using Microbench;
+
+using var server = new Server();
+using var plan = new Plan(server.Url("/factorial/10"))
+{
+    Requests = 0, Duration = TimeSpan.FromSeconds(1), Concurrency = 4, KeepAlive = true,
+    Rate = 500, Interval = TimeSpan.FromMilliseconds(250),
+};
+plan.SetArrivals(Arrivals.Poisson, seed: 9);
+var r = plan.Run();
+
+ulong ended = 0, completed = 0, sent = 0;
+foreach (var row in r.Intervals) { ended += row.Ended; completed += row.Completed; sent += row.Sent; }
+Console.WriteLine($"{r.Intervals.Count} intervals; ended {ended} of {r.Ended}, completed {completed} of {r.Completed}, " +
+                  $"sent {sent} = {r.Ended} + {r.Unfinished} unfinished; response p99 {r.Response.P99Ms:F3} ms");
+bool ok = r.Intervals.Count == 4 && ended == r.Ended && completed == r.Completed && sent == r.Ended + r.Unfinished &&
+          r.Response.Count == r.Completed && r.Failed == 0 && r.Ended >= 400 && r.Ended <= 600 &&
+          Math.Abs(r.Intervals[0].Target - 125) < 0.01;
+try
+{
+    plan.Interval = TimeSpan.FromMilliseconds(5);
+    ok = false;  // 5 ms is below the 10 ms floor: the setter must refuse it
+}
+catch (MicrobenchException e) when (e.Name == "invalid_argument") { }
+Console.WriteLine(ok ? "open model: ok" : "open model: FAILED");
+return ok ? 0 : 1;
