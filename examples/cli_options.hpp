@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +32,7 @@ struct options {
     std::vector<mb::header> headers;
     std::string body;
     bool sent_body = false;
+    bool head_given = false;      // -i
     std::string content_type = "text/plain";
     std::string bind_address;
     std::uint32_t socket_buffer_bytes = 0;  // -b
@@ -163,6 +165,11 @@ inline parse_outcome usage_error(const std::string& problem) {
     return {true, 1};
 }
 
+// Text from the command line for a one-line message: at most 200 bytes of it.
+inline std::string shown(const std::string& text) {
+    return text.size() <= 200 ? text : text.substr(0, 200) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 inline bool parse_uint(const char* text, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
     if (!text || !*text || *text == '-' || *text == '+') return false;
     errno = 0;
@@ -254,9 +261,11 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (name == "help") return std::fputs(short_usage(), stdout), parse_outcome{true, 0};
             if (name == "version") return std::printf("microbench %s\n", mb::version_string), parse_outcome{true, 0};
             if (name == "latency") { o.latency = true; continue; }
-            if (name == "self-test") { o.run_mode = options::mode::self_test; continue; }
-            if (name == "suite") { o.run_mode = options::mode::suite; continue; }
-            if (name == "compare") { o.run_mode = options::mode::compare; continue; }
+            if (name == "self-test" || name == "suite" || name == "compare") {
+                if (o.run_mode != options::mode::single) return usage_error("--" + name + ": --suite, --compare and --self-test are separate modes; give one");
+                o.run_mode = name == "suite" ? options::mode::suite : name == "compare" ? options::mode::compare : options::mode::self_test;
+                continue;
+            }
             if (name.size() > 7 && name.compare(0, 5, "max-p") == 0 && name.compare(name.size() - 3, 3, "-ms") == 0) {
                 std::string level = name.substr(5, name.size() - 8);
                 std::vector<double> one;
@@ -264,7 +273,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 if (!need(v)) return usage_error("option --" + name + " needs a value");
                 char* end = nullptr;
                 double limit = std::strtod(v.c_str(), &end);
-                if (*end != '\0' || !(limit > 0)) return usage_error("--" + name + " needs a positive number of milliseconds, not '" + v + "'");
+                if (*end != '\0' || !(limit > 0) || !std::isfinite(limit)) return usage_error("--" + name + " needs a positive number of milliseconds, not '" + shown(v) + "'");
                 o.limits.max_percentile_ms.push_back({one[0], limit});
                 continue;
             }
@@ -277,63 +286,64 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (!known) return usage_error("unknown option --" + name);
             if (!need(v)) return usage_error("option --" + name + " needs a value");
             if (name == "threads") {
-                if (!parse_uint(v.c_str(), 1, 1024, n)) return usage_error("--threads must be from 1 to 1024, not '" + v + "'");
+                if (!parse_uint(v.c_str(), 1, 1024, n)) return usage_error("--threads must be from 1 to 1024, not '" + shown(v) + "'");
                 o.threads = static_cast<std::uint32_t>(n);
             } else if (name == "duration") {
-                if (!parse_duration_ms(v.c_str(), o.duration_ms)) return usage_error("--duration must be like 500ms, 10s or 2m, not '" + v + "'");
+                if (!parse_duration_ms(v.c_str(), o.duration_ms)) return usage_error("--duration must be like 500ms, 10s or 2m, not '" + shown(v) + "'");
                 duration_given = true;
             } else if (name == "pipeline") {
-                if (!parse_uint(v.c_str(), 1, 256, n)) return usage_error("--pipeline must be from 1 to 256, not '" + v + "'");
+                if (!parse_uint(v.c_str(), 1, 256, n)) return usage_error("--pipeline must be from 1 to 256, not '" + shown(v) + "'");
                 o.pipeline = static_cast<std::uint32_t>(n);
             } else if (name == "timeout-ms") {
-                if (!parse_uint(v.c_str(), 1, 3'600'000, n)) return usage_error("--timeout-ms must be from 1 to 3600000, not '" + v + "'");
+                if (!parse_uint(v.c_str(), 1, 3'600'000, n)) return usage_error("--timeout-ms must be from 1 to 3600000, not '" + shown(v) + "'");
                 o.timeout_ms = static_cast<std::int64_t>(n);
             } else if (name == "json") {
+                if (v.empty()) return usage_error("--json needs a file name, or - for stdout");
                 o.json_path = v;
             } else if (name == "percentiles") {
-                if (!mb::parse_percentile_list(v, o.percentiles)) return usage_error("--percentiles needs numbers from 0 to 100 separated by commas, not '" + v + "'");
+                if (!mb::parse_percentile_list(v, o.percentiles)) return usage_error("--percentiles needs numbers from 0 to 100 separated by commas, not '" + shown(v) + "'");
             } else if (name == "check") {
-                if (v != "factorial") return usage_error("--check knows 'factorial', not '" + v + "'");
+                if (v != "factorial") return usage_error("--check knows 'factorial', not '" + shown(v) + "'");
                 o.check_factorial = true;
             } else if (name == "expect-body") {
                 if (!read_file(v.c_str(), o.expect_body)) return usage_error("cannot read --expect-body file '" + v + "': " + std::strerror(errno));
                 o.expect_body_path = v;
             } else if (name == "max-failures") {
-                if (!parse_uint(v.c_str(), 0, UINT64_MAX, n)) return usage_error("--max-failures needs a count, not '" + v + "'");
+                if (!parse_uint(v.c_str(), 0, UINT64_MAX, n)) return usage_error("--max-failures needs a count, not '" + shown(v) + "'");
                 o.limits.max_failures = n;
             } else if (name == "min-rps" || name == "scale") {
                 char* end = nullptr;
                 double d = std::strtod(v.c_str(), &end);
-                if (*end != '\0' || !(d > 0) || (name == "scale" && d > 100)) return usage_error("--" + name + " needs a positive number, not '" + v + "'");
+                if (*end != '\0' || !(d > 0) || !std::isfinite(d) || (name == "scale" && d > 100)) return usage_error("--" + name + " needs a positive number, not '" + shown(v) + "'");
                 (name == "scale" ? o.scale : o.limits.min_rps) = d;
                 o.scale_given = o.scale_given || name == "scale";
             } else if (name == "rate") {
                 char* end = nullptr;
                 double d = std::strtod(v.c_str(), &end);
-                if (*end != '\0' || !(d > 0) || d > 10'000'000) return usage_error("--rate needs requests per second from 1 to 10000000, not '" + v + "'");
+                if (*end != '\0' || !(d > 0) || d > 10'000'000) return usage_error("--rate needs requests per second from 1 to 10000000, not '" + shown(v) + "'");
                 o.rate = d;
             } else if (name == "arrivals") {
-                if (v != "poisson" && v != "uniform") return usage_error("--arrivals knows 'uniform' and 'poisson', not '" + v + "'");
+                if (v != "poisson" && v != "uniform") return usage_error("--arrivals knows 'uniform' and 'poisson', not '" + shown(v) + "'");
                 o.poisson = v == "poisson";
             } else if (name == "seed") {
-                if (!parse_uint(v.c_str(), 0, UINT64_MAX, o.seed)) return usage_error("--seed needs a number from 0 to 18446744073709551615, not '" + v + "'");
+                if (!parse_uint(v.c_str(), 0, UINT64_MAX, o.seed)) return usage_error("--seed needs a number from 0 to 18446744073709551615, not '" + shown(v) + "'");
                 o.seed_given = true;
             } else if (name == "interval") {
                 if (v == "0" || v == "off") o.interval_ms = 0;
                 else if (!parse_duration_ms(v.c_str(), o.interval_ms) || o.interval_ms < 10 || o.interval_ms > 3'600'000)
-                    return usage_error("--interval must be from 10ms to 1h (like 250ms, 1s, 1m), or 0 for none, not '" + v + "'");
+                    return usage_error("--interval must be from 10ms to 1h (like 250ms, 1s, 1m), or 0 for none, not '" + shown(v) + "'");
             } else if (name == "intervals") {
                 if (v.empty()) return usage_error("--intervals needs a file name");
                 o.intervals_path = v;
             } else if (name == "rounds") {
-                if (!parse_uint(v.c_str(), 1, 100, n)) return usage_error("--rounds must be from 1 to 100, not '" + v + "'");
+                if (!parse_uint(v.c_str(), 1, 100, n)) return usage_error("--rounds must be from 1 to 100, not '" + shown(v) + "'");
                 o.rounds = static_cast<std::uint32_t>(n);
             } else if (name == "expect-status") {
                 o.expect_status.clear();
                 for (std::size_t at = 0; at <= v.size();) {
                     std::size_t comma = v.find(',', at);
                     std::string item = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-                    if (!parse_uint(item.c_str(), 100, 999, n)) return usage_error("--expect-status needs status codes (100-999) separated by commas, not '" + v + "'");
+                    if (!parse_uint(item.c_str(), 100, 999, n)) return usage_error("--expect-status needs status codes (100-999) separated by commas, not '" + shown(v) + "'");
                     o.expect_status.push_back(static_cast<int>(n));
                     if (comma == std::string::npos) break;
                     at = comma + 1;
@@ -344,7 +354,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
         if (arg.size() < 2 || arg[0] != '-') {  // the URL
             if (o.url_text.empty()) o.url_text = arg;
             else if (o.url_b.empty()) o.url_b = arg;
-            else return usage_error("more than two URLs: '" + arg + "'");
+            else return usage_error("more than two URLs: '" + shown(arg) + "'");
             continue;
         }
         for (std::size_t k = 1; k < arg.size(); ++k) {  // short options, grouped or with attached values
@@ -355,7 +365,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                     case 'k': o.keep_alive = true; break;
                     case 'l': o.length_check = false, o.variable_length = true; break;
                     case 'r': break;  // microbench never exits on receive errors
-                    case 'i': o.method = "HEAD"; break;
+                    case 'i': o.method = "HEAD", o.head_given = true; break;
                     case 'q': o.quiet = true; break;
                     case 'S': o.short_table = true; break;
                     case 'd': o.no_percentiles = true; break;
@@ -375,32 +385,32 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             std::uint64_t n = 0;
             switch (f) {
                 case 'n':
-                    if (!parse_uint(v.c_str(), 1, 1'000'000'000'000ULL, n)) return usage_error("-n must be a number of requests from 1, not '" + v + "'");
+                    if (!parse_uint(v.c_str(), 1, 1'000'000'000'000ULL, n)) return usage_error("-n must be a number of requests from 1, not '" + shown(v) + "'");
                     o.requests = n, o.requests_given = true;
                     break;
                 case 'c':
-                    if (!parse_uint(v.c_str(), 1, 1'000'000, n)) return usage_error("-c must be from 1 to 1000000 connections, not '" + v + "'");
+                    if (!parse_uint(v.c_str(), 1, 1'000'000, n)) return usage_error("-c must be from 1 to 1000000 connections, not '" + shown(v) + "'");
                     o.concurrency = static_cast<std::uint32_t>(n);
                     break;
                 case 't':
-                    if (!parse_uint(v.c_str(), 1, 604'800, n)) return usage_error("-t must be a number of seconds from 1, not '" + v + "'");
+                    if (!parse_uint(v.c_str(), 1, 604'800, n)) return usage_error("-t must be a number of seconds from 1, not '" + shown(v) + "'");
                     o.duration_ms = static_cast<std::int64_t>(n) * 1000, duration_given = true;
                     break;
                 case 's':
-                    if (!parse_uint(v.c_str(), 1, 3600, n)) return usage_error("-s must be a number of seconds from 1 to 3600, not '" + v + "'");
+                    if (!parse_uint(v.c_str(), 1, 3600, n)) return usage_error("-s must be a number of seconds from 1 to 3600, not '" + shown(v) + "'");
                     o.timeout_ms = static_cast<std::int64_t>(n) * 1000;
                     break;
                 case 'W':
-                    if (!parse_uint(v.c_str(), 1, 1024, n)) return usage_error("-W must be from 1 to 1024 threads, not '" + v + "'");
+                    if (!parse_uint(v.c_str(), 1, 1024, n)) return usage_error("-W must be from 1 to 1024 threads, not '" + shown(v) + "'");
                     o.threads = static_cast<std::uint32_t>(n);
                     break;
                 case 'v':
-                    if (!parse_uint(v.c_str(), 0, 5, n)) return usage_error("-v must be a verbosity from 0 to 5, not '" + v + "'");
+                    if (!parse_uint(v.c_str(), 0, 5, n)) return usage_error("-v must be a verbosity from 0 to 5, not '" + shown(v) + "'");
                     o.verbosity = static_cast<int>(n);
                     break;
                 case 'H': {
                     mb::header h;
-                    if (mb::parse_header_line(v, h)) return usage_error("-H needs 'Name: value', not '" + v + "'");
+                    if (mb::parse_header_line(v, h)) return usage_error("-H needs 'Name: value', not '" + shown(v) + "'");
                     o.headers.push_back(h);
                     break;
                 }
@@ -419,18 +429,24 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 case 'T': o.content_type = v; break;
                 case 'm': o.method = v; break;
                 case 'B': o.bind_address = v; break;
-                case 'e': o.csv_path = v; break;
+                case 'e':
+                    if (v.empty()) return usage_error("-e needs a file name");
+                    o.csv_path = v;
+                    break;
                 case 'b':
-                    if (!parse_uint(v.c_str(), 512, 64u << 20, n)) return usage_error("-b must be a buffer size in bytes from 512 to 67108864, not '" + v + "'");
+                    if (!parse_uint(v.c_str(), 512, 64u << 20, n)) return usage_error("-b must be a buffer size in bytes from 512 to 67108864, not '" + shown(v) + "'");
                     o.socket_buffer_bytes = static_cast<std::uint32_t>(n);
                     break;
-                case 'g': o.gnuplot_path = v; break;
+                case 'g':
+                    if (v.empty()) return usage_error("-g needs a file name");
+                    o.gnuplot_path = v;
+                    break;
                 default: return usage_error(flag + " (proxy) is not supported");  // -X, -P
             }
         }
     }
     const bool two_allowed = o.run_mode == options::mode::suite || o.run_mode == options::mode::compare;
-    if (!o.url_b.empty() && !two_allowed) return usage_error("more than one URL: '" + o.url_text + "' and '" + o.url_b + "'");
+    if (!o.url_b.empty() && !two_allowed) return usage_error("more than one URL: '" + shown(o.url_text) + "' and '" + shown(o.url_b) + "'");
     if (o.run_mode == options::mode::compare && o.url_b.empty()) return usage_error("--compare needs two URLs");
     if (!o.intervals_path.empty() && o.run_mode != options::mode::single) return usage_error("--intervals is for a single run, not --suite, --compare or --self-test");
     if (o.run_mode == options::mode::self_test) {
@@ -441,11 +457,11 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     mb::url second;
     if (!o.url_b.empty()) {
         if (mb::error e = mb::parse_url(o.url_b, second))
-            return usage_error("bad URL '" + o.url_b + "': " + e.message() + " (at byte " + std::to_string(e.position) + ")");
+            return usage_error("bad URL '" + shown(o.url_b) + "': " + e.message() + " (at byte " + std::to_string(e.position) + ")");
     }
     unsigned factorial_n = 0;
     if (mb::error e = mb::parse_url(o.url_text, o.target))
-        return usage_error("bad URL '" + o.url_text + "': " + e.message() + " (at byte " + std::to_string(e.position) + ")");
+        return usage_error("bad URL '" + shown(o.url_text) + "': " + e.message() + " (at byte " + std::to_string(e.position) + ")");
     if (o.check_factorial && (!mb::factorial_argument(o.target, factorial_n) || (!o.url_b.empty() && !mb::factorial_argument(second, factorial_n))))
         return usage_error("--check factorial needs /factorial/{n} or /factorial?n=N URLs");
     if (o.run_mode == options::mode::suite) return {};  // the suite sets its own -n, -c and -k
@@ -455,6 +471,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                            " > -n " + std::to_string(o.requests) + ")");
     if (o.threads > o.concurrency) return usage_error("more threads (" + std::to_string(o.threads) + ") than connections (-c " + std::to_string(o.concurrency) + ")");
     if (o.pipeline > 1 && !o.keep_alive) return usage_error("--pipeline needs keep-alive (-k)");
+    if (o.sent_body && (o.head_given || o.method == "HEAD")) return usage_error("-i (HEAD) sends no body: drop -p/-u, or -i");
     if (o.rate > 0 && o.pipeline > 1) return usage_error("--rate sends one request at a time per connection: drop --pipeline");
     if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
     if (o.seed_given && !o.poisson) return usage_error("--seed is for --arrivals poisson");

@@ -249,6 +249,82 @@ class Errors(unittest.TestCase):
                 self.assertIn("Usage: microbench", r.stderr)
                 self.assertEqual(r.stdout, "")
 
+    def test_every_flag_refuses_bad_values_with_one_line_naming_it(self):
+        # Empty, negative, zero, non-numeric, overflowing, out-of-range and non-finite values:
+        # exit 1, one line naming the flag, then the usage; nothing runs, nothing is clamped.
+        bad_values = {
+            "-n": ["", "-1", "0", "abc", "99999999999999999999999", "1.5", "1e3"],
+            "-c": ["", "-1", "0", "abc", "99999999999999999999999", "1000001"],
+            "-t": ["", "-1", "0", "abc", "99999999999999999999999", "604801"],
+            "-s": ["", "-1", "0", "abc", "99999999999999999999999", "3601"],
+            "-b": ["", "-1", "0", "abc", "99999999999999999999999", "511"],
+            "-v": ["", "-1", "abc", "99999999999999999999999", "6"],
+            "-W": ["", "-1", "0", "abc", "99999999999999999999999", "1025"],
+            "-e": [""], "-g": [""],
+            "--threads": ["", "-1", "0", "abc", "99999999999999999999999"],
+            "--duration": ["", "-1", "0", "abc", "1e400", "nan", "inf", "8d", "10x"],
+            "--pipeline": ["", "-1", "0", "abc", "257", "99999999999999999999999"],
+            "--timeout-ms": ["", "-1", "0", "abc", "3600001", "99999999999999999999999"],
+            "--max-failures": ["", "-1", "abc", "99999999999999999999999"],
+            "--min-rps": ["", "-1", "0", "abc", "nan", "inf", "1e400"],
+            "--scale": ["", "-1", "0", "abc", "nan", "inf", "101"],
+            "--rounds": ["", "-1", "0", "abc", "101"],
+            "--rate": ["", "-1", "0", "abc", "nan", "inf", "1e400", "10000001"],
+            "--seed": ["", "-1", "abc", "99999999999999999999999"],
+            "--interval": ["", "-1", "abc", "5ms", "nan", "inf", "2h"],
+            "--max-p99-ms": ["", "-1", "0", "abc", "nan", "inf"],
+            "--percentiles": ["", "-1", "abc", "101", "nan", "50,,99"],
+            "--expect-status": ["", "-1", "abc", "99", "1000", "200,"],
+            "--json": [""], "--intervals": [""],
+        }
+        url = Servers.url()
+        checked = 0
+        for flag, values in bad_values.items():
+            for v in values:
+                args = [f"{flag}={v}"] if flag.startswith("--") else [flag, v]
+                if flag == "--seed":
+                    args += ["--rate", "10", "--arrivals", "poisson"]
+                with self.subTest(flag=flag, value=v):
+                    r = run([MICROBENCH] + args + [url], timeout=10)
+                    self.assertEqual(r.returncode, 1, r.stderr)
+                    first = r.stderr.splitlines()[0]
+                    self.assertTrue(first.startswith("microbench: "), first)
+                    self.assertIn(flag, first)
+                    self.assertIn("Usage: microbench", r.stderr)
+                    self.assertEqual(r.stdout, "")
+                    checked += 1
+        self.assertEqual(checked, sum(len(v) for v in bad_values.values()))
+
+    def test_files_urls_and_contradictions_are_refused_plainly(self):
+        url = Servers.url()
+        with tempfile.TemporaryDirectory() as d:
+            body = os.path.join(d, "body")
+            with open(body, "w") as f:
+                f.write("x")
+            long_bad = "http://127.0.0.1/" + "a b" * 40000  # 120 KB, near the kernel's limit for one argument
+            cases = [(["-p", os.path.join(d, "missing"), url], "cannot read -p file"),
+                     (["-u", d, url], "Is a directory"), (["-H", "", url], "-H"),
+                     (["--expect-body", d, url], "cannot read --expect-body file"),
+                     (["-n", "5", "-c", "10", url], "-c 10 > -n 5"),
+                     (["--suite", "--compare", url, url], "separate modes"),
+                     (["--self-test", "--suite"], "separate modes"),
+                     (["-i", "-p", body, url], "-i (HEAD) sends no body"),
+                     (["--pipeline", "2", url], "--pipeline needs keep-alive"),
+                     (["-k", "--pipeline", "2", "--rate", "5", url], "--rate"),
+                     (["--arrivals", "poisson", url], "--arrivals poisson needs --rate"),
+                     ([long_bad], "bad URL")]
+            for args, words in cases:
+                with self.subTest(args=args[:3]):
+                    r = run([MICROBENCH] + args, timeout=10)
+                    self.assertEqual(r.returncode, 1, r.stderr[:300])
+                    first = r.stderr.splitlines()[0]
+                    self.assertIn(words, first)
+                    self.assertLess(len(first), 400)  # a huge value is shown cut short
+                    self.assertIn("Usage: microbench", r.stderr)
+        # A long good URL runs (and fails plainly at connecting, not at parsing).
+        r = run([MICROBENCH, "-q", "-n", "1", f"http://127.0.0.1:{free_port()}/" + "a" * 100000], timeout=20)
+        self.assertEqual(r.returncode, 2, r.stderr[:300])
+
     def test_unreachable_target_exits_2(self):
         port = free_port()  # nothing listens there
         r = run([MICROBENCH, "-n", "3", f"http://127.0.0.1:{port}/"], timeout=20)
