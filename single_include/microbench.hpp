@@ -3266,6 +3266,7 @@ private:
     interval_recorder intervals_;           // off unless the plan asks for intervals
     std::vector<std::uint32_t> unsettled_;  // with stamp_arrivals: connections whose events must wake the worker
     std::int64_t realtime_offset_ns_ = 0;   // with stamp_arrivals: wall clock − monotonic clock, this pass
+    bool stamps_known_ = false, stamps_work_ = false;  // with stamp_arrivals: whether reads come stamped
     result stats_;
 };
 
@@ -3606,6 +3607,10 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
         std::int64_t stamped = 0;
         io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
         std::int64_t now = arrival_time(stamped, now_ns());
+        if (s_.stamp_arrivals && r.status == io::ok && (!stamps_known_ || stamped == 0)) {  // the first read tells
+            stamps_work_ = !stamps_known_ && stamped != 0;  // and a read without a stamp ends it for good
+            stamps_known_ = true;
+        }
         if (r.status == io::again) return true;
         if (r.status == io::closed) {
             on_eof(ci, now, broken);
@@ -3780,7 +3785,8 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
 // instead of waking for each response, and reads the responses that came meanwhile with the time
 // the kernel received them (SO_TIMESTAMPNS), so a request costs one wake instead of two and its
 // times stay exact. Not while a connection is connecting, writing or part-way through a
-// response ("unsettled"): those times are the worker's own, read when the event comes.
+// response ("unsettled"): those times are the worker's own, read when the event comes. And only
+// while every read has come with a stamp: an emulator (qemu-user) or a kernel may give none.
 
 #include <time.h>
 
@@ -3812,7 +3818,7 @@ inline void worker::on_idle_event(connection& c, std::uint32_t events) {
 
 inline int worker::wait_for_events(epoll_event* events, std::int64_t now, std::int64_t wake, bool more_now) {
     if (more_now) return loop_.wait_ns(events, defaults::worker_event_batch, 0);
-    const bool sleep_through = s_.stamp_arrivals && !idle_.empty() && schedule_pending() &&
+    const bool sleep_through = stamps_work_ && !idle_.empty() && schedule_pending() &&
                                wake - now <= defaults::sleep_through_max_ns && settled();
     if (!sleep_through) return loop_.wait_ns(events, defaults::worker_event_batch, std::max<std::int64_t>(0, wake - now));
     timespec until{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};

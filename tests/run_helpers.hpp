@@ -1,9 +1,11 @@
 // tests/run_helpers.hpp — small helpers the engine's tests share: the reference server's URL for
-// a path, and a run that must start and whose accounting must add up.
+// a path, a run that must start and whose accounting must add up, and whether the tests run
+// under an emulator.
 #pragma once
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "microbench.hpp"
@@ -20,3 +22,8 @@ inline microbench::result run_ok(const microbench::plan& p) {
     CHECK(r.requests_ended == r.requests_completed + r.requests_failed);
     return r;
 }
+
+// A cross build's tests run under qemu-user (MICROBENCH_EMULATED is set by tests/CMakeLists.txt):
+// ten times slower, and without the kernel's arrival stamps (qemu drops the control messages),
+// so bounds meant for real hardware are not checked there.
+inline bool emulated() { return std::getenv("MICROBENCH_EMULATED") != nullptr; }

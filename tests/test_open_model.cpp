@@ -115,7 +115,7 @@ TEST_CASE("at a fixed rate with keep-alive a request costs the worker one wake, 
     CHECK(r.requests_completed == 2000);
     const double wakes = static_cast<double>(after.ru_nvcsw - before.ru_nvcsw) / 2000;
     CAPTURE(wakes);
-    CHECK(wakes < 1.25);  // one to send; the response is read then, with the kernel's arrival time (old: 2)
+    if (!emulated()) CHECK(wakes < 1.25);  // one to send; the response is read then, with the kernel's arrival time (old: 2)
 }
 
 TEST_CASE("responses read after sleeping through keep the times the kernel received them") {
@@ -130,7 +130,8 @@ TEST_CASE("responses read after sleeping through keep the times the kernel recei
     CAPTURE(r.total_ns.value_at_percentile(50));
     CAPTURE(r.total_ns.value_at_percentile(90));
     CHECK(r.total_ns.value_at_percentile(50) >= 200'000);
-    CHECK(r.total_ns.value_at_percentile(90) < 1'000'000);
     CHECK(r.waiting_ns.value_at_percentile(50) >= 190'000);
+    if (emulated()) return;
+    CHECK(r.total_ns.value_at_percentile(90) < 1'000'000);
     CHECK(r.response_ns.value_at_percentile(50) < 1'000'000);
 }

@@ -160,6 +160,7 @@ private:
     interval_recorder intervals_;           // off unless the plan asks for intervals
     std::vector<std::uint32_t> unsettled_;  // with stamp_arrivals: connections whose events must wake the worker
     std::int64_t realtime_offset_ns_ = 0;   // with stamp_arrivals: wall clock − monotonic clock, this pass
+    bool stamps_known_ = false, stamps_work_ = false;  // with stamp_arrivals: whether reads come stamped
     result stats_;
 };
 

@@ -6,7 +6,8 @@
 // instead of waking for each response, and reads the responses that came meanwhile with the time
 // the kernel received them (SO_TIMESTAMPNS), so a request costs one wake instead of two and its
 // times stay exact. Not while a connection is connecting, writing or part-way through a
-// response ("unsettled"): those times are the worker's own, read when the event comes.
+// response ("unsettled"): those times are the worker's own, read when the event comes. And only
+// while every read has come with a stamp: an emulator (qemu-user) or a kernel may give none.
 #pragma once
 
 #include <time.h>
@@ -40,7 +41,7 @@ inline void worker::on_idle_event(connection& c, std::uint32_t events) {
 
 inline int worker::wait_for_events(epoll_event* events, std::int64_t now, std::int64_t wake, bool more_now) {
     if (more_now) return loop_.wait_ns(events, defaults::worker_event_batch, 0);
-    const bool sleep_through = s_.stamp_arrivals && !idle_.empty() && schedule_pending() &&
+    const bool sleep_through = stamps_work_ && !idle_.empty() && schedule_pending() &&
                                wake - now <= defaults::sleep_through_max_ns && settled();
     if (!sleep_through) return loop_.wait_ns(events, defaults::worker_event_batch, std::max<std::int64_t>(0, wake - now));
     timespec until{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};

@@ -20,6 +20,10 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
         std::int64_t stamped = 0;
         io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
         std::int64_t now = arrival_time(stamped, now_ns());
+        if (s_.stamp_arrivals && r.status == io::ok && (!stamps_known_ || stamped == 0)) {  // the first read tells
+            stamps_work_ = !stamps_known_ && stamped != 0;  // and a read without a stamp ends it for good
+            stamps_known_ = true;
+        }
         if (r.status == io::again) return true;
         if (r.status == io::closed) {
             on_eof(ci, now, broken);

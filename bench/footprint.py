@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Footprint of microbench for a target, against its budgets: stripped sizes, memory, include cost.
+
+For each target (native, or a Debian cross triple such as aarch64-linux-gnu) it compiles, with
+that target's g++ and nothing else:
+  - the CLI (examples/microbench.cpp) at -Os, dynamic and fully static, stripped;
+  - libmicrobench.so (the C API) at -Os, stripped;
+  - a translation unit that only includes microbench.hpp, at -O0 and -O2 (median of 3 timings);
+and, natively only (an emulator's memory is not the program's), peak RSS of the static and the
+dynamic CLI at start (-V), of one request, of --self-test, and of keep-alive runs at c=100 and
+c=10,000 against the reference server (bench/rusage.cpp measures; build microbench-rusage and
+microbench-server first).
+
+    bench/footprint.py [--targets native,aarch64-linux-gnu,arm-linux-gnueabihf] [--build build] [--check]
+
+With --check the exit status is 1 when a budget is broken (the CTest entry footprint_budget).
+Budgets: dynamic CLI <= 200 KB, static CLI <= 1.5 MB, idle RSS of the static CLI <= 2 MB, include
+cost <= 1 s at -O0.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUDGETS = {"cli_dynamic_bytes": 200_000, "cli_static_bytes": 1_500_000, "idle_rss_static_kib": 2048,
+           "include_o0_s": 1.0}
+
+
+def tool(target, name):
+    return name if target == "native" else f"{target}-{name}"
+
+
+def compile_cli(target, out, static):
+    cmd = [tool(target, "g++"), "-std=c++17", "-Os", "-I", f"{ROOT}/include", f"{ROOT}/examples/microbench.cpp",
+           "-o", out, "-pthread"] + (["-static"] if static else [])
+    subprocess.run(cmd, check=True)
+    subprocess.run([tool(target, "strip"), out], check=True)
+    return os.path.getsize(out)
+
+
+def compile_c_library(target, out):
+    src = out + ".cpp"
+    with open(src, "w") as f:
+        f.write('#define MICROBENCH_C_IMPLEMENTATION\n#include "microbench.hpp"\n')
+    subprocess.run([tool(target, "g++"), "-std=c++17", "-Os", "-fPIC", "-shared", "-fvisibility=hidden", "-I",
+                    f"{ROOT}/include", src, "-o", out, "-pthread", f"-Wl,--version-script={ROOT}/cmake/microbench_c.map"],
+                   check=True)
+    subprocess.run([tool(target, "strip"), out], check=True)
+    return os.path.getsize(out)
+
+
+def include_cost(target, work, level):
+    src = f"{work}/include_only.cpp"
+    with open(src, "w") as f:
+        f.write('#include "microbench.hpp"\n')
+    times = []
+    for _ in range(3):
+        t0 = time.monotonic()
+        subprocess.run([tool(target, "g++"), "-std=c++17", f"-O{level}", "-I", f"{ROOT}/single_include", "-c", src, "-o",
+                        f"{work}/include_only.o"], check=True)
+        times.append(time.monotonic() - t0)
+    return statistics.median(times)
+
+
+def peak_rss_kib(build, cmd):
+    p = subprocess.run([f"{build}/bench/microbench-rusage"] + cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=300)
+    m = re.search(r"maxrss_kib=(\d+) exit=(\d+)", p.stdout)
+    if not m or m.group(2) != "0":
+        raise RuntimeError(f"{cmd} failed:\n{p.stdout[-2000:]}")
+    return int(m.group(1))
+
+
+def memory(build, cli):
+    server = subprocess.Popen([f"{build}/examples/microbench-server", "-p", "0", "-t", "1", "-d", "600"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
+        url = f"http://127.0.0.1:{port}/factorial/10"
+        return {"start": peak_rss_kib(build, [cli, "-V"]),
+                "one request": peak_rss_kib(build, [cli, "-q", "-n", "1", url]),
+                "--self-test": peak_rss_kib(build, [cli, "--self-test", "--scale", "0.05"]),
+                "c=100": peak_rss_kib(build, [cli, "-q", "-k", "-n", "100000", "-c", "100", url]),
+                "c=10000": peak_rss_kib(build, [cli, "-q", "-k", "-n", "50000", "-c", "10000", url])}
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--targets", default="native")
+    ap.add_argument("--build", default="build", help="a build with microbench-rusage and microbench-server (native RSS)")
+    ap.add_argument("--no-memory", action="store_true", help="sizes and include cost only")
+    ap.add_argument("--check", action="store_true", help="exit 1 when a budget is broken")
+    args = ap.parse_args()
+    broken = []
+    work = tempfile.mkdtemp(prefix="microbench-footprint-")
+    try:
+        for target in args.targets.split(","):
+            if not shutil.which(tool(target, "g++")):
+                sys.exit(f"footprint.py: {tool(target, 'g++')} is missing")
+            figures = {"cli_dynamic_bytes": compile_cli(target, f"{work}/cli-{target}", False),
+                       "cli_static_bytes": compile_cli(target, f"{work}/cli-static-{target}", True),
+                       "c_library_bytes": compile_c_library(target, f"{work}/libmicrobench-{target}.so"),
+                       "include_o0_s": include_cost(target, work, 0),
+                       "include_o2_s": include_cost(target, work, 2)}
+            print(f"{target}: CLI stripped -Os {figures['cli_dynamic_bytes'] / 1000:.1f} KB dynamic, "
+                  f"{figures['cli_static_bytes'] / 1e6:.3f} MB static; libmicrobench.so {figures['c_library_bytes'] / 1000:.1f} KB; "
+                  f"include-only TU {figures['include_o0_s']:.2f} s at -O0, {figures['include_o2_s']:.2f} s at -O2")
+            if target == "native" and not args.no_memory:
+                for kind in ("static", "dynamic"):
+                    rss = memory(args.build, f"{work}/cli-{'static-' if kind == 'static' else ''}{target}")
+                    print(f"{target}: peak RSS of the {kind} CLI: " + ", ".join(f"{k} {v / 1024:.2f} MiB" for k, v in rss.items()))
+                    if kind == "static":
+                        figures["idle_rss_static_kib"] = rss["start"]
+            for name, limit in BUDGETS.items():
+                if name in figures and figures[name] > limit:
+                    broken.append(f"{target}: {name} {figures[name]} above the budget {limit}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    for b in broken:
+        print("BUDGET BROKEN: " + b)
+    if not broken:
+        print("every budget held")
+    return 1 if broken and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
