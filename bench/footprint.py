@@ -36,8 +36,12 @@ def tool(target, name):
     return name if target == "native" else f"{target}-{name}"
 
 
+def flags(target):  # what cmake/toolchains/ adds for the target
+    return ["-D_FILE_OFFSET_BITS=64", "-Wno-psabi"] if target == "arm-linux-gnueabihf" else []
+
+
 def compile_cli(target, out, static):
-    cmd = [tool(target, "g++"), "-std=c++17", "-Os", "-I", f"{ROOT}/include", f"{ROOT}/examples/microbench.cpp",
+    cmd = [tool(target, "g++"), "-std=c++17", "-Os"] + flags(target) + [ "-I", f"{ROOT}/include", f"{ROOT}/examples/microbench.cpp",
            "-o", out, "-pthread"] + (["-static"] if static else [])
     subprocess.run(cmd, check=True)
     subprocess.run([tool(target, "strip"), out], check=True)
@@ -48,7 +52,7 @@ def compile_c_library(target, out):
     src = out + ".cpp"
     with open(src, "w") as f:
         f.write('#define MICROBENCH_C_IMPLEMENTATION\n#include "microbench.hpp"\n')
-    subprocess.run([tool(target, "g++"), "-std=c++17", "-Os", "-fPIC", "-shared", "-fvisibility=hidden", "-I",
+    subprocess.run([tool(target, "g++"), "-std=c++17", "-Os"] + flags(target) + ["-fPIC", "-shared", "-fvisibility=hidden", "-I",
                     f"{ROOT}/include", src, "-o", out, "-pthread", f"-Wl,--version-script={ROOT}/cmake/microbench_c.map"],
                    check=True)
     subprocess.run([tool(target, "strip"), out], check=True)
