@@ -6,7 +6,10 @@ that target's g++ and nothing else:
   - the CLI (examples/microbench.cpp) at -Os, dynamic and fully static, stripped;
   - libmicrobench.so (the C API) at -Os, stripped;
   - a translation unit that only includes microbench.hpp, at -O0 and -O2 (median of 3 timings);
-and, natively only (an emulator's memory is not the program's), peak RSS of the static and the
+examples/device_selftest.cpp (an on-device check: run, checks, no reports) as it is and in the
+small-device profile (MICROBENCH_NO_SERVER, MICROBENCH_NO_REPORTS, MICROBENCH_HISTOGRAM_DIGITS=2):
+size and compile time, and natively its peak RSS; and, natively only (an emulator's memory is
+not the program's), peak RSS of the static and the
 dynamic CLI at start (-V), of one request, of --self-test, and of keep-alive runs at c=100 and
 c=10,000 against the reference server (bench/rusage.cpp measures; build microbench-rusage and
 microbench-server first).
@@ -59,6 +62,19 @@ def compile_c_library(target, out):
     return os.path.getsize(out)
 
 
+PROFILE = ["-DMICROBENCH_NO_SERVER", "-DMICROBENCH_NO_REPORTS", "-DMICROBENCH_HISTOGRAM_DIGITS=2"]
+
+
+def device_program(target, out, switches):
+    """examples/device_selftest.cpp at -Os, stripped: (bytes, compile seconds)."""
+    t0 = time.monotonic()
+    subprocess.run([tool(target, "g++"), "-std=c++17", "-Os"] + flags(target) + switches +
+                   ["-I", f"{ROOT}/include", f"{ROOT}/examples/device_selftest.cpp", "-o", out, "-pthread"], check=True)
+    seconds = time.monotonic() - t0
+    subprocess.run([tool(target, "strip"), out], check=True)
+    return os.path.getsize(out), seconds
+
+
 def include_cost(target, work, level):
     src = f"{work}/include_only.cpp"
     with open(src, "w") as f:
@@ -97,6 +113,17 @@ def memory(build, cli):
         server.wait()
 
 
+def device_rss(build, program):
+    server = subprocess.Popen([f"{build}/examples/microbench-server", "-p", "0", "-t", "1", "-d", "600"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
+        return peak_rss_kib(build, [program, f"http://127.0.0.1:{port}/factorial/10"])
+    finally:
+        server.terminate()
+        server.wait()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--targets", default="native")
@@ -115,6 +142,10 @@ def main():
                        "c_library_bytes": compile_c_library(target, f"{work}/libmicrobench-{target}.so"),
                        "include_o0_s": include_cost(target, work, 0),
                        "include_o2_s": include_cost(target, work, 2)}
+            plain = device_program(target, f"{work}/device-{target}", [])
+            small = device_program(target, f"{work}/device-small-{target}", PROFILE)
+            print(f"{target}: device self-test -Os stripped {plain[0] / 1000:.1f} KB, compiled in {plain[1]:.2f} s; "
+                  f"small-device profile {small[0] / 1000:.1f} KB, {small[1]:.2f} s")
             print(f"{target}: CLI stripped -Os {figures['cli_dynamic_bytes'] / 1000:.1f} KB dynamic, "
                   f"{figures['cli_static_bytes'] / 1e6:.3f} MB static; libmicrobench.so {figures['c_library_bytes'] / 1000:.1f} KB; "
                   f"include-only TU {figures['include_o0_s']:.2f} s at -O0, {figures['include_o2_s']:.2f} s at -O2")
@@ -124,6 +155,8 @@ def main():
                     print(f"{target}: peak RSS of the {kind} CLI: " + ", ".join(f"{k} {v / 1024:.2f} MiB" for k, v in rss.items()))
                     if kind == "static":
                         figures["idle_rss_static_kib"] = rss["start"]
+                print(f"{target}: device self-test peak RSS, 200 requests: {device_rss(args.build, f'{work}/device-{target}') / 1024:.2f} MiB; "
+                      f"small-device profile {device_rss(args.build, f'{work}/device-small-{target}') / 1024:.2f} MiB")
             for name, limit in BUDGETS.items():
                 if name in figures and figures[name] > limit:
                     broken.append(f"{target}: {name} {figures[name]} above the budget {limit}")

@@ -5,6 +5,11 @@
 // ---- begin include/microbench.hpp ----
 // microbench.hpp — the whole microbench C++ library: include this and nothing else.
 // Header-only; each part under microbench/ has one job and says so in its first lines.
+// For a small device, define before including it (README, "A small-device profile"):
+//   MICROBENCH_NO_SERVER     without the reference server (and self_test())
+//   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
+//   MICROBENCH_HISTOGRAM_DIGITS=2   every latency histogram at 1 % (config.hpp)
+// The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 
 // ---- begin include/microbench/version.hpp ----
 // microbench/version.hpp — the library's version, defined here and nowhere else.
@@ -68,10 +73,16 @@ constexpr std::size_t max_header_bytes = 16 * 1024;
 constexpr std::size_t max_header_count = 64;
 
 // Latency histograms record nanoseconds. Lowest discernible 1 ns keeps loopback latencies
-// (tens of µs) at full 3-digit precision; 1 hour is above any timeout we accept.
+// (tens of µs) at full 3-digit precision; 1 hour is above any timeout we accept. Define
+// MICROBENCH_HISTOGRAM_DIGITS (1–5) before including microbench to change the precision of
+// every histogram: 2 on a small device gives 1 % and 36 KiB of counters instead of 264 KiB.
+#ifndef MICROBENCH_HISTOGRAM_DIGITS
+#define MICROBENCH_HISTOGRAM_DIGITS 3
+#endif
+static_assert(MICROBENCH_HISTOGRAM_DIGITS >= 1 && MICROBENCH_HISTOGRAM_DIGITS <= 5, "MICROBENCH_HISTOGRAM_DIGITS is 1 to 5");
 constexpr std::int64_t histogram_lowest_discernible_ns = 1;
 constexpr std::int64_t histogram_highest_trackable_ns = 3600LL * 1000 * 1000 * 1000;
-constexpr int histogram_significant_figures = 3;
+constexpr int histogram_significant_figures = MICROBENCH_HISTOGRAM_DIGITS;
 
 // Requests.
 constexpr const char* content_type = "text/plain";  // ab's default for -p/-u bodies
@@ -1221,6 +1232,8 @@ inline parse_result response_parser::parse_chunked(const char* data, std::size_t
 // given caller storage; record() is a few shifts and adds. Single-threaded: one per worker.
 // Empty histograms report 0 for min/max/mean/percentiles; ask empty() to tell them apart.
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -1291,6 +1304,12 @@ inline error compute_histogram_layout(const histogram_config& c, histogram_layou
     out = l;
     return {};
 }
+
+// Frees a histogram's own counters (an anonymous mapping of `bytes`).
+struct unmap_counts {
+    std::size_t bytes = 0;
+    void operator()(std::uint64_t* p) const { munmap(p, bytes); }
+};
 
 }  // namespace detail
 
@@ -1556,11 +1575,14 @@ private:
         error e = detail::compute_histogram_layout(config_, layout_);
         MICROBENCH_ASSERT(!e && "invalid histogram_config: check it with validate() first");
     }
-    // calloc, not a vector: the kernel hands out zero pages lazily, so only the pages that
-    // recording touches count toward RSS (a few of the 264 KiB for typical latencies).
+    // An anonymous mapping, not a vector or calloc: the kernel hands out zero pages lazily, so
+    // only the pages that recording touches count toward RSS (a few of the 264 KiB for typical
+    // latencies) — also for smaller layouts, which calloc would take from the heap and zero.
     void allocate_zeroed() {
-        owned_.reset(static_cast<std::uint64_t*>(std::calloc(layout_.counts_length, sizeof(std::uint64_t))));
-        MICROBENCH_ASSERT(owned_ && "out of memory for histogram counters");
+        const std::size_t bytes = layout_.counts_length * sizeof(std::uint64_t);
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        MICROBENCH_ASSERT(p != MAP_FAILED && "out of memory for histogram counters");
+        owned_ = std::unique_ptr<std::uint64_t, detail::unmap_counts>(static_cast<std::uint64_t*>(p), detail::unmap_counts{bytes});
         counts_ = owned_.get();
     }
     void forget_counts() {
@@ -1591,10 +1613,7 @@ private:
 
     histogram_config config_;
     detail::histogram_layout layout_;
-    struct free_deleter {
-        void operator()(std::uint64_t* p) const { std::free(p); }
-    };
-    std::unique_ptr<std::uint64_t, free_deleter> owned_;  // null when the caller provides storage
+    std::unique_ptr<std::uint64_t, detail::unmap_counts> owned_;  // null when the caller provides storage
     std::uint64_t* counts_ = nullptr;
     std::uint64_t total_ = 0;
     std::uint64_t sum_ = 0;
@@ -4129,577 +4148,7 @@ inline error run(const plan& p, result& out) {
 
 }  // namespace microbench
 // ---- end include/microbench/runner.hpp ----
-// ---- begin include/microbench/request_parser.hpp ----
-// microbench/request_parser.hpp — parses one HTTP/1.x request head for the reference server:
-// request line, headers it cares about (Content-Length, Connection, Transfer-Encoding), and
-// where the body ends. Zero-copy views into the caller's buffer; no allocation; no chunked
-// request bodies (the server answers them with 400). A fixture's parser, strict on purpose.
-
-#include <cstdint>
-#include <cstring>
-#include <string_view>
-
-
-namespace microbench {
-
-struct request_head {
-    std::string_view method;
-    std::string_view target;
-    int http_minor = 1;
-    bool keep_alive = true;
-    std::uint64_t content_length = 0;
-    std::size_t head_bytes = 0;  // through the blank line; the body follows
-};
-
-enum class request_parse : std::uint8_t { incomplete, ok, bad };
-
-// Parses the head at the start of `in` (at most max_head_bytes). `incomplete` means: read more.
-inline request_parse parse_request_head(std::string_view in, request_head& out,
-                                        std::size_t max_head_bytes = defaults::max_header_bytes) {
-    std::size_t end = in.find("\r\n\r\n");
-    std::size_t term = 4;
-    if (std::size_t lf = in.find("\n\n"); lf != std::string_view::npos && lf < end) end = lf, term = 2;
-    if (end == std::string_view::npos) return in.size() > max_head_bytes ? request_parse::bad : request_parse::incomplete;
-    if (end + term > max_head_bytes) return request_parse::bad;
-    out = request_head{};
-    out.head_bytes = end + term;
-    std::string_view head = in.substr(0, end + term / 2);  // every line, each with its line end
-
-    std::size_t line_end = head.find('\n');
-    std::string_view line = head.substr(0, line_end);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::size_t sp1 = line.find(' '), sp2 = line.rfind(' ');
-    if (sp1 == std::string_view::npos || sp2 == sp1) return request_parse::bad;
-    out.method = line.substr(0, sp1);
-    out.target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-    std::string_view version = line.substr(sp2 + 1);
-    if (!detail::is_token(out.method) || out.target.empty() || out.target[0] != '/') return request_parse::bad;
-    if (version.size() != 8 || version.substr(0, 7) != "HTTP/1." || !detail::is_digit(version[7])) return request_parse::bad;
-    for (char c : out.target)
-        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return request_parse::bad;
-    out.http_minor = version[7] - '0';
-    bool conn_close = false, conn_keep = false, has_length = false;
-
-    for (std::size_t pos = line_end + 1; pos < head.size();) {
-        std::size_t lf = head.find('\n', pos);
-        std::string_view h = head.substr(pos, lf - pos);
-        pos = lf + 1;
-        if (!h.empty() && h.back() == '\r') h.remove_suffix(1);
-        if (h.empty()) break;
-        std::size_t colon = h.find(':');
-        if (colon == std::string_view::npos || !detail::is_token(h.substr(0, colon))) return request_parse::bad;
-        std::string_view name = h.substr(0, colon), value = h.substr(colon + 1);
-        while (!value.empty() && detail::is_ows(value.front())) value.remove_prefix(1);
-        while (!value.empty() && detail::is_ows(value.back())) value.remove_suffix(1);
-        if (!detail::is_field_value(value)) return request_parse::bad;
-        if (detail::iequals(name, "content-length")) {
-            std::uint64_t n = 0;
-            if (!detail::parse_decimal(value, n) || (has_length && n != out.content_length)) return request_parse::bad;
-            has_length = true;
-            out.content_length = n;
-        } else if (detail::iequals(name, "transfer-encoding")) {
-            return request_parse::bad;
-        } else if (detail::iequals(name, "connection")) {
-            detail::for_each_list_item(value, [&](std::string_view t) {
-                conn_close = conn_close || detail::iequals(t, "close");
-                conn_keep = conn_keep || detail::iequals(t, "keep-alive");
-            });
-        }
-    }
-    out.keep_alive = !conn_close && (out.http_minor >= 1 || conn_keep);
-    return request_parse::ok;
-}
-
-}  // namespace microbench
-// ---- end include/microbench/request_parser.hpp ----
-// ---- begin include/microbench/server_endpoints.hpp ----
-// microbench/server_endpoints.hpp — what the reference server answers, as a function of the
-// request alone: routing, the factorial / delay / stall / echo / status / stats endpoints, and
-// the response bytes. No sockets and no clock here, so every answer is testable on its own.
-
-#include <cstdint>
-#include <cstdio>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace microbench {
-
-struct server_options {
-    std::string host = "127.0.0.1";  // numeric: 127.0.0.1, ::1, 0.0.0.0 …
-    std::uint16_t port = 0;          // 0: an ephemeral port; server::port() tells which
-    std::uint32_t threads = 1;
-    unsigned max_factorial = 10000;
-    std::int64_t max_delay_ms = 60'000;
-    std::size_t max_body_bytes = 1 << 20;
-};
-
-// Requests answered, by endpoint; /stats itself is not counted.
-struct server_counts {
-    std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
-    std::uint64_t connections = 0;
-};
-
-enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };
-
-// n! as decimal text, each computed once on first use; safe to share between threads.
-class factorial_cache {
-public:
-    explicit factorial_cache(unsigned max_n) : values_(max_n + 1) {}
-    const std::string& get(unsigned n) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (!values_[n]) values_[n].reset(new std::string(factorial_decimal(n)));
-        return *values_[n];
-    }
-    unsigned max() const { return static_cast<unsigned>(values_.size() - 1); }
-
-private:
-    std::mutex mutex_;
-    std::vector<std::unique_ptr<std::string>> values_;
-};
-
-struct answer {
-    endpoint_kind kind = endpoint_kind::other;
-    std::int64_t delay_ns = 0;  // send the response this much later
-    // /stall: once every `stall_every_ms` (on the monotonic clock), for `stall_for_ms`, every
-    // response is held until that stall ends; the server, which has the clock, applies it.
-    std::int64_t stall_every_ms = 0, stall_for_ms = 0;
-    bool close = false;         // close the connection after the response
-};
-
-namespace detail {
-
-inline const char* reason_phrase(int status) {
-    switch (status) {
-        case 200: return "OK";
-        case 201: return "Created";
-        case 204: return "No Content";
-        case 304: return "Not Modified";
-        case 400: return "Bad Request";
-        case 404: return "Not Found";
-        case 405: return "Method Not Allowed";
-        case 500: return "Internal Server Error";
-        case 503: return "Service Unavailable";
-        default: return "Status";
-    }
-}
-
-inline bool small_number(std::string_view s, std::uint64_t max, std::uint64_t& out) {
-    return s.size() <= 9 && parse_decimal(s, out) && out <= max;
-}
-
-// `connection`: "close", "keep-alive" (what an HTTP/1.0 client must be told to keep the
-// connection, as ab -k expects) or "" for HTTP/1.1's silent default.
-inline void append_response(std::string& out, int status, std::string_view content_type, std::string_view body,
-                            std::string_view connection, bool head) {
-    char line[160];
-    int n = std::snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\nServer: microbench/%s\r\n", status,
-                          reason_phrase(status), MICROBENCH_VERSION_STRING);
-    out.append(line, static_cast<std::size_t>(n));
-    bool bodyless = status == 204 || status == 304;
-    if (!bodyless) {
-        n = std::snprintf(line, sizeof line, "Content-Type: %.*s\r\nContent-Length: %zu\r\n",
-                          static_cast<int>(content_type.size()), content_type.data(), body.size());
-        out.append(line, static_cast<std::size_t>(n));
-    }
-    if (!connection.empty()) out.append("Connection: ").append(connection.data(), connection.size()).append("\r\n");
-    out.append("\r\n");
-    if (!head && !bodyless) out.append(body.data(), body.size());
-}
-
-}  // namespace detail
-
-inline std::string server_counts_json(const server_counts& c) {
-    char buf[320];
-    int n = std::snprintf(buf, sizeof buf,
-                          "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
-                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu}",
-                          static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
-                          static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
-                          static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
-                          static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections));
-    return std::string(buf, static_cast<std::size_t>(n));
-}
-
-// Appends the response to `head` (with `body`) to `out`. `stats()` returns the counts for /stats.
-template <class StatsFn>
-answer answer_request(const request_head& head, std::string_view body, const server_options& options,
-                      factorial_cache& factorials, StatsFn&& stats, std::string& out) {
-    using namespace detail;
-    answer a;
-    a.close = !head.keep_alive;
-    const bool is_head = head.method == "HEAD";
-    const bool readonly = head.method == "GET" || is_head;
-    std::string_view path = head.target, query;
-    if (std::size_t q = path.find('?'); q != std::string_view::npos) {
-        query = path.substr(q + 1);
-        path = path.substr(0, q);
-    }
-    auto reply = [&](int status, std::string_view type, std::string_view text) {
-        append_response(out, status, type, text, a.close ? "close" : (head.http_minor == 0 ? "keep-alive" : ""), is_head);
-        return a;
-    };
-    auto bad = [&](std::string_view why) {
-        a.kind = endpoint_kind::bad_request;
-        return reply(400, "text/plain", why);
-    };
-    std::uint64_t n = 0;
-    std::string_view arg;
-
-    if (path == "/factorial" || path.substr(0, 11) == "/factorial/") {
-        a.kind = endpoint_kind::factorial;
-        if (!readonly) return reply(405, "text/plain", "use GET\n");
-        bool json = path.size() > 11;
-        arg = json ? path.substr(11) : std::string_view();
-        if (!json && !query_value(query, "n", arg)) return bad("missing n: use /factorial/{n} or /factorial?n=N\n");
-        if (!small_number(arg, options.max_factorial, n)) return bad("n must be an integer from 0 to 10000\n");
-        const std::string& digits = factorials.get(static_cast<unsigned>(n));
-        if (!json) return reply(200, "text/plain", digits);
-        std::string doc = "{\"factorial\":" + digits + "}";
-        return reply(200, "application/json", doc);
-    }
-    if (path == "/delay" || path.substr(0, 7) == "/delay/") {
-        a.kind = endpoint_kind::delay;
-        bool in_path = path.size() > 7;
-        arg = in_path ? path.substr(7) : std::string_view();
-        const bool micro = !in_path && query_value(query, "us", arg);
-        if (!in_path && !micro && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
-        const std::uint64_t unit = micro ? 1'000 : 1'000'000;
-        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n)) return bad("delay out of range\n");
-        a.delay_ns = static_cast<std::int64_t>(n * unit);
-        return reply(200, "text/plain", arg);
-    }
-    if (path == "/stall") {
-        a.kind = endpoint_kind::delay;
-        std::string_view every, hold;
-        std::uint64_t e = 0, f = 0;
-        if (!query_value(query, "every", every) || !query_value(query, "for", hold) ||
-            !small_number(every, static_cast<std::uint64_t>(options.max_delay_ms), e) ||
-            !small_number(hold, static_cast<std::uint64_t>(options.max_delay_ms), f) || e == 0 || f >= e)
-            return bad("use /stall?every=MS&for=MS with 0 <= for < every\n");
-        a.stall_every_ms = static_cast<std::int64_t>(e);
-        a.stall_for_ms = static_cast<std::int64_t>(f);
-        return reply(200, "text/plain", "stall\n");
-    }
-    if (path == "/echo") {
-        a.kind = endpoint_kind::echo;
-        return reply(200, "text/plain", readonly ? query : body);
-    }
-    if (path.substr(0, 8) == "/status/") {
-        a.kind = endpoint_kind::status;
-        if (!small_number(path.substr(8), 599, n) || n < 200) return bad("status must be from 200 to 599\n");
-        return reply(static_cast<int>(n), "text/plain", "status\n");
-    }
-    if (path == "/stats") {
-        a.kind = endpoint_kind::stats;
-        return reply(200, "application/json", server_counts_json(stats()));
-    }
-    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
-    return reply(404, "text/plain", "not found\n");
-}
-
-}  // namespace microbench
-// ---- end include/microbench/server_endpoints.hpp ----
-// ---- begin include/microbench/server.hpp ----
-// microbench/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
-// keep-alive, pipelining-safe (one request at a time per connection, answered in order),
-// N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
-// What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
-// close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
-// or buffer it stops listening for a moment instead of spinning.
-
-#include <pthread.h>
-#include <sys/eventfd.h>
-
-#include <algorithm>
-#include <atomic>
-#include <memory>
-#include <string>
-#include <vector>
-
-
-namespace microbench {
-
-class server {
-public:
-    server() = default;
-    ~server() { stop(); }
-    server(const server&) = delete;
-    server& operator=(const server&) = delete;
-
-    // Binds, listens and starts the threads. The error's position holds errno when the
-    // system refuses (errc::run_system); a bad host is errc::plan_bad_bind_address.
-    error start(const server_options& options) {
-        stop();
-        options_ = options;
-        factorials_.reset(new factorial_cache(options.max_factorial));
-        endpoint at;
-        if (resolve(options.host, options.port, at, true) != 0) return {errc::plan_bad_bind_address, 0};
-        listen_fd_ = ::socket(at.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        int one = 1;
-        if (listen_fd_ < 0 || setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-            ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 || ::listen(listen_fd_, 4096) != 0)
-            return fail_start();
-        endpoint bound;
-        bound.len = sizeof bound.addr;
-        if (getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound.addr), &bound.len) != 0) return fail_start();
-        port_ = ntohs(bound.family() == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound.addr)->sin_port
-                                                : reinterpret_cast<sockaddr_in6*>(&bound.addr)->sin6_port);
-        wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-        if (wake_fd_ < 0) return fail_start();
-        thread_count_ = std::max<std::uint32_t>(1, options.threads);
-        threads_.reset(new thread[thread_count_]);
-        for (std::uint32_t i = 0; i < thread_count_; ++i) {
-            thread& t = threads_[i];
-            t.owner = this;
-            if (!t.loop.ok() || !t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE) ||
-                !t.loop.add(wake_fd_, wake_token, EPOLLIN))
-                return fail_start();
-            t.started = pthread_create(&t.id, nullptr, &server::thread_main, &t) == 0;
-            if (!t.started) return fail_start();
-        }
-        return {};
-    }
-
-    std::uint16_t port() const { return port_; }
-
-    // Stops every thread and closes every connection; safe to call twice.
-    void stop() {
-        if (wake_fd_ >= 0) {
-            std::uint64_t one = 1;
-            ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
-            (void)ignored;
-        }
-        for (std::uint32_t i = 0; i < thread_count_; ++i)
-            if (threads_[i].started) pthread_join(threads_[i].id, nullptr), threads_[i].started = false;
-        if (listen_fd_ >= 0) ::close(listen_fd_);
-        if (wake_fd_ >= 0) ::close(wake_fd_);
-        listen_fd_ = wake_fd_ = -1;
-        threads_.reset();
-        thread_count_ = 0;
-    }
-
-    server_counts counts() const {
-        server_counts c;
-        std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status, &c.other, &c.bad_request, &c.connections};
-        for (std::uint32_t i = 0; i < thread_count_; ++i)
-            for (int f = 0; f < 8; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
-        return c;
-    }
-
-private:
-    static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
-    static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
-    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections };
-
-    struct connection {
-        int fd = -1;
-        std::uint32_t generation = 0;
-        std::string in, out;
-        std::size_t in_used = 0, out_sent = 0;
-        std::int64_t release_ns = 0;  // a delayed response waits in `out` until then
-        bool close_after = false;
-        bool writing = false;         // registered for EPOLLOUT
-    };
-    struct timer {
-        std::int64_t at_ns;
-        std::uint32_t slot, generation;
-    };
-    struct later {  // makes the std heap functions keep the earliest timer at the front
-        bool operator()(const timer& a, const timer& b) const { return a.at_ns > b.at_ns; }
-    };
-    struct alignas(64) thread {
-        server* owner = nullptr;
-        pthread_t id{};
-        bool started = false;
-        event_loop loop;
-        std::vector<connection> conns;
-        std::vector<std::uint32_t> free_slots;
-        std::vector<timer> timers;  // a min-heap by time
-        std::int64_t listen_again_ns = 0;  // accepting paused by a local shortage until then
-        std::atomic<std::uint64_t> counts[8] = {};
-    };
-
-    error fail_start() {
-        int err = errno;
-        stop();
-        return {errc::run_system, static_cast<std::size_t>(err)};
-    }
-
-    static void* thread_main(void* arg) {
-        auto* t = static_cast<thread*>(arg);
-        t->owner->serve(*t);
-        return nullptr;
-    }
-
-    void bump(thread& t, count_field f) { t.counts[f].fetch_add(1, std::memory_order_relaxed); }
-
-    void serve(thread& t) {
-        epoll_event events[128];
-        for (;;) {
-            std::int64_t wake = t.timers.empty() ? INT64_MAX : t.timers.front().at_ns;
-            if (t.listen_again_ns) wake = std::min(wake, t.listen_again_ns);
-            const std::int64_t timeout_ns = wake == INT64_MAX ? -1 : std::max<std::int64_t>(0, wake - now_ns());
-            int n = t.loop.wait_ns(events, 128, timeout_ns);  // to the microsecond: /delay?us=N
-            for (int i = 0; i < n; ++i) {
-                std::uint64_t token = events[i].data.u64;
-                if (token == wake_token) {
-                    for (connection& c : t.conns)
-                        if (c.fd >= 0) ::close(c.fd);
-                    return;
-                }
-                if (token == listen_token) accept_all(t);
-                else on_io(t, static_cast<std::uint32_t>(token), events[i].events);
-            }
-            std::int64_t now = now_ns();
-            if (t.listen_again_ns && now >= t.listen_again_ns && t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
-                t.listen_again_ns = 0;
-            while (!t.timers.empty() && t.timers.front().at_ns <= now) {
-                timer due = t.timers.front();
-                std::pop_heap(t.timers.begin(), t.timers.end(), later());
-                t.timers.pop_back();
-                connection& c = t.conns[due.slot];
-                if (c.fd < 0 || c.generation != due.generation) continue;
-                c.release_ns = 0;
-                flush(t, due.slot);
-                if (t.conns[due.slot].fd >= 0) process(t, due.slot);
-            }
-        }
-    }
-
-    void accept_all(thread& t) {
-        for (;;) {
-            int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-            if (fd < 0 && shortage_of(errno) != local_shortage::none) {
-                // Level-triggered: the pending connection would wake this loop at once, forever.
-                t.loop.remove(listen_fd_);
-                t.listen_again_ns = now_ns() + 2'000'000;
-            }
-            if (fd < 0) return;  // EAGAIN: another thread took it, or none left
-            int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            std::uint32_t slot;
-            if (!t.free_slots.empty()) {
-                slot = t.free_slots.back();
-                t.free_slots.pop_back();
-            } else {
-                slot = static_cast<std::uint32_t>(t.conns.size());
-                t.conns.emplace_back();
-            }
-            connection& c = t.conns[slot];
-            c.fd = fd;
-            ++c.generation;
-            c.in.clear(), c.out.clear();
-            c.in_used = c.out_sent = 0;
-            c.release_ns = 0;
-            c.close_after = c.writing = false;
-            bump(t, f_connections);
-            if (!t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
-        }
-    }
-
-    void on_io(thread& t, std::uint32_t slot, std::uint32_t events) {
-        if (t.conns[slot].fd < 0) return;
-        if (events & EPOLLOUT) flush(t, slot);
-        if (t.conns[slot].fd < 0 || !(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;
-        char buf[16384];
-        for (;;) {
-            connection& c = t.conns[slot];
-            io_result r = read_some(c.fd, buf, sizeof buf);
-            if (r.status == io::again) break;
-            if (r.status != io::ok) return close_slot(t, slot);
-            if (c.close_after) continue;  // answering a bad request: ignore the rest
-            c.in.append(buf, r.bytes);
-            if (r.bytes < sizeof buf) break;
-        }
-        process(t, slot);
-    }
-
-    // Answers complete requests in order; stops at a delayed answer, which must go out first.
-    void process(thread& t, std::uint32_t slot) {
-        connection& c = t.conns[slot];
-        while (c.fd >= 0 && c.release_ns == 0 && !c.close_after) {
-            std::string_view pending = std::string_view(c.in).substr(c.in_used);
-            request_head head;
-            request_parse parsed = parse_request_head(pending, head);
-            if (parsed == request_parse::incomplete) break;
-            if (parsed == request_parse::ok && head.content_length > options_.max_body_bytes) parsed = request_parse::bad;
-            if (parsed == request_parse::bad) {
-                bump(t, f_requests), bump(t, f_bad_request);
-                c.close_after = true;
-                detail::append_response(c.out, 400, "text/plain", "bad request\n", "close", false);
-                break;
-            }
-            if (pending.size() < head.head_bytes + head.content_length) break;
-            std::string_view body = pending.substr(head.head_bytes, head.content_length);
-            answer a = answer_request(head, body, options_, *factorials_, [this] { return counts(); }, c.out);
-            c.in_used += head.head_bytes + head.content_length;
-            c.close_after = a.close;
-            if (a.kind != endpoint_kind::stats) {
-                bump(t, f_requests);
-                static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request};
-                bump(t, by_kind[static_cast<int>(a.kind)]);
-            }
-            if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
-                std::int64_t phase_ms = now_ns() / 1'000'000 % a.stall_every_ms;
-                a.delay_ns = (phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0) * 1'000'000;
-            }
-            if (a.delay_ns > 0) {
-                c.release_ns = now_ns() + a.delay_ns;
-                t.timers.push_back({c.release_ns, slot, c.generation});
-                std::push_heap(t.timers.begin(), t.timers.end(), later());
-            }
-        }
-        if (c.in_used == c.in.size()) {
-            c.in.clear(), c.in_used = 0;
-        } else if (c.in_used > 4096) {  // a pipelining client may never leave it empty: compact
-            c.in.erase(0, c.in_used);
-            c.in_used = 0;
-        }
-        flush(t, slot);
-    }
-
-    void flush(thread& t, std::uint32_t slot) {
-        connection& c = t.conns[slot];
-        if (c.release_ns != 0) return;
-        while (c.out_sent < c.out.size()) {
-            io_result r = write_some(c.fd, c.out.data() + c.out_sent, c.out.size() - c.out_sent);
-            if (r.status == io::again) {
-                if (!c.writing) c.writing = t.loop.modify(c.fd, slot, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
-                return;
-            }
-            if (r.status != io::ok) return close_slot(t, slot);
-            c.out_sent += r.bytes;
-        }
-        c.out.clear();
-        c.out_sent = 0;
-        if (c.writing) c.writing = !t.loop.modify(c.fd, slot, EPOLLIN | EPOLLRDHUP);
-        if (c.close_after) close_slot(t, slot);
-    }
-
-    void close_slot(thread& t, std::uint32_t slot) {
-        connection& c = t.conns[slot];
-        if (c.fd < 0) return;
-        ::close(c.fd);
-        c.fd = -1;
-        ++c.generation;
-        t.free_slots.push_back(slot);
-    }
-
-    server_options options_;
-    std::unique_ptr<factorial_cache> factorials_;
-    int listen_fd_ = -1;
-    int wake_fd_ = -1;
-    std::uint16_t port_ = 0;
-    std::unique_ptr<thread[]> threads_;
-    std::uint32_t thread_count_ = 0;
-};
-
-}  // namespace microbench
-// ---- end include/microbench/server.hpp ----
+#ifndef MICROBENCH_NO_REPORTS
 // ---- begin include/microbench/appendf.hpp ----
 // microbench/appendf.hpp — printf-style appending to a std::string, for the reports.
 // Formats into a stack buffer first and grows only for long lines; never throws.
@@ -5220,6 +4669,621 @@ inline int apply_gates(const gates& g, const result& r, const char* label, std::
 
 }  // namespace microbench
 // ---- end include/microbench/gates.hpp ----
+#endif
+#ifndef MICROBENCH_NO_SERVER
+// ---- begin include/microbench/request_parser.hpp ----
+// microbench/request_parser.hpp — parses one HTTP/1.x request head for the reference server:
+// request line, headers it cares about (Content-Length, Connection, Transfer-Encoding), and
+// where the body ends. Zero-copy views into the caller's buffer; no allocation; no chunked
+// request bodies (the server answers them with 400). A fixture's parser, strict on purpose.
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+
+namespace microbench {
+
+struct request_head {
+    std::string_view method;
+    std::string_view target;
+    int http_minor = 1;
+    bool keep_alive = true;
+    std::uint64_t content_length = 0;
+    std::size_t head_bytes = 0;  // through the blank line; the body follows
+};
+
+enum class request_parse : std::uint8_t { incomplete, ok, bad };
+
+// Parses the head at the start of `in` (at most max_head_bytes). `incomplete` means: read more.
+inline request_parse parse_request_head(std::string_view in, request_head& out,
+                                        std::size_t max_head_bytes = defaults::max_header_bytes) {
+    std::size_t end = in.find("\r\n\r\n");
+    std::size_t term = 4;
+    if (std::size_t lf = in.find("\n\n"); lf != std::string_view::npos && lf < end) end = lf, term = 2;
+    if (end == std::string_view::npos) return in.size() > max_head_bytes ? request_parse::bad : request_parse::incomplete;
+    if (end + term > max_head_bytes) return request_parse::bad;
+    out = request_head{};
+    out.head_bytes = end + term;
+    std::string_view head = in.substr(0, end + term / 2);  // every line, each with its line end
+
+    std::size_t line_end = head.find('\n');
+    std::string_view line = head.substr(0, line_end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::size_t sp1 = line.find(' '), sp2 = line.rfind(' ');
+    if (sp1 == std::string_view::npos || sp2 == sp1) return request_parse::bad;
+    out.method = line.substr(0, sp1);
+    out.target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+    std::string_view version = line.substr(sp2 + 1);
+    if (!detail::is_token(out.method) || out.target.empty() || out.target[0] != '/') return request_parse::bad;
+    if (version.size() != 8 || version.substr(0, 7) != "HTTP/1." || !detail::is_digit(version[7])) return request_parse::bad;
+    for (char c : out.target)
+        if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return request_parse::bad;
+    out.http_minor = version[7] - '0';
+    bool conn_close = false, conn_keep = false, has_length = false;
+
+    for (std::size_t pos = line_end + 1; pos < head.size();) {
+        std::size_t lf = head.find('\n', pos);
+        std::string_view h = head.substr(pos, lf - pos);
+        pos = lf + 1;
+        if (!h.empty() && h.back() == '\r') h.remove_suffix(1);
+        if (h.empty()) break;
+        std::size_t colon = h.find(':');
+        if (colon == std::string_view::npos || !detail::is_token(h.substr(0, colon))) return request_parse::bad;
+        std::string_view name = h.substr(0, colon), value = h.substr(colon + 1);
+        while (!value.empty() && detail::is_ows(value.front())) value.remove_prefix(1);
+        while (!value.empty() && detail::is_ows(value.back())) value.remove_suffix(1);
+        if (!detail::is_field_value(value)) return request_parse::bad;
+        if (detail::iequals(name, "content-length")) {
+            std::uint64_t n = 0;
+            if (!detail::parse_decimal(value, n) || (has_length && n != out.content_length)) return request_parse::bad;
+            has_length = true;
+            out.content_length = n;
+        } else if (detail::iequals(name, "transfer-encoding")) {
+            return request_parse::bad;
+        } else if (detail::iequals(name, "connection")) {
+            detail::for_each_list_item(value, [&](std::string_view t) {
+                conn_close = conn_close || detail::iequals(t, "close");
+                conn_keep = conn_keep || detail::iequals(t, "keep-alive");
+            });
+        }
+    }
+    out.keep_alive = !conn_close && (out.http_minor >= 1 || conn_keep);
+    return request_parse::ok;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/request_parser.hpp ----
+// ---- begin include/microbench/server_endpoints.hpp ----
+// microbench/server_endpoints.hpp — what the reference server answers, as a function of the
+// request alone: routing, the factorial / delay / stall / echo / status / stats endpoints, and
+// the response bytes. No sockets and no clock here, so every answer is testable on its own.
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+
+struct server_options {
+    std::string host = "127.0.0.1";  // numeric: 127.0.0.1, ::1, 0.0.0.0 …
+    std::uint16_t port = 0;          // 0: an ephemeral port; server::port() tells which
+    std::uint32_t threads = 1;
+    unsigned max_factorial = 10000;
+    std::int64_t max_delay_ms = 60'000;
+    std::size_t max_body_bytes = 1 << 20;
+    // Chaos, for soak tests: of every 1000 responses, about `chaos_cut_permille` are cut after a
+    // random number of bytes (at least one, never all) and the connection closed — half of them
+    // with a FIN, half with a reset — and about `chaos_close_permille` are sent whole and the
+    // connection closed after them. Drawn from `chaos_seed` (each thread its own stream).
+    unsigned chaos_cut_permille = 0;
+    unsigned chaos_close_permille = 0;
+    std::uint64_t chaos_seed = 1;
+};
+
+// Requests answered, by endpoint; /stats itself is not counted. With chaos: responses cut short
+// (`cut`) and connections closed after a whole response (`closed`).
+struct server_counts {
+    std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
+    std::uint64_t connections = 0;
+    std::uint64_t cut = 0, closed = 0;
+};
+
+enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };
+
+// n! as decimal text, each computed once on first use; safe to share between threads.
+class factorial_cache {
+public:
+    explicit factorial_cache(unsigned max_n) : values_(max_n + 1) {}
+    const std::string& get(unsigned n) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!values_[n]) values_[n].reset(new std::string(factorial_decimal(n)));
+        return *values_[n];
+    }
+    unsigned max() const { return static_cast<unsigned>(values_.size() - 1); }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<std::string>> values_;
+};
+
+struct answer {
+    endpoint_kind kind = endpoint_kind::other;
+    std::int64_t delay_ns = 0;  // send the response this much later
+    // /stall: once every `stall_every_ms` (on the monotonic clock), for `stall_for_ms`, every
+    // response is held until that stall ends; the server, which has the clock, applies it.
+    std::int64_t stall_every_ms = 0, stall_for_ms = 0;
+    bool close = false;         // close the connection after the response
+};
+
+namespace detail {
+
+inline const char* reason_phrase(int status) {
+    switch (status) {
+        case 200: return "OK";
+        case 201: return "Created";
+        case 204: return "No Content";
+        case 304: return "Not Modified";
+        case 400: return "Bad Request";
+        case 404: return "Not Found";
+        case 405: return "Method Not Allowed";
+        case 500: return "Internal Server Error";
+        case 503: return "Service Unavailable";
+        default: return "Status";
+    }
+}
+
+inline bool small_number(std::string_view s, std::uint64_t max, std::uint64_t& out) {
+    return s.size() <= 9 && parse_decimal(s, out) && out <= max;
+}
+
+// `connection`: "close", "keep-alive" (what an HTTP/1.0 client must be told to keep the
+// connection, as ab -k expects) or "" for HTTP/1.1's silent default.
+inline void append_response(std::string& out, int status, std::string_view content_type, std::string_view body,
+                            std::string_view connection, bool head) {
+    char line[160];
+    int n = std::snprintf(line, sizeof line, "HTTP/1.1 %d %s\r\nServer: microbench/%s\r\n", status,
+                          reason_phrase(status), MICROBENCH_VERSION_STRING);
+    out.append(line, static_cast<std::size_t>(n));
+    bool bodyless = status == 204 || status == 304;
+    if (!bodyless) {
+        n = std::snprintf(line, sizeof line, "Content-Type: %.*s\r\nContent-Length: %zu\r\n",
+                          static_cast<int>(content_type.size()), content_type.data(), body.size());
+        out.append(line, static_cast<std::size_t>(n));
+    }
+    if (!connection.empty()) out.append("Connection: ").append(connection.data(), connection.size()).append("\r\n");
+    out.append("\r\n");
+    if (!head && !bodyless) out.append(body.data(), body.size());
+}
+
+}  // namespace detail
+
+inline std::string server_counts_json(const server_counts& c) {
+    char buf[400];
+    int n = std::snprintf(buf, sizeof buf,
+                          "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
+                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu}",
+                          static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
+                          static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
+                          static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
+                          static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections),
+                          static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed));
+    return std::string(buf, static_cast<std::size_t>(n));
+}
+
+// Appends the response to `head` (with `body`) to `out`. `stats()` returns the counts for /stats.
+template <class StatsFn>
+answer answer_request(const request_head& head, std::string_view body, const server_options& options,
+                      factorial_cache& factorials, StatsFn&& stats, std::string& out) {
+    using namespace detail;
+    answer a;
+    a.close = !head.keep_alive;
+    const bool is_head = head.method == "HEAD";
+    const bool readonly = head.method == "GET" || is_head;
+    std::string_view path = head.target, query;
+    if (std::size_t q = path.find('?'); q != std::string_view::npos) {
+        query = path.substr(q + 1);
+        path = path.substr(0, q);
+    }
+    auto reply = [&](int status, std::string_view type, std::string_view text) {
+        append_response(out, status, type, text, a.close ? "close" : (head.http_minor == 0 ? "keep-alive" : ""), is_head);
+        return a;
+    };
+    auto bad = [&](std::string_view why) {
+        a.kind = endpoint_kind::bad_request;
+        return reply(400, "text/plain", why);
+    };
+    std::uint64_t n = 0;
+    std::string_view arg;
+
+    if (path == "/factorial" || path.substr(0, 11) == "/factorial/") {
+        a.kind = endpoint_kind::factorial;
+        if (!readonly) return reply(405, "text/plain", "use GET\n");
+        bool json = path.size() > 11;
+        arg = json ? path.substr(11) : std::string_view();
+        if (!json && !query_value(query, "n", arg)) return bad("missing n: use /factorial/{n} or /factorial?n=N\n");
+        if (!small_number(arg, options.max_factorial, n)) return bad("n must be an integer from 0 to 10000\n");
+        const std::string& digits = factorials.get(static_cast<unsigned>(n));
+        if (!json) return reply(200, "text/plain", digits);
+        std::string doc = "{\"factorial\":" + digits + "}";
+        return reply(200, "application/json", doc);
+    }
+    if (path == "/delay" || path.substr(0, 7) == "/delay/") {
+        a.kind = endpoint_kind::delay;
+        bool in_path = path.size() > 7;
+        arg = in_path ? path.substr(7) : std::string_view();
+        const bool micro = !in_path && query_value(query, "us", arg);
+        if (!in_path && !micro && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
+        const std::uint64_t unit = micro ? 1'000 : 1'000'000;
+        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n)) return bad("delay out of range\n");
+        a.delay_ns = static_cast<std::int64_t>(n * unit);
+        return reply(200, "text/plain", arg);
+    }
+    if (path == "/stall") {
+        a.kind = endpoint_kind::delay;
+        std::string_view every, hold;
+        std::uint64_t e = 0, f = 0;
+        if (!query_value(query, "every", every) || !query_value(query, "for", hold) ||
+            !small_number(every, static_cast<std::uint64_t>(options.max_delay_ms), e) ||
+            !small_number(hold, static_cast<std::uint64_t>(options.max_delay_ms), f) || e == 0 || f >= e)
+            return bad("use /stall?every=MS&for=MS with 0 <= for < every\n");
+        a.stall_every_ms = static_cast<std::int64_t>(e);
+        a.stall_for_ms = static_cast<std::int64_t>(f);
+        return reply(200, "text/plain", "stall\n");
+    }
+    if (path == "/echo") {
+        a.kind = endpoint_kind::echo;
+        return reply(200, "text/plain", readonly ? query : body);
+    }
+    if (path.substr(0, 8) == "/status/") {
+        a.kind = endpoint_kind::status;
+        if (!small_number(path.substr(8), 599, n) || n < 200) return bad("status must be from 200 to 599\n");
+        return reply(static_cast<int>(n), "text/plain", "status\n");
+    }
+    if (path == "/stats") {
+        a.kind = endpoint_kind::stats;
+        return reply(200, "application/json", server_counts_json(stats()));
+    }
+    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
+    return reply(404, "text/plain", "not found\n");
+}
+
+}  // namespace microbench
+// ---- end include/microbench/server_endpoints.hpp ----
+// ---- begin include/microbench/server.hpp ----
+// microbench/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
+// keep-alive, pipelining-safe (one request at a time per connection, answered in order),
+// N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
+// What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
+// close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
+// or buffer it stops listening for a moment instead of spinning. With chaos options it cuts
+// responses short and closes connections at random, counting each (server_options).
+
+#include <pthread.h>
+#include <sys/eventfd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+class server {
+public:
+    server() = default;
+    ~server() { stop(); }
+    server(const server&) = delete;
+    server& operator=(const server&) = delete;
+
+    // Binds, listens and starts the threads. The error's position holds errno when the
+    // system refuses (errc::run_system); a bad host is errc::plan_bad_bind_address.
+    error start(const server_options& options) {
+        stop();
+        options_ = options;
+        factorials_.reset(new factorial_cache(options.max_factorial));
+        endpoint at;
+        if (resolve(options.host, options.port, at, true) != 0) return {errc::plan_bad_bind_address, 0};
+        listen_fd_ = ::socket(at.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        int one = 1;
+        if (listen_fd_ < 0 || setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+            ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 || ::listen(listen_fd_, 4096) != 0)
+            return fail_start();
+        endpoint bound;
+        bound.len = sizeof bound.addr;
+        if (getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound.addr), &bound.len) != 0) return fail_start();
+        port_ = ntohs(bound.family() == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound.addr)->sin_port
+                                                : reinterpret_cast<sockaddr_in6*>(&bound.addr)->sin6_port);
+        wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (wake_fd_ < 0) return fail_start();
+        thread_count_ = std::max<std::uint32_t>(1, options.threads);
+        threads_.reset(new thread[thread_count_]);
+        for (std::uint32_t i = 0; i < thread_count_; ++i) {
+            thread& t = threads_[i];
+            t.owner = this;
+            t.chaos_state = options.chaos_seed + i;
+            if (!t.loop.ok() || !t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE) ||
+                !t.loop.add(wake_fd_, wake_token, EPOLLIN))
+                return fail_start();
+            t.started = pthread_create(&t.id, nullptr, &server::thread_main, &t) == 0;
+            if (!t.started) return fail_start();
+        }
+        return {};
+    }
+
+    std::uint16_t port() const { return port_; }
+
+    // Stops every thread and closes every connection; safe to call twice.
+    void stop() {
+        if (wake_fd_ >= 0) {
+            std::uint64_t one = 1;
+            ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
+            (void)ignored;
+        }
+        for (std::uint32_t i = 0; i < thread_count_; ++i)
+            if (threads_[i].started) pthread_join(threads_[i].id, nullptr), threads_[i].started = false;
+        if (listen_fd_ >= 0) ::close(listen_fd_);
+        if (wake_fd_ >= 0) ::close(wake_fd_);
+        listen_fd_ = wake_fd_ = -1;
+        threads_.reset();
+        thread_count_ = 0;
+    }
+
+    server_counts counts() const {
+        server_counts c;
+        std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status,
+                                   &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed};
+        for (std::uint32_t i = 0; i < thread_count_; ++i)
+            for (int f = 0; f < count_fields; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
+        return c;
+    }
+
+private:
+    static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
+    static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
+    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections, f_cut, f_closed };
+    static constexpr int count_fields = 10;
+
+    struct connection {
+        int fd = -1;
+        std::uint32_t generation = 0;
+        std::string in, out;
+        std::size_t in_used = 0, out_sent = 0;
+        std::int64_t release_ns = 0;  // a delayed response waits in `out` until then
+        bool close_after = false;
+        bool reset_after = false;     // chaos: close with a reset, not a FIN
+        bool writing = false;         // registered for EPOLLOUT
+    };
+    struct timer {
+        std::int64_t at_ns;
+        std::uint32_t slot, generation;
+    };
+    struct later {  // makes the std heap functions keep the earliest timer at the front
+        bool operator()(const timer& a, const timer& b) const { return a.at_ns > b.at_ns; }
+    };
+    struct alignas(64) thread {
+        server* owner = nullptr;
+        pthread_t id{};
+        bool started = false;
+        event_loop loop;
+        std::vector<connection> conns;
+        std::vector<std::uint32_t> free_slots;
+        std::vector<timer> timers;  // a min-heap by time
+        std::int64_t listen_again_ns = 0;  // accepting paused by a local shortage until then
+        std::atomic<std::uint64_t> counts[count_fields] = {};
+        std::uint64_t chaos_state = 0;  // SplitMix64, seeded from server_options::chaos_seed
+    };
+
+    error fail_start() {
+        int err = errno;
+        stop();
+        return {errc::run_system, static_cast<std::size_t>(err)};
+    }
+
+    static void* thread_main(void* arg) {
+        auto* t = static_cast<thread*>(arg);
+        t->owner->serve(*t);
+        return nullptr;
+    }
+
+    void bump(thread& t, count_field f) { t.counts[f].fetch_add(1, std::memory_order_relaxed); }
+
+    void serve(thread& t) {
+        epoll_event events[128];
+        for (;;) {
+            std::int64_t wake = t.timers.empty() ? INT64_MAX : t.timers.front().at_ns;
+            if (t.listen_again_ns) wake = std::min(wake, t.listen_again_ns);
+            const std::int64_t timeout_ns = wake == INT64_MAX ? -1 : std::max<std::int64_t>(0, wake - now_ns());
+            int n = t.loop.wait_ns(events, 128, timeout_ns);  // to the microsecond: /delay?us=N
+            for (int i = 0; i < n; ++i) {
+                std::uint64_t token = events[i].data.u64;
+                if (token == wake_token) {
+                    for (connection& c : t.conns)
+                        if (c.fd >= 0) ::close(c.fd);
+                    return;
+                }
+                if (token == listen_token) accept_all(t);
+                else on_io(t, static_cast<std::uint32_t>(token), events[i].events);
+            }
+            std::int64_t now = now_ns();
+            if (t.listen_again_ns && now >= t.listen_again_ns && t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
+                t.listen_again_ns = 0;
+            while (!t.timers.empty() && t.timers.front().at_ns <= now) {
+                timer due = t.timers.front();
+                std::pop_heap(t.timers.begin(), t.timers.end(), later());
+                t.timers.pop_back();
+                connection& c = t.conns[due.slot];
+                if (c.fd < 0 || c.generation != due.generation) continue;
+                c.release_ns = 0;
+                flush(t, due.slot);
+                if (t.conns[due.slot].fd >= 0) process(t, due.slot);
+            }
+        }
+    }
+
+    void accept_all(thread& t) {
+        for (;;) {
+            int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            if (fd < 0 && shortage_of(errno) != local_shortage::none) {
+                // Level-triggered: the pending connection would wake this loop at once, forever.
+                t.loop.remove(listen_fd_);
+                t.listen_again_ns = now_ns() + 2'000'000;
+            }
+            if (fd < 0) return;  // EAGAIN: another thread took it, or none left
+            int one = 1;
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            std::uint32_t slot;
+            if (!t.free_slots.empty()) {
+                slot = t.free_slots.back();
+                t.free_slots.pop_back();
+            } else {
+                slot = static_cast<std::uint32_t>(t.conns.size());
+                t.conns.emplace_back();
+            }
+            connection& c = t.conns[slot];
+            c.fd = fd;
+            ++c.generation;
+            c.in.clear(), c.out.clear();
+            c.in_used = c.out_sent = 0;
+            c.release_ns = 0;
+            c.close_after = c.reset_after = c.writing = false;
+            bump(t, f_connections);
+            if (!t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
+        }
+    }
+
+    void on_io(thread& t, std::uint32_t slot, std::uint32_t events) {
+        if (t.conns[slot].fd < 0) return;
+        if (events & EPOLLOUT) flush(t, slot);
+        if (t.conns[slot].fd < 0 || !(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;
+        char buf[16384];
+        for (;;) {
+            connection& c = t.conns[slot];
+            io_result r = read_some(c.fd, buf, sizeof buf);
+            if (r.status == io::again) break;
+            if (r.status != io::ok) return close_slot(t, slot);
+            if (c.close_after) continue;  // answering a bad request: ignore the rest
+            c.in.append(buf, r.bytes);
+            if (r.bytes < sizeof buf) break;
+        }
+        process(t, slot);
+    }
+
+    // Answers complete requests in order; stops at a delayed answer, which must go out first.
+    void process(thread& t, std::uint32_t slot) {
+        connection& c = t.conns[slot];
+        while (c.fd >= 0 && c.release_ns == 0 && !c.close_after) {
+            std::string_view pending = std::string_view(c.in).substr(c.in_used);
+            request_head head;
+            request_parse parsed = parse_request_head(pending, head);
+            if (parsed == request_parse::incomplete) break;
+            if (parsed == request_parse::ok && head.content_length > options_.max_body_bytes) parsed = request_parse::bad;
+            if (parsed == request_parse::bad) {
+                bump(t, f_requests), bump(t, f_bad_request);
+                c.close_after = true;
+                detail::append_response(c.out, 400, "text/plain", "bad request\n", "close", false);
+                break;
+            }
+            if (pending.size() < head.head_bytes + head.content_length) break;
+            std::string_view body = pending.substr(head.head_bytes, head.content_length);
+            const std::size_t response_at = c.out.size();
+            answer a = answer_request(head, body, options_, *factorials_, [this] { return counts(); }, c.out);
+            c.in_used += head.head_bytes + head.content_length;
+            c.close_after = a.close;
+            if (a.kind != endpoint_kind::stats) {
+                bump(t, f_requests);
+                static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request};
+                bump(t, by_kind[static_cast<int>(a.kind)]);
+                if (options_.chaos_cut_permille || options_.chaos_close_permille) chaos(t, c, response_at);
+            }
+            if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
+                std::int64_t phase_ms = now_ns() / 1'000'000 % a.stall_every_ms;
+                a.delay_ns = (phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0) * 1'000'000;
+            }
+            if (a.delay_ns > 0) {
+                c.release_ns = now_ns() + a.delay_ns;
+                t.timers.push_back({c.release_ns, slot, c.generation});
+                std::push_heap(t.timers.begin(), t.timers.end(), later());
+            }
+        }
+        if (c.in_used == c.in.size()) {
+            c.in.clear(), c.in_used = 0;
+        } else if (c.in_used > 4096) {  // a pipelining client may never leave it empty: compact
+            c.in.erase(0, c.in_used);
+            c.in_used = 0;
+        }
+        flush(t, slot);
+    }
+
+    void flush(thread& t, std::uint32_t slot) {
+        connection& c = t.conns[slot];
+        if (c.release_ns != 0) return;
+        while (c.out_sent < c.out.size()) {
+            io_result r = write_some(c.fd, c.out.data() + c.out_sent, c.out.size() - c.out_sent);
+            if (r.status == io::again) {
+                if (!c.writing) c.writing = t.loop.modify(c.fd, slot, EPOLLIN | EPOLLOUT | EPOLLRDHUP);
+                return;
+            }
+            if (r.status != io::ok) return close_slot(t, slot);
+            c.out_sent += r.bytes;
+        }
+        c.out.clear();
+        c.out_sent = 0;
+        if (c.writing) c.writing = !t.loop.modify(c.fd, slot, EPOLLIN | EPOLLRDHUP);
+        if (c.close_after) close_slot(t, slot);
+    }
+
+    // Chaos (server_options): cuts the response that starts at `at` in c.out short, or marks the
+    // connection to close after it.
+    void chaos(thread& t, connection& c, std::size_t at) {
+        std::uint64_t z = (t.chaos_state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        const auto roll = static_cast<unsigned>(z % 1000);
+        const std::size_t length = c.out.size() - at;
+        if (roll < options_.chaos_cut_permille && length > 1) {
+            c.out.resize(at + 1 + static_cast<std::size_t>((z >> 20) % (length - 1)));  // 1 .. length-1 bytes
+            c.close_after = true;
+            c.reset_after = (z >> 10) & 1;
+            bump(t, f_cut);
+        } else if (roll < options_.chaos_cut_permille + options_.chaos_close_permille) {
+            c.close_after = true;
+            bump(t, f_closed);
+        }
+    }
+
+    void close_slot(thread& t, std::uint32_t slot) {
+        connection& c = t.conns[slot];
+        if (c.fd < 0) return;
+        if (c.reset_after) close_abortive(c.fd);
+        else ::close(c.fd);
+        c.fd = -1;
+        c.reset_after = false;
+        ++c.generation;
+        t.free_slots.push_back(slot);
+    }
+
+    server_options options_;
+    std::unique_ptr<factorial_cache> factorials_;
+    int listen_fd_ = -1;
+    int wake_fd_ = -1;
+    std::uint16_t port_ = 0;
+    std::unique_ptr<thread[]> threads_;
+    std::uint32_t thread_count_ = 0;
+};
+
+}  // namespace microbench
+// ---- end include/microbench/server.hpp ----
+#endif
+#ifndef MICROBENCH_NO_REPORTS
 // ---- begin include/microbench/suite.hpp ----
 // microbench/suite.hpp — the five-scenario suite of the classic ASP.NET-Core-vs-FastAPI
 // comparison (basic load, latency, failure rate, keep-alive, stress), side-by-side comparison
@@ -5230,6 +5294,8 @@ inline int apply_gates(const gates& g, const result& r, const char* label, std::
 #include <string>
 #include <vector>
 
+#ifndef MICROBENCH_NO_SERVER
+#endif
 
 namespace microbench {
 
@@ -5346,6 +5412,7 @@ inline void append_compare_table(const std::vector<scenario_result>& a, const st
 // The self-test: starts the reference server on a free loopback port and runs the suite,
 // scaled by `scale`, against both factorial forms (/factorial/{n} and /factorial?n=N) with the
 // factorial check on. `passed` is true only if every request of every scenario succeeded.
+#ifndef MICROBENCH_NO_SERVER
 inline error self_test(double scale, unsigned n, std::vector<scenario_result>& out, bool& passed) {
     server srv;
     server_options so;
@@ -5362,9 +5429,11 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
         passed = passed && s.r.requests_failed == 0 && s.r.non_2xx == 0 && s.r.requests_completed == s.p.requests();
     return {};
 }
+#endif  // MICROBENCH_NO_SERVER
 
 }  // namespace microbench
 // ---- end include/microbench/suite.hpp ----
+#endif
 // ---- begin include/microbench/c_api.hpp ----
 // microbench/c_api.hpp — the implementation of the C API declared in microbench.h, compiled only
 // where MICROBENCH_C_IMPLEMENTATION is defined (libmicrobench, or your one .cpp file). Each
@@ -5372,6 +5441,10 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
 // exception, so nothing but a status crosses extern "C". Handles wrap the C++ values.
 
 #ifdef MICROBENCH_C_IMPLEMENTATION
+
+#if defined(MICROBENCH_NO_SERVER) || defined(MICROBENCH_NO_REPORTS)
+#error "the C API implements every function of microbench.h: build it without MICROBENCH_NO_SERVER and MICROBENCH_NO_REPORTS"
+#endif
 
 #include <cstring>
 #include <memory>

@@ -25,7 +25,7 @@ exchange ask(const std::string& raw_request, const std::string& body = "") {
     request_head head;
     REQUIRE(parse_request_head(raw_request, head) == request_parse::ok);
     exchange x;
-    x.a = answer_request(head, body, server_options{}, cache, [] { return server_counts{3, 1, 0, 0, 0, 2, 0, 1}; }, x.out);
+    x.a = answer_request(head, body, server_options{}, cache, [] { return server_counts{3, 1, 0, 0, 0, 2, 0, 1, 0, 0}; }, x.out);
     return x;
 }
 

@@ -6,6 +6,10 @@
 
 #ifdef MICROBENCH_C_IMPLEMENTATION
 
+#if defined(MICROBENCH_NO_SERVER) || defined(MICROBENCH_NO_REPORTS)
+#error "the C API implements every function of microbench.h: build it without MICROBENCH_NO_SERVER and MICROBENCH_NO_REPORTS"
+#endif
+
 #include <cstring>
 #include <memory>
 #include <new>

@@ -3,7 +3,8 @@
 // N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
 // close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
-// or buffer it stops listening for a moment instead of spinning.
+// or buffer it stops listening for a moment instead of spinning. With chaos options it cuts
+// responses short and closes connections at random, counting each (server_options).
 #pragma once
 
 #include <pthread.h>
@@ -56,6 +57,7 @@ public:
         for (std::uint32_t i = 0; i < thread_count_; ++i) {
             thread& t = threads_[i];
             t.owner = this;
+            t.chaos_state = options.chaos_seed + i;
             if (!t.loop.ok() || !t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE) ||
                 !t.loop.add(wake_fd_, wake_token, EPOLLIN))
                 return fail_start();
@@ -85,16 +87,18 @@ public:
 
     server_counts counts() const {
         server_counts c;
-        std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status, &c.other, &c.bad_request, &c.connections};
+        std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status,
+                                   &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed};
         for (std::uint32_t i = 0; i < thread_count_; ++i)
-            for (int f = 0; f < 8; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
+            for (int f = 0; f < count_fields; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
         return c;
     }
 
 private:
     static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
     static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
-    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections };
+    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections, f_cut, f_closed };
+    static constexpr int count_fields = 10;
 
     struct connection {
         int fd = -1;
@@ -103,6 +107,7 @@ private:
         std::size_t in_used = 0, out_sent = 0;
         std::int64_t release_ns = 0;  // a delayed response waits in `out` until then
         bool close_after = false;
+        bool reset_after = false;     // chaos: close with a reset, not a FIN
         bool writing = false;         // registered for EPOLLOUT
     };
     struct timer {
@@ -121,7 +126,8 @@ private:
         std::vector<std::uint32_t> free_slots;
         std::vector<timer> timers;  // a min-heap by time
         std::int64_t listen_again_ns = 0;  // accepting paused by a local shortage until then
-        std::atomic<std::uint64_t> counts[8] = {};
+        std::atomic<std::uint64_t> counts[count_fields] = {};
+        std::uint64_t chaos_state = 0;  // SplitMix64, seeded from server_options::chaos_seed
     };
 
     error fail_start() {
@@ -196,7 +202,7 @@ private:
             c.in.clear(), c.out.clear();
             c.in_used = c.out_sent = 0;
             c.release_ns = 0;
-            c.close_after = c.writing = false;
+            c.close_after = c.reset_after = c.writing = false;
             bump(t, f_connections);
             if (!t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
         }
@@ -236,6 +242,7 @@ private:
             }
             if (pending.size() < head.head_bytes + head.content_length) break;
             std::string_view body = pending.substr(head.head_bytes, head.content_length);
+            const std::size_t response_at = c.out.size();
             answer a = answer_request(head, body, options_, *factorials_, [this] { return counts(); }, c.out);
             c.in_used += head.head_bytes + head.content_length;
             c.close_after = a.close;
@@ -243,6 +250,7 @@ private:
                 bump(t, f_requests);
                 static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request};
                 bump(t, by_kind[static_cast<int>(a.kind)]);
+                if (options_.chaos_cut_permille || options_.chaos_close_permille) chaos(t, c, response_at);
             }
             if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
                 std::int64_t phase_ms = now_ns() / 1'000'000 % a.stall_every_ms;
@@ -281,11 +289,33 @@ private:
         if (c.close_after) close_slot(t, slot);
     }
 
+    // Chaos (server_options): cuts the response that starts at `at` in c.out short, or marks the
+    // connection to close after it.
+    void chaos(thread& t, connection& c, std::size_t at) {
+        std::uint64_t z = (t.chaos_state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        const auto roll = static_cast<unsigned>(z % 1000);
+        const std::size_t length = c.out.size() - at;
+        if (roll < options_.chaos_cut_permille && length > 1) {
+            c.out.resize(at + 1 + static_cast<std::size_t>((z >> 20) % (length - 1)));  // 1 .. length-1 bytes
+            c.close_after = true;
+            c.reset_after = (z >> 10) & 1;
+            bump(t, f_cut);
+        } else if (roll < options_.chaos_cut_permille + options_.chaos_close_permille) {
+            c.close_after = true;
+            bump(t, f_closed);
+        }
+    }
+
     void close_slot(thread& t, std::uint32_t slot) {
         connection& c = t.conns[slot];
         if (c.fd < 0) return;
-        ::close(c.fd);
+        if (c.reset_after) close_abortive(c.fd);
+        else ::close(c.fd);
         c.fd = -1;
+        c.reset_after = false;
         ++c.generation;
         t.free_slots.push_back(slot);
     }

@@ -25,12 +25,21 @@ struct server_options {
     unsigned max_factorial = 10000;
     std::int64_t max_delay_ms = 60'000;
     std::size_t max_body_bytes = 1 << 20;
+    // Chaos, for soak tests: of every 1000 responses, about `chaos_cut_permille` are cut after a
+    // random number of bytes (at least one, never all) and the connection closed — half of them
+    // with a FIN, half with a reset — and about `chaos_close_permille` are sent whole and the
+    // connection closed after them. Drawn from `chaos_seed` (each thread its own stream).
+    unsigned chaos_cut_permille = 0;
+    unsigned chaos_close_permille = 0;
+    std::uint64_t chaos_seed = 1;
 };
 
-// Requests answered, by endpoint; /stats itself is not counted.
+// Requests answered, by endpoint; /stats itself is not counted. With chaos: responses cut short
+// (`cut`) and connections closed after a whole response (`closed`).
 struct server_counts {
     std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
     std::uint64_t connections = 0;
+    std::uint64_t cut = 0, closed = 0;
 };
 
 enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };
@@ -103,14 +112,15 @@ inline void append_response(std::string& out, int status, std::string_view conte
 }  // namespace detail
 
 inline std::string server_counts_json(const server_counts& c) {
-    char buf[320];
+    char buf[400];
     int n = std::snprintf(buf, sizeof buf,
                           "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
-                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu}",
+                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu}",
                           static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
                           static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
                           static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
-                          static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections));
+                          static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections),
+                          static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed));
     return std::string(buf, static_cast<std::size_t>(n));
 }
 

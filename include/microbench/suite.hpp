@@ -13,7 +13,9 @@
 #include "plan.hpp"
 #include "result.hpp"
 #include "runner.hpp"
+#ifndef MICROBENCH_NO_SERVER
 #include "server.hpp"
+#endif
 
 namespace microbench {
 
@@ -130,6 +132,7 @@ inline void append_compare_table(const std::vector<scenario_result>& a, const st
 // The self-test: starts the reference server on a free loopback port and runs the suite,
 // scaled by `scale`, against both factorial forms (/factorial/{n} and /factorial?n=N) with the
 // factorial check on. `passed` is true only if every request of every scenario succeeded.
+#ifndef MICROBENCH_NO_SERVER
 inline error self_test(double scale, unsigned n, std::vector<scenario_result>& out, bool& passed) {
     server srv;
     server_options so;
@@ -146,5 +149,6 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
         passed = passed && s.r.requests_failed == 0 && s.r.non_2xx == 0 && s.r.requests_completed == s.p.requests();
     return {};
 }
+#endif  // MICROBENCH_NO_SERVER
 
 }  // namespace microbench
