@@ -3341,7 +3341,7 @@ inline void worker::run() {
     }
     for (connection& c : conns_) close_connection(c, false);
     stopped_ns_ = now_ns() - start_ns_;
-    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : stopped_ns_ + start_ns_) - start_ns_;
+    stats_.elapsed_ns = last_end_ns_ ? last_end_ns_ - start_ns_ : stopped_ns_;
 }
 
 // Starts the next batch of requests on an idle connection, or closes it when none are left.
@@ -3504,9 +3504,10 @@ inline void worker::scan_deadlines(std::int64_t now) {
 
 // ---- begin include/microbench/worker_connect.hpp ----
 // microbench/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
-// sizes, source address, non-blocking connect, close or reset. A connect that meets a local shortage (no free port,
-// descriptor or kernel buffer) is not the server's failure: the connection waits, and is tried
-// again when another connection closes or after a short back-off, within its connect timeout.
+// sizes, source address, non-blocking connect, close or reset. A connect that meets a local
+// shortage (no free port, descriptor or kernel buffer) is not the server's failure: the
+// connection waits, and is tried again when another connection closes or after a short
+// back-off, within its connect timeout.
 
 
 namespace microbench {
@@ -3626,8 +3627,8 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
         std::int64_t stamped = 0;
         io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
         std::int64_t now = arrival_time(stamped, now_ns());
-        if (s_.stamp_arrivals && r.status == io::ok && (!stamps_known_ || stamped == 0)) {  // the first read tells
-            stamps_work_ = !stamps_known_ && stamped != 0;  // and a read without a stamp ends it for good
+        if (s_.stamp_arrivals && r.status == io::ok) {  // stamps work while every read has come with one
+            stamps_work_ = (stamps_work_ || !stamps_known_) && stamped != 0;
             stamps_known_ = true;
         }
         if (r.status == io::again) return true;
@@ -4112,7 +4113,7 @@ inline error run_plan(const plan& p, result& out) {
     if (interval_ns) {
         std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
         for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
-        rows.collect(true, std::max(out.elapsed_ns, stopped));
+        rows.collect(true, stopped);
         out.intervals.swap(interval_rows);
         out.interval_ns = interval_ns;
     }

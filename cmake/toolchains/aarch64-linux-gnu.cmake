@@ -1,12 +1,6 @@
-# Cross-compiling for aarch64-linux-gnu with Debian's g++-aarch64-linux-gnu; tests run under qemu-aarch64 (qemu-user).
+# Cross-compiling for aarch64-linux-gnu with Debian's g++-aarch64-linux-gnu; tests run under qemu-aarch64.
 #   cmake -S . -B build/aarch64-linux-gnu -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake
-set(CMAKE_SYSTEM_NAME Linux)
+set(MICROBENCH_CROSS_TRIPLE aarch64-linux-gnu)
+set(MICROBENCH_CROSS_QEMU qemu-aarch64)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
-set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
-set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
-set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)  # doctest's (header-only) package comes from the build machine
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -L /usr/aarch64-linux-gnu)
+include("${CMAKE_CURRENT_LIST_DIR}/debian-cross.cmake")

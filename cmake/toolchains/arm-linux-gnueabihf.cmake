@@ -1,15 +1,10 @@
-# Cross-compiling for arm-linux-gnueabihf with Debian's g++-arm-linux-gnueabihf; tests run under qemu-arm (qemu-user).
+# Cross-compiling for arm-linux-gnueabihf (32-bit ARM, hard float) with Debian's
+# g++-arm-linux-gnueabihf; tests run under qemu-arm.
 #   cmake -S . -B build/arm-linux-gnueabihf -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-linux-gnueabihf.cmake
-set(CMAKE_SYSTEM_NAME Linux)
+set(MICROBENCH_CROSS_TRIPLE arm-linux-gnueabihf)
+set(MICROBENCH_CROSS_QEMU qemu-arm)
 set(CMAKE_SYSTEM_PROCESSOR arm)
-set(CMAKE_C_COMPILER arm-linux-gnueabihf-gcc)
-set(CMAKE_CXX_COMPILER arm-linux-gnueabihf-g++)
-set(CMAKE_FIND_ROOT_PATH /usr/arm-linux-gnueabihf)
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)  # doctest's (header-only) package comes from the build machine
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-arm -L /usr/arm-linux-gnueabihf)
+include("${CMAKE_CURRENT_LIST_DIR}/debian-cross.cmake")
 # 64-bit file offsets: a 32-bit program's readdir() otherwise fails with EOVERFLOW on a 64-bit
 # kernel's ext4 (as under qemu-user). GCC's note that std::vector iterators are passed
 # differently since GCC 7.1 concerns objects built by GCC older than 7; nothing here is.

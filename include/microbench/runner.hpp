@@ -238,7 +238,7 @@ inline error run_plan(const plan& p, result& out) {
     if (interval_ns) {
         std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
         for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
-        rows.collect(true, std::max(out.elapsed_ns, stopped));
+        rows.collect(true, stopped);
         out.intervals.swap(interval_rows);
         out.interval_ns = interval_ns;
     }

@@ -216,7 +216,7 @@ inline void worker::run() {
     }
     for (connection& c : conns_) close_connection(c, false);
     stopped_ns_ = now_ns() - start_ns_;
-    stats_.elapsed_ns = (last_end_ns_ ? last_end_ns_ : stopped_ns_ + start_ns_) - start_ns_;
+    stats_.elapsed_ns = last_end_ns_ ? last_end_ns_ - start_ns_ : stopped_ns_;
 }
 
 // Starts the next batch of requests on an idle connection, or closes it when none are left.

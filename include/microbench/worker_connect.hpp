@@ -1,7 +1,8 @@
 // microbench/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
-// sizes, source address, non-blocking connect, close or reset. A connect that meets a local shortage (no free port,
-// descriptor or kernel buffer) is not the server's failure: the connection waits, and is tried
-// again when another connection closes or after a short back-off, within its connect timeout.
+// sizes, source address, non-blocking connect, close or reset. A connect that meets a local
+// shortage (no free port, descriptor or kernel buffer) is not the server's failure: the
+// connection waits, and is tried again when another connection closes or after a short
+// back-off, within its connect timeout.
 #pragma once
 
 #include "worker.hpp"

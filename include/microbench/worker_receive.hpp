@@ -20,8 +20,8 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
         std::int64_t stamped = 0;
         io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
         std::int64_t now = arrival_time(stamped, now_ns());
-        if (s_.stamp_arrivals && r.status == io::ok && (!stamps_known_ || stamped == 0)) {  // the first read tells
-            stamps_work_ = !stamps_known_ && stamped != 0;  // and a read without a stamp ends it for good
+        if (s_.stamp_arrivals && r.status == io::ok) {  // stamps work while every read has come with one
+            stamps_work_ = (stamps_work_ || !stamps_known_) && stamped != 0;
             stamps_known_ = true;
         }
         if (r.status == io::again) return true;

@@ -228,6 +228,17 @@ class Outputs(unittest.TestCase):
 
 
 class Errors(unittest.TestCase):
+    def assert_usage_error(self, args, words):
+        """Exit 1, one line saying `words` (no longer than 400 bytes), the usage, nothing on stdout."""
+        r = run([MICROBENCH] + args, timeout=10)
+        self.assertEqual(r.returncode, 1, r.stderr[:300])
+        first = r.stderr.splitlines()[0]
+        self.assertTrue(first.startswith("microbench: "), first[:300])
+        self.assertIn(words, first)
+        self.assertLess(len(first), 400)  # a huge value is shown cut short
+        self.assertIn("Usage: microbench", r.stderr)
+        self.assertEqual(r.stdout, "")
+
     def test_usage_errors_exit_1_with_one_clear_line(self):
         url = Servers.url()
         cases = [([], "no URL"), (["-n"], "needs a value"), (["-n", "abc", url], "-n"), (["-n", "0", url], "-n"),
@@ -241,13 +252,7 @@ class Errors(unittest.TestCase):
                  (["a", "b"], "more than one URL")]
         for args, words in cases:
             with self.subTest(args=args):
-                r = run([MICROBENCH] + args, timeout=10)
-                self.assertEqual(r.returncode, 1, r.stderr)
-                first = r.stderr.splitlines()[0]
-                self.assertTrue(first.startswith("microbench: "), first)
-                self.assertIn(words, first)
-                self.assertIn("Usage: microbench", r.stderr)
-                self.assertEqual(r.stdout, "")
+                self.assert_usage_error(args, words)
 
     def test_every_flag_refuses_bad_values_with_one_line_naming_it(self):
         # Empty, negative, zero, non-numeric, overflowing, out-of-range and non-finite values:
@@ -285,13 +290,7 @@ class Errors(unittest.TestCase):
                 if flag == "--seed":
                     args += ["--rate", "10", "--arrivals", "poisson"]
                 with self.subTest(flag=flag, value=v):
-                    r = run([MICROBENCH] + args + [url], timeout=10)
-                    self.assertEqual(r.returncode, 1, r.stderr)
-                    first = r.stderr.splitlines()[0]
-                    self.assertTrue(first.startswith("microbench: "), first)
-                    self.assertIn(flag, first)
-                    self.assertIn("Usage: microbench", r.stderr)
-                    self.assertEqual(r.stdout, "")
+                    self.assert_usage_error(args + [url], flag)
                     checked += 1
         self.assertEqual(checked, sum(len(v) for v in bad_values.values()))
 
@@ -315,12 +314,7 @@ class Errors(unittest.TestCase):
                      ([long_bad], "bad URL")]
             for args, words in cases:
                 with self.subTest(args=args[:3]):
-                    r = run([MICROBENCH] + args, timeout=10)
-                    self.assertEqual(r.returncode, 1, r.stderr[:300])
-                    first = r.stderr.splitlines()[0]
-                    self.assertIn(words, first)
-                    self.assertLess(len(first), 400)  # a huge value is shown cut short
-                    self.assertIn("Usage: microbench", r.stderr)
+                    self.assert_usage_error(args, words)
         # A long good URL runs (and fails plainly at connecting, not at parsing).
         r = run([MICROBENCH, "-q", "-n", "1", f"http://127.0.0.1:{free_port()}/" + "a" * 100000], timeout=20)
         self.assertEqual(r.returncode, 2, r.stderr[:300])
@@ -445,10 +439,7 @@ class Errors(unittest.TestCase):
                  (["--suite", "--intervals", "x.csv", url], "--intervals")]
         for args, words in cases:
             with self.subTest(args=args):
-                r = run([MICROBENCH] + args, timeout=10)
-                self.assertEqual(r.returncode, 1, r.stderr)
-                self.assertIn(words, r.stderr.splitlines()[0])
-                self.assertIn("Usage: microbench", r.stderr)
+                self.assert_usage_error(args, words)
         r = run([MICROBENCH, "-q", "-n", "10", "--intervals", "/nonexistent/dir/x.csv", url])
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot write /nonexistent/dir/x.csv", r.stderr)

@@ -1,0 +1,12 @@
+# The shared part of the cross toolchain files: Debian's g++-<triple> and its sysroot /usr/<triple>,
+# tests run under qemu-user. The including file sets MICROBENCH_CROSS_TRIPLE, CMAKE_SYSTEM_PROCESSOR
+# and MICROBENCH_CROSS_QEMU first.
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_C_COMPILER ${MICROBENCH_CROSS_TRIPLE}-gcc)
+set(CMAKE_CXX_COMPILER ${MICROBENCH_CROSS_TRIPLE}-g++)
+set(CMAKE_FIND_ROOT_PATH /usr/${MICROBENCH_CROSS_TRIPLE})
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)  # doctest's (header-only) package comes from the build machine
+set(CMAKE_CROSSCOMPILING_EMULATOR ${MICROBENCH_CROSS_QEMU} -L /usr/${MICROBENCH_CROSS_TRIPLE})
