@@ -21,6 +21,7 @@ Budgets: dynamic CLI <= 200 KB, static CLI <= 1.5 MB, idle RSS of the static CLI
 cost <= 1 s at -O0.
 """
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -97,31 +98,31 @@ def peak_rss_kib(build, cmd):
     return int(m.group(1))
 
 
-def memory(build, cli):
+@contextlib.contextmanager
+def reference_server(build):
+    """The reference server as a program, for as long as the block lasts: yields its /factorial/10 URL."""
     server = subprocess.Popen([f"{build}/examples/microbench-server", "-p", "0", "-t", "1", "-d", "600"],
                               stdout=subprocess.PIPE, text=True)
     try:
         port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
-        url = f"http://127.0.0.1:{port}/factorial/10"
+        yield f"http://127.0.0.1:{port}/factorial/10"
+    finally:
+        server.terminate()
+        server.wait()
+
+
+def memory(build, cli):
+    with reference_server(build) as url:
         return {"start": peak_rss_kib(build, [cli, "-V"]),
                 "one request": peak_rss_kib(build, [cli, "-q", "-n", "1", url]),
                 "--self-test": peak_rss_kib(build, [cli, "--self-test", "--scale", "0.05"]),
                 "c=100": peak_rss_kib(build, [cli, "-q", "-k", "-n", "100000", "-c", "100", url]),
                 "c=10000": peak_rss_kib(build, [cli, "-q", "-k", "-n", "50000", "-c", "10000", url])}
-    finally:
-        server.terminate()
-        server.wait()
 
 
 def device_rss(build, program):
-    server = subprocess.Popen([f"{build}/examples/microbench-server", "-p", "0", "-t", "1", "-d", "600"],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        port = re.search(r"port (\d+)", server.stdout.readline()).group(1)
-        return peak_rss_kib(build, [program, f"http://127.0.0.1:{port}/factorial/10"])
-    finally:
-        server.terminate()
-        server.wait()
+    with reference_server(build) as url:
+        return peak_rss_kib(build, [program, url])
 
 
 def main():

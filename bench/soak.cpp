@@ -10,8 +10,6 @@
 //   - resident memory after the second round grows by at most 1 MiB (unless --no-rss-check).
 //     microbench-soak SERVER [ROUNDS=10] [REQUESTS=100000] [CONNECTIONS=100] [--no-rss-check]
 // Prints a line per round; exit 0 when every check held. One million requests: the defaults.
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -20,6 +18,7 @@
 #include <string>
 
 #include "microbench.hpp"
+#include "server_program.hpp"
 
 namespace mb = microbench;
 
@@ -77,23 +76,9 @@ int main(int argc, char** argv) {
     const auto connections = static_cast<std::uint32_t>(numbers[2]);
     if (rounds < 1 || requests < connections || connections < 1) return std::fprintf(stderr, "microbench-soak: bad numbers\n"), 2;
 
-    int out[2];
-    if (pipe(out) != 0) return 2;
-    pid_t server = fork();
-    if (server == 0) {
-        dup2(out[1], STDOUT_FILENO);
-        close(out[0]);
-        execl(argv[1], argv[1], "-p", "0", "-t", "1", "-x", "5:5:7", static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    close(out[1]);
-    char line[256] = {};
-    ssize_t got = read(out[0], line, sizeof line - 1);
-    unsigned port = 0;
-    if (got <= 0 || std::sscanf(line, "microbench-server listening on %*s port %u", &port) != 1) {
-        std::fprintf(stderr, "microbench-soak: the server did not start (%s)\n", line);
-        return 2;
-    }
+    server_program srv;  // chaos 5:5 (server_options::chaos_*), always the same stream
+    if (!srv.start(argv[1], {"-t", "1", "-x", "5:5:7"})) return std::fprintf(stderr, "microbench-soak: the server did not start\n"), 2;
+    const unsigned port = srv.port;
 
     mb::plan plan;
     plan.url("http://127.0.0.1:" + std::to_string(port) + "/factorial/10").requests(requests).concurrency(connections)
@@ -131,8 +116,6 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
         failures += !(exact && no_leak && flat);
     }
-    kill(server, SIGTERM);
-    waitpid(server, nullptr, 0);
     std::printf("%llu requests in %ld rounds: %s; RSS after round 2 %ld KiB, at most %ld KiB\n", static_cast<unsigned long long>(total),
                 rounds, failures ? "FAILED" : "every count exact, no descriptor leaked", rss_warm, rss_max);
     return failures ? 1 : 0;

@@ -3035,8 +3035,8 @@ private:
 // The calling thread's side: merges the workers' slots into rows, in order.
 class interval_collector {
 public:
-    interval_collector(std::int64_t interval_ns, double rate, const plan& p, std::vector<interval_stats>& rows)
-        : interval_ns_(interval_ns), rate_(rate), plan_(p), rows_(rows) {}
+    interval_collector(const plan& p, std::vector<interval_stats>& rows)
+        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows) {}
 
     void add(interval_ring* ring) { rings_.push_back(ring); }
 
@@ -3107,7 +3107,7 @@ private:
             }
             r->tail.store(tail, std::memory_order_release);
         }
-        row.target = rate_ * static_cast<double>(row.duration_ns) / 1e9;
+        row.target = plan_.rate() * static_cast<double>(row.duration_ns) / 1e9;
         row.latency_count = response_.count();
         row.p50_ns = response_.value_at_percentile(50);
         row.p90_ns = response_.value_at_percentile(90);
@@ -3121,7 +3121,6 @@ private:
     }
 
     std::int64_t interval_ns_;
-    double rate_;
     const plan& plan_;
     std::vector<interval_stats>& rows_;
     std::vector<interval_ring*> rings_;
@@ -4050,7 +4049,8 @@ inline error run_plan(const plan& p, result& out) {
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     const std::int64_t interval_ns = p.effective_interval_ms() * 1'000'000;
     std::vector<interval_stats> interval_rows;
-    interval_collector rows(interval_ns, p.rate(), p, interval_rows);
+    std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
+    if (interval_ns) rows.reset(new interval_collector(p, interval_rows));
     for (std::uint32_t i = 0; i < t; ++i) {
         worker_setup s;
         s.target = to;
@@ -4078,7 +4078,7 @@ inline error run_plan(const plan& p, result& out) {
             threads[i].intervals.reset(new interval_ring());
             s.intervals = threads[i].intervals.get();
             s.interval_ns = interval_ns;
-            rows.add(s.intervals);
+            rows->add(s.intervals);
         }
         s.drain_ns = p.drain_ms() * 1'000'000;
         s.timeout_ns = p.timeout_ms() * 1'000'000;
@@ -4106,14 +4106,14 @@ inline error run_plan(const plan& p, result& out) {
     clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
     gate.open(start);
 
-    if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, interval_ns ? &rows : nullptr);
+    if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, rows.get());
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
     out = result();  // after every join: nothing below may leave a thread running
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
     if (interval_ns) {
         std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
         for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
-        rows.collect(true, stopped);
+        rows->collect(true, stopped);
         out.intervals.swap(interval_rows);
         out.interval_ns = interval_ns;
     }

@@ -7,14 +7,11 @@
 #define MICROBENCH_NO_SERVER
 #define MICROBENCH_NO_REPORTS
 #define MICROBENCH_HISTOGRAM_DIGITS 2
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <string>
 
 #include "microbench.hpp"
+#include "server_program.hpp"
 
 namespace microbench {  // each would clash with what the switches leave out
 int server = 0, server_options = 0, self_test = 0, append_ab_report = 0, result_json = 0, apply_gates = 0, run_suite = 0;
@@ -23,19 +20,9 @@ int server = 0, server_options = 0, self_test = 0, append_ab_report = 0, result_
 int main(int argc, char** argv) {
     namespace mb = microbench;
     if (argc < 2) return std::fprintf(stderr, "usage: small_device SERVER\n"), 2;
-    int out[2];
-    if (pipe(out) != 0) return 2;
-    pid_t child = fork();
-    if (child == 0) {
-        dup2(out[1], STDOUT_FILENO);
-        execl(argv[1], argv[1], "-p", "0", "-d", "60", static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    close(out[1]);
-    char line[256] = {};
-    unsigned port = 0;
-    if (read(out[0], line, sizeof line - 1) <= 0 || std::sscanf(line, "microbench-server listening on %*s port %u", &port) != 1)
-        return std::fprintf(stderr, "small_device: the server did not start\n"), 2;
+    server_program srv;
+    if (!srv.start(argv[1], {"-d", "60"})) return std::fprintf(stderr, "small_device: the server did not start\n"), 2;
+    const unsigned port = srv.port;
 
     mb::plan plan;
     plan.url("http://127.0.0.1:" + std::to_string(port) + "/factorial/10").requests(2000).concurrency(4).keep_alive(true);
@@ -45,8 +32,6 @@ int main(int argc, char** argv) {
     plan.check(checks);
     mb::result r;
     mb::error e = mb::run(plan, r);
-    kill(child, SIGTERM);
-    waitpid(child, nullptr, 0);
     if (e) return std::fprintf(stderr, "small_device: %s\n", e.message()), 1;
     const bool ok = r.requests_completed == 2000 && r.requests_failed == 0 && r.total_ns.count() == 2000 &&
                     r.total_ns.config().significant_figures == 2 && mb::histogram::memory_bytes({}) < 40 * 1024;

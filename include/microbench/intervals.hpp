@@ -106,8 +106,8 @@ private:
 // The calling thread's side: merges the workers' slots into rows, in order.
 class interval_collector {
 public:
-    interval_collector(std::int64_t interval_ns, double rate, const plan& p, std::vector<interval_stats>& rows)
-        : interval_ns_(interval_ns), rate_(rate), plan_(p), rows_(rows) {}
+    interval_collector(const plan& p, std::vector<interval_stats>& rows)
+        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows) {}
 
     void add(interval_ring* ring) { rings_.push_back(ring); }
 
@@ -178,7 +178,7 @@ private:
             }
             r->tail.store(tail, std::memory_order_release);
         }
-        row.target = rate_ * static_cast<double>(row.duration_ns) / 1e9;
+        row.target = plan_.rate() * static_cast<double>(row.duration_ns) / 1e9;
         row.latency_count = response_.count();
         row.p50_ns = response_.value_at_percentile(50);
         row.p90_ns = response_.value_at_percentile(90);
@@ -192,7 +192,6 @@ private:
     }
 
     std::int64_t interval_ns_;
-    double rate_;
     const plan& plan_;
     std::vector<interval_stats>& rows_;
     std::vector<interval_ring*> rings_;

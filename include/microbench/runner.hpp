@@ -175,7 +175,8 @@ inline error run_plan(const plan& p, result& out) {
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     const std::int64_t interval_ns = p.effective_interval_ms() * 1'000'000;
     std::vector<interval_stats> interval_rows;
-    interval_collector rows(interval_ns, p.rate(), p, interval_rows);
+    std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
+    if (interval_ns) rows.reset(new interval_collector(p, interval_rows));
     for (std::uint32_t i = 0; i < t; ++i) {
         worker_setup s;
         s.target = to;
@@ -203,7 +204,7 @@ inline error run_plan(const plan& p, result& out) {
             threads[i].intervals.reset(new interval_ring());
             s.intervals = threads[i].intervals.get();
             s.interval_ns = interval_ns;
-            rows.add(s.intervals);
+            rows->add(s.intervals);
         }
         s.drain_ns = p.drain_ms() * 1'000'000;
         s.timeout_ns = p.timeout_ms() * 1'000'000;
@@ -231,14 +232,14 @@ inline error run_plan(const plan& p, result& out) {
     clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
     gate.open(start);
 
-    if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, interval_ns ? &rows : nullptr);
+    if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, rows.get());
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
     out = result();  // after every join: nothing below may leave a thread running
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
     if (interval_ns) {
         std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
         for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
-        rows.collect(true, stopped);
+        rows->collect(true, stopped);
         out.intervals.swap(interval_rows);
         out.interval_ns = interval_ns;
     }
