@@ -1,5 +1,9 @@
 // microbench.hpp — the whole microbench C++ library: include this and nothing else.
-// Header-only; each part under microbench/ has one job and says so in its first lines.
+// Header-only; each part under microbench/ has one job and says so in its first lines. The parts
+// are grouped by layer, each including only its own layer and those before it: core/ (version,
+// errors, text helpers), http/ (URLs, requests, the response parser, checks), stats/ (histograms,
+// the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
+// report/ (ab's report, text, JSON, gates, suite) and c_api/ (microbench.h's implementation).
 // For a small device, define before including it (README, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
@@ -7,47 +11,47 @@
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 #pragma once
 
-#include "microbench/version.hpp"
-#include "microbench/config.hpp"
-#include "microbench/error.hpp"
-#include "microbench/ascii.hpp"
-#include "microbench/url.hpp"
-#include "microbench/request.hpp"
-#include "microbench/chunked_decoder.hpp"
-#include "microbench/response_parser.hpp"
-#include "microbench/histogram.hpp"
-#include "microbench/histogram_codec.hpp"
-#include "microbench/bigint.hpp"
-#include "microbench/checks.hpp"
-#include "microbench/clock.hpp"
-#include "microbench/net.hpp"
-#include "microbench/event_loop.hpp"
-#include "microbench/result.hpp"
-#include "microbench/plan.hpp"
-#include "microbench/connection.hpp"
-#include "microbench/start_gate.hpp"
-#include "microbench/schedule.hpp"
-#include "microbench/intervals.hpp"
-#include "microbench/worker.hpp"
-#include "microbench/worker_connect.hpp"
-#include "microbench/worker_receive.hpp"
-#include "microbench/worker_rate.hpp"
-#include "microbench/runner.hpp"
+#include "microbench/core/version.hpp"
+#include "microbench/core/config.hpp"
+#include "microbench/core/error.hpp"
+#include "microbench/core/ascii.hpp"
+#include "microbench/http/url.hpp"
+#include "microbench/http/request.hpp"
+#include "microbench/http/chunked_decoder.hpp"
+#include "microbench/http/response_parser.hpp"
+#include "microbench/stats/histogram.hpp"
+#include "microbench/stats/histogram_codec.hpp"
+#include "microbench/core/bigint.hpp"
+#include "microbench/http/checks.hpp"
+#include "microbench/core/clock.hpp"
+#include "microbench/engine/net.hpp"
+#include "microbench/engine/event_loop.hpp"
+#include "microbench/stats/result.hpp"
+#include "microbench/engine/plan.hpp"
+#include "microbench/engine/connection.hpp"
+#include "microbench/engine/start_gate.hpp"
+#include "microbench/engine/schedule.hpp"
+#include "microbench/engine/intervals.hpp"
+#include "microbench/engine/worker.hpp"
+#include "microbench/engine/worker_connect.hpp"
+#include "microbench/engine/worker_receive.hpp"
+#include "microbench/engine/worker_rate.hpp"
+#include "microbench/engine/runner.hpp"
 #ifndef MICROBENCH_NO_REPORTS
-#include "microbench/appendf.hpp"
-#include "microbench/report_ab.hpp"
-#include "microbench/report_text.hpp"
-#include "microbench/report_json.hpp"
-#include "microbench/gates.hpp"
+#include "microbench/core/appendf.hpp"
+#include "microbench/report/report_ab.hpp"
+#include "microbench/report/report_text.hpp"
+#include "microbench/report/report_json.hpp"
+#include "microbench/report/gates.hpp"
 #endif
 #ifndef MICROBENCH_NO_SERVER
-#include "microbench/request_parser.hpp"
-#include "microbench/server_endpoints.hpp"
-#include "microbench/server.hpp"
+#include "microbench/server/request_parser.hpp"
+#include "microbench/server/server_endpoints.hpp"
+#include "microbench/server/server.hpp"
 #endif
 #ifndef MICROBENCH_NO_REPORTS
-#include "microbench/suite.hpp"
+#include "microbench/report/suite.hpp"
 #endif
-#include "microbench/c_api.hpp"
-#include "microbench/c_api_result.hpp"
-#include "microbench/c_api_suite.hpp"
+#include "microbench/c_api/c_api.hpp"
+#include "microbench/c_api/c_api_result.hpp"
+#include "microbench/c_api/c_api_suite.hpp"

@@ -4,15 +4,19 @@
 #pragma once
 // ---- begin include/microbench.hpp ----
 // microbench.hpp — the whole microbench C++ library: include this and nothing else.
-// Header-only; each part under microbench/ has one job and says so in its first lines.
+// Header-only; each part under microbench/ has one job and says so in its first lines. The parts
+// are grouped by layer, each including only its own layer and those before it: core/ (version,
+// errors, text helpers), http/ (URLs, requests, the response parser, checks), stats/ (histograms,
+// the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
+// report/ (ab's report, text, JSON, gates, suite) and c_api/ (microbench.h's implementation).
 // For a small device, define before including it (README, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
 //   MICROBENCH_HISTOGRAM_DIGITS=2   every latency histogram at 1 % (config.hpp)
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 
-// ---- begin include/microbench/version.hpp ----
-// microbench/version.hpp — the library's version, defined here and nowhere else.
+// ---- begin include/microbench/core/version.hpp ----
+// microbench/core/version.hpp — the library's version, defined here and nowhere else.
 // CMake reads these three numbers to version the package; everything else derives from them.
 
 #define MICROBENCH_VERSION_MAJOR 0
@@ -35,9 +39,9 @@ constexpr int version_patch = MICROBENCH_VERSION_PATCH;
 constexpr const char* version_string = MICROBENCH_VERSION_STRING;
 
 }  // namespace microbench
-// ---- end include/microbench/version.hpp ----
-// ---- begin include/microbench/config.hpp ----
-// microbench/config.hpp — every user-tunable default in one place, and the assertion hook.
+// ---- end include/microbench/core/version.hpp ----
+// ---- begin include/microbench/core/config.hpp ----
+// microbench/core/config.hpp — every user-tunable default in one place, and the assertion hook.
 // Defaults are plain constants; objects copy them at construction, so changing one here changes
 // the library's behaviour everywhere. Nothing here allocates or does I/O except a failed assert.
 
@@ -126,9 +130,9 @@ constexpr std::uint64_t max_recorded_requests = 10'000'000;
 
 }  // namespace defaults
 }  // namespace microbench
-// ---- end include/microbench/config.hpp ----
-// ---- begin include/microbench/error.hpp ----
-// microbench/error.hpp — error codes and the small `error` value every fallible call returns.
+// ---- end include/microbench/core/config.hpp ----
+// ---- begin include/microbench/core/error.hpp ----
+// microbench/core/error.hpp — error codes and the small `error` value every fallible call returns.
 // Codes have explicit numbers that are never reused: the C API exposes them as MB_ statuses.
 // No exceptions, no allocation: names and messages are static strings.
 
@@ -318,9 +322,9 @@ constexpr bool operator==(const error& a, const error& b) {
 constexpr bool operator!=(const error& a, const error& b) { return !(a == b); }
 
 }  // namespace microbench
-// ---- end include/microbench/error.hpp ----
-// ---- begin include/microbench/ascii.hpp ----
-// microbench/ascii.hpp — the ASCII character classes HTTP and URLs are defined over, and the
+// ---- end include/microbench/core/error.hpp ----
+// ---- begin include/microbench/core/ascii.hpp ----
+// microbench/core/ascii.hpp — the ASCII character classes HTTP and URLs are defined over, and the
 // small token helpers built on them (case-insensitive compare, decimal numbers, comma lists).
 // Locale-free on purpose: <cctype> depends on the C locale and is slower.
 
@@ -443,9 +447,9 @@ inline bool query_value(std::string_view query, std::string_view key, std::strin
 
 }  // namespace detail
 }  // namespace microbench
-// ---- end include/microbench/ascii.hpp ----
-// ---- begin include/microbench/url.hpp ----
-// microbench/url.hpp — parse http://host[:port][/path][?query] into the parts a client needs.
+// ---- end include/microbench/core/ascii.hpp ----
+// ---- begin include/microbench/http/url.hpp ----
+// microbench/http/url.hpp — parse http://host[:port][/path][?query] into the parts a client needs.
 // Accepts IPv4, [IPv6] and host names; the port defaults to 80 and the target to "/".
 // No DNS, no percent-decoding, no normalisation: the target is sent exactly as written.
 // Allocates only for the strings of the result.
@@ -588,9 +592,9 @@ inline error parse_url(std::string_view text, url& out) {
 }
 
 }  // namespace microbench
-// ---- end include/microbench/url.hpp ----
-// ---- begin include/microbench/request.hpp ----
-// microbench/request.hpp — build the bytes of one HTTP/1.1 request, once, before a run.
+// ---- end include/microbench/http/url.hpp ----
+// ---- begin include/microbench/http/request.hpp ----
+// microbench/http/request.hpp — build the bytes of one HTTP/1.1 request, once, before a run.
 // The engine sends these bytes unchanged for every request, so all validation happens here:
 // a method that is not a token or a CR/LF in a header is an error, never injected.
 // Allocates while building (setup time only); no I/O.
@@ -696,9 +700,9 @@ inline error build_request(const url& target, const request_options& options, st
 }
 
 }  // namespace microbench
-// ---- end include/microbench/request.hpp ----
-// ---- begin include/microbench/chunked_decoder.hpp ----
-// microbench/chunked_decoder.hpp — decodes a chunked body (RFC 9112 §7.1) as it streams in:
+// ---- end include/microbench/http/request.hpp ----
+// ---- begin include/microbench/http/chunked_decoder.hpp ----
+// microbench/http/chunked_decoder.hpp — decodes a chunked body (RFC 9112 §7.1) as it streams in:
 // sizes, extensions, data, trailers. Hands out the data as views into the input and consumes
 // everything it is given, so it never needs the caller to keep bytes. Extensions and trailers
 // are checked and skipped, held to a byte limit. No allocation; never reads past `len`.
@@ -845,9 +849,9 @@ inline chunked_decoder::result chunked_decoder::decode_step(const char* data, st
 }
 
 }  // namespace microbench
-// ---- end include/microbench/chunked_decoder.hpp ----
-// ---- begin include/microbench/response_parser.hpp ----
-// microbench/response_parser.hpp — incremental, zero-copy HTTP/1.0 and 1.1 response parser.
+// ---- end include/microbench/http/chunked_decoder.hpp ----
+// ---- begin include/microbench/http/response_parser.hpp ----
+// microbench/http/response_parser.hpp — incremental, zero-copy HTTP/1.0 and 1.1 response parser.
 //
 // Contract. Call reset() before each response, then parse() with the bytes received and not yet
 // consumed, and drop the first `consumed` bytes of them after every call. While the head
@@ -1224,9 +1228,9 @@ inline parse_result response_parser::parse_chunked(const char* data, std::size_t
 }
 
 }  // namespace microbench
-// ---- end include/microbench/response_parser.hpp ----
-// ---- begin include/microbench/histogram.hpp ----
-// microbench/histogram.hpp — log-linear latency histogram with HdrHistogram's bucket layout.
+// ---- end include/microbench/http/response_parser.hpp ----
+// ---- begin include/microbench/stats/histogram.hpp ----
+// microbench/stats/histogram.hpp — log-linear latency histogram with HdrHistogram's bucket layout.
 // Fixed memory set by the configuration alone, a stated relative precision (1–5 significant
 // figures), exact count/min/max/sum, mergeable. Allocates once at construction, or never when
 // given caller storage; record() is a few shifts and adds. Single-threaded: one per worker.
@@ -1622,9 +1626,9 @@ private:
 };
 
 }  // namespace microbench
-// ---- end include/microbench/histogram.hpp ----
-// ---- begin include/microbench/histogram_codec.hpp ----
-// microbench/histogram_codec.hpp — a compact, versioned byte form of a histogram and its parser,
+// ---- end include/microbench/stats/histogram.hpp ----
+// ---- begin include/microbench/stats/histogram_codec.hpp ----
+// microbench/stats/histogram_codec.hpp — a compact, versioned byte form of a histogram and its parser,
 // so results from several processes or machines can be merged exactly; base64 for JSON.
 // Format v1, all integers unsigned LEB128:
 //   'M' 'B' 'H' 0x01 · lowest · highest · figures · count · sum · min · max · n ·
@@ -1815,9 +1819,9 @@ inline bool base64_decode(std::string_view in, std::string& out) {
 }
 
 }  // namespace microbench
-// ---- end include/microbench/histogram_codec.hpp ----
-// ---- begin include/microbench/bigint.hpp ----
-// microbench/bigint.hpp — exact n! in decimal, for the factorial endpoint and its checks.
+// ---- end include/microbench/stats/histogram_codec.hpp ----
+// ---- begin include/microbench/core/bigint.hpp ----
+// microbench/core/bigint.hpp — exact n! in decimal, for the factorial endpoint and its checks.
 // Schoolbook multiplication in base 10^9 limbs: 10000! (35,660 digits) takes a few ms.
 // Allocates its result; callers compute each n once and cache it.
 
@@ -1853,9 +1857,9 @@ inline std::string factorial_decimal(unsigned n) {
 }
 
 }  // namespace microbench
-// ---- end include/microbench/bigint.hpp ----
-// ---- begin include/microbench/checks.hpp ----
-// microbench/checks.hpp — declarative response checks, evaluated as a response streams in,
+// ---- end include/microbench/core/bigint.hpp ----
+// ---- begin include/microbench/http/checks.hpp ----
+// microbench/http/checks.hpp — declarative response checks, evaluated as a response streams in,
 // on the parser's views, without copying the body: expected statuses, body equals / starts with /
 // contains (KMP across chunk boundaries), a header present or equal, a body length, exact n! as
 // text or as JSON {"factorial": n!} with any whitespace, and a user callback.
@@ -2056,9 +2060,9 @@ inline bool factorial_argument(const url& target, unsigned& n) {
 }
 
 }  // namespace microbench
-// ---- end include/microbench/checks.hpp ----
-// ---- begin include/microbench/clock.hpp ----
-// microbench/clock.hpp — the one clock every timing uses: CLOCK_MONOTONIC in nanoseconds.
+// ---- end include/microbench/http/checks.hpp ----
+// ---- begin include/microbench/core/clock.hpp ----
+// microbench/core/clock.hpp — the one clock every timing uses: CLOCK_MONOTONIC in nanoseconds.
 // Never the wall clock: NTP steps must not bend latencies. One vDSO call, no syscall. The wall
 // clock is read only to convert arrival times the kernel stamps on it (realtime_ns).
 
@@ -2081,9 +2085,9 @@ inline std::int64_t realtime_ns() {
 }
 
 }  // namespace microbench
-// ---- end include/microbench/clock.hpp ----
-// ---- begin include/microbench/net.hpp ----
-// microbench/net.hpp — the few socket operations the engine and server need, as values:
+// ---- end include/microbench/core/clock.hpp ----
+// ---- begin include/microbench/engine/net.hpp ----
+// microbench/engine/net.hpp — the few socket operations the engine and server need, as values:
 // name resolution (once, at setup), non-blocking sockets, and reads/writes that answer one of
 // ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL); installs no signal handler.
 
@@ -2285,9 +2289,9 @@ inline void close_abortive(int fd) {
 }
 
 }  // namespace microbench
-// ---- end include/microbench/net.hpp ----
-// ---- begin include/microbench/event_loop.hpp ----
-// microbench/event_loop.hpp — a thin epoll wrapper: one per worker thread, and one per server
+// ---- end include/microbench/engine/net.hpp ----
+// ---- begin include/microbench/engine/event_loop.hpp ----
+// microbench/engine/event_loop.hpp — a thin epoll wrapper: one per worker thread, and one per server
 // thread. Tokens are plain 64-bit numbers (a connection index), never pointers into containers
 // that may move. No allocation after construction; no signal handling.
 
@@ -2358,9 +2362,9 @@ private:
 };
 
 }  // namespace microbench
-// ---- end include/microbench/event_loop.hpp ----
-// ---- begin include/microbench/result.hpp ----
-// microbench/result.hpp — what a run measured, as plain data: counts, failures by reason,
+// ---- end include/microbench/engine/event_loop.hpp ----
+// ---- begin include/microbench/stats/result.hpp ----
+// microbench/stats/result.hpp — what a run measured, as plain data: counts, failures by reason,
 // status codes, bytes, connections and four latency histograms (ab's Connect, Waiting,
 // Processing, Total). Workers fill one each; merge() adds them after join. Reports read it.
 
@@ -2529,9 +2533,9 @@ struct result {
 };
 
 }  // namespace microbench
-// ---- end include/microbench/result.hpp ----
-// ---- begin include/microbench/plan.hpp ----
-// microbench/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
+// ---- end include/microbench/stats/result.hpp ----
+// ---- begin include/microbench/engine/plan.hpp ----
+// microbench/engine/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
 //   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
 // Every knob starts at its default from config.hpp; validate() says what is wrong, never throws.
 // A plan is plain data: copy it, keep it, run it again.
@@ -2741,9 +2745,9 @@ private:
 };
 
 }  // namespace microbench
-// ---- end include/microbench/plan.hpp ----
-// ---- begin include/microbench/connection.hpp ----
-// microbench/connection.hpp — the state of one client connection and of the requests in flight
+// ---- end include/microbench/engine/plan.hpp ----
+// ---- begin include/microbench/engine/connection.hpp ----
+// microbench/engine/connection.hpp — the state of one client connection and of the requests in flight
 // on it. Plain data that the worker drives: connect → write → read → (reuse | close).
 // Knows nothing of epoll or sockets; owns no descriptor (the worker closes it).
 
@@ -2800,9 +2804,9 @@ struct connection {
 
 }  // namespace detail
 }  // namespace microbench
-// ---- end include/microbench/connection.hpp ----
-// ---- begin include/microbench/start_gate.hpp ----
-// microbench/start_gate.hpp — where a run's worker threads wait until all of them are ready, so
+// ---- end include/microbench/engine/connection.hpp ----
+// ---- begin include/microbench/engine/start_gate.hpp ----
+// microbench/engine/start_gate.hpp — where a run's worker threads wait until all of them are ready, so
 // the run's clock starts when the last one has allocated and started, not before. The runner
 // opens the gate with the start time, or with -1 to tell the workers to give up.
 
@@ -2859,9 +2863,9 @@ private:
 
 }  // namespace detail
 }  // namespace microbench
-// ---- end include/microbench/start_gate.hpp ----
-// ---- begin include/microbench/schedule.hpp ----
-// microbench/schedule.hpp — one worker's fixed-rate schedule (the open model): when each of its
+// ---- end include/microbench/engine/start_gate.hpp ----
+// ---- begin include/microbench/engine/schedule.hpp ----
+// microbench/engine/schedule.hpp — one worker's fixed-rate schedule (the open model): when each of its
 // requests is meant to be sent. Uniform: the i-th at offset + i × gap after the start, computed
 // from i so no rounding adds up. Poisson: exponential gaps averaging `gap`, drawn from a
 // SplitMix64 generator seeded by the plan, so the same seed gives the same schedule. Off (a
@@ -2929,9 +2933,9 @@ private:
 
 }  // namespace detail
 }  // namespace microbench
-// ---- end include/microbench/schedule.hpp ----
-// ---- begin include/microbench/intervals.hpp ----
-// microbench/intervals.hpp — per-interval statistics in constant memory. Each worker counts the
+// ---- end include/microbench/engine/schedule.hpp ----
+// ---- begin include/microbench/engine/intervals.hpp ----
+// microbench/engine/intervals.hpp — per-interval statistics in constant memory. Each worker counts the
 // requests it sends and ends into the open slot of a small ring of reusable slots (counters and
 // two histograms) and hands each finished interval over to the calling thread; the calling
 // thread merges the workers' slots of an interval into one row, passes it to the plan's callback,
@@ -3130,9 +3134,9 @@ private:
 
 }  // namespace detail
 }  // namespace microbench
-// ---- end include/microbench/intervals.hpp ----
-// ---- begin include/microbench/worker.hpp ----
-// microbench/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
+// ---- end include/microbench/engine/intervals.hpp ----
+// ---- begin include/microbench/engine/worker.hpp ----
+// microbench/engine/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
 // and histograms; nothing is shared with other workers while running except the request bytes
 // (read-only), a set-once reference length and a progress counter only this worker writes.
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
@@ -3501,8 +3505,8 @@ inline void worker::scan_deadlines(std::int64_t now) {
 }  // namespace detail
 }  // namespace microbench
 
-// ---- begin include/microbench/worker_connect.hpp ----
-// microbench/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
+// ---- begin include/microbench/engine/worker_connect.hpp ----
+// microbench/engine/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
 // sizes, source address, non-blocking connect, close or reset. A connect that meets a local
 // shortage (no free port, descriptor or kernel buffer) is not the server's failure: the
 // connection waits, and is tried again when another connection closes or after a short
@@ -3604,9 +3608,9 @@ inline void worker::close_connection(connection& c, bool abortive) {
 
 }  // namespace detail
 }  // namespace microbench
-// ---- end include/microbench/worker_connect.hpp ----
-// ---- begin include/microbench/worker_receive.hpp ----
-// microbench/worker_receive.hpp — the receiving half of the worker: reads until drained (also
+// ---- end include/microbench/engine/worker_connect.hpp ----
+// ---- begin include/microbench/engine/worker_receive.hpp ----
+// microbench/engine/worker_receive.hpp — the receiving half of the worker: reads until drained (also
 // while a batch is still being written), parses in place (stashing only what a head split
 // across reads still needs), completes requests with ab's timings — checks first, then ab's
 // length rule — and applies the rule for a keep-alive connection the server closed while idle.
@@ -3794,9 +3798,9 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
 
 }  // namespace detail
 }  // namespace microbench
-// ---- end include/microbench/worker_receive.hpp ----
-// ---- begin include/microbench/worker_rate.hpp ----
-// microbench/worker_rate.hpp — the worker at a fixed rate, and how a worker waits. Due requests
+// ---- end include/microbench/engine/worker_receive.hpp ----
+// ---- begin include/microbench/engine/worker_rate.hpp ----
+// microbench/engine/worker_rate.hpp — the worker at a fixed rate, and how a worker waits. Due requests
 // go out on idle connections; an idle keep-alive connection that hears from the server between
 // requests is closed. A worker waits in epoll, woken by the first readiness or the earliest
 // timer — except at a fixed rate with keep-alive, when its next job is to send a request within
@@ -3877,10 +3881,10 @@ inline std::int64_t worker::arrival_time(std::int64_t stamped_realtime_ns, std::
 
 }  // namespace detail
 }  // namespace microbench
-// ---- end include/microbench/worker_rate.hpp ----
-// ---- end include/microbench/worker.hpp ----
-// ---- begin include/microbench/runner.hpp ----
-// microbench/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
+// ---- end include/microbench/engine/worker_rate.hpp ----
+// ---- end include/microbench/engine/worker.hpp ----
+// ---- begin include/microbench/engine/runner.hpp ----
+// microbench/engine/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
 // once, makes sure the open-file limit allows the connections (raising it only when the plan
 // says so, and restoring it), splits connections and requests across worker threads, starts
 // their clock when all are ready, polls progress and collects per-interval rows while they run,
@@ -4148,10 +4152,10 @@ inline error run(const plan& p, result& out) {
 }
 
 }  // namespace microbench
-// ---- end include/microbench/runner.hpp ----
+// ---- end include/microbench/engine/runner.hpp ----
 #ifndef MICROBENCH_NO_REPORTS
-// ---- begin include/microbench/appendf.hpp ----
-// microbench/appendf.hpp — printf-style appending to a std::string, for the reports.
+// ---- begin include/microbench/core/appendf.hpp ----
+// microbench/core/appendf.hpp — printf-style appending to a std::string, for the reports.
 // Formats into a stack buffer first and grows only for long lines; never throws.
 
 #include <cstdarg>
@@ -4185,9 +4189,9 @@ inline void appendf(std::string& out, const char* format, ...) {
 
 }  // namespace detail
 }  // namespace microbench
-// ---- end include/microbench/appendf.hpp ----
-// ---- begin include/microbench/report_ab.hpp ----
-// microbench/report_ab.hpp — ApacheBench 2.3's text report as a pure function of a result:
+// ---- end include/microbench/core/appendf.hpp ----
+// ---- begin include/microbench/report/report_ab.hpp ----
+// microbench/report/report_ab.hpp — ApacheBench 2.3's text report as a pure function of a result:
 // the same lines, labels, order, units and number formats, so scripts that parse ab keep
 // working. Figures come from exact counters and the histograms, in ms rounded as ab rounds.
 // microbench's own additions go in lines ab never prints (see append_ab_notes) — never in ab's.
@@ -4314,9 +4318,9 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
 }
 
 }  // namespace microbench
-// ---- end include/microbench/report_ab.hpp ----
-// ---- begin include/microbench/report_text.hpp ----
-// microbench/report_text.hpp — microbench's own text after ab's report: plain notes about what
+// ---- end include/microbench/report/report_ab.hpp ----
+// ---- begin include/microbench/report/report_text.hpp ----
+// microbench/report/report_text.hpp — microbench's own text after ab's report: plain notes about what
 // ab would hide (keep-alive that did not happen, requests sent again, connects that waited for
 // a local port, descriptor or buffer), the opt-in latency
 // section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
@@ -4501,9 +4505,9 @@ inline std::string gnuplot_tsv(const result& r) {
 }
 
 }  // namespace microbench
-// ---- end include/microbench/report_text.hpp ----
-// ---- begin include/microbench/report_json.hpp ----
-// microbench/report_json.hpp — the whole result as one JSON document: the plan echoed back,
+// ---- end include/microbench/report/report_text.hpp ----
+// ---- begin include/microbench/report/report_json.hpp ----
+// microbench/report/report_json.hpp — the whole result as one JSON document: the plan echoed back,
 // counts, failures by reason (and in ab's four columns), status codes, bytes, connections, and
 // the four timing breakdowns with percentiles and their encoded histograms (mergeable later),
 // the open model's figures at a fixed rate and the per-interval rows when there are any.
@@ -4624,9 +4628,9 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
 }
 
 }  // namespace microbench
-// ---- end include/microbench/report_json.hpp ----
-// ---- begin include/microbench/gates.hpp ----
-// microbench/gates.hpp — pass/fail limits for CI on a finished result: failed checks, a failure
+// ---- end include/microbench/report/report_json.hpp ----
+// ---- begin include/microbench/report/gates.hpp ----
+// microbench/report/gates.hpp — pass/fail limits for CI on a finished result: failed checks, a failure
 // budget, total-time percentiles and a minimum rate. A pure function of the result: it says
 // which limits broke and by how much, one line each, and how many broke. No I/O.
 
@@ -4669,11 +4673,11 @@ inline int apply_gates(const gates& g, const result& r, const char* label, std::
 }
 
 }  // namespace microbench
-// ---- end include/microbench/gates.hpp ----
+// ---- end include/microbench/report/gates.hpp ----
 #endif
 #ifndef MICROBENCH_NO_SERVER
-// ---- begin include/microbench/request_parser.hpp ----
-// microbench/request_parser.hpp — parses one HTTP/1.x request head for the reference server:
+// ---- begin include/microbench/server/request_parser.hpp ----
+// microbench/server/request_parser.hpp — parses one HTTP/1.x request head for the reference server:
 // request line, headers it cares about (Content-Length, Connection, Transfer-Encoding), and
 // where the body ends. Zero-copy views into the caller's buffer; no allocation; no chunked
 // request bodies (the server answers them with 400). A fixture's parser, strict on purpose.
@@ -4754,9 +4758,9 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
 }
 
 }  // namespace microbench
-// ---- end include/microbench/request_parser.hpp ----
-// ---- begin include/microbench/server_endpoints.hpp ----
-// microbench/server_endpoints.hpp — what the reference server answers, as a function of the
+// ---- end include/microbench/server/request_parser.hpp ----
+// ---- begin include/microbench/server/server_endpoints.hpp ----
+// microbench/server/server_endpoints.hpp — what the reference server answers, as a function of the
 // request alone: routing, the factorial / delay / stall / echo / status / stats endpoints, and
 // the response bytes. No sockets and no clock here, so every answer is testable on its own.
 
@@ -4955,9 +4959,9 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 }
 
 }  // namespace microbench
-// ---- end include/microbench/server_endpoints.hpp ----
-// ---- begin include/microbench/server.hpp ----
-// microbench/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
+// ---- end include/microbench/server/server_endpoints.hpp ----
+// ---- begin include/microbench/server/server.hpp ----
+// microbench/server/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
 // keep-alive, pipelining-safe (one request at a time per connection, answered in order),
 // N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
@@ -5282,11 +5286,11 @@ private:
 };
 
 }  // namespace microbench
-// ---- end include/microbench/server.hpp ----
+// ---- end include/microbench/server/server.hpp ----
 #endif
 #ifndef MICROBENCH_NO_REPORTS
-// ---- begin include/microbench/suite.hpp ----
-// microbench/suite.hpp — the five-scenario suite of the classic ASP.NET-Core-vs-FastAPI
+// ---- begin include/microbench/report/suite.hpp ----
+// microbench/report/suite.hpp — the five-scenario suite of the classic ASP.NET-Core-vs-FastAPI
 // comparison (basic load, latency, failure rate, keep-alive, stress), side-by-side comparison
 // of two targets in alternating rounds, and the self-test against the built-in server. Results
 // are plain data; the tables are pure functions of them.
@@ -5433,10 +5437,10 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
 #endif  // MICROBENCH_NO_SERVER
 
 }  // namespace microbench
-// ---- end include/microbench/suite.hpp ----
+// ---- end include/microbench/report/suite.hpp ----
 #endif
-// ---- begin include/microbench/c_api.hpp ----
-// microbench/c_api.hpp — the implementation of the C API declared in microbench.h, compiled only
+// ---- begin include/microbench/c_api/c_api.hpp ----
+// microbench/c_api/c_api.hpp — the implementation of the C API declared in microbench.h, compiled only
 // where MICROBENCH_C_IMPLEMENTATION is defined (libmicrobench, or your one .cpp file). Each
 // function checks its arguments, maps errors to their fixed status numbers and catches every
 // exception, so nothing but a status crosses extern "C". Handles wrap the C++ values.
@@ -5989,8 +5993,8 @@ MB_API int mb_run(const mb_plan* plan, mb_result** out) {
 
 }  // extern "C"
 
-// ---- begin include/microbench/c_api_result.hpp ----
-// microbench/c_api_result.hpp — the C API's reading of a result: counters, failures, status
+// ---- begin include/microbench/c_api/c_api_result.hpp ----
+// microbench/c_api/c_api_result.hpp — the C API's reading of a result: counters, failures, status
 // codes, timings, per-interval rows and the reports, each a plain value or an snprintf-style
 // copy. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 
@@ -6099,9 +6103,9 @@ MB_API size_t mb_result_json(const mb_result* result, const double* percentiles,
 }  // extern "C"
 
 #endif  // MICROBENCH_C_IMPLEMENTATION
-// ---- end include/microbench/c_api_result.hpp ----
-// ---- begin include/microbench/c_api_suite.hpp ----
-// microbench/c_api_suite.hpp — the C API's suite and self-test as mb_suite handles, the
+// ---- end include/microbench/c_api/c_api_result.hpp ----
+// ---- begin include/microbench/c_api/c_api_suite.hpp ----
+// microbench/c_api/c_api_suite.hpp — the C API's suite and self-test as mb_suite handles, the
 // reference server, and cancel tokens. Compiled only where
 // MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 
@@ -6212,8 +6216,8 @@ MB_API void mb_cancel_destroy(mb_cancel* cancel) { delete cancel; }
 }  // extern "C"
 
 #endif  // MICROBENCH_C_IMPLEMENTATION
-// ---- end include/microbench/c_api_suite.hpp ----
+// ---- end include/microbench/c_api/c_api_suite.hpp ----
 
 #endif  // MICROBENCH_C_IMPLEMENTATION
-// ---- end include/microbench/c_api.hpp ----
+// ---- end include/microbench/c_api/c_api.hpp ----
 // ---- end include/microbench.hpp ----

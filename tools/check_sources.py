@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks the library's source rules that a compiler cannot (run by CTest as source_rules).
 
-- every part include/microbench/NAME.hpp opens with '// microbench/NAME.hpp — what it does';
+- every part include/microbench/LAYER/NAME.hpp opens with '// microbench/LAYER/NAME.hpp — what it does';
 - the umbrella include/microbench.hpp includes every part;
+- a part includes only parts of its own layer and of the layers before it in LAYERS;
 - parts stay under MAX_LINES lines (a bigger part has two jobs);
 - README.md shows examples/embed.cpp, examples/c/example.c, examples/python/example.py and
   examples/dotnet/Program.cs verbatim (so the snippets people copy compile and run);
@@ -17,6 +18,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MAX_LINES = 400
+LAYERS = ("core", "http", "stats", "engine", "server", "report", "c_api")
 FORBIDDEN_INCLUDES = ("iostream", "regex", "sstream", "functional")
 FORBIDDEN_WORDS = re.compile(r"\b(throw|try|catch|dynamic_cast|typeid)\b")
 
@@ -29,18 +31,22 @@ def code_only(line: str) -> str:
 
 def main() -> int:
     problems = []
-    parts = sorted((ROOT / "include" / "microbench").glob("*.hpp"))
+    parts = sorted((ROOT / "include" / "microbench").glob("*/*.hpp"))
     umbrella = (ROOT / "include" / "microbench.hpp").read_text(encoding="utf-8")
     for part in parts:
         rel = part.relative_to(ROOT).as_posix()
         lines = part.read_text(encoding="utf-8").splitlines()
-        if not lines or not lines[0].startswith(f"// microbench/{part.name} — "):
-            problems.append(f"{rel}:1: must open with '// microbench/{part.name} — <responsibility>'")
+        name = f"{part.parent.name}/{part.name}"
+        if not lines or not lines[0].startswith(f"// microbench/{name} — "):
+            problems.append(f"{rel}:1: must open with '// microbench/{name} — <responsibility>'")
         if len(lines) > MAX_LINES:
             problems.append(f"{rel}: {len(lines)} lines; split it below {MAX_LINES}")
-        if f'#include "microbench/{part.name}"' not in umbrella:
-            problems.append(f"include/microbench.hpp does not include microbench/{part.name}")
+        if f'#include "microbench/{name}"' not in umbrella:
+            problems.append(f"include/microbench.hpp does not include microbench/{name}")
         for n, line in enumerate(lines, 1):
+            local = re.match(r'\s*#\s*include\s*"(?:\.\./([a-z_]+)/)?[a-z_]+\.hpp"', line)
+            if local and LAYERS.index(local.group(1) or part.parent.name) > LAYERS.index(part.parent.name):
+                problems.append(f"{rel}:{n}: {part.parent.name}/ cannot use the later layer {local.group(1)}/")
             m = re.match(r"\s*#\s*include\s*<([^>]+)>", line)
             if m and m.group(1) in FORBIDDEN_INCLUDES:
                 problems.append(f"{rel}:{n}: <{m.group(1)}> is kept out of the core")
@@ -48,7 +54,7 @@ def main() -> int:
                 problems.append(f"{rel}:{n}: exceptions and RTTI are not used in the library")
     # Every error number the C API can return (all but the parser's and the histogram codec's) is
     # a status constant of microbench.h, with the same value.
-    errc = dict(re.findall(r"^\s+(\w+) = (\d+),", (ROOT / "include" / "microbench" / "error.hpp").read_text(encoding="utf-8"), re.M))
+    errc = dict(re.findall(r"^\s+(\w+) = (\d+),", (ROOT / "include" / "microbench" / "core" / "error.hpp").read_text(encoding="utf-8"), re.M))
     c_header = (ROOT / "include" / "microbench.h").read_text(encoding="utf-8")
     for name, number in errc.items():
         if name.startswith(("response_", "histogram_")):

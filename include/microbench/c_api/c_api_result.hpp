@@ -1,0 +1,111 @@
+// microbench/c_api/c_api_result.hpp — the C API's reading of a result: counters, failures, status
+// codes, timings, per-interval rows and the reports, each a plain value or an snprintf-style
+// copy. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
+#pragma once
+
+#ifdef MICROBENCH_C_IMPLEMENTATION
+
+#include "c_api.hpp"
+
+extern "C" {
+
+MB_API void mb_result_destroy(mb_result* result) { delete result; }
+
+MB_API uint64_t mb_result_count(const mb_result* result, int which) {
+    if (!result) return 0;
+    const microbench::result& r = result->r;
+    switch (which) {
+        case MB_COUNT_ENDED: return r.requests_ended;
+        case MB_COUNT_COMPLETED: return r.requests_completed;
+        case MB_COUNT_FAILED: return r.requests_failed;
+        case MB_COUNT_UNFINISHED: return r.unfinished;
+        case MB_COUNT_NON_2XX: return r.non_2xx;
+        case MB_COUNT_KEEP_ALIVE_REQUESTS: return r.keep_alive_requests;
+        case MB_COUNT_RETRIES: return r.retries;
+        case MB_COUNT_CONNECTS: return r.connects;
+        case MB_COUNT_SERVER_CLOSES: return r.server_closes;
+        case MB_COUNT_BYTES_SENT: return r.bytes_sent;
+        case MB_COUNT_BYTES_RECEIVED: return r.bytes_received;
+        case MB_COUNT_BODY_BYTES: return r.body_bytes;
+        case MB_COUNT_DOCUMENT_LENGTH: return r.first_body_length;
+        case MB_COUNT_CONCURRENCY_PEAK: return r.concurrency_peak;
+        case MB_COUNT_LOCAL_WAITS: return r.port_waits + r.descriptor_waits + r.memory_waits;
+        case MB_COUNT_CONNECTION_WAITS: return r.connection_waits;
+        case MB_COUNT_SCHEDULE_MISSED: return r.schedule_missed;
+    }
+    return 0;
+}
+
+MB_API uint64_t mb_result_failures(const mb_result* result, int reason) {
+    return result && reason >= 0 && reason < microbench::failure_count ? result->r.failures[reason] : 0;
+}
+MB_API uint64_t mb_result_status_count(const mb_result* result, int status) {
+    return result && status >= 100 && status <= 999 ? result->r.status_counts[status] : 0;
+}
+MB_API int mb_result_cancelled(const mb_result* result) { return result && result->r.cancelled ? 1 : 0; }
+MB_API int64_t mb_result_elapsed_ns(const mb_result* result) { return result ? result->r.elapsed_ns : 0; }
+MB_API double mb_result_requests_per_second(const mb_result* result) { return result ? result->r.requests_per_second() : 0.0; }
+MB_API double mb_result_goodput_per_second(const mb_result* result) { return result ? result->r.goodput_per_second() : 0.0; }
+MB_API const char* mb_result_server_software(const mb_result* result) { return result ? result->r.server_software.c_str() : ""; }
+
+MB_API size_t mb_result_interval_count(const mb_result* result) { return result ? result->r.intervals.size() : 0; }
+MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size) {
+    if (!result || !out || index >= result->r.intervals.size()) return MB_INVALID_ARGUMENT;
+    mb_interval c = microbench::detail::c_interval(result->r.intervals[index]);
+    std::memcpy(out, &c, size < sizeof c ? size : sizeof c);
+    return MB_OK;
+}
+MB_API uint64_t mb_result_timing_count(const mb_result* result, int column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h ? h->count() : 0;
+}
+MB_API int64_t mb_result_timing_percentile_ns(const mb_result* result, int column, double percentile) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && percentile >= 0 && percentile <= 100 && !h->empty() ? h->value_at_percentile(percentile) : 0;
+}
+MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && !h->empty() ? h->min() : 0;
+}
+MB_API int64_t mb_result_timing_max_ns(const mb_result* result, int column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && !h->empty() ? h->max() : 0;
+}
+MB_API double mb_result_timing_mean_ns(const mb_result* result, int column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && !h->empty() ? h->mean() : 0.0;
+}
+MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    return h && !h->empty() ? h->stddev() : 0.0;
+}
+
+MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size) {
+    if (!result) return 0;
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::report_context ctx = microbench::detail::context_of(result->p);
+    microbench::append_ab_report(ctx, result->r, text);
+    microbench::append_report_notes(ctx, result->r, text);
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
+    if (!result) return 0;
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::append_latency_section(result->r, microbench::detail::percentiles_or_default(percentiles, count), text);
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
+    if (!result) return 0;
+    MICROBENCH_C_TRY
+    std::string text = microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+}  // extern "C"
+
+#endif  // MICROBENCH_C_IMPLEMENTATION

@@ -1,0 +1,203 @@
+// microbench/engine/net.hpp — the few socket operations the engine and server need, as values:
+// name resolution (once, at setup), non-blocking sockets, and reads/writes that answer one of
+// ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL); installs no signal handler.
+#pragma once
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace microbench {
+
+// A resolved socket address, copyable plain data.
+struct endpoint {
+    sockaddr_storage addr{};
+    socklen_t len = 0;
+
+    int family() const { return addr.ss_family; }
+    std::string to_string() const {
+        char host[INET6_ADDRSTRLEN] = "?";
+        std::uint16_t port = 0;
+        if (family() == AF_INET) {
+            const auto* a = reinterpret_cast<const sockaddr_in*>(&addr);
+            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+            port = ntohs(a->sin_port);
+            return std::string(host) + ":" + std::to_string(port);
+        }
+        const auto* a = reinterpret_cast<const sockaddr_in6*>(&addr);
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        port = ntohs(a->sin6_port);
+        return "[" + std::string(host) + "]:" + std::to_string(port);
+    }
+};
+
+// Resolves host:port (numeric or by name, IPv4 or IPv6) to its first address. Returns 0 or a
+// getaddrinfo error code (gai_strerror() explains it).
+inline int resolve(const std::string& host, std::uint16_t port, endpoint& out, bool passive = false) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+    addrinfo* list = nullptr;
+    int rc = getaddrinfo(host.empty() ? nullptr : host.c_str(), std::to_string(port).c_str(), &hints, &list);
+    if (rc != 0) return rc;
+    std::memcpy(&out.addr, list->ai_addr, list->ai_addrlen);
+    out.len = static_cast<socklen_t>(list->ai_addrlen);
+    freeaddrinfo(list);
+    return 0;
+}
+
+enum class io : std::uint8_t {
+    ok,      // some bytes moved (or the operation finished)
+    again,   // would block: wait for the next readiness event
+    closed,  // the peer closed (read returned 0)
+    error,   // errno says why
+};
+
+struct io_result {
+    io status;
+    std::size_t bytes;
+    int err;  // errno for io::error
+};
+
+inline io_result read_some(int fd, char* buf, std::size_t len) {
+    for (;;) {
+        ssize_t n = ::recv(fd, buf, len, 0);
+        if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
+        if (n == 0) return {io::closed, 0, 0};
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
+        return {io::error, 0, errno};
+    }
+}
+
+// Asks the kernel to stamp each read with the time the data arrived (SO_TIMESTAMPNS).
+inline void stamp_arrivals(int fd) {
+    int on = 1;
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+
+// read_some, also giving the arrival time the kernel stamped on the data read (CLOCK_REALTIME
+// nanoseconds; 0 when there is none).
+inline io_result read_stamped(int fd, char* buf, std::size_t len, std::int64_t& arrival_ns) {
+    iovec part{buf, len};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+    msghdr m{};
+    m.msg_iov = &part;
+    m.msg_iovlen = 1;
+    for (;;) {
+        m.msg_control = control;
+        m.msg_controllen = sizeof control;
+        ssize_t n = ::recvmsg(fd, &m, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return {errno == EAGAIN || errno == EWOULDBLOCK ? io::again : io::error, 0, errno};
+        arrival_ns = 0;
+        for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS) continue;
+            timespec ts;
+            std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            arrival_ns = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+        }
+        return n == 0 ? io_result{io::closed, 0, 0} : io_result{io::ok, static_cast<std::size_t>(n), 0};
+    }
+}
+
+inline io_result write_some(int fd, const char* buf, std::size_t len) {
+    for (;;) {
+        ssize_t n = ::send(fd, buf, len, MSG_NOSIGNAL);
+        if (n >= 0) return {io::ok, static_cast<std::size_t>(n), 0};
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
+        return {io::error, 0, errno};
+    }
+}
+
+// Writes bytes [from, to) of `copies` back-to-back copies of `data` (a pipelined batch of one
+// request) in one sendmsg, straight from the single copy: the batch is never built in memory.
+inline io_result write_repeated(int fd, const char* data, std::size_t size, std::size_t from, std::size_t to) {
+    constexpr int max_parts = 64;
+    iovec parts[max_parts];
+    int n = 0;
+    for (std::size_t at = from; at < to && n < max_parts; ++n) {
+        std::size_t in = at % size, len = size - in < to - at ? size - in : to - at;
+        parts[n] = iovec{const_cast<char*>(data + in), len};
+        at += len;
+    }
+    msghdr m{};
+    m.msg_iov = parts;
+    m.msg_iovlen = static_cast<std::size_t>(n);
+    for (;;) {
+        ssize_t w = n == 1 ? ::send(fd, parts[0].iov_base, parts[0].iov_len, MSG_NOSIGNAL) : ::sendmsg(fd, &m, MSG_NOSIGNAL);
+        if (w >= 0) return {io::ok, static_cast<std::size_t>(w), 0};
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
+        return {io::error, 0, errno};
+    }
+}
+
+// A non-blocking TCP socket with TCP_NODELAY, or -1 (errno set).
+inline int open_tcp_socket(int family) {
+    int fd = ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+// Binds `fd` to the local address `from` (port 0). IP_BIND_ADDRESS_NO_PORT defers the choice of
+// a port to connect(), which can then reuse one port for different targets. 0 or errno.
+inline int bind_source(int fd, const endpoint& from) {
+#ifdef IP_BIND_ADDRESS_NO_PORT
+    int one = 1;
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+#endif
+    return ::bind(fd, reinterpret_cast<const sockaddr*>(&from.addr), from.len) == 0 ? 0 : errno;
+}
+
+// What a failed socket(), bind() or connect() ran out of on this machine, if anything: these are
+// not the server's failures, and end when another connection closes.
+enum class local_shortage : std::uint8_t { none, port, descriptor, memory };
+
+inline local_shortage shortage_of(int err) {
+    switch (err) {
+        case EADDRNOTAVAIL: case EADDRINUSE: return local_shortage::port;
+        case EMFILE: case ENFILE: return local_shortage::descriptor;
+        case ENOBUFS: case ENOMEM: case ENOSPC: case EAGAIN: return local_shortage::memory;  // EAGAIN: routing cache
+        default: return local_shortage::none;
+    }
+}
+
+// Starts a non-blocking connect: io::ok when already connected (loopback can be), io::again
+// while in progress (wait for writability, then check connect_result), io::error otherwise.
+inline io_result start_connect(int fd, const endpoint& to) {
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&to.addr), to.len) == 0) return {io::ok, 0, 0};
+    if (errno == EINPROGRESS || errno == EINTR) return {io::again, 0, 0};
+    return {io::error, 0, errno};
+}
+
+// The outcome of a finished non-blocking connect: 0 or the errno it failed with.
+inline int connect_result(int fd) {
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
+    return err;
+}
+
+// Closes at once with an RST instead of lingering in TIME_WAIT: for aborted connections.
+inline void close_abortive(int fd) {
+    linger l{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+    ::close(fd);
+}
+
+}  // namespace microbench

@@ -1,0 +1,217 @@
+// microbench/engine/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
+//   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
+// Every knob starts at its default from config.hpp; validate() says what is wrong, never throws.
+// A plan is plain data: copy it, keep it, run it again.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../core/config.hpp"
+#include "../core/error.hpp"
+#include "../http/checks.hpp"
+#include "../http/request.hpp"
+#include "../http/response_parser.hpp"
+#include "../stats/result.hpp"
+
+namespace microbench {
+
+// Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
+// as unfinished) and returns its partial result marked cancelled.
+class cancel_token {
+public:
+    void cancel() { flag_.store(true, std::memory_order_relaxed); }
+    bool cancelled() const { return flag_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<bool> flag_{false};
+};
+
+// What a progress callback is told; called on the thread that called run(), never a worker.
+struct progress {
+    std::uint64_t ended;       // requests that ended so far, complete or failed
+    std::uint64_t target;      // requests asked for, 0 for a duration-only run
+    std::int64_t elapsed_ns;
+};
+using progress_fn = void (*)(const progress&, void* user);
+// Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
+using interval_fn = void (*)(const interval_stats&, void* user);
+
+
+class plan {
+public:
+#define MICROBENCH_PLAN_FIELD(type, name)                 \
+    plan& name(type v) {                                  \
+        name##_ = std::move(v);                           \
+        return *this;                                     \
+    }                                                     \
+    const type& name() const { return name##_; }
+
+    MICROBENCH_PLAN_FIELD(std::string, url)
+    MICROBENCH_PLAN_FIELD(std::string, method)
+    MICROBENCH_PLAN_FIELD(std::string, body)
+    MICROBENCH_PLAN_FIELD(std::string, content_type)
+    MICROBENCH_PLAN_FIELD(std::uint64_t, requests)       // 0: no count limit (needs a duration)
+    MICROBENCH_PLAN_FIELD(std::int64_t, duration_ms)     // 0: no time limit (needs a count)
+    MICROBENCH_PLAN_FIELD(std::uint32_t, concurrency)    // connections, split across threads
+    MICROBENCH_PLAN_FIELD(std::uint32_t, threads)
+    MICROBENCH_PLAN_FIELD(bool, keep_alive)
+    MICROBENCH_PLAN_FIELD(std::int64_t, timeout_ms)      // per request, from its start
+    MICROBENCH_PLAN_FIELD(std::int64_t, connect_timeout_ms)
+    MICROBENCH_PLAN_FIELD(std::int64_t, drain_ms)        // after a duration ends, for requests in flight
+    MICROBENCH_PLAN_FIELD(std::uint32_t, pipeline)       // requests in flight per connection
+    MICROBENCH_PLAN_FIELD(std::string, bind_address)     // local address to connect from; "" = any
+    MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
+    MICROBENCH_PLAN_FIELD(response_limits, limits)
+    MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
+    MICROBENCH_PLAN_FIELD(std::uint32_t, socket_buffer_bytes)  // SO_SNDBUF and SO_RCVBUF (ab -b); 0 = the kernel's
+    // May run() raise the soft open-file limit toward the hard one when the connections need it?
+    // Off: a library leaves its host's limits alone (run_fd_limit instead). On: raised for the
+    // run and restored afterwards (the command line turns it on).
+    MICROBENCH_PLAN_FIELD(bool, raise_fd_limit)
+    // A request that met a keep-alive connection the server had closed is sent again once when
+    // its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE; RFC 9110 §9.2.2). On:
+    // also POST, PATCH and other methods, which the server may already have acted on.
+    MICROBENCH_PLAN_FIELD(bool, resend_non_idempotent)
+    // Requests per second in all, on a fixed schedule (the open model); 0: a closed loop, each
+    // connection sending its next request when the last one ended. At most `concurrency` are in
+    // flight: a request whose time comes while every connection is busy waits, and its wait
+    // counts in its response time.
+    MICROBENCH_PLAN_FIELD(double, rate)
+    MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
+    MICROBENCH_PLAN_FIELD(std::uint64_t, seed)             // of the Poisson arrivals: the same seed, the same schedule
+    // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
+    // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
+    MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
+#undef MICROBENCH_PLAN_FIELD
+
+    // Only these statuses count as success; any other is a failed request with reason `check`.
+    // Empty (the default): every status is a response, non-2xx counted apart, as ab does.
+    plan& expect_status(std::vector<int> codes) {
+        expected_status_ = std::move(codes);
+        return *this;
+    }
+    const std::vector<int>& expect_status() const { return expected_status_; }
+
+    // Checks every response must pass; one that fails is a failed request with reason `check`.
+    plan& check(microbench::checks c) {
+        checks_ = std::move(c);
+        return *this;
+    }
+    const microbench::checks& check() const { return checks_; }
+
+    // Adds a request header; one named like a default replaces it (ab's -H).
+    plan& header(std::string name, std::string value) {
+        headers_.push_back({std::move(name), std::move(value)});
+        return *this;
+    }
+    const std::vector<microbench::header>& headers() const { return headers_; }
+
+    // Stops the run when `token` is cancelled; the token must outlive the run.
+    plan& cancel_with(const cancel_token* token) {
+        cancel_ = token;
+        return *this;
+    }
+    const cancel_token* cancel_with() const { return cancel_; }
+
+    // Calls fn every `every_ms` (0: never) and each time another `every_requests` requests
+    // ended (0: never). Costs the workers nothing: the calling thread polls their counters.
+    plan& on_progress(progress_fn fn, void* user, std::int64_t every_ms, std::uint64_t every_requests = 0) {
+        progress_fn_ = fn;
+        progress_user_ = user;
+        progress_every_ms_ = every_ms;
+        progress_every_requests_ = every_requests;
+        return *this;
+    }
+    // Calls fn with each interval's row as soon as every worker has finished that interval.
+    plan& on_interval(interval_fn fn, void* user) {
+        interval_fn_ = fn;
+        interval_user_ = user;
+        return *this;
+    }
+    interval_fn interval_callback() const { return interval_fn_; }
+    void* interval_user() const { return interval_user_; }
+    // The interval this plan's statistics use, in milliseconds; 0: none.
+    std::int64_t effective_interval_ms() const {
+        return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
+    }
+
+    progress_fn progress_callback() const { return progress_fn_; }
+    void* progress_user() const { return progress_user_; }
+    std::int64_t progress_every_ms() const { return progress_every_ms_; }
+    std::uint64_t progress_every_requests() const { return progress_every_requests_; }
+
+    // The request options this plan describes.
+    request_options request() const {
+        request_options r;
+        r.method = method_;
+        r.headers = headers_;
+        r.body = body_;
+        r.content_type = content_type_;
+        r.keep_alive = keep_alive_;
+        return r;
+    }
+
+    // Checks everything that does not need the network (the URL is checked by run()).
+    error validate() const {
+        if (concurrency_ < 1 || concurrency_ > 1'000'000) return {errc::plan_bad_concurrency, 0};
+        if (threads_ < 1 || threads_ > 1024 || threads_ > concurrency_) return {errc::plan_bad_threads, 0};
+        if (requests_ == 0 && duration_ms_ <= 0) return {errc::plan_no_limit, 0};
+        if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
+        const std::int64_t hour_ms = 3'600'000;
+        if (timeout_ms_ < 1 || timeout_ms_ > hour_ms || connect_timeout_ms_ < 1 || connect_timeout_ms_ > hour_ms ||
+            drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
+            return {errc::plan_bad_timeout, 0};
+        if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
+        if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
+        if (record_requests_ > defaults::max_recorded_requests) return {errc::plan_too_many_records, 0};
+        if (!(rate_ >= 0) || rate_ > 10'000'000 || (rate_ > 0 && pipeline_ > 1)) return {errc::plan_bad_rate, 0};
+        if (arrivals_ != microbench::arrivals::uniform && (rate_ == 0 || arrivals_ != microbench::arrivals::poisson))
+            return {errc::plan_bad_arrivals, 0};
+        if (interval_ms_ < -1 || (interval_ms_ > 0 && interval_ms_ < defaults::min_interval_ms) || interval_ms_ > hour_ms)
+            return {errc::plan_bad_interval, 0};
+        for (std::size_t i = 0; i < expected_status_.size(); ++i)
+            if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
+        return {};
+    }
+
+private:
+    std::string url_;
+    std::string method_ = "GET";
+    std::string body_;
+    std::string content_type_ = defaults::content_type;
+    std::uint64_t requests_ = defaults::requests;
+    std::int64_t duration_ms_ = 0;
+    std::uint32_t concurrency_ = defaults::concurrency;
+    std::uint32_t threads_ = defaults::threads;
+    bool keep_alive_ = defaults::keep_alive;
+    std::int64_t timeout_ms_ = defaults::timeout_ms;
+    std::int64_t connect_timeout_ms_ = defaults::timeout_ms;
+    std::int64_t drain_ms_ = defaults::drain_ms;
+    std::uint32_t pipeline_ = 1;
+    std::string bind_address_;
+    bool length_check_ = true;
+    response_limits limits_;
+    std::uint64_t record_requests_ = 0;
+    std::uint32_t socket_buffer_bytes_ = 0;
+    bool raise_fd_limit_ = false;
+    bool resend_non_idempotent_ = false;
+    double rate_ = 0;
+    microbench::arrivals arrivals_ = microbench::arrivals::uniform;
+    std::uint64_t seed_ = 0;
+    std::int64_t interval_ms_ = -1;
+    std::vector<microbench::header> headers_;
+    std::vector<int> expected_status_;
+    microbench::checks checks_;
+    const cancel_token* cancel_ = nullptr;
+    progress_fn progress_fn_ = nullptr;
+    void* progress_user_ = nullptr;
+    std::int64_t progress_every_ms_ = 0;
+    std::uint64_t progress_every_requests_ = 0;
+    interval_fn interval_fn_ = nullptr;
+    void* interval_user_ = nullptr;
+};
+
+}  // namespace microbench

@@ -1,0 +1,276 @@
+// microbench/engine/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
+// once, makes sure the open-file limit allows the connections (raising it only when the plan
+// says so, and restoring it), splits connections and requests across worker threads, starts
+// their clock when all are ready, polls progress and collects per-interval rows while they run,
+// and merges the workers' results after join.
+// Setup problems are an error; everything that happens to requests is counted in the result.
+#pragma once
+
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "intervals.hpp"
+#include "plan.hpp"
+#include "../http/request.hpp"
+#include "../stats/result.hpp"
+#include "start_gate.hpp"
+#include "../http/url.hpp"
+#include "worker.hpp"
+
+namespace microbench {
+namespace detail {
+
+struct alignas(64) worker_thread {  // one cache line each: workers never share one
+    std::unique_ptr<worker> w;
+    std::unique_ptr<interval_ring> intervals;  // when the plan asks for per-interval statistics
+    pthread_t thread{};
+    bool started = false;
+    bool fixed_rate = false;
+    std::atomic<std::uint64_t> ended{0};
+    std::atomic<bool> finished{false};
+};
+
+inline void* run_worker(void* arg) {
+    auto* t = static_cast<worker_thread*>(arg);
+    // This thread is the library's own: at a fixed rate its timers may fire 1 µs late instead of
+    // the default 50 µs, so the schedule holds.
+    if (t->fixed_rate) prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    t->w->run();
+    t->finished.store(true, std::memory_order_release);
+    return nullptr;
+}
+
+// Descriptors this process has open now (counted in /proc/self/fd), or 0 when it cannot tell.
+inline std::size_t open_descriptors() {
+    DIR* d = opendir("/proc/self/fd");
+    if (!d) return 0;
+    std::size_t n = 0;
+    while (const dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+    return n > 0 ? n - 1 : 0;  // not the directory's own descriptor
+}
+
+// Makes room for `needed` more descriptors than are open now: the soft open-file limit must
+// allow them, and only when `may_raise` is it raised (toward the hard limit) for the run; the
+// destructor puts the old limit back.
+class fd_budget {
+public:
+    fd_budget(std::size_t needed, bool may_raise) {
+        if (getrlimit(RLIMIT_NOFILE, &old_) != 0) return;
+        const rlim_t want = static_cast<rlim_t>(open_descriptors() + needed);
+        if (old_.rlim_cur == RLIM_INFINITY || old_.rlim_cur >= want) {
+            ok_ = true;
+            return;
+        }
+        if (!may_raise || (old_.rlim_max != RLIM_INFINITY && old_.rlim_max < want)) return;
+        rlimit raised = old_;
+        raised.rlim_cur = want;
+        ok_ = raised_ = setrlimit(RLIMIT_NOFILE, &raised) == 0;
+    }
+    ~fd_budget() {
+        if (raised_) setrlimit(RLIMIT_NOFILE, &old_);
+    }
+    fd_budget(const fd_budget&) = delete;
+    fd_budget& operator=(const fd_budget&) = delete;
+    bool ok() const { return ok_; }
+
+private:
+    rlimit old_{};
+    bool ok_ = false, raised_ = false;
+};
+
+inline bool numeric_address(const std::string& text, int family, endpoint& out) {
+    addrinfo hints{};
+    hints.ai_family = family;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+    addrinfo* list = nullptr;
+    if (getaddrinfo(text.c_str(), "0", &hints, &list) != 0) return false;
+    std::memcpy(&out.addr, list->ai_addr, list->ai_addrlen);
+    out.len = static_cast<socklen_t>(list->ai_addrlen);
+    freeaddrinfo(list);
+    return true;
+}
+
+// Whether this machine has the local address `from`: a test bind, once at setup, so a wrong
+// -B is a clear error rather than every connect waiting for a "port" that never comes.
+inline bool local_address(const endpoint& from) {
+    int fd = open_tcp_socket(from.family());
+    if (fd < 0) return true;  // cannot tell; connects will say
+    int err = bind_source(fd, from);
+    ::close(fd);
+    return err != EADDRNOTAVAIL;
+}
+
+inline void sleep_ms(std::int64_t ms) {
+    timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
+    nanosleep(&ts, nullptr);
+}
+
+// An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
+inline bool idempotent(const std::string& method) {
+    for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
+        if (method == m) return true;
+    return false;
+}
+
+// Polls the workers from the calling thread until every one has finished: calls the plan's
+// progress callback, and turns the intervals the workers have handed over into rows.
+inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start, interval_collector* rows) {
+    std::int64_t every_ms = p.progress_callback() ? p.progress_every_ms() : 0;
+    std::uint64_t every_n = p.progress_every_requests();
+    std::int64_t poll_ms = every_ms > 0 ? std::min(every_ms, defaults::progress_poll_ms) : defaults::progress_poll_ms;
+    std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
+    std::uint64_t next_count = every_n && p.progress_callback() ? every_n : UINT64_MAX;
+    for (;;) {
+        bool all_done = true;
+        std::uint64_t ended = 0;
+        for (std::uint32_t i = 0; i < t; ++i) {
+            all_done = all_done && threads[i].finished.load(std::memory_order_acquire);
+            ended += threads[i].ended.load(std::memory_order_relaxed);
+        }
+        if (all_done) return;
+        if (rows) rows->collect(false);
+        std::int64_t now = now_ns();
+        if (now >= next_call || ended >= next_count) {
+            p.progress_callback()(progress{ended, p.requests(), now - start}, p.progress_user());
+            while (next_call <= now) next_call += every_ms * 1'000'000;
+            while (next_count <= ended) next_count += every_n;
+        }
+        sleep_ms(poll_ms);
+    }
+}
+
+// run() without its guard against std::bad_alloc.
+inline error run_plan(const plan& p, result& out) {
+    if (error e = p.validate()) return e;
+    url target;
+    if (error e = parse_url(p.url(), target)) return e;
+    std::string request;  // the run's one copy: every worker sends from it
+    if (error e = build_request(target, p.request(), request)) return e;
+    endpoint to;
+    if (resolve(target.host, target.port, to) != 0) return {errc::run_resolve_failed, 0};
+    endpoint from;
+    if (!p.bind_address().empty() && (!numeric_address(p.bind_address(), to.family(), from) || !local_address(from)))
+        return {errc::plan_bad_bind_address, 0};
+    // A descriptor per connection and an epoll descriptor per worker, above those already open.
+    const std::uint32_t t = p.threads();
+    fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
+    if (!budget.ok()) return {errc::run_fd_limit, 0};
+
+    std::atomic<std::int64_t> reference_length{-1};
+    start_gate gate;
+    checks response_checks = p.check();
+    if (!p.expect_status().empty()) response_checks.status(p.expect_status());
+    std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
+    const std::int64_t interval_ns = p.effective_interval_ms() * 1'000'000;
+    std::vector<interval_stats> interval_rows;
+    std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
+    if (interval_ns) rows.reset(new interval_collector(p, interval_rows));
+    for (std::uint32_t i = 0; i < t; ++i) {
+        worker_setup s;
+        s.target = to;
+        s.bind = from;
+        s.request = request;
+        s.connections = p.concurrency() / t + (i < p.concurrency() % t ? 1 : 0);
+        s.quota = p.requests() ? p.requests() / t + (i < p.requests() % t ? 1 : 0) : 0;
+        s.pipeline = p.pipeline();
+        s.keep_alive = p.keep_alive();
+        s.head = p.method() == "HEAD";
+        s.resend_sent = p.resend_non_idempotent() || idempotent(p.method());
+        s.length_check = p.length_check();
+        s.record_requests = p.record_requests() / t + (i < p.record_requests() % t ? 1 : 0);  // the cap is the run's
+        s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
+        s.response_checks = response_checks.empty() ? nullptr : &response_checks;
+        s.duration_ns = p.duration_ms() * 1'000'000;
+        if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
+            s.rate_interval_ns = 1e9 * t / p.rate();
+            s.rate_offset_ns = 1e9 * i / p.rate();
+        }
+        s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
+        s.rate_arrivals = p.arrivals();
+        s.rate_seed = p.seed() + i;  // each worker its own stream; the generator scrambles the seed
+        if (interval_ns) {
+            threads[i].intervals.reset(new interval_ring());
+            s.intervals = threads[i].intervals.get();
+            s.interval_ns = interval_ns;
+            rows->add(s.intervals);
+        }
+        s.drain_ns = p.drain_ms() * 1'000'000;
+        s.timeout_ns = p.timeout_ms() * 1'000'000;
+        s.connect_timeout_ns = p.connect_timeout_ms() * 1'000'000;
+        s.limits = p.limits();
+        s.gate = &gate;
+        s.cancel = p.cancel_with();
+        s.reference_length = &reference_length;
+        s.ended_counter = &threads[i].ended;
+        threads[i].fixed_rate = p.rate() > 0;
+        threads[i].w.reset(new worker(std::move(s)));
+        if (error e = threads[i].w->prepare()) return e;
+    }
+    std::uint32_t started = 0;
+    while (started < t && pthread_create(&threads[started].thread, nullptr, run_worker, &threads[started]) == 0) ++started;
+    if (started < t) {  // the ones that started give up at the gate; nothing is reported
+        gate.open(-1);
+        for (std::uint32_t i = 0; i < started; ++i) pthread_join(threads[i].thread, nullptr);
+        return {errc::run_system, 0};
+    }
+    // The clock starts when every worker has allocated and is waiting: setup is not run time.
+    gate.wait_ready(t);
+    const std::int64_t start = now_ns();
+    timespec wall{};
+    clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
+    gate.open(start);
+
+    if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, rows.get());
+    for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
+    out = result();  // after every join: nothing below may leave a thread running
+    for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
+    if (interval_ns) {
+        std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
+        for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
+        rows->collect(true, stopped);
+        out.intervals.swap(interval_rows);
+        out.interval_ns = interval_ns;
+    }
+    out.concurrency_requested = p.concurrency();
+    out.rate_target = p.rate();
+    out.rate_arrivals = p.arrivals();
+    out.rate_seed = p.seed();
+    out.start_ns = start;
+    out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
+    std::sort(out.requests.begin(), out.requests.end(),
+              [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
+    std::int64_t first = reference_length.load(std::memory_order_relaxed);
+    out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
+    return {};
+}
+
+}  // namespace detail
+
+// Runs `p` and fills `out`. Returns an error only when the run cannot start; once it starts,
+// every request is accounted for in `out` (ended = completed + failed; unfinished when stopped).
+// Running out of memory is run_system, never an exception.
+inline error run(const plan& p, result& out) {
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    try {  // bad_alloc guard
+        return detail::run_plan(p, out);
+    } catch (const std::bad_alloc&) {  // bad_alloc guard
+        return {errc::run_system, 0};
+    }
+#else
+    return detail::run_plan(p, out);
+#endif
+}
+
+}  // namespace microbench

@@ -1,0 +1,382 @@
+// microbench/engine/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
+// and histograms; nothing is shared with other workers while running except the request bytes
+// (read-only), a set-once reference length and a progress counter only this worker writes.
+// Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
+// unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
+// stash grows only when a response head is split across reads, and keeps its capacity.
+// This file holds the loop, issuing and sending; worker_connect.hpp opens connections and
+// waits out local shortages; worker_receive.hpp is the receiving half; worker_rate.hpp holds
+// the fixed-rate dispatch and how the worker waits.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/clock.hpp"
+#include "connection.hpp"
+#include "event_loop.hpp"
+#include "intervals.hpp"
+#include "net.hpp"
+#include "plan.hpp"
+#include "../stats/result.hpp"
+#include "schedule.hpp"
+#include "start_gate.hpp"
+
+namespace microbench {
+namespace detail {
+
+// Everything a worker needs, prepared by the runner.
+struct worker_setup {
+    endpoint target;
+    endpoint bind;  // len == 0: any local address
+    std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
+    std::uint32_t connections = 1;
+    std::uint64_t quota = 0;  // requests to issue; 0: until stopped
+    std::uint32_t pipeline = 1;
+    bool keep_alive = true;
+    bool head = false;
+    bool resend_sent = true;  // a fully sent request may go again after a keep-alive close
+    bool length_check = true;
+    const checks* response_checks = nullptr;  // null: no checks; shared, immutable during the run
+    std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
+    int socket_buffer_bytes = 0;        // SO_SNDBUF/SO_RCVBUF, 0 = the kernel's
+    std::int64_t duration_ns = 0;       // 0: no time limit
+    double rate_interval_ns = 0;        // at a fixed rate: this worker's time between requests; 0: closed loop
+    double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
+    arrivals rate_arrivals = arrivals::uniform;
+    std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
+    bool stamp_arrivals = false;        // read responses with kernel arrival times and sleep through to sends (worker_rate.hpp)
+    interval_ring* intervals = nullptr; // per-interval statistics; null: none
+    std::int64_t interval_ns = 0;
+    std::int64_t drain_ns = 0;
+    std::int64_t timeout_ns = 0;
+    std::int64_t connect_timeout_ns = 0;
+    response_limits limits;
+    start_gate* gate = nullptr;            // gives the run's start time, or tells it to give up
+    const cancel_token* cancel = nullptr;  // the user's
+    std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
+    std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
+};
+
+class worker {
+public:
+    explicit worker(worker_setup setup) : s_(std::move(setup)) {}
+    worker(const worker&) = delete;
+    worker& operator=(const worker&) = delete;
+
+    // Allocates everything the run needs; errc::run_system if the system says no.
+    error prepare() {
+        if (!loop_.ok()) return {errc::run_system, 0};
+        headers_.resize(s_.limits.max_headers);
+        requests_.resize(static_cast<std::size_t>(s_.connections) * s_.pipeline);
+        conns_.reserve(s_.connections);
+        for (std::uint32_t i = 0; i < s_.connections; ++i) {
+            conns_.emplace_back(s_.limits, headers_.data(), &requests_[static_cast<std::size_t>(i) * s_.pipeline]);
+            conns_.back().parser.reset(s_.head);
+        }
+        read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
+        ready_.reserve(s_.connections);
+        next_ready_.reserve(s_.connections);
+        waiting_.resize(s_.connections);
+        unsettled_.reserve(s_.connections);
+        stats_.concurrency_requested = s_.connections;
+        if (s_.record_requests)
+            stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
+        return {};
+    }
+
+    void run();
+    result& stats() { return stats_; }
+    std::int64_t stopped_ns() const { return stopped_ns_; }  // after the start, when run() ended
+
+private:
+    void issue(std::uint32_t ci, std::int64_t now);
+    void send(std::uint32_t ci, std::int64_t now);
+    void open_connection(std::uint32_t ci, std::int64_t now);
+    void wait_for_local(std::uint32_t ci, local_shortage what, std::int64_t now);
+    void retry_waiting(std::int64_t now);
+    void on_event(std::uint32_t ci, std::uint32_t events);
+    void on_connected(connection& c, std::int64_t now);
+    void try_write(std::uint32_t ci);
+    bool on_readable(std::uint32_t ci, bool peer_closed, failure broken);
+    bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
+    bool parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now, std::size_t& used);
+    void complete_oldest(connection& c, std::int64_t now, bool passed_checks);
+    void on_eof(std::uint32_t ci, std::int64_t now, failure broken);
+    void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
+    void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
+    void end_failed(failure reason);
+    void end_unfinished(connection& c);
+    void close_connection(connection& c, bool abortive);
+    void scan_deadlines(std::int64_t now);
+    int wait_for_events(epoll_event* events, std::int64_t now, std::int64_t wake, bool more_now);
+    void watch(std::uint32_t ci);
+    bool settled();
+    std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
+    bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
+    bool fixed_rate() const { return schedule_.on(); }
+    // At a fixed rate: another request is scheduled before the stop time (and within the quota).
+    bool schedule_pending() const {
+        return !stopping_ && (s_.quota == 0 || issued_ < s_.quota) && schedule_.next() < stop_issuing_ns_;
+    }
+    // At a fixed rate: the next request's time has come.
+    bool due(std::int64_t now) const { return schedule_pending() && schedule_.next() <= now; }
+    void dispatch_due(std::int64_t now);
+    void on_idle_event(connection& c, std::uint32_t events);
+    void note_ended() {
+        ++stats_.requests_ended;
+        if (s_.ended_counter) s_.ended_counter->store(stats_.requests_ended, std::memory_order_relaxed);
+    }
+
+    worker_setup s_;
+    event_loop loop_;
+    std::vector<header_view> headers_;   // shared by all parsers of this worker
+    std::vector<request_slot> requests_; // pipeline slots of every connection
+    std::vector<connection> conns_;
+    std::unique_ptr<char[]> read_buf_;
+    std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
+    std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
+    std::size_t waiting_head_ = 0, waiting_count_ = 0;
+    std::uint32_t closes_since_retry_ = 0;  // each close may free what a waiting connect needs
+    std::int64_t local_retry_at_ = INT64_MAX;
+    std::int64_t local_backoff_ns_ = defaults::local_retry_min_ns;
+    std::uint64_t issued_ = 0;
+    std::uint32_t open_ = 0;
+    bool stopping_ = false;
+    bool looked_for_server_ = false;
+    std::int64_t start_ns_ = 0;
+    std::int64_t stop_issuing_ns_ = INT64_MAX;
+    std::int64_t drain_until_ns_ = INT64_MAX;
+    std::int64_t last_end_ns_ = 0;
+    std::int64_t stopped_ns_ = 0;
+    std::vector<std::uint32_t> idle_;       // at a fixed rate: connections waiting for the schedule
+    rate_schedule schedule_;                // off in a closed loop
+    bool starved_ = false;                  // at a fixed rate: a request is due and no connection is idle
+    interval_recorder intervals_;           // off unless the plan asks for intervals
+    std::vector<std::uint32_t> unsettled_;  // with stamp_arrivals: connections whose events must wake the worker
+    std::int64_t realtime_offset_ns_ = 0;   // with stamp_arrivals: wall clock − monotonic clock, this pass
+    bool stamps_known_ = false, stamps_work_ = false;  // with stamp_arrivals: whether reads come stamped
+    result stats_;
+};
+
+inline void worker::run() {
+    start_ns_ = s_.gate ? s_.gate->arrive_and_wait() : now_ns();
+    if (start_ns_ < 0) return;  // the runner could not start every thread: nothing runs
+    if (s_.duration_ns > 0) stop_issuing_ns_ = start_ns_ + s_.duration_ns;
+    schedule_.start(start_ns_, s_.rate_interval_ns, s_.rate_offset_ns, s_.rate_arrivals, s_.rate_seed);
+    intervals_.start(s_.intervals, start_ns_, s_.interval_ns);
+    for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
+    epoll_event events[defaults::worker_event_batch];
+    std::int64_t next_scan = 0;
+    const std::int64_t scan_every = std::max(
+        defaults::deadline_scan_min_ns, std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
+    for (;;) {
+        std::int64_t now = now_ns();
+        if (s_.stamp_arrivals) realtime_offset_ns_ = realtime_ns() - now;
+        if (!stopping_ && now >= stop_issuing_ns_) {
+            // At a fixed rate, requests whose time came before the end but found no connection
+            // are not sent after it: they are counted as missed, not dropped in silence.
+            if (fixed_rate()) stats_.schedule_missed = schedule_.count_before(stop_issuing_ns_, s_.quota ? s_.quota - issued_ : UINT64_MAX);
+            stopping_ = true;
+            drain_until_ns_ = now + s_.drain_ns;
+        }
+        if (!stats_.cancelled && cancelled()) {  // also during the drain: stop waiting at once
+            stopping_ = stats_.cancelled = true;
+            drain_until_ns_ = now;
+        }
+        if (now >= drain_until_ns_) {  // stop waiting: what is still in flight is unfinished
+            for (connection& c : conns_) end_unfinished(c);
+            break;
+        }
+        intervals_.tick(now);  // hands a finished interval over even when nothing happens
+        retry_waiting(now);
+        ready_.swap(next_ready_);
+        for (std::uint32_t ci : ready_) issue(ci, now);
+        ready_.clear();
+        if (fixed_rate()) dispatch_due(now);
+        // Every issued request ends once (or is abandoned as unfinished): none in flight means done.
+        bool busy = !next_ready_.empty() || issued_ != stats_.requests_ended + stats_.unfinished ||
+                    (fixed_rate() && schedule_pending());
+        if (!busy) break;
+
+        if (now >= next_scan) {
+            scan_deadlines(now);
+            next_scan = now + scan_every;
+        }
+        std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
+        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, schedule_.next());
+        bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
+        int n = wait_for_events(events, now, wake, more_now);
+        for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
+    }
+    for (connection& c : conns_) close_connection(c, false);
+    stopped_ns_ = now_ns() - start_ns_;
+    stats_.elapsed_ns = last_end_ns_ ? last_end_ns_ - start_ns_ : stopped_ns_;
+}
+
+// Starts the next batch of requests on an idle connection, or closes it when none are left.
+// Nothing starts at or after the stop time, whatever pass of the loop `now` comes from. At a
+// fixed rate the batch is the one request whose time has come; a connection with none due waits
+// in idle_ (open, if keep-alive) for the schedule.
+inline void worker::issue(std::uint32_t ci, std::int64_t now) {
+    connection& c = conns_[ci];
+    if (fixed_rate() && schedule_pending() && schedule_.next() > now) {  // not yet: wait for the schedule
+        idle_.push_back(ci);
+        return;
+    }
+    std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
+    bool stop = stopping_ || now >= stop_issuing_ns_ || (fixed_rate() && !due(now));
+    auto k = static_cast<std::uint32_t>(stop ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
+    if (k == 0) {
+        close_connection(c, false);
+        return;
+    }
+    issued_ += k;
+    c.batch = k;
+    c.done = 0;
+    bool reused = c.fd >= 0;
+    // A new connection starts now, not when this pass of the loop began: a wave of thousands of
+    // connects takes milliseconds, which must not count as the last ones' Connect time. At a
+    // fixed rate `now` may be when the last response arrived, long before this send.
+    std::int64_t start = reused && !fixed_rate() ? now : now_ns();
+    std::int64_t intended = start;
+    if (fixed_rate()) {
+        if (starved_) ++stats_.connection_waits;  // it waited for this connection to free up
+        intended = schedule_.next();
+        schedule_.advance(issued_);
+    }
+    intervals_.sent(start, k);
+    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
+    send(ci, start);
+}
+
+// Sends the requests in flight on `c`, connecting first if it has no descriptor.
+inline void worker::send(std::uint32_t ci, std::int64_t now) {
+    connection& c = conns_[ci];
+    c.write_offset = 0;
+    c.write_length = static_cast<std::size_t>(c.in_flight()) * s_.request.size();
+    c.written = 0;
+    if (c.fd < 0) return open_connection(ci, now);
+    c.state = connection::phase::writing;
+    c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
+    if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
+    try_write(ci);
+    if (c.state == connection::phase::writing) watch(ci);
+}
+
+// Reads whenever the socket is readable, also while the batch is still being written: a server
+// may answer early (413) and stop reading, or write each response before it reads the next
+// request. Then writes what is left.
+inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
+    connection& c = conns_[ci];
+    if (c.fd < 0) return;  // closed earlier in this batch of events
+    if (c.in_flight() == 0) return on_idle_event(c, events);  // at a fixed rate, between requests
+    if (c.state == connection::phase::connecting) {
+        if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
+        if (connect_result(c.fd) != 0) return fail_in_flight(ci, failure::connect, failure::connect, false);
+        on_connected(c, now_ns());
+    }
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+        if (!on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR), failure::receive)) return;
+    if (c.state == connection::phase::writing) try_write(ci);
+}
+
+inline void worker::try_write(std::uint32_t ci) {
+    connection& c = conns_[ci];
+    const std::size_t size = s_.request.size();
+    while (c.write_offset < c.write_length) {
+        io_result r = write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
+        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT brings us back
+        if (r.status != io::ok) {
+            // A keep-alive connection the server closed while idle: send again, once.
+            if (c.served && !c.parser.started()) {
+                ++stats_.server_closes;
+                return resend_or_fail(ci, failure::write, now_ns());
+            }
+            // The server may have answered and then reset: what it sent is still readable.
+            if (!on_readable(ci, true, failure::write)) return;
+            return fail_in_flight(ci, failure::write, failure::write, true);
+        }
+        c.write_offset += r.bytes;
+        stats_.bytes_sent += r.bytes;
+        if (c.write_offset >= (c.written + 1) * size) {
+            std::int64_t now = now_ns();
+            for (; c.written < c.batch && c.write_offset >= (c.written + 1) * size; ++c.written) c.requests[c.written].written_ns = now;
+        }
+    }
+    c.state = connection::phase::reading;
+}
+
+// The requests in flight met a connection the server closed before answering them: each goes
+// again once on a new connection — a fully sent one only if its method is safe to repeat — and
+// the others fail with `reason`.
+inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now) {
+    connection& c = conns_[ci];
+    const std::uint32_t written = c.written;
+    close_connection(c, false);
+    c.parser.reset(s_.head);
+    std::uint32_t kept = 0;
+    for (std::uint32_t j = c.done; j < c.batch; ++j) {
+        request_slot q = c.requests[j];
+        if (q.retried || (j < written && !s_.resend_sent)) {
+            end_failed(reason);
+            continue;
+        }
+        ++stats_.retries;
+        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.intended_ns};
+    }
+    c.batch = kept;
+    c.done = 0;
+    if (kept == 0) next_ready_.push_back(ci);
+    else send(ci, now);
+}
+
+// Ends every request in flight on `c` as failed (the oldest with `first`, the ones pipelined
+// behind it with `rest`), closes the connection and queues it for the next requests.
+inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive) {
+    connection& c = conns_[ci];
+    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest);
+    c.done = c.batch;
+    close_connection(c, abortive);
+    c.parser.reset(s_.head);
+    next_ready_.push_back(ci);
+}
+
+inline void worker::end_failed(failure reason) {
+    ++stats_.failures[static_cast<int>(reason)];
+    ++stats_.requests_failed;
+    last_end_ns_ = now_ns();
+    intervals_.failed(last_end_ns_);
+    note_ended();
+}
+
+inline void worker::end_unfinished(connection& c) {
+    stats_.unfinished += c.in_flight();
+    c.done = c.batch;
+    close_connection(c, true);
+}
+
+// All requests share one timeout, so a scan every 1/20 of it is precise enough and costs one
+// comparison per connection; no timer heap, no syscall. A connection still waiting for a local
+// resource when its connect timeout ends fails as `connect`.
+inline void worker::scan_deadlines(std::int64_t now) {
+    for (std::uint32_t ci = 0; ci < conns_.size(); ++ci) {
+        connection& c = conns_[ci];
+        if (c.in_flight() == 0 || now < c.deadline_ns) continue;
+        bool connecting = c.state == connection::phase::connecting || c.state == connection::phase::waiting;
+        fail_in_flight(ci, connecting ? failure::connect : failure::timeout,
+                       connecting ? failure::connect : failure::timeout, true);
+    }
+}
+
+}  // namespace detail
+}  // namespace microbench
+
+#include "worker_connect.hpp"
+#include "worker_receive.hpp"
+#include "worker_rate.hpp"

@@ -1,0 +1,190 @@
+// microbench/engine/worker_receive.hpp — the receiving half of the worker: reads until drained (also
+// while a batch is still being written), parses in place (stashing only what a head split
+// across reads still needs), completes requests with ab's timings — checks first, then ab's
+// length rule — and applies the rule for a keep-alive connection the server closed while idle.
+#pragma once
+
+#include "worker.hpp"
+
+namespace microbench {
+namespace detail {
+
+// Reads until the socket is drained. A short read means drained — unless the peer also closed:
+// its FIN came with the same edge and no further edge will announce it, so read on to EOF.
+// False when the connection was closed or replaced meanwhile: the caller must leave it alone.
+// `broken` is the reason a read error or an unexpected EOF gives the requests in flight.
+inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure broken) {
+    const std::size_t cap = defaults::worker_read_buffer_bytes;
+    for (;;) {
+        connection& c = conns_[ci];
+        std::int64_t stamped = 0;
+        io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
+        std::int64_t now = arrival_time(stamped, now_ns());
+        if (s_.stamp_arrivals && r.status == io::ok) {  // stamps work while every read has come with one
+            stamps_work_ = (stamps_work_ || !stamps_known_) && stamped != 0;
+            stamps_known_ = true;
+        }
+        if (r.status == io::again) return true;
+        if (r.status == io::closed) {
+            on_eof(ci, now, broken);
+            return false;
+        }
+        if (r.status == io::error) {
+            if (c.served && !c.parser.started()) {
+                ++stats_.server_closes;
+                resend_or_fail(ci, broken, now);
+            } else {
+                fail_in_flight(ci, broken, broken, true);
+            }
+            return false;
+        }
+        stats_.bytes_received += r.bytes;
+        if (!consume(ci, read_buf_.get(), r.bytes, now)) return false;
+        if (r.bytes < cap && !peer_closed) {  // drained: the next arrival raises a new edge
+            if (conns_[ci].parser.started()) watch(ci);  // part-way through a response
+            return true;
+        }
+    }
+}
+
+// Parses what arrived. A head split across reads is completed in the connection's stash, which
+// takes from each read only what a head can still need (max_header_bytes + 1: one more byte
+// than an acceptable head, so an oversized one is refused); the rest is parsed in place.
+inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now) {
+    connection& c = conns_[ci];
+    const std::size_t stash_cap = s_.limits.max_header_bytes + 1;
+    while (!c.stash.empty()) {
+        const std::size_t take = std::min(len, stash_cap - std::min(stash_cap, c.stash.size()));
+        c.stash.append(data, take);
+        data += take;
+        len -= take;
+        std::size_t used = 0;
+        if (!parse_in(ci, c.stash, len > 0, now, used)) return false;
+        c.stash.erase(0, used);
+        if (len == 0) return true;
+        MICROBENCH_ASSERT(take > 0 || c.stash.empty());  // a full stash is a complete head or an error
+    }
+    std::size_t used = 0;
+    if (!parse_in(ci, std::string_view(data, len), false, now, used)) return false;
+    c.stash.assign(data + used, len - used);
+    return true;
+}
+
+// Parses `in` for the requests in flight on `ci`; `used` is how much of it was consumed, and
+// `more_follows` says whether bytes come after it. False when the connection was closed or
+// replaced meanwhile, so the caller must not read from it again in this round.
+inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now, std::size_t& used) {
+    connection& c = conns_[ci];
+    MICROBENCH_ASSERT(c.in_flight() > 0);  // a connection is read only while it has requests in flight
+    for (;;) {
+        request_slot& slot = c.oldest();
+        if (!slot.first_byte_ns && used < in.size()) slot.first_byte_ns = now;
+        parse_result r = c.parser.parse(in.data() + used, in.size() - used);
+        used += r.consumed;
+        const checks* ck = s_.response_checks;
+        if (ck && r.event == parse_event::headers) ck->on_headers(c.checked, c.parser);
+        if (ck && !r.body.empty()) ck->on_body(c.checked, r.body);
+        if (r.event == parse_event::need_more) return true;
+        if (r.event == parse_event::error) {
+            fail_in_flight(ci, failure::parse, failure::receive, true);
+            return false;
+        }
+        if (r.event == parse_event::headers && !looked_for_server_) {  // once: views die with the buffer
+            looked_for_server_ = true;
+            const header_view* server = c.parser.find_header("Server");
+            if (server) stats_.server_software.assign(server->value.data(), server->value.size());
+        }
+        if (r.event != parse_event::complete) continue;
+        // A response that came before its request was fully written (an early 413) leaves the
+        // rest of that request unsent: the connection cannot be reused.
+        const bool fully_sent = c.written > c.done;
+        const bool server_closes = !c.parser.keep_alive();
+        if (s_.keep_alive && !server_closes) ++stats_.keep_alive_responses;
+        const bool reuse = s_.keep_alive && !server_closes && fully_sent;
+        complete_oldest(c, now, !ck || ck->on_complete(c.checked, c.parser.status(), c.parser.body_bytes()));
+        c.parser.reset(s_.head);
+        if (!reuse) {
+            if (s_.keep_alive && server_closes) ++stats_.server_closes;
+            if (c.in_flight() > 0) {
+                resend_or_fail(ci, failure::receive, now);
+                return false;
+            }
+            close_connection(c, !fully_sent);  // abandoning unsent bytes: reset, do not linger
+            issue(ci, now);
+            return false;
+        }
+        if (c.in_flight() > 0) continue;
+        // Batch done on a reusable connection. Bytes beyond it were never asked for: the
+        // connection cannot be trusted, so start afresh.
+        const bool extra = used < in.size() || more_follows;
+        if (extra) close_connection(c, true);
+        const std::uint32_t closes = c.closes;
+        issue(ci, now);  // may close, or meet a closed connection and open another, or wait (fixed rate)
+        return !extra && c.closes == closes && c.fd >= 0 && c.in_flight() > 0;
+    }
+}
+
+// Ends the oldest request in flight with the response the parser just completed. Checks come
+// first: a response that failed them is `check`, and only one that passed them may set or be
+// compared with ab's reference length.
+inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed_checks) {
+    const request_slot& q = c.oldest();
+    const std::uint64_t body = c.parser.body_bytes();
+    ++c.done;
+    c.served = true;
+    last_end_ns_ = now;
+    const std::int64_t total = now - q.start_ns;
+    stats_.responses_total_ns.record_clamped(total);  // every whole response, passed or not
+    if (!passed_checks) return end_failed(failure::check);
+    if (s_.length_check && s_.reference_length) {
+        // A plain load once the first response has set it: a compare-exchange per response would
+        // take the shared cache line exclusively and bounce it between worker threads.
+        auto length = static_cast<std::int64_t>(body);
+        std::int64_t reference = s_.reference_length->load(std::memory_order_relaxed);
+        if (reference < 0 && s_.reference_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
+            reference = length;
+        if (reference != length) return end_failed(failure::length);
+    }
+    int status = c.parser.status();
+    ++stats_.requests_completed;
+    ++stats_.status_counts[status < 1000 ? status : 0];
+    if (status < 200 || status > 299) ++stats_.non_2xx;
+    stats_.body_bytes += body;
+    stats_.head_bytes += c.parser.head_bytes();
+    std::int64_t connect = q.connected_ns - q.start_ns;
+    std::int64_t waiting = q.written_ns && q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
+    // Clamped to the histograms' range (1 h), so their counts always equal the completed requests.
+    stats_.connect_ns.record_clamped(connect);
+    stats_.waiting_ns.record_clamped(waiting);
+    stats_.processing_ns.record_clamped(total - connect);
+    stats_.total_ns.record_clamped(total);
+    if (fixed_rate()) {  // response time from the schedule's time; the lag before the actual send
+        stats_.response_ns.record_clamped(now - q.intended_ns);
+        stats_.schedule_lag_ns.record_clamped(q.start_ns - q.intended_ns);
+    }
+    intervals_.completed(now, fixed_rate() ? now - q.intended_ns : total, q.start_ns - q.intended_ns, fixed_rate());
+    if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
+        stats_.requests.push_back(request_timing{q.start_ns, connect, waiting, total - connect, total});
+    note_ended();
+}
+
+inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
+    connection& c = conns_[ci];
+    if (c.parser.finish().event == parse_event::complete) {  // a body delimited by the close
+        const checks* ck = s_.response_checks;
+        complete_oldest(c, now, !ck || ck->on_complete(c.checked, c.parser.status(), c.parser.body_bytes()));
+        if (s_.keep_alive) ++stats_.server_closes;
+        c.parser.reset(s_.head);
+        if (c.in_flight() > 0) return resend_or_fail(ci, failure::receive, now);
+        close_connection(c, false);
+        return issue(ci, now);
+    }
+    if (c.served && !c.parser.started()) {  // closed while idle between keep-alive requests
+        ++stats_.server_closes;
+        return resend_or_fail(ci, broken, now);
+    }
+    fail_in_flight(ci, broken, broken, false);
+}
+
+}  // namespace detail
+}  // namespace microbench

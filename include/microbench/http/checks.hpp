@@ -1,0 +1,206 @@
+// microbench/http/checks.hpp — declarative response checks, evaluated as a response streams in,
+// on the parser's views, without copying the body: expected statuses, body equals / starts with /
+// contains (KMP across chunk boundaries), a header present or equal, a body length, exact n! as
+// text or as JSON {"factorial": n!} with any whitespace, and a user callback.
+// A `checks` object is immutable during a run and shared by all connections; each connection
+// keeps a small `check_state`. No allocation per response.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../core/ascii.hpp"
+#include "../core/bigint.hpp"
+#include "response_parser.hpp"
+#include "url.hpp"
+
+namespace microbench {
+
+// Per connection, reset for every response.
+struct check_state {
+    bool failed = false;
+    std::uint64_t offset = 0;     // body bytes seen so far
+    std::size_t contains_at = 0;  // KMP: length of the needle prefix matched so far
+    bool contains_found = false;
+    std::uint8_t fact_phase = 0;  // factorial matcher: see checks::feed_factorial
+    std::size_t fact_at = 0;
+};
+
+// Called when a response is complete: return false to fail it (reason `check`).
+using response_callback = bool (*)(int status, std::uint64_t body_bytes, void* user);
+
+class checks {
+public:
+    checks& status(std::vector<int> codes) { return statuses_ = std::move(codes), *this; }
+    checks& body_equals(std::string s) { return equals_ = std::move(s), has_equals_ = true, *this; }
+    checks& body_starts_with(std::string s) { return starts_ = std::move(s), *this; }
+    checks& body_contains(std::string s) {
+        contains_ = std::move(s);
+        kmp_.assign(contains_.size(), 0);  // prefix function, computed once
+        for (std::size_t i = 1, k = 0; i < contains_.size(); ++i) {
+            while (k && contains_[i] != contains_[k]) k = kmp_[k - 1];
+            if (contains_[i] == contains_[k]) ++k;
+            kmp_[i] = k;
+        }
+        return *this;
+    }
+    checks& header(std::string name, std::string value = {}, bool must_equal = false) {
+        headers_.push_back({std::move(name), std::move(value), must_equal});
+        return *this;
+    }
+    checks& body_length(std::uint64_t n) { return length_ = static_cast<std::int64_t>(n), *this; }
+    // The body must be exactly n!: "<digits>" or {"factorial": <digits>}, whitespace allowed.
+    checks& factorial(unsigned n) { return factorial_ = factorial_decimal(n), has_factorial_ = true, *this; }
+    checks& callback(response_callback fn, void* user) { return callback_ = fn, callback_user_ = user, *this; }
+
+    bool empty() const {
+        return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && headers_.empty() &&
+               length_ < 0 && !has_factorial_ && !callback_;
+    }
+
+    void on_headers(check_state& s, const response_parser& p) const {
+        s = check_state{};
+        if (!statuses_.empty()) {
+            bool ok = false;
+            for (int code : statuses_) ok = ok || code == p.status();
+            s.failed = s.failed || !ok;
+        }
+        for (const header_rule& h : headers_) {
+            const header_view* v = p.find_header(h.name);
+            s.failed = s.failed || !v || (h.must_equal && v->value != h.value);
+        }
+    }
+
+    void on_body(check_state& s, std::string_view chunk) const {
+        if (s.failed) return;
+        if (has_equals_) s.failed = !matches_at(equals_, s.offset, chunk, true);
+        if (!starts_.empty() && s.offset < starts_.size()) s.failed = s.failed || !matches_at(starts_, s.offset, chunk, false);
+        if (!contains_.empty() && !s.contains_found) feed_contains(s, chunk);
+        if (has_factorial_) feed_factorial(s, chunk);
+        s.offset += chunk.size();
+    }
+
+    // True when the completed response passed every check.
+    bool on_complete(check_state& s, int status, std::uint64_t body_bytes) const {
+        if (s.failed) return false;
+        if (has_equals_ && body_bytes != equals_.size()) return false;
+        if (!starts_.empty() && body_bytes < starts_.size()) return false;
+        if (!contains_.empty() && !s.contains_found) return false;
+        if (length_ >= 0 && body_bytes != static_cast<std::uint64_t>(length_)) return false;
+        if (has_factorial_ && !factorial_complete(s)) return false;
+        return !callback_ || callback_(status, body_bytes, callback_user_);
+    }
+
+private:
+    struct header_rule {
+        std::string name, value;
+        bool must_equal;
+    };
+
+    // Does `chunk`, found at body offset `at`, agree with `expected` there? For equality, bytes
+    // beyond the expected text are a mismatch; for a prefix they do not matter.
+    static bool matches_at(const std::string& expected, std::uint64_t at, std::string_view chunk, bool whole) {
+        if (at >= expected.size()) return !whole || chunk.empty();
+        std::size_t n = std::min<std::size_t>(chunk.size(), expected.size() - static_cast<std::size_t>(at));
+        if (expected.compare(static_cast<std::size_t>(at), n, chunk.data(), n) != 0) return false;
+        return !whole || n == chunk.size();
+    }
+
+    void feed_contains(check_state& s, std::string_view chunk) const {
+        std::size_t k = s.contains_at;
+        for (char c : chunk) {
+            while (k && c != contains_[k]) k = kmp_[k - 1];
+            if (c == contains_[k]) ++k;
+            if (k == contains_.size()) {
+                s.contains_found = true;
+                return;
+            }
+        }
+        s.contains_at = k;
+    }
+
+    // Phases: 0 leading space · 1 plain digits · 2 JSON '"factorial"' key · 3 space before ':' ·
+    // 4 space before the digits · 5 JSON digits · 6 space before '}' · 7 trailing space (done) · 8 failed.
+    enum : std::uint8_t { lead, plain, key, colon, value_start, json_digits, close, trail, bad };
+
+    void feed_factorial(check_state& s, std::string_view chunk) const {
+        static constexpr std::string_view key_text = "\"factorial\"";
+        for (char c : chunk) {
+            const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+            switch (s.fact_phase) {
+                case lead:
+                    if (space) break;
+                    if (c == '{') s.fact_phase = key, s.fact_at = 0;
+                    else if (c == factorial_[0]) s.fact_phase = plain, s.fact_at = 1;
+                    else s.fact_phase = bad;
+                    break;
+                case plain:
+                case json_digits:
+                    if (s.fact_at < factorial_.size() && c == factorial_[s.fact_at]) ++s.fact_at;
+                    else if (s.fact_at == factorial_.size() && (space || (s.fact_phase == json_digits && c == '}')))
+                        s.fact_phase = s.fact_phase == plain ? trail : (c == '}' ? trail : close);
+                    else s.fact_phase = bad;
+                    break;
+                case key:
+                    if (s.fact_at == 0 && space) break;
+                    if (s.fact_at < key_text.size() && c == key_text[s.fact_at]) {
+                        if (++s.fact_at == key_text.size()) s.fact_phase = colon;
+                    } else {
+                        s.fact_phase = bad;
+                    }
+                    break;
+                case colon:
+                    if (space) break;
+                    s.fact_phase = c == ':' ? value_start : bad;
+                    break;
+                case value_start:
+                    if (space) break;
+                    if (c == factorial_[0]) s.fact_phase = json_digits, s.fact_at = 1;
+                    else s.fact_phase = bad;
+                    break;
+                case close:
+                    if (space) break;
+                    s.fact_phase = c == '}' ? trail : bad;
+                    break;
+                case trail:
+                    if (!space) s.fact_phase = bad;
+                    break;
+                default:
+                    return;
+            }
+        }
+    }
+
+    bool factorial_complete(const check_state& s) const {
+        return s.fact_phase == trail || (s.fact_phase == plain && s.fact_at == factorial_.size());
+    }
+
+    std::vector<int> statuses_;
+    std::string equals_, starts_, contains_;
+    bool has_equals_ = false;
+    std::vector<std::size_t> kmp_;
+    std::vector<header_rule> headers_;
+    std::int64_t length_ = -1;
+    std::string factorial_;
+    bool has_factorial_ = false;
+    response_callback callback_ = nullptr;
+    void* callback_user_ = nullptr;
+};
+
+// n from a /factorial/{n} or /factorial?n=N target; false when the target is neither.
+inline bool factorial_argument(const url& target, unsigned& n) {
+    std::string_view t = target.target, path = t.substr(0, t.find('?')), digits;
+    if (path.substr(0, 11) == "/factorial/") {
+        digits = path.substr(11);
+    } else if (path == "/factorial" && t.size() > path.size()) {
+        detail::query_value(t.substr(path.size() + 1), "n", digits);
+    }
+    std::uint64_t v = 0;
+    if (digits.empty() || digits.size() > 5 || !detail::parse_decimal(digits, v) || v > 100000) return false;
+    n = static_cast<unsigned>(v);
+    return true;
+}
+
+}  // namespace microbench

@@ -1,0 +1,130 @@
+// microbench/report/report_ab.hpp — ApacheBench 2.3's text report as a pure function of a result:
+// the same lines, labels, order, units and number formats, so scripts that parse ab keep
+// working. Figures come from exact counters and the histograms, in ms rounded as ab rounds.
+// microbench's own additions go in lines ab never prints (see append_ab_notes) — never in ab's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "../core/appendf.hpp"
+#include "../stats/result.hpp"
+
+namespace microbench {
+
+// What the report says about the run besides the result.
+struct report_context {
+    std::string host;
+    std::uint16_t port = 80;
+    std::string path;
+    std::uint32_t concurrency = 1;
+    bool keep_alive = false;       // ab -k: print Keep-Alive requests
+    bool variable_length = false;  // ab -l: Document Length is Variable
+    bool sent_body = false;        // ab -p/-u: print the body-sent lines
+    bool checked = false;          // responses were checked: print goodput next to requests/s
+};
+
+// ab's four failure columns; each of microbench's reasons counts in exactly one.
+struct ab_failures {
+    std::uint64_t connect, receive, length, exceptions;
+};
+
+inline ab_failures ab_failure_columns(const result& r) {
+    return {r.failed(failure::connect), r.failed(failure::receive) + r.failed(failure::write),
+            r.failed(failure::length),
+            r.failed(failure::parse) + r.failed(failure::timeout) + r.failed(failure::check)};
+}
+
+namespace detail {
+
+constexpr long long ab_round_ms(std::int64_t ns) { return static_cast<long long>((ns + 500'000) / 1'000'000); }
+
+inline void append_ab_times_row(std::string& out, const char* label, const histogram& h) {
+    appendf(out, "%s%5lld %4d %5.1f %6lld %7lld\n", label, ab_round_ms(h.min()),
+            static_cast<int>(h.mean() / 1e6 + 0.5), h.stddev() / 1e6, ab_round_ms(h.value_at_percentile(50)),
+            ab_round_ms(h.max()));
+}
+
+}  // namespace detail
+
+struct ab_report_options {
+    bool confidence = true;   // false: ab -S, the short min/avg/max table without +/-sd
+    bool percentiles = true;  // false: ab -d, no "Percentage of the requests" table
+};
+
+inline void append_ab_report(const report_context& ctx, const result& r, std::string& out,
+                             const ab_report_options& options = {}) {
+    using detail::appendf;
+    const unsigned long long done = r.requests_ended;
+    const double seconds = static_cast<double>(r.elapsed_ns) / 1e9;
+    appendf(out, "Server Software:        %s\n", r.server_software.c_str());
+    appendf(out, "Server Hostname:        %s\n", ctx.host.c_str());
+    appendf(out, "Server Port:            %u\n\n", static_cast<unsigned>(ctx.port));
+    appendf(out, "Document Path:          %s\n", ctx.path.c_str());
+    if (ctx.variable_length) appendf(out, "Document Length:        Variable\n\n");
+    else appendf(out, "Document Length:        %llu bytes\n\n", static_cast<unsigned long long>(r.first_body_length));
+    appendf(out, "Concurrency Level:      %u\n", ctx.concurrency);
+    appendf(out, "Time taken for tests:   %.3f seconds\n", seconds);
+    appendf(out, "Complete requests:      %llu\n", done);
+    appendf(out, "Failed requests:        %llu\n", static_cast<unsigned long long>(r.requests_failed));
+    if (r.requests_failed) {
+        ab_failures f = ab_failure_columns(r);
+        appendf(out, "   (Connect: %llu, Receive: %llu, Length: %llu, Exceptions: %llu)\n",
+                static_cast<unsigned long long>(f.connect), static_cast<unsigned long long>(f.receive),
+                static_cast<unsigned long long>(f.length), static_cast<unsigned long long>(f.exceptions));
+        // microbench's finer reasons, on a line of their own that matches none of ab's.
+        appendf(out, "Failure reasons:       ");
+        const char* sep = " ";
+        for (int i = 0; i < failure_count; ++i) {
+            if (!r.failures[i]) continue;
+            appendf(out, "%s%s %llu", sep, failure_name(static_cast<failure>(i)), static_cast<unsigned long long>(r.failures[i]));
+            sep = ", ";
+        }
+        appendf(out, "\n");
+    }
+    if (r.unfinished)
+        appendf(out, "Unfinished requests:    %llu (in flight when the run stopped)\n", static_cast<unsigned long long>(r.unfinished));
+    if (r.non_2xx) appendf(out, "Non-2xx responses:      %llu\n", static_cast<unsigned long long>(r.non_2xx));
+    if (ctx.keep_alive)
+        appendf(out, "Keep-Alive requests:    %llu\n", static_cast<unsigned long long>(r.keep_alive_responses));
+    appendf(out, "Total transferred:      %llu bytes\n", static_cast<unsigned long long>(r.bytes_received));
+    if (ctx.sent_body) appendf(out, "Total body sent:        %llu\n", static_cast<unsigned long long>(r.bytes_sent));
+    appendf(out, "HTML transferred:       %llu bytes\n", static_cast<unsigned long long>(r.body_bytes));
+    if (seconds > 0 && done > 0) {
+        appendf(out, "Requests per second:    %.2f [#/sec] (mean)\n", static_cast<double>(done) / seconds);
+        if (ctx.checked)  // not an ab line: correct responses only
+            appendf(out, "Goodput:                %.2f correct responses/sec\n", r.goodput_per_second());
+        appendf(out, "Time per request:       %.3f [ms] (mean)\n", ctx.concurrency * seconds * 1000 / static_cast<double>(done));
+        appendf(out, "Time per request:       %.3f [ms] (mean, across all concurrent requests)\n",
+                seconds * 1000 / static_cast<double>(done));
+        appendf(out, "Transfer rate:          %.2f [Kbytes/sec] received\n", static_cast<double>(r.bytes_received) / 1024 / seconds);
+        if (ctx.sent_body) {
+            appendf(out, "                        %.2f kb/s sent\n", static_cast<double>(r.bytes_sent) / 1024 / seconds);
+            appendf(out, "                        %.2f kb/s total\n",
+                    static_cast<double>(r.bytes_received + r.bytes_sent) / 1024 / seconds);
+        }
+    }
+    if (r.total_ns.empty()) return;  // no response to time
+    appendf(out, "\nConnection Times (ms)\n");
+    if (options.confidence) {
+        appendf(out, "              min  mean[+/-sd] median   max\n");
+        detail::append_ab_times_row(out, "Connect:    ", r.connect_ns);
+        detail::append_ab_times_row(out, "Processing: ", r.processing_ns);
+        detail::append_ab_times_row(out, "Waiting:    ", r.waiting_ns);
+        detail::append_ab_times_row(out, "Total:      ", r.total_ns);
+    } else {  // ab -S prints these rows, in exactly this format
+        appendf(out, "              min   avg   max\n");
+        for (auto row : {std::make_pair("Connect:    ", &r.connect_ns), std::make_pair("Processing: ", &r.processing_ns),
+                         std::make_pair("Waiting:    ", &r.waiting_ns), std::make_pair("Total:      ", &r.total_ns)})
+            appendf(out, "%s%5lld %5lld%5lld\n", row.first, detail::ab_round_ms(row.second->min()),
+                    detail::ab_round_ms(static_cast<std::int64_t>(row.second->mean())), detail::ab_round_ms(row.second->max()));
+    }
+    if (!options.percentiles) return;
+    appendf(out, "\nPercentage of the requests served within a certain time (ms)\n");
+    for (int p : {50, 66, 75, 80, 90, 95, 98, 99})
+        appendf(out, "  %d%%  %5lld\n", p, detail::ab_round_ms(r.total_ns.value_at_percentile(p)));
+    appendf(out, " 100%%  %5lld (longest request)\n", detail::ab_round_ms(r.total_ns.max()));
+}
+
+}  // namespace microbench

@@ -1,0 +1,128 @@
+// microbench/report/report_json.hpp — the whole result as one JSON document: the plan echoed back,
+// counts, failures by reason (and in ab's four columns), status codes, bytes, connections, and
+// the four timing breakdowns with percentiles and their encoded histograms (mergeable later),
+// the open model's figures at a fixed rate and the per-interval rows when there are any.
+// Hand-written and dependency-free; strings are escaped per RFC 8259.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "../core/appendf.hpp"
+#include "../stats/histogram_codec.hpp"
+#include "../engine/plan.hpp"
+#include "report_ab.hpp"
+#include "../stats/result.hpp"
+#include "../core/version.hpp"
+
+namespace microbench {
+namespace detail {
+
+inline void append_json_string(std::string& out, std::string_view s) {
+    out.push_back('"');
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\') out.push_back('\\'), out.push_back(ch);
+        else if (c == '\n') out.append("\\n");
+        else if (c == '\r') out.append("\\r");
+        else if (c == '\t') out.append("\\t");
+        else if (c < 0x20 || c == 0x7f) appendf(out, "\\u%04x", c);
+        else out.push_back(ch);  // UTF-8 and obs-text pass through
+    }
+    out.push_back('"');
+}
+
+inline void append_json_histogram(std::string& out, const char* name, const histogram& h,
+                                  const std::vector<double>& percentiles) {
+    appendf(out, "\"%s\":{\"count\":%llu,\"min\":%lld,\"mean\":%.1f,\"stddev\":%.1f,\"max\":%lld,\"percentiles\":{", name,
+            static_cast<unsigned long long>(h.count()), static_cast<long long>(h.min()), h.mean(), h.stddev(),
+            static_cast<long long>(h.max()));
+    for (std::size_t i = 0; i < percentiles.size(); ++i)
+        appendf(out, "%s\"%g\":%lld", i ? "," : "", percentiles[i], static_cast<long long>(h.value_at_percentile(percentiles[i])));
+    std::string bytes, text;
+    encode_histogram(h, bytes);
+    base64_encode(bytes, text);
+    appendf(out, "},\"histogram\":\"%s\"}", text.c_str());
+}
+
+}  // namespace detail
+
+inline std::string result_json(const plan& p, const result& r, const std::vector<double>& percentiles) {
+    using detail::appendf;
+    auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+    std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"partial\":";
+    out += r.cancelled ? "true" : "false";
+    out += ",\"config\":{\"url\":";
+    detail::append_json_string(out, p.url());
+    out += ",\"method\":";
+    detail::append_json_string(out, p.method());
+    appendf(out, ",\"requests\":%llu,\"duration_ms\":%lld,\"concurrency\":%u,\"threads\":%u,\"keep_alive\":%s,"
+                 "\"pipeline\":%u,\"timeout_ms\":%lld,\"length_check\":%s},",
+            u(p.requests()), static_cast<long long>(p.duration_ms()), p.concurrency(), p.threads(),
+            p.keep_alive() ? "true" : "false", p.pipeline(), static_cast<long long>(p.timeout_ms()),
+            p.length_check() ? "true" : "false");
+    appendf(out, "\"start_unix_ms\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000));
+    appendf(out, "\"elapsed_s\":%.6f,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9, r.requests_per_second());
+    appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"
+                 "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
+            u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
+            u(r.keep_alive_requests), u(r.keep_alive_responses), u(r.retries));
+    out += "\"failures\":{";
+    for (int i = 0; i < failure_count; ++i)
+        appendf(out, "%s\"%s\":%llu", i ? "," : "", failure_name(static_cast<failure>(i)), u(r.failures[i]));
+    ab_failures ab = ab_failure_columns(r);
+    appendf(out, "},\"ab_failures\":{\"connect\":%llu,\"receive\":%llu,\"length\":%llu,\"exceptions\":%llu},",
+            u(ab.connect), u(ab.receive), u(ab.length), u(ab.exceptions));
+    out += "\"status_codes\":{";
+    const char* sep = "";
+    for (int code = 0; code < 1000; ++code) {
+        if (!r.status_counts[code]) continue;
+        appendf(out, "%s\"%d\":%llu", sep, code, u(r.status_counts[code]));
+        sep = ",";
+    }
+    appendf(out, "},\"bytes\":{\"sent\":%llu,\"received\":%llu,\"body\":%llu,\"head\":%llu,\"document_length\":%llu},",
+            u(r.bytes_sent), u(r.bytes_received), u(r.body_bytes), u(r.head_bytes), u(r.first_body_length));
+    appendf(out, "\"connections\":{\"requested\":%u,\"peak\":%u,\"connects\":%llu,\"server_closes\":%llu,"
+                 "\"local_waits\":{\"port\":%llu,\"descriptor\":%llu,\"memory\":%llu}},",
+            r.concurrency_requested, r.concurrency_peak, u(r.connects), u(r.server_closes), u(r.port_waits),
+            u(r.descriptor_waits), u(r.memory_waits));
+    out += "\"server_software\":";
+    detail::append_json_string(out, r.server_software);
+    out += ",\"latency_ns\":{";
+    detail::append_json_histogram(out, "connect", r.connect_ns, percentiles);
+    out += ",";
+    detail::append_json_histogram(out, "waiting", r.waiting_ns, percentiles);
+    out += ",";
+    detail::append_json_histogram(out, "processing", r.processing_ns, percentiles);
+    out += ",";
+    detail::append_json_histogram(out, "total", r.total_ns, percentiles);
+    out += "}";
+    if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
+        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,"
+                     "\"connection_waits\":%llu,\"schedule_missed\":%llu,",
+                r.rate_target, r.requests_per_second(), r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform", u(r.rate_seed),
+                u(r.connection_waits), u(r.schedule_missed));
+        detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
+        out += ",";
+        detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
+        out += "}";
+    }
+    if (r.interval_ns > 0) {  // per-interval rows: times in ns from the run's start
+        appendf(out, ",\"interval_ms\":%lld,\"intervals\":[", static_cast<long long>(r.interval_ns / 1'000'000));
+        for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+            const interval_stats& row = r.intervals[i];
+            appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
+                         "\"failed\":%llu,\"rate\":%.2f,\"target\":%.2f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
+                         "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
+                    i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
+                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
+                    static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
+                    static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
+        }
+        out += "]";
+    }
+    out += "}\n";
+    return out;
+}
+
+}  // namespace microbench

@@ -1,0 +1,189 @@
+// microbench/report/report_text.hpp — microbench's own text after ab's report: plain notes about what
+// ab would hide (keep-alive that did not happen, requests sent again, connects that waited for
+// a local port, descriptor or buffer), the opt-in latency
+// section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
+// the report looks like an ab line, so ab parsers skip it.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "../core/appendf.hpp"
+#include "report_ab.hpp"
+#include "../stats/result.hpp"
+
+namespace microbench {
+
+inline void append_report_notes(const report_context& ctx, const result& r, std::string& out) {
+    using detail::appendf;
+    const unsigned long long sent = r.requests_ended + r.unfinished;
+    const std::uint64_t responses = r.responses_total_ns.count();  // whole responses, passed or not
+    if (ctx.keep_alive && r.keep_alive_requests == 0 && responses > ctx.concurrency)
+        appendf(out, "\nNote: keep-alive was requested, but the server closed every connection: no request reused one, "
+                     "so these are new-connection figures.\n");
+    else if (ctx.keep_alive && r.server_closes > 0)
+        appendf(out, "\nNote: keep-alive was requested; the server closed connections %llu times, and %llu of %llu "
+                     "requests reused a connection.\n",
+                static_cast<unsigned long long>(r.server_closes), static_cast<unsigned long long>(r.keep_alive_requests), sent);
+    if (r.retries)
+        appendf(out, "Note: %llu requests met a keep-alive connection the server had closed and were sent again "
+                     "(each counted once).\n", static_cast<unsigned long long>(r.retries));
+    if (r.port_waits)
+        appendf(out, "Note: %llu connects waited for a free local port (not counted as failures); widen "
+                     "net.ipv4.ip_local_port_range, use keep-alive (-k) or connect from more addresses (-B).\n",
+                static_cast<unsigned long long>(r.port_waits));
+    if (r.descriptor_waits)
+        appendf(out, "Note: %llu connects waited for a free file descriptor (not counted as failures); raise the "
+                     "open-file limit (ulimit -n) or lower -c.\n", static_cast<unsigned long long>(r.descriptor_waits));
+    if (r.memory_waits)
+        appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
+                     "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
+}
+
+// At a fixed rate: target and achieved rate, response time (from the intended send time) next to
+// service time (from the actual send) and schedule lag, and — when the generator could not hold
+// the rate — what fell behind and the remedy. Nothing in a closed loop.
+inline void append_open_model_section(const result& r, std::string& out) {
+    using detail::appendf;
+    if (r.rate_target <= 0) return;
+    const double achieved = r.requests_per_second();
+    appendf(out, "\nOpen model: target %.2f requests/s", r.rate_target);
+    if (r.rate_arrivals == arrivals::poisson) appendf(out, " (Poisson arrivals, seed %llu)", static_cast<unsigned long long>(r.rate_seed));
+    appendf(out, ", achieved %.2f (%.1f %%)\n", achieved, 100.0 * achieved / r.rate_target);
+    appendf(out, "  (ms)          %10s %10s %10s %10s %10s\n", "p50", "p90", "p99", "p99.9", "max");
+    const std::pair<const char*, const histogram*> rows[] = {
+        {"response", &r.response_ns}, {"service", &r.total_ns}, {"schedule lag", &r.schedule_lag_ns}};
+    for (const auto& row : rows) {
+        const histogram& h = *row.second;
+        appendf(out, "  %-12s  %10.3f %10.3f %10.3f %10.3f %10.3f\n", row.first, h.value_at_percentile(50) / 1e6,
+                h.value_at_percentile(90) / 1e6, h.value_at_percentile(99) / 1e6, h.value_at_percentile(99.9) / 1e6,
+                static_cast<double>(h.max()) / 1e6);
+    }
+    appendf(out, "  response = intended send time -> last byte (what a user in line sees); service = actual send -> last byte\n");
+    // Behind: below 99.5 % of the target, requests never sent, or more than 1 % sent late for want of a connection.
+    const bool behind = achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
+    if (!behind) return;
+    appendf(out, "Note: the generator could not hold the rate: target %.0f/s, achieved %.0f/s, %.3f ms max schedule lag",
+            r.rate_target, achieved, static_cast<double>(r.schedule_lag_ns.max()) / 1e6);
+    if (r.connection_waits || r.schedule_missed)
+        appendf(out, "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
+                     "were busy: raise -c (rate x latency needs that many in flight) or --threads.\n",
+                static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
+                r.concurrency_requested);
+    else
+        appendf(out, " with connections free — the generator itself fell behind (CPU): raise --threads.\n");
+}
+
+// The per-interval rows in brief: how steady the rate and the response time were, and when the
+// worst interval was. Nothing without rows.
+inline void append_intervals_summary(const result& r, std::string& out) {
+    using detail::appendf;
+    std::vector<double> rates, p99s;
+    const interval_stats* worst = nullptr;
+    for (const interval_stats& row : r.intervals) {
+        if (row.duration_ns < r.interval_ns) continue;  // a last, shorter interval would skew the spread
+        rates.push_back(row.rate());
+        p99s.push_back(static_cast<double>(row.p99_ns) / 1e6);
+        if (!worst || row.p99_ns > worst->p99_ns) worst = &row;
+    }
+    if (!worst) return;
+    std::sort(rates.begin(), rates.end());
+    std::sort(p99s.begin(), p99s.end());
+    const std::size_t n = rates.size();
+    appendf(out, "\nIntervals: %zu of %.3f s (--intervals FILE for every row)\n", r.intervals.size(), static_cast<double>(r.interval_ns) / 1e9);
+    appendf(out, "  requests/s      min %10.2f   median %10.2f   max %10.2f\n", rates[0], rates[n / 2], rates[n - 1]);
+    appendf(out, "  p99 (ms)        min %10.3f   median %10.3f   max %10.3f (at %.3f s)\n", p99s[0], p99s[n / 2], p99s[n - 1],
+            static_cast<double>(worst->start_ns) / 1e9);
+}
+
+// --intervals FILE: a header, then one row per interval (append_interval_csv_row), times in
+// seconds and milliseconds.
+constexpr const char* intervals_csv_header =
+    "start_s,duration_s,sent,ended,completed,failed,rate,target,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
+
+inline void append_interval_csv_row(const interval_stats& row, std::string& out) {
+    detail::appendf(out, "%.3f,%.3f,%llu,%llu,%llu,%llu,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
+                    static_cast<double>(row.start_ns) / 1e9, static_cast<double>(row.duration_ns) / 1e9,
+                    static_cast<unsigned long long>(row.sent), static_cast<unsigned long long>(row.ended),
+                    static_cast<unsigned long long>(row.completed), static_cast<unsigned long long>(row.failed), row.rate(),
+                    row.target, static_cast<double>(row.p50_ns) / 1e6, static_cast<double>(row.p90_ns) / 1e6,
+                    static_cast<double>(row.p99_ns) / 1e6, static_cast<double>(row.max_ns) / 1e6,
+                    static_cast<double>(row.lag_p99_ns) / 1e6, static_cast<double>(row.lag_max_ns) / 1e6);
+}
+
+inline std::string intervals_csv(const result& r) {
+    std::string out = intervals_csv_header;
+    for (const interval_stats& row : r.intervals) append_interval_csv_row(row, out);
+    return out;
+}
+
+// "50,90,99,99.9" → {50, 90, 99, 99.9}; false if any item is not a number in [0, 100].
+inline bool parse_percentile_list(const std::string& text, std::vector<double>& out) {
+    out.clear();
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        std::size_t comma = text.find(',', at);
+        std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        char* end = nullptr;
+        double v = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end != '\0' || !(v >= 0 && v <= 100)) return false;
+        out.push_back(v);
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    return !out.empty();
+}
+
+// The four breakdowns in µs with 1 decimal: exact min/mean/max, percentiles from the histogram.
+inline void append_latency_section(const result& r, const std::vector<double>& percentiles, std::string& out) {
+    using detail::appendf;
+    appendf(out, "\nLatency (microseconds; min, mean and max exact, percentiles within 0.1 %%)\n");
+    appendf(out, "           %12s %12s %12s %12s\n", "connect", "waiting", "processing", "total");
+    const histogram* h[] = {&r.connect_ns, &r.waiting_ns, &r.processing_ns, &r.total_ns};
+    auto row = [&](const char* label, auto value) {
+        appendf(out, "  %-8s", label);
+        for (const histogram* x : h) appendf(out, " %12.1f", value(*x) / 1e3);
+        appendf(out, "\n");
+    };
+    row("min", [](const histogram& x) { return static_cast<double>(x.min()); });
+    row("mean", [](const histogram& x) { return x.mean(); });
+    row("stddev", [](const histogram& x) { return x.stddev(); });
+    for (double p : percentiles) {
+        char label[24];
+        std::snprintf(label, sizeof label, "p%g", p);
+        row(label, [p](const histogram& x) { return static_cast<double>(x.value_at_percentile(p)); });
+    }
+    row("max", [](const histogram& x) { return static_cast<double>(x.max()); });
+}
+
+// ab -e: "Percentage served,Time in ms" and rows 0 … 100 of the Total time.
+inline std::string percentiles_csv(const result& r) {
+    std::string out = "Percentage served,Time in ms\n";
+    for (int p = 0; p <= 100; ++p)
+        detail::appendf(out, "%d,%.3f\n", p, static_cast<double>(r.total_ns.value_at_percentile(p)) / 1e6);
+    return out;
+}
+
+// ab -g: one tab-separated row per recorded request, by start time: its start as text and in
+// seconds since the epoch, then ctime (Connect), dtime (Processing), ttime (Total) and wait
+// (Waiting) in ms rounded as ab rounds.
+inline std::string gnuplot_tsv(const result& r) {
+    std::string out = "starttime\tseconds\tctime\tdtime\tttime\twait\n";
+    for (const request_timing& t : r.requests) {
+        std::int64_t wall_ns = r.start_realtime_ns + (t.start_ns - r.start_ns);
+        time_t seconds = static_cast<time_t>(wall_ns / 1'000'000'000);
+        tm local{};
+        localtime_r(&seconds, &local);
+        char when[64];
+        std::strftime(when, sizeof when, "%a %b %d %H:%M:%S %Y", &local);
+        detail::appendf(out, "%s\t%lld\t%lld\t%lld\t%lld\t%lld\n", when, static_cast<long long>(seconds),
+                        detail::ab_round_ms(t.connect_ns), detail::ab_round_ms(t.processing_ns),
+                        detail::ab_round_ms(t.total_ns), detail::ab_round_ms(t.waiting_ns));
+    }
+    return out;
+}
+
+}  // namespace microbench

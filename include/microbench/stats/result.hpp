@@ -1,0 +1,171 @@
+// microbench/stats/result.hpp — what a run measured, as plain data: counts, failures by reason,
+// status codes, bytes, connections and four latency histograms (ab's Connect, Waiting,
+// Processing, Total). Workers fill one each; merge() adds them after join. Reports read it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "histogram.hpp"
+
+namespace microbench {
+
+// Why a request failed; each failed request has exactly one reason.
+enum class failure : std::uint8_t {
+    connect,  // refused, unreachable or timed out while connecting
+    write,    // the connection broke while sending
+    receive,  // reset or closed before the response was complete
+    parse,    // the response was not valid HTTP/1.x
+    timeout,  // no complete response within the timeout
+    length,   // ab's rule: body length differs from the first response's
+    check,    // a whole response arrived but failed a check (e.g. an unexpected status)
+};
+constexpr int failure_count = 7;
+
+constexpr const char* failure_name(failure f) {
+    switch (f) {
+        case failure::connect: return "connect";
+        case failure::write: return "write";
+        case failure::receive: return "receive";
+        case failure::parse: return "parse";
+        case failure::timeout: return "timeout";
+        case failure::length: return "length";
+        case failure::check: return "check";
+    }
+    return "unknown";
+}
+
+// How requests are spread over time at a fixed rate.
+enum class arrivals : std::uint8_t {
+    uniform,  // evenly spaced: 1/rate apart
+    poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
+};
+
+// One completed request, kept only when a plan asks for them (ab -g).
+struct request_timing {
+    std::int64_t start_ns;  // monotonic; result::start_realtime_ns maps it to wall-clock time
+    std::int64_t connect_ns, waiting_ns, processing_ns, total_ns;
+};
+
+// One interval of a run (plan::interval_ms): what was sent and what ended in it, across all
+// workers. Response time is from the intended send time at a fixed rate, else the total time.
+struct interval_stats {
+    std::int64_t start_ns;     // from the run's start
+    std::int64_t duration_ns;  // the interval's length (the last one ends with the run)
+    std::uint64_t sent, ended, completed, failed;  // ended = completed + failed
+    double target;             // at a fixed rate: requests the schedule meant to send in it
+    std::uint64_t latency_count;  // response times recorded: the completed requests
+    std::int64_t p50_ns, p90_ns, p99_ns, max_ns;  // response time
+    std::int64_t lag_p99_ns, lag_max_ns;          // schedule lag, at a fixed rate
+
+    // Requests that ended per second in this interval.
+    double rate() const { return duration_ns > 0 ? static_cast<double>(ended) * 1e9 / static_cast<double>(duration_ns) : 0.0; }
+};
+
+struct result {
+    std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
+    std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
+    std::uint64_t requests_failed = 0;     // sum of failures[]
+    std::uint64_t failures[failure_count] = {};
+    std::uint64_t unfinished = 0;          // in flight when the run stopped (duration, cancel)
+    std::uint64_t non_2xx = 0;             // completed with a status outside 200–299
+    std::uint64_t status_counts[1000] = {};  // completed, by status code
+    std::uint64_t keep_alive_requests = 0; // sent on a connection that had already served one
+    std::uint64_t keep_alive_responses = 0;  // let the connection stay open (what ab's -k counts)
+    std::uint64_t retries = 0;             // met a closed keep-alive connection, sent again once
+    std::uint64_t connects = 0;            // connections established
+    std::uint64_t server_closes = 0;       // keep-alive connections the server closed
+    // Connects that met a local shortage and waited for another connection to close (not
+    // failures): no free local port (widen ip_local_port_range or add -B addresses), no free
+    // descriptor (ulimit -n), no kernel memory or buffers.
+    std::uint64_t port_waits = 0;
+    std::uint64_t descriptor_waits = 0;
+    std::uint64_t memory_waits = 0;
+    std::uint32_t concurrency_requested = 0;
+    std::uint32_t concurrency_peak = 0;    // most connections open at once
+    std::uint64_t bytes_sent = 0;
+    std::uint64_t bytes_received = 0;      // everything read: heads, bodies, framing
+    std::uint64_t body_bytes = 0;          // decoded bodies of completed requests
+    std::uint64_t head_bytes = 0;          // response heads of completed requests
+    std::uint64_t first_body_length = 0;   // of the run's first complete response (ab's Document Length)
+    std::string server_software;           // Server header of the first response (ab's Server Software)
+    std::int64_t elapsed_ns = 0;           // run start to last request end
+    std::int64_t start_ns = 0;             // run start, monotonic
+    std::int64_t start_realtime_ns = 0;    // the same instant on the wall clock
+    std::vector<request_timing> requests;  // per request, when the plan records them (by start time)
+    bool cancelled = false;
+
+    // Nanoseconds, per completed request, as ab defines them: Connect (0 on a reused
+    // connection), Waiting (request written → first response byte), Processing (Total − Connect),
+    // Total (start → last byte).
+    histogram connect_ns, waiting_ns, processing_ns, total_ns;
+    // Total time of every whole response, including those that then failed a check or ab's length
+    // rule: with total_ns (successful ones only) it shows whether failures are fast or slow.
+    histogram responses_total_ns;
+    // At a fixed rate (plan::rate): per completed request, response time — from when the schedule
+    // said to send it to its last byte, what a user waiting in line sees — and schedule lag, from
+    // that intended time to the actual send. total_ns stays the service time (actual send → last
+    // byte). Empty in a closed loop.
+    histogram response_ns, schedule_lag_ns;
+    double rate_target = 0;              // requests/s asked for; 0: closed loop
+    arrivals rate_arrivals = arrivals::uniform;
+    std::uint64_t rate_seed = 0;         // of Poisson arrivals
+    std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
+    std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
+    // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
+    // merge() leaves it alone.
+    std::vector<interval_stats> intervals;
+    std::int64_t interval_ns = 0;
+
+    std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
+
+    // Adds a worker's result. Elapsed is the longest; peaks add up (an upper bound); the run's
+    // first body length and wall-clock anchor are the runner's to set, not merged.
+    void merge(const result& o) {
+        requests_ended += o.requests_ended;
+        requests_completed += o.requests_completed;
+        requests_failed += o.requests_failed;
+        for (int i = 0; i < failure_count; ++i) failures[i] += o.failures[i];
+        unfinished += o.unfinished;
+        non_2xx += o.non_2xx;
+        for (int i = 0; i < 1000; ++i) status_counts[i] += o.status_counts[i];
+        keep_alive_requests += o.keep_alive_requests;
+        keep_alive_responses += o.keep_alive_responses;
+        retries += o.retries;
+        connects += o.connects;
+        server_closes += o.server_closes;
+        port_waits += o.port_waits;
+        descriptor_waits += o.descriptor_waits;
+        memory_waits += o.memory_waits;
+        concurrency_peak += o.concurrency_peak;
+        bytes_sent += o.bytes_sent;
+        bytes_received += o.bytes_received;
+        body_bytes += o.body_bytes;
+        head_bytes += o.head_bytes;
+        if (elapsed_ns < o.elapsed_ns) elapsed_ns = o.elapsed_ns;
+        cancelled = cancelled || o.cancelled;
+        if (server_software.empty()) server_software = o.server_software;
+        requests.insert(requests.end(), o.requests.begin(), o.requests.end());
+        connect_ns.merge(o.connect_ns);
+        waiting_ns.merge(o.waiting_ns);
+        processing_ns.merge(o.processing_ns);
+        total_ns.merge(o.total_ns);
+        responses_total_ns.merge(o.responses_total_ns);
+        response_ns.merge(o.response_ns);
+        schedule_lag_ns.merge(o.schedule_lag_ns);
+        connection_waits += o.connection_waits;
+        schedule_missed += o.schedule_missed;
+    }
+
+    // Correct responses per second (goodput), next to ab's requests per second.
+    double goodput_per_second() const {
+        return elapsed_ns > 0 ? static_cast<double>(requests_completed) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
+    }
+    // Requests that ended per second, failed ones included (ab's figure).
+    double requests_per_second() const {
+        return elapsed_ns > 0 ? static_cast<double>(requests_ended) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
+    }
+};
+
+}  // namespace microbench
