@@ -3,7 +3,8 @@
 
 For each target (native, or a Debian cross triple such as aarch64-linux-gnu) it compiles, with
 that target's g++ and nothing else:
-  - the CLI (examples/microbench.cpp) at -Os, dynamic and fully static, stripped;
+  - the CLI (examples/microbench.cpp) at -Os, dynamic and fully static, stripped, with the flags
+    examples/CMakeLists.txt builds it with (no exceptions, RTTI or unwind tables);
   - libmicrobench.so (the C API) at -Os, stripped;
   - a translation unit that only includes microbench.hpp, at -O0 and -O2 (median of 3 timings);
 examples/device_selftest.cpp (an on-device check: run, checks, no reports) as it is and in the
@@ -44,8 +45,12 @@ def flags(target):  # what cmake/toolchains/ adds for the target
     return ["-D_FILE_OFFSET_BITS=64", "-Wno-psabi"] if target == "arm-linux-gnueabihf" else []
 
 
+# How examples/CMakeLists.txt builds the CLI outside Debug.
+CLI_FLAGS = ["-fno-exceptions", "-fno-rtti", "-fno-asynchronous-unwind-tables"]
+
+
 def compile_cli(target, out, static):
-    cmd = [tool(target, "g++"), "-std=c++17", "-Os"] + flags(target) + [ "-I", f"{ROOT}/include", f"{ROOT}/examples/microbench.cpp",
+    cmd = [tool(target, "g++"), "-std=c++17", "-Os"] + CLI_FLAGS + flags(target) + ["-I", f"{ROOT}/include", f"{ROOT}/examples/microbench.cpp",
            "-o", out, "-pthread"] + (["-static"] if static else [])
     subprocess.run(cmd, check=True)
     subprocess.run([tool(target, "strip"), out], check=True)

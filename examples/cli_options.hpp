@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cerrno>
+#include <cstdarg>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,7 @@ struct options {
     bool variable_length = false;
     std::vector<int> expect_status;
     std::string csv_path, json_path, gnuplot_path;
+    std::string html_path;        // --html FILE: the report with charts, self-contained
     std::vector<double> percentiles = {50, 90, 99, 99.9, 99.99};
     bool latency = false;
     bool quiet = false;
@@ -78,12 +80,13 @@ inline const char* short_usage() {
            "  -p file / -u file  POST / PUT body, -T type          -B address      local address to bind\n"
            "  -e / -g file    ab's percentile CSV / gnuplot TSV    -l              accept variable lengths\n"
            "  -b bytes -q -S -d -v N -r -V -h   as in ab\n"
-           "  --json FILE|-  --latency  --percentiles LIST  --pipeline N  --timeout-ms N  --duration 10s\n"
+           "  --json FILE|-  --html FILE  --latency  --percentiles LIST  --pipeline N  --timeout-ms N  --duration 10s\n"
            "  --expect-status LIST  --expect-body FILE  --check factorial  --no-length-check\n"
            "  --max-failures N  --max-p99-ms X  --min-rps R        (broken gates exit 3)\n"
            "  --rate R        requests/s on a fixed schedule (open model: response time from the intended send)\n"
            "  --arrivals poisson [--seed S]  --interval D (default 1s with --rate)  --intervals FILE (CSV)\n"
            "  --suite URL [URL_B] [--scale F]   --compare URL_A URL_B [--rounds N]   --self-test\n"
+           "  microbench report RESULT.json... --html FILE   (saved --json results drawn together)\n"
            "  --help-all (every option, in detail)\n";
 }
 
@@ -121,6 +124,10 @@ inline const char* long_usage() {
            "  --pipeline N           Requests in flight per connection (needs -k; default 1).\n"
            "  --timeout-ms N         Request timeout in milliseconds.\n"
            "  --json FILE|-          Write the whole result as JSON (- = stdout, instead of the report).\n"
+           "  --html FILE            Write the report as one self-contained HTML file (inline SVG charts, no\n"
+           "                         script or link): latency by percentile, throughput and response time over\n"
+           "                         time, the summary, failures, status codes, checks and the configuration.\n"
+           "                         Every mode has it; --compare and --suite draw A and B together.\n"
            "  --latency              Add a latency section in microseconds (exact min/mean/max).\n"
            "  --rate R               Send R requests per second on a fixed schedule (the open model), with at\n"
            "                         most -c in flight. Adds response time (from the intended send time: what a\n"
@@ -156,6 +163,10 @@ inline const char* long_usage() {
            "                         against /factorial/100 and /factorial?n=100 with the factorial check;\n"
            "                         exit 0 only if every request passed.\n"
            "  --help-all             This text.\n\n"
+           "Reports from saved results:\n"
+           "  microbench report RESULT.json... --html FILE [--title TEXT]\n"
+           "                         Draws --json results of any mode (runs from different times or machines)\n"
+           "                         in one report: runs of the same scenario share charts, labelled by file.\n\n"
            "Exit status: 0 the run completed, 1 usage error, 2 the target could not be reached at all,\n"
            "3 a check failed or a gate broke, 130 interrupted (Ctrl-C prints the partial report).\n";
 }
@@ -165,9 +176,26 @@ inline parse_outcome usage_error(const std::string& problem) {
     return {true, 1};
 }
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+inline parse_outcome usage_errorf(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    char buf[1024];
+    std::vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    return usage_error(buf);
+}
+
 // Text from the command line for a one-line message: at most 200 bytes of it.
 inline std::string shown(const std::string& text) {
     return text.size() <= 200 ? text : text.substr(0, 200) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
+// "RULE, not 'VALUE'": a flag's value broke its rule.
+inline parse_outcome bad_value(const char* rule, const std::string& value) {
+    return usage_error(std::string(rule) + ", not '" + shown(value) + "'");
 }
 
 inline bool parse_uint(const char* text, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
@@ -262,18 +290,18 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (name == "version") return std::printf("microbench %s\n", mb::version_string), parse_outcome{true, 0};
             if (name == "latency") { o.latency = true; continue; }
             if (name == "self-test" || name == "suite" || name == "compare") {
-                if (o.run_mode != options::mode::single) return usage_error("--" + name + ": --suite, --compare and --self-test are separate modes; give one");
+                if (o.run_mode != options::mode::single) return usage_errorf("--%s: --suite, --compare and --self-test are separate modes; give one", name.c_str());
                 o.run_mode = name == "suite" ? options::mode::suite : name == "compare" ? options::mode::compare : options::mode::self_test;
                 continue;
             }
             if (name.size() > 7 && name.compare(0, 5, "max-p") == 0 && name.compare(name.size() - 3, 3, "-ms") == 0) {
                 std::string level = name.substr(5, name.size() - 8);
                 std::vector<double> one;
-                if (!mb::parse_percentile_list(level, one) || one.size() != 1) return usage_error("unknown option --" + name + " (write --max-p99-ms X)");
-                if (!need(v)) return usage_error("option --" + name + " needs a value");
+                if (!mb::parse_percentile_list(level, one) || one.size() != 1) return usage_errorf("unknown option --%s (write --max-p99-ms X)", name.c_str());
+                if (!need(v)) return usage_errorf("option --%s needs a value", name.c_str());
                 char* end = nullptr;
                 double limit = std::strtod(v.c_str(), &end);
-                if (*end != '\0' || !(limit > 0) || !std::isfinite(limit)) return usage_error("--" + name + " needs a positive number of milliseconds, not '" + shown(v) + "'");
+                if (*end != '\0' || !(limit > 0) || !std::isfinite(limit)) return usage_errorf("--%s needs a positive number of milliseconds, not '%s'", name.c_str(), shown(v).c_str());
                 o.limits.max_percentile_ms.push_back({one[0], limit});
                 continue;
             }
@@ -282,68 +310,71 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                          name == "json" || name == "percentiles" || name == "expect-status" || name == "check" ||
                          name == "expect-body" || name == "max-failures" || name == "min-rps" || name == "scale" ||
                          name == "rounds" || name == "rate" || name == "arrivals" || name == "seed" ||
-                         name == "interval" || name == "intervals";
-            if (!known) return usage_error("unknown option --" + name);
-            if (!need(v)) return usage_error("option --" + name + " needs a value");
+                         name == "interval" || name == "intervals" || name == "html";
+            if (!known) return usage_errorf("unknown option --%s", name.c_str());
+            if (!need(v)) return usage_errorf("option --%s needs a value", name.c_str());
             if (name == "threads") {
-                if (!parse_uint(v.c_str(), 1, 1024, n)) return usage_error("--threads must be from 1 to 1024, not '" + shown(v) + "'");
+                if (!parse_uint(v.c_str(), 1, 1024, n)) return bad_value("--threads must be from 1 to 1024", v);
                 o.threads = static_cast<std::uint32_t>(n);
             } else if (name == "duration") {
-                if (!parse_duration_ms(v.c_str(), o.duration_ms)) return usage_error("--duration must be like 500ms, 10s or 2m, not '" + shown(v) + "'");
+                if (!parse_duration_ms(v.c_str(), o.duration_ms)) return bad_value("--duration must be like 500ms, 10s or 2m", v);
                 duration_given = true;
             } else if (name == "pipeline") {
-                if (!parse_uint(v.c_str(), 1, 256, n)) return usage_error("--pipeline must be from 1 to 256, not '" + shown(v) + "'");
+                if (!parse_uint(v.c_str(), 1, 256, n)) return bad_value("--pipeline must be from 1 to 256", v);
                 o.pipeline = static_cast<std::uint32_t>(n);
             } else if (name == "timeout-ms") {
-                if (!parse_uint(v.c_str(), 1, 3'600'000, n)) return usage_error("--timeout-ms must be from 1 to 3600000, not '" + shown(v) + "'");
+                if (!parse_uint(v.c_str(), 1, 3'600'000, n)) return bad_value("--timeout-ms must be from 1 to 3600000", v);
                 o.timeout_ms = static_cast<std::int64_t>(n);
             } else if (name == "json") {
                 if (v.empty()) return usage_error("--json needs a file name, or - for stdout");
                 o.json_path = v;
+            } else if (name == "html") {
+                if (v.empty() || v == "-") return usage_error("--html needs a file name");
+                o.html_path = v;
             } else if (name == "percentiles") {
-                if (!mb::parse_percentile_list(v, o.percentiles)) return usage_error("--percentiles needs numbers from 0 to 100 separated by commas, not '" + shown(v) + "'");
+                if (!mb::parse_percentile_list(v, o.percentiles)) return bad_value("--percentiles needs numbers from 0 to 100 separated by commas", v);
             } else if (name == "check") {
-                if (v != "factorial") return usage_error("--check knows 'factorial', not '" + shown(v) + "'");
+                if (v != "factorial") return bad_value("--check knows 'factorial'", v);
                 o.check_factorial = true;
             } else if (name == "expect-body") {
-                if (!read_file(v.c_str(), o.expect_body)) return usage_error("cannot read --expect-body file '" + v + "': " + std::strerror(errno));
+                if (!read_file(v.c_str(), o.expect_body)) return usage_errorf("cannot read --expect-body file '%s': %s", shown(v).c_str(), std::strerror(errno));
                 o.expect_body_path = v;
             } else if (name == "max-failures") {
-                if (!parse_uint(v.c_str(), 0, UINT64_MAX, n)) return usage_error("--max-failures needs a count, not '" + shown(v) + "'");
+                if (!parse_uint(v.c_str(), 0, UINT64_MAX, n)) return bad_value("--max-failures needs a count", v);
                 o.limits.max_failures = n;
             } else if (name == "min-rps" || name == "scale") {
                 char* end = nullptr;
                 double d = std::strtod(v.c_str(), &end);
-                if (*end != '\0' || !(d > 0) || !std::isfinite(d) || (name == "scale" && d > 100)) return usage_error("--" + name + " needs a positive number, not '" + shown(v) + "'");
+                if (*end != '\0' || !(d > 0) || !std::isfinite(d) || (name == "scale" && d > 100)) return usage_errorf("--%s needs a positive number, not '%s'", name.c_str(), shown(v).c_str());
                 (name == "scale" ? o.scale : o.limits.min_rps) = d;
                 o.scale_given = o.scale_given || name == "scale";
             } else if (name == "rate") {
                 char* end = nullptr;
                 double d = std::strtod(v.c_str(), &end);
-                if (*end != '\0' || !(d > 0) || d > 10'000'000) return usage_error("--rate needs requests per second from 1 to 10000000, not '" + shown(v) + "'");
+                if (*end != '\0' || !(d > 0) || d > 10'000'000) return bad_value("--rate needs requests per second from 1 to 10000000", v);
                 o.rate = d;
             } else if (name == "arrivals") {
-                if (v != "poisson" && v != "uniform") return usage_error("--arrivals knows 'uniform' and 'poisson', not '" + shown(v) + "'");
+                if (v != "poisson" && v != "uniform") return bad_value("--arrivals knows 'uniform' and 'poisson'", v);
                 o.poisson = v == "poisson";
             } else if (name == "seed") {
-                if (!parse_uint(v.c_str(), 0, UINT64_MAX, o.seed)) return usage_error("--seed needs a number from 0 to 18446744073709551615, not '" + shown(v) + "'");
+                if (!parse_uint(v.c_str(), 0, UINT64_MAX, o.seed)) return bad_value("--seed needs a number from 0 to 18446744073709551615", v);
                 o.seed_given = true;
             } else if (name == "interval") {
                 if (v == "0" || v == "off") o.interval_ms = 0;
                 else if (!parse_duration_ms(v.c_str(), o.interval_ms) || o.interval_ms < 10 || o.interval_ms > 3'600'000)
-                    return usage_error("--interval must be from 10ms to 1h (like 250ms, 1s, 1m), or 0 for none, not '" + shown(v) + "'");
+                    return bad_value("--interval must be from 10ms to 1h (like 250ms, 1s, 1m), or 0 for none", v);
             } else if (name == "intervals") {
                 if (v.empty()) return usage_error("--intervals needs a file name");
                 o.intervals_path = v;
             } else if (name == "rounds") {
-                if (!parse_uint(v.c_str(), 1, 100, n)) return usage_error("--rounds must be from 1 to 100, not '" + shown(v) + "'");
+                if (!parse_uint(v.c_str(), 1, 100, n)) return bad_value("--rounds must be from 1 to 100", v);
                 o.rounds = static_cast<std::uint32_t>(n);
             } else if (name == "expect-status") {
                 o.expect_status.clear();
                 for (std::size_t at = 0; at <= v.size();) {
                     std::size_t comma = v.find(',', at);
                     std::string item = v.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-                    if (!parse_uint(item.c_str(), 100, 999, n)) return usage_error("--expect-status needs status codes (100-999) separated by commas, not '" + shown(v) + "'");
+                    if (!parse_uint(item.c_str(), 100, 999, n)) return bad_value("--expect-status needs status codes (100-999) separated by commas", v);
                     o.expect_status.push_back(static_cast<int>(n));
                     if (comma == std::string::npos) break;
                     at = comma + 1;
@@ -354,7 +385,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
         if (arg.size() < 2 || arg[0] != '-') {  // the URL
             if (o.url_text.empty()) o.url_text = arg;
             else if (o.url_b.empty()) o.url_b = arg;
-            else return usage_error("more than two URLs: '" + shown(arg) + "'");
+            else return usage_errorf("more than two URLs: '%s'", shown(arg).c_str());
             continue;
         }
         for (std::size_t k = 1; k < arg.size(); ++k) {  // short options, grouped or with attached values
@@ -371,46 +402,46 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                     case 'd': o.no_percentiles = true; break;
                     case 'V': return std::printf("microbench %s (ab-compatible)\n", mb::version_string), parse_outcome{true, 0};
                     case 'h': return std::fputs(short_usage(), stdout), parse_outcome{true, 0};
-                    case 'w': case 'x': case 'y': case 'z': return usage_error(flag + " (HTML output) is not supported");
-                    default: return usage_error(flag + " (TLS) is not supported: microbench speaks plain HTTP/1.1 only");
+                    case 'w': case 'x': case 'y': case 'z': return usage_errorf("%s (HTML output) is not supported: --html FILE writes microbench's report", flag.c_str());
+                    default: return usage_errorf("%s (TLS) is not supported: microbench speaks plain HTTP/1.1 only", flag.c_str());
                 }
                 continue;
             }
-            if (value_flags.find(f) == std::string::npos) return usage_error("unknown option " + flag);
+            if (value_flags.find(f) == std::string::npos) return usage_errorf("unknown option %s", flag.c_str());
             std::string v;
             if (k + 1 < arg.size()) v = arg.substr(k + 1);
             else if (i + 1 < argc) v = argv[++i];
-            else return usage_error("option " + flag + " needs a value");
+            else return usage_errorf("option %s needs a value", flag.c_str());
             k = arg.size();  // the rest of this argument was the value
             std::uint64_t n = 0;
             switch (f) {
                 case 'n':
-                    if (!parse_uint(v.c_str(), 1, 1'000'000'000'000ULL, n)) return usage_error("-n must be a number of requests from 1, not '" + shown(v) + "'");
+                    if (!parse_uint(v.c_str(), 1, 1'000'000'000'000ULL, n)) return bad_value("-n must be a number of requests from 1", v);
                     o.requests = n, o.requests_given = true;
                     break;
                 case 'c':
-                    if (!parse_uint(v.c_str(), 1, 1'000'000, n)) return usage_error("-c must be from 1 to 1000000 connections, not '" + shown(v) + "'");
+                    if (!parse_uint(v.c_str(), 1, 1'000'000, n)) return bad_value("-c must be from 1 to 1000000 connections", v);
                     o.concurrency = static_cast<std::uint32_t>(n);
                     break;
                 case 't':
-                    if (!parse_uint(v.c_str(), 1, 604'800, n)) return usage_error("-t must be a number of seconds from 1, not '" + shown(v) + "'");
+                    if (!parse_uint(v.c_str(), 1, 604'800, n)) return bad_value("-t must be a number of seconds from 1", v);
                     o.duration_ms = static_cast<std::int64_t>(n) * 1000, duration_given = true;
                     break;
                 case 's':
-                    if (!parse_uint(v.c_str(), 1, 3600, n)) return usage_error("-s must be a number of seconds from 1 to 3600, not '" + shown(v) + "'");
+                    if (!parse_uint(v.c_str(), 1, 3600, n)) return bad_value("-s must be a number of seconds from 1 to 3600", v);
                     o.timeout_ms = static_cast<std::int64_t>(n) * 1000;
                     break;
                 case 'W':
-                    if (!parse_uint(v.c_str(), 1, 1024, n)) return usage_error("-W must be from 1 to 1024 threads, not '" + shown(v) + "'");
+                    if (!parse_uint(v.c_str(), 1, 1024, n)) return bad_value("-W must be from 1 to 1024 threads", v);
                     o.threads = static_cast<std::uint32_t>(n);
                     break;
                 case 'v':
-                    if (!parse_uint(v.c_str(), 0, 5, n)) return usage_error("-v must be a verbosity from 0 to 5, not '" + shown(v) + "'");
+                    if (!parse_uint(v.c_str(), 0, 5, n)) return bad_value("-v must be a verbosity from 0 to 5", v);
                     o.verbosity = static_cast<int>(n);
                     break;
                 case 'H': {
                     mb::header h;
-                    if (mb::parse_header_line(v, h)) return usage_error("-H needs 'Name: value', not '" + shown(v) + "'");
+                    if (mb::parse_header_line(v, h)) return bad_value("-H needs 'Name: value'", v);
                     o.headers.push_back(h);
                     break;
                 }
@@ -423,7 +454,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                     break;
                 }
                 case 'p': case 'u':
-                    if (!read_file(v.c_str(), o.body)) return usage_error("cannot read " + flag + " file '" + v + "': " + std::strerror(errno));
+                    if (!read_file(v.c_str(), o.body)) return usage_errorf("cannot read %s file '%s': %s", flag.c_str(), shown(v).c_str(), std::strerror(errno));
                     o.method = f == 'p' ? "POST" : "PUT", o.sent_body = true;
                     break;
                 case 'T': o.content_type = v; break;
@@ -434,19 +465,19 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                     o.csv_path = v;
                     break;
                 case 'b':
-                    if (!parse_uint(v.c_str(), 512, 64u << 20, n)) return usage_error("-b must be a buffer size in bytes from 512 to 67108864, not '" + shown(v) + "'");
+                    if (!parse_uint(v.c_str(), 512, 64u << 20, n)) return bad_value("-b must be a buffer size in bytes from 512 to 67108864", v);
                     o.socket_buffer_bytes = static_cast<std::uint32_t>(n);
                     break;
                 case 'g':
                     if (v.empty()) return usage_error("-g needs a file name");
                     o.gnuplot_path = v;
                     break;
-                default: return usage_error(flag + " (proxy) is not supported");  // -X, -P
+                default: return usage_errorf("%s (proxy) is not supported", flag.c_str());  // -X, -P
             }
         }
     }
     const bool two_allowed = o.run_mode == options::mode::suite || o.run_mode == options::mode::compare;
-    if (!o.url_b.empty() && !two_allowed) return usage_error("more than one URL: '" + shown(o.url_text) + "' and '" + shown(o.url_b) + "'");
+    if (!o.url_b.empty() && !two_allowed) return usage_errorf("more than one URL: '%s' and '%s'", shown(o.url_text).c_str(), shown(o.url_b).c_str());
     if (o.run_mode == options::mode::compare && o.url_b.empty()) return usage_error("--compare needs two URLs");
     if (!o.intervals_path.empty() && o.run_mode != options::mode::single) return usage_error("--intervals is for a single run, not --suite, --compare or --self-test");
     if (o.run_mode == options::mode::self_test) {
@@ -457,11 +488,11 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     mb::url second;
     if (!o.url_b.empty()) {
         if (mb::error e = mb::parse_url(o.url_b, second))
-            return usage_error("bad URL '" + shown(o.url_b) + "': " + e.message() + " (at byte " + std::to_string(e.position) + ")");
+            return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(o.url_b).c_str(), e.message(), e.position);
     }
     unsigned factorial_n = 0;
     if (mb::error e = mb::parse_url(o.url_text, o.target))
-        return usage_error("bad URL '" + shown(o.url_text) + "': " + e.message() + " (at byte " + std::to_string(e.position) + ")");
+        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(o.url_text).c_str(), e.message(), e.position);
     if (o.check_factorial && (!mb::factorial_argument(o.target, factorial_n) || (!o.url_b.empty() && !mb::factorial_argument(second, factorial_n))))
         return usage_error("--check factorial needs /factorial/{n} or /factorial?n=N URLs");
     if (o.run_mode == options::mode::suite) return {};  // the suite sets its own -n, -c and -k
@@ -469,7 +500,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     if (o.requests && o.concurrency > o.requests)
         return usage_error("cannot use concurrency level greater than total number of requests (-c " + std::to_string(o.concurrency) +
                            " > -n " + std::to_string(o.requests) + ")");
-    if (o.threads > o.concurrency) return usage_error("more threads (" + std::to_string(o.threads) + ") than connections (-c " + std::to_string(o.concurrency) + ")");
+    if (o.threads > o.concurrency) return usage_errorf("more threads (%u) than connections (-c %u)", o.threads, o.concurrency);
     if (o.pipeline > 1 && !o.keep_alive) return usage_error("--pipeline needs keep-alive (-k)");
     if (o.sent_body && (o.head_given || o.method == "HEAD")) return usage_error("-i (HEAD) sends no body: drop -p/-u, or -i");
     if (o.rate > 0 && o.pipeline > 1) return usage_error("--rate sends one request at a time per connection: drop --pipeline");
@@ -477,7 +508,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     if (o.seed_given && !o.poisson) return usage_error("--seed is for --arrivals poisson");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
     std::string request;
-    if (mb::error e = mb::build_request(o.target, to_plan(o, o.url_text).request(), request)) return usage_error(std::string("bad request: ") + e.message());
+    if (mb::error e = mb::build_request(o.target, to_plan(o, o.url_text).request(), request)) return usage_errorf("bad request: %s", e.message());
     return {};
 }
 

@@ -1,7 +1,8 @@
 // microbench: an ab-compatible command line over the microbench library. ab's flags, ab's report
 // (line for line), plus threads, durations without ab's 50,000 cap, pipelining, JSON, exact
 // percentiles, response checks with CI gates, the five-scenario suite, side-by-side comparison
-// and the self-test. Exit: 0 done, 1 usage, 2 unreachable, 3 check/gate failed, 130 interrupted.
+// and the self-test, an HTML report of every mode (--html) and of saved results (`microbench
+// report`). Exit: 0 done, 1 usage, 2 unreachable, 3 check/gate failed, 130 interrupted.
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 
 #include "cli_options.hpp"
 #include "microbench.hpp"
+#include "report_command.hpp"
 
 namespace mb = microbench;
 
@@ -53,12 +55,26 @@ void on_progress(const mb::progress& p, void* user) {
     }
 }
 
-bool write_file(const std::string& path, const std::string& text) {
-    if (path == "-") return std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return false;
-    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    return std::fclose(f) == 0 && ok;
+bool write_file(const std::string& path, const std::string& text) { return cli::write_text_file(path, text); }
+
+// --html FILE: the runs drawn in one report; false (said on stderr) when it cannot be written.
+bool write_html(const cli::options& o, const std::vector<mb::report_run>& runs, const std::string& title) {
+    mb::html_options ho;
+    ho.title = title;
+    ho.generated_unix_ms = cli::now_unix_ms();
+    ho.percentiles = o.percentiles;
+    if (write_file(o.html_path, mb::html_report(runs, ho))) return true;
+    std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.html_path.c_str(), std::strerror(errno));
+    return false;
+}
+
+// Adds a run to a report (a copy of its result: the caller still prints its own report).
+void add_run(std::vector<mb::report_run>& runs, std::string label, const std::string& scenario, const mb::plan& p, const mb::result& r) {
+    runs.emplace_back();
+    runs.back().label = std::move(label);
+    runs.back().scenario = scenario;
+    runs.back().config = mb::describe(p);
+    runs.back().r = r;
 }
 
 // --intervals FILE: the CSV, a row written and flushed as each interval closes.
@@ -106,6 +122,14 @@ int run_self_test(const cli::options& o) {
     mb::detail::appendf(text, "\nSelf-test %s: %llu requests, %llu failed.\n", passed ? "passed" : "FAILED",
                         static_cast<unsigned long long>(total), static_cast<unsigned long long>(failed));
     std::fwrite(text.data(), 1, text.size(), stdout);
+    if (!o.html_path.empty()) {
+        std::vector<mb::report_run> runs;  // the two URL forms side by side, labelled by their paths
+        for (const mb::scenario_result& s : results) {
+            mb::url u;
+            add_run(runs, mb::parse_url(s.url, u) ? s.url : u.target, s.scenario, s.p, s.r);
+        }
+        if (!write_html(o, runs, "microbench self-test")) return 1;
+    }
     return passed ? 0 : 3;
 }
 
@@ -145,6 +169,13 @@ int run_suites(const cli::options& o) {
     json += "]\n";
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
     if (!o.json_path.empty() && !write_file(o.json_path, json)) return 1;
+    if (!o.html_path.empty()) {
+        std::vector<mb::report_run> runs;
+        for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i)  // scenario by scenario: A, then B
+            for (const auto* list : {&a, &b})
+                if (i < list->size()) add_run(runs, list == &a ? "A" : "B", (*list)[i].scenario, (*list)[i].p, (*list)[i].r);
+        if (!write_html(o, runs, b.empty() ? "microbench suite" : "microbench suite: A vs B")) return 1;
+    }
     return interrupted.cancelled() ? 130 : broken ? 3 : 0;
 }
 
@@ -195,6 +226,12 @@ int run_compare(const cli::options& o) {
     if (!o.json_path.empty() &&
         !write_file(o.json_path, "{\"a\":" + mb::result_json(pa, a[0].r, o.percentiles) + ",\"b\":" + mb::result_json(pb, b[0].r, o.percentiles) + "}\n"))
         return 1;
+    if (!o.html_path.empty()) {
+        std::vector<mb::report_run> runs;
+        add_run(runs, "A", "", pa, a[0].r);
+        add_run(runs, "B", "", pb, b[0].r);
+        if (!write_html(o, runs, "microbench: A vs B")) return 1;
+    }
     return complete < rounds ? 130 : broken ? 3 : 0;
 }
 
@@ -269,6 +306,11 @@ int run_single(const cli::options& o) {
     if (csv.failed) std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.intervals_path.c_str(), std::strerror(errno)), status = 1;
     if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles)))
         std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.json_path.c_str(), std::strerror(errno)), status = 1;
+    if (!o.html_path.empty()) {
+        std::vector<mb::report_run> runs;
+        add_run(runs, o.target.target, "", plan, r);
+        if (!write_html(o, runs, "microbench: " + o.method + " " + o.url_text)) status = 1;
+    }
     if (unreachable(r) && !r.cancelled) {  // interrupted is 130, whatever had failed by then
         const bool local = r.port_waits || r.descriptor_waits || r.memory_waits;
         std::fprintf(stderr, "microbench: %s:%u cannot be reached: all %llu connection attempts failed%s\n",
@@ -280,6 +322,7 @@ int run_single(const cli::options& o) {
 }
 
 int main(int argc, char** argv) {
+    if (argc > 1 && std::strcmp(argv[1], "report") == 0) return cli::run_report_command(argc, argv, 2);
     cli::options o;
     cli::parse_outcome parsed = cli::parse(argc, argv, o);
     if (parsed.exit_now) return parsed.exit_code;

@@ -8,7 +8,7 @@
 // are grouped by layer, each including only its own layer and those before it: core/ (version,
 // errors, text helpers), http/ (URLs, requests, the response parser, checks), stats/ (histograms,
 // the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
-// report/ (ab's report, text, JSON, gates, suite) and c_api/ (microbench.h's implementation).
+// report/ (ab's report, text, JSON, HTML, gates, suite) and c_api/ (microbench.h's implementation).
 // For a small device, define before including it (README, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
@@ -210,6 +210,12 @@ enum class errc : std::uint16_t {
     plan_bad_interval = 122,
     plan_bad_arrivals = 123,
 
+    // Reading saved results (140–159)
+    json_bad = 140,
+    json_too_deep = 141,
+    result_not_microbench = 142,
+    result_bad_field = 143,
+
     // Calls through the C API (200–219)
     invalid_argument = 200,
     out_of_memory = 201,
@@ -278,6 +284,10 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_rate, "plan_bad_rate", "rate must be from 0 (closed loop) to 10,000,000 requests per second, and works without pipelining"},
     {errc::plan_bad_interval, "plan_bad_interval", "the statistics interval must be from 10 ms to 1 hour, or 0 for none"},
     {errc::plan_bad_arrivals, "plan_bad_arrivals", "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson"},
+    {errc::json_bad, "json_bad", "not valid JSON (the position is the byte where reading stopped)"},
+    {errc::json_too_deep, "json_too_deep", "JSON nested more than 64 levels deep"},
+    {errc::result_not_microbench, "result_not_microbench", "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document"},
+    {errc::result_bad_field, "result_bad_field", "a field of the result is missing or has the wrong type (or its histogram does not decode)"},
     {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
     {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };
@@ -1871,6 +1881,42 @@ inline std::string factorial_decimal(unsigned n) {
 #include <string_view>
 #include <vector>
 
+// ---- begin include/microbench/core/appendf.hpp ----
+// microbench/core/appendf.hpp — printf-style appending to a std::string, for the reports.
+// Formats into a stack buffer first and grows only for long lines; never throws.
+
+#include <cstdarg>
+#include <cstdio>
+#include <string>
+
+namespace microbench {
+namespace detail {
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+inline void appendf(std::string& out, const char* format, ...) {
+    char buf[512];
+    va_list args;
+    va_start(args, format);
+    int n = std::vsnprintf(buf, sizeof buf, format, args);
+    va_end(args);
+    if (n < 0) return;
+    if (static_cast<std::size_t>(n) < sizeof buf) {
+        out.append(buf, static_cast<std::size_t>(n));
+        return;
+    }
+    std::size_t at = out.size();
+    out.resize(at + static_cast<std::size_t>(n) + 1);
+    va_start(args, format);
+    std::vsnprintf(&out[at], static_cast<std::size_t>(n) + 1, format, args);
+    va_end(args);
+    out.resize(at + static_cast<std::size_t>(n));
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/core/appendf.hpp ----
 
 namespace microbench {
 
@@ -1908,12 +1954,28 @@ public:
     }
     checks& body_length(std::uint64_t n) { return length_ = static_cast<std::int64_t>(n), *this; }
     // The body must be exactly n!: "<digits>" or {"factorial": <digits>}, whitespace allowed.
-    checks& factorial(unsigned n) { return factorial_ = factorial_decimal(n), has_factorial_ = true, *this; }
+    checks& factorial(unsigned n) { return factorial_ = factorial_decimal(n), factorial_n_ = n, has_factorial_ = true, *this; }
     checks& callback(response_callback fn, void* user) { return callback_ = fn, callback_user_ = user, *this; }
 
     bool empty() const {
         return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && headers_.empty() &&
                length_ < 0 && !has_factorial_ && !callback_;
+    }
+
+    // What is checked, for reports: "status 200,201; body is 100! (158 digits)"; empty when nothing.
+    std::string summary() const {
+        using detail::appendf;
+        std::string out;
+        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
+        for (std::size_t i = 0; i < statuses_.size(); ++i) appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
+        if (has_equals_) appendf(next(), "body equals %zu bytes", equals_.size());
+        if (!starts_.empty()) appendf(next(), "body starts with %zu bytes", starts_.size());
+        if (!contains_.empty()) appendf(next(), "body contains %zu bytes", contains_.size());
+        for (const header_rule& h : headers_) appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "", h.must_equal ? h.value.c_str() : "");
+        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
+        if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
+        if (callback_) next() += "callback";
+        return out;
     }
 
     void on_headers(check_state& s, const response_parser& p) const {
@@ -2040,6 +2102,7 @@ private:
     std::vector<header_rule> headers_;
     std::int64_t length_ = -1;
     std::string factorial_;
+    unsigned factorial_n_ = 0;
     bool has_factorial_ = false;
     response_callback callback_ = nullptr;
     void* callback_user_ = nullptr;
@@ -4154,42 +4217,6 @@ inline error run(const plan& p, result& out) {
 }  // namespace microbench
 // ---- end include/microbench/engine/runner.hpp ----
 #ifndef MICROBENCH_NO_REPORTS
-// ---- begin include/microbench/core/appendf.hpp ----
-// microbench/core/appendf.hpp — printf-style appending to a std::string, for the reports.
-// Formats into a stack buffer first and grows only for long lines; never throws.
-
-#include <cstdarg>
-#include <cstdio>
-#include <string>
-
-namespace microbench {
-namespace detail {
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-inline void appendf(std::string& out, const char* format, ...) {
-    char buf[512];
-    va_list args;
-    va_start(args, format);
-    int n = std::vsnprintf(buf, sizeof buf, format, args);
-    va_end(args);
-    if (n < 0) return;
-    if (static_cast<std::size_t>(n) < sizeof buf) {
-        out.append(buf, static_cast<std::size_t>(n));
-        return;
-    }
-    std::size_t at = out.size();
-    out.resize(at + static_cast<std::size_t>(n) + 1);
-    va_start(args, format);
-    std::vsnprintf(&out[at], static_cast<std::size_t>(n) + 1, format, args);
-    va_end(args);
-    out.resize(at + static_cast<std::size_t>(n));
-}
-
-}  // namespace detail
-}  // namespace microbench
-// ---- end include/microbench/core/appendf.hpp ----
 // ---- begin include/microbench/report/report_ab.hpp ----
 // microbench/report/report_ab.hpp — ApacheBench 2.3's text report as a pure function of a result:
 // the same lines, labels, order, units and number formats, so scripts that parse ab keep
@@ -4507,7 +4534,8 @@ inline std::string gnuplot_tsv(const result& r) {
 }  // namespace microbench
 // ---- end include/microbench/report/report_text.hpp ----
 // ---- begin include/microbench/report/report_json.hpp ----
-// microbench/report/report_json.hpp — the whole result as one JSON document: the plan echoed back,
+// microbench/report/report_json.hpp — the whole result as one JSON document: the plan echoed back
+// (as a run_description, what report_read.hpp reads back),
 // counts, failures by reason (and in ab's four columns), status codes, bytes, connections, and
 // the four timing breakdowns with percentiles and their encoded histograms (mergeable later),
 // the open model's figures at a fixed rate and the per-interval rows when there are any.
@@ -4518,6 +4546,39 @@ inline std::string gnuplot_tsv(const result& r) {
 
 
 namespace microbench {
+
+// What a run was asked to do, as the reports show it: from a plan (describe), or read back from a
+// saved result's "config".
+struct run_description {
+    std::string url;
+    std::string method = "GET";
+    std::uint64_t requests = 0;     // 0: until the duration ends
+    std::int64_t duration_ms = 0;   // 0: no time limit
+    std::uint32_t concurrency = 1, threads = 1, pipeline = 1;
+    bool keep_alive = false;
+    bool length_check = true;
+    std::int64_t timeout_ms = 0;
+    std::string checks;             // what every response had to pass (checks::summary); empty: nothing
+};
+
+inline run_description describe(const plan& p) {
+    run_description d;
+    d.url = p.url();
+    d.method = p.method();
+    d.requests = p.requests();
+    d.duration_ms = p.duration_ms();
+    d.concurrency = p.concurrency();
+    d.threads = p.threads();
+    d.pipeline = p.pipeline();
+    d.keep_alive = p.keep_alive();
+    d.length_check = p.length_check();
+    d.timeout_ms = p.timeout_ms();
+    for (int code : p.expect_status()) detail::appendf(d.checks, d.checks.empty() ? "status %d" : ",%d", code);
+    const std::string rest = p.check().summary();
+    if (!rest.empty()) d.checks.append(d.checks.empty() ? "" : "; ").append(rest);
+    return d;
+}
+
 namespace detail {
 
 inline void append_json_string(std::string& out, std::string_view s) {
@@ -4549,22 +4610,24 @@ inline void append_json_histogram(std::string& out, const char* name, const hist
 
 }  // namespace detail
 
-inline std::string result_json(const plan& p, const result& r, const std::vector<double>& percentiles) {
+inline std::string result_json(const run_description& d, const result& r, const std::vector<double>& percentiles) {
     using detail::appendf;
     auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
     std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"partial\":";
     out += r.cancelled ? "true" : "false";
     out += ",\"config\":{\"url\":";
-    detail::append_json_string(out, p.url());
+    detail::append_json_string(out, d.url);
     out += ",\"method\":";
-    detail::append_json_string(out, p.method());
+    detail::append_json_string(out, d.method);
     appendf(out, ",\"requests\":%llu,\"duration_ms\":%lld,\"concurrency\":%u,\"threads\":%u,\"keep_alive\":%s,"
-                 "\"pipeline\":%u,\"timeout_ms\":%lld,\"length_check\":%s},",
-            u(p.requests()), static_cast<long long>(p.duration_ms()), p.concurrency(), p.threads(),
-            p.keep_alive() ? "true" : "false", p.pipeline(), static_cast<long long>(p.timeout_ms()),
-            p.length_check() ? "true" : "false");
+                 "\"pipeline\":%u,\"timeout_ms\":%lld,\"length_check\":%s,\"checks\":",
+            u(d.requests), static_cast<long long>(d.duration_ms), d.concurrency, d.threads, d.keep_alive ? "true" : "false",
+            d.pipeline, static_cast<long long>(d.timeout_ms), d.length_check ? "true" : "false");
+    detail::append_json_string(out, d.checks);
+    out += "},";
     appendf(out, "\"start_unix_ms\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000));
-    appendf(out, "\"elapsed_s\":%.6f,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9, r.requests_per_second());
+    appendf(out, "\"elapsed_s\":%.6f,\"elapsed_ns\":%lld,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9,
+            static_cast<long long>(r.elapsed_ns), r.requests_per_second());
     appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"
                  "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
@@ -4614,7 +4677,7 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
         for (std::size_t i = 0; i < r.intervals.size(); ++i) {
             const interval_stats& row = r.intervals[i];
             appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
-                         "\"failed\":%llu,\"rate\":%.2f,\"target\":%.2f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
+                         "\"failed\":%llu,\"rate\":%.2f,\"target\":%.6f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
                          "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
                     i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
                     u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
@@ -4627,8 +4690,1147 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
     return out;
 }
 
+inline std::string result_json(const plan& p, const result& r, const std::vector<double>& percentiles) {
+    return result_json(describe(p), r, percentiles);
+}
+
 }  // namespace microbench
 // ---- end include/microbench/report/report_json.hpp ----
+// ---- begin include/microbench/core/json_read.hpp ----
+// microbench/core/json_read.hpp — a small JSON reader (RFC 8259) for reading saved results back:
+// parse_json() builds a tree of json_value; numbers keep their text, so 64-bit counts come back
+// exact. Strict: one value, no trailing commas, no comments, \u escapes to UTF-8 (surrogate pairs
+// joined), nesting at most 64 deep. Errors carry the byte offset. Never throws.
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+
+struct json_value {
+    enum class kind : std::uint8_t { null, boolean, number, string, array, object };
+    kind type = kind::null;
+    bool boolean = false;
+    std::string text;               // a string's value, or a number as written
+    std::vector<std::string> keys;  // an object's member names, in order (items[i] is keys[i]'s value)
+    std::vector<json_value> items;  // an array's elements, or an object's member values
+
+    bool is(kind k) const { return type == k; }
+    // The member named `key` (the first, if repeated), or nullptr: also when this is no object.
+    const json_value* find(std::string_view key) const {
+        if (type != kind::object) return nullptr;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == key) return &items[i];
+        return nullptr;
+    }
+    double number() const { return type == kind::number ? std::strtod(text.c_str(), nullptr) : 0.0; }
+    // Integers written as such ("12", "-3"); 0 for anything else, including fractions.
+    std::uint64_t u64() const {
+        if (type != kind::number || text.find_first_of(".eE-") != std::string::npos) return 0;
+        return std::strtoull(text.c_str(), nullptr, 10);
+    }
+    std::int64_t i64() const {
+        if (type != kind::number || text.find_first_of(".eE") != std::string::npos) return 0;
+        return std::strtoll(text.c_str(), nullptr, 10);
+    }
+};
+
+namespace detail {
+
+class json_parser {
+public:
+    explicit json_parser(std::string_view text) : s_(text) {}
+
+    error parse(json_value& out) {
+        if (error e = value(out, 0)) return e;
+        skip_space();
+        return at_ == s_.size() ? error{} : error{errc::json_bad, at_};
+    }
+
+private:
+    static constexpr int max_depth = 64;
+    std::string_view s_;
+    std::size_t at_ = 0;
+
+    void skip_space() {
+        while (at_ < s_.size() && (s_[at_] == ' ' || s_[at_] == '\t' || s_[at_] == '\n' || s_[at_] == '\r')) ++at_;
+    }
+    bool take(char c) {
+        skip_space();
+        if (at_ < s_.size() && s_[at_] == c) return ++at_, true;
+        return false;
+    }
+    bool literal(std::string_view word) {
+        if (s_.substr(at_, word.size()) != word) return false;
+        at_ += word.size();
+        return true;
+    }
+
+    error value(json_value& out, int depth) {
+        if (depth > max_depth) return {errc::json_too_deep, at_};
+        skip_space();
+        if (at_ >= s_.size()) return {errc::json_bad, at_};
+        out = json_value();
+        switch (s_[at_]) {
+            case '{': return object(out, depth);
+            case '[': return array(out, depth);
+            case '"': out.type = json_value::kind::string; return string(out.text);
+            case 't': case 'f':
+                out.type = json_value::kind::boolean;
+                out.boolean = s_[at_] == 't';
+                return literal(out.boolean ? "true" : "false") ? error{} : error{errc::json_bad, at_};
+            case 'n': return literal("null") ? error{} : error{errc::json_bad, at_};
+            default: out.type = json_value::kind::number; return number(out.text);
+        }
+    }
+
+    error object(json_value& out, int depth) {
+        out.type = json_value::kind::object;
+        ++at_;
+        if (take('}')) return {};
+        do {
+            skip_space();
+            out.keys.emplace_back();
+            if (at_ >= s_.size() || s_[at_] != '"') return {errc::json_bad, at_};
+            if (error e = string(out.keys.back())) return e;
+            if (!take(':')) return {errc::json_bad, at_};
+            out.items.emplace_back();
+            if (error e = value(out.items.back(), depth + 1)) return e;
+        } while (take(','));
+        return take('}') ? error{} : error{errc::json_bad, at_};
+    }
+
+    error array(json_value& out, int depth) {
+        out.type = json_value::kind::array;
+        ++at_;
+        if (take(']')) return {};
+        do {
+            out.items.emplace_back();
+            if (error e = value(out.items.back(), depth + 1)) return e;
+        } while (take(','));
+        return take(']') ? error{} : error{errc::json_bad, at_};
+    }
+
+    // -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+    error number(std::string& out) {
+        const std::size_t start = at_;
+        auto digits = [&] {
+            std::size_t from = at_;
+            while (at_ < s_.size() && s_[at_] >= '0' && s_[at_] <= '9') ++at_;
+            return at_ - from;
+        };
+        if (at_ < s_.size() && s_[at_] == '-') ++at_;
+        if (at_ < s_.size() && s_[at_] == '0') ++at_;
+        else if (!digits()) return {errc::json_bad, start};
+        if (at_ < s_.size() && s_[at_] == '.' && (++at_, !digits())) return {errc::json_bad, at_};
+        if (at_ < s_.size() && (s_[at_] == 'e' || s_[at_] == 'E')) {
+            ++at_;
+            if (at_ < s_.size() && (s_[at_] == '+' || s_[at_] == '-')) ++at_;
+            if (!digits()) return {errc::json_bad, at_};
+        }
+        out.assign(s_.substr(start, at_ - start));
+        return {};
+    }
+
+    bool hex4(unsigned& out) {
+        if (s_.size() - at_ < 4) return false;
+        out = 0;
+        for (int i = 0; i < 4; ++i) {
+            char c = s_[at_++];
+            unsigned d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+            if (d > 15) return false;
+            out = out * 16 + d;
+        }
+        return true;
+    }
+
+    static void append_utf8(std::string& out, unsigned cp) {
+        if (cp < 0x80) out.push_back(static_cast<char>(cp));
+        else if (cp < 0x800) out.push_back(static_cast<char>(0xc0 | cp >> 6)), out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        else if (cp < 0x10000) {
+            out.push_back(static_cast<char>(0xe0 | cp >> 12));
+            out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        } else {
+            out.push_back(static_cast<char>(0xf0 | cp >> 18));
+            out.push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3f)));
+            out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        }
+    }
+
+    error string(std::string& out) {
+        ++at_;  // the opening quote
+        for (;;) {
+            if (at_ >= s_.size()) return {errc::json_bad, at_};
+            const char c = s_[at_++];
+            if (c == '"') return {};
+            if (static_cast<unsigned char>(c) < 0x20) return {errc::json_bad, at_ - 1};
+            if (c != '\\') {
+                out.push_back(c);
+                continue;
+            }
+            if (at_ >= s_.size()) return {errc::json_bad, at_};
+            const char esc = s_[at_++];
+            switch (esc) {
+                case '"': case '\\': case '/': out.push_back(esc); break;
+                case 'b': out.push_back('\b'); break;
+                case 'f': out.push_back('\f'); break;
+                case 'n': out.push_back('\n'); break;
+                case 'r': out.push_back('\r'); break;
+                case 't': out.push_back('\t'); break;
+                case 'u': {
+                    unsigned cp = 0, low = 0;
+                    if (!hex4(cp)) return {errc::json_bad, at_};
+                    if (cp >= 0xd800 && cp < 0xdc00) {  // a high surrogate needs its low half
+                        if (!literal("\\u") || !hex4(low) || low < 0xdc00 || low > 0xdfff) return {errc::json_bad, at_};
+                        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+                    } else if (cp >= 0xdc00 && cp < 0xe000) {
+                        return {errc::json_bad, at_};
+                    }
+                    append_utf8(out, cp);
+                    break;
+                }
+                default: return {errc::json_bad, at_ - 1};
+            }
+        }
+    }
+};
+
+}  // namespace detail
+
+// Parses one JSON document. On error `out` holds what was read so far and the error's position
+// is the byte offset where reading stopped.
+inline error parse_json(std::string_view text, json_value& out) {
+    return detail::json_parser(text).parse(out);
+}
+
+}  // namespace microbench
+// ---- end include/microbench/core/json_read.hpp ----
+// ---- begin include/microbench/report/report_read.hpp ----
+// microbench/report/report_read.hpp — saved JSON results read back into results: a single run's
+// document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
+// {"scenario", "result"}. Counts, bytes, failures, status codes, the open model and the interval
+// rows come back exactly, the four timing histograms (and the open model's two) bucket for bucket
+// from their encodings — so a report drawn from a file equals one drawn from the run itself.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+
+// One run as the HTML report draws it: runs with the same scenario share charts, one colour each.
+struct report_run {
+    std::string label;     // the legend's name: "A", "B", a file's name
+    std::string scenario;  // "" for a single workload; a suite's scenario name
+    run_description config;
+    result r;
+};
+
+namespace detail {
+
+// Reads fields of one JSON object; the first missing or mistyped one is the error.
+class json_fields {
+public:
+    explicit json_fields(const json_value* object) : object_(object) {
+        if (!object_ || !object_->is(json_value::kind::object)) failed_ = true;
+    }
+    bool failed() const { return failed_; }
+
+    const json_value* get(const char* key, json_value::kind k) {
+        const json_value* v = failed_ ? nullptr : object_->find(key);
+        if (!v || !v->is(k)) failed_ = true;
+        return failed_ ? nullptr : v;
+    }
+    // Optional members: absent leaves the value alone; present with the wrong type is an error.
+    const json_value* optional(const char* key, json_value::kind k) {
+        const json_value* v = failed_ ? nullptr : object_->find(key);
+        if (v && !v->is(k)) failed_ = true;
+        return failed_ ? nullptr : v;
+    }
+    template <class T> void number(const char* key, T& out) {
+        if (const json_value* v = get(key, json_value::kind::number)) out = static_cast<T>(v->u64());
+    }
+    void signed_number(const char* key, std::int64_t& out) {
+        if (const json_value* v = get(key, json_value::kind::number)) out = v->i64();
+    }
+    void real(const char* key, double& out) {
+        if (const json_value* v = get(key, json_value::kind::number)) out = v->number();
+    }
+    void text(const char* key, std::string& out) {
+        if (const json_value* v = get(key, json_value::kind::string)) out = v->text;
+    }
+    void flag(const char* key, bool& out) {
+        if (const json_value* v = get(key, json_value::kind::boolean)) out = v->boolean;
+    }
+    json_fields object(const char* key) { return json_fields(get(key, json_value::kind::object)); }
+    void fail() { failed_ = true; }
+
+private:
+    const json_value* object_;
+    bool failed_ = false;
+};
+
+inline bool read_histogram(json_fields& f, const char* key, histogram& out) {
+    json_fields h = f.object(key);
+    const json_value* text = h.get("histogram", json_value::kind::string);
+    std::string bytes;
+    if (!text || !base64_decode(text->text, bytes) || decode_histogram(bytes, out)) return false;
+    return true;
+}
+
+}  // namespace detail
+
+// Reads one result document (what result_json writes) into `d` and `r`.
+inline error read_result_json(const json_value& doc, run_description& d, result& r) {
+    detail::json_fields top(&doc);
+    if (!top.get("microbench", json_value::kind::string)) return {errc::result_not_microbench, 0};
+    r = result();
+    top.flag("partial", r.cancelled);
+    detail::json_fields config = top.object("config");
+    config.text("url", d.url);
+    config.text("method", d.method);
+    config.number("requests", d.requests);
+    config.signed_number("duration_ms", d.duration_ms);
+    config.number("concurrency", d.concurrency);
+    config.number("threads", d.threads);
+    config.flag("keep_alive", d.keep_alive);
+    config.number("pipeline", d.pipeline);
+    config.signed_number("timeout_ms", d.timeout_ms);
+    config.flag("length_check", d.length_check);
+    d.checks.clear();
+    if (const json_value* c = config.optional("checks", json_value::kind::string)) d.checks = c->text;
+    std::int64_t start_ms = 0;
+    top.signed_number("start_unix_ms", start_ms);
+    r.start_realtime_ns = start_ms * 1'000'000;
+    if (const json_value* ns = top.optional("elapsed_ns", json_value::kind::number)) r.elapsed_ns = ns->i64();
+    else if (const json_value* s = top.get("elapsed_s", json_value::kind::number)) r.elapsed_ns = static_cast<std::int64_t>(s->number() * 1e9 + 0.5);
+    detail::json_fields requests = top.object("requests");
+    requests.number("ended", r.requests_ended);
+    requests.number("completed", r.requests_completed);
+    requests.number("failed", r.requests_failed);
+    requests.number("unfinished", r.unfinished);
+    requests.number("non_2xx", r.non_2xx);
+    requests.number("keep_alive", r.keep_alive_requests);
+    requests.number("keep_alive_responses", r.keep_alive_responses);
+    requests.number("retries", r.retries);
+    detail::json_fields failures = top.object("failures");
+    for (int i = 0; i < failure_count; ++i) failures.number(failure_name(static_cast<failure>(i)), r.failures[i]);
+    if (const json_value* codes = top.get("status_codes", json_value::kind::object))
+        for (std::size_t i = 0; i < codes->keys.size(); ++i) {
+            const std::string& key = codes->keys[i];
+            int code = key.size() == 3 ? std::atoi(key.c_str()) : 0;
+            if (code < 100 || code > 999 || !codes->items[i].is(json_value::kind::number)) top.fail();
+            else r.status_counts[code] = codes->items[i].u64();
+        }
+    detail::json_fields bytes = top.object("bytes");
+    bytes.number("sent", r.bytes_sent);
+    bytes.number("received", r.bytes_received);
+    bytes.number("body", r.body_bytes);
+    bytes.number("head", r.head_bytes);
+    bytes.number("document_length", r.first_body_length);
+    detail::json_fields connections = top.object("connections");
+    connections.number("requested", r.concurrency_requested);
+    connections.number("peak", r.concurrency_peak);
+    connections.number("connects", r.connects);
+    connections.number("server_closes", r.server_closes);
+    detail::json_fields waits = connections.object("local_waits");
+    waits.number("port", r.port_waits);
+    waits.number("descriptor", r.descriptor_waits);
+    waits.number("memory", r.memory_waits);
+    top.text("server_software", r.server_software);
+    detail::json_fields latency = top.object("latency_ns");
+    bool histograms = detail::read_histogram(latency, "connect", r.connect_ns) &&
+                      detail::read_histogram(latency, "waiting", r.waiting_ns) &&
+                      detail::read_histogram(latency, "processing", r.processing_ns) &&
+                      detail::read_histogram(latency, "total", r.total_ns);
+    if (top.optional("open_model", json_value::kind::object)) {
+        detail::json_fields open = top.object("open_model");
+        open.real("rate", r.rate_target);
+        std::string kind;
+        open.text("arrivals", kind);
+        r.rate_arrivals = kind == "poisson" ? arrivals::poisson : arrivals::uniform;
+        open.number("seed", r.rate_seed);
+        open.number("connection_waits", r.connection_waits);
+        open.number("schedule_missed", r.schedule_missed);
+        histograms = histograms && detail::read_histogram(open, "response_ns", r.response_ns) &&
+                     detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
+        if (open.failed()) top.fail();
+    }
+    if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
+        std::int64_t interval_ms = 0;
+        top.signed_number("interval_ms", interval_ms);
+        r.interval_ns = interval_ms * 1'000'000;
+        for (const json_value& item : rows->items) {
+            interval_stats row{};
+            detail::json_fields f(&item);
+            f.signed_number("start_ns", row.start_ns);
+            f.signed_number("duration_ns", row.duration_ns);
+            f.number("sent", row.sent);
+            f.number("ended", row.ended);
+            f.number("completed", row.completed);
+            f.number("failed", row.failed);
+            f.real("target", row.target);
+            detail::json_fields response = f.object("response_ns");
+            response.number("count", row.latency_count);
+            response.signed_number("p50", row.p50_ns);
+            response.signed_number("p90", row.p90_ns);
+            response.signed_number("p99", row.p99_ns);
+            response.signed_number("max", row.max_ns);
+            detail::json_fields lag = f.object("schedule_lag_ns");
+            lag.signed_number("p99", row.lag_p99_ns);
+            lag.signed_number("max", row.lag_max_ns);
+            if (f.failed() || response.failed() || lag.failed()) top.fail();
+            r.intervals.push_back(row);
+        }
+    }
+    r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
+    // responses_total_ns is not saved: the whole responses that passed are what it would hold.
+    r.responses_total_ns = r.total_ns;
+    const bool bad = top.failed() || config.failed() || requests.failed() || failures.failed() || bytes.failed() ||
+                     connections.failed() || waits.failed() || latency.failed() || !histograms;
+    return bad ? error{errc::result_bad_field, 0} : error{};
+}
+
+// Reads a saved document — a single run, a --compare {"a", "b"} or a --suite array — and appends
+// one run per result. Labels: `label` for a single run (when empty: its URL's path, as the command
+// line labels a run); with "A", "B" after it (or alone when `label` is empty) for the two targets
+// of a comparison or of a two-URL suite.
+inline error read_report_runs(std::string_view text, const std::string& label, std::vector<report_run>& out) {
+    json_value doc;
+    if (error e = parse_json(text, doc)) return e;
+    auto named = [&label](const char* side) { return label.empty() ? std::string(side) : label + " " + side; };
+    auto add = [&out](const json_value& item, std::string name, std::string scenario) {
+        report_run run;
+        run.label = std::move(name);
+        run.scenario = std::move(scenario);
+        if (error e = read_result_json(item, run.config, run.r)) return e;
+        out.push_back(std::move(run));
+        return error{};
+    };
+    if (doc.is(json_value::kind::object) && doc.find("microbench")) {
+        if (error e = add(doc, label, "")) return e;
+        url u;
+        if (label.empty()) out.back().label = parse_url(out.back().config.url, u) ? out.back().config.url : u.target;
+        return {};
+    }
+    if (doc.is(json_value::kind::object) && doc.find("a") && doc.find("b")) {
+        if (error e = add(*doc.find("a"), named("A"), "")) return e;
+        return add(*doc.find("b"), named("B"), "");
+    }
+    if (!doc.is(json_value::kind::array) || doc.items.empty()) return {errc::result_not_microbench, 0};
+    const std::size_t first = out.size();
+    std::string first_url;
+    for (const json_value& item : doc.items) {
+        const json_value* scenario = item.find("scenario");
+        const json_value* result_doc = item.find("result");
+        if (!scenario || !scenario->is(json_value::kind::string) || !result_doc) return {errc::result_not_microbench, 0};
+        if (error e = add(*result_doc, "", scenario->text)) return e;
+        if (first_url.empty()) first_url = out.back().config.url;
+        out.back().label = out.back().config.url == first_url ? "A" : "B";
+    }
+    bool two = false;
+    for (std::size_t i = first; i < out.size(); ++i) two = two || out[i].label == "B";
+    for (std::size_t i = first; i < out.size(); ++i)
+        out[i].label = two ? named(out[i].label.c_str()) : label.empty() ? "A" : label;
+    return {};
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_read.hpp ----
+// ---- begin include/microbench/report/svg_chart.hpp ----
+// microbench/report/svg_chart.hpp — line charts as inline SVG, for the HTML report: a linear or a
+// percentile x axis (HdrHistogram's plot: x = log10(1/(1-p)), so 90 %, 99 %, 99.9 % … are evenly
+// spaced), a linear y axis from 0 with round ticks, one colour and dash per run (Okabe–Ito
+// colours, dashes so print in grey still tells them apart), a legend, and markers whose <title>
+// gives the exact value. Accessible: role="img" with a <title> and <desc>. No script, no fonts.
+
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace microbench {
+
+struct chart_marker {
+    double x, y;
+    std::string label;  // the marker's <title>: "A p99: 1.234 ms"
+};
+
+struct chart_series {
+    std::string name;      // in the legend; empty: not listed
+    unsigned style = 0;    // the run's index: its colour and dash
+    bool secondary = false;  // a thinner, dotted line of the same run (p50 under p99, the target rate)
+    std::vector<std::pair<double, double>> points;  // x, y in data units
+    std::vector<chart_marker> markers;
+};
+
+enum class chart_axis : std::uint8_t { linear, percentile };
+
+struct chart {
+    std::string id;           // unique in the document: ids of the title and description derive from it
+    std::string title, description, x_label, y_label;
+    chart_axis x_axis = chart_axis::linear;
+    std::vector<chart_series> series;
+};
+
+namespace detail {
+
+inline void append_html_escaped(std::string& out, std::string_view s) {
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out.push_back(c);
+        }
+    }
+}
+
+constexpr const char* chart_colours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"};
+constexpr const char* chart_dashes[] = {"", "7 4", "2 3", "9 3 2 3"};
+
+// A round step (1, 2 or 5 × 10^k) giving about `ticks` intervals up to `max`.
+inline double nice_step(double max, int ticks) {
+    if (!(max > 0)) return 1;
+    double raw = max / ticks, power = std::pow(10.0, std::floor(std::log10(raw))), f = raw / power;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * power;
+}
+
+// A tick value as short text: "0", "2.5", "0.05", "1200", "15k", "2.5M".
+inline std::string tick_text(double v) {
+    char buf[32];
+    if (std::fabs(v) < 1e-12) v = 0;
+    if (std::fabs(v) >= 1e6) std::snprintf(buf, sizeof buf, "%.6gM", v / 1e6);
+    else if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.6gk", v / 1e3);
+    else std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+// "99.99%" for x = 4 on the percentile axis.
+inline std::string percentile_tick_text(int decades) {
+    std::string nines = decades <= 0 ? "0" : decades == 1 ? "90" : "99";
+    if (decades > 2) nines += "." + std::string(static_cast<std::size_t>(decades - 2), '9');
+    return nines + "%";
+}
+
+}  // namespace detail
+
+// x on the percentile axis for percentile p (0–100): log10(1/(1-p/100)), capped at 9 decades.
+inline double percentile_axis_x(double p) {
+    double rest = 1.0 - p / 100.0;
+    return rest <= 1e-9 ? 9.0 : -std::log10(rest);
+}
+
+inline void append_svg_chart(const chart& c, std::string& out) {
+    using detail::appendf;
+    constexpr double width = 480, height = 300, left = 58, right = 30, bottom = 42;
+    // The legend takes rows at the top: entries are laid out left to right, ~6.6 px per character.
+    std::vector<const chart_series*> legend;
+    for (const chart_series& s : c.series)
+        if (!s.name.empty()) legend.push_back(&s);
+    std::vector<std::pair<double, double>> legend_at;
+    double lx = left, ly = 16;
+    for (const chart_series* s : legend) {
+        double w = 30 + 6.6 * static_cast<double>(s->name.size()) + 14;
+        if (lx + w > width - right && lx > left) lx = left, ly += 18;
+        legend_at.push_back({lx, ly});
+        lx += w;
+    }
+    const double top = legend.empty() ? 14 : ly + 16;
+    const double plot_w = width - left - right, plot_h = height - top - bottom;
+
+    double x_min = 0, x_max = 0, y_max = 0;
+    bool any = false;
+    for (const chart_series& s : c.series)
+        for (const auto& pt : s.points) {
+            if (!any) x_min = x_max = pt.first;
+            x_min = std::min(x_min, pt.first), x_max = std::max(x_max, pt.first), y_max = std::max(y_max, pt.second);
+            any = true;
+        }
+    if (c.x_axis == chart_axis::percentile) x_min = 0, x_max = std::max(1.0, std::ceil(x_max - 1e-9));
+    if (x_max <= x_min) x_max = x_min + 1;
+    const double y_step = detail::nice_step(y_max, 5);
+    const double y_top = std::max(y_step, std::ceil(y_max / y_step - 1e-9) * y_step);
+    auto sx = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
+    auto sy = [&](double y) { return top + plot_h - y / y_top * plot_h; };
+
+    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n", width,
+            height, c.id.c_str(), c.id.c_str(), c.id.c_str());
+    appendf(out, "<title id=\"%s-t\">", c.id.c_str());
+    detail::append_html_escaped(out, c.title);
+    appendf(out, "</title><desc id=\"%s-d\">", c.id.c_str());
+    detail::append_html_escaped(out, c.description);
+    out += "</desc>\n";
+    // The grid and the y axis: round values, labelled with their unit in the axis label.
+    for (double y = 0; y <= y_top + y_step / 2; y += y_step) {
+        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, sy(y), left + plot_w, sy(y));
+        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + 4, detail::tick_text(y).c_str());
+    }
+    if (c.x_axis == chart_axis::percentile) {
+        for (int d = 1; d <= static_cast<int>(x_max); ++d) {
+            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(d), top, sx(d), top + plot_h);
+            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 16,
+                    detail::percentile_tick_text(d).c_str());
+        }
+        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 16);
+    } else {
+        const double x_step = detail::nice_step(x_max - x_min, 6);
+        for (double x = std::ceil(x_min / x_step) * x_step; x <= x_max + x_step * 1e-6; x += x_step) {
+            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(x), top, sx(x), top + plot_h);
+            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 16, detail::tick_text(x).c_str());
+        }
+    }
+    appendf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, top + plot_h, left + plot_w);
+    appendf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\">", left + plot_w / 2, height - 6);
+    detail::append_html_escaped(out, c.x_label);
+    appendf(out, "</text><text class=\"label\" transform=\"translate(14 %.1f) rotate(-90)\">", top + plot_h / 2);
+    detail::append_html_escaped(out, c.y_label);
+    out += "</text>\n";
+
+    for (const chart_series& s : c.series) {
+        if (s.points.empty()) continue;
+        const char* colour = detail::chart_colours[s.style % 6];
+        const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
+        appendf(out, "<polyline class=\"line%s\" stroke=\"%s\"%s%s%s points=\"", s.secondary ? " secondary" : "", colour,
+                *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
+        for (std::size_t i = 0; i < s.points.size(); ++i)
+            appendf(out, "%s%.1f,%.1f", i ? " " : "", sx(s.points[i].first), sy(s.points[i].second));
+        out += "\"/>\n";
+        if (s.points.size() == 1)  // a line of one point would not show
+            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(s.points[0].first),
+                    sy(s.points[0].second), colour);
+        for (const chart_marker& m : s.markers) {
+            appendf(out, "<circle class=\"marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", sx(m.x), sy(m.y), colour);
+            detail::append_html_escaped(out, m.label);
+            out += "</title></circle>\n";
+        }
+    }
+    for (std::size_t i = 0; i < legend.size(); ++i) {
+        const chart_series& s = *legend[i];
+        const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
+        const double x = legend_at[i].first, y = legend_at[i].second;
+        appendf(out, "<g class=\"legend\"><line class=\"line%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s%s%s/>",
+                s.secondary ? " secondary" : "", x, y - 4, x + 24, y - 4, detail::chart_colours[s.style % 6],
+                *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
+        appendf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, y);
+        detail::append_html_escaped(out, s.name);
+        out += "</text></g>\n";
+    }
+    out += "</svg>\n";
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/svg_chart.hpp ----
+// ---- begin include/microbench/report/report_charts.hpp ----
+// microbench/report/report_charts.hpp — the HTML report's charts, built from results: latency by
+// percentile (total, connect, waiting, processing; at a fixed rate response time and schedule lag)
+// and, from the per-interval rows, throughput and response time over time. Each chart comes with
+// the table of what it draws, so the figures can be read exactly (and by a screen reader).
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+// Which of a run's histograms a chart shows.
+using histogram_of = const histogram& (*)(const result&);
+
+namespace detail {
+
+inline std::string ms_text(double ns) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.3f", ns / 1e6);
+    return buf;
+}
+
+// "p99.9" for 99.9.
+inline std::string percentile_name(double p) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "p%g", p);
+    return buf;
+}
+
+// A <figure>: the chart, its caption and, folded, its data: `table` holds the table's rows (<tr>…).
+inline void append_figure(const chart& c, const char* kind, const std::string& head, const std::string& table, std::string& out) {
+    appendf(out, "<figure class=\"%s\">\n", kind);
+    append_svg_chart(c, out);
+    out += "<figcaption>";
+    append_html_escaped(out, c.title);
+    out += "</figcaption>\n<details><summary>Data</summary><div class=\"scroll\"><table class=\"data\"><thead><tr>";
+    out += head;
+    out += "</tr></thead><tbody>\n";
+    out += table;
+    out += "</tbody></table></div></details>\n</figure>\n";
+}
+
+inline void append_th(std::string& out, const std::string& text, const char* scope = "col") {
+    appendf(out, "<th scope=\"%s\">", scope);
+    append_html_escaped(out, text);
+    out += "</th>";
+}
+
+// Decades of the percentile axis for these runs: enough to reach each one's last request
+// (10^d requests reach the 1 - 10^-d percentile), from 1 to 6.
+inline int percentile_decades(const std::vector<const report_run*>& runs, histogram_of pick) {
+    int decades = 1;
+    for (const report_run* run : runs) {
+        const std::uint64_t n = pick(run->r).count();
+        if (n > 1) decades = std::max(decades, static_cast<int>(std::ceil(std::log10(static_cast<double>(n)) - 1e-9)));
+    }
+    return std::min(decades, 6);
+}
+
+}  // namespace detail
+
+// Latency against percentile on the 1/(1-p) axis, one line per run (in styles[k], the run's
+// colour and dash), markers at `percentiles`. The table: min, the percentiles, max and count.
+inline void append_percentile_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles,
+                                     histogram_of pick, const std::string& id, const std::string& title,
+                                     const std::vector<double>& percentiles, const char* kind, std::string& out) {
+    using detail::appendf;
+    chart c;
+    c.id = id;
+    c.title = title;
+    c.x_label = "percentile";
+    c.y_label = "milliseconds";
+    c.x_axis = chart_axis::percentile;
+    const int decades = detail::percentile_decades(runs, pick);
+    c.description = title + " in milliseconds, by percentile from 0 to " + detail::percentile_tick_text(decades) + ":";
+    std::string head, table;
+    detail::append_th(head, "");
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        detail::append_th(head, runs[k]->label);
+        const histogram& h = pick(runs[k]->r);
+        if (h.empty()) continue;
+        chart_series s;
+        s.name = runs[k]->label;
+        s.style = styles[k];
+        constexpr int steps = 120;
+        for (int i = 0; i <= steps; ++i) {
+            const double x = decades * static_cast<double>(i) / steps;
+            s.points.push_back({x, static_cast<double>(h.value_at_percentile(100.0 * (1.0 - std::pow(10.0, -x)))) / 1e6});
+        }
+        for (double p : percentiles) {
+            const double x = percentile_axis_x(p);
+            if (x > decades + 1e-9) continue;
+            const auto v = static_cast<double>(h.value_at_percentile(p));
+            s.markers.push_back({x, v / 1e6, runs[k]->label + " " + detail::percentile_name(p) + ": " + detail::ms_text(v) + " ms"});
+        }
+        c.description += " " + runs[k]->label;
+        appendf(c.description, " p50 %.3f ms, p99 %.3f ms, max %.3f ms;", static_cast<double>(h.value_at_percentile(50)) / 1e6,
+                static_cast<double>(h.value_at_percentile(99)) / 1e6, static_cast<double>(h.max()) / 1e6);
+        c.series.push_back(std::move(s));
+    }
+    // Rows: min, each percentile, max (ms), count; a column per run.
+    for (std::size_t row = 0; row < percentiles.size() + 3; ++row) {
+        const bool min = row == 0, max = row == percentiles.size() + 1, count = row == percentiles.size() + 2;
+        detail::append_th(table.append("<tr>"), min ? "min" : max ? "max" : count ? "count" : detail::percentile_name(percentiles[row - 1]), "row");
+        for (const report_run* run : runs) {
+            const histogram& h = pick(run->r);
+            if (count) appendf(table, "<td>%llu</td>", static_cast<unsigned long long>(h.count()));
+            else if (h.empty()) table += "<td>-</td>";
+            else appendf(table, "<td>%.3f</td>", static_cast<double>(min ? h.min() : max ? h.max() : h.value_at_percentile(percentiles[row - 1])) / 1e6);
+        }
+        table += "</tr>\n";
+    }
+    detail::append_figure(c, kind, head, table, out);
+}
+
+// What an interval chart draws.
+enum class interval_view : std::uint8_t {
+    rate,     // requests that ended per second, and the target at a fixed rate
+    latency,  // p99 and p50 response time
+    lag,      // schedule lag p99
+};
+
+// The per-interval rows over time (x: seconds from the run's start at each interval's end). The
+// table has a row per interval of each run.
+inline void append_interval_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles, interval_view view,
+                                   const std::string& id, const std::string& title, std::string& out) {
+    using detail::appendf;
+    chart c;
+    c.id = id;
+    c.title = title;
+    c.x_label = "seconds from the start";
+    c.y_label = view == interval_view::rate ? "requests per second" : "milliseconds";
+    c.description = title + ", one point per interval:";
+    bool targets = false;
+    for (const report_run* run : runs) targets = targets || run->r.rate_target > 0;
+    const bool two_columns = view == interval_view::latency || (view == interval_view::rate && targets);
+    std::string head, table;
+    head = "<th scope=\"col\">run</th><th scope=\"col\">end (s)</th>";
+    head += view == interval_view::rate ? "<th scope=\"col\">requests/s</th>" : view == interval_view::lag ? "<th scope=\"col\">lag p99 (ms)</th>" : "<th scope=\"col\">p99 (ms)</th>";
+    if (two_columns) head += view == interval_view::latency ? "<th scope=\"col\">p50 (ms)</th>" : "<th scope=\"col\">target/s</th>";
+    const char* format = view == interval_view::rate ? "<td>%.2f</td>" : "<td>%.3f</td>";
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        const result& r = runs[k]->r;
+        if (r.intervals.empty()) continue;
+        chart_series main, second;
+        main.style = second.style = styles[k];
+        second.secondary = true;
+        const std::string& label = runs[k]->label;
+        main.name = view == interval_view::latency ? label + " p99" : view == interval_view::lag ? label + " lag p99" : label;
+        second.name = view == interval_view::latency ? label + " p50" : label + " target";
+        const bool has_second = view == interval_view::latency || (view == interval_view::rate && r.rate_target > 0);
+        double low = 0, high = 0;
+        for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+            const interval_stats& row = r.intervals[i];
+            const double x = static_cast<double>(row.start_ns + row.duration_ns) / 1e9;
+            const double seconds = static_cast<double>(row.duration_ns) / 1e9;
+            const double y = view == interval_view::rate ? row.rate()
+                             : static_cast<double>(view == interval_view::lag ? row.lag_p99_ns : row.p99_ns) / 1e6;
+            const double y2 = view == interval_view::latency ? static_cast<double>(row.p50_ns) / 1e6 : seconds > 0 ? row.target / seconds : 0;
+            main.points.push_back({x, y});
+            if (has_second) second.points.push_back({x, y2});
+            low = i ? std::min(low, y) : y, high = i ? std::max(high, y) : y;
+            detail::append_th(table.append("<tr>"), label, "row");
+            appendf(table, "<td>%.3f</td>", x);
+            appendf(table, format, y);
+            if (two_columns && has_second) appendf(table, format, y2);
+            else if (two_columns) table += "<td>-</td>";
+            table += "</tr>\n";
+        }
+        appendf(c.description, " %s from %.2f to %.2f;", main.name.c_str(), low, high);
+        c.series.push_back(std::move(main));
+        if (has_second) c.series.push_back(std::move(second));
+    }
+    detail::append_figure(c, "chart", head, table, out);
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_charts.hpp ----
+// ---- begin include/microbench/report/report_html.hpp ----
+// microbench/report/report_html.hpp — the HTML report: one self-contained file (inline CSS and
+// SVG; no script, font, image or link to fetch) drawing one or more runs. Runs of the same
+// scenario share a section: latency by percentile overlaid (total large; connect, waiting and
+// processing small), the open model's response time and schedule lag, throughput and response
+// time over time from the interval rows, then tables — ab's summary, latency, failures by reason,
+// status codes, checks and the configuration. Readable on a phone and in print.
+
+#include <algorithm>
+#include <ctime>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+struct html_options {
+    std::string title = "microbench report";
+    std::int64_t generated_unix_ms = 0;  // shown when not 0
+    std::vector<double> percentiles = {50, 90, 99, 99.9, 99.99};
+};
+
+namespace detail {
+
+constexpr const char* html_style =
+    "*{box-sizing:border-box}"
+    "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#fff}"
+    "main{max-width:1120px;margin:0 auto;padding:12px 16px 32px}"
+    "h1{font-size:1.5em;margin:.4em 0 .2em;overflow-wrap:anywhere}h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}"
+    "h3{font-size:1em;margin:1em 0 .3em}p{margin:.3em 0}"
+    ".meta{color:#555;font-size:.9em}"
+    ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:12px 20px}"
+    ".small{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,330px),1fr));gap:8px 14px}"
+    "figure{margin:0;min-width:0}figcaption{font-weight:600;font-size:.95em;margin:.2em 0}"
+    "svg.chart{display:block;width:100%;height:auto;font-size:12px;overflow:hidden}"
+    ".small svg.chart{font-size:15px}"
+    "svg .grid{stroke:#e3e3e3;stroke-width:1}svg .axis{stroke:#555;fill:none;stroke-width:1}"
+    "svg .tick{fill:#444}svg .tick.y{text-anchor:end}svg .tick.x{text-anchor:middle}"
+    "svg .label{fill:#222;text-anchor:middle}svg .line{fill:none;stroke-width:2}"
+    "svg .line.secondary{stroke-width:1.3}svg .legend text{fill:#222}"
+    "details{font-size:.85em;margin:.2em 0 .6em}summary{cursor:pointer;color:#0b5394}"
+    ".scroll{overflow-x:auto;max-width:100%}"
+    "table{border-collapse:collapse;margin:.3em 0 1em;font-variant-numeric:tabular-nums;width:100%}"
+    "th,td{padding:3px 0 3px 10px;text-align:right;vertical-align:top;border-bottom:1px solid #eee}"
+    "th[scope=row]{padding-left:0}"
+    "th[scope=row],thead th:first-child{text-align:left;font-weight:500}"
+    ".tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,320px),1fr));gap:0 28px}"
+    ".text{overflow-wrap:anywhere;text-align:left}"
+    ".key{list-style:none;padding:0;margin:.4em 0}"
+    ".swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.4em}"
+    "@media (max-width:480px){body{font-size:14px}main{padding:8px 10px 24px}table{font-size:.9em}}"
+    "@media print{main{max-width:none;padding:0}section{break-before:auto}figure,table{break-inside:avoid}"
+    "summary{display:none}details>div{display:block}body{font-size:11pt}}";
+
+inline std::string utc_text(std::int64_t unix_ms) {
+    time_t seconds = static_cast<time_t>(unix_ms / 1000);
+    tm t{};
+    gmtime_r(&seconds, &t);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &t);
+    return buf;
+}
+
+// What one cell of a table shows about a run (`arg`: the percentile, failure reason or status).
+enum class run_figure : std::uint8_t {
+    ended, failed, non_2xx, unfinished, seconds, rps, goodput, time_per_request, transfer_rate, received,
+    document_length, keep_alive, connects, server,
+    total_min, total_mean, total_percentile, total_max, failure_count, ab_columns, status,
+    checked_for, correct, wrong, errors,
+    rate_target, rate_achieved, rate_arrivals, response_p99, lag_p99, sent_late, never_sent,
+    url, method, requests, duration, concurrency, threads, keep_alive_on, pipeline, timeout, length_check,
+    started, interrupted,
+};
+
+// Appends one cell's figure: numbers as the JSON rounds them, text escaped.
+inline void append_run_cell(run_figure f, const report_run& x, double arg, std::string& out) {
+    using ull = unsigned long long;
+    const result& r = x.r;
+    const double seconds = static_cast<double>(r.elapsed_ns) / 1e9, ended = static_cast<double>(r.requests_ended);
+    const histogram& t = r.total_ns;
+    const bool open = r.rate_target > 0;  // the open model's figures; "-" for a closed-loop run
+    auto count = [&out](std::uint64_t v) { appendf(out, "%llu", static_cast<ull>(v)); };
+    auto ms = [&out](double ns) { appendf(out, "%.3f", ns / 1e6); };
+    auto text = [&out](const std::string& s) { append_html_escaped(out, s); };
+    switch (f) {
+        case run_figure::ended: return count(r.requests_ended);
+        case run_figure::failed: return count(r.requests_failed);
+        case run_figure::non_2xx: return count(r.non_2xx);
+        case run_figure::unfinished: return count(r.unfinished);
+        case run_figure::seconds: return appendf(out, "%.3f", seconds);
+        case run_figure::rps: return appendf(out, "%.2f", r.requests_per_second());
+        case run_figure::goodput: return appendf(out, "%.2f", r.goodput_per_second());
+        case run_figure::time_per_request:
+            return ended > 0 ? appendf(out, "%.3f", x.config.concurrency * seconds * 1000 / ended) : text("-");
+        case run_figure::transfer_rate:
+            return seconds > 0 ? appendf(out, "%.2f", static_cast<double>(r.bytes_received) / 1024 / seconds) : text("-");
+        case run_figure::received: return count(r.bytes_received);
+        case run_figure::document_length: return count(r.first_body_length);
+        case run_figure::keep_alive: return count(r.keep_alive_responses);
+        case run_figure::connects: return count(r.connects);
+        case run_figure::server: return text(r.server_software);
+        case run_figure::total_min: return t.empty() ? text("-") : ms(static_cast<double>(t.min()));
+        case run_figure::total_mean: return t.empty() ? text("-") : ms(t.mean());
+        case run_figure::total_percentile: return t.empty() ? text("-") : ms(static_cast<double>(t.value_at_percentile(arg)));
+        case run_figure::total_max: return t.empty() ? text("-") : ms(static_cast<double>(t.max()));
+        case run_figure::failure_count: return count(r.failures[static_cast<int>(arg)]);
+        case run_figure::ab_columns: {
+            const ab_failures c = ab_failure_columns(r);
+            return appendf(out, "%llu, %llu, %llu, %llu", static_cast<ull>(c.connect), static_cast<ull>(c.receive),
+                           static_cast<ull>(c.length), static_cast<ull>(c.exceptions));
+        }
+        case run_figure::status: return count(r.status_counts[static_cast<int>(arg)]);
+        case run_figure::checked_for: return text(x.config.checks.empty() ? "nothing" : x.config.checks);
+        case run_figure::correct: return count(r.requests_completed);
+        case run_figure::wrong: return count(r.failed(failure::check));
+        case run_figure::errors: return count(r.requests_failed - r.failed(failure::check));
+        case run_figure::rate_target: return open ? appendf(out, "%.3f", r.rate_target) : text("-");
+        case run_figure::rate_achieved: return open ? appendf(out, "%.3f", r.requests_per_second()) : text("-");
+        case run_figure::rate_arrivals:
+            if (!open) return text("-");
+            if (r.rate_arrivals == arrivals::uniform) return text("uniform");
+            return appendf(out, "Poisson, seed %llu", static_cast<ull>(r.rate_seed));
+        case run_figure::response_p99: return open ? ms(static_cast<double>(r.response_ns.value_at_percentile(99))) : text("-");
+        case run_figure::lag_p99: return open ? ms(static_cast<double>(r.schedule_lag_ns.value_at_percentile(99))) : text("-");
+        case run_figure::sent_late: return open ? count(r.connection_waits) : text("-");
+        case run_figure::never_sent: return open ? count(r.schedule_missed) : text("-");
+        case run_figure::url: return text(x.config.url);
+        case run_figure::method: return text(x.config.method);
+        case run_figure::requests: return x.config.requests ? count(x.config.requests) : text("no limit");
+        case run_figure::duration:
+            return x.config.duration_ms ? appendf(out, "%.3f s", static_cast<double>(x.config.duration_ms) / 1e3) : text("no limit");
+        case run_figure::concurrency: return count(x.config.concurrency);
+        case run_figure::threads: return count(x.config.threads);
+        case run_figure::keep_alive_on: return text(x.config.keep_alive ? "yes" : "no");
+        case run_figure::pipeline: return count(x.config.pipeline);
+        case run_figure::timeout: return appendf(out, "%lld", static_cast<long long>(x.config.timeout_ms));
+        case run_figure::length_check: return text(x.config.length_check ? "yes" : "no (-l)");
+        case run_figure::started: return text(r.start_realtime_ns ? utc_text(r.start_realtime_ns / 1'000'000) : "-");
+        case run_figure::interrupted: return text(r.cancelled ? "yes: partial figures" : "no");
+    }
+}
+
+struct table_row {
+    const char* label;
+    run_figure figure;
+};
+
+// A table with a column per run, written in three steps: its head, rows, its end.
+inline void append_table_head(const char* caption, const std::vector<const report_run*>& runs, std::string& out) {
+    out += "<div class=\"scroll\"><table><caption class=\"text\"><h3>";
+    out += caption;
+    out += "</h3></caption><thead><tr><th scope=\"col\"></th>";
+    for (const report_run* run : runs) {
+        out += "<th scope=\"col\">";
+        append_html_escaped(out, run->label);
+        out += "</th>";
+    }
+    out += "</tr></thead><tbody>\n";
+}
+
+// One row: `label`, then each run's figure. URLs, server names and check descriptions wrap anywhere.
+inline void append_table_row(const char* label, run_figure f, double arg, const std::vector<const report_run*>& runs, std::string& out) {
+    const bool wraps = f == run_figure::server || f == run_figure::url || f == run_figure::checked_for;
+    appendf(out, "<tr><th scope=\"row\">%s</th>", label);
+    for (const report_run* run : runs) {
+        out += wraps ? "<td class=\"text\">" : "<td>";
+        append_run_cell(f, *run, arg, out);
+        out += "</td>";
+    }
+    out += "</tr>\n";
+}
+
+template <std::size_t n>
+void append_table(const char* caption, const table_row (&rows)[n], const std::vector<const report_run*>& runs, std::string& out) {
+    append_table_head(caption, runs, out);
+    for (const table_row& row : rows) append_table_row(row.label, row.figure, 0, runs, out);
+    out += "</tbody></table></div>\n";
+}
+
+inline void append_run_tables(const std::vector<const report_run*>& runs, const html_options& o, std::string& out) {
+    using f = run_figure;
+    bool checked = false, open = false;
+    for (const report_run* run : runs) checked = checked || !run->config.checks.empty(), open = open || run->r.rate_target > 0;
+    static constexpr table_row summary[] = {
+        {"Complete requests", f::ended}, {"Failed requests", f::failed}, {"Non-2xx responses", f::non_2xx},
+        {"Unfinished requests", f::unfinished}, {"Time taken (s)", f::seconds}, {"Requests per second", f::rps},
+        {"Goodput (correct/s)", f::goodput}, {"Time per request (ms, mean)", f::time_per_request},
+        {"Transfer rate (KB/s received)", f::transfer_rate}, {"Total transferred (bytes)", f::received},
+        {"Document length (bytes)", f::document_length}, {"Keep-alive requests", f::keep_alive},
+        {"Connections opened", f::connects}, {"Server software", f::server}};
+    static constexpr table_row checks[] = {
+        {"checked for", f::checked_for}, {"correct", f::correct}, {"wrong", f::wrong}, {"error", f::errors}};
+    static constexpr table_row open_model[] = {
+        {"target (requests/s)", f::rate_target}, {"achieved (requests/s)", f::rate_achieved}, {"arrivals", f::rate_arrivals},
+        {"response p99 (ms)", f::response_p99}, {"schedule lag p99 (ms)", f::lag_p99},
+        {"sent late (no free connection)", f::sent_late}, {"never sent", f::never_sent}};
+    static constexpr table_row configuration[] = {
+        {"URL", f::url}, {"method", f::method}, {"requests (-n)", f::requests}, {"duration", f::duration},
+        {"connections (-c)", f::concurrency}, {"threads", f::threads}, {"keep-alive", f::keep_alive_on},
+        {"pipeline", f::pipeline}, {"timeout (ms)", f::timeout}, {"length check", f::length_check},
+        {"started", f::started}, {"interrupted", f::interrupted}};
+    out += "<div class=\"tables\">\n";
+    append_table_head("Summary (as ab reports it)", runs, out);
+    for (const table_row& row : summary)
+        if (row.figure != f::goodput || checked) append_table_row(row.label, row.figure, 0, runs, out);  // goodput: with checks
+    out += "</tbody></table></div>\n";
+    append_table_head("Total time (ms)", runs, out);
+    append_table_row("min", f::total_min, 0, runs, out);
+    append_table_row("mean", f::total_mean, 0, runs, out);
+    for (double p : o.percentiles) append_table_row(percentile_name(p).c_str(), f::total_percentile, p, runs, out);
+    append_table_row("max", f::total_max, 0, runs, out);
+    out += "</tbody></table></div>\n";
+    append_table_head("Failures by reason", runs, out);
+    for (int i = 0; i < failure_count; ++i) append_table_row(failure_name(static_cast<failure>(i)), f::failure_count, i, runs, out);
+    append_table_row("ab's columns (connect, receive, length, exceptions)", f::ab_columns, 0, runs, out);
+    out += "</tbody></table></div>\n";
+    append_table_head("Status codes", runs, out);
+    for (int code = 100; code < 1000; ++code) {
+        bool seen = false;
+        for (const report_run* run : runs) seen = seen || run->r.status_counts[code];
+        if (seen) append_table_row(std::to_string(code).c_str(), f::status, code, runs, out);
+    }
+    out += "</tbody></table></div>\n";
+    if (checked) append_table("Checks", checks, runs, out);
+    if (open) append_table("Open model", open_model, runs, out);
+    append_table("Configuration", configuration, runs, out);
+    out += "</div>\n";
+}
+
+inline const histogram& total_of(const result& r) { return r.total_ns; }
+inline const histogram& connect_of(const result& r) { return r.connect_ns; }
+inline const histogram& waiting_of(const result& r) { return r.waiting_ns; }
+inline const histogram& processing_of(const result& r) { return r.processing_ns; }
+inline const histogram& response_of(const result& r) { return r.response_ns; }
+inline const histogram& lag_of(const result& r) { return r.schedule_lag_ns; }
+
+inline void append_section(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles, std::size_t index,
+                           const html_options& o, std::string& out) {
+    const std::string& name = runs[0]->scenario;
+    const std::string id = "s" + std::to_string(index + 1);
+    appendf(out, "<section aria-labelledby=\"%s\"><h2 id=\"%s\">", id.c_str(), id.c_str());
+    append_html_escaped(out, name.empty() ? std::string("Results") : name);
+    out += "</h2>\n<div class=\"charts\">\n";
+    const std::string prefix = name.empty() ? "" : name + ": ";
+    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles, "chart", out);
+    bool open = false, rows = false;
+    for (const report_run* run : runs) open = open || run->r.rate_target > 0, rows = rows || !run->r.intervals.empty();
+    if (open)
+        append_percentile_figure(runs, styles, response_of, id + "-response", prefix + "response time by percentile (from the intended send time)",
+                                 o.percentiles, "chart", out);
+    if (rows) {
+        append_interval_figure(runs, styles, interval_view::rate, id + "-rate", prefix + "throughput over time", out);
+        append_interval_figure(runs, styles, interval_view::latency, id + "-latency", prefix + "response time over time (p99, p50)", out);
+        if (open) append_interval_figure(runs, styles, interval_view::lag, id + "-lag", prefix + "schedule lag over time (p99)", out);
+    }
+    out += "</div>\n<div class=\"small\">\n";
+    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles, "chart small", out);
+    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles, "chart small", out);
+    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile", o.percentiles, "chart small", out);
+    if (open) append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile", o.percentiles, "chart small", out);
+    out += "</div>\n";
+    append_run_tables(runs, o, out);
+    out += "</section>\n";
+}
+
+}  // namespace detail
+
+// The report as one HTML document. Runs are drawn in the order given, the first in the first
+// colour; runs sharing a scenario name share a section (in order of first appearance).
+inline std::string html_report(const std::vector<report_run>& runs, const html_options& o = {}) {
+    using detail::appendf;
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+    detail::append_html_escaped(out, o.title);
+    out += "</title>\n<style>";
+    out += detail::html_style;
+    out += "</style>\n</head>\n<body>\n<main>\n<header>\n<h1>";
+    detail::append_html_escaped(out, o.title);
+    out += "</h1>\n<p class=\"meta\">microbench " MICROBENCH_VERSION_STRING;
+    if (o.generated_unix_ms) out += " · generated " + detail::utc_text(o.generated_unix_ms);
+    appendf(out, " · %zu run%s</p>\n", runs.size(), runs.size() == 1 ? "" : "s");
+    // The key: each label's colour and target, once (a suite repeats labels across scenarios).
+    std::vector<std::string> labels;
+    out += "<ul class=\"key\">\n";
+    for (const report_run& run : runs) {
+        if (std::find(labels.begin(), labels.end(), run.label) != labels.end()) continue;
+        appendf(out, "<li><span class=\"swatch\" style=\"background:%s\"></span><b>", detail::chart_colours[labels.size() % 6]);
+        labels.push_back(run.label);
+        detail::append_html_escaped(out, run.label);
+        out += "</b> <span class=\"text\">";
+        detail::append_html_escaped(out, run.config.method + " " + run.config.url);
+        out += "</span></li>\n";
+    }
+    out += "</ul>\n</header>\n";
+    std::vector<std::string> scenarios;
+    for (const report_run& run : runs) {
+        bool seen = false;
+        for (const std::string& s : scenarios) seen = seen || s == run.scenario;
+        if (!seen) scenarios.push_back(run.scenario);
+    }
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+        std::vector<const report_run*> group;
+        std::vector<unsigned> styles;  // a label's colour is the same in every section
+        for (const report_run& run : runs) {
+            if (run.scenario != scenarios[i]) continue;
+            group.push_back(&run);
+            styles.push_back(static_cast<unsigned>(std::find(labels.begin(), labels.end(), run.label) - labels.begin()));
+        }
+        detail::append_section(group, styles, i, o, out);
+    }
+    out += "<footer class=\"meta\"><p>Latency by percentile: HdrHistogram's axis, x = log10(1/(1−p)); values within the "
+           "histogram's precision, min, max and counts exact. Total = start → last byte; waiting = request written → first "
+           "byte; processing = total − connect (ab's columns).</p></footer>\n</main>\n</body>\n</html>\n";
+    return out;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_html.hpp ----
 // ---- begin include/microbench/report/gates.hpp ----
 // microbench/report/gates.hpp — pass/fail limits for CI on a finished result: failed checks, a failure
 // budget, total-time percentiles and a minimum rate. A pure function of the result: it says
@@ -5520,6 +6722,7 @@ enum {
     MB_PLAN_TOO_MANY_IN_FLIGHT = 99,
     MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102,
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
+    MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 

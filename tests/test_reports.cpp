@@ -244,7 +244,7 @@ TEST_CASE("intervals: the CSV has a row per interval, the JSON an array, the sum
     plan p;
     const std::string json = result_json(p, r, {50});
     CHECK(json.find("\"interval_ms\":1000,\"intervals\":[{\"start_ns\":0,\"duration_ns\":1000000000,\"sent\":90,\"ended\":90,"
-                    "\"completed\":90,\"failed\":0,\"rate\":90.00,\"target\":100.00,\"response_ns\":{\"count\":90,\"p50\":1000000,"
+                    "\"completed\":90,\"failed\":0,\"rate\":90.00,\"target\":100.000000,\"response_ns\":{\"count\":90,\"p50\":1000000,"
                     "\"p90\":2000000,\"p99\":5000000,\"max\":6000000},\"schedule_lag_ns\":{\"p99\":25000,\"max\":40000}},") != std::string::npos);
     CHECK(json.find("{\"start_ns\":3000000000,\"duration_ns\":500000000,") != std::string::npos);
     result closed;

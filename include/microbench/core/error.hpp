@@ -77,6 +77,12 @@ enum class errc : std::uint16_t {
     plan_bad_interval = 122,
     plan_bad_arrivals = 123,
 
+    // Reading saved results (140–159)
+    json_bad = 140,
+    json_too_deep = 141,
+    result_not_microbench = 142,
+    result_bad_field = 143,
+
     // Calls through the C API (200–219)
     invalid_argument = 200,
     out_of_memory = 201,
@@ -145,6 +151,10 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_rate, "plan_bad_rate", "rate must be from 0 (closed loop) to 10,000,000 requests per second, and works without pipelining"},
     {errc::plan_bad_interval, "plan_bad_interval", "the statistics interval must be from 10 ms to 1 hour, or 0 for none"},
     {errc::plan_bad_arrivals, "plan_bad_arrivals", "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson"},
+    {errc::json_bad, "json_bad", "not valid JSON (the position is the byte where reading stopped)"},
+    {errc::json_too_deep, "json_too_deep", "JSON nested more than 64 levels deep"},
+    {errc::result_not_microbench, "result_not_microbench", "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document"},
+    {errc::result_bad_field, "result_bad_field", "a field of the result is missing or has the wrong type (or its histogram does not decode)"},
     {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
     {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../core/appendf.hpp"
 #include "../core/ascii.hpp"
 #include "../core/bigint.hpp"
 #include "response_parser.hpp"
@@ -52,12 +53,28 @@ public:
     }
     checks& body_length(std::uint64_t n) { return length_ = static_cast<std::int64_t>(n), *this; }
     // The body must be exactly n!: "<digits>" or {"factorial": <digits>}, whitespace allowed.
-    checks& factorial(unsigned n) { return factorial_ = factorial_decimal(n), has_factorial_ = true, *this; }
+    checks& factorial(unsigned n) { return factorial_ = factorial_decimal(n), factorial_n_ = n, has_factorial_ = true, *this; }
     checks& callback(response_callback fn, void* user) { return callback_ = fn, callback_user_ = user, *this; }
 
     bool empty() const {
         return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && headers_.empty() &&
                length_ < 0 && !has_factorial_ && !callback_;
+    }
+
+    // What is checked, for reports: "status 200,201; body is 100! (158 digits)"; empty when nothing.
+    std::string summary() const {
+        using detail::appendf;
+        std::string out;
+        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
+        for (std::size_t i = 0; i < statuses_.size(); ++i) appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
+        if (has_equals_) appendf(next(), "body equals %zu bytes", equals_.size());
+        if (!starts_.empty()) appendf(next(), "body starts with %zu bytes", starts_.size());
+        if (!contains_.empty()) appendf(next(), "body contains %zu bytes", contains_.size());
+        for (const header_rule& h : headers_) appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "", h.must_equal ? h.value.c_str() : "");
+        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
+        if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
+        if (callback_) next() += "callback";
+        return out;
     }
 
     void on_headers(check_state& s, const response_parser& p) const {
@@ -184,6 +201,7 @@ private:
     std::vector<header_rule> headers_;
     std::int64_t length_ = -1;
     std::string factorial_;
+    unsigned factorial_n_ = 0;
     bool has_factorial_ = false;
     response_callback callback_ = nullptr;
     void* callback_user_ = nullptr;

@@ -1,4 +1,5 @@
-// microbench/report/report_json.hpp — the whole result as one JSON document: the plan echoed back,
+// microbench/report/report_json.hpp — the whole result as one JSON document: the plan echoed back
+// (as a run_description, what report_read.hpp reads back),
 // counts, failures by reason (and in ab's four columns), status codes, bytes, connections, and
 // the four timing breakdowns with percentiles and their encoded histograms (mergeable later),
 // the open model's figures at a fixed rate and the per-interval rows when there are any.
@@ -16,6 +17,39 @@
 #include "../core/version.hpp"
 
 namespace microbench {
+
+// What a run was asked to do, as the reports show it: from a plan (describe), or read back from a
+// saved result's "config".
+struct run_description {
+    std::string url;
+    std::string method = "GET";
+    std::uint64_t requests = 0;     // 0: until the duration ends
+    std::int64_t duration_ms = 0;   // 0: no time limit
+    std::uint32_t concurrency = 1, threads = 1, pipeline = 1;
+    bool keep_alive = false;
+    bool length_check = true;
+    std::int64_t timeout_ms = 0;
+    std::string checks;             // what every response had to pass (checks::summary); empty: nothing
+};
+
+inline run_description describe(const plan& p) {
+    run_description d;
+    d.url = p.url();
+    d.method = p.method();
+    d.requests = p.requests();
+    d.duration_ms = p.duration_ms();
+    d.concurrency = p.concurrency();
+    d.threads = p.threads();
+    d.pipeline = p.pipeline();
+    d.keep_alive = p.keep_alive();
+    d.length_check = p.length_check();
+    d.timeout_ms = p.timeout_ms();
+    for (int code : p.expect_status()) detail::appendf(d.checks, d.checks.empty() ? "status %d" : ",%d", code);
+    const std::string rest = p.check().summary();
+    if (!rest.empty()) d.checks.append(d.checks.empty() ? "" : "; ").append(rest);
+    return d;
+}
+
 namespace detail {
 
 inline void append_json_string(std::string& out, std::string_view s) {
@@ -47,22 +81,24 @@ inline void append_json_histogram(std::string& out, const char* name, const hist
 
 }  // namespace detail
 
-inline std::string result_json(const plan& p, const result& r, const std::vector<double>& percentiles) {
+inline std::string result_json(const run_description& d, const result& r, const std::vector<double>& percentiles) {
     using detail::appendf;
     auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
     std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"partial\":";
     out += r.cancelled ? "true" : "false";
     out += ",\"config\":{\"url\":";
-    detail::append_json_string(out, p.url());
+    detail::append_json_string(out, d.url);
     out += ",\"method\":";
-    detail::append_json_string(out, p.method());
+    detail::append_json_string(out, d.method);
     appendf(out, ",\"requests\":%llu,\"duration_ms\":%lld,\"concurrency\":%u,\"threads\":%u,\"keep_alive\":%s,"
-                 "\"pipeline\":%u,\"timeout_ms\":%lld,\"length_check\":%s},",
-            u(p.requests()), static_cast<long long>(p.duration_ms()), p.concurrency(), p.threads(),
-            p.keep_alive() ? "true" : "false", p.pipeline(), static_cast<long long>(p.timeout_ms()),
-            p.length_check() ? "true" : "false");
+                 "\"pipeline\":%u,\"timeout_ms\":%lld,\"length_check\":%s,\"checks\":",
+            u(d.requests), static_cast<long long>(d.duration_ms), d.concurrency, d.threads, d.keep_alive ? "true" : "false",
+            d.pipeline, static_cast<long long>(d.timeout_ms), d.length_check ? "true" : "false");
+    detail::append_json_string(out, d.checks);
+    out += "},";
     appendf(out, "\"start_unix_ms\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000));
-    appendf(out, "\"elapsed_s\":%.6f,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9, r.requests_per_second());
+    appendf(out, "\"elapsed_s\":%.6f,\"elapsed_ns\":%lld,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9,
+            static_cast<long long>(r.elapsed_ns), r.requests_per_second());
     appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"
                  "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
@@ -112,7 +148,7 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
         for (std::size_t i = 0; i < r.intervals.size(); ++i) {
             const interval_stats& row = r.intervals[i];
             appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
-                         "\"failed\":%llu,\"rate\":%.2f,\"target\":%.2f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
+                         "\"failed\":%llu,\"rate\":%.2f,\"target\":%.6f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
                          "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
                     i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
                     u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
@@ -123,6 +159,10 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
     }
     out += "}\n";
     return out;
+}
+
+inline std::string result_json(const plan& p, const result& r, const std::vector<double>& percentiles) {
+    return result_json(describe(p), r, percentiles);
 }
 
 }  // namespace microbench

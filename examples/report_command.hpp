@@ -1,0 +1,105 @@
+// examples/report_command.hpp — `microbench report RESULT.json... --html FILE [--title TEXT]`:
+// saved --json results of any mode read back and drawn in one HTML report. With several files,
+// each file's runs are labelled by its name (and A/B within a comparison or a two-URL suite); one
+// file is labelled as the run that wrote it labelled it (its URL's path, or A and B). Exit: 0 written,
+// 1 a usage error, an unreadable or unrecognised file, or an unwritable output.
+#pragma once
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "cli_options.hpp"
+#include "microbench.hpp"
+
+namespace cli {
+
+inline const char* report_usage() {
+    return "Usage: microbench report RESULT.json... --html FILE [--title TEXT]\n"
+           "  Draws saved --json results (single runs, --compare, --suite, --self-test) in one HTML report.\n";
+}
+
+inline int report_usage_error(const std::string& problem) {
+    std::fprintf(stderr, "microbench report: %s\n%s", problem.c_str(), report_usage());
+    return 1;
+}
+
+// "runs/b.json" -> "b".
+inline std::string file_label(const std::string& path) {
+    std::size_t slash = path.find_last_of('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) name.resize(name.size() - 5);
+    return name;
+}
+
+inline bool write_text_file(const std::string& path, const std::string& text) {
+    if (path == "-") return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return false;
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    return std::fclose(f) == 0 && ok;
+}
+
+inline std::int64_t now_unix_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+// `argv[first]` onwards: the files and the options.
+inline int run_report_command(int argc, char** argv, int first) {
+    std::vector<std::string> files;
+    std::string html_path;
+    mb::html_options ho;
+    for (int i = first; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--html" || arg == "--title") {
+            if (i + 1 >= argc) return report_usage_error("option " + arg + " needs a value");
+            (arg == "--html" ? html_path : ho.title) = argv[++i];
+        } else if (arg.compare(0, 7, "--html=") == 0) {
+            html_path = arg.substr(7);
+        } else if (arg.compare(0, 8, "--title=") == 0) {
+            ho.title = arg.substr(8);
+        } else if (arg == "-h" || arg == "--help") {
+            return std::fputs(report_usage(), stdout), 0;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            return report_usage_error("unknown option " + shown(arg));
+        } else {
+            files.push_back(arg);
+        }
+    }
+    if (files.empty()) return report_usage_error("no result files given");
+    if (html_path.empty()) return report_usage_error("--html FILE is needed (- for stdout)");
+    std::vector<mb::report_run> runs;
+    std::vector<std::string> labels;
+    for (const std::string& path : files) {
+        std::string text;
+        if (!read_file(path.c_str(), text)) {
+            std::fprintf(stderr, "microbench report: cannot read %s: %s\n", shown(path).c_str(), std::strerror(errno));
+            return 1;
+        }
+        std::string label = file_label(path);
+        for (int k = 2; std::find(labels.begin(), labels.end(), label) != labels.end(); ++k) label = file_label(path) + " (" + std::to_string(k) + ")";
+        labels.push_back(label);
+        const std::size_t before = runs.size();
+        if (mb::error e = mb::read_report_runs(text, files.size() == 1 ? std::string() : label, runs)) {
+            std::fprintf(stderr, "microbench report: %s: %s (%s", shown(path).c_str(), e.message(), e.name());
+            if (e.code == mb::errc::json_bad) std::fprintf(stderr, ", at byte %zu", e.position);
+            std::fprintf(stderr, ")\n");
+            return 1;
+        }
+        std::fprintf(stderr, "%s: %zu run%s\n", shown(path).c_str(), runs.size() - before, runs.size() - before == 1 ? "" : "s");
+    }
+    ho.generated_unix_ms = now_unix_ms();
+    if (!write_text_file(html_path, mb::html_report(runs, ho))) {
+        std::fprintf(stderr, "microbench report: cannot write %s: %s\n", shown(html_path).c_str(), std::strerror(errno));
+        return 1;
+    }
+    if (html_path != "-") std::fprintf(stderr, "Wrote %s: %zu runs from %zu files.\n", html_path.c_str(), runs.size(), files.size());
+    return 0;
+}
+
+}  // namespace cli

@@ -1,0 +1,322 @@
+// microbench/report/report_html.hpp — the HTML report: one self-contained file (inline CSS and
+// SVG; no script, font, image or link to fetch) drawing one or more runs. Runs of the same
+// scenario share a section: latency by percentile overlaid (total large; connect, waiting and
+// processing small), the open model's response time and schedule lag, throughput and response
+// time over time from the interval rows, then tables — ab's summary, latency, failures by reason,
+// status codes, checks and the configuration. Readable on a phone and in print.
+#pragma once
+
+#include <algorithm>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "../core/appendf.hpp"
+#include "../core/version.hpp"
+#include "report_ab.hpp"
+#include "report_charts.hpp"
+#include "report_read.hpp"
+
+namespace microbench {
+
+struct html_options {
+    std::string title = "microbench report";
+    std::int64_t generated_unix_ms = 0;  // shown when not 0
+    std::vector<double> percentiles = {50, 90, 99, 99.9, 99.99};
+};
+
+namespace detail {
+
+constexpr const char* html_style =
+    "*{box-sizing:border-box}"
+    "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#fff}"
+    "main{max-width:1120px;margin:0 auto;padding:12px 16px 32px}"
+    "h1{font-size:1.5em;margin:.4em 0 .2em;overflow-wrap:anywhere}h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}"
+    "h3{font-size:1em;margin:1em 0 .3em}p{margin:.3em 0}"
+    ".meta{color:#555;font-size:.9em}"
+    ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:12px 20px}"
+    ".small{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,330px),1fr));gap:8px 14px}"
+    "figure{margin:0;min-width:0}figcaption{font-weight:600;font-size:.95em;margin:.2em 0}"
+    "svg.chart{display:block;width:100%;height:auto;font-size:12px;overflow:hidden}"
+    ".small svg.chart{font-size:15px}"
+    "svg .grid{stroke:#e3e3e3;stroke-width:1}svg .axis{stroke:#555;fill:none;stroke-width:1}"
+    "svg .tick{fill:#444}svg .tick.y{text-anchor:end}svg .tick.x{text-anchor:middle}"
+    "svg .label{fill:#222;text-anchor:middle}svg .line{fill:none;stroke-width:2}"
+    "svg .line.secondary{stroke-width:1.3}svg .legend text{fill:#222}"
+    "details{font-size:.85em;margin:.2em 0 .6em}summary{cursor:pointer;color:#0b5394}"
+    ".scroll{overflow-x:auto;max-width:100%}"
+    "table{border-collapse:collapse;margin:.3em 0 1em;font-variant-numeric:tabular-nums;width:100%}"
+    "th,td{padding:3px 0 3px 10px;text-align:right;vertical-align:top;border-bottom:1px solid #eee}"
+    "th[scope=row]{padding-left:0}"
+    "th[scope=row],thead th:first-child{text-align:left;font-weight:500}"
+    ".tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,320px),1fr));gap:0 28px}"
+    ".text{overflow-wrap:anywhere;text-align:left}"
+    ".key{list-style:none;padding:0;margin:.4em 0}"
+    ".swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.4em}"
+    "@media (max-width:480px){body{font-size:14px}main{padding:8px 10px 24px}table{font-size:.9em}}"
+    "@media print{main{max-width:none;padding:0}section{break-before:auto}figure,table{break-inside:avoid}"
+    "summary{display:none}details>div{display:block}body{font-size:11pt}}";
+
+inline std::string utc_text(std::int64_t unix_ms) {
+    time_t seconds = static_cast<time_t>(unix_ms / 1000);
+    tm t{};
+    gmtime_r(&seconds, &t);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &t);
+    return buf;
+}
+
+// What one cell of a table shows about a run (`arg`: the percentile, failure reason or status).
+enum class run_figure : std::uint8_t {
+    ended, failed, non_2xx, unfinished, seconds, rps, goodput, time_per_request, transfer_rate, received,
+    document_length, keep_alive, connects, server,
+    total_min, total_mean, total_percentile, total_max, failure_count, ab_columns, status,
+    checked_for, correct, wrong, errors,
+    rate_target, rate_achieved, rate_arrivals, response_p99, lag_p99, sent_late, never_sent,
+    url, method, requests, duration, concurrency, threads, keep_alive_on, pipeline, timeout, length_check,
+    started, interrupted,
+};
+
+// Appends one cell's figure: numbers as the JSON rounds them, text escaped.
+inline void append_run_cell(run_figure f, const report_run& x, double arg, std::string& out) {
+    using ull = unsigned long long;
+    const result& r = x.r;
+    const double seconds = static_cast<double>(r.elapsed_ns) / 1e9, ended = static_cast<double>(r.requests_ended);
+    const histogram& t = r.total_ns;
+    const bool open = r.rate_target > 0;  // the open model's figures; "-" for a closed-loop run
+    auto count = [&out](std::uint64_t v) { appendf(out, "%llu", static_cast<ull>(v)); };
+    auto ms = [&out](double ns) { appendf(out, "%.3f", ns / 1e6); };
+    auto text = [&out](const std::string& s) { append_html_escaped(out, s); };
+    switch (f) {
+        case run_figure::ended: return count(r.requests_ended);
+        case run_figure::failed: return count(r.requests_failed);
+        case run_figure::non_2xx: return count(r.non_2xx);
+        case run_figure::unfinished: return count(r.unfinished);
+        case run_figure::seconds: return appendf(out, "%.3f", seconds);
+        case run_figure::rps: return appendf(out, "%.2f", r.requests_per_second());
+        case run_figure::goodput: return appendf(out, "%.2f", r.goodput_per_second());
+        case run_figure::time_per_request:
+            return ended > 0 ? appendf(out, "%.3f", x.config.concurrency * seconds * 1000 / ended) : text("-");
+        case run_figure::transfer_rate:
+            return seconds > 0 ? appendf(out, "%.2f", static_cast<double>(r.bytes_received) / 1024 / seconds) : text("-");
+        case run_figure::received: return count(r.bytes_received);
+        case run_figure::document_length: return count(r.first_body_length);
+        case run_figure::keep_alive: return count(r.keep_alive_responses);
+        case run_figure::connects: return count(r.connects);
+        case run_figure::server: return text(r.server_software);
+        case run_figure::total_min: return t.empty() ? text("-") : ms(static_cast<double>(t.min()));
+        case run_figure::total_mean: return t.empty() ? text("-") : ms(t.mean());
+        case run_figure::total_percentile: return t.empty() ? text("-") : ms(static_cast<double>(t.value_at_percentile(arg)));
+        case run_figure::total_max: return t.empty() ? text("-") : ms(static_cast<double>(t.max()));
+        case run_figure::failure_count: return count(r.failures[static_cast<int>(arg)]);
+        case run_figure::ab_columns: {
+            const ab_failures c = ab_failure_columns(r);
+            return appendf(out, "%llu, %llu, %llu, %llu", static_cast<ull>(c.connect), static_cast<ull>(c.receive),
+                           static_cast<ull>(c.length), static_cast<ull>(c.exceptions));
+        }
+        case run_figure::status: return count(r.status_counts[static_cast<int>(arg)]);
+        case run_figure::checked_for: return text(x.config.checks.empty() ? "nothing" : x.config.checks);
+        case run_figure::correct: return count(r.requests_completed);
+        case run_figure::wrong: return count(r.failed(failure::check));
+        case run_figure::errors: return count(r.requests_failed - r.failed(failure::check));
+        case run_figure::rate_target: return open ? appendf(out, "%.3f", r.rate_target) : text("-");
+        case run_figure::rate_achieved: return open ? appendf(out, "%.3f", r.requests_per_second()) : text("-");
+        case run_figure::rate_arrivals:
+            if (!open) return text("-");
+            if (r.rate_arrivals == arrivals::uniform) return text("uniform");
+            return appendf(out, "Poisson, seed %llu", static_cast<ull>(r.rate_seed));
+        case run_figure::response_p99: return open ? ms(static_cast<double>(r.response_ns.value_at_percentile(99))) : text("-");
+        case run_figure::lag_p99: return open ? ms(static_cast<double>(r.schedule_lag_ns.value_at_percentile(99))) : text("-");
+        case run_figure::sent_late: return open ? count(r.connection_waits) : text("-");
+        case run_figure::never_sent: return open ? count(r.schedule_missed) : text("-");
+        case run_figure::url: return text(x.config.url);
+        case run_figure::method: return text(x.config.method);
+        case run_figure::requests: return x.config.requests ? count(x.config.requests) : text("no limit");
+        case run_figure::duration:
+            return x.config.duration_ms ? appendf(out, "%.3f s", static_cast<double>(x.config.duration_ms) / 1e3) : text("no limit");
+        case run_figure::concurrency: return count(x.config.concurrency);
+        case run_figure::threads: return count(x.config.threads);
+        case run_figure::keep_alive_on: return text(x.config.keep_alive ? "yes" : "no");
+        case run_figure::pipeline: return count(x.config.pipeline);
+        case run_figure::timeout: return appendf(out, "%lld", static_cast<long long>(x.config.timeout_ms));
+        case run_figure::length_check: return text(x.config.length_check ? "yes" : "no (-l)");
+        case run_figure::started: return text(r.start_realtime_ns ? utc_text(r.start_realtime_ns / 1'000'000) : "-");
+        case run_figure::interrupted: return text(r.cancelled ? "yes: partial figures" : "no");
+    }
+}
+
+struct table_row {
+    const char* label;
+    run_figure figure;
+};
+
+// A table with a column per run, written in three steps: its head, rows, its end.
+inline void append_table_head(const char* caption, const std::vector<const report_run*>& runs, std::string& out) {
+    out += "<div class=\"scroll\"><table><caption class=\"text\"><h3>";
+    out += caption;
+    out += "</h3></caption><thead><tr><th scope=\"col\"></th>";
+    for (const report_run* run : runs) {
+        out += "<th scope=\"col\">";
+        append_html_escaped(out, run->label);
+        out += "</th>";
+    }
+    out += "</tr></thead><tbody>\n";
+}
+
+// One row: `label`, then each run's figure. URLs, server names and check descriptions wrap anywhere.
+inline void append_table_row(const char* label, run_figure f, double arg, const std::vector<const report_run*>& runs, std::string& out) {
+    const bool wraps = f == run_figure::server || f == run_figure::url || f == run_figure::checked_for;
+    appendf(out, "<tr><th scope=\"row\">%s</th>", label);
+    for (const report_run* run : runs) {
+        out += wraps ? "<td class=\"text\">" : "<td>";
+        append_run_cell(f, *run, arg, out);
+        out += "</td>";
+    }
+    out += "</tr>\n";
+}
+
+template <std::size_t n>
+void append_table(const char* caption, const table_row (&rows)[n], const std::vector<const report_run*>& runs, std::string& out) {
+    append_table_head(caption, runs, out);
+    for (const table_row& row : rows) append_table_row(row.label, row.figure, 0, runs, out);
+    out += "</tbody></table></div>\n";
+}
+
+inline void append_run_tables(const std::vector<const report_run*>& runs, const html_options& o, std::string& out) {
+    using f = run_figure;
+    bool checked = false, open = false;
+    for (const report_run* run : runs) checked = checked || !run->config.checks.empty(), open = open || run->r.rate_target > 0;
+    static constexpr table_row summary[] = {
+        {"Complete requests", f::ended}, {"Failed requests", f::failed}, {"Non-2xx responses", f::non_2xx},
+        {"Unfinished requests", f::unfinished}, {"Time taken (s)", f::seconds}, {"Requests per second", f::rps},
+        {"Goodput (correct/s)", f::goodput}, {"Time per request (ms, mean)", f::time_per_request},
+        {"Transfer rate (KB/s received)", f::transfer_rate}, {"Total transferred (bytes)", f::received},
+        {"Document length (bytes)", f::document_length}, {"Keep-alive requests", f::keep_alive},
+        {"Connections opened", f::connects}, {"Server software", f::server}};
+    static constexpr table_row checks[] = {
+        {"checked for", f::checked_for}, {"correct", f::correct}, {"wrong", f::wrong}, {"error", f::errors}};
+    static constexpr table_row open_model[] = {
+        {"target (requests/s)", f::rate_target}, {"achieved (requests/s)", f::rate_achieved}, {"arrivals", f::rate_arrivals},
+        {"response p99 (ms)", f::response_p99}, {"schedule lag p99 (ms)", f::lag_p99},
+        {"sent late (no free connection)", f::sent_late}, {"never sent", f::never_sent}};
+    static constexpr table_row configuration[] = {
+        {"URL", f::url}, {"method", f::method}, {"requests (-n)", f::requests}, {"duration", f::duration},
+        {"connections (-c)", f::concurrency}, {"threads", f::threads}, {"keep-alive", f::keep_alive_on},
+        {"pipeline", f::pipeline}, {"timeout (ms)", f::timeout}, {"length check", f::length_check},
+        {"started", f::started}, {"interrupted", f::interrupted}};
+    out += "<div class=\"tables\">\n";
+    append_table_head("Summary (as ab reports it)", runs, out);
+    for (const table_row& row : summary)
+        if (row.figure != f::goodput || checked) append_table_row(row.label, row.figure, 0, runs, out);  // goodput: with checks
+    out += "</tbody></table></div>\n";
+    append_table_head("Total time (ms)", runs, out);
+    append_table_row("min", f::total_min, 0, runs, out);
+    append_table_row("mean", f::total_mean, 0, runs, out);
+    for (double p : o.percentiles) append_table_row(percentile_name(p).c_str(), f::total_percentile, p, runs, out);
+    append_table_row("max", f::total_max, 0, runs, out);
+    out += "</tbody></table></div>\n";
+    append_table_head("Failures by reason", runs, out);
+    for (int i = 0; i < failure_count; ++i) append_table_row(failure_name(static_cast<failure>(i)), f::failure_count, i, runs, out);
+    append_table_row("ab's columns (connect, receive, length, exceptions)", f::ab_columns, 0, runs, out);
+    out += "</tbody></table></div>\n";
+    append_table_head("Status codes", runs, out);
+    for (int code = 100; code < 1000; ++code) {
+        bool seen = false;
+        for (const report_run* run : runs) seen = seen || run->r.status_counts[code];
+        if (seen) append_table_row(std::to_string(code).c_str(), f::status, code, runs, out);
+    }
+    out += "</tbody></table></div>\n";
+    if (checked) append_table("Checks", checks, runs, out);
+    if (open) append_table("Open model", open_model, runs, out);
+    append_table("Configuration", configuration, runs, out);
+    out += "</div>\n";
+}
+
+inline const histogram& total_of(const result& r) { return r.total_ns; }
+inline const histogram& connect_of(const result& r) { return r.connect_ns; }
+inline const histogram& waiting_of(const result& r) { return r.waiting_ns; }
+inline const histogram& processing_of(const result& r) { return r.processing_ns; }
+inline const histogram& response_of(const result& r) { return r.response_ns; }
+inline const histogram& lag_of(const result& r) { return r.schedule_lag_ns; }
+
+inline void append_section(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles, std::size_t index,
+                           const html_options& o, std::string& out) {
+    const std::string& name = runs[0]->scenario;
+    const std::string id = "s" + std::to_string(index + 1);
+    appendf(out, "<section aria-labelledby=\"%s\"><h2 id=\"%s\">", id.c_str(), id.c_str());
+    append_html_escaped(out, name.empty() ? std::string("Results") : name);
+    out += "</h2>\n<div class=\"charts\">\n";
+    const std::string prefix = name.empty() ? "" : name + ": ";
+    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles, "chart", out);
+    bool open = false, rows = false;
+    for (const report_run* run : runs) open = open || run->r.rate_target > 0, rows = rows || !run->r.intervals.empty();
+    if (open)
+        append_percentile_figure(runs, styles, response_of, id + "-response", prefix + "response time by percentile (from the intended send time)",
+                                 o.percentiles, "chart", out);
+    if (rows) {
+        append_interval_figure(runs, styles, interval_view::rate, id + "-rate", prefix + "throughput over time", out);
+        append_interval_figure(runs, styles, interval_view::latency, id + "-latency", prefix + "response time over time (p99, p50)", out);
+        if (open) append_interval_figure(runs, styles, interval_view::lag, id + "-lag", prefix + "schedule lag over time (p99)", out);
+    }
+    out += "</div>\n<div class=\"small\">\n";
+    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles, "chart small", out);
+    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles, "chart small", out);
+    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile", o.percentiles, "chart small", out);
+    if (open) append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile", o.percentiles, "chart small", out);
+    out += "</div>\n";
+    append_run_tables(runs, o, out);
+    out += "</section>\n";
+}
+
+}  // namespace detail
+
+// The report as one HTML document. Runs are drawn in the order given, the first in the first
+// colour; runs sharing a scenario name share a section (in order of first appearance).
+inline std::string html_report(const std::vector<report_run>& runs, const html_options& o = {}) {
+    using detail::appendf;
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+    detail::append_html_escaped(out, o.title);
+    out += "</title>\n<style>";
+    out += detail::html_style;
+    out += "</style>\n</head>\n<body>\n<main>\n<header>\n<h1>";
+    detail::append_html_escaped(out, o.title);
+    out += "</h1>\n<p class=\"meta\">microbench " MICROBENCH_VERSION_STRING;
+    if (o.generated_unix_ms) out += " · generated " + detail::utc_text(o.generated_unix_ms);
+    appendf(out, " · %zu run%s</p>\n", runs.size(), runs.size() == 1 ? "" : "s");
+    // The key: each label's colour and target, once (a suite repeats labels across scenarios).
+    std::vector<std::string> labels;
+    out += "<ul class=\"key\">\n";
+    for (const report_run& run : runs) {
+        if (std::find(labels.begin(), labels.end(), run.label) != labels.end()) continue;
+        appendf(out, "<li><span class=\"swatch\" style=\"background:%s\"></span><b>", detail::chart_colours[labels.size() % 6]);
+        labels.push_back(run.label);
+        detail::append_html_escaped(out, run.label);
+        out += "</b> <span class=\"text\">";
+        detail::append_html_escaped(out, run.config.method + " " + run.config.url);
+        out += "</span></li>\n";
+    }
+    out += "</ul>\n</header>\n";
+    std::vector<std::string> scenarios;
+    for (const report_run& run : runs) {
+        bool seen = false;
+        for (const std::string& s : scenarios) seen = seen || s == run.scenario;
+        if (!seen) scenarios.push_back(run.scenario);
+    }
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+        std::vector<const report_run*> group;
+        std::vector<unsigned> styles;  // a label's colour is the same in every section
+        for (const report_run& run : runs) {
+            if (run.scenario != scenarios[i]) continue;
+            group.push_back(&run);
+            styles.push_back(static_cast<unsigned>(std::find(labels.begin(), labels.end(), run.label) - labels.begin()));
+        }
+        detail::append_section(group, styles, i, o, out);
+    }
+    out += "<footer class=\"meta\"><p>Latency by percentile: HdrHistogram's axis, x = log10(1/(1−p)); values within the "
+           "histogram's precision, min, max and counts exact. Total = start → last byte; waiting = request written → first "
+           "byte; processing = total − connect (ab's columns).</p></footer>\n</main>\n</body>\n</html>\n";
+    return out;
+}
+
+}  // namespace microbench

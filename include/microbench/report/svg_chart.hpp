@@ -1,0 +1,188 @@
+// microbench/report/svg_chart.hpp — line charts as inline SVG, for the HTML report: a linear or a
+// percentile x axis (HdrHistogram's plot: x = log10(1/(1-p)), so 90 %, 99 %, 99.9 % … are evenly
+// spaced), a linear y axis from 0 with round ticks, one colour and dash per run (Okabe–Ito
+// colours, dashes so print in grey still tells them apart), a legend, and markers whose <title>
+// gives the exact value. Accessible: role="img" with a <title> and <desc>. No script, no fonts.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../core/appendf.hpp"
+
+namespace microbench {
+
+struct chart_marker {
+    double x, y;
+    std::string label;  // the marker's <title>: "A p99: 1.234 ms"
+};
+
+struct chart_series {
+    std::string name;      // in the legend; empty: not listed
+    unsigned style = 0;    // the run's index: its colour and dash
+    bool secondary = false;  // a thinner, dotted line of the same run (p50 under p99, the target rate)
+    std::vector<std::pair<double, double>> points;  // x, y in data units
+    std::vector<chart_marker> markers;
+};
+
+enum class chart_axis : std::uint8_t { linear, percentile };
+
+struct chart {
+    std::string id;           // unique in the document: ids of the title and description derive from it
+    std::string title, description, x_label, y_label;
+    chart_axis x_axis = chart_axis::linear;
+    std::vector<chart_series> series;
+};
+
+namespace detail {
+
+inline void append_html_escaped(std::string& out, std::string_view s) {
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default: out.push_back(c);
+        }
+    }
+}
+
+constexpr const char* chart_colours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"};
+constexpr const char* chart_dashes[] = {"", "7 4", "2 3", "9 3 2 3"};
+
+// A round step (1, 2 or 5 × 10^k) giving about `ticks` intervals up to `max`.
+inline double nice_step(double max, int ticks) {
+    if (!(max > 0)) return 1;
+    double raw = max / ticks, power = std::pow(10.0, std::floor(std::log10(raw))), f = raw / power;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * power;
+}
+
+// A tick value as short text: "0", "2.5", "0.05", "1200", "15k", "2.5M".
+inline std::string tick_text(double v) {
+    char buf[32];
+    if (std::fabs(v) < 1e-12) v = 0;
+    if (std::fabs(v) >= 1e6) std::snprintf(buf, sizeof buf, "%.6gM", v / 1e6);
+    else if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.6gk", v / 1e3);
+    else std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+// "99.99%" for x = 4 on the percentile axis.
+inline std::string percentile_tick_text(int decades) {
+    std::string nines = decades <= 0 ? "0" : decades == 1 ? "90" : "99";
+    if (decades > 2) nines += "." + std::string(static_cast<std::size_t>(decades - 2), '9');
+    return nines + "%";
+}
+
+}  // namespace detail
+
+// x on the percentile axis for percentile p (0–100): log10(1/(1-p/100)), capped at 9 decades.
+inline double percentile_axis_x(double p) {
+    double rest = 1.0 - p / 100.0;
+    return rest <= 1e-9 ? 9.0 : -std::log10(rest);
+}
+
+inline void append_svg_chart(const chart& c, std::string& out) {
+    using detail::appendf;
+    constexpr double width = 480, height = 300, left = 58, right = 30, bottom = 42;
+    // The legend takes rows at the top: entries are laid out left to right, ~6.6 px per character.
+    std::vector<const chart_series*> legend;
+    for (const chart_series& s : c.series)
+        if (!s.name.empty()) legend.push_back(&s);
+    std::vector<std::pair<double, double>> legend_at;
+    double lx = left, ly = 16;
+    for (const chart_series* s : legend) {
+        double w = 30 + 6.6 * static_cast<double>(s->name.size()) + 14;
+        if (lx + w > width - right && lx > left) lx = left, ly += 18;
+        legend_at.push_back({lx, ly});
+        lx += w;
+    }
+    const double top = legend.empty() ? 14 : ly + 16;
+    const double plot_w = width - left - right, plot_h = height - top - bottom;
+
+    double x_min = 0, x_max = 0, y_max = 0;
+    bool any = false;
+    for (const chart_series& s : c.series)
+        for (const auto& pt : s.points) {
+            if (!any) x_min = x_max = pt.first;
+            x_min = std::min(x_min, pt.first), x_max = std::max(x_max, pt.first), y_max = std::max(y_max, pt.second);
+            any = true;
+        }
+    if (c.x_axis == chart_axis::percentile) x_min = 0, x_max = std::max(1.0, std::ceil(x_max - 1e-9));
+    if (x_max <= x_min) x_max = x_min + 1;
+    const double y_step = detail::nice_step(y_max, 5);
+    const double y_top = std::max(y_step, std::ceil(y_max / y_step - 1e-9) * y_step);
+    auto sx = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
+    auto sy = [&](double y) { return top + plot_h - y / y_top * plot_h; };
+
+    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n", width,
+            height, c.id.c_str(), c.id.c_str(), c.id.c_str());
+    appendf(out, "<title id=\"%s-t\">", c.id.c_str());
+    detail::append_html_escaped(out, c.title);
+    appendf(out, "</title><desc id=\"%s-d\">", c.id.c_str());
+    detail::append_html_escaped(out, c.description);
+    out += "</desc>\n";
+    // The grid and the y axis: round values, labelled with their unit in the axis label.
+    for (double y = 0; y <= y_top + y_step / 2; y += y_step) {
+        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, sy(y), left + plot_w, sy(y));
+        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + 4, detail::tick_text(y).c_str());
+    }
+    if (c.x_axis == chart_axis::percentile) {
+        for (int d = 1; d <= static_cast<int>(x_max); ++d) {
+            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(d), top, sx(d), top + plot_h);
+            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 16,
+                    detail::percentile_tick_text(d).c_str());
+        }
+        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 16);
+    } else {
+        const double x_step = detail::nice_step(x_max - x_min, 6);
+        for (double x = std::ceil(x_min / x_step) * x_step; x <= x_max + x_step * 1e-6; x += x_step) {
+            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(x), top, sx(x), top + plot_h);
+            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 16, detail::tick_text(x).c_str());
+        }
+    }
+    appendf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, top + plot_h, left + plot_w);
+    appendf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\">", left + plot_w / 2, height - 6);
+    detail::append_html_escaped(out, c.x_label);
+    appendf(out, "</text><text class=\"label\" transform=\"translate(14 %.1f) rotate(-90)\">", top + plot_h / 2);
+    detail::append_html_escaped(out, c.y_label);
+    out += "</text>\n";
+
+    for (const chart_series& s : c.series) {
+        if (s.points.empty()) continue;
+        const char* colour = detail::chart_colours[s.style % 6];
+        const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
+        appendf(out, "<polyline class=\"line%s\" stroke=\"%s\"%s%s%s points=\"", s.secondary ? " secondary" : "", colour,
+                *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
+        for (std::size_t i = 0; i < s.points.size(); ++i)
+            appendf(out, "%s%.1f,%.1f", i ? " " : "", sx(s.points[i].first), sy(s.points[i].second));
+        out += "\"/>\n";
+        if (s.points.size() == 1)  // a line of one point would not show
+            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(s.points[0].first),
+                    sy(s.points[0].second), colour);
+        for (const chart_marker& m : s.markers) {
+            appendf(out, "<circle class=\"marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", sx(m.x), sy(m.y), colour);
+            detail::append_html_escaped(out, m.label);
+            out += "</title></circle>\n";
+        }
+    }
+    for (std::size_t i = 0; i < legend.size(); ++i) {
+        const chart_series& s = *legend[i];
+        const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
+        const double x = legend_at[i].first, y = legend_at[i].second;
+        appendf(out, "<g class=\"legend\"><line class=\"line%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s%s%s/>",
+                s.secondary ? " secondary" : "", x, y - 4, x + 24, y - 4, detail::chart_colours[s.style % 6],
+                *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
+        appendf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, y);
+        detail::append_html_escaped(out, s.name);
+        out += "</text></g>\n";
+    }
+    out += "</svg>\n";
+}
+
+}  // namespace microbench
