@@ -205,6 +205,17 @@ MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column);
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
 MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
+/* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
+ * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ...); title NULL:
+ * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */
+MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
+                             char* buf, size_t size);
+/* The same report drawn from saved results: documents[i] is what mb_result_json or the command
+ * line's --json wrote (a run, a --compare, a --suite), labelled labels[i] (NULL: as the run was,
+ * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_RESULT_NOT_MICROBENCH or
+ * MB_RESULT_BAD_FIELD; the report is copied snprintf-style and *length (if not NULL) gets its size. */
+MB_API int mb_report_html_json(const char* const* documents, const char* const* labels, size_t count, const char* title,
+                               char* buf, size_t size, size_t* length);
 
 /* The five-scenario suite against url (factorial_check: every body must be exactly n!), and the
  * self-test (the reference server on a free loopback port, the suite against both factorial
@@ -216,6 +227,9 @@ MB_API size_t mb_suite_count(const mb_suite* suite);
 MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite */
 MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite */
 MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
+/* The suite's HTML report: a section per scenario; runs against different URLs (the self-test's
+ * two factorial forms) are labelled by their paths and drawn together. */
+MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size);
 
 /* The reference server: /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code}.
  * host "127.0.0.1" or "::1"; port 0 picks a free one. */

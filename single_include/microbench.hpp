@@ -6867,6 +6867,17 @@ MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column);
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
 MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
+/* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
+ * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ...); title NULL:
+ * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */
+MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
+                             char* buf, size_t size);
+/* The same report drawn from saved results: documents[i] is what mb_result_json or the command
+ * line's --json wrote (a run, a --compare, a --suite), labelled labels[i] (NULL: as the run was,
+ * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_RESULT_NOT_MICROBENCH or
+ * MB_RESULT_BAD_FIELD; the report is copied snprintf-style and *length (if not NULL) gets its size. */
+MB_API int mb_report_html_json(const char* const* documents, const char* const* labels, size_t count, const char* title,
+                               char* buf, size_t size, size_t* length);
 
 /* The five-scenario suite against url (factorial_check: every body must be exactly n!), and the
  * self-test (the reference server on a free loopback port, the suite against both factorial
@@ -6878,6 +6889,9 @@ MB_API size_t mb_suite_count(const mb_suite* suite);
 MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite */
 MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite */
 MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
+/* The suite's HTML report: a section per scenario; runs against different URLs (the self-test's
+ * two factorial forms) are labelled by their paths and drawn together. */
+MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size);
 
 /* The reference server: /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code}.
  * host "127.0.0.1" or "::1"; port 0 picks a free one. */
@@ -7198,8 +7212,8 @@ MB_API int mb_run(const mb_plan* plan, mb_result** out) {
 
 // ---- begin include/microbench/c_api/c_api_result.hpp ----
 // microbench/c_api/c_api_result.hpp — the C API's reading of a result: counters, failures, status
-// codes, timings, per-interval rows and the reports, each a plain value or an snprintf-style
-// copy. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
+// codes, timings, per-interval rows and the reports (text, JSON, HTML), each a plain value or an
+// snprintf-style copy. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 
 #ifdef MICROBENCH_C_IMPLEMENTATION
 
@@ -7303,6 +7317,43 @@ MB_API size_t mb_result_json(const mb_result* result, const double* percentiles,
     MICROBENCH_C_CATCH(0)
 }
 
+MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
+                             char* buf, size_t size) {
+    using namespace microbench;
+    if (!results && count) return 0;
+    MICROBENCH_C_TRY
+    std::vector<report_run> runs(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!results[i]) return 0;
+        runs[i].label = labels && labels[i] ? std::string(labels[i]) : std::string(1, static_cast<char>('A' + i % 26));
+        runs[i].config = describe(results[i]->p);
+        runs[i].r = results[i]->r;
+    }
+    html_options o;
+    if (title) o.title = title;
+    return detail::copy_out(html_report(runs, o), buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+MB_API int mb_report_html_json(const char* const* documents, const char* const* labels, size_t count, const char* title,
+                               char* buf, size_t size, size_t* length) {
+    using namespace microbench;
+    if (length) *length = 0;
+    if (!documents && count) return detail::invalid;
+    MICROBENCH_C_TRY
+    std::vector<report_run> runs;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!documents[i]) return detail::invalid;
+        if (error e = read_report_runs(documents[i], labels && labels[i] ? labels[i] : "", runs)) return static_cast<int>(e.code);
+    }
+    html_options o;
+    if (title) o.title = title;
+    const std::size_t n = detail::copy_out(html_report(runs, o), buf, size);
+    if (length) *length = n;
+    return MB_OK;
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+
 }  // extern "C"
 
 #endif  // MICROBENCH_C_IMPLEMENTATION
@@ -7383,6 +7434,24 @@ MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size) {
     std::string text;
     append_suite_table(rows, text);
     return detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size) {
+    using namespace microbench;
+    if (!suite) return 0;
+    MICROBENCH_C_TRY
+    std::vector<report_run> runs(suite->results.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        runs[i].scenario = suite->names[i];
+        runs[i].config = describe(suite->results[i].p);
+        runs[i].r = suite->results[i].r;
+        url u;
+        runs[i].label = parse_url(runs[i].config.url, u) ? runs[i].config.url : u.target;
+    }
+    html_options o;
+    o.title = title ? title : "microbench suite";
+    return detail::copy_out(html_report(runs, o), buf, size);
     MICROBENCH_C_CATCH(0)
 }
 

@@ -1,6 +1,6 @@
 // Microbench.cs — an idiomatic C# face on the C API: a Plan you configure with properties and
-// Run(), a Result with plain values, the reference Server, and MicrobenchException carrying the
-// status's name. Handles are released by Dispose (plans, servers) or at once (results).
+// Run(), a Result with plain values (and its JSON), Report.Html drawing results in one HTML page,
+// the reference Server, and MicrobenchException carrying the status's name. Handles are released by Dispose (plans, servers) or at once (results).
 using System.Runtime.InteropServices;
 using System.Text;
 
@@ -36,7 +36,34 @@ public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ul
 public sealed record Result(ulong Ended, ulong Completed, ulong Failed, ulong Unfinished, ulong Non2xx, ulong Connects,
                             IReadOnlyDictionary<Failure, ulong> Failures, double ElapsedSeconds, double RequestsPerSecond,
                             Timing Connect, Timing Waiting, Timing Processing, Timing Total, Timing Response,
-                            IReadOnlyList<IntervalRow> Intervals, string Report);
+                            IReadOnlyList<IntervalRow> Intervals, string Report, string Json);
+
+public static class Report
+{
+    /// <summary>The HTML report (one self-contained page: inline SVG charts, no script or link) of
+    /// results drawn together, labelled by `labels` (null: as each run was labelled).</summary>
+    public static string Html(IReadOnlyList<Result> results, IReadOnlyList<string>? labels = null, string? title = null) =>
+        HtmlFromJson(results.Select(r => r.Json).ToList(), labels, title);
+
+    /// <summary>The same from saved JSON results (Result.Json, or the command line's --json of any mode).</summary>
+    public static string HtmlFromJson(IReadOnlyList<string> documents, IReadOnlyList<string>? labels = null, string? title = null)
+    {
+        if (labels != null && labels.Count != documents.Count) throw new ArgumentException("one label per result", nameof(labels));
+        var docs = documents.Select(Marshal.StringToCoTaskMemUTF8).ToArray();
+        var names = Enumerable.Range(0, documents.Count).Select(i => labels == null ? IntPtr.Zero : Marshal.StringToCoTaskMemUTF8(labels[i])).ToArray();
+        try
+        {
+            MicrobenchException.Check(Native.ReportHtmlJson(docs, names, (nuint)docs.Length, title, null, 0, out nuint length));
+            var page = new byte[length + 1];
+            MicrobenchException.Check(Native.ReportHtmlJson(docs, names, (nuint)docs.Length, title, page, (nuint)page.Length, out _));
+            return Encoding.UTF8.GetString(page, 0, (int)length);
+        }
+        finally
+        {
+            foreach (var p in docs.Concat(names)) Marshal.FreeCoTaskMem(p);
+        }
+    }
+}
 
 public static class Library
 {
@@ -88,6 +115,9 @@ public sealed class Plan : IDisposable
             ulong needed = Native.ReportAb(r, null, 0);
             var text = new byte[needed + 1];
             Native.ReportAb(r, text, (nuint)text.Length);
+            ulong jsonSize = Native.ResultJson(r, null, 0, null, 0);
+            var json = new byte[jsonSize + 1];
+            Native.ResultJson(r, null, 0, json, (nuint)json.Length);
             var rows = new List<IntervalRow>();
             for (nuint i = 0; i < Native.ResultIntervalCount(r); ++i)
             {
@@ -98,7 +128,8 @@ public sealed class Plan : IDisposable
             return new Result(Native.ResultCount(r, 0), Native.ResultCount(r, 1), Native.ResultCount(r, 2), Native.ResultCount(r, 3),
                               Native.ResultCount(r, 4), Native.ResultCount(r, 7), failures, Native.ResultElapsedNs(r) / 1e9,
                               Native.ResultRequestsPerSecond(r), TimingOf(r, 0), TimingOf(r, 1), TimingOf(r, 2), TimingOf(r, 3),
-                              TimingOf(r, 4), rows, Encoding.UTF8.GetString(text, 0, (int)needed));
+                              TimingOf(r, 4), rows, Encoding.UTF8.GetString(text, 0, (int)needed),
+                              Encoding.UTF8.GetString(json, 0, (int)jsonSize));
         }
         finally
         {

@@ -72,6 +72,11 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_result_timing_max_ns")] internal static partial long TimingMaxNs(IntPtr result, int column);
     [LibraryImport(Lib, EntryPoint = "mb_result_timing_mean_ns")] internal static partial double TimingMeanNs(IntPtr result, int column);
     [LibraryImport(Lib, EntryPoint = "mb_result_report_ab")] internal static partial nuint ReportAb(IntPtr result, byte[]? buf, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_result_json")]
+    internal static partial nuint ResultJson(IntPtr result, double[]? percentiles, nuint count, byte[]? buf, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_report_html_json", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int ReportHtmlJson(IntPtr[] documents, IntPtr[] labels, nuint count, string? title, byte[]? buf, nuint size,
+                                               out nuint length);
 
     [LibraryImport(Lib, EntryPoint = "mb_server_start", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int ServerStart(string host, ushort port, uint threads, out IntPtr server);

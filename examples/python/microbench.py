@@ -16,7 +16,7 @@ import json as _json
 import os
 import pathlib
 
-__all__ = ["MicrobenchError", "Timing", "Result", "Cancel", "Server", "run", "suite", "self_test", "version"]
+__all__ = ["MicrobenchError", "Timing", "Result", "Cancel", "Server", "run", "suite", "self_test", "report_html", "version"]
 
 VERSION = (0, 1)  # the major.minor of microbench.h this module was written against
 
@@ -117,6 +117,8 @@ _SIGNATURES = {
     "mb_result_timing_mean_ns": (_D, [_P, ctypes.c_int]),
     "mb_result_report_ab": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_result_json": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
+    "mb_report_html_json": (ctypes.c_int, [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), _SZ,
+                                           ctypes.c_char_p, ctypes.c_char_p, _SZ, ctypes.POINTER(_SZ)]),
     "mb_suite_run": (ctypes.c_int, [ctypes.c_char_p, _D, ctypes.c_int, ctypes.POINTER(_P)]),
     "mb_self_test": (ctypes.c_int, [_D, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_int)]),
     "mb_suite_destroy": (None, [_P]),
@@ -388,6 +390,24 @@ def self_test(scale=0.25):
         return bool(passed.value), _suite_results(handle)
     finally:
         _lib.mb_suite_destroy(handle)
+
+
+def report_html(results, labels=None, title=None):
+    """The HTML report (one self-contained page: inline SVG charts, no script or link) drawing
+    results together: Result objects, their .json dicts, or saved JSON documents as text (the
+    command line's --json of any mode). labels: one per item (None: as each run was labelled)."""
+    docs = [r if isinstance(r, str) else _json.dumps(r.json if isinstance(r, Result) else r) for r in results]
+    names = list(labels) if labels is not None else [None] * len(docs)
+    if len(names) != len(docs):
+        raise ValueError("report_html: one label per result")
+    c_docs = (ctypes.c_char_p * len(docs))(*[d.encode() for d in docs])
+    c_labels = (ctypes.c_char_p * len(docs))(*[n.encode() if n is not None else None for n in names])
+    c_title = title.encode() if title is not None else None
+    size = _SZ()
+    _check(_lib.mb_report_html_json(c_docs, c_labels, len(docs), c_title, None, 0, ctypes.byref(size)))
+    buf = ctypes.create_string_buffer(size.value + 1)
+    _check(_lib.mb_report_html_json(c_docs, c_labels, len(docs), c_title, buf, size.value + 1, None))
+    return buf.value.decode()
 
 
 class Server:

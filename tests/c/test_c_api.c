@@ -148,6 +148,9 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_result_report_ab(NULL, buf, sizeof buf) == 0 && strcmp(buf, "xxxxxxx") == 0);
     EXPECT(mb_result_report_latency(NULL, NULL, 0, buf, sizeof buf) == 0);
     EXPECT(mb_result_json(NULL, NULL, 0, buf, sizeof buf) == 0);
+    EXPECT(mb_report_html(NULL, NULL, 1, NULL, buf, sizeof buf) == 0);
+    EXPECT(mb_suite_report_html(NULL, NULL, buf, sizeof buf) == 0);
+    EXPECT(mb_report_html_json(NULL, NULL, 1, NULL, buf, sizeof buf, NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_suite_run(NULL, 1, 0, &suite) == MB_INVALID_ARGUMENT && suite == NULL);
     EXPECT(mb_suite_run("http://127.0.0.1:9/", 0, 0, &suite) == MB_INVALID_ARGUMENT);
     EXPECT(mb_suite_run("http://127.0.0.1:9/", 1, 0, NULL) == MB_INVALID_ARGUMENT);
@@ -285,6 +288,52 @@ static void load_test(uint16_t port, mb_server* server) {
     text = (char*)malloc(n + 1);
     EXPECT(mb_result_json(r, NULL, 0, text, n + 1) == n && strstr(text, "\"completed\":1000") != NULL);
     free(text);
+    {  /* the HTML report of this result twice, labelled, and with default labels */
+        const mb_result* both[2];
+        const char* labels[2] = {"first", "second <b>"};
+        both[0] = both[1] = r;
+        n = mb_report_html(both, labels, 2, "C & HTML", NULL, 0);
+        text = (char*)malloc(n + 1);
+        EXPECT(n > 10000 && mb_report_html(both, labels, 2, "C & HTML", text, n + 1) == n && strlen(text) == n);
+        EXPECT(strncmp(text, "<!DOCTYPE html>", 15) == 0 && strstr(text, "<title>C &amp; HTML</title>") != NULL);
+        EXPECT(strstr(text, "role=\"img\"") != NULL && strstr(text, "second &lt;b&gt;") != NULL && strstr(text, "<script") == NULL);
+        EXPECT(strstr(text, "<th scope=\"row\">Complete requests</th><td>1000</td><td>1000</td>") != NULL);
+        free(text);
+        n = mb_report_html(both, NULL, 2, NULL, NULL, 0);
+        text = (char*)malloc(n + 1);
+        EXPECT(mb_report_html(both, NULL, 2, NULL, text, n + 1) == n && strstr(text, "<title>microbench report</title>") != NULL);
+        EXPECT(strstr(text, "<b>A</b>") != NULL && strstr(text, "<b>B</b>") != NULL);
+        free(text);
+    }
+    {  /* the same report from the saved JSON: equal but for the labels' defaults */
+        const mb_result* both[2];
+        const char* docs[2];
+        const char* labels[2] = {"first", "second <b>"};
+        char *json, *from_json, *from_results;
+        size_t json_size = mb_result_json(r, NULL, 0, NULL, 0), length = 0;
+        json = (char*)malloc(json_size + 1);
+        mb_result_json(r, NULL, 0, json, json_size + 1);
+        docs[0] = docs[1] = json;
+        both[0] = both[1] = r;
+        EXPECT(mb_report_html_json(docs, labels, 2, "C & HTML", NULL, 0, &length) == MB_OK && length > 10000);
+        from_json = (char*)malloc(length + 1);
+        EXPECT(mb_report_html_json(docs, labels, 2, "C & HTML", from_json, length + 1, NULL) == MB_OK);
+        n = mb_report_html(both, labels, 2, "C & HTML", NULL, 0);
+        from_results = (char*)malloc(n + 1);
+        mb_report_html(both, labels, 2, "C & HTML", from_results, n + 1);
+        EXPECT(n == length && strcmp(from_json, from_results) == 0);
+        free(from_json);
+        free(from_results);
+        docs[1] = "{\"microbench\": \"0.1.0\"}";
+        EXPECT(mb_report_html_json(docs, NULL, 2, NULL, NULL, 0, &length) == MB_RESULT_BAD_FIELD && length == 0);
+        docs[1] = "{\"a\": 1,}";
+        EXPECT(mb_report_html_json(docs, NULL, 2, NULL, NULL, 0, NULL) == MB_JSON_BAD);
+        docs[1] = "[]";
+        EXPECT(mb_report_html_json(docs, NULL, 2, NULL, NULL, 0, NULL) == MB_RESULT_NOT_MICROBENCH);
+        docs[1] = NULL;
+        EXPECT(mb_report_html_json(docs, NULL, 2, NULL, NULL, 0, NULL) == MB_INVALID_ARGUMENT);
+        free(json);
+    }
     mb_result_destroy(r);
     mb_plan_destroy(plan);
 }
@@ -468,6 +517,11 @@ static void suites(uint16_t port) {
     free(table);
     mb_suite_destroy(suite);
     EXPECT(mb_self_test(0.01, &suite, &passed) == MB_OK && passed == 1 && mb_suite_count(suite) == 10);
+    n = mb_suite_report_html(suite, NULL, NULL, 0);  /* five sections, both factorial forms in each */
+    table = (char*)malloc(n + 1);
+    EXPECT(mb_suite_report_html(suite, NULL, table, n + 1) == n && strstr(table, "<title>microbench suite</title>") != NULL);
+    EXPECT(strstr(table, ">stress</h2>") != NULL && strstr(table, "<b>/factorial?n=100</b>") != NULL);
+    free(table);
     mb_suite_destroy(suite);
 }
 

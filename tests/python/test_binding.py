@@ -2,7 +2,7 @@
 """The Python binding (examples/python/microbench.py) against libmicrobench, run by CTest with
 MICROBENCH_LIBRARY set: a load test with exact counts against the reference server, the
 factorial check catching a wrong body, cancel from another thread, the JSON read by the json
-module, errors as exceptions with their status name, the suite and the self-test."""
+module, errors as exceptions with their status name, the suite and the self-test, the HTML report."""
 import json
 import pathlib
 import sys
@@ -97,6 +97,22 @@ class Binding(unittest.TestCase):
         passed, results = microbench.self_test(scale=0.01)
         self.assertTrue(passed)
         self.assertEqual(len(results), 10)
+
+    def test_html_report(self):
+        a = microbench.run(self.server.url("/factorial/10"), n=300, c=3, check_factorial=10)
+        b = microbench.run(self.server.url("/delay?us=200"), n=300, c=3)
+        page = microbench.report_html([a, b.json], labels=["fast", "slow"], title="A & B")
+        self.assertTrue(page.startswith("<!DOCTYPE html>"))
+        self.assertIn("<title>A &amp; B</title>", page)
+        self.assertIn("<th scope=\"row\">Complete requests</th><td>300</td><td>300</td>", page)
+        self.assertIn(f"fast p99: {a.json['latency_ns']['total']['percentiles']['99'] / 1e6:.3f} ms", page)
+        self.assertNotIn("<script", page)
+        self.assertIn("<b>/delay?us=200</b>", microbench.report_html([json.dumps(b.json)]))  # labelled as the run was
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.report_html(['{"microbench": "0.1.0"}'])
+        self.assertEqual(e.exception.name, "result_bad_field")
+        with self.assertRaises(ValueError):
+            microbench.report_html([a], labels=[])
 
     def test_fixed_rate(self):
         r = microbench.run(self.server.url("/factorial/10"), n=200, c=4, rate=1000)

@@ -1,6 +1,6 @@
 // microbench/c_api/c_api_result.hpp — the C API's reading of a result: counters, failures, status
-// codes, timings, per-interval rows and the reports, each a plain value or an snprintf-style
-// copy. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
+// codes, timings, per-interval rows and the reports (text, JSON, HTML), each a plain value or an
+// snprintf-style copy. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 #pragma once
 
 #ifdef MICROBENCH_C_IMPLEMENTATION
@@ -104,6 +104,43 @@ MB_API size_t mb_result_json(const mb_result* result, const double* percentiles,
     std::string text = microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
     return microbench::detail::copy_out(text, buf, size);
     MICROBENCH_C_CATCH(0)
+}
+
+MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
+                             char* buf, size_t size) {
+    using namespace microbench;
+    if (!results && count) return 0;
+    MICROBENCH_C_TRY
+    std::vector<report_run> runs(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!results[i]) return 0;
+        runs[i].label = labels && labels[i] ? std::string(labels[i]) : std::string(1, static_cast<char>('A' + i % 26));
+        runs[i].config = describe(results[i]->p);
+        runs[i].r = results[i]->r;
+    }
+    html_options o;
+    if (title) o.title = title;
+    return detail::copy_out(html_report(runs, o), buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+MB_API int mb_report_html_json(const char* const* documents, const char* const* labels, size_t count, const char* title,
+                               char* buf, size_t size, size_t* length) {
+    using namespace microbench;
+    if (length) *length = 0;
+    if (!documents && count) return detail::invalid;
+    MICROBENCH_C_TRY
+    std::vector<report_run> runs;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!documents[i]) return detail::invalid;
+        if (error e = read_report_runs(documents[i], labels && labels[i] ? labels[i] : "", runs)) return static_cast<int>(e.code);
+    }
+    html_options o;
+    if (title) o.title = title;
+    const std::size_t n = detail::copy_out(html_report(runs, o), buf, size);
+    if (length) *length = n;
+    return MB_OK;
+    MICROBENCH_C_CATCH(detail::no_memory)
 }
 
 }  // extern "C"

@@ -78,6 +78,24 @@ MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size) {
     MICROBENCH_C_CATCH(0)
 }
 
+MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size) {
+    using namespace microbench;
+    if (!suite) return 0;
+    MICROBENCH_C_TRY
+    std::vector<report_run> runs(suite->results.size());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        runs[i].scenario = suite->names[i];
+        runs[i].config = describe(suite->results[i].p);
+        runs[i].r = suite->results[i].r;
+        url u;
+        runs[i].label = parse_url(runs[i].config.url, u) ? runs[i].config.url : u.target;
+    }
+    html_options o;
+    o.title = title ? title : "microbench suite";
+    return detail::copy_out(html_report(runs, o), buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
     using namespace microbench;
     if (out) *out = nullptr;

@@ -1,5 +1,6 @@
 // The C# binding at a fixed rate: 500 requests/s for 1 s over 4 connections, Poisson arrivals,
-// rows every 250 ms. Exit 0 only if the rows add up to the totals and the rate was held.
+// rows every 250 ms. Exit 0 only if the rows add up to the totals and the rate was held, and the
+// HTML report of the run draws it (its count, its p99, its intervals) and refuses a bad document.
 using Microbench;
 
 using var server = new Server();
@@ -24,5 +25,15 @@ try
     ok = false;  // 5 ms is below the 10 ms floor: the setter must refuse it
 }
 catch (MicrobenchException e) when (e.Name == "invalid_argument") { }
+var page = Report.Html(new[] { r }, new[] { "poisson" }, "C# & HTML");
+ok = ok && page.StartsWith("<!DOCTYPE html>") && page.Contains("<title>C# &amp; HTML</title>") &&
+     page.Contains($"<th scope=\"row\">Complete requests</th><td>{r.Ended}</td>") &&
+     page.Contains($"poisson p99: {r.Response.P99Ms:F3} ms") && page.Contains("throughput over time") && !page.Contains("<script");
+try
+{
+    Report.HtmlFromJson(new[] { "{\"microbench\": \"0.1.0\"}" });
+    ok = false;
+}
+catch (MicrobenchException e) when (e.Name == "result_bad_field") { }
 Console.WriteLine(ok ? "open model: ok" : "open model: FAILED");
 return ok ? 0 : 1;
