@@ -5179,6 +5179,7 @@ struct chart {
     std::string id;           // unique in the document: ids of the title and description derive from it
     std::string title, description, x_label, y_label;
     chart_axis x_axis = chart_axis::linear;
+    double font_px = 12;      // in the chart's 480 × 300 units: larger for a chart drawn small
     std::vector<chart_series> series;
 };
 
@@ -5235,19 +5236,20 @@ inline double percentile_axis_x(double p) {
 inline void append_svg_chart(const chart& c, std::string& out) {
     using detail::appendf;
     constexpr double width = 480, height = 300, left = 58, right = 30, bottom = 42;
-    // The legend takes rows at the top: entries are laid out left to right, ~6.6 px per character.
+    // The legend takes rows at the top: entries are laid out left to right, ~0.55 em per character.
     std::vector<const chart_series*> legend;
     for (const chart_series& s : c.series)
         if (!s.name.empty()) legend.push_back(&s);
     std::vector<std::pair<double, double>> legend_at;
-    double lx = left, ly = 16;
+    const double em = c.font_px;
+    double lx = left, ly = 4 + em;
     for (const chart_series* s : legend) {
-        double w = 30 + 6.6 * static_cast<double>(s->name.size()) + 14;
-        if (lx + w > width - right && lx > left) lx = left, ly += 18;
+        double w = 30 + 0.55 * em * static_cast<double>(s->name.size()) + 14;
+        if (lx + w > width - right && lx > left) lx = left, ly += 1.5 * em;
         legend_at.push_back({lx, ly});
         lx += w;
     }
-    const double top = legend.empty() ? 14 : ly + 16;
+    const double top = legend.empty() ? 14 : ly + 1.3 * em;
     const double plot_w = width - left - right, plot_h = height - top - bottom;
 
     double x_min = 0, x_max = 0, y_max = 0;
@@ -5265,8 +5267,8 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     auto sx = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
     auto sy = [&](double y) { return top + plot_h - y / y_top * plot_h; };
 
-    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n", width,
-            height, c.id.c_str(), c.id.c_str(), c.id.c_str());
+    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" font-size=\"%.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n",
+            width, height, em, c.id.c_str(), c.id.c_str(), c.id.c_str());
     appendf(out, "<title id=\"%s-t\">", c.id.c_str());
     detail::append_html_escaped(out, c.title);
     appendf(out, "</title><desc id=\"%s-d\">", c.id.c_str());
@@ -5275,20 +5277,20 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     // The grid and the y axis: round values, labelled with their unit in the axis label.
     for (double y = 0; y <= y_top + y_step / 2; y += y_step) {
         appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, sy(y), left + plot_w, sy(y));
-        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + 4, detail::tick_text(y).c_str());
+        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + em / 3, detail::tick_text(y).c_str());
     }
     if (c.x_axis == chart_axis::percentile) {
         for (int d = 1; d <= static_cast<int>(x_max); ++d) {
             appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(d), top, sx(d), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 16,
+            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 4 + em,
                     detail::percentile_tick_text(d).c_str());
         }
-        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 16);
+        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 4 + em);
     } else {
         const double x_step = detail::nice_step(x_max - x_min, 6);
         for (double x = std::ceil(x_min / x_step) * x_step; x <= x_max + x_step * 1e-6; x += x_step) {
             appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(x), top, sx(x), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 16, detail::tick_text(x).c_str());
+            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 4 + em, detail::tick_text(x).c_str());
         }
     }
     appendf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, top + plot_h, left + plot_w);
@@ -5321,7 +5323,7 @@ inline void append_svg_chart(const chart& c, std::string& out) {
         const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
         const double x = legend_at[i].first, y = legend_at[i].second;
         appendf(out, "<g class=\"legend\"><line class=\"line%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s%s%s/>",
-                s.secondary ? " secondary" : "", x, y - 4, x + 24, y - 4, detail::chart_colours[s.style % 6],
+                s.secondary ? " secondary" : "", x, y - em / 3, x + 24, y - em / 3, detail::chart_colours[s.style % 6],
                 *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
         appendf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, y);
         detail::append_html_escaped(out, s.name);
@@ -5397,12 +5399,14 @@ inline int percentile_decades(const std::vector<const report_run*>& runs, histog
 }  // namespace detail
 
 // Latency against percentile on the 1/(1-p) axis, one line per run (in styles[k], the run's
-// colour and dash), markers at `percentiles`. The table: min, the percentiles, max and count.
+// colour and dash), markers at `percentiles`, drawn full or `small`. The table: min, the
+// percentiles, max and count.
 inline void append_percentile_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles,
                                      histogram_of pick, const std::string& id, const std::string& title,
-                                     const std::vector<double>& percentiles, const char* kind, std::string& out) {
+                                     const std::vector<double>& percentiles, bool small, std::string& out) {
     using detail::appendf;
     chart c;
+    c.font_px = small ? 15 : 12;  // drawn at about half the width: larger letters
     c.id = id;
     c.title = title;
     c.x_label = "percentile";
@@ -5447,7 +5451,7 @@ inline void append_percentile_figure(const std::vector<const report_run*>& runs,
         }
         table += "</tr>\n";
     }
-    detail::append_figure(c, kind, head, table, out);
+    detail::append_figure(c, small ? "chart small" : "chart", head, table, out);
 }
 
 // What an interval chart draws.
@@ -5458,7 +5462,7 @@ enum class interval_view : std::uint8_t {
 };
 
 // The per-interval rows over time (x: seconds from the run's start at each interval's end). The
-// table has a row per interval of each run.
+// table has a row per interval of each run; the chart leaves out a short last one.
 inline void append_interval_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles, interval_view view,
                                    const std::string& id, const std::string& title, std::string& out) {
     using detail::appendf;
@@ -5476,6 +5480,7 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
     head += view == interval_view::rate ? "<th scope=\"col\">requests/s</th>" : view == interval_view::lag ? "<th scope=\"col\">lag p99 (ms)</th>" : "<th scope=\"col\">p99 (ms)</th>";
     if (two_columns) head += view == interval_view::latency ? "<th scope=\"col\">p50 (ms)</th>" : "<th scope=\"col\">target/s</th>";
     const char* format = view == interval_view::rate ? "<td>%.2f</td>" : "<td>%.3f</td>";
+    bool partial = false;
     for (std::size_t k = 0; k < runs.size(); ++k) {
         const result& r = runs[k]->r;
         if (r.intervals.empty()) continue;
@@ -5494,9 +5499,16 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
             const double y = view == interval_view::rate ? row.rate()
                              : static_cast<double>(view == interval_view::lag ? row.lag_p99_ns : row.p99_ns) / 1e6;
             const double y2 = view == interval_view::latency ? static_cast<double>(row.p50_ns) / 1e6 : seconds > 0 ? row.target / seconds : 0;
-            main.points.push_back({x, y});
-            if (has_second) second.points.push_back({x, y2});
-            low = i ? std::min(low, y) : y, high = i ? std::max(high, y) : y;
+            // A last interval shorter than half the others (the run's tail) is tabulated, not drawn: its
+            // few requests would make a spike.
+            const bool drawn = row.duration_ns * 2 >= r.interval_ns;
+            if (drawn) {
+                main.points.push_back({x, y});
+                if (has_second) second.points.push_back({x, y2});
+                low = main.points.size() > 1 ? std::min(low, y) : y, high = main.points.size() > 1 ? std::max(high, y) : y;
+            } else {
+                partial = true;
+            }
             detail::append_th(table.append("<tr>"), label, "row");
             appendf(table, "<td>%.3f</td>", x);
             appendf(table, format, y);
@@ -5508,6 +5520,7 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
         c.series.push_back(std::move(main));
         if (has_second) c.series.push_back(std::move(second));
     }
+    if (partial) c.description += " a last interval shorter than half the others is in the table, not drawn.";
     detail::append_figure(c, "chart", head, table, out);
 }
 
@@ -5547,8 +5560,7 @@ constexpr const char* html_style =
     ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:12px 20px}"
     ".small{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,330px),1fr));gap:8px 14px}"
     "figure{margin:0;min-width:0}figcaption{font-weight:600;font-size:.95em;margin:.2em 0}"
-    "svg.chart{display:block;width:100%;height:auto;font-size:12px;overflow:hidden}"
-    ".small svg.chart{font-size:15px}"
+    "svg.chart{display:block;width:100%;height:auto;overflow:hidden}"
     "svg .grid{stroke:#e3e3e3;stroke-width:1}svg .axis{stroke:#555;fill:none;stroke-width:1}"
     "svg .tick{fill:#444}svg .tick.y{text-anchor:end}svg .tick.x{text-anchor:middle}"
     "svg .label{fill:#222;text-anchor:middle}svg .line{fill:none;stroke-width:2}"
@@ -5757,22 +5769,22 @@ inline void append_section(const std::vector<const report_run*>& runs, const std
     append_html_escaped(out, name.empty() ? std::string("Results") : name);
     out += "</h2>\n<div class=\"charts\">\n";
     const std::string prefix = name.empty() ? "" : name + ": ";
-    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles, "chart", out);
+    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles, false, out);
     bool open = false, rows = false;
     for (const report_run* run : runs) open = open || run->r.rate_target > 0, rows = rows || !run->r.intervals.empty();
     if (open)
         append_percentile_figure(runs, styles, response_of, id + "-response", prefix + "response time by percentile (from the intended send time)",
-                                 o.percentiles, "chart", out);
+                                 o.percentiles, false, out);
     if (rows) {
         append_interval_figure(runs, styles, interval_view::rate, id + "-rate", prefix + "throughput over time", out);
         append_interval_figure(runs, styles, interval_view::latency, id + "-latency", prefix + "response time over time (p99, p50)", out);
         if (open) append_interval_figure(runs, styles, interval_view::lag, id + "-lag", prefix + "schedule lag over time (p99)", out);
     }
     out += "</div>\n<div class=\"small\">\n";
-    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles, "chart small", out);
-    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles, "chart small", out);
-    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile", o.percentiles, "chart small", out);
-    if (open) append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile", o.percentiles, "chart small", out);
+    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles, true, out);
+    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles, true, out);
+    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile", o.percentiles, true, out);
+    if (open) append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile", o.percentiles, true, out);
     out += "</div>\n";
     append_run_tables(runs, o, out);
     out += "</section>\n";

@@ -67,12 +67,14 @@ inline int percentile_decades(const std::vector<const report_run*>& runs, histog
 }  // namespace detail
 
 // Latency against percentile on the 1/(1-p) axis, one line per run (in styles[k], the run's
-// colour and dash), markers at `percentiles`. The table: min, the percentiles, max and count.
+// colour and dash), markers at `percentiles`, drawn full or `small`. The table: min, the
+// percentiles, max and count.
 inline void append_percentile_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles,
                                      histogram_of pick, const std::string& id, const std::string& title,
-                                     const std::vector<double>& percentiles, const char* kind, std::string& out) {
+                                     const std::vector<double>& percentiles, bool small, std::string& out) {
     using detail::appendf;
     chart c;
+    c.font_px = small ? 15 : 12;  // drawn at about half the width: larger letters
     c.id = id;
     c.title = title;
     c.x_label = "percentile";
@@ -117,7 +119,7 @@ inline void append_percentile_figure(const std::vector<const report_run*>& runs,
         }
         table += "</tr>\n";
     }
-    detail::append_figure(c, kind, head, table, out);
+    detail::append_figure(c, small ? "chart small" : "chart", head, table, out);
 }
 
 // What an interval chart draws.
@@ -128,7 +130,7 @@ enum class interval_view : std::uint8_t {
 };
 
 // The per-interval rows over time (x: seconds from the run's start at each interval's end). The
-// table has a row per interval of each run.
+// table has a row per interval of each run; the chart leaves out a short last one.
 inline void append_interval_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles, interval_view view,
                                    const std::string& id, const std::string& title, std::string& out) {
     using detail::appendf;
@@ -146,6 +148,7 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
     head += view == interval_view::rate ? "<th scope=\"col\">requests/s</th>" : view == interval_view::lag ? "<th scope=\"col\">lag p99 (ms)</th>" : "<th scope=\"col\">p99 (ms)</th>";
     if (two_columns) head += view == interval_view::latency ? "<th scope=\"col\">p50 (ms)</th>" : "<th scope=\"col\">target/s</th>";
     const char* format = view == interval_view::rate ? "<td>%.2f</td>" : "<td>%.3f</td>";
+    bool partial = false;
     for (std::size_t k = 0; k < runs.size(); ++k) {
         const result& r = runs[k]->r;
         if (r.intervals.empty()) continue;
@@ -164,9 +167,16 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
             const double y = view == interval_view::rate ? row.rate()
                              : static_cast<double>(view == interval_view::lag ? row.lag_p99_ns : row.p99_ns) / 1e6;
             const double y2 = view == interval_view::latency ? static_cast<double>(row.p50_ns) / 1e6 : seconds > 0 ? row.target / seconds : 0;
-            main.points.push_back({x, y});
-            if (has_second) second.points.push_back({x, y2});
-            low = i ? std::min(low, y) : y, high = i ? std::max(high, y) : y;
+            // A last interval shorter than half the others (the run's tail) is tabulated, not drawn: its
+            // few requests would make a spike.
+            const bool drawn = row.duration_ns * 2 >= r.interval_ns;
+            if (drawn) {
+                main.points.push_back({x, y});
+                if (has_second) second.points.push_back({x, y2});
+                low = main.points.size() > 1 ? std::min(low, y) : y, high = main.points.size() > 1 ? std::max(high, y) : y;
+            } else {
+                partial = true;
+            }
             detail::append_th(table.append("<tr>"), label, "row");
             appendf(table, "<td>%.3f</td>", x);
             appendf(table, format, y);
@@ -178,6 +188,7 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
         c.series.push_back(std::move(main));
         if (has_second) c.series.push_back(std::move(second));
     }
+    if (partial) c.description += " a last interval shorter than half the others is in the table, not drawn.";
     detail::append_figure(c, "chart", head, table, out);
 }
 

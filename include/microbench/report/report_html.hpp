@@ -37,8 +37,7 @@ constexpr const char* html_style =
     ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:12px 20px}"
     ".small{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,330px),1fr));gap:8px 14px}"
     "figure{margin:0;min-width:0}figcaption{font-weight:600;font-size:.95em;margin:.2em 0}"
-    "svg.chart{display:block;width:100%;height:auto;font-size:12px;overflow:hidden}"
-    ".small svg.chart{font-size:15px}"
+    "svg.chart{display:block;width:100%;height:auto;overflow:hidden}"
     "svg .grid{stroke:#e3e3e3;stroke-width:1}svg .axis{stroke:#555;fill:none;stroke-width:1}"
     "svg .tick{fill:#444}svg .tick.y{text-anchor:end}svg .tick.x{text-anchor:middle}"
     "svg .label{fill:#222;text-anchor:middle}svg .line{fill:none;stroke-width:2}"
@@ -247,22 +246,22 @@ inline void append_section(const std::vector<const report_run*>& runs, const std
     append_html_escaped(out, name.empty() ? std::string("Results") : name);
     out += "</h2>\n<div class=\"charts\">\n";
     const std::string prefix = name.empty() ? "" : name + ": ";
-    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles, "chart", out);
+    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles, false, out);
     bool open = false, rows = false;
     for (const report_run* run : runs) open = open || run->r.rate_target > 0, rows = rows || !run->r.intervals.empty();
     if (open)
         append_percentile_figure(runs, styles, response_of, id + "-response", prefix + "response time by percentile (from the intended send time)",
-                                 o.percentiles, "chart", out);
+                                 o.percentiles, false, out);
     if (rows) {
         append_interval_figure(runs, styles, interval_view::rate, id + "-rate", prefix + "throughput over time", out);
         append_interval_figure(runs, styles, interval_view::latency, id + "-latency", prefix + "response time over time (p99, p50)", out);
         if (open) append_interval_figure(runs, styles, interval_view::lag, id + "-lag", prefix + "schedule lag over time (p99)", out);
     }
     out += "</div>\n<div class=\"small\">\n";
-    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles, "chart small", out);
-    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles, "chart small", out);
-    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile", o.percentiles, "chart small", out);
-    if (open) append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile", o.percentiles, "chart small", out);
+    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles, true, out);
+    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles, true, out);
+    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile", o.percentiles, true, out);
+    if (open) append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile", o.percentiles, true, out);
     out += "</div>\n";
     append_run_tables(runs, o, out);
     out += "</section>\n";

@@ -34,6 +34,7 @@ struct chart {
     std::string id;           // unique in the document: ids of the title and description derive from it
     std::string title, description, x_label, y_label;
     chart_axis x_axis = chart_axis::linear;
+    double font_px = 12;      // in the chart's 480 × 300 units: larger for a chart drawn small
     std::vector<chart_series> series;
 };
 
@@ -90,19 +91,20 @@ inline double percentile_axis_x(double p) {
 inline void append_svg_chart(const chart& c, std::string& out) {
     using detail::appendf;
     constexpr double width = 480, height = 300, left = 58, right = 30, bottom = 42;
-    // The legend takes rows at the top: entries are laid out left to right, ~6.6 px per character.
+    // The legend takes rows at the top: entries are laid out left to right, ~0.55 em per character.
     std::vector<const chart_series*> legend;
     for (const chart_series& s : c.series)
         if (!s.name.empty()) legend.push_back(&s);
     std::vector<std::pair<double, double>> legend_at;
-    double lx = left, ly = 16;
+    const double em = c.font_px;
+    double lx = left, ly = 4 + em;
     for (const chart_series* s : legend) {
-        double w = 30 + 6.6 * static_cast<double>(s->name.size()) + 14;
-        if (lx + w > width - right && lx > left) lx = left, ly += 18;
+        double w = 30 + 0.55 * em * static_cast<double>(s->name.size()) + 14;
+        if (lx + w > width - right && lx > left) lx = left, ly += 1.5 * em;
         legend_at.push_back({lx, ly});
         lx += w;
     }
-    const double top = legend.empty() ? 14 : ly + 16;
+    const double top = legend.empty() ? 14 : ly + 1.3 * em;
     const double plot_w = width - left - right, plot_h = height - top - bottom;
 
     double x_min = 0, x_max = 0, y_max = 0;
@@ -120,8 +122,8 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     auto sx = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
     auto sy = [&](double y) { return top + plot_h - y / y_top * plot_h; };
 
-    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n", width,
-            height, c.id.c_str(), c.id.c_str(), c.id.c_str());
+    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" font-size=\"%.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n",
+            width, height, em, c.id.c_str(), c.id.c_str(), c.id.c_str());
     appendf(out, "<title id=\"%s-t\">", c.id.c_str());
     detail::append_html_escaped(out, c.title);
     appendf(out, "</title><desc id=\"%s-d\">", c.id.c_str());
@@ -130,20 +132,20 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     // The grid and the y axis: round values, labelled with their unit in the axis label.
     for (double y = 0; y <= y_top + y_step / 2; y += y_step) {
         appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, sy(y), left + plot_w, sy(y));
-        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + 4, detail::tick_text(y).c_str());
+        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + em / 3, detail::tick_text(y).c_str());
     }
     if (c.x_axis == chart_axis::percentile) {
         for (int d = 1; d <= static_cast<int>(x_max); ++d) {
             appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(d), top, sx(d), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 16,
+            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 4 + em,
                     detail::percentile_tick_text(d).c_str());
         }
-        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 16);
+        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 4 + em);
     } else {
         const double x_step = detail::nice_step(x_max - x_min, 6);
         for (double x = std::ceil(x_min / x_step) * x_step; x <= x_max + x_step * 1e-6; x += x_step) {
             appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(x), top, sx(x), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 16, detail::tick_text(x).c_str());
+            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 4 + em, detail::tick_text(x).c_str());
         }
     }
     appendf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, top + plot_h, left + plot_w);
@@ -176,7 +178,7 @@ inline void append_svg_chart(const chart& c, std::string& out) {
         const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
         const double x = legend_at[i].first, y = legend_at[i].second;
         appendf(out, "<g class=\"legend\"><line class=\"line%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s%s%s/>",
-                s.secondary ? " secondary" : "", x, y - 4, x + 24, y - 4, detail::chart_colours[s.style % 6],
+                s.secondary ? " secondary" : "", x, y - em / 3, x + 24, y - em / 3, detail::chart_colours[s.style % 6],
                 *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
         appendf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, y);
         detail::append_html_escaped(out, s.name);
