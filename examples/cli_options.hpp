@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cmath>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,9 @@ struct options {
     std::vector<int> expect_status;
     std::string csv_path, json_path, gnuplot_path;
     std::string html_path;        // --html FILE: the report with charts, self-contained
+    std::uint32_t shard_index = 0, shard_count = 0;  // --shard I/N (or JOB_COMPLETION_INDEX and MICROBENCH_SHARDS)
+    std::int64_t start_at_unix_ms = 0;               // --start-at T / --start-in S
+    bool check_args = false;      // --check-args: say whether the arguments are valid, run nothing
     std::vector<double> percentiles = {50, 90, 99, 99.9, 99.99};
     bool latency = false;
     bool quiet = false;
@@ -63,6 +68,12 @@ struct options {
     std::uint32_t rounds = 0;     // 0: the mode's default
     bool no_percentiles = false;  // -d
     int verbosity = 1;
+
+    options without_shard() const {
+        options copy = *this;
+        copy.shard_count = copy.shard_index = 0;
+        return copy;
+    }
 };
 
 struct parse_outcome {
@@ -86,7 +97,9 @@ inline const char* short_usage() {
            "  --rate R        requests/s on a fixed schedule (open model: response time from the intended send)\n"
            "  --arrivals poisson [--seed S]  --interval D (default 1s with --rate)  --intervals FILE (CSV)\n"
            "  --suite URL [URL_B] [--scale F]   --compare URL_A URL_B [--rounds N]   --self-test\n"
+           "  --shard I/N  --start-at UNIX_TIME  --start-in SECONDS  --check-args   (many generators, one plan)\n"
            "  microbench report RESULT.json... --html FILE   (saved --json results drawn together)\n"
+           "  microbench merge RESULT.json... [--json OUT] [--html OUT]   (the generators' results as one)\n"
            "  --help-all (every option, in detail)\n";
 }
 
@@ -107,7 +120,9 @@ inline const char* long_usage() {
            "  -p file          POST the file's contents.     -u file   PUT the file's contents.\n"
            "  -T content-type  Content-Type of the body (default text/plain).\n"
            "  -m method        Use this method.              -i        Use HEAD.\n"
-           "  -B address       Local address to connect from.\n"
+           "  -B address       Local address(es) to connect from: one, a list (10.0.0.5,10.0.0.6) or an IPv4\n"
+           "                   range (127.0.0.2-127.0.0.9); connections take them in turn, each with its own\n"
+           "                   ~28,000 ports per target (IP_BIND_ADDRESS_NO_PORT).\n"
            "  -b windowsize    Size of the TCP send/receive buffers, in bytes.\n"
            "  -e file          Write ab's CSV: percentage served (0-100) and time in ms.\n"
            "  -g file          Write ab's gnuplot TSV, a row per request (with -t alone: the first 1000000).\n"
@@ -163,6 +178,23 @@ inline const char* long_usage() {
            "                         against /factorial/100 and /factorial?n=100 with the factorial check;\n"
            "                         exit 0 only if every request passed.\n"
            "  --help-all             This text.\n\n"
+           "Many generators, one plan:\n"
+           "  --shard I/N            Be shard I (from 0) of N generators: take 1/N of -n, -c and --rate (the first\n"
+           "                         shards one more request or connection when they do not divide); fixed-rate\n"
+           "                         schedules and Poisson seeds interleave across shards. Without the flag, the\n"
+           "                         environment's JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) and\n"
+           "                         MICROBENCH_SHARDS (N) give it. The --json says which shard it was.\n"
+           "  --start-at T           Start at Unix time T (seconds, fractions allowed), so generators on several\n"
+           "                         machines begin together; connects nothing before. A time past starts at once.\n"
+           "  --start-in S           Start S seconds from now.\n"
+           "  --check-args           Check the arguments (URL, flags, shard) and exit 0 if they are valid; run nothing.\n"
+           "  microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n"
+           "                         One result from the generators' --json: counts summed, histograms merged\n"
+           "                         exactly, elapsed from the earliest start to the latest end, interval rows\n"
+           "                         aligned on the wall clock (a merged row's percentiles are its parts'\n"
+           "                         highest). Refuses different targets or plans, or histograms that cannot merge\n"
+           "                         exactly, naming the input and the difference; says which shards are missing\n"
+           "                         and how many values the merge dropped.\n\n"
            "Reports from saved results:\n"
            "  microbench report RESULT.json... --html FILE [--title TEXT]\n"
            "                         Draws --json results of any mode (runs from different times or machines)\n"
@@ -232,6 +264,23 @@ inline bool read_file(const char* path, std::string& out) {
 
 constexpr std::uint64_t gnuplot_cap = 1'000'000;
 
+// "2/8" -> 2 and 8: shard I (from 0, as Kubernetes' JOB_COMPLETION_INDEX) of N.
+inline bool parse_shard(const std::string& text, std::uint32_t& index, std::uint32_t& count) {
+    std::size_t slash = text.find('/');
+    std::uint64_t i = 0, n = 0;
+    if (slash == std::string::npos || !parse_uint(text.substr(0, slash).c_str(), 0, 9'999, i) ||
+        !parse_uint(text.substr(slash + 1).c_str(), 1, 10'000, n) || i >= n)
+        return false;
+    index = static_cast<std::uint32_t>(i), count = static_cast<std::uint32_t>(n);
+    return true;
+}
+
+inline std::int64_t now_unix_ms_for_flags() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
 inline mb::plan to_plan(const options& o, const std::string& url) {
     mb::plan p;
     p.url(url).method(o.method).body(o.body).content_type(o.content_type).requests(o.requests)
@@ -252,6 +301,8 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
     if (o.check_factorial && !mb::parse_url(url, u) && mb::factorial_argument(u, n)) c.factorial(n);
     if (!o.expect_body_path.empty()) c.body_equals(o.expect_body);
     p.check(c);
+    p.start_at_unix_ms(o.start_at_unix_ms);
+    if (o.shard_count) (void)mb::divide_plan(p, o.shard_index, o.shard_count);  // parse() checked that it divides
     return p;
 }
 
@@ -289,6 +340,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (name == "help") return std::fputs(short_usage(), stdout), parse_outcome{true, 0};
             if (name == "version") return std::printf("microbench %s\n", mb::version_string), parse_outcome{true, 0};
             if (name == "latency") { o.latency = true; continue; }
+            if (name == "check-args") { o.check_args = true; continue; }
             if (name == "self-test" || name == "suite" || name == "compare") {
                 if (o.run_mode != options::mode::single) return usage_errorf("--%s: --suite, --compare and --self-test are separate modes; give one", name.c_str());
                 o.run_mode = name == "suite" ? options::mode::suite : name == "compare" ? options::mode::compare : options::mode::self_test;
@@ -310,7 +362,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                          name == "json" || name == "percentiles" || name == "expect-status" || name == "check" ||
                          name == "expect-body" || name == "max-failures" || name == "min-rps" || name == "scale" ||
                          name == "rounds" || name == "rate" || name == "arrivals" || name == "seed" ||
-                         name == "interval" || name == "intervals" || name == "html";
+                         name == "interval" || name == "intervals" || name == "html" || name == "shard" ||
+                         name == "start-at" || name == "start-in";
             if (!known) return usage_errorf("unknown option --%s", name.c_str());
             if (!need(v)) return usage_errorf("option --%s needs a value", name.c_str());
             if (name == "threads") {
@@ -328,6 +381,18 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             } else if (name == "json") {
                 if (v.empty()) return usage_error("--json needs a file name, or - for stdout");
                 o.json_path = v;
+            } else if (name == "shard") {
+                if (!parse_shard(v, o.shard_index, o.shard_count)) return bad_value("--shard needs I/N: shard I (from 0) of N generators, N from 1 to 10000", v);
+            } else if (name == "start-at" || name == "start-in") {
+                char* end = nullptr;
+                double s = std::strtod(v.c_str(), &end);
+                const double now_ms = static_cast<double>(now_unix_ms_for_flags());
+                const double at_ms = name == "start-at" ? s * 1000 : now_ms + s * 1000;
+                if (end == v.c_str() || *end != '\0' || !std::isfinite(s) || s < 0 || at_ms > now_ms + 7 * 86'400'000.0)
+                    return bad_value(name == "start-at" ? "--start-at needs a Unix time in seconds, at most 7 days ahead"
+                                                        : "--start-in needs seconds from 0 to 604800", v);
+                if (o.start_at_unix_ms) return usage_error("--start-at and --start-in: give one");
+                o.start_at_unix_ms = std::max<std::int64_t>(1, static_cast<std::int64_t>(at_ms));
             } else if (name == "html") {
                 if (v.empty() || v == "-") return usage_error("--html needs a file name");
                 o.html_path = v;
@@ -480,6 +545,14 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     if (!o.url_b.empty() && !two_allowed) return usage_errorf("more than one URL: '%s' and '%s'", shown(o.url_text).c_str(), shown(o.url_b).c_str());
     if (o.run_mode == options::mode::compare && o.url_b.empty()) return usage_error("--compare needs two URLs");
     if (!o.intervals_path.empty() && o.run_mode != options::mode::single) return usage_error("--intervals is for a single run, not --suite, --compare or --self-test");
+    if (!o.shard_count) {  // a Kubernetes Indexed Job's pod: its index, and the total the job says
+        const char* index = std::getenv("JOB_COMPLETION_INDEX");
+        const char* total = std::getenv("MICROBENCH_SHARDS");
+        if (index && total && !parse_shard(std::string(index) + "/" + total, o.shard_index, o.shard_count))
+            return usage_errorf("JOB_COMPLETION_INDEX=%s and MICROBENCH_SHARDS=%s do not make a shard I/N", shown(index).c_str(), shown(total).c_str());
+    }
+    if ((o.shard_count || o.start_at_unix_ms) && o.run_mode != options::mode::single)
+        return usage_error("--shard, --start-at and --start-in are for a single run, not --suite, --compare or --self-test");
     if (o.run_mode == options::mode::self_test) {
         if (!o.url_text.empty()) return usage_error("--self-test runs against the built-in server: give no URL");
         return {};
@@ -507,6 +580,12 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
     if (o.seed_given && !o.poisson) return usage_error("--seed is for --arrivals poisson");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
+    if (o.shard_count) {
+        mb::plan whole = to_plan(o.without_shard(), o.url_text);
+        if (mb::divide_plan(whole, o.shard_index, o.shard_count))
+            return usage_errorf("--shard %u/%u: each of %u shards needs a connection and a request (-c %u, -n %llu)", o.shard_index,
+                                o.shard_count, o.shard_count, o.concurrency, static_cast<unsigned long long>(o.requests));
+    }
     std::string request;
     if (mb::error e = mb::build_request(o.target, to_plan(o, o.url_text).request(), request)) return usage_errorf("bad request: %s", e.message());
     return {};

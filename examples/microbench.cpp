@@ -17,6 +17,7 @@
 
 #include "cli_options.hpp"
 #include "microbench.hpp"
+#include "merge_command.hpp"
 #include "report_command.hpp"
 
 namespace mb = microbench;
@@ -102,6 +103,23 @@ bool unreachable(const mb::result& r) {
 int start_failed(const mb::error& e) {
     std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
     return e.code == mb::errc::run_resolve_failed ? 2 : 1;
+}
+
+// --check-args: the arguments passed every check parse() makes; say what would run.
+int check_args(const cli::options& o) {
+    if (o.run_mode != cli::options::mode::single) {
+        std::printf("microbench: the arguments are valid\n");
+        return 0;
+    }
+    const mb::plan p = cli::to_plan(o, o.url_text);
+    std::printf("microbench: the arguments are valid: %s %s, -n %llu, -c %u, %u thread(s)", p.method().c_str(), p.url().c_str(),
+                static_cast<unsigned long long>(p.requests()), p.concurrency(), p.threads());
+    if (p.duration_ms()) std::printf(", for %.3f s", static_cast<double>(p.duration_ms()) / 1e3);
+    if (p.rate() > 0) std::printf(", %.3f requests/s", p.rate());
+    if (p.shard_count()) std::printf(", shard %u of %u", p.shard_index(), p.shard_count());
+    if (p.start_at_unix_ms()) std::printf(", starting at Unix time %.3f", static_cast<double>(p.start_at_unix_ms()) / 1e3);
+    std::printf("\n");
+    return 0;
 }
 
 int run_self_test(const cli::options& o) {
@@ -295,6 +313,12 @@ int run_single(const cli::options& o) {
     if (o.latency) mb::append_latency_section(r, o.percentiles, text);
     mb::append_open_model_section(r, text);
     mb::append_intervals_summary(r, text);
+    if (plan.shard_count())
+        mb::detail::appendf(text, "\nShard %u of %u (from 0): -n, -c and --rate above are this shard's share; merge the shards' "
+                                  "--json with microbench merge.\n", plan.shard_index(), plan.shard_count());
+    if (plan.start_at_unix_ms() && !r.cancelled)
+        mb::detail::appendf(text, "Started %.3f ms after the requested start time (--start-at/--start-in).\n",
+                            static_cast<double>(r.start_realtime_ns - r.start_requested_realtime_ns) / 1e6);
     int broken = mb::apply_gates(o.limits, r, "", text);
     if (!json_to_stdout) std::fwrite(text.data(), 1, text.size(), stdout);
 
@@ -323,9 +347,11 @@ int run_single(const cli::options& o) {
 
 int main(int argc, char** argv) {
     if (argc > 1 && std::strcmp(argv[1], "report") == 0) return cli::run_report_command(argc, argv, 2);
+    if (argc > 1 && std::strcmp(argv[1], "merge") == 0) return cli::run_merge_command(argc, argv, 2);
     cli::options o;
     cli::parse_outcome parsed = cli::parse(argc, argv, o);
     if (parsed.exit_now) return parsed.exit_code;
+    if (o.check_args) return check_args(o);
     switch (o.run_mode) {
         case cli::options::mode::self_test: return run_self_test(o);
         case cli::options::mode::suite: return run_suites(o);

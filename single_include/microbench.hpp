@@ -8,7 +8,7 @@
 // are grouped by layer, each including only its own layer and those before it: core/ (version,
 // errors, text helpers), http/ (URLs, requests, the response parser, checks), stats/ (histograms,
 // the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
-// report/ (ab's report, text, JSON, HTML, gates, suite) and c_api/ (microbench.h's implementation).
+// report/ (ab's report, text, JSON, HTML, merge, gates, suite) and c_api/ (microbench.h's implementation).
 // For a small device, define before including it (README, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
@@ -128,6 +128,10 @@ constexpr std::int64_t min_interval_ms = 10;
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
 
+// Scale-out: generators sharing one plan, and how far ahead a run may be told to start.
+constexpr std::uint32_t max_shards = 10'000;
+constexpr std::int64_t max_start_ahead_ms = 7LL * 24 * 3'600'000;
+
 }  // namespace defaults
 }  // namespace microbench
 // ---- end include/microbench/core/config.hpp ----
@@ -209,12 +213,18 @@ enum class errc : std::uint16_t {
     plan_bad_rate = 121,
     plan_bad_interval = 122,
     plan_bad_arrivals = 123,
+    plan_bad_start_time = 124,
+    plan_bad_shard = 125,
 
     // Reading saved results (140–159)
     json_bad = 140,
     json_too_deep = 141,
     result_not_microbench = 142,
     result_bad_field = 143,
+    merge_nothing = 144,
+    merge_different_plans = 145,
+    merge_incompatible_histograms = 146,
+    merge_duplicate_shard = 147,
 
     // Calls through the C API (200–219)
     invalid_argument = 200,
@@ -273,7 +283,7 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_concurrency_above_requests, "plan_concurrency_above_requests", "concurrency is greater than the number of requests"},
     {errc::plan_bad_timeout, "plan_bad_timeout", "timeouts must be from 1 ms to 1 hour"},
     {errc::plan_bad_pipeline, "plan_bad_pipeline", "pipeline depth must be from 1 to 256, and above 1 only with keep-alive"},
-    {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address is not a numeric IPv4 or IPv6 address of the target's family"},
+    {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address (or one of a list or range) is not a numeric address of the target's family on this machine, or there are more than 1024"},
     {errc::plan_bad_status, "plan_bad_status", "expected status codes must be from 100 to 999"},
     {errc::plan_not_factorial_url, "plan_not_factorial_url", "the factorial check needs a /factorial/{n} or /factorial?n=N URL"},
     {errc::plan_too_many_in_flight, "plan_too_many_in_flight", "concurrency x pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth"},
@@ -284,10 +294,16 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_rate, "plan_bad_rate", "rate must be from 0 (closed loop) to 10,000,000 requests per second, and works without pipelining"},
     {errc::plan_bad_interval, "plan_bad_interval", "the statistics interval must be from 10 ms to 1 hour, or 0 for none"},
     {errc::plan_bad_arrivals, "plan_bad_arrivals", "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson"},
+    {errc::plan_bad_start_time, "plan_bad_start_time", "the start time must be a Unix time in milliseconds, at most 7 days ahead"},
+    {errc::plan_bad_shard, "plan_bad_shard", "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at least one connection and one request"},
     {errc::json_bad, "json_bad", "not valid JSON (the position is the byte where reading stopped)"},
     {errc::json_too_deep, "json_too_deep", "JSON nested more than 64 levels deep"},
     {errc::result_not_microbench, "result_not_microbench", "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document"},
     {errc::result_bad_field, "result_bad_field", "a field of the result is missing or has the wrong type (or its histogram does not decode)"},
+    {errc::merge_nothing, "merge_nothing", "nothing to merge: give the results of one plan, each a single run (--json of a run or a shard)"},
+    {errc::merge_different_plans, "merge_different_plans", "the results come from different targets or plans (URL, method, keep-alive, pipeline, timeout, duration, checks, rate or shards differ)"},
+    {errc::merge_incompatible_histograms, "merge_incompatible_histograms", "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly"},
+    {errc::merge_duplicate_shard, "merge_duplicate_shard", "the same shard appears twice"},
     {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
     {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };
@@ -2151,8 +2167,8 @@ inline std::int64_t realtime_ns() {
 // ---- end include/microbench/core/clock.hpp ----
 // ---- begin include/microbench/engine/net.hpp ----
 // microbench/engine/net.hpp — the few socket operations the engine and server need, as values:
-// name resolution (once, at setup), non-blocking sockets, and reads/writes that answer one of
-// ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL); installs no signal handler.
+// name resolution (once, at setup), source addresses (-B), non-blocking sockets, and reads and
+// writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL); installs no signal handler.
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -2167,6 +2183,7 @@ inline std::int64_t realtime_ns() {
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace microbench {
 
@@ -2313,6 +2330,66 @@ inline int bind_source(int fd, const endpoint& from) {
     setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
 #endif
     return ::bind(fd, reinterpret_cast<const sockaddr*>(&from.addr), from.len) == 0 ? 0 : errno;
+}
+
+// A numeric address (no DNS) of `family` as a local endpoint with port 0.
+inline bool numeric_address(const std::string& text, int family, endpoint& out) {
+    addrinfo hints{};
+    hints.ai_family = family;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+    addrinfo* list = nullptr;
+    if (getaddrinfo(text.c_str(), "0", &hints, &list) != 0) return false;
+    std::memcpy(&out.addr, list->ai_addr, list->ai_addrlen);
+    out.len = static_cast<socklen_t>(list->ai_addrlen);
+    freeaddrinfo(list);
+    return true;
+}
+
+// Whether this machine has the local address `from`: a test bind, once at setup, so a wrong
+// -B is a clear error rather than every connect waiting for a "port" that never comes.
+inline bool local_address(const endpoint& from) {
+    int fd = open_tcp_socket(from.family());
+    if (fd < 0) return true;  // cannot tell; connects will say
+    int err = bind_source(fd, from);
+    ::close(fd);
+    return err != EADDRNOTAVAIL;
+}
+
+// -B's addresses: one, a list ("10.0.0.5,10.0.0.6") or IPv4 ranges ("127.0.0.2-127.0.0.9"),
+// mixed as "a,b-c"; each numeric, of the target's family and present on this machine (a test bind
+// each, once). False when one is not, or for more than max_source_addresses.
+constexpr std::size_t max_source_addresses = 1024;
+
+inline bool source_addresses(const std::string& text, int family, std::vector<endpoint>& out) {
+    out.clear();
+    for (std::size_t at = 0; at <= text.size();) {
+        const std::size_t comma = text.find(',', at);
+        const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        const std::size_t dash = item.find('-');
+        endpoint low, high;
+        if (dash == std::string::npos) {
+            if (!numeric_address(item, family, low)) return false;
+            out.push_back(low);
+        } else {
+            if (family != AF_INET || !numeric_address(item.substr(0, dash), AF_INET, low) ||
+                !numeric_address(item.substr(dash + 1), AF_INET, high))
+                return false;
+            const std::uint32_t first = ntohl(reinterpret_cast<const sockaddr_in*>(&low.addr)->sin_addr.s_addr);
+            const std::uint32_t last = ntohl(reinterpret_cast<const sockaddr_in*>(&high.addr)->sin_addr.s_addr);
+            if (last < first || last - first >= max_source_addresses) return false;
+            for (std::uint64_t a = first; a <= last; ++a) {
+                reinterpret_cast<sockaddr_in*>(&low.addr)->sin_addr.s_addr = htonl(static_cast<std::uint32_t>(a));
+                out.push_back(low);
+            }
+        }
+        if (out.size() > max_source_addresses) return false;
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    for (const endpoint& e : out)
+        if (!local_address(e)) return false;
+    return !out.empty();
 }
 
 // What a failed socket(), bind() or connect() ran out of on this machine, if anything: these are
@@ -2520,6 +2597,7 @@ struct result {
     std::int64_t elapsed_ns = 0;           // run start to last request end
     std::int64_t start_ns = 0;             // run start, monotonic
     std::int64_t start_realtime_ns = 0;    // the same instant on the wall clock
+    std::int64_t start_requested_realtime_ns = 0;  // when the plan asked it to start (plan::start_at_unix_ms); 0: at once
     std::vector<request_timing> requests;  // per request, when the plan records them (by start time)
     bool cancelled = false;
 
@@ -2548,8 +2626,10 @@ struct result {
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
     // Adds a worker's result. Elapsed is the longest; peaks add up (an upper bound); the run's
-    // first body length and wall-clock anchor are the runner's to set, not merged.
-    void merge(const result& o) {
+    // first body length and wall-clock anchor are the runner's to set, not merged. Returns the
+    // values the histograms dropped: those above this result's highest trackable value (none
+    // between results whose histograms are configured alike).
+    std::uint64_t merge(const result& o) {
         requests_ended += o.requests_ended;
         requests_completed += o.requests_completed;
         requests_failed += o.requests_failed;
@@ -2574,15 +2654,13 @@ struct result {
         cancelled = cancelled || o.cancelled;
         if (server_software.empty()) server_software = o.server_software;
         requests.insert(requests.end(), o.requests.begin(), o.requests.end());
-        connect_ns.merge(o.connect_ns);
-        waiting_ns.merge(o.waiting_ns);
-        processing_ns.merge(o.processing_ns);
-        total_ns.merge(o.total_ns);
-        responses_total_ns.merge(o.responses_total_ns);
-        response_ns.merge(o.response_ns);
-        schedule_lag_ns.merge(o.schedule_lag_ns);
+        std::uint64_t dropped = connect_ns.merge(o.connect_ns) + waiting_ns.merge(o.waiting_ns) +
+                                processing_ns.merge(o.processing_ns) + total_ns.merge(o.total_ns) +
+                                responses_total_ns.merge(o.responses_total_ns) + response_ns.merge(o.response_ns) +
+                                schedule_lag_ns.merge(o.schedule_lag_ns);
         connection_waits += o.connection_waits;
         schedule_missed += o.schedule_missed;
+        return dropped;
     }
 
     // Correct responses per second (goodput), next to ab's requests per second.
@@ -2655,7 +2733,9 @@ public:
     MICROBENCH_PLAN_FIELD(std::int64_t, connect_timeout_ms)
     MICROBENCH_PLAN_FIELD(std::int64_t, drain_ms)        // after a duration ends, for requests in flight
     MICROBENCH_PLAN_FIELD(std::uint32_t, pipeline)       // requests in flight per connection
-    MICROBENCH_PLAN_FIELD(std::string, bind_address)     // local address to connect from; "" = any
+    // Local address(es) to connect from: "" any; one; a list "a,b"; IPv4 ranges "a-b" (up to 1024).
+    // Connections take them in turn, so each address brings its own ephemeral ports.
+    MICROBENCH_PLAN_FIELD(std::string, bind_address)
     MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
     MICROBENCH_PLAN_FIELD(response_limits, limits)
     MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
@@ -2678,7 +2758,21 @@ public:
     // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
     MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
+    // The wall-clock time (Unix milliseconds) the run starts at, so generators on several machines
+    // begin together: run() connects nothing before it, prepares, waits, then starts. 0: at once.
+    // A time already past starts at once (result::start_requested_ns says how late).
+    MICROBENCH_PLAN_FIELD(std::int64_t, start_at_unix_ms)
 #undef MICROBENCH_PLAN_FIELD
+
+    // This plan is shard `index` (from 0) of `count` generators sharing one plan (shard.hpp
+    // divides a whole plan): shards space their fixed-rate schedules and Poisson seeds apart.
+    plan& shard(std::uint32_t index, std::uint32_t count) {
+        shard_index_ = index;
+        shard_count_ = count;
+        return *this;
+    }
+    std::uint32_t shard_index() const { return shard_index_; }
+    std::uint32_t shard_count() const { return shard_count_; }  // 0: not a shard
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
     // Empty (the default): every status is a response, non-2xx counted apart, as ab does.
@@ -2767,6 +2861,8 @@ public:
             return {errc::plan_bad_interval, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
             if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
+        if (start_at_unix_ms_ < 0) return {errc::plan_bad_start_time, 0};
+        if (shard_count_ > defaults::max_shards || (shard_count_ && shard_index_ >= shard_count_)) return {errc::plan_bad_shard, 0};
         return {};
     }
 
@@ -2795,6 +2891,8 @@ private:
     microbench::arrivals arrivals_ = microbench::arrivals::uniform;
     std::uint64_t seed_ = 0;
     std::int64_t interval_ms_ = -1;
+    std::int64_t start_at_unix_ms_ = 0;
+    std::uint32_t shard_index_ = 0, shard_count_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;
@@ -2809,6 +2907,37 @@ private:
 
 }  // namespace microbench
 // ---- end include/microbench/engine/plan.hpp ----
+// ---- begin include/microbench/engine/shard.hpp ----
+// microbench/engine/shard.hpp — one plan divided among N generators (processes, machines, pods):
+// shard I of N takes its share of the requests, the connections and the rate, and is marked as
+// that shard so its fixed-rate schedule and Poisson seed interleave with the others' instead of
+// repeating them. The shares add up exactly to the whole plan.
+
+#include <algorithm>
+#include <cstdint>
+
+
+namespace microbench {
+
+// `whole` as shard `index` (from 0) of `count`: requests and connections split as evenly as
+// whole numbers allow (the first shards take one more), the rate split exactly, threads at most
+// the shard's connections. Refused when a shard would get no connection or no request.
+inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) {
+    if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
+    if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count)) return {errc::plan_bad_shard, 0};
+    auto share = [index, count](std::uint64_t total) { return total / count + (index < total % count ? 1 : 0); };
+    const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
+    whole.requests(share(whole.requests()))
+        .concurrency(connections)
+        .threads(std::min(whole.threads(), connections))
+        .rate(whole.rate() / count)
+        .record_requests(share(whole.record_requests()))
+        .shard(index, count);
+    return {};
+}
+
+}  // namespace microbench
+// ---- end include/microbench/engine/shard.hpp ----
 // ---- begin include/microbench/engine/connection.hpp ----
 // microbench/engine/connection.hpp — the state of one client connection and of the requests in flight
 // on it. Plain data that the worker drives: connect → write → read → (reuse | close).
@@ -3224,7 +3353,9 @@ namespace detail {
 // Everything a worker needs, prepared by the runner.
 struct worker_setup {
     endpoint target;
-    endpoint bind;  // len == 0: any local address
+    const endpoint* sources = nullptr;  // -B: connection k binds to sources[(first_connection + k) % source_count]
+    std::uint32_t source_count = 0;     // 0: any local address
+    std::uint32_t first_connection = 0; // this worker's first connection's number in the run
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     std::uint32_t connections = 1;
     std::uint64_t quota = 0;  // requests to issue; 0: until stopped
@@ -3590,7 +3721,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
     }
     if (fd >= 0 && s_.stamp_arrivals) stamp_arrivals(fd);
-    if (fd >= 0 && s_.bind.len) err = bind_source(fd, s_.bind);
+    if (fd >= 0 && s_.source_count) err = bind_source(fd, s_.sources[(s_.first_connection + ci) % s_.source_count]);
     io_result r{io::error, 0, err};
     if (!err) r = start_connect(fd, s_.target);
     if (r.status == io::again || r.status == io::ok) {
@@ -4030,29 +4161,6 @@ private:
     bool ok_ = false, raised_ = false;
 };
 
-inline bool numeric_address(const std::string& text, int family, endpoint& out) {
-    addrinfo hints{};
-    hints.ai_family = family;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
-    addrinfo* list = nullptr;
-    if (getaddrinfo(text.c_str(), "0", &hints, &list) != 0) return false;
-    std::memcpy(&out.addr, list->ai_addr, list->ai_addrlen);
-    out.len = static_cast<socklen_t>(list->ai_addrlen);
-    freeaddrinfo(list);
-    return true;
-}
-
-// Whether this machine has the local address `from`: a test bind, once at setup, so a wrong
-// -B is a clear error rather than every connect waiting for a "port" that never comes.
-inline bool local_address(const endpoint& from) {
-    int fd = open_tcp_socket(from.family());
-    if (fd < 0) return true;  // cannot tell; connects will say
-    int err = bind_source(fd, from);
-    ::close(fd);
-    return err != EADDRNOTAVAIL;
-}
-
 inline void sleep_ms(std::int64_t ms) {
     timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
     nanosleep(&ts, nullptr);
@@ -4063,6 +4171,21 @@ inline bool idempotent(const std::string& method) {
     for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
         if (method == m) return true;
     return false;
+}
+
+// Sleeps until the wall clock reads `unix_ms` (at once if it already has), in slices of at most
+// 50 ms so a cancel is seen; false if cancelled first.
+inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel) {
+    const timespec at{static_cast<time_t>(unix_ms / 1000), static_cast<long>((unix_ms % 1000) * 1'000'000)};
+    for (;;) {
+        if (cancel && cancel->cancelled()) return false;
+        timespec now{};
+        clock_gettime(CLOCK_REALTIME, &now);
+        const std::int64_t left_ns = (static_cast<std::int64_t>(at.tv_sec) - now.tv_sec) * 1'000'000'000 + (at.tv_nsec - now.tv_nsec);
+        if (left_ns <= 0) return true;
+        if (left_ns <= 50'000'000) return clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr), !(cancel && cancel->cancelled());
+        sleep_ms(50);
+    }
 }
 
 // Polls the workers from the calling thread until every one has finished: calls the plan's
@@ -4101,9 +4224,15 @@ inline error run_plan(const plan& p, result& out) {
     if (error e = build_request(target, p.request(), request)) return e;
     endpoint to;
     if (resolve(target.host, target.port, to) != 0) return {errc::run_resolve_failed, 0};
-    endpoint from;
-    if (!p.bind_address().empty() && (!numeric_address(p.bind_address(), to.family(), from) || !local_address(from)))
+    std::vector<endpoint> sources;  // -B: connections take them in turn
+    if (!p.bind_address().empty() && !source_addresses(p.bind_address(), to.family(), sources))
         return {errc::plan_bad_bind_address, 0};
+    if (p.start_at_unix_ms()) {
+        timespec now{};
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (p.start_at_unix_ms() - (static_cast<std::int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000) > defaults::max_start_ahead_ms)
+            return {errc::plan_bad_start_time, 0};
+    }
     // A descriptor per connection and an epoll descriptor per worker, above those already open.
     const std::uint32_t t = p.threads();
     fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
@@ -4118,12 +4247,16 @@ inline error run_plan(const plan& p, result& out) {
     std::vector<interval_stats> interval_rows;
     std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
     if (interval_ns) rows.reset(new interval_collector(p, interval_rows));
+    std::uint32_t first_connection = 0;
     for (std::uint32_t i = 0; i < t; ++i) {
         worker_setup s;
         s.target = to;
-        s.bind = from;
+        s.sources = sources.data();
+        s.source_count = static_cast<std::uint32_t>(sources.size());
+        s.first_connection = first_connection;
         s.request = request;
         s.connections = p.concurrency() / t + (i < p.concurrency() % t ? 1 : 0);
+        first_connection += s.connections;
         s.quota = p.requests() ? p.requests() / t + (i < p.requests() % t ? 1 : 0) : 0;
         s.pipeline = p.pipeline();
         s.keep_alive = p.keep_alive();
@@ -4137,10 +4270,13 @@ inline error run_plan(const plan& p, result& out) {
         if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
             s.rate_interval_ns = 1e9 * t / p.rate();
             s.rate_offset_ns = 1e9 * i / p.rate();
+            // So do shards': shard k of n starts k/n of a worker's gap later than shard 0.
+            if (p.shard_count() > 1) s.rate_offset_ns += 1e9 * p.shard_index() / (p.rate() * p.shard_count());
         }
         s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
         s.rate_arrivals = p.arrivals();
-        s.rate_seed = p.seed() + i;  // each worker its own stream; the generator scrambles the seed
+        // Each worker its own stream, each shard its own set (the generator scrambles the seed).
+        s.rate_seed = p.seed() + i + static_cast<std::uint64_t>(p.shard_index()) * 0x9e3779b97f4a7c15ULL;
         if (interval_ns) {
             threads[i].intervals.reset(new interval_ring());
             s.intervals = threads[i].intervals.get();
@@ -4168,9 +4304,17 @@ inline error run_plan(const plan& p, result& out) {
     }
     // The clock starts when every worker has allocated and is waiting: setup is not run time.
     gate.wait_ready(t);
+    if (p.start_at_unix_ms() && !wait_until_unix_ms(p.start_at_unix_ms(), p.cancel_with())) {
+        gate.open(-1);  // cancelled while waiting: nothing was sent
+        for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
+        out = result();
+        out.cancelled = true;
+        out.concurrency_requested = p.concurrency();
+        return {};
+    }
     const std::int64_t start = now_ns();
     timespec wall{};
-    clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
+    clock_gettime(CLOCK_REALTIME, &wall);  // labels per-request records (ab -g) and aligns merged results
     gate.open(start);
 
     if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, rows.get());
@@ -4190,6 +4334,7 @@ inline error run_plan(const plan& p, result& out) {
     out.rate_seed = p.seed();
     out.start_ns = start;
     out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
+    out.start_requested_realtime_ns = p.start_at_unix_ms() * 1'000'000;
     std::sort(out.requests.begin(), out.requests.end(),
               [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
     std::int64_t first = reference_length.load(std::memory_order_relaxed);
@@ -4559,6 +4704,8 @@ struct run_description {
     bool length_check = true;
     std::int64_t timeout_ms = 0;
     std::string checks;             // what every response had to pass (checks::summary); empty: nothing
+    std::uint32_t shard_index = 0, shard_count = 0;  // shard I of N (plan::shard); count 0: not a shard
+    std::int64_t start_at_unix_ms = 0;               // plan::start_at_unix_ms; 0: at once
 };
 
 inline run_description describe(const plan& p) {
@@ -4573,6 +4720,9 @@ inline run_description describe(const plan& p) {
     d.keep_alive = p.keep_alive();
     d.length_check = p.length_check();
     d.timeout_ms = p.timeout_ms();
+    d.shard_index = p.shard_index();
+    d.shard_count = p.shard_count();
+    d.start_at_unix_ms = p.start_at_unix_ms();
     for (int code : p.expect_status()) detail::appendf(d.checks, d.checks.empty() ? "status %d" : ",%d", code);
     const std::string rest = p.check().summary();
     if (!rest.empty()) d.checks.append(d.checks.empty() ? "" : "; ").append(rest);
@@ -4624,8 +4774,11 @@ inline std::string result_json(const run_description& d, const result& r, const 
             u(d.requests), static_cast<long long>(d.duration_ms), d.concurrency, d.threads, d.keep_alive ? "true" : "false",
             d.pipeline, static_cast<long long>(d.timeout_ms), d.length_check ? "true" : "false");
     detail::append_json_string(out, d.checks);
+    if (d.shard_count) appendf(out, ",\"shard\":{\"index\":%u,\"count\":%u}", d.shard_index, d.shard_count);
+    if (d.start_at_unix_ms) appendf(out, ",\"start_at_unix_ms\":%lld", static_cast<long long>(d.start_at_unix_ms));
     out += "},";
-    appendf(out, "\"start_unix_ms\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000));
+    appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000),
+            static_cast<long long>(r.start_realtime_ns));
     appendf(out, "\"elapsed_s\":%.6f,\"elapsed_ns\":%lld,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9,
             static_cast<long long>(r.elapsed_ns), r.requests_per_second());
     appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"
@@ -5006,9 +5159,20 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     config.flag("length_check", d.length_check);
     d.checks.clear();
     if (const json_value* c = config.optional("checks", json_value::kind::string)) d.checks = c->text;
+    d.shard_index = d.shard_count = 0;
+    if (config.optional("shard", json_value::kind::object)) {
+        detail::json_fields shard = config.object("shard");
+        shard.number("index", d.shard_index);
+        shard.number("count", d.shard_count);
+        if (shard.failed() || d.shard_index >= d.shard_count) config.fail();
+    }
+    d.start_at_unix_ms = 0;
+    if (const json_value* at = config.optional("start_at_unix_ms", json_value::kind::number)) d.start_at_unix_ms = at->i64();
+    r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     std::int64_t start_ms = 0;
     top.signed_number("start_unix_ms", start_ms);
     r.start_realtime_ns = start_ms * 1'000'000;
+    if (const json_value* ns = top.optional("start_unix_ns", json_value::kind::number)) r.start_realtime_ns = ns->i64();
     if (const json_value* ns = top.optional("elapsed_ns", json_value::kind::number)) r.elapsed_ns = ns->i64();
     else if (const json_value* s = top.get("elapsed_s", json_value::kind::number)) r.elapsed_ns = static_cast<std::int64_t>(s->number() * 1e9 + 0.5);
     detail::json_fields requests = top.object("requests");
@@ -5144,6 +5308,156 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
 
 }  // namespace microbench
 // ---- end include/microbench/report/report_read.hpp ----
+// ---- begin include/microbench/report/report_merge.hpp ----
+// microbench/report/report_merge.hpp — results of one plan from many generators (shards, or the
+// same plan run on several machines) merged into one result: counts and bytes summed exactly,
+// the histograms merged bucket for bucket (percentiles of the whole within the histograms'
+// precision), the run's span taken on the wall clock, the interval rows aligned on it. Refuses
+// results of different targets or plans, or whose histograms cannot merge exactly, and says
+// which input differs and how; counts what a merge dropped instead of hiding it.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+struct merge_summary {
+    std::size_t inputs = 0;
+    std::uint32_t shard_count = 0;      // the shards' N; 0: the inputs are not shards
+    std::vector<std::uint32_t> shards;  // the shard indexes merged, in input order
+    std::uint64_t dropped = 0;          // histogram values above the merge's highest trackable value
+    std::string problem;                // when refused: which input differs from the first, and how
+};
+
+namespace detail {
+
+// Why `b` cannot merge with `a`, as "keep-alive: yes in A, no in B"; empty when it can.
+inline std::string plan_difference(const report_run& a, const report_run& b) {
+    std::string why;
+    auto differs = [&](const char* what, const std::string& x, const std::string& y) {
+        if (why.empty() && x != y) why = std::string(what) + ": " + x + " in " + a.label + ", " + y + " in " + b.label;
+    };
+    auto number = [](double v) {
+        std::string s;
+        appendf(s, "%.17g", v);
+        return s;
+    };
+    const run_description &x = a.config, &y = b.config;
+    differs("URL", x.url, y.url);
+    differs("method", x.method, y.method);
+    differs("keep-alive", x.keep_alive ? "yes" : "no", y.keep_alive ? "yes" : "no");
+    differs("pipeline", number(x.pipeline), number(y.pipeline));
+    differs("timeout (ms)", number(static_cast<double>(x.timeout_ms)), number(static_cast<double>(y.timeout_ms)));
+    differs("length check", x.length_check ? "yes" : "no", y.length_check ? "yes" : "no");
+    differs("duration (ms)", number(static_cast<double>(x.duration_ms)), number(static_cast<double>(y.duration_ms)));
+    differs("checks", x.checks.empty() ? "none" : x.checks, y.checks.empty() ? "none" : y.checks);
+    differs("shards", number(x.shard_count), number(y.shard_count));
+    if (!x.shard_count) {  // the same plan run whole on each generator
+        differs("requests (-n)", number(static_cast<double>(x.requests)), number(static_cast<double>(y.requests)));
+        differs("connections (-c)", number(x.concurrency), number(y.concurrency));
+    }
+    differs("rate (requests/s)", number(a.r.rate_target), number(b.r.rate_target));
+    differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
+            b.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform");
+    differs("interval (ms)", number(static_cast<double>(a.r.interval_ns / 1'000'000)), number(static_cast<double>(b.r.interval_ns / 1'000'000)));
+    return why;
+}
+
+// Why `b`'s histograms cannot merge exactly into `a`'s; empty when they can. A different highest
+// trackable value is allowed: what lies above the merge's is counted as dropped.
+inline std::string histogram_difference(const report_run& a, const report_run& b) {
+    const histogram_config &x = a.r.total_ns.config(), &y = b.r.total_ns.config();
+    std::string why;
+    if (x.significant_figures != y.significant_figures || x.lowest_discernible_value != y.lowest_discernible_value)
+        appendf(why, "%s has %d significant digits from %lld ns, %s %d from %lld ns", a.label.c_str(), x.significant_figures,
+                static_cast<long long>(x.lowest_discernible_value), b.label.c_str(), y.significant_figures,
+                static_cast<long long>(y.lowest_discernible_value));
+    return why;
+}
+
+// Adds `row` (of a run that started `offset_ns` after the merged one) to the merged rows: counts
+// add up; percentiles of a merged row are the highest of its parts' (an upper bound: rows keep
+// no histogram), exact when one generator's row is alone in it.
+inline void merge_interval_row(std::vector<interval_stats>& rows, const interval_stats& row, std::int64_t offset_ns, std::int64_t interval_ns) {
+    const auto slot = static_cast<std::size_t>(std::max<std::int64_t>(0, std::llround(static_cast<double>(row.start_ns + offset_ns) / static_cast<double>(interval_ns))));
+    while (rows.size() <= slot) {
+        interval_stats empty{};
+        empty.start_ns = static_cast<std::int64_t>(rows.size()) * interval_ns;
+        rows.push_back(empty);
+    }
+    interval_stats& m = rows[slot];
+    m.duration_ns = std::max(m.duration_ns, row.duration_ns);
+    m.sent += row.sent, m.ended += row.ended, m.completed += row.completed, m.failed += row.failed;
+    m.target += row.target;
+    m.latency_count += row.latency_count;
+    m.p50_ns = std::max(m.p50_ns, row.p50_ns), m.p90_ns = std::max(m.p90_ns, row.p90_ns), m.p99_ns = std::max(m.p99_ns, row.p99_ns);
+    m.max_ns = std::max(m.max_ns, row.max_ns);
+    m.lag_p99_ns = std::max(m.lag_p99_ns, row.lag_p99_ns), m.lag_max_ns = std::max(m.lag_max_ns, row.lag_max_ns);
+}
+
+}  // namespace detail
+
+// Merges `in` (each a single run: a generator's --json) into `out`, labelled "merged": counts,
+// failures, status codes, bytes and connections summed; -n, -c, threads and the rate of the whole
+// (the shards' shares add up to the plan); the histograms merged; elapsed from the earliest start
+// to the latest end on the wall clock; interval rows aligned on it.
+inline error merge_runs(const std::vector<report_run>& in, report_run& out, merge_summary& s) {
+    s = merge_summary();
+    s.inputs = in.size();
+    if (in.empty()) return {errc::merge_nothing, 0};
+    const report_run& first = in[0];
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (!in[i].scenario.empty()) {
+            s.problem = in[i].label + " is a scenario of a suite; merge takes single runs";
+            return {errc::merge_nothing, i};
+        }
+        if (i > 0 && !(s.problem = detail::plan_difference(first, in[i])).empty()) return {errc::merge_different_plans, i};
+        if (i > 0 && !(s.problem = detail::histogram_difference(first, in[i])).empty()) return {errc::merge_incompatible_histograms, i};
+        if (!in[i].config.shard_count) continue;
+        s.shard_count = in[i].config.shard_count;
+        if (std::find(s.shards.begin(), s.shards.end(), in[i].config.shard_index) != s.shards.end()) {
+            detail::appendf(s.problem, "shard %u of %u appears twice (%s)", in[i].config.shard_index, s.shard_count, in[i].label.c_str());
+            return {errc::merge_duplicate_shard, i};
+        }
+        s.shards.push_back(in[i].config.shard_index);
+    }
+    out = report_run();
+    out.label = "merged";
+    out.config = first.config;
+    out.config.shard_index = out.config.shard_count = 0;  // the whole plan
+    out.config.requests = out.config.concurrency = out.config.threads = 0;
+    out.r = first.r;
+    out.r.intervals.clear();
+    std::int64_t start = first.r.start_realtime_ns, end = first.r.start_realtime_ns + first.r.elapsed_ns;
+    double rate = 0;
+    std::uint32_t requested = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const result& r = in[i].r;
+        if (i > 0) s.dropped += out.r.merge(r);
+        out.config.requests += in[i].config.requests;
+        out.config.concurrency += in[i].config.concurrency;
+        out.config.threads += in[i].config.threads;
+        rate += r.rate_target;
+        requested += r.concurrency_requested;
+        start = std::min(start, r.start_realtime_ns);
+        end = std::max(end, r.start_realtime_ns + r.elapsed_ns);
+    }
+    out.r.rate_target = rate;
+    out.r.concurrency_requested = requested;
+    out.r.start_realtime_ns = start;
+    out.r.elapsed_ns = end - start;
+    if (first.r.interval_ns > 0)
+        for (const report_run& run : in)
+            for (const interval_stats& row : run.r.intervals)
+                detail::merge_interval_row(out.r.intervals, row, run.r.start_realtime_ns - start, first.r.interval_ns);
+    return {};
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_merge.hpp ----
 // ---- begin include/microbench/report/svg_chart.hpp ----
 // microbench/report/svg_chart.hpp — line charts as inline SVG, for the HTML report: a linear or a
 // percentile x axis (HdrHistogram's plot: x = log10(1/(1-p)), so 90 %, 99 %, 99.9 % … are evenly
@@ -5983,6 +6297,8 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 #include <vector>
 
@@ -6011,6 +6327,9 @@ struct server_counts {
     std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
     std::uint64_t connections = 0;
     std::uint64_t cut = 0, closed = 0;
+    // Connections accepted by the client's address, in order of first connection (the first 256
+    // addresses; later ones are counted under "other").
+    std::vector<std::pair<std::string, std::uint64_t>> sources;
 };
 
 enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };
@@ -6092,7 +6411,15 @@ inline std::string server_counts_json(const server_counts& c) {
                           static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
                           static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections),
                           static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed));
-    return std::string(buf, static_cast<std::size_t>(n));
+    std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
+    out += ",\"sources\":{";
+    for (std::size_t i = 0; i < c.sources.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%s\"%s\":%llu", i ? "," : "", c.sources[i].first.c_str(),
+                      static_cast<unsigned long long>(c.sources[i].second));
+        out += buf;
+    }
+    out += "}}";
+    return out;
 }
 
 // Appends the response to `head` (with `body`) to `out`. `stats()` returns the counts for /stats.
@@ -6181,7 +6508,8 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
 // close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
 // or buffer it stops listening for a moment instead of spinning. With chaos options it cuts
-// responses short and closes connections at random, counting each (server_options).
+// responses short and closes connections at random, counting each (server_options). /stats also
+// counts connections by the client's address (to check that -B spreads them).
 
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -6207,6 +6535,7 @@ public:
     error start(const server_options& options) {
         stop();
         options_ = options;
+        sources_.clear();  // no thread runs between stop() and here
         factorials_.reset(new factorial_cache(options.max_factorial));
         endpoint at;
         if (resolve(options.host, options.port, at, true) != 0) return {errc::plan_bad_bind_address, 0};
@@ -6261,6 +6590,9 @@ public:
                                    &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed};
         for (std::uint32_t i = 0; i < thread_count_; ++i)
             for (int f = 0; f < count_fields; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
+        pthread_mutex_lock(&sources_mutex_);
+        c.sources = sources_;
+        pthread_mutex_unlock(&sources_mutex_);
         return c;
     }
 
@@ -6349,7 +6681,9 @@ private:
 
     void accept_all(thread& t) {
         for (;;) {
-            int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            sockaddr_storage peer{};
+            socklen_t peer_len = sizeof peer;
+            int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (fd < 0 && shortage_of(errno) != local_shortage::none) {
                 // Level-triggered: the pending connection would wake this loop at once, forever.
                 t.loop.remove(listen_fd_);
@@ -6374,8 +6708,22 @@ private:
             c.release_ns = 0;
             c.close_after = c.reset_after = c.writing = false;
             bump(t, f_connections);
+            count_source(peer);
             if (!t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
         }
+    }
+
+    // A connection from `peer`, by address (one lock per accepted connection, none per request).
+    void count_source(const sockaddr_storage& peer) {
+        char text[INET6_ADDRSTRLEN] = "other";
+        if (peer.ss_family == AF_INET) inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
+        if (peer.ss_family == AF_INET6) inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
+        pthread_mutex_lock(&sources_mutex_);
+        auto it = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.first == text; });
+        if (it == sources_.end() && sources_.size() >= 256) it = std::find_if(sources_.begin(), sources_.end(), [](const auto& s) { return s.first == "other"; });
+        if (it == sources_.end()) sources_.emplace_back(sources_.size() >= 256 ? "other" : text, 0), it = sources_.end() - 1;
+        ++it->second;
+        pthread_mutex_unlock(&sources_mutex_);
     }
 
     void on_io(thread& t, std::uint32_t slot, std::uint32_t events) {
@@ -6493,6 +6841,8 @@ private:
     server_options options_;
     std::unique_ptr<factorial_cache> factorials_;
     int listen_fd_ = -1;
+    mutable pthread_mutex_t sources_mutex_ = PTHREAD_MUTEX_INITIALIZER;
+    std::vector<std::pair<std::string, std::uint64_t>> sources_;  // counts().sources
     int wake_fd_ = -1;
     std::uint16_t port_ = 0;
     std::unique_ptr<thread[]> threads_;
@@ -6734,7 +7084,9 @@ enum {
     MB_PLAN_TOO_MANY_IN_FLIGHT = 99,
     MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102,
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
+    MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
+    MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 

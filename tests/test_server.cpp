@@ -25,7 +25,7 @@ exchange ask(const std::string& raw_request, const std::string& body = "") {
     request_head head;
     REQUIRE(parse_request_head(raw_request, head) == request_parse::ok);
     exchange x;
-    x.a = answer_request(head, body, server_options{}, cache, [] { return server_counts{3, 1, 0, 0, 0, 2, 0, 1, 0, 0}; }, x.out);
+    x.a = answer_request(head, body, server_options{}, cache, [] { return server_counts{3, 1, 0, 0, 0, 2, 0, 1, 0, 0, {{"127.0.0.1", 1}}}; }, x.out);
     return x;
 }
 
@@ -116,6 +116,7 @@ TEST_CASE("endpoints: both factorial forms, delay, echo, status, stats, errors")
     x = ask("GET /stats HTTP/1.1\r\n\r\n");
     CHECK(x.a.kind == endpoint_kind::stats);
     CHECK(body_of(x.out).find("\"requests\":3,\"factorial\":1") != std::string::npos);
+    CHECK(body_of(x.out).find("\"closed\":0,\"sources\":{\"127.0.0.1\":1}}") != std::string::npos);
 
     x = ask("GET /nope HTTP/1.1\r\n\r\n");
     CHECK(x.out.rfind("HTTP/1.1 404 ", 0) == 0);

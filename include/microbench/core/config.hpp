@@ -86,5 +86,9 @@ constexpr std::int64_t min_interval_ms = 10;
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
 
+// Scale-out: generators sharing one plan, and how far ahead a run may be told to start.
+constexpr std::uint32_t max_shards = 10'000;
+constexpr std::int64_t max_start_ahead_ms = 7LL * 24 * 3'600'000;
+
 }  // namespace defaults
 }  // namespace microbench

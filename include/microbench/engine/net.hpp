@@ -1,6 +1,6 @@
 // microbench/engine/net.hpp — the few socket operations the engine and server need, as values:
-// name resolution (once, at setup), non-blocking sockets, and reads/writes that answer one of
-// ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL); installs no signal handler.
+// name resolution (once, at setup), source addresses (-B), non-blocking sockets, and reads and
+// writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL); installs no signal handler.
 #pragma once
 
 #include <arpa/inet.h>
@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace microbench {
 
@@ -162,6 +163,66 @@ inline int bind_source(int fd, const endpoint& from) {
     setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
 #endif
     return ::bind(fd, reinterpret_cast<const sockaddr*>(&from.addr), from.len) == 0 ? 0 : errno;
+}
+
+// A numeric address (no DNS) of `family` as a local endpoint with port 0.
+inline bool numeric_address(const std::string& text, int family, endpoint& out) {
+    addrinfo hints{};
+    hints.ai_family = family;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+    addrinfo* list = nullptr;
+    if (getaddrinfo(text.c_str(), "0", &hints, &list) != 0) return false;
+    std::memcpy(&out.addr, list->ai_addr, list->ai_addrlen);
+    out.len = static_cast<socklen_t>(list->ai_addrlen);
+    freeaddrinfo(list);
+    return true;
+}
+
+// Whether this machine has the local address `from`: a test bind, once at setup, so a wrong
+// -B is a clear error rather than every connect waiting for a "port" that never comes.
+inline bool local_address(const endpoint& from) {
+    int fd = open_tcp_socket(from.family());
+    if (fd < 0) return true;  // cannot tell; connects will say
+    int err = bind_source(fd, from);
+    ::close(fd);
+    return err != EADDRNOTAVAIL;
+}
+
+// -B's addresses: one, a list ("10.0.0.5,10.0.0.6") or IPv4 ranges ("127.0.0.2-127.0.0.9"),
+// mixed as "a,b-c"; each numeric, of the target's family and present on this machine (a test bind
+// each, once). False when one is not, or for more than max_source_addresses.
+constexpr std::size_t max_source_addresses = 1024;
+
+inline bool source_addresses(const std::string& text, int family, std::vector<endpoint>& out) {
+    out.clear();
+    for (std::size_t at = 0; at <= text.size();) {
+        const std::size_t comma = text.find(',', at);
+        const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        const std::size_t dash = item.find('-');
+        endpoint low, high;
+        if (dash == std::string::npos) {
+            if (!numeric_address(item, family, low)) return false;
+            out.push_back(low);
+        } else {
+            if (family != AF_INET || !numeric_address(item.substr(0, dash), AF_INET, low) ||
+                !numeric_address(item.substr(dash + 1), AF_INET, high))
+                return false;
+            const std::uint32_t first = ntohl(reinterpret_cast<const sockaddr_in*>(&low.addr)->sin_addr.s_addr);
+            const std::uint32_t last = ntohl(reinterpret_cast<const sockaddr_in*>(&high.addr)->sin_addr.s_addr);
+            if (last < first || last - first >= max_source_addresses) return false;
+            for (std::uint64_t a = first; a <= last; ++a) {
+                reinterpret_cast<sockaddr_in*>(&low.addr)->sin_addr.s_addr = htonl(static_cast<std::uint32_t>(a));
+                out.push_back(low);
+            }
+        }
+        if (out.size() > max_source_addresses) return false;
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+    }
+    for (const endpoint& e : out)
+        if (!local_address(e)) return false;
+    return !out.empty();
 }
 
 // What a failed socket(), bind() or connect() ran out of on this machine, if anything: these are

@@ -62,7 +62,9 @@ public:
     MICROBENCH_PLAN_FIELD(std::int64_t, connect_timeout_ms)
     MICROBENCH_PLAN_FIELD(std::int64_t, drain_ms)        // after a duration ends, for requests in flight
     MICROBENCH_PLAN_FIELD(std::uint32_t, pipeline)       // requests in flight per connection
-    MICROBENCH_PLAN_FIELD(std::string, bind_address)     // local address to connect from; "" = any
+    // Local address(es) to connect from: "" any; one; a list "a,b"; IPv4 ranges "a-b" (up to 1024).
+    // Connections take them in turn, so each address brings its own ephemeral ports.
+    MICROBENCH_PLAN_FIELD(std::string, bind_address)
     MICROBENCH_PLAN_FIELD(bool, length_check)            // ab's rule: a body length unlike the first is a failure
     MICROBENCH_PLAN_FIELD(response_limits, limits)
     MICROBENCH_PLAN_FIELD(std::uint64_t, record_requests)  // keep each request's timings, up to this many (ab -g)
@@ -85,7 +87,21 @@ public:
     // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
     MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
+    // The wall-clock time (Unix milliseconds) the run starts at, so generators on several machines
+    // begin together: run() connects nothing before it, prepares, waits, then starts. 0: at once.
+    // A time already past starts at once (result::start_requested_ns says how late).
+    MICROBENCH_PLAN_FIELD(std::int64_t, start_at_unix_ms)
 #undef MICROBENCH_PLAN_FIELD
+
+    // This plan is shard `index` (from 0) of `count` generators sharing one plan (shard.hpp
+    // divides a whole plan): shards space their fixed-rate schedules and Poisson seeds apart.
+    plan& shard(std::uint32_t index, std::uint32_t count) {
+        shard_index_ = index;
+        shard_count_ = count;
+        return *this;
+    }
+    std::uint32_t shard_index() const { return shard_index_; }
+    std::uint32_t shard_count() const { return shard_count_; }  // 0: not a shard
 
     // Only these statuses count as success; any other is a failed request with reason `check`.
     // Empty (the default): every status is a response, non-2xx counted apart, as ab does.
@@ -174,6 +190,8 @@ public:
             return {errc::plan_bad_interval, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
             if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
+        if (start_at_unix_ms_ < 0) return {errc::plan_bad_start_time, 0};
+        if (shard_count_ > defaults::max_shards || (shard_count_ && shard_index_ >= shard_count_)) return {errc::plan_bad_shard, 0};
         return {};
     }
 
@@ -202,6 +220,8 @@ private:
     microbench::arrivals arrivals_ = microbench::arrivals::uniform;
     std::uint64_t seed_ = 0;
     std::int64_t interval_ms_ = -1;
+    std::int64_t start_at_unix_ms_ = 0;
+    std::uint32_t shard_index_ = 0, shard_count_ = 0;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;

@@ -89,29 +89,6 @@ private:
     bool ok_ = false, raised_ = false;
 };
 
-inline bool numeric_address(const std::string& text, int family, endpoint& out) {
-    addrinfo hints{};
-    hints.ai_family = family;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
-    addrinfo* list = nullptr;
-    if (getaddrinfo(text.c_str(), "0", &hints, &list) != 0) return false;
-    std::memcpy(&out.addr, list->ai_addr, list->ai_addrlen);
-    out.len = static_cast<socklen_t>(list->ai_addrlen);
-    freeaddrinfo(list);
-    return true;
-}
-
-// Whether this machine has the local address `from`: a test bind, once at setup, so a wrong
-// -B is a clear error rather than every connect waiting for a "port" that never comes.
-inline bool local_address(const endpoint& from) {
-    int fd = open_tcp_socket(from.family());
-    if (fd < 0) return true;  // cannot tell; connects will say
-    int err = bind_source(fd, from);
-    ::close(fd);
-    return err != EADDRNOTAVAIL;
-}
-
 inline void sleep_ms(std::int64_t ms) {
     timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
     nanosleep(&ts, nullptr);
@@ -122,6 +99,21 @@ inline bool idempotent(const std::string& method) {
     for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
         if (method == m) return true;
     return false;
+}
+
+// Sleeps until the wall clock reads `unix_ms` (at once if it already has), in slices of at most
+// 50 ms so a cancel is seen; false if cancelled first.
+inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel) {
+    const timespec at{static_cast<time_t>(unix_ms / 1000), static_cast<long>((unix_ms % 1000) * 1'000'000)};
+    for (;;) {
+        if (cancel && cancel->cancelled()) return false;
+        timespec now{};
+        clock_gettime(CLOCK_REALTIME, &now);
+        const std::int64_t left_ns = (static_cast<std::int64_t>(at.tv_sec) - now.tv_sec) * 1'000'000'000 + (at.tv_nsec - now.tv_nsec);
+        if (left_ns <= 0) return true;
+        if (left_ns <= 50'000'000) return clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr), !(cancel && cancel->cancelled());
+        sleep_ms(50);
+    }
 }
 
 // Polls the workers from the calling thread until every one has finished: calls the plan's
@@ -160,9 +152,15 @@ inline error run_plan(const plan& p, result& out) {
     if (error e = build_request(target, p.request(), request)) return e;
     endpoint to;
     if (resolve(target.host, target.port, to) != 0) return {errc::run_resolve_failed, 0};
-    endpoint from;
-    if (!p.bind_address().empty() && (!numeric_address(p.bind_address(), to.family(), from) || !local_address(from)))
+    std::vector<endpoint> sources;  // -B: connections take them in turn
+    if (!p.bind_address().empty() && !source_addresses(p.bind_address(), to.family(), sources))
         return {errc::plan_bad_bind_address, 0};
+    if (p.start_at_unix_ms()) {
+        timespec now{};
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (p.start_at_unix_ms() - (static_cast<std::int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000) > defaults::max_start_ahead_ms)
+            return {errc::plan_bad_start_time, 0};
+    }
     // A descriptor per connection and an epoll descriptor per worker, above those already open.
     const std::uint32_t t = p.threads();
     fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
@@ -177,12 +175,16 @@ inline error run_plan(const plan& p, result& out) {
     std::vector<interval_stats> interval_rows;
     std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
     if (interval_ns) rows.reset(new interval_collector(p, interval_rows));
+    std::uint32_t first_connection = 0;
     for (std::uint32_t i = 0; i < t; ++i) {
         worker_setup s;
         s.target = to;
-        s.bind = from;
+        s.sources = sources.data();
+        s.source_count = static_cast<std::uint32_t>(sources.size());
+        s.first_connection = first_connection;
         s.request = request;
         s.connections = p.concurrency() / t + (i < p.concurrency() % t ? 1 : 0);
+        first_connection += s.connections;
         s.quota = p.requests() ? p.requests() / t + (i < p.requests() % t ? 1 : 0) : 0;
         s.pipeline = p.pipeline();
         s.keep_alive = p.keep_alive();
@@ -196,10 +198,13 @@ inline error run_plan(const plan& p, result& out) {
         if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
             s.rate_interval_ns = 1e9 * t / p.rate();
             s.rate_offset_ns = 1e9 * i / p.rate();
+            // So do shards': shard k of n starts k/n of a worker's gap later than shard 0.
+            if (p.shard_count() > 1) s.rate_offset_ns += 1e9 * p.shard_index() / (p.rate() * p.shard_count());
         }
         s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
         s.rate_arrivals = p.arrivals();
-        s.rate_seed = p.seed() + i;  // each worker its own stream; the generator scrambles the seed
+        // Each worker its own stream, each shard its own set (the generator scrambles the seed).
+        s.rate_seed = p.seed() + i + static_cast<std::uint64_t>(p.shard_index()) * 0x9e3779b97f4a7c15ULL;
         if (interval_ns) {
             threads[i].intervals.reset(new interval_ring());
             s.intervals = threads[i].intervals.get();
@@ -227,9 +232,17 @@ inline error run_plan(const plan& p, result& out) {
     }
     // The clock starts when every worker has allocated and is waiting: setup is not run time.
     gate.wait_ready(t);
+    if (p.start_at_unix_ms() && !wait_until_unix_ms(p.start_at_unix_ms(), p.cancel_with())) {
+        gate.open(-1);  // cancelled while waiting: nothing was sent
+        for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
+        out = result();
+        out.cancelled = true;
+        out.concurrency_requested = p.concurrency();
+        return {};
+    }
     const std::int64_t start = now_ns();
     timespec wall{};
-    clock_gettime(CLOCK_REALTIME, &wall);  // only to label per-request records (ab -g)
+    clock_gettime(CLOCK_REALTIME, &wall);  // labels per-request records (ab -g) and aligns merged results
     gate.open(start);
 
     if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, rows.get());
@@ -249,6 +262,7 @@ inline error run_plan(const plan& p, result& out) {
     out.rate_seed = p.seed();
     out.start_ns = start;
     out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
+    out.start_requested_realtime_ns = p.start_at_unix_ms() * 1'000'000;
     std::sort(out.requests.begin(), out.requests.end(),
               [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
     std::int64_t first = reference_length.load(std::memory_order_relaxed);

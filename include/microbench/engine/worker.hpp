@@ -33,7 +33,9 @@ namespace detail {
 // Everything a worker needs, prepared by the runner.
 struct worker_setup {
     endpoint target;
-    endpoint bind;  // len == 0: any local address
+    const endpoint* sources = nullptr;  // -B: connection k binds to sources[(first_connection + k) % source_count]
+    std::uint32_t source_count = 0;     // 0: any local address
+    std::uint32_t first_connection = 0; // this worker's first connection's number in the run
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     std::uint32_t connections = 1;
     std::uint64_t quota = 0;  // requests to issue; 0: until stopped

@@ -21,7 +21,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
     }
     if (fd >= 0 && s_.stamp_arrivals) stamp_arrivals(fd);
-    if (fd >= 0 && s_.bind.len) err = bind_source(fd, s_.bind);
+    if (fd >= 0 && s_.source_count) err = bind_source(fd, s_.sources[(s_.first_connection + ci) % s_.source_count]);
     io_result r{io::error, 0, err};
     if (!err) r = start_connect(fd, s_.target);
     if (r.status == io::again || r.status == io::ok) {

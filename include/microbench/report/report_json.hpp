@@ -30,6 +30,8 @@ struct run_description {
     bool length_check = true;
     std::int64_t timeout_ms = 0;
     std::string checks;             // what every response had to pass (checks::summary); empty: nothing
+    std::uint32_t shard_index = 0, shard_count = 0;  // shard I of N (plan::shard); count 0: not a shard
+    std::int64_t start_at_unix_ms = 0;               // plan::start_at_unix_ms; 0: at once
 };
 
 inline run_description describe(const plan& p) {
@@ -44,6 +46,9 @@ inline run_description describe(const plan& p) {
     d.keep_alive = p.keep_alive();
     d.length_check = p.length_check();
     d.timeout_ms = p.timeout_ms();
+    d.shard_index = p.shard_index();
+    d.shard_count = p.shard_count();
+    d.start_at_unix_ms = p.start_at_unix_ms();
     for (int code : p.expect_status()) detail::appendf(d.checks, d.checks.empty() ? "status %d" : ",%d", code);
     const std::string rest = p.check().summary();
     if (!rest.empty()) d.checks.append(d.checks.empty() ? "" : "; ").append(rest);
@@ -95,8 +100,11 @@ inline std::string result_json(const run_description& d, const result& r, const 
             u(d.requests), static_cast<long long>(d.duration_ms), d.concurrency, d.threads, d.keep_alive ? "true" : "false",
             d.pipeline, static_cast<long long>(d.timeout_ms), d.length_check ? "true" : "false");
     detail::append_json_string(out, d.checks);
+    if (d.shard_count) appendf(out, ",\"shard\":{\"index\":%u,\"count\":%u}", d.shard_index, d.shard_count);
+    if (d.start_at_unix_ms) appendf(out, ",\"start_at_unix_ms\":%lld", static_cast<long long>(d.start_at_unix_ms));
     out += "},";
-    appendf(out, "\"start_unix_ms\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000));
+    appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000),
+            static_cast<long long>(r.start_realtime_ns));
     appendf(out, "\"elapsed_s\":%.6f,\"elapsed_ns\":%lld,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9,
             static_cast<long long>(r.elapsed_ns), r.requests_per_second());
     appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"

@@ -98,9 +98,20 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     config.flag("length_check", d.length_check);
     d.checks.clear();
     if (const json_value* c = config.optional("checks", json_value::kind::string)) d.checks = c->text;
+    d.shard_index = d.shard_count = 0;
+    if (config.optional("shard", json_value::kind::object)) {
+        detail::json_fields shard = config.object("shard");
+        shard.number("index", d.shard_index);
+        shard.number("count", d.shard_count);
+        if (shard.failed() || d.shard_index >= d.shard_count) config.fail();
+    }
+    d.start_at_unix_ms = 0;
+    if (const json_value* at = config.optional("start_at_unix_ms", json_value::kind::number)) d.start_at_unix_ms = at->i64();
+    r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     std::int64_t start_ms = 0;
     top.signed_number("start_unix_ms", start_ms);
     r.start_realtime_ns = start_ms * 1'000'000;
+    if (const json_value* ns = top.optional("start_unix_ns", json_value::kind::number)) r.start_realtime_ns = ns->i64();
     if (const json_value* ns = top.optional("elapsed_ns", json_value::kind::number)) r.elapsed_ns = ns->i64();
     else if (const json_value* s = top.get("elapsed_s", json_value::kind::number)) r.elapsed_ns = static_cast<std::int64_t>(s->number() * 1e9 + 0.5);
     detail::json_fields requests = top.object("requests");

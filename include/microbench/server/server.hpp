@@ -4,7 +4,8 @@
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
 // close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
 // or buffer it stops listening for a moment instead of spinning. With chaos options it cuts
-// responses short and closes connections at random, counting each (server_options).
+// responses short and closes connections at random, counting each (server_options). /stats also
+// counts connections by the client's address (to check that -B spreads them).
 #pragma once
 
 #include <pthread.h>
@@ -37,6 +38,7 @@ public:
     error start(const server_options& options) {
         stop();
         options_ = options;
+        sources_.clear();  // no thread runs between stop() and here
         factorials_.reset(new factorial_cache(options.max_factorial));
         endpoint at;
         if (resolve(options.host, options.port, at, true) != 0) return {errc::plan_bad_bind_address, 0};
@@ -91,6 +93,9 @@ public:
                                    &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed};
         for (std::uint32_t i = 0; i < thread_count_; ++i)
             for (int f = 0; f < count_fields; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
+        pthread_mutex_lock(&sources_mutex_);
+        c.sources = sources_;
+        pthread_mutex_unlock(&sources_mutex_);
         return c;
     }
 
@@ -179,7 +184,9 @@ private:
 
     void accept_all(thread& t) {
         for (;;) {
-            int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+            sockaddr_storage peer{};
+            socklen_t peer_len = sizeof peer;
+            int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (fd < 0 && shortage_of(errno) != local_shortage::none) {
                 // Level-triggered: the pending connection would wake this loop at once, forever.
                 t.loop.remove(listen_fd_);
@@ -204,8 +211,22 @@ private:
             c.release_ns = 0;
             c.close_after = c.reset_after = c.writing = false;
             bump(t, f_connections);
+            count_source(peer);
             if (!t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
         }
+    }
+
+    // A connection from `peer`, by address (one lock per accepted connection, none per request).
+    void count_source(const sockaddr_storage& peer) {
+        char text[INET6_ADDRSTRLEN] = "other";
+        if (peer.ss_family == AF_INET) inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
+        if (peer.ss_family == AF_INET6) inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
+        pthread_mutex_lock(&sources_mutex_);
+        auto it = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.first == text; });
+        if (it == sources_.end() && sources_.size() >= 256) it = std::find_if(sources_.begin(), sources_.end(), [](const auto& s) { return s.first == "other"; });
+        if (it == sources_.end()) sources_.emplace_back(sources_.size() >= 256 ? "other" : text, 0), it = sources_.end() - 1;
+        ++it->second;
+        pthread_mutex_unlock(&sources_mutex_);
     }
 
     void on_io(thread& t, std::uint32_t slot, std::uint32_t events) {
@@ -323,6 +344,8 @@ private:
     server_options options_;
     std::unique_ptr<factorial_cache> factorials_;
     int listen_fd_ = -1;
+    mutable pthread_mutex_t sources_mutex_ = PTHREAD_MUTEX_INITIALIZER;
+    std::vector<std::pair<std::string, std::uint64_t>> sources_;  // counts().sources
     int wake_fd_ = -1;
     std::uint16_t port_ = 0;
     std::unique_ptr<thread[]> threads_;

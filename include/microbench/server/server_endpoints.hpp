@@ -8,6 +8,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 #include <vector>
 
@@ -40,6 +42,9 @@ struct server_counts {
     std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
     std::uint64_t connections = 0;
     std::uint64_t cut = 0, closed = 0;
+    // Connections accepted by the client's address, in order of first connection (the first 256
+    // addresses; later ones are counted under "other").
+    std::vector<std::pair<std::string, std::uint64_t>> sources;
 };
 
 enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };
@@ -121,7 +126,15 @@ inline std::string server_counts_json(const server_counts& c) {
                           static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
                           static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections),
                           static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed));
-    return std::string(buf, static_cast<std::size_t>(n));
+    std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
+    out += ",\"sources\":{";
+    for (std::size_t i = 0; i < c.sources.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%s\"%s\":%llu", i ? "," : "", c.sources[i].first.c_str(),
+                      static_cast<unsigned long long>(c.sources[i].second));
+        out += buf;
+    }
+    out += "}}";
+    return out;
 }
 
 // Appends the response to `head` (with `body`) to `out`. `stats()` returns the counts for /stats.

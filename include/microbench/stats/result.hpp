@@ -93,6 +93,7 @@ struct result {
     std::int64_t elapsed_ns = 0;           // run start to last request end
     std::int64_t start_ns = 0;             // run start, monotonic
     std::int64_t start_realtime_ns = 0;    // the same instant on the wall clock
+    std::int64_t start_requested_realtime_ns = 0;  // when the plan asked it to start (plan::start_at_unix_ms); 0: at once
     std::vector<request_timing> requests;  // per request, when the plan records them (by start time)
     bool cancelled = false;
 
@@ -121,8 +122,10 @@ struct result {
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
     // Adds a worker's result. Elapsed is the longest; peaks add up (an upper bound); the run's
-    // first body length and wall-clock anchor are the runner's to set, not merged.
-    void merge(const result& o) {
+    // first body length and wall-clock anchor are the runner's to set, not merged. Returns the
+    // values the histograms dropped: those above this result's highest trackable value (none
+    // between results whose histograms are configured alike).
+    std::uint64_t merge(const result& o) {
         requests_ended += o.requests_ended;
         requests_completed += o.requests_completed;
         requests_failed += o.requests_failed;
@@ -147,15 +150,13 @@ struct result {
         cancelled = cancelled || o.cancelled;
         if (server_software.empty()) server_software = o.server_software;
         requests.insert(requests.end(), o.requests.begin(), o.requests.end());
-        connect_ns.merge(o.connect_ns);
-        waiting_ns.merge(o.waiting_ns);
-        processing_ns.merge(o.processing_ns);
-        total_ns.merge(o.total_ns);
-        responses_total_ns.merge(o.responses_total_ns);
-        response_ns.merge(o.response_ns);
-        schedule_lag_ns.merge(o.schedule_lag_ns);
+        std::uint64_t dropped = connect_ns.merge(o.connect_ns) + waiting_ns.merge(o.waiting_ns) +
+                                processing_ns.merge(o.processing_ns) + total_ns.merge(o.total_ns) +
+                                responses_total_ns.merge(o.responses_total_ns) + response_ns.merge(o.response_ns) +
+                                schedule_lag_ns.merge(o.schedule_lag_ns);
         connection_waits += o.connection_waits;
         schedule_missed += o.schedule_missed;
+        return dropped;
     }
 
     // Correct responses per second (goodput), next to ab's requests per second.

@@ -1,0 +1,129 @@
+// examples/merge_command.hpp — `microbench merge RESULT.json... [--json OUT] [--html OUT]`: the
+// results of one plan from many generators (each one's --json, e.g. the shards of a Kubernetes
+// Indexed Job) merged into one, printed as ab's report of the whole with what was merged: which
+// shards (and which are missing), and how many histogram values the merge dropped. Exit: 0
+// merged, 1 a usage error, an unreadable file, or inputs that do not merge (the message says
+// which input differs and how).
+#pragma once
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cli_options.hpp"
+#include "microbench.hpp"
+#include "report_command.hpp"
+
+namespace cli {
+
+inline const char* merge_usage() {
+    return "Usage: microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n"
+           "  Merges the --json results of one plan (shards, or the same plan on several machines) into one.\n";
+}
+
+inline int merge_usage_error(const std::string& problem) {
+    std::fprintf(stderr, "microbench merge: %s\n%s", problem.c_str(), merge_usage());
+    return 1;
+}
+
+// "merged 4 results: shards 0-3 of 4" / "... shards 0, 2 of 4 (missing 1, 3)" / "merged 2 results".
+inline std::string merge_line(const mb::merge_summary& s) {
+    std::string line;
+    mb::detail::appendf(line, "Merged %zu results", s.inputs);
+    if (!s.shard_count) return line;
+    std::vector<bool> seen(s.shard_count, false);
+    for (std::uint32_t i : s.shards) seen[i] = true;
+    std::string have, missing;
+    for (std::uint32_t i = 0; i < s.shard_count; ++i) mb::detail::appendf(seen[i] ? have : missing, "%s%u", (seen[i] ? have : missing).empty() ? "" : ", ", i);
+    mb::detail::appendf(line, ": shards %s of %u", have.c_str(), s.shard_count);
+    if (!missing.empty()) line += " (missing " + missing + ": the figures are of the shards present only)";
+    return line;
+}
+
+inline int run_merge_command(int argc, char** argv, int first) {
+    std::vector<std::string> files;
+    std::string json_path, html_path, title = "microbench merge";
+    for (int i = first; i < argc; ++i) {
+        std::string arg = argv[i];
+        std::string* value = arg == "--json" ? &json_path : arg == "--html" ? &html_path : arg == "--title" ? &title : nullptr;
+        if (value) {
+            if (i + 1 >= argc || !*argv[i + 1]) return merge_usage_error("option " + arg + " needs a value");
+            *value = argv[++i];
+        } else if (arg == "-h" || arg == "--help") {
+            return std::fputs(merge_usage(), stdout), 0;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            return merge_usage_error("unknown option " + shown(arg));
+        } else {
+            files.push_back(arg);
+        }
+    }
+    if (files.empty()) return merge_usage_error("no result files given");
+    if (html_path == "-") return merge_usage_error("--html needs a file name");
+    std::vector<mb::report_run> runs;
+    for (const std::string& path : files) {
+        std::string text;
+        if (!read_file(path.c_str(), text)) {
+            std::fprintf(stderr, "microbench merge: cannot read %s: %s\n", shown(path).c_str(), std::strerror(errno));
+            return 1;
+        }
+        mb::json_value doc;
+        runs.emplace_back();
+        runs.back().label = shown(path);
+        mb::error e = mb::parse_json(text, doc);
+        if (!e && !doc.find("microbench")) e = {mb::errc::merge_nothing, 0};  // a --compare or --suite document
+        if (!e) e = mb::read_result_json(doc, runs.back().config, runs.back().r);
+        if (e) {
+            std::fprintf(stderr, "microbench merge: %s: %s (%s)\n", shown(path).c_str(), e.message(), e.name());
+            return 1;
+        }
+    }
+    mb::report_run merged;
+    mb::merge_summary summary;
+    if (mb::error e = mb::merge_runs(runs, merged, summary)) {
+        std::fprintf(stderr, "microbench merge: %s (%s): %s\n", e.message(), e.name(), summary.problem.c_str());
+        return 1;
+    }
+    std::string text;
+    if (json_path != "-") {
+        mb::url target;
+        mb::report_context ctx;
+        if (!mb::parse_url(merged.config.url, target)) ctx.host = target.host, ctx.port = target.port, ctx.path = target.target;
+        ctx.concurrency = merged.config.concurrency;
+        ctx.keep_alive = merged.config.keep_alive;
+        ctx.checked = !merged.config.checks.empty();
+        mb::append_ab_report(ctx, merged.r, text);
+        mb::append_open_model_section(merged.r, text);
+        text += "\n" + merge_line(summary) + "; elapsed is from the earliest start to the latest end.\n";
+        mb::detail::appendf(text, "Histogram values dropped by the merge: %llu\n", static_cast<unsigned long long>(summary.dropped));
+        std::fwrite(text.data(), 1, text.size(), stdout);
+    }
+    std::vector<double> percentiles = {50, 90, 99, 99.9, 99.99};
+    if (!json_path.empty()) {
+        std::string json = mb::result_json(merged.config, merged.r, percentiles);
+        json.resize(json.size() - 2);  // the closing "}\n": what was merged goes inside
+        mb::detail::appendf(json, ",\"merge\":{\"inputs\":%zu,\"dropped\":%llu,\"shard_count\":%u,\"shards\":[", summary.inputs,
+                            static_cast<unsigned long long>(summary.dropped), summary.shard_count);
+        for (std::size_t i = 0; i < summary.shards.size(); ++i) mb::detail::appendf(json, "%s%u", i ? "," : "", summary.shards[i]);
+        json += "]}}\n";
+        if (!write_text_file(json_path, json)) {
+            std::fprintf(stderr, "microbench merge: cannot write %s: %s\n", shown(json_path).c_str(), std::strerror(errno));
+            return 1;
+        }
+    }
+    if (!html_path.empty()) {  // the whole, then each generator's run in a section of its own
+        for (mb::report_run& run : runs) run.scenario = "each generator";
+        runs.insert(runs.begin(), merged);
+        mb::html_options ho;
+        ho.title = title;
+        ho.generated_unix_ms = now_unix_ms();
+        if (!write_text_file(html_path, mb::html_report(runs, ho))) {
+            std::fprintf(stderr, "microbench merge: cannot write %s: %s\n", shown(html_path).c_str(), std::strerror(errno));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+}  // namespace cli

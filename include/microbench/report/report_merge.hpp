@@ -1,0 +1,152 @@
+// microbench/report/report_merge.hpp — results of one plan from many generators (shards, or the
+// same plan run on several machines) merged into one result: counts and bytes summed exactly,
+// the histograms merged bucket for bucket (percentiles of the whole within the histograms'
+// precision), the run's span taken on the wall clock, the interval rows aligned on it. Refuses
+// results of different targets or plans, or whose histograms cannot merge exactly, and says
+// which input differs and how; counts what a merge dropped instead of hiding it.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../core/appendf.hpp"
+#include "../stats/result.hpp"
+#include "report_read.hpp"
+
+namespace microbench {
+
+struct merge_summary {
+    std::size_t inputs = 0;
+    std::uint32_t shard_count = 0;      // the shards' N; 0: the inputs are not shards
+    std::vector<std::uint32_t> shards;  // the shard indexes merged, in input order
+    std::uint64_t dropped = 0;          // histogram values above the merge's highest trackable value
+    std::string problem;                // when refused: which input differs from the first, and how
+};
+
+namespace detail {
+
+// Why `b` cannot merge with `a`, as "keep-alive: yes in A, no in B"; empty when it can.
+inline std::string plan_difference(const report_run& a, const report_run& b) {
+    std::string why;
+    auto differs = [&](const char* what, const std::string& x, const std::string& y) {
+        if (why.empty() && x != y) why = std::string(what) + ": " + x + " in " + a.label + ", " + y + " in " + b.label;
+    };
+    auto number = [](double v) {
+        std::string s;
+        appendf(s, "%.17g", v);
+        return s;
+    };
+    const run_description &x = a.config, &y = b.config;
+    differs("URL", x.url, y.url);
+    differs("method", x.method, y.method);
+    differs("keep-alive", x.keep_alive ? "yes" : "no", y.keep_alive ? "yes" : "no");
+    differs("pipeline", number(x.pipeline), number(y.pipeline));
+    differs("timeout (ms)", number(static_cast<double>(x.timeout_ms)), number(static_cast<double>(y.timeout_ms)));
+    differs("length check", x.length_check ? "yes" : "no", y.length_check ? "yes" : "no");
+    differs("duration (ms)", number(static_cast<double>(x.duration_ms)), number(static_cast<double>(y.duration_ms)));
+    differs("checks", x.checks.empty() ? "none" : x.checks, y.checks.empty() ? "none" : y.checks);
+    differs("shards", number(x.shard_count), number(y.shard_count));
+    if (!x.shard_count) {  // the same plan run whole on each generator
+        differs("requests (-n)", number(static_cast<double>(x.requests)), number(static_cast<double>(y.requests)));
+        differs("connections (-c)", number(x.concurrency), number(y.concurrency));
+    }
+    differs("rate (requests/s)", number(a.r.rate_target), number(b.r.rate_target));
+    differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
+            b.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform");
+    differs("interval (ms)", number(static_cast<double>(a.r.interval_ns / 1'000'000)), number(static_cast<double>(b.r.interval_ns / 1'000'000)));
+    return why;
+}
+
+// Why `b`'s histograms cannot merge exactly into `a`'s; empty when they can. A different highest
+// trackable value is allowed: what lies above the merge's is counted as dropped.
+inline std::string histogram_difference(const report_run& a, const report_run& b) {
+    const histogram_config &x = a.r.total_ns.config(), &y = b.r.total_ns.config();
+    std::string why;
+    if (x.significant_figures != y.significant_figures || x.lowest_discernible_value != y.lowest_discernible_value)
+        appendf(why, "%s has %d significant digits from %lld ns, %s %d from %lld ns", a.label.c_str(), x.significant_figures,
+                static_cast<long long>(x.lowest_discernible_value), b.label.c_str(), y.significant_figures,
+                static_cast<long long>(y.lowest_discernible_value));
+    return why;
+}
+
+// Adds `row` (of a run that started `offset_ns` after the merged one) to the merged rows: counts
+// add up; percentiles of a merged row are the highest of its parts' (an upper bound: rows keep
+// no histogram), exact when one generator's row is alone in it.
+inline void merge_interval_row(std::vector<interval_stats>& rows, const interval_stats& row, std::int64_t offset_ns, std::int64_t interval_ns) {
+    const auto slot = static_cast<std::size_t>(std::max<std::int64_t>(0, std::llround(static_cast<double>(row.start_ns + offset_ns) / static_cast<double>(interval_ns))));
+    while (rows.size() <= slot) {
+        interval_stats empty{};
+        empty.start_ns = static_cast<std::int64_t>(rows.size()) * interval_ns;
+        rows.push_back(empty);
+    }
+    interval_stats& m = rows[slot];
+    m.duration_ns = std::max(m.duration_ns, row.duration_ns);
+    m.sent += row.sent, m.ended += row.ended, m.completed += row.completed, m.failed += row.failed;
+    m.target += row.target;
+    m.latency_count += row.latency_count;
+    m.p50_ns = std::max(m.p50_ns, row.p50_ns), m.p90_ns = std::max(m.p90_ns, row.p90_ns), m.p99_ns = std::max(m.p99_ns, row.p99_ns);
+    m.max_ns = std::max(m.max_ns, row.max_ns);
+    m.lag_p99_ns = std::max(m.lag_p99_ns, row.lag_p99_ns), m.lag_max_ns = std::max(m.lag_max_ns, row.lag_max_ns);
+}
+
+}  // namespace detail
+
+// Merges `in` (each a single run: a generator's --json) into `out`, labelled "merged": counts,
+// failures, status codes, bytes and connections summed; -n, -c, threads and the rate of the whole
+// (the shards' shares add up to the plan); the histograms merged; elapsed from the earliest start
+// to the latest end on the wall clock; interval rows aligned on it.
+inline error merge_runs(const std::vector<report_run>& in, report_run& out, merge_summary& s) {
+    s = merge_summary();
+    s.inputs = in.size();
+    if (in.empty()) return {errc::merge_nothing, 0};
+    const report_run& first = in[0];
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (!in[i].scenario.empty()) {
+            s.problem = in[i].label + " is a scenario of a suite; merge takes single runs";
+            return {errc::merge_nothing, i};
+        }
+        if (i > 0 && !(s.problem = detail::plan_difference(first, in[i])).empty()) return {errc::merge_different_plans, i};
+        if (i > 0 && !(s.problem = detail::histogram_difference(first, in[i])).empty()) return {errc::merge_incompatible_histograms, i};
+        if (!in[i].config.shard_count) continue;
+        s.shard_count = in[i].config.shard_count;
+        if (std::find(s.shards.begin(), s.shards.end(), in[i].config.shard_index) != s.shards.end()) {
+            detail::appendf(s.problem, "shard %u of %u appears twice (%s)", in[i].config.shard_index, s.shard_count, in[i].label.c_str());
+            return {errc::merge_duplicate_shard, i};
+        }
+        s.shards.push_back(in[i].config.shard_index);
+    }
+    out = report_run();
+    out.label = "merged";
+    out.config = first.config;
+    out.config.shard_index = out.config.shard_count = 0;  // the whole plan
+    out.config.requests = out.config.concurrency = out.config.threads = 0;
+    out.r = first.r;
+    out.r.intervals.clear();
+    std::int64_t start = first.r.start_realtime_ns, end = first.r.start_realtime_ns + first.r.elapsed_ns;
+    double rate = 0;
+    std::uint32_t requested = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        const result& r = in[i].r;
+        if (i > 0) s.dropped += out.r.merge(r);
+        out.config.requests += in[i].config.requests;
+        out.config.concurrency += in[i].config.concurrency;
+        out.config.threads += in[i].config.threads;
+        rate += r.rate_target;
+        requested += r.concurrency_requested;
+        start = std::min(start, r.start_realtime_ns);
+        end = std::max(end, r.start_realtime_ns + r.elapsed_ns);
+    }
+    out.r.rate_target = rate;
+    out.r.concurrency_requested = requested;
+    out.r.start_realtime_ns = start;
+    out.r.elapsed_ns = end - start;
+    if (first.r.interval_ns > 0)
+        for (const report_run& run : in)
+            for (const interval_stats& row : run.r.intervals)
+                detail::merge_interval_row(out.r.intervals, row, run.r.start_realtime_ns - start, first.r.interval_ns);
+    return {};
+}
+
+}  // namespace microbench

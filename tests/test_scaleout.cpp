@@ -1,0 +1,285 @@
+// Scale-out against the reference server on 127.0.0.1: a plan divided into shards whose shares
+// add up; shards run and merged equal the whole (counts exactly, percentiles within the
+// histogram's precision of the exact ones); a result merged with itself; what merge refuses and
+// what it counts as dropped; interval rows aligned on the wall clock; a delayed, synchronized
+// start (and a cancel while waiting); connections spread over several source addresses (-B).
+#include <doctest/doctest.h>
+
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "microbench.hpp"
+
+using namespace microbench;
+
+namespace {
+
+std::int64_t unix_ms_now() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+// A run as merge sees it: written as JSON and read back, as from a generator's --json.
+report_run saved(const plan& p, const result& r, const std::string& label) {
+    std::vector<report_run> back;
+    REQUIRE_FALSE(read_report_runs(result_json(p, r, {50}), label, back));
+    REQUIRE(back.size() == 1);
+    return back[0];
+}
+
+}  // namespace
+
+TEST_CASE("shards: the shares of requests, connections and rate add up to the whole plan") {
+    plan whole;
+    whole.url("http://127.0.0.1:1/").requests(1000).concurrency(7).threads(4).rate(900);
+    std::uint64_t requests = 0;
+    std::uint32_t connections = 0;
+    double rate = 0;
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        plan s = whole;
+        REQUIRE_FALSE(divide_plan(s, i, 3));
+        CHECK(s.shard_index() == i);
+        CHECK(s.shard_count() == 3);
+        CHECK(s.threads() <= s.concurrency());
+        CHECK_FALSE(s.validate());
+        requests += s.requests(), connections += s.concurrency(), rate += s.rate();
+    }
+    CHECK(requests == 1000);
+    CHECK(connections == 7);
+    CHECK(rate == doctest::Approx(900));
+    plan few = whole;
+    few.concurrency(2);
+    CHECK(divide_plan(few, 0, 3).code == errc::plan_bad_shard);  // a shard without a connection
+    plan bad = whole;
+    CHECK(divide_plan(bad, 3, 3).code == errc::plan_bad_shard);
+    CHECK(plan(whole).shard(2, 2).validate().code == errc::plan_bad_shard);
+}
+
+TEST_CASE("shards run one by one and merged equal the whole: exact counts, percentiles of all requests") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    plan whole;
+    whole.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/delay?us=150").requests(3000).concurrency(6).keep_alive(true)
+        .record_requests(3000);
+    std::vector<report_run> shards;
+    std::vector<std::int64_t> totals;  // every request's total time: the exact percentiles
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        plan p = whole;
+        REQUIRE_FALSE(divide_plan(p, i, 3));
+        result r;
+        REQUIRE_FALSE(run(p, r));
+        REQUIRE(r.requests_completed == p.requests());
+        for (const request_timing& t : r.requests) totals.push_back(t.total_ns);
+        shards.push_back(saved(p, r, "shard " + std::to_string(i)));
+    }
+    report_run merged;
+    merge_summary s;
+    REQUIRE_FALSE(merge_runs(shards, merged, s));
+    CHECK(s.inputs == 3);
+    CHECK(s.shard_count == 3);
+    CHECK(s.dropped == 0);
+    CHECK(merged.config.requests == 3000);
+    CHECK(merged.config.concurrency == 6);
+    CHECK(merged.config.shard_count == 0);
+    CHECK(merged.r.requests_ended == 3000);
+    CHECK(merged.r.requests_completed == 3000);
+    CHECK(merged.r.status_counts[200] == 3000);
+    CHECK(merged.r.total_ns.count() == 3000);
+    CHECK(srv.counts().requests == 3000);
+    REQUIRE(totals.size() == 3000);
+    std::sort(totals.begin(), totals.end());
+    CHECK(merged.r.total_ns.min() == totals.front());
+    CHECK(merged.r.total_ns.max() == totals.back());
+    for (double p : {50.0, 90.0, 99.0, 99.9}) {
+        CAPTURE(p);
+        const auto rank = std::max<long long>(1, std::llround(p / 100 * 3000));  // the histogram's rank rule
+        const std::int64_t exact = totals[static_cast<std::size_t>(rank) - 1];
+        CHECK(std::llabs(merged.r.total_ns.value_at_percentile(p) - exact) <= exact / 1000 + 1);
+    }
+    // The span is the wall clock's: from the first shard's start to the last one's end.
+    CHECK(merged.r.elapsed_ns >= shards[2].r.start_realtime_ns + shards[2].r.elapsed_ns - shards[0].r.start_realtime_ns);
+}
+
+TEST_CASE("merge: a result with itself doubles every count and keeps every percentile") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    plan p;
+    p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/factorial/30").requests(500).concurrency(4).keep_alive(true).interval_ms(20);
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    const report_run one = saved(p, r, "x");
+    report_run merged;
+    merge_summary s;
+    REQUIRE_FALSE(merge_runs({one, one}, merged, s));
+    CHECK(merged.r.requests_ended == 2 * r.requests_ended);
+    CHECK(merged.r.bytes_received == 2 * r.bytes_received);
+    CHECK(merged.r.status_counts[200] == 2 * r.status_counts[200]);
+    CHECK(merged.r.total_ns.count() == 2 * r.total_ns.count());
+    CHECK(merged.r.elapsed_ns == one.r.elapsed_ns);
+    for (double q : {0.0, 50.0, 90.0, 99.0, 100.0}) CHECK(merged.r.total_ns.value_at_percentile(q) == r.total_ns.value_at_percentile(q));
+    CHECK(merged.r.total_ns.mean() == doctest::Approx(r.total_ns.mean()));
+    REQUIRE(merged.r.intervals.size() == r.intervals.size());
+    for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+        CHECK(merged.r.intervals[i].ended == 2 * r.intervals[i].ended);
+        CHECK(merged.r.intervals[i].p99_ns == r.intervals[i].p99_ns);
+    }
+}
+
+TEST_CASE("merge: refuses different plans and histograms, names the input; counts what it drops") {
+    report_run a;
+    a.label = "a.json";
+    a.config.url = "http://127.0.0.1:1/x";
+    a.r.total_ns.record(1'000'000);
+    report_run b = a;
+    b.label = "b.json";
+    report_run merged;
+    merge_summary s;
+    CHECK(merge_runs({}, merged, s).code == errc::merge_nothing);
+
+    b.config.url = "http://127.0.0.1:1/y";
+    CHECK(merge_runs({a, b}, merged, s).code == errc::merge_different_plans);
+    CHECK(s.problem == "URL: http://127.0.0.1:1/x in a.json, http://127.0.0.1:1/y in b.json");
+    b.config.url = a.config.url;
+    b.config.keep_alive = true;
+    CHECK(merge_runs({a, b}, merged, s).code == errc::merge_different_plans);
+    CHECK(s.problem == "keep-alive: no in a.json, yes in b.json");
+    b.config.keep_alive = false;
+    b.r.rate_target = 100;
+    CHECK(merge_runs({a, b}, merged, s).code == errc::merge_different_plans);
+    b.r.rate_target = 0;
+
+    report_run two = b;
+    two.r.total_ns = histogram(histogram_config{1, 3'600'000'000'000, 2});
+    CHECK(merge_runs({a, two}, merged, s).code == errc::merge_incompatible_histograms);
+    CHECK(s.problem == "a.json has 3 significant digits from 1 ns, b.json 2 from 1 ns");
+
+    report_run narrow = a;  // a histogram up to 1 s: a 10 s value from b cannot be held
+    for (histogram* h : {&narrow.r.connect_ns, &narrow.r.waiting_ns, &narrow.r.processing_ns, &narrow.r.total_ns,
+                         &narrow.r.responses_total_ns, &narrow.r.response_ns, &narrow.r.schedule_lag_ns})
+        *h = histogram(histogram_config{1, 1'000'000'000, 3});
+    narrow.r.total_ns.record(5'000'000);
+    report_run slow = b;
+    slow.r.total_ns.record(10'000'000'000);
+    REQUIRE_FALSE(merge_runs({narrow, slow}, merged, s));
+    CHECK(s.dropped == 1);
+    CHECK(merged.r.total_ns.count() == 2);  // 5 ms, and b's 1 ms; its 10 s was dropped
+
+    report_run s0 = a, s1 = a;
+    s0.config.shard_count = s1.config.shard_count = 2;
+    CHECK(merge_runs({s0, s1}, merged, s).code == errc::merge_duplicate_shard);
+    CHECK(s.problem == "shard 0 of 2 appears twice (a.json)");
+    s1.config.shard_index = 1;
+    CHECK_FALSE(merge_runs({s0, s1}, merged, s));
+    CHECK(s.shards == std::vector<std::uint32_t>{0, 1});
+}
+
+TEST_CASE("merge: interval rows line up on the wall clock") {
+    report_run a;
+    a.label = "a";
+    a.r.interval_ns = 100'000'000;
+    a.r.start_realtime_ns = 1'000'000'000'000;
+    a.r.elapsed_ns = 300'000'000;
+    for (int i = 0; i < 3; ++i) {
+        interval_stats row{};
+        row.start_ns = i * 100'000'000;
+        row.duration_ns = 100'000'000;
+        row.ended = row.completed = 10;
+        row.p99_ns = 1'000'000 * (i + 1);
+        a.r.intervals.push_back(row);
+    }
+    report_run b = a;  // started one interval (and 2 ms) later
+    b.label = "b";
+    b.r.start_realtime_ns += 102'000'000;
+    for (interval_stats& row : b.r.intervals) row.p99_ns *= 10;
+    report_run merged;
+    merge_summary s;
+    REQUIRE_FALSE(merge_runs({a, b}, merged, s));
+    REQUIRE(merged.r.intervals.size() == 4);
+    CHECK(merged.r.elapsed_ns == 402'000'000);
+    const std::uint64_t ended[] = {10, 20, 20, 10};
+    const std::int64_t p99[] = {1'000'000, 10'000'000, 20'000'000, 30'000'000};  // the slot's highest
+    for (std::size_t i = 0; i < 4; ++i) {
+        CAPTURE(i);
+        CHECK(merged.r.intervals[i].start_ns == static_cast<std::int64_t>(i) * 100'000'000);
+        CHECK(merged.r.intervals[i].ended == ended[i]);
+        CHECK(merged.r.intervals[i].p99_ns == p99[i]);
+    }
+}
+
+TEST_CASE("start at a wall-clock time: nothing before it, at once after it; a cancel while waiting ends it") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    const std::string url = "http://127.0.0.1:" + std::to_string(srv.port()) + "/factorial/5";
+    plan p;
+    const std::int64_t at = unix_ms_now() + 300;
+    p.url(url).requests(20).start_at_unix_ms(at);
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.requests_completed == 20);
+    CHECK(r.start_requested_realtime_ns == at * 1'000'000);
+    CHECK(r.start_realtime_ns >= at * 1'000'000);
+    CHECK(r.start_realtime_ns - at * 1'000'000 < 100'000'000);  // woken within 100 ms even on a busy machine
+
+    plan past;
+    past.url(url).requests(5).start_at_unix_ms(unix_ms_now() - 60'000);
+    REQUIRE_FALSE(run(past, r));
+    CHECK(r.requests_completed == 5);
+
+    cancel_token stop;
+    stop.cancel();
+    plan cancelled;
+    const std::uint64_t served = srv.counts().requests;
+    cancelled.url(url).requests(5).start_at_unix_ms(unix_ms_now() + 60'000).cancel_with(&stop);
+    REQUIRE_FALSE(run(cancelled, r));
+    CHECK(r.cancelled);
+    CHECK(r.requests_ended == 0);
+    CHECK(srv.counts().requests == served);
+
+    plan far;
+    far.url(url).requests(5).start_at_unix_ms(unix_ms_now() + 8 * 86'400'000LL);
+    CHECK(run(far, r).code == errc::plan_bad_start_time);
+}
+
+TEST_CASE("-B with a range or a list: connections take the addresses in turn") {
+    server srv;
+    server_options so;
+    so.host = "0.0.0.0";  // reachable from every loopback address
+    REQUIRE_FALSE(srv.start(so));
+    const std::string url = "http://127.0.0.1:" + std::to_string(srv.port()) + "/factorial/5";
+    plan p;
+    p.url(url).requests(400).concurrency(8).threads(2).keep_alive(true).bind_address("127.0.0.2-127.0.0.5");
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.requests_completed == 400);
+    server_counts c = srv.counts();
+    REQUIRE(c.sources.size() == 4);
+    for (const auto& source : c.sources) {
+        CAPTURE(source.first);
+        CHECK(source.second == 2);  // 8 connections over 4 addresses
+    }
+    CHECK(server_counts_json(c).find("\"sources\":{\"127.0.0.") != std::string::npos);
+
+    plan list;
+    list.url(url).requests(60).concurrency(3).keep_alive(true).bind_address("127.0.0.7,127.0.0.9");
+    REQUIRE_FALSE(run(list, r));
+    c = srv.counts();
+    auto connections_from = [&c](const char* address) {
+        for (const auto& source : c.sources)
+            if (source.first == address) return source.second;
+        return std::uint64_t{0};
+    };
+    CHECK(connections_from("127.0.0.7") == 2);
+    CHECK(connections_from("127.0.0.9") == 1);
+
+    for (const char* bad : {"127.0.0.5-127.0.0.2", "127.0.0.1-127.0.8.1", "10.255.255.1", "127.0.0.1,", "::1", "127.0.0.1-::1"}) {
+        CAPTURE(bad);
+        plan b;
+        b.url(url).requests(1).bind_address(bad);
+        CHECK(run(b, r).code == errc::plan_bad_bind_address);
+    }
+}
