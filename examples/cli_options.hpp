@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cmath>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -275,12 +274,6 @@ inline bool parse_shard(const std::string& text, std::uint32_t& index, std::uint
     return true;
 }
 
-inline std::int64_t now_unix_ms_for_flags() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
-
 inline mb::plan to_plan(const options& o, const std::string& url) {
     mb::plan p;
     p.url(url).method(o.method).body(o.body).content_type(o.content_type).requests(o.requests)
@@ -386,7 +379,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             } else if (name == "start-at" || name == "start-in") {
                 char* end = nullptr;
                 double s = std::strtod(v.c_str(), &end);
-                const double now_ms = static_cast<double>(now_unix_ms_for_flags());
+                const double now_ms = static_cast<double>(mb::realtime_ns() / 1'000'000);
                 const double at_ms = name == "start-at" ? s * 1000 : now_ms + s * 1000;
                 if (end == v.c_str() || *end != '\0' || !std::isfinite(s) || s < 0 || at_ms > now_ms + 7 * 86'400'000.0)
                     return bad_value(name == "start-at" ? "--start-at needs a Unix time in seconds, at most 7 days ahead"

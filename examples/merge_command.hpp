@@ -23,10 +23,7 @@ inline const char* merge_usage() {
            "  Merges the --json results of one plan (shards, or the same plan on several machines) into one.\n";
 }
 
-inline int merge_usage_error(const std::string& problem) {
-    std::fprintf(stderr, "microbench merge: %s\n%s", problem.c_str(), merge_usage());
-    return 1;
-}
+inline int merge_usage_error(const std::string& problem) { return subcommand_error("merge", problem, merge_usage()); }
 
 // "merged 4 results: shards 0-3 of 4" / "... shards 0, 2 of 4 (missing 1, 3)" / "merged 2 results".
 inline std::string merge_line(const mb::merge_summary& s) {

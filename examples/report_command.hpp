@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -22,10 +21,13 @@ inline const char* report_usage() {
            "  Draws saved --json results (single runs, --compare, --suite, --self-test) in one HTML report.\n";
 }
 
-inline int report_usage_error(const std::string& problem) {
-    std::fprintf(stderr, "microbench report: %s\n%s", problem.c_str(), report_usage());
+// A subcommand's usage error: "microbench COMMAND: PROBLEM", then its usage; exit status 1.
+inline int subcommand_error(const char* command, const std::string& problem, const char* usage) {
+    std::fprintf(stderr, "microbench %s: %s\n%s", command, problem.c_str(), usage);
     return 1;
 }
+
+inline int report_usage_error(const std::string& problem) { return subcommand_error("report", problem, report_usage()); }
 
 // "runs/b.json" -> "b".
 inline std::string file_label(const std::string& path) {
@@ -43,11 +45,7 @@ inline bool write_text_file(const std::string& path, const std::string& text) {
     return std::fclose(f) == 0 && ok;
 }
 
-inline std::int64_t now_unix_ms() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
+inline std::int64_t now_unix_ms() { return mb::realtime_ns() / 1'000'000; }
 
 // `argv[first]` onwards: the files and the options.
 inline int run_report_command(int argc, char** argv, int first) {

@@ -171,6 +171,11 @@ MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* de
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default) */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
+/* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan
+ * shard `index` (from 0) of `count` — its share of the requests, connections and rate, set
+ * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). */
+MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms);
+MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count);
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);

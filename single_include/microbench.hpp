@@ -2143,7 +2143,8 @@ inline bool factorial_argument(const url& target, unsigned& n) {
 // ---- begin include/microbench/core/clock.hpp ----
 // microbench/core/clock.hpp — the one clock every timing uses: CLOCK_MONOTONIC in nanoseconds.
 // Never the wall clock: NTP steps must not bend latencies. One vDSO call, no syscall. The wall
-// clock is read only to convert arrival times the kernel stamps on it (realtime_ns).
+// clock (realtime_ns) only converts arrival times the kernel stamps on it, anchors a run's start
+// for ab -g and for merging results, and times a start at a given wall-clock instant.
 
 #include <time.h>
 
@@ -4179,9 +4180,7 @@ inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel)
     const timespec at{static_cast<time_t>(unix_ms / 1000), static_cast<long>((unix_ms % 1000) * 1'000'000)};
     for (;;) {
         if (cancel && cancel->cancelled()) return false;
-        timespec now{};
-        clock_gettime(CLOCK_REALTIME, &now);
-        const std::int64_t left_ns = (static_cast<std::int64_t>(at.tv_sec) - now.tv_sec) * 1'000'000'000 + (at.tv_nsec - now.tv_nsec);
+        const std::int64_t left_ns = unix_ms * 1'000'000 - realtime_ns();
         if (left_ns <= 0) return true;
         if (left_ns <= 50'000'000) return clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr), !(cancel && cancel->cancelled());
         sleep_ms(50);
@@ -4227,12 +4226,7 @@ inline error run_plan(const plan& p, result& out) {
     std::vector<endpoint> sources;  // -B: connections take them in turn
     if (!p.bind_address().empty() && !source_addresses(p.bind_address(), to.family(), sources))
         return {errc::plan_bad_bind_address, 0};
-    if (p.start_at_unix_ms()) {
-        timespec now{};
-        clock_gettime(CLOCK_REALTIME, &now);
-        if (p.start_at_unix_ms() - (static_cast<std::int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000) > defaults::max_start_ahead_ms)
-            return {errc::plan_bad_start_time, 0};
-    }
+    if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
     // A descriptor per connection and an epoll descriptor per worker, above those already open.
     const std::uint32_t t = p.threads();
     fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
@@ -4313,8 +4307,7 @@ inline error run_plan(const plan& p, result& out) {
         return {};
     }
     const std::int64_t start = now_ns();
-    timespec wall{};
-    clock_gettime(CLOCK_REALTIME, &wall);  // labels per-request records (ab -g) and aligns merged results
+    const std::int64_t wall = realtime_ns();  // labels per-request records (ab -g) and aligns merged results
     gate.open(start);
 
     if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, rows.get());
@@ -4333,7 +4326,7 @@ inline error run_plan(const plan& p, result& out) {
     out.rate_arrivals = p.arrivals();
     out.rate_seed = p.seed();
     out.start_ns = start;
-    out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
+    out.start_realtime_ns = wall;
     out.start_requested_realtime_ns = p.start_at_unix_ms() * 1'000'000;
     std::sort(out.requests.begin(), out.requests.end(),
               [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
@@ -7195,6 +7188,11 @@ MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* de
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default) */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
+/* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan
+ * shard `index` (from 0) of `count` — its share of the requests, connections and rate, set
+ * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). */
+MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms);
+MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count);
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
@@ -7516,6 +7514,13 @@ MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
     MICROBENCH_C_SET(plan, interval_ms == -1 || interval_ms == 0 || (interval_ms >= microbench::defaults::min_interval_ms && interval_ms <= 3'600'000),
                      plan->p.interval_ms(interval_ms))
+}
+MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms) {
+    MICROBENCH_C_SET(plan, unix_ms >= 0, plan->p.start_at_unix_ms(unix_ms))
+}
+MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count) {
+    if (!plan) return microbench::detail::invalid;
+    return static_cast<int>(microbench::divide_plan(plan->p, index, count).code);
 }
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     bool ok = codes || count == 0;

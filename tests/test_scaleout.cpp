@@ -5,8 +5,6 @@
 // start (and a cancel while waiting); connections spread over several source addresses (-B).
 #include <doctest/doctest.h>
 
-#include <time.h>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -18,11 +16,7 @@ using namespace microbench;
 
 namespace {
 
-std::int64_t unix_ms_now() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<std::int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
-}
+std::int64_t unix_ms_now() { return realtime_ns() / 1'000'000; }
 
 // A run as merge sees it: written as JSON and read back, as from a generator's --json.
 report_run saved(const plan& p, const result& r, const std::string& label) {
@@ -130,7 +124,7 @@ TEST_CASE("merge: a result with itself doubles every count and keeps every perce
     }
 }
 
-TEST_CASE("merge: refuses different plans and histograms, names the input; counts what it drops") {
+TEST_CASE("merge: refuses different plans and histograms, names the input, counts what it drops") {
     report_run a;
     a.label = "a.json";
     a.config.url = "http://127.0.0.1:1/x";
@@ -211,7 +205,7 @@ TEST_CASE("merge: interval rows line up on the wall clock") {
     }
 }
 
-TEST_CASE("start at a wall-clock time: nothing before it, at once after it; a cancel while waiting ends it") {
+TEST_CASE("start at a wall-clock time: nothing before it, at once after it, and a cancel while waiting ends it") {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     const std::string url = "http://127.0.0.1:" + std::to_string(srv.port()) + "/factorial/5";

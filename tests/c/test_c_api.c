@@ -105,6 +105,8 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_rate(plan, -1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_arrivals(plan, 2, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_interval_ms(plan, 9) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_start_at_unix_ms(plan, -1) == MB_INVALID_ARGUMENT && mb_plan_set_start_at_unix_ms(NULL, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_divide(NULL, 0, 2) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_interval_ms(plan, -2) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_interval_ms(plan, 3600001) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_bind_address(plan, NULL) == MB_INVALID_ARGUMENT);
@@ -448,6 +450,32 @@ static void fixed_rate(uint16_t port) {
     mb_plan_destroy(plan);
 }
 
+/* Two shards of one plan, the second started 200 ms from now: each its share, the shares whole. */
+static void shards_and_start(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    uint64_t completed = 0;
+    uint32_t i;
+    struct timespec now;
+    for (i = 0; i < 2; ++i) {
+        EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
+        EXPECT(mb_plan_set_requests(plan, 301) == MB_OK && mb_plan_set_concurrency(plan, 3) == MB_OK);
+        EXPECT(mb_plan_divide(plan, i, 2) == MB_OK);
+        clock_gettime(CLOCK_REALTIME, &now);
+        if (i == 1) EXPECT(mb_plan_set_start_at_unix_ms(plan, (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + 200) == MB_OK);
+        EXPECT(mb_run(plan, &r) == MB_OK);
+        EXPECT(mb_result_count(r, MB_COUNT_COMPLETED) == (i == 0 ? 151u : 150u));
+        completed += mb_result_count(r, MB_COUNT_COMPLETED);
+        if (i == 1) EXPECT(mb_result_elapsed_ns(r) < 200 * 1000 * 1000);  /* the wait is not run time */
+        mb_result_destroy(r);
+        mb_plan_destroy(plan);
+    }
+    EXPECT(completed == 301);
+    EXPECT(mb_plan_create(url(port, "/"), &plan) == MB_OK && mb_plan_set_concurrency(plan, 1) == MB_OK);
+    EXPECT(mb_plan_divide(plan, 0, 2) == MB_PLAN_BAD_SHARD);  /* one connection cannot be halved */
+    mb_plan_destroy(plan);
+}
+
 struct rows_seen {
     size_t count;
     uint64_t ended;
@@ -539,6 +567,7 @@ int main(void) {
     body_and_refused_port(port);
     cancel_and_duration(port);
     fixed_rate(port);
+    shards_and_start(port);
     intervals_and_poisson(port);
     suites(port);
     mb_server_stop(server);

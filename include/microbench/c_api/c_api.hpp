@@ -269,6 +269,13 @@ MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
     MICROBENCH_C_SET(plan, interval_ms == -1 || interval_ms == 0 || (interval_ms >= microbench::defaults::min_interval_ms && interval_ms <= 3'600'000),
                      plan->p.interval_ms(interval_ms))
 }
+MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms) {
+    MICROBENCH_C_SET(plan, unix_ms >= 0, plan->p.start_at_unix_ms(unix_ms))
+}
+MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count) {
+    if (!plan) return microbench::detail::invalid;
+    return static_cast<int>(microbench::divide_plan(plan->p, index, count).code);
+}
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     bool ok = codes || count == 0;
     for (size_t i = 0; ok && i < count; ++i) ok = codes[i] >= 100 && codes[i] <= 999;

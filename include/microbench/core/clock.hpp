@@ -1,6 +1,7 @@
 // microbench/core/clock.hpp — the one clock every timing uses: CLOCK_MONOTONIC in nanoseconds.
 // Never the wall clock: NTP steps must not bend latencies. One vDSO call, no syscall. The wall
-// clock is read only to convert arrival times the kernel stamps on it (realtime_ns).
+// clock (realtime_ns) only converts arrival times the kernel stamps on it, anchors a run's start
+// for ab -g and for merging results, and times a start at a given wall-clock instant.
 #pragma once
 
 #include <time.h>

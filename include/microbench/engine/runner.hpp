@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/clock.hpp"
 #include "intervals.hpp"
 #include "plan.hpp"
 #include "../http/request.hpp"
@@ -107,9 +108,7 @@ inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel)
     const timespec at{static_cast<time_t>(unix_ms / 1000), static_cast<long>((unix_ms % 1000) * 1'000'000)};
     for (;;) {
         if (cancel && cancel->cancelled()) return false;
-        timespec now{};
-        clock_gettime(CLOCK_REALTIME, &now);
-        const std::int64_t left_ns = (static_cast<std::int64_t>(at.tv_sec) - now.tv_sec) * 1'000'000'000 + (at.tv_nsec - now.tv_nsec);
+        const std::int64_t left_ns = unix_ms * 1'000'000 - realtime_ns();
         if (left_ns <= 0) return true;
         if (left_ns <= 50'000'000) return clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr), !(cancel && cancel->cancelled());
         sleep_ms(50);
@@ -155,12 +154,7 @@ inline error run_plan(const plan& p, result& out) {
     std::vector<endpoint> sources;  // -B: connections take them in turn
     if (!p.bind_address().empty() && !source_addresses(p.bind_address(), to.family(), sources))
         return {errc::plan_bad_bind_address, 0};
-    if (p.start_at_unix_ms()) {
-        timespec now{};
-        clock_gettime(CLOCK_REALTIME, &now);
-        if (p.start_at_unix_ms() - (static_cast<std::int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000) > defaults::max_start_ahead_ms)
-            return {errc::plan_bad_start_time, 0};
-    }
+    if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
     // A descriptor per connection and an epoll descriptor per worker, above those already open.
     const std::uint32_t t = p.threads();
     fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
@@ -241,8 +235,7 @@ inline error run_plan(const plan& p, result& out) {
         return {};
     }
     const std::int64_t start = now_ns();
-    timespec wall{};
-    clock_gettime(CLOCK_REALTIME, &wall);  // labels per-request records (ab -g) and aligns merged results
+    const std::int64_t wall = realtime_ns();  // labels per-request records (ab -g) and aligns merged results
     gate.open(start);
 
     if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, rows.get());
@@ -261,7 +254,7 @@ inline error run_plan(const plan& p, result& out) {
     out.rate_arrivals = p.arrivals();
     out.rate_seed = p.seed();
     out.start_ns = start;
-    out.start_realtime_ns = static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec;
+    out.start_realtime_ns = wall;
     out.start_requested_realtime_ns = p.start_at_unix_ms() * 1'000'000;
     std::sort(out.requests.begin(), out.requests.end(),
               [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
