@@ -46,7 +46,7 @@ def flags(target):  # what cmake/toolchains/ adds for the target
 
 
 # How examples/CMakeLists.txt builds the CLI outside Debug.
-CLI_FLAGS = ["-fno-exceptions", "-fno-rtti", "-fno-asynchronous-unwind-tables"]
+CLI_FLAGS = ["-fno-exceptions", "-fno-rtti", "-fno-unwind-tables", "-fno-asynchronous-unwind-tables"]
 
 
 def compile_cli(target, out, static):

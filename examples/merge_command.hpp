@@ -19,8 +19,7 @@
 namespace cli {
 
 inline const char* merge_usage() {
-    return "Usage: microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n"
-           "  Merges the --json results of one plan (shards, or the same plan on several machines) into one.\n";
+    return "Usage: microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]   (microbench --help-all: in detail)\n";
 }
 
 inline int merge_usage_error(const std::string& problem) { return subcommand_error("merge", problem, merge_usage()); }

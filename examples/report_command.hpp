@@ -17,8 +17,7 @@
 namespace cli {
 
 inline const char* report_usage() {
-    return "Usage: microbench report RESULT.json... --html FILE [--title TEXT]\n"
-           "  Draws saved --json results (single runs, --compare, --suite, --self-test) in one HTML report.\n";
+    return "Usage: microbench report RESULT.json... --html FILE [--title TEXT]   (microbench --help-all: in detail)\n";
 }
 
 // A subcommand's usage error: "microbench COMMAND: PROBLEM", then its usage; exit status 1.

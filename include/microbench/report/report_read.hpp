@@ -46,8 +46,13 @@ public:
         if (v && !v->is(k)) failed_ = true;
         return failed_ ? nullptr : v;
     }
-    template <class T> void number(const char* key, T& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = static_cast<T>(v->u64());
+    void number(const char* key, std::uint64_t& out) {
+        if (const json_value* v = get(key, json_value::kind::number)) out = v->u64();
+    }
+    void number(const char* key, std::uint32_t& out) {
+        std::uint64_t v = out;
+        number(key, v);
+        out = static_cast<std::uint32_t>(v);
     }
     void signed_number(const char* key, std::int64_t& out) {
         if (const json_value* v = get(key, json_value::kind::number)) out = v->i64();
