@@ -5888,8 +5888,7 @@ constexpr const char* html_style =
     ".key{list-style:none;padding:0;margin:.4em 0}"
     ".swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.4em}"
     "@media (max-width:480px){body{font-size:14px}main{padding:8px 10px 24px}table{font-size:.9em}}"
-    "@media print{main{max-width:none;padding:0}section{break-before:auto}figure,table{break-inside:avoid}"
-    "summary{display:none}details>div{display:block}body{font-size:11pt}}";
+    "@media print{main{max-width:none;padding:0}figure,table{break-inside:avoid}summary{display:none}body{font-size:11pt}}";
 
 inline std::string utc_text(std::int64_t unix_ms) {
     time_t seconds = static_cast<time_t>(unix_ms / 1000);
