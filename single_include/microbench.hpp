@@ -6319,11 +6319,13 @@ struct server_options {
 };
 
 // Requests answered, by endpoint; /stats itself is not counted. With chaos: responses cut short
-// (`cut`) and connections closed after a whole response (`closed`).
+// (`cut`) and connections closed after a whole response (`closed`). `listen_pauses`: times a
+// thread stopped accepting for a moment because the system had no descriptor or buffer to give.
 struct server_counts {
     std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
     std::uint64_t connections = 0;
     std::uint64_t cut = 0, closed = 0;
+    std::uint64_t listen_pauses = 0;
     // Connections accepted by the client's address, in order of first connection (the first 256
     // addresses; later ones are counted under "other").
     std::vector<std::pair<std::string, std::uint64_t>> sources;
@@ -6402,12 +6404,14 @@ inline std::string server_counts_json(const server_counts& c) {
     char buf[400];
     int n = std::snprintf(buf, sizeof buf,
                           "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
-                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu}",
+                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu,"
+                          "\"listen_pauses\":%llu}",
                           static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
                           static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
                           static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
                           static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections),
-                          static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed));
+                          static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed),
+                          static_cast<unsigned long long>(c.listen_pauses));
     std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
     out += ",\"sources\":{";
     for (std::size_t i = 0; i < c.sources.size(); ++i) {
@@ -6584,7 +6588,8 @@ public:
     server_counts counts() const {
         server_counts c;
         std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status,
-                                   &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed};
+                                   &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed,
+                                   &c.listen_pauses};
         for (std::uint32_t i = 0; i < thread_count_; ++i)
             for (int f = 0; f < count_fields; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
         pthread_mutex_lock(&sources_mutex_);
@@ -6596,8 +6601,9 @@ public:
 private:
     static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
     static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
-    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections, f_cut, f_closed };
-    static constexpr int count_fields = 10;
+    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections, f_cut, f_closed,
+                       f_listen_pauses };
+    static constexpr int count_fields = 11;
 
     struct connection {
         int fd = -1;
@@ -6676,17 +6682,26 @@ private:
         }
     }
 
+    static bool no_descriptor_or_buffer(int err) {
+        return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+    }
+
     void accept_all(thread& t) {
         for (;;) {
             sockaddr_storage peer{};
             socklen_t peer_len = sizeof peer;
             int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-            if (fd < 0 && shortage_of(errno) != local_shortage::none) {
-                // Level-triggered: the pending connection would wake this loop at once, forever.
-                t.loop.remove(listen_fd_);
-                t.listen_again_ns = now_ns() + 2'000'000;
+            if (fd < 0) {
+                if (errno == EINTR || errno == ECONNABORTED) continue;  // that one is gone; others may wait
+                // Accept's EAGAIN means none left (or another thread took it), never a shortage.
+                if (no_descriptor_or_buffer(errno)) {
+                    // Level-triggered: the pending connection would wake this loop at once, forever.
+                    t.loop.remove(listen_fd_);
+                    t.listen_again_ns = now_ns() + 2'000'000;
+                    bump(t, f_listen_pauses);
+                }
+                return;
             }
-            if (fd < 0) return;  // EAGAIN: another thread took it, or none left
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             std::uint32_t slot;

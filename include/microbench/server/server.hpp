@@ -90,7 +90,8 @@ public:
     server_counts counts() const {
         server_counts c;
         std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status,
-                                   &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed};
+                                   &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed,
+                                   &c.listen_pauses};
         for (std::uint32_t i = 0; i < thread_count_; ++i)
             for (int f = 0; f < count_fields; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
         pthread_mutex_lock(&sources_mutex_);
@@ -102,8 +103,9 @@ public:
 private:
     static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
     static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
-    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections, f_cut, f_closed };
-    static constexpr int count_fields = 10;
+    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections, f_cut, f_closed,
+                       f_listen_pauses };
+    static constexpr int count_fields = 11;
 
     struct connection {
         int fd = -1;
@@ -182,17 +184,26 @@ private:
         }
     }
 
+    static bool no_descriptor_or_buffer(int err) {
+        return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+    }
+
     void accept_all(thread& t) {
         for (;;) {
             sockaddr_storage peer{};
             socklen_t peer_len = sizeof peer;
             int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-            if (fd < 0 && shortage_of(errno) != local_shortage::none) {
-                // Level-triggered: the pending connection would wake this loop at once, forever.
-                t.loop.remove(listen_fd_);
-                t.listen_again_ns = now_ns() + 2'000'000;
+            if (fd < 0) {
+                if (errno == EINTR || errno == ECONNABORTED) continue;  // that one is gone; others may wait
+                // Accept's EAGAIN means none left (or another thread took it), never a shortage.
+                if (no_descriptor_or_buffer(errno)) {
+                    // Level-triggered: the pending connection would wake this loop at once, forever.
+                    t.loop.remove(listen_fd_);
+                    t.listen_again_ns = now_ns() + 2'000'000;
+                    bump(t, f_listen_pauses);
+                }
+                return;
             }
-            if (fd < 0) return;  // EAGAIN: another thread took it, or none left
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             std::uint32_t slot;

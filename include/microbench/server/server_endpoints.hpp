@@ -37,11 +37,13 @@ struct server_options {
 };
 
 // Requests answered, by endpoint; /stats itself is not counted. With chaos: responses cut short
-// (`cut`) and connections closed after a whole response (`closed`).
+// (`cut`) and connections closed after a whole response (`closed`). `listen_pauses`: times a
+// thread stopped accepting for a moment because the system had no descriptor or buffer to give.
 struct server_counts {
     std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
     std::uint64_t connections = 0;
     std::uint64_t cut = 0, closed = 0;
+    std::uint64_t listen_pauses = 0;
     // Connections accepted by the client's address, in order of first connection (the first 256
     // addresses; later ones are counted under "other").
     std::vector<std::pair<std::string, std::uint64_t>> sources;
@@ -120,12 +122,14 @@ inline std::string server_counts_json(const server_counts& c) {
     char buf[400];
     int n = std::snprintf(buf, sizeof buf,
                           "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
-                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu}",
+                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu,"
+                          "\"listen_pauses\":%llu}",
                           static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
                           static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
                           static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
                           static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections),
-                          static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed));
+                          static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed),
+                          static_cast<unsigned long long>(c.listen_pauses));
     std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
     out += ",\"sources\":{";
     for (std::size_t i = 0; i < c.sources.size(); ++i) {
