@@ -24,6 +24,7 @@
 #include "microbench/core/bigint.hpp"
 #include "microbench/http/checks.hpp"
 #include "microbench/core/clock.hpp"
+#include "microbench/core/splitmix.hpp"
 #include "microbench/engine/net.hpp"
 #include "microbench/engine/event_loop.hpp"
 #include "microbench/stats/result.hpp"

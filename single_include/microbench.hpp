@@ -2166,6 +2166,31 @@ inline std::int64_t realtime_ns() {
 
 }  // namespace microbench
 // ---- end include/microbench/core/clock.hpp ----
+// ---- begin include/microbench/core/splitmix.hpp ----
+// microbench/core/splitmix.hpp — SplitMix64 (Steele, Lea, Flood 2014): a 64-bit generator whose
+// whole state is one word, and its output function as a hash. For schedules and chaos that
+// must repeat from a seed; not for anything secret.
+
+#include <cstdint>
+
+namespace microbench {
+namespace detail {
+
+// SplitMix64's output function: a bijection of 64-bit words in which every output bit depends
+// on every input bit.
+inline std::uint64_t mix64(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+// The next number of the generator whose state is `state`. The state steps by a constant, so
+// two states a multiple of it apart are one stream shifted: seed streams through mix64.
+inline std::uint64_t splitmix64(std::uint64_t& state) { return mix64(state += 0x9e3779b97f4a7c15ULL); }
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/core/splitmix.hpp ----
 // ---- begin include/microbench/engine/net.hpp ----
 // microbench/engine/net.hpp — the few socket operations the engine and server need, as values:
 // name resolution (once, at setup), source addresses (-B), non-blocking sockets, and reads and
@@ -3059,10 +3084,11 @@ private:
 // ---- end include/microbench/engine/start_gate.hpp ----
 // ---- begin include/microbench/engine/schedule.hpp ----
 // microbench/engine/schedule.hpp — one worker's fixed-rate schedule (the open model): when each of its
-// requests is meant to be sent. Uniform: the i-th at offset + i × gap after the start, computed
-// from i so no rounding adds up. Poisson: exponential gaps averaging `gap`, drawn from a
-// SplitMix64 generator seeded by the plan, so the same seed gives the same schedule. Off (a
-// closed loop) when the gap is 0.
+// requests is meant to be sent, and each worker's share of a plan's rate. Uniform: the i-th at
+// offset + i × gap after the start, computed from i so no rounding adds up. Poisson: exponential
+// gaps averaging `gap`, drawn from a SplitMix64 generator whose seed hashes the plan's seed, the
+// shard and the worker, so the same seed gives the same schedule. Off (a closed loop) when the
+// gap is 0.
 
 #include <cmath>
 #include <cstdint>
@@ -3105,15 +3131,9 @@ public:
     }
 
 private:
-    std::uint64_t splitmix64() {
-        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
     // An exponential gap with mean gap_ns_: −ln(u) × gap for u uniform in (0, 1].
     double draw_gap() {
-        double u = static_cast<double>((splitmix64() >> 11) + 1) * 0x1.0p-53;
+        double u = static_cast<double>((splitmix64(state_) >> 11) + 1) * 0x1.0p-53;
         return -std::log(u) * gap_ns_;
     }
 
@@ -3123,6 +3143,33 @@ private:
     bool poisson_ = false;
     std::uint64_t state_ = 0;
 };
+
+// The seed of worker `worker`'s Poisson stream in shard `shard` of a run seeded `seed`: the three
+// hashed together, so no two streams of a run, nor of runs with nearby seeds, are one stream
+// shifted (SplitMix64 steps its state by a constant: seeds a multiple of it apart would be).
+inline std::uint64_t stream_seed(std::uint64_t seed, std::uint32_t shard, std::uint32_t worker) {
+    return mix64(mix64(seed ^ 0x6a09e667f3bcc909ULL) ^ (static_cast<std::uint64_t>(shard) << 32 | worker));
+}
+
+// Worker `i` of `t`'s share of plan `p`'s fixed rate (the plan may be a shard of a divided plan).
+struct worker_rate {
+    double interval_ns = 0;  // between this worker's requests; 0: a closed loop
+    double offset_ns = 0;    // its first request's time after the start
+    std::uint64_t seed = 0;  // its Poisson stream's
+};
+
+inline worker_rate rate_of_worker(const plan& p, std::uint32_t i, std::uint32_t t) {
+    worker_rate w;
+    if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
+        w.interval_ns = 1e9 * t / p.rate();
+        w.offset_ns = 1e9 * i / p.rate();
+        // So do shards': shard k of n starts k/n of its own gap between requests (1/rate) after
+        // shard 0, so the shards' times together are the undivided plan's schedule.
+        if (p.shard_count() > 1) w.offset_ns += 1e9 * p.shard_index() / (p.rate() * p.shard_count());
+    }
+    w.seed = stream_seed(p.seed(), p.shard_index(), i);
+    return w;
+}
 
 }  // namespace detail
 }  // namespace microbench
@@ -4261,16 +4308,12 @@ inline error run_plan(const plan& p, result& out) {
         s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
         s.response_checks = response_checks.empty() ? nullptr : &response_checks;
         s.duration_ns = p.duration_ms() * 1'000'000;
-        if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
-            s.rate_interval_ns = 1e9 * t / p.rate();
-            s.rate_offset_ns = 1e9 * i / p.rate();
-            // So do shards': shard k of n starts k/n of a worker's gap later than shard 0.
-            if (p.shard_count() > 1) s.rate_offset_ns += 1e9 * p.shard_index() / (p.rate() * p.shard_count());
-        }
-        s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
+        const worker_rate rate = rate_of_worker(p, i, t);
+        s.rate_interval_ns = rate.interval_ns;
+        s.rate_offset_ns = rate.offset_ns;
+        s.rate_seed = rate.seed;
         s.rate_arrivals = p.arrivals();
-        // Each worker its own stream, each shard its own set (the generator scrambles the seed).
-        s.rate_seed = p.seed() + i + static_cast<std::uint64_t>(p.shard_index()) * 0x9e3779b97f4a7c15ULL;
+        s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
         if (interval_ns) {
             threads[i].intervals.reset(new interval_ring());
             s.intervals = threads[i].intervals.get();
@@ -6822,10 +6865,7 @@ private:
     // Chaos (server_options): cuts the response that starts at `at` in c.out short, or marks the
     // connection to close after it.
     void chaos(thread& t, connection& c, std::size_t at) {
-        std::uint64_t z = (t.chaos_state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
+        const std::uint64_t z = detail::splitmix64(t.chaos_state);
         const auto roll = static_cast<unsigned>(z % 1000);
         const std::size_t length = c.out.size() - at;
         if (roll < options_.chaos_cut_permille && length > 1) {

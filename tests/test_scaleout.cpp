@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -276,4 +277,104 @@ TEST_CASE("-B with a range or a list: connections take the addresses in turn") {
         b.url(url).requests(1).bind_address(bad);
         CHECK(run(b, r).code == errc::plan_bad_bind_address);
     }
+}
+
+namespace {
+
+// The intended send times (ns after the start) of every worker of every shard of `whole`
+// divided into `shards` (0: the whole plan, undivided), before `stop_ns`, as the runner sets
+// the workers' schedules up; one vector per worker stream.
+std::vector<std::vector<double>> streams_of(const plan& whole, std::uint32_t shards, std::int64_t stop_ns) {
+    std::vector<std::vector<double>> streams;
+    for (std::uint32_t k = 0; k < std::max<std::uint32_t>(shards, 1); ++k) {
+        plan p = whole;
+        if (shards) REQUIRE_FALSE(divide_plan(p, k, shards));
+        for (std::uint32_t i = 0; i < p.threads(); ++i) {
+            const detail::worker_rate w = detail::rate_of_worker(p, i, p.threads());
+            detail::rate_schedule s;
+            s.start(0, w.interval_ns, w.offset_ns, p.arrivals(), w.seed);
+            std::vector<double> times;
+            for (std::uint64_t n = 1; s.next() < stop_ns; ++n) times.push_back(static_cast<double>(s.next())), s.advance(n);
+            streams.push_back(times);
+        }
+    }
+    return streams;
+}
+
+// Variance / mean of the arrivals counted per `bin_ns` over [0, stop_ns): 1 for Poisson.
+double dispersion_of(const std::vector<std::vector<double>>& streams, std::int64_t bin_ns, std::int64_t stop_ns) {
+    std::vector<double> bins(static_cast<std::size_t>(stop_ns / bin_ns), 0.0);
+    for (const auto& s : streams)
+        for (double t : s) bins[static_cast<std::size_t>(t / static_cast<double>(bin_ns))] += 1;
+    double sum = 0, squares = 0;
+    for (double b : bins) sum += b;
+    const double mean = sum / static_cast<double>(bins.size());
+    for (double b : bins) squares += (b - mean) * (b - mean);
+    return squares / static_cast<double>(bins.size() - 1) / mean;
+}
+
+std::vector<double> gaps_of(const std::vector<double>& times) {
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
+    return gaps;
+}
+
+}  // namespace
+
+// Regression: worker i of shard k was seeded with seed + i + k × SplitMix64's own increment, so
+// shard k+1's stream was shard k's one draw later and merged shards were shifted copies.
+TEST_CASE("shards' Poisson streams are independent: merged they are Poisson, and no two streams share gaps") {
+    plan whole;
+    whole.url("http://127.0.0.1:1/").requests(0).duration_ms(10'000).concurrency(8).threads(2).rate(4000)
+        .arrivals(arrivals::poisson).seed(7);
+    const std::int64_t stop_ns = 10'000'000'000;
+    const auto one = streams_of(whole, 0, stop_ns), four = streams_of(whole, 4, stop_ns);
+    REQUIRE(four.size() == 8);
+    const double d_one = dispersion_of(one, 10'000'000, stop_ns), d_four = dispersion_of(four, 10'000'000, stop_ns);
+    CAPTURE(d_one);
+    CAPTURE(d_four);
+    // 1000 bins of ~40 arrivals: the sample dispersion of a Poisson count is 1 ± 0.045 (1 sd).
+    CHECK(d_one > 0.8);
+    CHECK(d_one < 1.2);
+    CHECK(d_four > 0.8);
+    CHECK(d_four < 1.2);
+
+    // No run of four gaps (to the microsecond: times are whole nanoseconds, so a shifted copy's
+    // gaps may differ by 1 ns) appears in two streams: of the four shards' eight, and of seeds 7
+    // and 8 (seed 7's worker 1 was seed 8's worker 0). Two independent streams share one by
+    // chance with a probability of about 1e-4 here; copies share thousands.
+    auto streams = four;
+    for (const auto& s : streams_of(whole.seed(8), 4, stop_ns)) streams.push_back(s);
+    std::vector<std::pair<std::array<std::int64_t, 4>, std::size_t>> runs;  // (gaps, stream)
+    for (std::size_t k = 0; k < streams.size(); ++k) {
+        const std::vector<double> g = gaps_of(streams[k]);
+        for (std::size_t i = 0; i + 4 <= g.size(); ++i) {
+            std::array<std::int64_t, 4> run;
+            for (std::size_t j = 0; j < 4; ++j) run[j] = std::llround(g[i + j] / 1000);
+            runs.emplace_back(run, k);
+        }
+    }
+    std::sort(runs.begin(), runs.end());
+    std::size_t shared = 0;
+    for (std::size_t i = 1; i < runs.size(); ++i) shared += runs[i].first == runs[i - 1].first && runs[i].second != runs[i - 1].second;
+    CHECK(runs.size() > 79'000);  // 2 seeds x 4000/s x 10 s, less the first few of each stream
+    CHECK(shared == 0);
+}
+
+TEST_CASE("shards' uniform schedules interleave into the one schedule of the undivided plan") {
+    plan whole;
+    whole.url("http://127.0.0.1:1/").requests(0).duration_ms(1000).concurrency(6).threads(2).rate(3000);
+    const std::int64_t stop_ns = 1'000'000'000;
+    std::vector<double> one, three;
+    for (const auto& s : streams_of(whole, 0, stop_ns)) one.insert(one.end(), s.begin(), s.end());
+    for (const auto& s : streams_of(whole, 3, stop_ns)) three.insert(three.end(), s.begin(), s.end());
+    std::sort(one.begin(), one.end());
+    std::sort(three.begin(), three.end());
+    REQUIRE(one.size() == 3000);
+    REQUIRE(three.size() == one.size());
+    double worst_ns = 0;
+    for (std::size_t i = 0; i < one.size(); ++i) worst_ns = std::max(worst_ns, std::fabs(one[i] - three[i]));
+    CHECK(worst_ns <= 1.0);  // the same times to the nanosecond (rounding of the offsets)
+    CHECK(one.front() == 0.0);
+    CHECK(std::fabs(one[1] - one[0] - 1e9 / 3000) <= 1.0);
 }

@@ -189,16 +189,12 @@ inline error run_plan(const plan& p, result& out) {
         s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
         s.response_checks = response_checks.empty() ? nullptr : &response_checks;
         s.duration_ns = p.duration_ms() * 1'000'000;
-        if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
-            s.rate_interval_ns = 1e9 * t / p.rate();
-            s.rate_offset_ns = 1e9 * i / p.rate();
-            // So do shards': shard k of n starts k/n of a worker's gap later than shard 0.
-            if (p.shard_count() > 1) s.rate_offset_ns += 1e9 * p.shard_index() / (p.rate() * p.shard_count());
-        }
-        s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
+        const worker_rate rate = rate_of_worker(p, i, t);
+        s.rate_interval_ns = rate.interval_ns;
+        s.rate_offset_ns = rate.offset_ns;
+        s.rate_seed = rate.seed;
         s.rate_arrivals = p.arrivals();
-        // Each worker its own stream, each shard its own set (the generator scrambles the seed).
-        s.rate_seed = p.seed() + i + static_cast<std::uint64_t>(p.shard_index()) * 0x9e3779b97f4a7c15ULL;
+        s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
         if (interval_ns) {
             threads[i].intervals.reset(new interval_ring());
             s.intervals = threads[i].intervals.get();

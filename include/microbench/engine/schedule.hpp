@@ -1,13 +1,15 @@
 // microbench/engine/schedule.hpp — one worker's fixed-rate schedule (the open model): when each of its
-// requests is meant to be sent. Uniform: the i-th at offset + i × gap after the start, computed
-// from i so no rounding adds up. Poisson: exponential gaps averaging `gap`, drawn from a
-// SplitMix64 generator seeded by the plan, so the same seed gives the same schedule. Off (a
-// closed loop) when the gap is 0.
+// requests is meant to be sent, and each worker's share of a plan's rate. Uniform: the i-th at
+// offset + i × gap after the start, computed from i so no rounding adds up. Poisson: exponential
+// gaps averaging `gap`, drawn from a SplitMix64 generator whose seed hashes the plan's seed, the
+// shard and the worker, so the same seed gives the same schedule. Off (a closed loop) when the
+// gap is 0.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
+#include "../core/splitmix.hpp"
 #include "plan.hpp"
 
 namespace microbench {
@@ -47,15 +49,9 @@ public:
     }
 
 private:
-    std::uint64_t splitmix64() {
-        std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
     // An exponential gap with mean gap_ns_: −ln(u) × gap for u uniform in (0, 1].
     double draw_gap() {
-        double u = static_cast<double>((splitmix64() >> 11) + 1) * 0x1.0p-53;
+        double u = static_cast<double>((splitmix64(state_) >> 11) + 1) * 0x1.0p-53;
         return -std::log(u) * gap_ns_;
     }
 
@@ -65,6 +61,33 @@ private:
     bool poisson_ = false;
     std::uint64_t state_ = 0;
 };
+
+// The seed of worker `worker`'s Poisson stream in shard `shard` of a run seeded `seed`: the three
+// hashed together, so no two streams of a run, nor of runs with nearby seeds, are one stream
+// shifted (SplitMix64 steps its state by a constant: seeds a multiple of it apart would be).
+inline std::uint64_t stream_seed(std::uint64_t seed, std::uint32_t shard, std::uint32_t worker) {
+    return mix64(mix64(seed ^ 0x6a09e667f3bcc909ULL) ^ (static_cast<std::uint64_t>(shard) << 32 | worker));
+}
+
+// Worker `i` of `t`'s share of plan `p`'s fixed rate (the plan may be a shard of a divided plan).
+struct worker_rate {
+    double interval_ns = 0;  // between this worker's requests; 0: a closed loop
+    double offset_ns = 0;    // its first request's time after the start
+    std::uint64_t seed = 0;  // its Poisson stream's
+};
+
+inline worker_rate rate_of_worker(const plan& p, std::uint32_t i, std::uint32_t t) {
+    worker_rate w;
+    if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
+        w.interval_ns = 1e9 * t / p.rate();
+        w.offset_ns = 1e9 * i / p.rate();
+        // So do shards': shard k of n starts k/n of its own gap between requests (1/rate) after
+        // shard 0, so the shards' times together are the undivided plan's schedule.
+        if (p.shard_count() > 1) w.offset_ns += 1e9 * p.shard_index() / (p.rate() * p.shard_count());
+    }
+    w.seed = stream_seed(p.seed(), p.shard_index(), i);
+    return w;
+}
 
 }  // namespace detail
 }  // namespace microbench

@@ -19,6 +19,7 @@
 
 #include "../core/clock.hpp"
 #include "../core/error.hpp"
+#include "../core/splitmix.hpp"
 #include "../engine/event_loop.hpp"
 #include "../engine/net.hpp"
 #include "request_parser.hpp"
@@ -324,10 +325,7 @@ private:
     // Chaos (server_options): cuts the response that starts at `at` in c.out short, or marks the
     // connection to close after it.
     void chaos(thread& t, connection& c, std::size_t at) {
-        std::uint64_t z = (t.chaos_state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
+        const std::uint64_t z = detail::splitmix64(t.chaos_state);
         const auto roll = static_cast<unsigned>(z % 1000);
         const std::size_t length = c.out.size() - at;
         if (roll < options_.chaos_cut_permille && length > 1) {
