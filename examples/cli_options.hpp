@@ -225,8 +225,13 @@ inline std::string shown(const std::string& text) {
 }
 
 // "RULE, not 'VALUE'": a flag's value broke its rule.
-inline parse_outcome bad_value(const char* rule, const std::string& value) {
-    return usage_error(std::string(rule) + ", not '" + shown(value) + "'");
+inline parse_outcome bad_value(const std::string& rule, const std::string& value) {
+    return usage_error(rule + ", not '" + shown(value) + "'");
+}
+
+// "FLAG must be from LO to HI[UNIT]", the range being the library's (config.hpp).
+inline std::string range_rule(const char* flag, std::uint64_t lo, std::uint64_t hi, const char* unit = "") {
+    return std::string(flag) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + unit;
 }
 
 inline bool parse_uint(const char* text, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
@@ -239,14 +244,14 @@ inline bool parse_uint(const char* text, std::uint64_t min, std::uint64_t max, s
     return true;
 }
 
-// "10s", "500ms", "2m", "1.5" (seconds) → milliseconds.
+// "10s", "500ms", "2m", "1.5" (seconds) → milliseconds, up to the longest run (30 days).
 inline bool parse_duration_ms(const char* text, std::int64_t& out) {
     char* end = nullptr;
     double v = std::strtod(text, &end);
     if (end == text || !(v > 0)) return false;
     std::string unit = end;
     double scale = unit == "ms" ? 1 : (unit.empty() || unit == "s") ? 1000 : unit == "m" ? 60'000 : unit == "h" ? 3'600'000 : -1;
-    if (scale < 0 || v * scale > 86'400'000.0 * 7) return false;
+    if (scale < 0 || v * scale > static_cast<double>(mb::defaults::max_duration_ms)) return false;
     out = static_cast<std::int64_t>(v * scale + 0.5);
     return out > 0;
 }
@@ -360,16 +365,17 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (!known) return usage_errorf("unknown option --%s", name.c_str());
             if (!need(v)) return usage_errorf("option --%s needs a value", name.c_str());
             if (name == "threads") {
-                if (!parse_uint(v.c_str(), 1, 1024, n)) return bad_value("--threads must be from 1 to 1024", v);
+                if (!parse_uint(v.c_str(), 1, mb::defaults::max_threads, n)) return bad_value(range_rule("--threads", 1, mb::defaults::max_threads), v);
                 o.threads = static_cast<std::uint32_t>(n);
             } else if (name == "duration") {
-                if (!parse_duration_ms(v.c_str(), o.duration_ms)) return bad_value("--duration must be like 500ms, 10s or 2m", v);
+                if (!parse_duration_ms(v.c_str(), o.duration_ms) || o.duration_ms > mb::defaults::max_duration_ms)
+                    return bad_value("--duration must be like 500ms, 10s or 2m, at most 30 days", v);
                 duration_given = true;
             } else if (name == "pipeline") {
-                if (!parse_uint(v.c_str(), 1, 256, n)) return bad_value("--pipeline must be from 1 to 256", v);
+                if (!parse_uint(v.c_str(), 1, mb::defaults::max_pipeline, n)) return bad_value(range_rule("--pipeline", 1, mb::defaults::max_pipeline), v);
                 o.pipeline = static_cast<std::uint32_t>(n);
             } else if (name == "timeout-ms") {
-                if (!parse_uint(v.c_str(), 1, 3'600'000, n)) return bad_value("--timeout-ms must be from 1 to 3600000", v);
+                if (!parse_uint(v.c_str(), 1, mb::defaults::max_timeout_ms, n)) return bad_value(range_rule("--timeout-ms", 1, mb::defaults::max_timeout_ms), v);
                 o.timeout_ms = static_cast<std::int64_t>(n);
             } else if (name == "json") {
                 if (v.empty()) return usage_error("--json needs a file name, or - for stdout");
@@ -409,7 +415,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             } else if (name == "rate") {
                 char* end = nullptr;
                 double d = std::strtod(v.c_str(), &end);
-                if (*end != '\0' || !(d > 0) || d > 10'000'000) return bad_value("--rate needs requests per second from 1 to 10000000", v);
+                if (end == v.c_str() || *end != '\0' || !(d >= mb::defaults::min_rate && d <= mb::defaults::max_rate))
+                    return bad_value("--rate needs requests per second from 0.001 to 10000000", v);
                 o.rate = d;
             } else if (name == "arrivals") {
                 if (v != "poisson" && v != "uniform") return bad_value("--arrivals knows 'uniform' and 'poisson'", v);
@@ -419,7 +426,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 o.seed_given = true;
             } else if (name == "interval") {
                 if (v == "0" || v == "off") o.interval_ms = 0;
-                else if (!parse_duration_ms(v.c_str(), o.interval_ms) || o.interval_ms < 10 || o.interval_ms > 3'600'000)
+                else if (!parse_duration_ms(v.c_str(), o.interval_ms) || o.interval_ms < mb::defaults::min_interval_ms ||
+                         o.interval_ms > mb::defaults::max_interval_ms)
                     return bad_value("--interval must be from 10ms to 1h (like 250ms, 1s, 1m), or 0 for none", v);
             } else if (name == "intervals") {
                 if (v.empty()) return usage_error("--intervals needs a file name");
@@ -478,19 +486,20 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                     o.requests = n, o.requests_given = true;
                     break;
                 case 'c':
-                    if (!parse_uint(v.c_str(), 1, 1'000'000, n)) return bad_value("-c must be from 1 to 1000000 connections", v);
+                    if (!parse_uint(v.c_str(), 1, mb::defaults::max_concurrency, n)) return bad_value(range_rule("-c", 1, mb::defaults::max_concurrency, " connections"), v);
                     o.concurrency = static_cast<std::uint32_t>(n);
                     break;
                 case 't':
-                    if (!parse_uint(v.c_str(), 1, 604'800, n)) return bad_value("-t must be a number of seconds from 1", v);
+                    if (!parse_uint(v.c_str(), 1, mb::defaults::max_duration_ms / 1000, n))
+                        return bad_value(range_rule("-t", 1, mb::defaults::max_duration_ms / 1000, " seconds (30 days)"), v);
                     o.duration_ms = static_cast<std::int64_t>(n) * 1000, duration_given = true;
                     break;
                 case 's':
-                    if (!parse_uint(v.c_str(), 1, 3600, n)) return bad_value("-s must be a number of seconds from 1 to 3600", v);
+                    if (!parse_uint(v.c_str(), 1, mb::defaults::max_timeout_ms / 1000, n)) return bad_value(range_rule("-s", 1, mb::defaults::max_timeout_ms / 1000, " seconds"), v);
                     o.timeout_ms = static_cast<std::int64_t>(n) * 1000;
                     break;
                 case 'W':
-                    if (!parse_uint(v.c_str(), 1, 1024, n)) return bad_value("-W must be from 1 to 1024 threads", v);
+                    if (!parse_uint(v.c_str(), 1, mb::defaults::max_threads, n)) return bad_value(range_rule("-W", 1, mb::defaults::max_threads, " threads"), v);
                     o.threads = static_cast<std::uint32_t>(n);
                     break;
                 case 'v':
@@ -523,7 +532,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                     o.csv_path = v;
                     break;
                 case 'b':
-                    if (!parse_uint(v.c_str(), 512, 64u << 20, n)) return bad_value("-b must be a buffer size in bytes from 512 to 67108864", v);
+                    if (!parse_uint(v.c_str(), 512, mb::defaults::max_socket_buffer_bytes, n)) return bad_value(range_rule("-b", 512, mb::defaults::max_socket_buffer_bytes, " bytes"), v);
                     o.socket_buffer_bytes = static_cast<std::uint32_t>(n);
                     break;
                 case 'g':

@@ -60,7 +60,7 @@ enum {
     MB_PLAN_TOO_MANY_IN_FLIGHT = 99,
     MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102,
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
-    MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125,
+    MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
@@ -148,7 +148,10 @@ MB_API int mb_version_number(void);            /* MB_VERSION_NUMBER of the libra
 MB_API const char* mb_status_name(int status); /* "url_bad_port"; "unknown" for other numbers */
 MB_API const char* mb_status_message(int status);
 
-/* Plans: what to send, how hard, for how long. Defaults as in ab: 1 request, 1 connection. */
+/* Plans: what to send, how hard, for how long. Defaults as in ab: 1 request, 1 connection.
+ * A setter given a value outside its knob's range returns that knob's MB_PLAN_ status (its
+ * message gives the range) and leaves the plan as it was; a null handle or pointer is
+ * MB_INVALID_ARGUMENT. What depends on several knobs is checked by mb_plan_validate and mb_run. */
 MB_API int mb_plan_create(const char* url, mb_plan** out); /* checks the URL */
 MB_API void mb_plan_destroy(mb_plan* plan);
 MB_API int mb_plan_set_url(mb_plan* plan, const char* url);
@@ -156,7 +159,7 @@ MB_API int mb_plan_set_method(mb_plan* plan, const char* method);
 MB_API int mb_plan_add_header(mb_plan* plan, const char* name, const char* value);
 MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const char* content_type);
 MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests);        /* 0: until the duration ends */
-MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t duration_ms);   /* 0: no time limit */
+MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t duration_ms);   /* 0: no time limit; at most 30 days */
 MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t connections);
 MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t threads);
 MB_API int mb_plan_set_keep_alive(mb_plan* plan, int on);                  /* default on */
@@ -168,7 +171,7 @@ MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* de
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
-MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default) */
+MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default); 0.001..10000000 */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
 /* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan

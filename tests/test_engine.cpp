@@ -331,3 +331,44 @@ TEST_CASE("plans and setups that cannot run are refused with a reason") {
     CHECK(run(plan().url("http://127.0.0.1:1/").bind_address("::1").requests(1), r).code == errc::plan_bad_bind_address);
     CHECK(run(plan().url("http://127.0.0.1:1/").requests(1).timeout_ms(0), r).code == errc::plan_bad_timeout);
 }
+
+// Regression: a tiny rate made a worker's gap overflow 64-bit nanoseconds (every request due at
+// once), and a duration of INT64_MAX ms overflowed to a run without a time limit.
+TEST_CASE("each knob's range: just inside is accepted, just outside refused with the knob's reason") {
+    using namespace defaults;
+    auto base = [] { return plan().url("http://127.0.0.1:9/").requests(0).duration_ms(1000); };
+    struct knob {
+        const char* name;
+        plan in, out;
+        errc reason;
+    };
+    const knob knobs[] = {
+        {"duration", base().duration_ms(max_duration_ms), base().duration_ms(max_duration_ms + 1), errc::plan_bad_duration},
+        {"duration < 0", base().requests(1).duration_ms(0), base().requests(1).duration_ms(-1), errc::plan_bad_duration},
+        {"duration INT64_MAX", base(), base().duration_ms(INT64_MAX), errc::plan_bad_duration},
+        {"rate min", base().rate(min_rate), base().rate(min_rate * 0.999), errc::plan_bad_rate},
+        {"rate 1e-300", base().rate(0), base().rate(1e-300), errc::plan_bad_rate},
+        {"rate max", base().rate(max_rate), base().rate(max_rate * 1.0000001), errc::plan_bad_rate},
+        {"concurrency", base().concurrency(max_concurrency), base().concurrency(max_concurrency + 1), errc::plan_bad_concurrency},
+        {"threads", base().concurrency(max_threads).threads(max_threads), base().concurrency(max_threads + 1).threads(max_threads + 1),
+         errc::plan_bad_threads},
+        {"pipeline", base().pipeline(max_pipeline), base().pipeline(max_pipeline + 1), errc::plan_bad_pipeline},
+        {"timeout", base().timeout_ms(max_timeout_ms), base().timeout_ms(max_timeout_ms + 1), errc::plan_bad_timeout},
+        {"connect timeout", base().connect_timeout_ms(1), base().connect_timeout_ms(0), errc::plan_bad_timeout},
+        {"drain", base().drain_ms(max_timeout_ms), base().drain_ms(max_timeout_ms + 1), errc::plan_bad_timeout},
+        {"interval low", base().interval_ms(min_interval_ms), base().interval_ms(min_interval_ms - 1), errc::plan_bad_interval},
+        {"interval high", base().interval_ms(max_interval_ms), base().interval_ms(max_interval_ms + 1), errc::plan_bad_interval},
+        {"socket buffer", base().socket_buffer_bytes(max_socket_buffer_bytes), base().socket_buffer_bytes(max_socket_buffer_bytes + 1),
+         errc::plan_bad_socket_buffer},
+        {"records", base().record_requests(max_recorded_requests), base().record_requests(max_recorded_requests + 1), errc::plan_too_many_records},
+    };
+    for (const knob& k : knobs) {
+        CAPTURE(k.name);
+        CHECK_FALSE(k.in.validate());
+        CHECK(k.out.validate().code == k.reason);
+        CHECK(k.out.check_ranges().code == k.reason);
+    }
+    // The rate's smallest, with the most threads, still fits a worker's gap in 64-bit nanoseconds.
+    const detail::worker_rate w = detail::rate_of_worker(base().concurrency(max_threads).threads(max_threads).rate(min_rate), 0, max_threads);
+    CHECK(w.interval_ns < 0x1p62);
+}

@@ -59,14 +59,6 @@ void on_row(const interval_stats& row, void* user) {
     }
 }
 
-double dispersion(const std::vector<interval_stats>& rows) {  // variance / mean of requests sent per whole interval
-    double n = 0, sum = 0, squares = 0;
-    for (std::size_t i = 0; i + 1 < rows.size(); ++i) n += 1, sum += static_cast<double>(rows[i].sent);
-    const double mean = sum / n;
-    for (std::size_t i = 0; i + 1 < rows.size(); ++i) squares += (static_cast<double>(rows[i].sent) - mean) * (static_cast<double>(rows[i].sent) - mean);
-    return squares / (n - 1) / mean;
-}
-
 }  // namespace
 
 TEST_CASE("at a fixed rate, one row a second by default, each with its requests and the target") {
@@ -153,22 +145,31 @@ TEST_CASE("a stall shows in the response time of the intervals it falls in") {
 }
 
 TEST_CASE("Poisson arrivals: as irregular as Poisson, at the asked rate, and uniform ones are regular") {
-    server srv;
-    REQUIRE_FALSE(srv.start({}));
+    // The schedules the runner gives the workers: counted per 20 ms, Poisson's variance equals its
+    // mean; a uniform schedule's counts are all but equal.
     plan p;
-    p.url(url_of(srv, "/factorial/10")).requests(0).duration_ms(2000).concurrency(20).threads(2).rate(5000).interval_ms(20);
-    result uniform = run_ok(p);
+    p.url("http://127.0.0.1:1/").requests(0).duration_ms(2000).concurrency(20).threads(2).rate(5000).interval_ms(20);
+    const double d_uniform = dispersion_of(scheduled_times(p, 2'000'000'000), 20'000'000, 2'000'000'000);
     p.arrivals(arrivals::poisson).seed(7);
-    result poisson = run_ok(p);
-    check_rows_add_up(poisson);
-    const double d_uniform = dispersion(uniform.intervals), d_poisson = dispersion(poisson.intervals);
+    const std::vector<std::vector<double>> poisson_times = scheduled_times(p, 2'000'000'000);
+    const double d_poisson = dispersion_of(poisson_times, 20'000'000, 2'000'000'000);
     CAPTURE(d_uniform);
     CAPTURE(d_poisson);
-    CHECK(d_uniform < 0.3);  // ~100 per interval, give or take one
-    CHECK(d_poisson > 0.6);  // a Poisson count's variance equals its mean: 1
-    CHECK(d_poisson < 1.6);
-    CHECK(poisson.requests_ended + poisson.unfinished + poisson.schedule_missed >= 9600);  // 10,000 within 4 % (Poisson: sd 1 %)
-    CHECK(poisson.requests_ended + poisson.unfinished + poisson.schedule_missed <= 10400);
+    CHECK(d_uniform < 0.05);  // 100 per interval, give or take one
+    CHECK(d_poisson > 0.6);   // 100 bins: the sample dispersion of a Poisson count is 1 ± 0.14
+    CHECK(d_poisson < 1.4);
+    std::size_t scheduled = 0;
+    for (const auto& worker : poisson_times) scheduled += worker.size();
+    CHECK(scheduled >= 9600);  // 10,000 within 4 % (Poisson: sd 1 %)
+    CHECK(scheduled <= 10400);
+
+    // A run follows that schedule: each of its times is sent or counted missed, exactly.
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    p.url(url_of(srv, "/factorial/10"));
+    result poisson = run_ok(p);
+    check_rows_add_up(poisson);
+    CHECK(poisson.requests_ended + poisson.unfinished + poisson.schedule_missed == scheduled);
 }
 
 TEST_CASE("the same seed gives the same Poisson schedule, and another seed another") {

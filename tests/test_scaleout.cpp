@@ -5,13 +5,19 @@
 // start (and a cancel while waiting); connections spread over several source addresses (-B).
 #include <doctest/doctest.h>
 
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "microbench.hpp"
+#include "run_helpers.hpp"
 
 using namespace microbench;
 
@@ -240,6 +246,51 @@ TEST_CASE("start at a wall-clock time: nothing before it, at once after it, and 
     CHECK(run(far, r).code == errc::plan_bad_start_time);
 }
 
+namespace {
+
+void ignore_signal(int) {}
+
+struct signal_sender {  // sends SIGUSR1 to `to` every millisecond until stopped
+    pthread_t to = pthread_self();
+    std::atomic<bool> stop{false};
+    static void* main(void* arg) {
+        auto* s = static_cast<signal_sender*>(arg);
+        while (!s->stop.load()) {
+            pthread_kill(s->to, SIGUSR1);
+            usleep(1000);
+        }
+        return nullptr;
+    }
+};
+
+}  // namespace
+
+// Regression: the last slice of the wait returned early when a signal with a handler arrived
+// (a profiler, a language runtime), so the run began up to 50 ms before its time.
+TEST_CASE("start at a wall-clock time: signals during the wait do not start the run early") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    struct sigaction on{}, old{};
+    on.sa_handler = ignore_signal;  // a handler, no SA_RESTART: sleeps return EINTR
+    sigemptyset(&on.sa_mask);
+    REQUIRE(sigaction(SIGUSR1, &on, &old) == 0);
+    signal_sender sender;
+    pthread_t thread;
+    REQUIRE(pthread_create(&thread, nullptr, &signal_sender::main, &sender) == 0);
+    plan p;
+    const std::int64_t at = unix_ms_now() + 300;
+    p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/factorial/5").requests(5).start_at_unix_ms(at);
+    result r;
+    const error e = run(p, r);
+    sender.stop.store(true);
+    pthread_join(thread, nullptr);
+    sigaction(SIGUSR1, &old, nullptr);
+    REQUIRE_FALSE(e);
+    CHECK(r.requests_completed == 5);
+    CAPTURE(r.start_realtime_ns - at * 1'000'000);
+    CHECK(r.start_realtime_ns >= at * 1'000'000);
+}
+
 TEST_CASE("-B with a range or a list: connections take the addresses in turn") {
     server srv;
     server_options so;
@@ -281,38 +332,6 @@ TEST_CASE("-B with a range or a list: connections take the addresses in turn") {
 
 namespace {
 
-// The intended send times (ns after the start) of every worker of every shard of `whole`
-// divided into `shards` (0: the whole plan, undivided), before `stop_ns`, as the runner sets
-// the workers' schedules up; one vector per worker stream.
-std::vector<std::vector<double>> streams_of(const plan& whole, std::uint32_t shards, std::int64_t stop_ns) {
-    std::vector<std::vector<double>> streams;
-    for (std::uint32_t k = 0; k < std::max<std::uint32_t>(shards, 1); ++k) {
-        plan p = whole;
-        if (shards) REQUIRE_FALSE(divide_plan(p, k, shards));
-        for (std::uint32_t i = 0; i < p.threads(); ++i) {
-            const detail::worker_rate w = detail::rate_of_worker(p, i, p.threads());
-            detail::rate_schedule s;
-            s.start(0, w.interval_ns, w.offset_ns, p.arrivals(), w.seed);
-            std::vector<double> times;
-            for (std::uint64_t n = 1; s.next() < stop_ns; ++n) times.push_back(static_cast<double>(s.next())), s.advance(n);
-            streams.push_back(times);
-        }
-    }
-    return streams;
-}
-
-// Variance / mean of the arrivals counted per `bin_ns` over [0, stop_ns): 1 for Poisson.
-double dispersion_of(const std::vector<std::vector<double>>& streams, std::int64_t bin_ns, std::int64_t stop_ns) {
-    std::vector<double> bins(static_cast<std::size_t>(stop_ns / bin_ns), 0.0);
-    for (const auto& s : streams)
-        for (double t : s) bins[static_cast<std::size_t>(t / static_cast<double>(bin_ns))] += 1;
-    double sum = 0, squares = 0;
-    for (double b : bins) sum += b;
-    const double mean = sum / static_cast<double>(bins.size());
-    for (double b : bins) squares += (b - mean) * (b - mean);
-    return squares / static_cast<double>(bins.size() - 1) / mean;
-}
-
 std::vector<double> gaps_of(const std::vector<double>& times) {
     std::vector<double> gaps;
     for (std::size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
@@ -328,7 +347,7 @@ TEST_CASE("shards' Poisson streams are independent: merged they are Poisson, and
     whole.url("http://127.0.0.1:1/").requests(0).duration_ms(10'000).concurrency(8).threads(2).rate(4000)
         .arrivals(arrivals::poisson).seed(7);
     const std::int64_t stop_ns = 10'000'000'000;
-    const auto one = streams_of(whole, 0, stop_ns), four = streams_of(whole, 4, stop_ns);
+    const auto one = scheduled_times(whole, stop_ns), four = scheduled_times(whole, stop_ns, 4);
     REQUIRE(four.size() == 8);
     const double d_one = dispersion_of(one, 10'000'000, stop_ns), d_four = dispersion_of(four, 10'000'000, stop_ns);
     CAPTURE(d_one);
@@ -344,7 +363,7 @@ TEST_CASE("shards' Poisson streams are independent: merged they are Poisson, and
     // and 8 (seed 7's worker 1 was seed 8's worker 0). Two independent streams share one by
     // chance with a probability of about 1e-4 here; copies share thousands.
     auto streams = four;
-    for (const auto& s : streams_of(whole.seed(8), 4, stop_ns)) streams.push_back(s);
+    for (const auto& s : scheduled_times(whole.seed(8), stop_ns, 4)) streams.push_back(s);
     std::vector<std::pair<std::array<std::int64_t, 4>, std::size_t>> runs;  // (gaps, stream)
     for (std::size_t k = 0; k < streams.size(); ++k) {
         const std::vector<double> g = gaps_of(streams[k]);
@@ -366,8 +385,8 @@ TEST_CASE("shards' uniform schedules interleave into the one schedule of the und
     whole.url("http://127.0.0.1:1/").requests(0).duration_ms(1000).concurrency(6).threads(2).rate(3000);
     const std::int64_t stop_ns = 1'000'000'000;
     std::vector<double> one, three;
-    for (const auto& s : streams_of(whole, 0, stop_ns)) one.insert(one.end(), s.begin(), s.end());
-    for (const auto& s : streams_of(whole, 3, stop_ns)) three.insert(three.end(), s.begin(), s.end());
+    for (const auto& s : scheduled_times(whole, stop_ns)) one.insert(one.end(), s.begin(), s.end());
+    for (const auto& s : scheduled_times(whole, stop_ns, 3)) three.insert(three.end(), s.begin(), s.end());
     std::sort(one.begin(), one.end());
     std::sort(three.begin(), three.end());
     REQUIRE(one.size() == 3000);

@@ -260,21 +260,21 @@ class Errors(unittest.TestCase):
         bad_values = {
             "-n": ["", "-1", "0", "abc", "99999999999999999999999", "1.5", "1e3"],
             "-c": ["", "-1", "0", "abc", "99999999999999999999999", "1000001"],
-            "-t": ["", "-1", "0", "abc", "99999999999999999999999", "604801"],
+            "-t": ["", "-1", "0", "abc", "99999999999999999999999", "2592001"],
             "-s": ["", "-1", "0", "abc", "99999999999999999999999", "3601"],
             "-b": ["", "-1", "0", "abc", "99999999999999999999999", "511"],
             "-v": ["", "-1", "abc", "99999999999999999999999", "6"],
             "-W": ["", "-1", "0", "abc", "99999999999999999999999", "1025"],
             "-e": [""], "-g": [""],
             "--threads": ["", "-1", "0", "abc", "99999999999999999999999"],
-            "--duration": ["", "-1", "0", "abc", "1e400", "nan", "inf", "8d", "10x"],
+            "--duration": ["", "-1", "0", "abc", "1e400", "nan", "inf", "8d", "10x", "721h"],
             "--pipeline": ["", "-1", "0", "abc", "257", "99999999999999999999999"],
             "--timeout-ms": ["", "-1", "0", "abc", "3600001", "99999999999999999999999"],
             "--max-failures": ["", "-1", "abc", "99999999999999999999999"],
             "--min-rps": ["", "-1", "0", "abc", "nan", "inf", "1e400"],
             "--scale": ["", "-1", "0", "abc", "nan", "inf", "101"],
             "--rounds": ["", "-1", "0", "abc", "101"],
-            "--rate": ["", "-1", "0", "abc", "nan", "inf", "1e400", "10000001"],
+            "--rate": ["", "-1", "0", "abc", "nan", "inf", "1e400", "10000001", "0.0009", "1e-300"],
             "--seed": ["", "-1", "abc", "99999999999999999999999"],
             "--interval": ["", "-1", "abc", "5ms", "nan", "inf", "2h"],
             "--max-p99-ms": ["", "-1", "0", "abc", "nan", "inf"],
@@ -293,6 +293,27 @@ class Errors(unittest.TestCase):
                     self.assert_usage_error(args + [url], flag)
                     checked += 1
         self.assertEqual(checked, sum(len(v) for v in bad_values.values()))
+
+    def test_each_range_holds_to_its_limits(self):
+        # The library's ranges (config.hpp), at the edge: just inside passes --check-args, just
+        # outside is refused naming the flag.
+        url = Servers.url()
+        edges = [(["-t", "2592000"], ["-t", "2592001"]), (["--duration", "720h"], ["--duration", "721h"]),
+                 (["-t", "1", "--rate", "0.001"], ["-t", "1", "--rate", "0.0009"]),
+                 (["-t", "1", "--rate", "10000000"], ["-t", "1", "--rate", "10000000.5"]),
+                 (["-s", "3600"], ["-s", "3601"]), (["--timeout-ms", "3600000"], ["--timeout-ms", "3600001"]),
+                 (["-t", "1", "--interval", "10ms"], ["-t", "1", "--interval", "9ms"]),
+                 (["-t", "1", "--interval", "1h"], ["-t", "1", "--interval", "3601s"]),
+                 (["-n", "1000000", "-c", "1000000"], ["-n", "1000001", "-c", "1000001"]),
+                 (["-n", "1024", "-c", "1024", "-W", "1024"], ["-n", "1025", "-c", "1025", "-W", "1025"]),
+                 (["-k", "--pipeline", "256"], ["-k", "--pipeline", "257"]),
+                 (["-b", "67108864"], ["-b", "67108865"])]
+        for inside, outside in edges:
+            with self.subTest(inside=inside):
+                r = run([MICROBENCH, "--check-args"] + inside + [url])
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("the arguments are valid", r.stdout + r.stderr)
+                self.assert_usage_error(outside + [url], outside[-2])
 
     def test_files_urls_and_contradictions_are_refused_plainly(self):
         url = Servers.url()

@@ -22,4 +22,16 @@ inline std::int64_t realtime_ns() {
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// The wall clock minus the monotonic clock, now: the monotonic clock read between two wall-clock
+// reads, keeping the closest pair of up to three tries, so a thread preempted between two reads
+// does not skew every time converted with it by the length of the preemption.
+inline std::int64_t realtime_minus_monotonic_ns() {
+    std::int64_t best_gap = INT64_MAX, offset = 0;
+    for (int i = 0; i < 3 && best_gap > 2'000; ++i) {
+        const std::int64_t before = realtime_ns(), monotonic = now_ns(), after = realtime_ns();
+        if (after - before < best_gap) best_gap = after - before, offset = before + (after - before) / 2 - monotonic;
+    }
+    return offset;
+}
+
 }  // namespace microbench

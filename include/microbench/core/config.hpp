@@ -81,10 +81,21 @@ constexpr std::int64_t progress_poll_ms = 10;
 constexpr std::int64_t interval_ms_at_rate = 1'000;
 constexpr std::int64_t min_interval_ms = 10;
 
-// What a plan may ask for before validate() refuses it, so memory stays bounded: request slots
-// are concurrency × pipeline (48 bytes each), per-request timings (ab -g) 40 bytes each.
+// What a plan may ask for before validate() refuses it, naming the knob and this range — the one
+// place these limits live (the C API and the command line check through validate() or name
+// these). Memory stays bounded: request slots are concurrency × pipeline (48 bytes each),
+// per-request timings (ab -g) 40 bytes each. Times stay far inside 64-bit nanoseconds.
+constexpr std::uint32_t max_concurrency = 1'000'000;
+constexpr std::uint32_t max_threads = 1024;
+constexpr std::uint32_t max_pipeline = 256;
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
+constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
+constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
+constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s
+constexpr double max_rate = 10'000'000;
+constexpr std::int64_t max_interval_ms = 3'600'000;
+constexpr std::uint32_t max_socket_buffer_bytes = 64u << 20;
 
 // Scale-out: generators sharing one plan, and how far ahead a run may be told to start.
 constexpr std::uint32_t max_shards = 10'000;

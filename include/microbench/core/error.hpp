@@ -78,6 +78,8 @@ enum class errc : std::uint16_t {
     plan_bad_arrivals = 123,
     plan_bad_start_time = 124,
     plan_bad_shard = 125,
+    plan_bad_duration = 126,
+    plan_bad_socket_buffer = 127,
 
     // Reading saved results (140–159)
     json_bad = 140,
@@ -154,11 +156,13 @@ constexpr errc_entry errc_table[] = {
     {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
     {errc::plan_too_many_records, "plan_too_many_records", "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer"},
-    {errc::plan_bad_rate, "plan_bad_rate", "rate must be from 0 (closed loop) to 10,000,000 requests per second, and works without pipelining"},
+    {errc::plan_bad_rate, "plan_bad_rate", "rate must be 0 (a closed loop) or from 0.001 to 10,000,000 requests per second, and works without pipelining"},
     {errc::plan_bad_interval, "plan_bad_interval", "the statistics interval must be from 10 ms to 1 hour, or 0 for none"},
     {errc::plan_bad_arrivals, "plan_bad_arrivals", "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson"},
     {errc::plan_bad_start_time, "plan_bad_start_time", "the start time must be a Unix time in milliseconds, at most 7 days ahead"},
     {errc::plan_bad_shard, "plan_bad_shard", "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at least one connection and one request"},
+    {errc::plan_bad_duration, "plan_bad_duration", "the duration must be from 0 (none: a request count ends the run) to 30 days"},
+    {errc::plan_bad_socket_buffer, "plan_bad_socket_buffer", "socket buffers must be from 0 (the kernel's size) to 64 MiB"},
     {errc::json_bad, "json_bad", "not valid JSON (the position is the byte where reading stopped)"},
     {errc::json_too_deep, "json_too_deep", "JSON nested more than 64 levels deep"},
     {errc::result_not_microbench, "result_not_microbench", "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document"},

@@ -54,7 +54,7 @@ public:
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
     MICROBENCH_PLAN_FIELD(std::uint64_t, requests)       // 0: no count limit (needs a duration)
-    MICROBENCH_PLAN_FIELD(std::int64_t, duration_ms)     // 0: no time limit (needs a count)
+    MICROBENCH_PLAN_FIELD(std::int64_t, duration_ms)     // 0: no time limit (needs a count); at most 30 days
     MICROBENCH_PLAN_FIELD(std::uint32_t, concurrency)    // connections, split across threads
     MICROBENCH_PLAN_FIELD(std::uint32_t, threads)
     MICROBENCH_PLAN_FIELD(bool, keep_alive)
@@ -170,28 +170,42 @@ public:
         return r;
     }
 
-    // Checks everything that does not need the network (the URL is checked by run()).
+    // Checks everything that does not need the network (the URL is checked by run()): each knob
+    // in its range, then the knobs that depend on one another.
     error validate() const {
-        if (concurrency_ < 1 || concurrency_ > 1'000'000) return {errc::plan_bad_concurrency, 0};
-        if (threads_ < 1 || threads_ > 1024 || threads_ > concurrency_) return {errc::plan_bad_threads, 0};
-        if (requests_ == 0 && duration_ms_ <= 0) return {errc::plan_no_limit, 0};
+        if (error e = check_ranges()) return e;
+        if (threads_ > concurrency_) return {errc::plan_bad_threads, 0};
+        if (requests_ == 0 && duration_ms_ == 0) return {errc::plan_no_limit, 0};
         if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
-        const std::int64_t hour_ms = 3'600'000;
-        if (timeout_ms_ < 1 || timeout_ms_ > hour_ms || connect_timeout_ms_ < 1 || connect_timeout_ms_ > hour_ms ||
-            drain_ms_ < 0 || drain_ms_ > hour_ms || duration_ms_ < 0)
-            return {errc::plan_bad_timeout, 0};
-        if (pipeline_ < 1 || pipeline_ > 256 || (pipeline_ > 1 && !keep_alive_)) return {errc::plan_bad_pipeline, 0};
+        if (pipeline_ > 1 && !keep_alive_) return {errc::plan_bad_pipeline, 0};
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
-        if (record_requests_ > defaults::max_recorded_requests) return {errc::plan_too_many_records, 0};
-        if (!(rate_ >= 0) || rate_ > 10'000'000 || (rate_ > 0 && pipeline_ > 1)) return {errc::plan_bad_rate, 0};
-        if (arrivals_ != microbench::arrivals::uniform && (rate_ == 0 || arrivals_ != microbench::arrivals::poisson))
-            return {errc::plan_bad_arrivals, 0};
-        if (interval_ms_ < -1 || (interval_ms_ > 0 && interval_ms_ < defaults::min_interval_ms) || interval_ms_ > hour_ms)
+        if (rate_ > 0 && pipeline_ > 1) return {errc::plan_bad_rate, 0};
+        if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
+        if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
+        return {};
+    }
+
+    // Each knob on its own against its range (config.hpp): the first one outside it, or none.
+    error check_ranges() const {
+        using namespace defaults;
+        auto within = [](auto v, auto lo, auto hi) { return v >= lo && v <= hi; };  // false for NaN
+        if (!within(concurrency_, 1u, max_concurrency)) return {errc::plan_bad_concurrency, 0};
+        if (!within(threads_, 1u, max_threads)) return {errc::plan_bad_threads, 0};
+        if (!within(timeout_ms_, 1, max_timeout_ms) || !within(connect_timeout_ms_, 1, max_timeout_ms) ||
+            !within(drain_ms_, 0, max_timeout_ms))
+            return {errc::plan_bad_timeout, 0};
+        if (!within(duration_ms_, 0, max_duration_ms)) return {errc::plan_bad_duration, 0};
+        if (!within(pipeline_, 1u, max_pipeline)) return {errc::plan_bad_pipeline, 0};
+        if (record_requests_ > max_recorded_requests) return {errc::plan_too_many_records, 0};
+        if (socket_buffer_bytes_ > max_socket_buffer_bytes) return {errc::plan_bad_socket_buffer, 0};
+        if (rate_ != 0 && !within(rate_, min_rate, max_rate)) return {errc::plan_bad_rate, 0};
+        if (arrivals_ != microbench::arrivals::uniform && arrivals_ != microbench::arrivals::poisson) return {errc::plan_bad_arrivals, 0};
+        if (interval_ms_ != -1 && interval_ms_ != 0 && !within(interval_ms_, min_interval_ms, max_interval_ms))
             return {errc::plan_bad_interval, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
-            if (expected_status_[i] < 100 || expected_status_[i] > 999) return {errc::plan_bad_status, i};
+            if (!within(expected_status_[i], 100, 999)) return {errc::plan_bad_status, i};
         if (start_at_unix_ms_ < 0) return {errc::plan_bad_start_time, 0};
-        if (shard_count_ > defaults::max_shards || (shard_count_ && shard_index_ >= shard_count_)) return {errc::plan_bad_shard, 0};
+        if (shard_count_ > max_shards) return {errc::plan_bad_shard, 0};
         return {};
     }
 

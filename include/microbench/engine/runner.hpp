@@ -103,15 +103,16 @@ inline bool idempotent(const std::string& method) {
 }
 
 // Sleeps until the wall clock reads `unix_ms` (at once if it already has), in slices of at most
-// 50 ms so a cancel is seen; false if cancelled first.
+// 50 ms so a cancel is seen; false if cancelled first. A signal that interrupts a slice only
+// starts the next one: the wall clock decides when the wait is over.
 inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel) {
     const timespec at{static_cast<time_t>(unix_ms / 1000), static_cast<long>((unix_ms % 1000) * 1'000'000)};
     for (;;) {
         if (cancel && cancel->cancelled()) return false;
         const std::int64_t left_ns = unix_ms * 1'000'000 - realtime_ns();
         if (left_ns <= 0) return true;
-        if (left_ns <= 50'000'000) return clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr), !(cancel && cancel->cancelled());
-        sleep_ms(50);
+        if (left_ns <= 50'000'000) clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr);
+        else sleep_ms(50);
     }
 }
 

@@ -179,7 +179,7 @@ inline void worker::run() {
         defaults::deadline_scan_min_ns, std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
     for (;;) {
         std::int64_t now = now_ns();
-        if (s_.stamp_arrivals) realtime_offset_ns_ = realtime_ns() - now;
+        if (s_.stamp_arrivals) realtime_offset_ns_ = realtime_minus_monotonic_ns();
         if (!stopping_ && now >= stop_issuing_ns_) {
             // At a fixed rate, requests whose time came before the end but found no connection
             // are not sent after it: they are counted as missed, not dropped in silence.

@@ -20,6 +20,8 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
         std::int64_t stamped = 0;
         io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
         std::int64_t now = arrival_time(stamped, now_ns());
+        // Never before the oldest request in flight was sent, whatever the wall clock did meanwhile.
+        if (stamped && c.in_flight()) now = std::max(now, c.oldest().start_ns);
         if (s_.stamp_arrivals && r.status == io::ok) {  // stamps work while every read has come with one
             stamps_work_ = (stamps_work_ || !stamps_known_) && stamped != 0;
             stamps_known_ = true;
