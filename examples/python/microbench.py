@@ -292,12 +292,13 @@ class Cancel:
         self.close()
 
 
-def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
+def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
         headers=None, body=None, content_type=None, expect_status=None, check_factorial=None, body_equals=None,
         body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
         rate=0.0, arrivals="uniform", seed=0, interval=None, on_response=None, on_progress=None, on_interval=None,
         cancel=None):
-    """Runs n requests (or for `duration` seconds, n=0) over c connections and returns a Result;
+    """Runs n requests (default 1) over c connections and returns a Result; with duration=S, for S
+    seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
     evenly spaced or, with arrivals="poisson", as independent arrivals drawn from `seed`.
 
@@ -308,6 +309,8 @@ def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1,
     plan = _P()
     _check(_lib.mb_plan_create(url.encode(), ctypes.byref(plan)))
     callbacks = []  # the C functions must live as long as the run
+    if n is None:
+        n = 0 if duration else 1
     try:
         _check(_lib.mb_plan_set_requests(plan, n))
         _check(_lib.mb_plan_set_concurrency(plan, c))

@@ -143,6 +143,16 @@ class Binding(unittest.TestCase):
             microbench.run(self.server.url("/"), n=10, interval=0.001)
         self.assertEqual(e.exception.name, "invalid_argument")
 
+    def test_duration_without_n_is_unlimited(self):
+        # Like ab's -t (the command line zeroes -n): a duration and no count means no count limit.
+        # At a fixed rate the schedule decides how many requests were due before the end, 0, 10,
+        # ..., 390 ms: 40, each sent or counted missed, however busy the machine.
+        r = microbench.run(self.server.url("/factorial/10"), duration=0.4, c=2, rate=100)
+        self.assertEqual(r.ended + r.unfinished + r.schedule_missed, 40)
+        # An explicit count with a duration keeps both limits.
+        r = microbench.run(self.server.url("/factorial/10"), n=5, duration=0.4, c=2, rate=100)
+        self.assertEqual(r.ended + r.unfinished + r.schedule_missed, 5)
+
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")
 
