@@ -15,6 +15,7 @@ import dataclasses
 import json as _json
 import os
 import pathlib
+import threading
 
 __all__ = ["MicrobenchError", "Timing", "Result", "Cancel", "Server", "run", "suite", "self_test", "report_html", "version"]
 
@@ -268,19 +269,32 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
 
 
 class Cancel:
-    """Stops a run from another thread: pass it to run(cancel=…), then call trigger()."""
+    """Stops runs from another thread: pass it to run(cancel=…), then call trigger(). Once
+    triggered it stays so: a run given it afterwards stops at once."""
 
     def __init__(self):
-        self._handle = _P()
-        _check(_lib.mb_cancel_create(ctypes.byref(self._handle)))
+        self._lock = threading.RLock()  # reentrant: trigger() may come from a signal handler on this thread
+        self._triggered = False
+        self._runs = []  # the cancel tokens of the runs in progress that were given this
 
     def trigger(self):
-        _lib.mb_cancel_trigger(self._handle)
+        with self._lock:
+            self._triggered = True
+            for token in self._runs:
+                _lib.mb_cancel_trigger(token)
+
+    def _attach(self, token):
+        with self._lock:
+            self._runs.append(token)
+            if self._triggered:
+                _lib.mb_cancel_trigger(token)
+
+    def _detach(self, token):
+        with self._lock:
+            self._runs.remove(token)
 
     def close(self):
-        if self._handle:
-            _lib.mb_cancel_destroy(self._handle)
-            self._handle = _P()
+        """Nothing to release: kept so `with Cancel() as cancel:` reads as before."""
 
     def __enter__(self):
         return self
@@ -288,8 +302,36 @@ class Cancel:
     def __exit__(self, *exc):
         self.close()
 
-    def __del__(self):
-        self.close()
+
+class _Stopper:
+    """A run's own cancel token, triggered by Cancel.trigger() and by the first exception a
+    callback raises, which run() raises once the run has stopped (ctypes would print it and go on)."""
+
+    def __init__(self):
+        self.token = _P()
+        _check(_lib.mb_cancel_create(ctypes.byref(self.token)))
+        self.error = None
+        self._lock = threading.Lock()  # on_response runs on several worker threads
+
+    def guard(self, fn, when_raised):
+        """fn as a callback that, once any callback has raised, is no longer called."""
+        def call(*args):
+            if self.error is not None:
+                return when_raised
+            try:
+                return fn(*args)
+            except BaseException as e:  # KeyboardInterrupt too: it stops the run the same way
+                with self._lock:
+                    if self.error is None:
+                        self.error = e
+                _lib.mb_cancel_trigger(self.token)
+                return when_raised
+        return call
+
+    def close(self):
+        if self.token:
+            _lib.mb_cancel_destroy(self.token)
+            self.token = _P()
 
 
 def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
@@ -305,13 +347,15 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
     interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate, else none; 0: none).
     on_response(status, body_bytes) -> bool is called on worker threads for every whole response
     (False fails it as `check`); on_progress(ended, target, elapsed_s) and on_interval(Interval) on this thread.
+    A callback that raises stops the run (as cancel would), and run() raises its exception.
     """
-    plan = _P()
-    _check(_lib.mb_plan_create(url.encode(), ctypes.byref(plan)))
+    stopper = _Stopper()
+    plan = _P()  # mb_plan_destroy accepts NULL
     callbacks = []  # the C functions must live as long as the run
     if n is None:
         n = 0 if duration else 1
     try:
+        _check(_lib.mb_plan_create(url.encode(), ctypes.byref(plan)))
         _check(_lib.mb_plan_set_requests(plan, n))
         _check(_lib.mb_plan_set_concurrency(plan, c))
         _check(_lib.mb_plan_set_threads(plan, threads))
@@ -347,27 +391,36 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
         if bind_address:
             _check(_lib.mb_plan_set_bind_address(plan, bind_address.encode()))
         if on_response:
-            fn = _RESPONSE_FN(lambda status, size, _user: int(bool(on_response(status, size))))
+            fn = _RESPONSE_FN(stopper.guard(lambda status, size, _user: int(bool(on_response(status, size))), 0))
             callbacks.append(fn)
             _check(_lib.mb_plan_on_response(plan, fn, None))
         if on_progress:
-            fn = _PROGRESS_FN(lambda ended, target, elapsed, _user: on_progress(ended, target, elapsed / 1e9))
+            fn = _PROGRESS_FN(stopper.guard(lambda ended, target, elapsed, _user: on_progress(ended, target, elapsed / 1e9), None))
             callbacks.append(fn)
             _check(_lib.mb_plan_on_progress(plan, fn, None, 100, 0))
         if on_interval:
-            fn = _INTERVAL_FN(lambda row, _user: on_interval(_interval_from(row.contents)))
+            fn = _INTERVAL_FN(stopper.guard(lambda row, _user: on_interval(_interval_from(row.contents)), None))
             callbacks.append(fn)
             _check(_lib.mb_plan_on_interval(plan, fn, None))
-        if cancel is not None:
-            _check(_lib.mb_plan_set_cancel(plan, cancel._handle))
+        _check(_lib.mb_plan_set_cancel(plan, stopper.token))
         result = _P()
-        _check(_lib.mb_run(plan, ctypes.byref(result)))
+        if cancel is not None:
+            cancel._attach(stopper.token)
         try:
+            status = _lib.mb_run(plan, ctypes.byref(result))
+        finally:
+            if cancel is not None:
+                cancel._detach(stopper.token)
+        try:
+            if stopper.error is not None:
+                raise stopper.error
+            _check(status)
             return _result_from(result)
         finally:
             _lib.mb_result_destroy(result)
     finally:
         _lib.mb_plan_destroy(plan)
+        stopper.close()
 
 
 def _suite_results(handle):
