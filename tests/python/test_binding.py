@@ -4,6 +4,7 @@ MICROBENCH_LIBRARY set: a load test with exact counts against the reference serv
 factorial check catching a wrong body, cancel from another thread, the JSON read by the json
 module, errors as exceptions with their status name, the suite and the self-test, the HTML report."""
 import json
+import math
 import pathlib
 import sys
 import threading
@@ -15,6 +16,25 @@ import microbench  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from http_fixture import scripted_http  # noqa: E402
+
+
+def poisson_arrivals_before(seed, gap_ns, end_ns):
+    """How many intended send times one worker's Poisson schedule (include/microbench/engine/
+    schedule.hpp; worker i of a run draws from seed + i) puts before end_ns: SplitMix64, exponential
+    gaps of mean gap_ns, the same doubles and the same libm log. Change it with the generator."""
+    mask, state = (1 << 64) - 1, seed
+
+    def gap():
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return -math.log(float(((z ^ (z >> 31)) >> 11) + 1) * 2.0 ** -53) * gap_ns
+
+    at, count = gap(), 0
+    while int(at) < end_ns:
+        count, at = count + 1, at + gap()
+    return count
 
 
 class Binding(unittest.TestCase):
@@ -152,10 +172,17 @@ class Binding(unittest.TestCase):
             microbench.report_html([a], labels=[])
 
     def test_fixed_rate(self):
-        r = microbench.run(self.server.url("/factorial/10"), n=200, c=4, rate=1000)
-        self.assertEqual(r.completed, 200)
-        self.assertEqual(r.timings["response"].count, 200)
-        self.assertGreaterEqual(r.timings["response"].min_ms, r.timings["total"].min_ms)
+        # At a fixed rate a request's response time runs from its intended send time: it is its
+        # schedule lag (intended -> sent) plus its total time (sent -> last byte), request by request,
+        # so the exact sums, and the means, add up. The server holds every response 2 ms.
+        r = microbench.run(self.server.url("/delay?us=2000"), n=200, c=4, rate=1000)
+        self.assertEqual((r.completed, r.failed, r.schedule_missed), (200, 0, 0))
+        response, total, lag = (r.timings[k] for k in ("response", "total", "schedule_lag"))
+        self.assertEqual((response.count, total.count, lag.count), (200, 200, 200))
+        self.assertGreaterEqual(total.min_ms, 2.0)
+        self.assertAlmostEqual(response.mean_ms, total.mean_ms + lag.mean_ms, delta=1e-9 * response.mean_ms)
+        self.assertLessEqual(response.max_ms, total.max_ms + lag.max_ms)
+        self.assertGreater(lag.max_ms, 0)  # nothing leaves at its exact nanosecond
         self.assertEqual(r.json["open_model"]["rate"], 1000)
 
     def test_intervals_and_poisson_arrivals(self):
@@ -172,6 +199,11 @@ class Binding(unittest.TestCase):
         self.assertEqual(sum(i.completed for i in r.intervals), r.timings["response"].count)
         self.assertEqual(sum(i.sent for i in r.intervals), r.ended + r.unfinished)
         self.assertEqual(r.json["open_model"]["arrivals"], "poisson")
+        # What the Poisson schedule decided, whatever the timing: its arrivals before the end,
+        # each sent or counted missed. An evenly spaced schedule would have made exactly 500.
+        due = sum(poisson_arrivals_before(3 + worker, 1e9 * 2 / 500, 1_000_000_000) for worker in range(2))
+        self.assertNotEqual(due, 500)
+        self.assertEqual(r.ended + r.unfinished + r.schedule_missed, due)
         self.assertAlmostEqual(r.intervals[0].target, 125.0)
         self.assertEqual(microbench.run(self.server.url("/"), n=10).intervals, [])
         with self.assertRaises(ValueError):
