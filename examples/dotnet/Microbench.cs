@@ -1,6 +1,8 @@
 // Microbench.cs — an idiomatic C# face on the C API: a Plan you configure with properties and
 // Run(), a Result with plain values (and its JSON), Report.Html drawing results in one HTML page,
-// the reference Server, and MicrobenchException carrying the status's name. Handles are released by Dispose (plans, servers) or at once (results).
+// the reference Server, and MicrobenchException carrying the status's name. Plans and servers hold
+// SafeHandles: released by Dispose, or by the finalizer when a caller forgets; a result's handle is
+// released as soon as its values are copied out.
 using System.Runtime.InteropServices;
 using System.Text;
 
@@ -18,13 +20,14 @@ public sealed class MicrobenchException(int status)
     }
 }
 
-public enum Failure { Connect, Write, Receive, Parse, Timeout, Length, Check }
+/// <summary>Why a request failed (mb_failure): each failed request has exactly one reason.</summary>
+public enum Failure { Connect = 0, Write = 1, Receive = 2, Parse = 3, Timeout = 4, Length = 5, Check = 6 }
 
 /// <summary>One of ab's timing columns in milliseconds: exact count, min, mean, max; percentiles within 0.1 %.</summary>
 public sealed record Timing(ulong Count, double MinMs, double MeanMs, double MaxMs, double P50Ms, double P90Ms, double P99Ms, double P999Ms);
 
 /// <summary>How requests are spread over time at a fixed rate.</summary>
-public enum Arrivals { Uniform, Poisson }
+public enum Arrivals { Uniform = 0, Poisson = 1 }  // mb_arrivals
 
 /// <summary>One interval of a run: what was sent and ended in it; response times in milliseconds.</summary>
 public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ulong Sent, ulong Ended, ulong Completed, ulong Failed,
@@ -74,7 +77,7 @@ public static class Library
 
 public sealed class Plan : IDisposable
 {
-    private IntPtr handle;
+    private readonly PlanHandle handle;
 
     public Plan(string url)
     {
@@ -101,17 +104,25 @@ public sealed class Plan : IDisposable
     public TimeSpan Interval { set => MicrobenchException.Check(Native.PlanSetIntervalMs(handle, (long)value.TotalMilliseconds)); }
 
     /// <summary>At a fixed rate: evenly spaced, or Poisson arrivals drawn from the seed.</summary>
-    public void SetArrivals(Arrivals arrivals, ulong seed = 0) => MicrobenchException.Check(Native.PlanSetArrivals(handle, (int)arrivals, seed));
+    public void SetArrivals(Arrivals arrivals, ulong seed = 0) => MicrobenchException.Check(Native.PlanSetArrivals(handle, arrivals, seed));
 
     public void AddHeader(string name, string value) => MicrobenchException.Check(Native.PlanAddHeader(handle, name, value));
 
     public Result Run()
     {
-        MicrobenchException.Check(Native.Run(handle, out IntPtr r));
+        MicrobenchException.Check(Native.Run(handle, out ResultHandle owned));
+        using (owned) return ResultOf(owned);
+    }
+
+    private static Result ResultOf(ResultHandle owned)
+    {
+        bool added = false;
+        owned.DangerousAddRef(ref added);
         try
         {
+            IntPtr r = owned.DangerousGetHandle();
             var failures = new Dictionary<Failure, ulong>();
-            foreach (Failure f in Enum.GetValues<Failure>()) failures[f] = Native.ResultFailures(r, (int)f);
+            foreach (Failure f in Enum.GetValues<Failure>()) failures[f] = Native.ResultFailures(r, f);
             ulong needed = Native.ReportAb(r, null, 0);
             var text = new byte[needed + 1];
             Native.ReportAb(r, text, (nuint)text.Length);
@@ -125,35 +136,33 @@ public sealed class Plan : IDisposable
                 rows.Add(new IntervalRow(x.StartNs / 1e9, x.DurationNs / 1e9, x.Sent, x.Ended, x.Completed, x.Failed, x.Target, x.Rate,
                                          x.P50Ns / 1e6, x.P90Ns / 1e6, x.P99Ns / 1e6, x.MaxNs / 1e6, x.LagP99Ns / 1e6, x.LagMaxNs / 1e6));
             }
-            return new Result(Native.ResultCount(r, 0), Native.ResultCount(r, 1), Native.ResultCount(r, 2), Native.ResultCount(r, 3),
-                              Native.ResultCount(r, 4), Native.ResultCount(r, 7), failures, Native.ResultElapsedNs(r) / 1e9,
-                              Native.ResultRequestsPerSecond(r), TimingOf(r, 0), TimingOf(r, 1), TimingOf(r, 2), TimingOf(r, 3),
-                              TimingOf(r, 4), rows, Encoding.UTF8.GetString(text, 0, (int)needed),
+            return new Result(Native.ResultCount(r, Count.Ended), Native.ResultCount(r, Count.Completed),
+                              Native.ResultCount(r, Count.Failed), Native.ResultCount(r, Count.Unfinished),
+                              Native.ResultCount(r, Count.Non2xx), Native.ResultCount(r, Count.Connects), failures,
+                              Native.ResultElapsedNs(r) / 1e9, Native.ResultRequestsPerSecond(r), TimingOf(r, Column.Connect),
+                              TimingOf(r, Column.Waiting), TimingOf(r, Column.Processing), TimingOf(r, Column.Total),
+                              TimingOf(r, Column.Response), rows, Encoding.UTF8.GetString(text, 0, (int)needed),
                               Encoding.UTF8.GetString(json, 0, (int)jsonSize));
         }
         finally
         {
-            Native.ResultDestroy(r);
+            if (added) owned.DangerousRelease();
         }
     }
 
-    private static Timing TimingOf(IntPtr r, int column) =>
+    private static Timing TimingOf(IntPtr r, Column column) =>
         new(Native.TimingCount(r, column), Native.TimingMinNs(r, column) / 1e6, Native.TimingMeanNs(r, column) / 1e6,
             Native.TimingMaxNs(r, column) / 1e6, Native.TimingPercentileNs(r, column, 50) / 1e6,
             Native.TimingPercentileNs(r, column, 90) / 1e6, Native.TimingPercentileNs(r, column, 99) / 1e6,
             Native.TimingPercentileNs(r, column, 99.9) / 1e6);
 
-    public void Dispose()
-    {
-        if (handle != IntPtr.Zero) Native.PlanDestroy(handle);
-        handle = IntPtr.Zero;
-    }
+    public void Dispose() => handle.Dispose();
 }
 
 /// <summary>The reference server on a loopback port (0: a free one) until disposed.</summary>
 public sealed class Server : IDisposable
 {
-    private IntPtr handle;
+    private readonly ServerHandle handle;
 
     public Server(string host = "127.0.0.1", ushort port = 0, uint threads = 1)
     {
@@ -165,9 +174,5 @@ public sealed class Server : IDisposable
     public ulong Requests => Native.ServerRequests(handle);
     public string Url(string path) => $"http://127.0.0.1:{Port}{path}";
 
-    public void Dispose()
-    {
-        if (handle != IntPtr.Zero) Native.ServerStop(handle);
-        handle = IntPtr.Zero;
-    }
+    public void Dispose() => handle.Dispose();
 }

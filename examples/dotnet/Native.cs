@@ -1,9 +1,46 @@
-// Native.cs — the C API of microbench.h as P/Invoke declarations (source-generated marshalling),
-// and where the library is found: MICROBENCH_LIBRARY (a path), else the loader's usual paths.
+// Native.cs — the C API of microbench.h as P/Invoke declarations (source-generated marshalling):
+// its handles as SafeHandles (released by Dispose, or by the finalizer when a caller forgets),
+// its enums with their numbers, and where the library is found: MICROBENCH_LIBRARY (a path),
+// else the loader's usual paths.
 using System.Reflection;
 using System.Runtime.InteropServices;
 
 namespace Microbench;
+
+/// <summary>An owned mb_ handle: destroyed once, by Dispose or by the finalizer.</summary>
+internal abstract class NativeHandle() : SafeHandle(IntPtr.Zero, ownsHandle: true)
+{
+    public override bool IsInvalid => handle == IntPtr.Zero;
+}
+
+internal sealed class PlanHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.PlanDestroy(handle); return true; }
+}
+
+internal sealed class ResultHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.ResultDestroy(handle); return true; }
+}
+
+internal sealed class ServerHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.ServerStop(handle); return true; }
+}
+
+/// <summary>mb_count: the counters of a result.</summary>
+internal enum Count
+{
+    Ended = 0, Completed = 1, Failed = 2, Unfinished = 3, Non2xx = 4, KeepAliveRequests = 5, Retries = 6, Connects = 7,
+    ServerCloses = 8, BytesSent = 9, BytesReceived = 10, BodyBytes = 11, DocumentLength = 12, ConcurrencyPeak = 13,
+    LocalWaits = 14, ConnectionWaits = 15, ScheduleMissed = 16,
+}
+
+/// <summary>mb_timing: ab's timing columns.</summary>
+internal enum Column
+{
+    Connect = 0, Waiting = 1, Processing = 2, Total = 3, Response = 4, ScheduleLag = 5,
+}
 
 /// <summary>mb_interval, field for field.</summary>
 [StructLayout(LayoutKind.Sequential)]
@@ -38,39 +75,39 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_status_message")] internal static partial IntPtr StatusMessage(int status);
 
     [LibraryImport(Lib, EntryPoint = "mb_plan_create", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int PlanCreate(string url, out IntPtr plan);
+    internal static partial int PlanCreate(string url, out PlanHandle plan);
     [LibraryImport(Lib, EntryPoint = "mb_plan_destroy")] internal static partial void PlanDestroy(IntPtr plan);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_method", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int PlanSetMethod(IntPtr plan, string method);
+    internal static partial int PlanSetMethod(PlanHandle plan, string method);
     [LibraryImport(Lib, EntryPoint = "mb_plan_add_header", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int PlanAddHeader(IntPtr plan, string name, string value);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_requests")] internal static partial int PlanSetRequests(IntPtr plan, ulong requests);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_duration_ms")] internal static partial int PlanSetDurationMs(IntPtr plan, long ms);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_concurrency")] internal static partial int PlanSetConcurrency(IntPtr plan, uint n);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_threads")] internal static partial int PlanSetThreads(IntPtr plan, uint n);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_keep_alive")] internal static partial int PlanSetKeepAlive(IntPtr plan, int on);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_pipeline")] internal static partial int PlanSetPipeline(IntPtr plan, uint depth);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_timeout_ms")] internal static partial int PlanSetTimeoutMs(IntPtr plan, long request, long connect);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_check_factorial")] internal static partial int PlanCheckFactorial(IntPtr plan, uint n);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_expect_status")] internal static partial int PlanExpectStatus(IntPtr plan, int[] codes, nuint count);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_rate")] internal static partial int PlanSetRate(IntPtr plan, double perSecond);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_arrivals")] internal static partial int PlanSetArrivals(IntPtr plan, int arrivals, ulong seed);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_interval_ms")] internal static partial int PlanSetIntervalMs(IntPtr plan, long ms);
-    [LibraryImport(Lib, EntryPoint = "mb_run")] internal static partial int Run(IntPtr plan, out IntPtr result);
+    internal static partial int PlanAddHeader(PlanHandle plan, string name, string value);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_requests")] internal static partial int PlanSetRequests(PlanHandle plan, ulong requests);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_duration_ms")] internal static partial int PlanSetDurationMs(PlanHandle plan, long ms);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_concurrency")] internal static partial int PlanSetConcurrency(PlanHandle plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_threads")] internal static partial int PlanSetThreads(PlanHandle plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_keep_alive")] internal static partial int PlanSetKeepAlive(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_pipeline")] internal static partial int PlanSetPipeline(PlanHandle plan, uint depth);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_timeout_ms")] internal static partial int PlanSetTimeoutMs(PlanHandle plan, long request, long connect);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_check_factorial")] internal static partial int PlanCheckFactorial(PlanHandle plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_expect_status")] internal static partial int PlanExpectStatus(PlanHandle plan, int[] codes, nuint count);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_rate")] internal static partial int PlanSetRate(PlanHandle plan, double perSecond);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_arrivals")] internal static partial int PlanSetArrivals(PlanHandle plan, Arrivals arrivals, ulong seed);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_interval_ms")] internal static partial int PlanSetIntervalMs(PlanHandle plan, long ms);
+    [LibraryImport(Lib, EntryPoint = "mb_run")] internal static partial int Run(PlanHandle plan, out ResultHandle result);
 
     [LibraryImport(Lib, EntryPoint = "mb_result_destroy")] internal static partial void ResultDestroy(IntPtr result);
-    [LibraryImport(Lib, EntryPoint = "mb_result_count")] internal static partial ulong ResultCount(IntPtr result, int which);
-    [LibraryImport(Lib, EntryPoint = "mb_result_failures")] internal static partial ulong ResultFailures(IntPtr result, int reason);
+    [LibraryImport(Lib, EntryPoint = "mb_result_count")] internal static partial ulong ResultCount(IntPtr result, Count which);
+    [LibraryImport(Lib, EntryPoint = "mb_result_failures")] internal static partial ulong ResultFailures(IntPtr result, Failure reason);
     [LibraryImport(Lib, EntryPoint = "mb_result_status_count")] internal static partial ulong ResultStatusCount(IntPtr result, int status);
     [LibraryImport(Lib, EntryPoint = "mb_result_elapsed_ns")] internal static partial long ResultElapsedNs(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_requests_per_second")] internal static partial double ResultRequestsPerSecond(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval_count")] internal static partial nuint ResultIntervalCount(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval")] internal static partial int ResultInterval(IntPtr result, nuint index, out Interval row, nuint size);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_count")] internal static partial ulong TimingCount(IntPtr result, int column);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_percentile_ns")] internal static partial long TimingPercentileNs(IntPtr result, int column, double p);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_min_ns")] internal static partial long TimingMinNs(IntPtr result, int column);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_max_ns")] internal static partial long TimingMaxNs(IntPtr result, int column);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_mean_ns")] internal static partial double TimingMeanNs(IntPtr result, int column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_count")] internal static partial ulong TimingCount(IntPtr result, Column column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_percentile_ns")] internal static partial long TimingPercentileNs(IntPtr result, Column column, double p);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_min_ns")] internal static partial long TimingMinNs(IntPtr result, Column column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_max_ns")] internal static partial long TimingMaxNs(IntPtr result, Column column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_mean_ns")] internal static partial double TimingMeanNs(IntPtr result, Column column);
     [LibraryImport(Lib, EntryPoint = "mb_result_report_ab")] internal static partial nuint ReportAb(IntPtr result, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_json")]
     internal static partial nuint ResultJson(IntPtr result, double[]? percentiles, nuint count, byte[]? buf, nuint size);
@@ -79,8 +116,8 @@ internal static partial class Native
                                                out nuint length);
 
     [LibraryImport(Lib, EntryPoint = "mb_server_start", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int ServerStart(string host, ushort port, uint threads, out IntPtr server);
-    [LibraryImport(Lib, EntryPoint = "mb_server_port")] internal static partial ushort ServerPort(IntPtr server);
-    [LibraryImport(Lib, EntryPoint = "mb_server_requests")] internal static partial ulong ServerRequests(IntPtr server);
+    internal static partial int ServerStart(string host, ushort port, uint threads, out ServerHandle server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_port")] internal static partial ushort ServerPort(ServerHandle server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_requests")] internal static partial ulong ServerRequests(ServerHandle server);
     [LibraryImport(Lib, EntryPoint = "mb_server_stop")] internal static partial void ServerStop(IntPtr server);
 }
