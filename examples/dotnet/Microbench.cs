@@ -167,12 +167,16 @@ public sealed class Server : IDisposable
     public Server(string host = "127.0.0.1", ushort port = 0, uint threads = 1)
     {
         MicrobenchException.Check(Native.ServerStart(host, port, threads, out handle));
+        Host = host;
         Port = Native.ServerPort(handle);
     }
 
+    /// <summary>The address it listens on: "127.0.0.1" or "::1".</summary>
+    public string Host { get; }
     public ushort Port { get; }
     public ulong Requests => Native.ServerRequests(handle);
-    public string Url(string path) => $"http://127.0.0.1:{Port}{path}";
+    /// <summary>http://HOST:PORT/path, an IPv6 host in brackets.</summary>
+    public string Url(string path) => Host.Contains(':') ? $"http://[{Host}]:{Port}{path}" : $"http://{Host}:{Port}{path}";
 
     public void Dispose() => handle.Dispose();
 }
