@@ -151,9 +151,13 @@ class Binding(unittest.TestCase):
         results = microbench.suite(self.server.url("/factorial/10"), scale=0.02, factorial_check=True)
         self.assertEqual([name for name, _ in results], ["basic load", "latency", "failure rate", "keep-alive", "stress"])
         self.assertTrue(all(r.failed == 0 and r.completed >= 20 for _, r in results))
-        passed, results = microbench.self_test(scale=0.01)
+        self.assertTrue(all(f"\n{name}" in results.table or results.table.startswith(name) for name, _ in results), results.table)
+        self.assertTrue(results.html.startswith("<!DOCTYPE html>"))
+        self.assertEqual(results.html.count("<h2"), 5)  # a section per scenario
+        passed, results = microbench.self_test(scale=0.01, title="self & test")
         self.assertTrue(passed)
         self.assertEqual(len(results), 10)
+        self.assertIn("<title>self &amp; test</title>", results.html)
 
     def test_html_report(self):
         a = microbench.run(self.server.url("/factorial/10"), n=300, c=3, check_factorial=10)
@@ -221,6 +225,61 @@ class Binding(unittest.TestCase):
         # An explicit count with a duration keeps both limits.
         r = microbench.run(self.server.url("/factorial/10"), n=5, duration=0.4, c=2, rate=100)
         self.assertEqual(r.ended + r.unfinished + r.schedule_missed, 5)
+
+    def test_result_fields_match_its_json(self):
+        # The counters the binding reads one by one are the ones the JSON report writes.
+        r = microbench.run(self.server.url("/factorial/5"), n=60, c=3, keep_alive=False)
+        j = r.json
+        self.assertEqual((r.concurrency_peak, r.connects, r.server_closes, r.local_waits),
+                         (j["connections"]["peak"], j["connections"]["connects"], j["connections"]["server_closes"], 0))
+        self.assertEqual((r.connects, r.concurrency_peak), (60, 3))
+        self.assertEqual(r.status_codes, {200: 60})
+        self.assertEqual({str(k): v for k, v in r.status_codes.items()}, j["status_codes"])
+        t = r.timings["total"]
+        rows = {line.split()[0]: line.split()[-1] for line in r.latency_report.splitlines()[3:] if line.strip()}
+        self.assertEqual(rows["stddev"], f"{t.stddev_ms * 1000:.1f}")  # total is the last column, in µs
+        self.assertEqual(rows["p99"], f"{t.percentiles_ms[99] * 1000:.1f}")
+        answered = microbench.run(self.server.url("/status/503"), n=3)
+        self.assertEqual((answered.status_codes, answered.non_2xx), ({503: 3}, 3))
+
+    def test_drain(self):
+        # Two requests the server holds 500 ms, a 0.1 s run: without a drain they are cut off
+        # (unfinished) when it ends; with 2 s of drain they end.
+        cut = microbench.run(self.server.url("/delay/500"), duration=0.1, c=2, drain=0)
+        self.assertEqual((cut.ended, cut.unfinished), (0, 2))
+        drained = microbench.run(self.server.url("/delay/500"), duration=0.1, c=2, drain=2.0)
+        self.assertEqual((drained.completed, drained.unfinished), (2, 0))
+
+    def test_shards_start_time_bind_lists_and_validate(self):
+        before = self.server.requests
+        r = microbench.run(self.server.url("/factorial/5"), n=101, c=8, shard=(1, 4))  # 101 = 26 + 25 + 25 + 25
+        self.assertEqual((r.completed, r.connects), (25, 2))
+        self.assertEqual(self.server.requests - before, 25)
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), n=3, c=1, shard=(0, 4))  # a shard with no connection
+        self.assertEqual(e.exception.name, "plan_bad_shard")
+        start_at = time.time() + 0.3
+        r = microbench.run(self.server.url("/factorial/5"), n=4, c=2, start_at=start_at)
+        self.assertEqual(r.json["config"]["start_at_unix_ms"], round(start_at * 1000))
+        self.assertGreaterEqual(r.json["start_unix_ms"], round(start_at * 1000) - 1)  # not before its time
+        r = microbench.run(self.server.url("/factorial/5"), n=20, c=2, keep_alive=False, bind_address="127.0.0.1,127.0.0.2",
+                           socket_buffer=65536, resend_non_idempotent=True)
+        self.assertEqual((r.completed, r.connects), (20, 20))
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), bind_address="127.0.0.1,::1")  # an IPv6 source for an IPv4 server
+        self.assertEqual(e.exception.name, "plan_bad_bind_address")
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), socket_buffer=1 << 30)
+        self.assertEqual(e.exception.name, "invalid_argument")
+        before = self.server.requests
+        self.assertIsNone(microbench.validate(self.server.url("/"), n=10, c=2, rate=100, shard=(0, 2)))
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.validate(self.server.url("/"), n=5, c=10)
+        self.assertEqual(e.exception.name, "plan_concurrency_above_requests")
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.validate(self.server.url("/"), headers={"Bad Name": "x"})
+        self.assertEqual(e.exception.name, "request_bad_header_name")
+        self.assertEqual(self.server.requests, before)  # validating sends nothing
 
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")
