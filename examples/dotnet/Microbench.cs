@@ -261,6 +261,7 @@ public sealed class Cancel
 public sealed class Plan : IDisposable
 {
     private readonly PlanHandle handle;
+    private bool requestsSet;  // a Duration without Requests leaves the count unlimited
     private Func<int, ulong, bool>? onResponse;
     private Action<ulong, ulong, TimeSpan>? onProgress;
     private Action<IntervalRow>? onInterval;
@@ -271,8 +272,25 @@ public sealed class Plan : IDisposable
     }
 
     public string Url { set => MicrobenchException.Check(Native.PlanSetUrl(handle, value)); }
-    public ulong Requests { set => MicrobenchException.Check(Native.PlanSetRequests(handle, value)); }
-    public TimeSpan Duration { set => MicrobenchException.Check(Native.PlanSetDurationMs(handle, (long)value.TotalMilliseconds)); }
+    /// <summary>How many requests (default 1; with a Duration and no Requests: as many as fit, like ab's -t).
+    /// With both, whichever limit comes first.</summary>
+    public ulong Requests
+    {
+        set
+        {
+            MicrobenchException.Check(Native.PlanSetRequests(handle, value));
+            requestsSet = true;
+        }
+    }
+    /// <summary>Run this long (zero: no time limit); without Requests, the count is unlimited.</summary>
+    public TimeSpan Duration
+    {
+        set
+        {
+            MicrobenchException.Check(Native.PlanSetDurationMs(handle, (long)value.TotalMilliseconds));
+            if (!requestsSet) MicrobenchException.Check(Native.PlanSetRequests(handle, value > TimeSpan.Zero ? 0UL : 1UL));
+        }
+    }
     public uint Concurrency { set => MicrobenchException.Check(Native.PlanSetConcurrency(handle, value)); }
     public uint Threads { set => MicrobenchException.Check(Native.PlanSetThreads(handle, value)); }
     public bool KeepAlive { set => MicrobenchException.Check(Native.PlanSetKeepAlive(handle, value ? 1 : 0)); }

@@ -38,6 +38,29 @@ foreach (string host in new[] { "127.0.0.1", "::1" })
 
 using var shared = new Server(threads: 2);
 
+// A duration and no count means no count limit (like ab's -t, which the command line follows). At
+// a fixed rate the schedule decides how many requests were due before the end — 0, 10, ..., 390 ms:
+// 40 — each sent or counted missed, however busy the machine; a count with a duration keeps both.
+foreach (var (requests, first, expected) in new (ulong?, bool, ulong)[] { (null, false, 40), (5, true, 5), (5, false, 5) })
+{
+    string what = $"a 0.4 s duration, requests {requests?.ToString() ?? "unset"}{(first ? " set first" : "")}:";
+    try
+    {
+        using var plan = new Plan(shared.Url("/factorial/5"));
+        if (requests is ulong n && first) plan.Requests = n;
+        plan.Duration = TimeSpan.FromMilliseconds(400);
+        if (requests is ulong m && !first) plan.Requests = m;
+        plan.Concurrency = 2;
+        plan.Rate = 100;
+        var r = plan.Run();
+        Check(what, r.Ended + r.Unfinished + r.ScheduleMissed == expected, $"{r.Ended} + {r.Unfinished} + {r.ScheduleMissed} missed");
+    }
+    catch (MicrobenchException e)
+    {
+        Check(what, false, e.Message);
+    }
+}
+
 // Callbacks: on_response sees every whole response and can fail it; progress comes on this thread.
 {
     ulong seen = 0;
