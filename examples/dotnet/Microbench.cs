@@ -4,6 +4,7 @@
 // carrying the status's name. Plans and servers hold SafeHandles: released by Dispose, or by the
 // finalizer when a caller forgets; a result's handle is released as soon as its values are copied
 // out. A callback that throws stops its run, and Run() throws that exception.
+using System.Globalization;
 using System.Runtime.ExceptionServices;
 using System.Runtime.InteropServices;
 using System.Text;
@@ -496,7 +497,8 @@ public sealed class Server : IDisposable
     public ushort Port { get; }
     public ulong Requests => Native.ServerRequests(handle);
     /// <summary>http://HOST:PORT/path, an IPv6 host in brackets.</summary>
-    public string Url(string path) => Host.Contains(':') ? $"http://[{Host}]:{Port}{path}" : $"http://{Host}:{Port}{path}";
+    public string Url(string path) =>
+        string.Create(CultureInfo.InvariantCulture, $"http://{(Host.Contains(':') ? $"[{Host}]" : Host)}:{Port}{path}");
 
     public void Dispose() => handle.Dispose();
 }

@@ -1,12 +1,13 @@
 // The C# binding's own checks against the reference server, each exact: a handle the caller forgot
 // to dispose is released when collected; Url; callbacks, and one that throws stopping the run;
 // cancel; checks, shards, drain, start time, validation; the fields against the result's JSON; the
-// suite. Prints one line per failed check and "binding: ok" (exit 0) only if every check held.
+// suite; all under de-DE. Prints one line per failed check and "binding: ok" (exit 0) only if every check held.
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
 using Microbench;
 
+CultureInfo.CurrentCulture = CultureInfo.DefaultThreadCurrentCulture = new CultureInfo("de-DE");  // a decimal comma must not leak in
 var failed = new List<string>();
 void Check(string what, bool ok, string detail = "")
 {
