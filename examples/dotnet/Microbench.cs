@@ -296,11 +296,10 @@ public sealed class Plan : IDisposable
     public uint Threads { set => MicrobenchException.Check(Native.PlanSetThreads(handle, value)); }
     public bool KeepAlive { set => MicrobenchException.Check(Native.PlanSetKeepAlive(handle, value ? 1 : 0)); }
     public uint Pipeline { set => MicrobenchException.Check(Native.PlanSetPipeline(handle, value)); }
-    /// <summary>Per request, from its start, and for connecting.</summary>
-    public TimeSpan Timeout
-    {
-        set => MicrobenchException.Check(Native.PlanSetTimeoutMs(handle, (long)value.TotalMilliseconds, (long)value.TotalMilliseconds));
-    }
+    /// <summary>Per request, and for connecting (SetTimeouts for two different ones).</summary>
+    public TimeSpan Timeout { set => SetTimeouts(value, value); }
+    public void SetTimeouts(TimeSpan request, TimeSpan connect) =>
+        MicrobenchException.Check(Native.PlanSetTimeoutMs(handle, (long)request.TotalMilliseconds, (long)connect.TotalMilliseconds));
     /// <summary>How long requests in flight may finish once the duration ends.</summary>
     public TimeSpan Drain { set => MicrobenchException.Check(Native.PlanSetDrainMs(handle, (long)value.TotalMilliseconds)); }
     public string Method { set => MicrobenchException.Check(Native.PlanSetMethod(handle, value)); }

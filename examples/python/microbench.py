@@ -360,7 +360,7 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
         body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
         rate=0.0, arrivals="uniform", seed=0, interval=None, on_response=None, on_progress=None, on_interval=None,
         cancel=None, drain=None, socket_buffer=0, resend_non_idempotent=False, start_at=None, shard=None,
-        _validate_only=False):
+        connect_timeout=None, _validate_only=False):
     """Runs n requests (default 1) over c connections and returns a Result; with duration=S, for S
     seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
@@ -371,6 +371,7 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
     (False fails it as `check`); on_progress(ended, target, elapsed_s) and on_interval(Interval) on this thread.
     A callback that raises stops the run (as cancel would), and run() raises its exception.
 
+    timeout: seconds per request; connect_timeout: seconds for connecting (default: timeout).
     bind_address: local address(es) to connect from: one, a list "a,b", IPv4 ranges "a-b".
     drain=S: how long requests in flight may finish once a duration ends. socket_buffer: SO_SNDBUF
     and SO_RCVBUF in bytes (ab -b; 0: the kernel's). resend_non_idempotent: also resend a POST that
@@ -390,7 +391,8 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
         _check(_lib.mb_plan_set_threads(plan, threads))
         _check(_lib.mb_plan_set_keep_alive(plan, int(keep_alive)))
         _check(_lib.mb_plan_set_pipeline(plan, pipeline))
-        _check(_lib.mb_plan_set_timeout_ms(plan, int(timeout * 1000), int(timeout * 1000)))
+        connect_timeout = timeout if connect_timeout is None else connect_timeout
+        _check(_lib.mb_plan_set_timeout_ms(plan, int(timeout * 1000), int(connect_timeout * 1000)))
         _check(_lib.mb_plan_set_method(plan, method.encode()))
         _check(_lib.mb_plan_set_length_check(plan, int(length_check)))
         _check(_lib.mb_plan_set_raise_fd_limit(plan, int(raise_fd_limit)))

@@ -6,6 +6,7 @@ module, errors as exceptions with their status name, the suite and the self-test
 import json
 import math
 import pathlib
+import socket
 import sys
 import threading
 import time
@@ -280,6 +281,27 @@ class Binding(unittest.TestCase):
             microbench.validate(self.server.url("/"), headers={"Bad Name": "x"})
         self.assertEqual(e.exception.name, "request_bad_header_name")
         self.assertEqual(self.server.requests, before)  # validating sends nothing
+
+    def test_connect_timeout(self):
+        # A listener whose accept queue is full drops the SYNs: connecting hangs until the connect
+        # timeout (0.3 s), which ends the request as a connect failure long before the request
+        # timeout (60 s) would — by causality it could not end sooner than 0.3 s.
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(0)
+            port = listener.getsockname()[1]
+            queued = [socket.socket() for _ in range(3)]
+            for q in queued:
+                q.setblocking(False)
+                q.connect_ex(("127.0.0.1", port))
+            try:
+                r = microbench.run(f"http://127.0.0.1:{port}/", n=1, timeout=60, connect_timeout=0.3)
+            finally:
+                for q in queued:
+                    q.close()
+        self.assertEqual((r.failures["connect"], r.failed), (1, 1))
+        self.assertGreaterEqual(r.elapsed_s, 0.3)
+        self.assertLess(r.elapsed_s, 60)
 
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")

@@ -227,6 +227,28 @@ foreach (string kind in new[] { "interval", "progress", "response" })
           "plan_concurrency_above_requests");
 }
 
+// A listener whose accept queue is full drops the SYNs: connecting hangs until the connect timeout
+// (0.3 s), a connect failure long before the request timeout (60 s) would end it, and by causality
+// not sooner than 0.3 s.
+{
+    using var listener = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+    listener.Bind(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
+    listener.Listen(0);
+    int full = ((System.Net.IPEndPoint)listener.LocalEndPoint!).Port;
+    var queued = Enumerable.Range(0, 3).Select(_ => new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream,
+                                                                                   System.Net.Sockets.ProtocolType.Tcp) { Blocking = false }).ToList();
+    foreach (var q in queued)
+    {
+        try { q.Connect(listener.LocalEndPoint!); } catch (System.Net.Sockets.SocketException) { }
+    }
+    using var plan = new Plan($"http://127.0.0.1:{full}/");
+    plan.SetTimeouts(TimeSpan.FromSeconds(60), TimeSpan.FromMilliseconds(300));
+    var r = plan.Run();
+    foreach (var q in queued) q.Dispose();
+    Check("SetTimeouts: connect", r.Failures[Failure.Connect] == 1 && r.ElapsedSeconds >= 0.3 && r.ElapsedSeconds < 60,
+          $"{r.Failures[Failure.Connect]} connect failures after {r.ElapsedSeconds} s");
+}
+
 // The suite and the self-test, with their table and HTML report.
 {
     var suite = Suite.Run(shared.Url("/factorial/10"), scale: 0.02, factorialCheck: true, title: "C# suite");
