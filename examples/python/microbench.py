@@ -360,7 +360,7 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
         body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
         rate=0.0, arrivals="uniform", seed=0, interval=None, on_response=None, on_progress=None, on_interval=None,
         cancel=None, drain=None, socket_buffer=0, resend_non_idempotent=False, start_at=None, shard=None,
-        connect_timeout=None, _validate_only=False):
+        connect_timeout=None, progress_every=0.1, progress_every_requests=0, _validate_only=False):
     """Runs n requests (default 1) over c connections and returns a Result; with duration=S, for S
     seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
@@ -369,6 +369,8 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
     interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate, else none; 0: none).
     on_response(status, body_bytes) -> bool is called on worker threads for every whole response
     (False fails it as `check`); on_progress(ended, target, elapsed_s) and on_interval(Interval) on this thread.
+    on_progress comes every `progress_every` seconds (0: not by time) and each time another
+    `progress_every_requests` requests have ended (0: not by count).
     A callback that raises stops the run (as cancel would), and run() raises its exception.
 
     timeout: seconds per request; connect_timeout: seconds for connecting (default: timeout).
@@ -440,7 +442,7 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
         if on_progress:
             fn = _PROGRESS_FN(stopper.guard(lambda ended, target, elapsed, _user: on_progress(ended, target, elapsed / 1e9), None))
             callbacks.append(fn)
-            _check(_lib.mb_plan_on_progress(plan, fn, None, 100, 0))
+            _check(_lib.mb_plan_on_progress(plan, fn, None, round(progress_every * 1000), progress_every_requests))
         if on_interval:
             fn = _INTERVAL_FN(stopper.guard(lambda row, _user: on_interval(_interval_from(row.contents)), None))
             callbacks.append(fn)

@@ -131,6 +131,14 @@ class Binding(unittest.TestCase):
         self.assertGreaterEqual(len(calls), 2)
         self.assertEqual({ident for _, ident in calls}, {threading.get_ident()})
 
+    def test_progress_by_count(self):
+        # Not by time, only each time another 50 requests have ended: every call has seen its 50 more.
+        calls = []
+        microbench.run(self.server.url("/delay/5"), n=200, c=2, progress_every=0, progress_every_requests=50,
+                       on_progress=lambda ended, target, elapsed: calls.append(ended))
+        self.assertGreaterEqual(len(calls), 1)
+        self.assertTrue(all(ended >= 50 * (i + 1) for i, ended in enumerate(calls)), calls)
+
     def test_errors_carry_the_status_name(self):
         with self.assertRaises(microbench.MicrobenchError) as e:
             microbench.run("https://127.0.0.1/")

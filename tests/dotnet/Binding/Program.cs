@@ -76,6 +76,13 @@ foreach (var (requests, first, expected) in new (ulong?, bool, ulong)[] { (null,
     using var slow = new Plan(shared.Url("/delay/5")) { Requests = 60, Concurrency = 2, OnProgress = (e, t, s) => threads.Add(Environment.CurrentManagedThreadId) };
     slow.Run();
     Check("OnProgress on the calling thread:", threads.Count == 1 && threads.Contains(Environment.CurrentManagedThreadId), string.Join(",", threads));
+    var counts = new List<ulong>();
+    using var byCount = new Plan(shared.Url("/delay/5"))
+    {
+        Requests = 200, Concurrency = 2, ProgressEvery = TimeSpan.Zero, ProgressEveryRequests = 50, OnProgress = (e, t, s) => counts.Add(e),
+    };
+    byCount.Run();
+    Check("progress by count only:", counts.Count >= 1 && counts.Select((e, i) => e >= 50 * (ulong)(i + 1)).All(x => x), string.Join(",", counts));
 }
 
 // A callback that throws stops the run and Run() throws that very exception; it is not called again.
