@@ -1,6 +1,11 @@
 // Microbench.cs — an idiomatic C# face on the C API: a Plan you configure with properties and
 // Run(), a Result with plain values (and its JSON), Report.Html drawing results in one HTML page,
-// the reference Server, and MicrobenchException carrying the status's name. Handles are released by Dispose (plans, servers) or at once (results).
+// the five-scenario Suite and the self-test, Cancel, the reference Server, and MicrobenchException
+// carrying the status's name. Plans and servers hold SafeHandles: released by Dispose, or by the
+// finalizer when a caller forgets; a result's handle is released as soon as its values are copied
+// out. A callback that throws stops its run, and Run() throws that exception.
+using System.Globalization;
+using System.Runtime.ExceptionServices;
 using System.Runtime.InteropServices;
 using System.Text;
 
@@ -18,25 +23,140 @@ public sealed class MicrobenchException(int status)
     }
 }
 
-public enum Failure { Connect, Write, Receive, Parse, Timeout, Length, Check }
+/// <summary>Why a request failed (mb_failure): each failed request has exactly one reason.</summary>
+public enum Failure { Connect = 0, Write = 1, Receive = 2, Parse = 3, Timeout = 4, Length = 5, Check = 6 }
 
-/// <summary>One of ab's timing columns in milliseconds: exact count, min, mean, max; percentiles within 0.1 %.</summary>
-public sealed record Timing(ulong Count, double MinMs, double MeanMs, double MaxMs, double P50Ms, double P90Ms, double P99Ms, double P999Ms);
+/// <summary>One of ab's timing columns in milliseconds: exact count, min, mean, max; percentiles within 0.1 %;
+/// the standard deviation (population) from the histogram's buckets around the exact mean.</summary>
+public sealed record Timing(ulong Count, double MinMs, double MeanMs, double MaxMs, double P50Ms, double P90Ms, double P99Ms, double P999Ms,
+                            double StddevMs);
 
 /// <summary>How requests are spread over time at a fixed rate.</summary>
-public enum Arrivals { Uniform, Poisson }
+public enum Arrivals { Uniform = 0, Poisson = 1 }  // mb_arrivals
 
 /// <summary>One interval of a run: what was sent and ended in it; response times in milliseconds.</summary>
 public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ulong Sent, ulong Ended, ulong Completed, ulong Failed,
                                  double Target, double Rate, double P50Ms, double P90Ms, double P99Ms, double MaxMs,
-                                 double LagP99Ms, double LagMaxMs);
+                                 double LagP99Ms, double LagMaxMs)
+{
+    internal static IntervalRow Of(in Interval x) =>
+        new(x.StartNs / 1e9, x.DurationNs / 1e9, x.Sent, x.Ended, x.Completed, x.Failed, x.Target, x.Rate,
+            x.P50Ns / 1e6, x.P90Ns / 1e6, x.P99Ns / 1e6, x.MaxNs / 1e6, x.LagP99Ns / 1e6, x.LagMaxNs / 1e6);
+}
 
 /// <summary>What a run measured: every request ended exactly once, completed or failed with one reason.
-/// Response is from the intended send time at a fixed rate (empty in a closed loop).</summary>
-public sealed record Result(ulong Ended, ulong Completed, ulong Failed, ulong Unfinished, ulong Non2xx, ulong Connects,
-                            IReadOnlyDictionary<Failure, ulong> Failures, double ElapsedSeconds, double RequestsPerSecond,
-                            Timing Connect, Timing Waiting, Timing Processing, Timing Total, Timing Response,
-                            IReadOnlyList<IntervalRow> Intervals, string Report, string Json);
+/// Response and ScheduleLag are from the intended send time at a fixed rate (empty in a closed loop).</summary>
+public sealed record Result
+{
+    public ulong Ended { get; init; }
+    public ulong Completed { get; init; }
+    public ulong Failed { get; init; }
+    public ulong Unfinished { get; init; }             // in flight when a duration ended or a cancel came
+    public ulong Non2xx { get; init; }
+    public ulong KeepAliveRequests { get; init; }
+    public ulong Retries { get; init; }
+    public ulong Connects { get; init; }
+    public ulong ServerCloses { get; init; }
+    public ulong BytesSent { get; init; }
+    public ulong BytesReceived { get; init; }
+    public ulong BodyBytes { get; init; }
+    public ulong DocumentLength { get; init; }
+    public ulong ConcurrencyPeak { get; init; }
+    public ulong LocalWaits { get; init; }             // connects that waited for a local port, descriptor or buffer
+    public ulong ConnectionWaits { get; init; }        // fixed rate: sent late, every connection busy at their time
+    public ulong ScheduleMissed { get; init; }         // fixed rate: their time came before the end, never sent
+    public required IReadOnlyDictionary<Failure, ulong> Failures { get; init; }
+    public required IReadOnlyDictionary<int, ulong> StatusCodes { get; init; }
+    public bool Cancelled { get; init; }
+    public double ElapsedSeconds { get; init; }
+    public double RequestsPerSecond { get; init; }
+    public double GoodputPerSecond { get; init; }      // completed (correct) responses per second
+    public required string ServerSoftware { get; init; }
+    public required Timing Connect { get; init; }
+    public required Timing Waiting { get; init; }
+    public required Timing Processing { get; init; }
+    public required Timing Total { get; init; }
+    public required Timing Response { get; init; }
+    public required Timing ScheduleLag { get; init; }
+    public required IReadOnlyList<IntervalRow> Intervals { get; init; }
+    public required string Report { get; init; }       // ab's report and microbench's notes
+    public required string LatencyReport { get; init; }  // the percentile table of every timing column
+    public required string Json { get; init; }
+
+    // Reads a result's values; the caller keeps the handle alive.
+    internal static Result Of(IntPtr r)
+    {
+        var failures = new Dictionary<Failure, ulong>();
+        foreach (Failure f in Enum.GetValues<Failure>()) failures[f] = Native.ResultFailures(r, f);
+        var statuses = new Dictionary<int, ulong>();
+        for (int status = 100; status <= 999; ++status)
+        {
+            ulong n = Native.ResultStatusCount(r, status);
+            if (n > 0) statuses[status] = n;
+        }
+        var rows = new List<IntervalRow>();
+        for (nuint i = 0; i < Native.ResultIntervalCount(r); ++i)
+        {
+            MicrobenchException.Check(Native.ResultInterval(r, i, out Interval x, (nuint)Marshal.SizeOf<Interval>()));
+            rows.Add(IntervalRow.Of(x));
+        }
+        return new Result
+        {
+            Ended = Native.ResultCount(r, Count.Ended), Completed = Native.ResultCount(r, Count.Completed),
+            Failed = Native.ResultCount(r, Count.Failed), Unfinished = Native.ResultCount(r, Count.Unfinished),
+            Non2xx = Native.ResultCount(r, Count.Non2xx), KeepAliveRequests = Native.ResultCount(r, Count.KeepAliveRequests),
+            Retries = Native.ResultCount(r, Count.Retries), Connects = Native.ResultCount(r, Count.Connects),
+            ServerCloses = Native.ResultCount(r, Count.ServerCloses), BytesSent = Native.ResultCount(r, Count.BytesSent),
+            BytesReceived = Native.ResultCount(r, Count.BytesReceived), BodyBytes = Native.ResultCount(r, Count.BodyBytes),
+            DocumentLength = Native.ResultCount(r, Count.DocumentLength), ConcurrencyPeak = Native.ResultCount(r, Count.ConcurrencyPeak),
+            LocalWaits = Native.ResultCount(r, Count.LocalWaits), ConnectionWaits = Native.ResultCount(r, Count.ConnectionWaits),
+            ScheduleMissed = Native.ResultCount(r, Count.ScheduleMissed),
+            Failures = failures, StatusCodes = statuses,
+            Cancelled = Native.ResultCancelled(r) != 0, ElapsedSeconds = Native.ResultElapsedNs(r) / 1e9,
+            RequestsPerSecond = Native.ResultRequestsPerSecond(r), GoodputPerSecond = Native.ResultGoodputPerSecond(r),
+            ServerSoftware = Marshal.PtrToStringUTF8(Native.ResultServerSoftware(r)) ?? "",
+            Connect = TimingOf(r, Column.Connect), Waiting = TimingOf(r, Column.Waiting), Processing = TimingOf(r, Column.Processing),
+            Total = TimingOf(r, Column.Total), Response = TimingOf(r, Column.Response), ScheduleLag = TimingOf(r, Column.ScheduleLag),
+            Intervals = rows,
+            Report = Text.Of((buf, size) => Native.ReportAb(r, buf, size)),
+            LatencyReport = Text.Of((buf, size) => Native.ReportLatency(r, null, 0, buf, size)),
+            Json = Text.Of((buf, size) => Native.ResultJson(r, null, 0, buf, size)),
+        };
+    }
+
+    private static Timing TimingOf(IntPtr r, Column column) =>
+        new(Native.TimingCount(r, column), Native.TimingMinNs(r, column) / 1e6, Native.TimingMeanNs(r, column) / 1e6,
+            Native.TimingMaxNs(r, column) / 1e6, Native.TimingPercentileNs(r, column, 50) / 1e6,
+            Native.TimingPercentileNs(r, column, 90) / 1e6, Native.TimingPercentileNs(r, column, 99) / 1e6,
+            Native.TimingPercentileNs(r, column, 99.9) / 1e6, Native.TimingStddevNs(r, column) / 1e6);
+
+    // An owned result: read while its handle is held.
+    internal static Result Of(ResultHandle owned)
+    {
+        bool added = false;
+        owned.DangerousAddRef(ref added);
+        try
+        {
+            return Of(owned.DangerousGetHandle());
+        }
+        finally
+        {
+            if (added) owned.DangerousRelease();
+        }
+    }
+}
+
+/// <summary>Text the C API writes snprintf-style: asked for its length, then copied.</summary>
+internal static class Text
+{
+    internal static string Of(Func<byte[]?, nuint, nuint> write)
+    {
+        nuint length = write(null, 0);
+        var buf = new byte[length + 1];
+        write(buf, (nuint)buf.Length);
+        return Encoding.UTF8.GetString(buf, 0, (int)length);
+    }
+}
 
 public static class Report
 {
@@ -65,6 +185,41 @@ public static class Report
     }
 }
 
+/// <summary>One scenario of a suite and what it measured.</summary>
+public sealed record ScenarioResult(string Scenario, Result Result);
+
+/// <summary>A suite's scenarios with the comparison table (text) and the HTML report of them all.</summary>
+public sealed record SuiteReport(IReadOnlyList<ScenarioResult> Scenarios, string Table, string Html);
+
+public static class Suite
+{
+    /// <summary>The five scenarios of the classic comparison against url (scale multiplies the
+    /// request counts; factorialCheck: every body must be exactly n!). title null: "microbench report".</summary>
+    public static SuiteReport Run(string url, double scale = 1.0, bool factorialCheck = false, string? title = null)
+    {
+        MicrobenchException.Check(Native.SuiteRun(url, scale, factorialCheck ? 1 : 0, out SuiteHandle suite));
+        using (suite) return Of(suite, title);
+    }
+
+    /// <summary>The reference server on a free loopback port and the suite against both factorial
+    /// forms; Passed only if every request passed.</summary>
+    public static (bool Passed, SuiteReport Report) SelfTest(double scale = 0.25, string? title = null)
+    {
+        MicrobenchException.Check(Native.SelfTest(scale, out SuiteHandle suite, out int passed));
+        using (suite) return (passed != 0, Of(suite, title));
+    }
+
+    private static SuiteReport Of(SuiteHandle suite, string? title)
+    {
+        var scenarios = new List<ScenarioResult>();
+        for (nuint i = 0; i < Native.SuiteCount(suite); ++i)
+            scenarios.Add(new ScenarioResult(Marshal.PtrToStringUTF8(Native.SuiteScenario(suite, i)) ?? "",
+                                             Result.Of(Native.SuiteResult(suite, i))));
+        return new SuiteReport(scenarios, Text.Of((buf, size) => Native.SuiteTable(suite, buf, size)),
+                               Text.Of((buf, size) => Native.SuiteReportHtml(suite, title, buf, size)));
+    }
+}
+
 public static class Library
 {
     /// <summary>The linked libmicrobench's version, e.g. "0.1.0".</summary>
@@ -72,26 +227,92 @@ public static class Library
     public static int VersionNumber => Native.VersionNumber();
 }
 
+/// <summary>Stops runs from any thread: give it to Plan.Cancel, then call Trigger(). Once triggered
+/// it stays so: a run given it afterwards stops at once.</summary>
+public sealed class Cancel
+{
+    private readonly object gate = new();
+    private readonly List<CancelHandle> runs = [];  // the tokens of the runs in progress that were given this
+    private bool triggered;
+
+    public void Trigger()
+    {
+        lock (gate)
+        {
+            triggered = true;
+            foreach (var token in runs) Native.CancelTrigger(token);
+        }
+    }
+
+    internal void Attach(CancelHandle token)
+    {
+        lock (gate)
+        {
+            runs.Add(token);
+            if (triggered) Native.CancelTrigger(token);
+        }
+    }
+
+    internal void Detach(CancelHandle token)
+    {
+        lock (gate) runs.Remove(token);
+    }
+}
+
 public sealed class Plan : IDisposable
 {
-    private IntPtr handle;
+    private readonly PlanHandle handle;
+    private bool requestsSet;  // a Duration without Requests leaves the count unlimited
+    private Func<int, ulong, bool>? onResponse;
+    private Action<ulong, ulong, TimeSpan>? onProgress;
+    private Action<IntervalRow>? onInterval;
 
     public Plan(string url)
     {
         MicrobenchException.Check(Native.PlanCreate(url, out handle));
     }
 
-    public ulong Requests { set => MicrobenchException.Check(Native.PlanSetRequests(handle, value)); }
-    public TimeSpan Duration { set => MicrobenchException.Check(Native.PlanSetDurationMs(handle, (long)value.TotalMilliseconds)); }
+    public string Url { set => MicrobenchException.Check(Native.PlanSetUrl(handle, value)); }
+    /// <summary>How many requests (default 1; with a Duration and no Requests: as many as fit, like ab's -t).
+    /// With both, whichever limit comes first.</summary>
+    public ulong Requests
+    {
+        set
+        {
+            MicrobenchException.Check(Native.PlanSetRequests(handle, value));
+            requestsSet = true;
+        }
+    }
+    /// <summary>Run this long (zero: no time limit); without Requests, the count is unlimited.</summary>
+    public TimeSpan Duration
+    {
+        set
+        {
+            MicrobenchException.Check(Native.PlanSetDurationMs(handle, (long)value.TotalMilliseconds));
+            if (!requestsSet) MicrobenchException.Check(Native.PlanSetRequests(handle, value > TimeSpan.Zero ? 0UL : 1UL));
+        }
+    }
     public uint Concurrency { set => MicrobenchException.Check(Native.PlanSetConcurrency(handle, value)); }
     public uint Threads { set => MicrobenchException.Check(Native.PlanSetThreads(handle, value)); }
     public bool KeepAlive { set => MicrobenchException.Check(Native.PlanSetKeepAlive(handle, value ? 1 : 0)); }
     public uint Pipeline { set => MicrobenchException.Check(Native.PlanSetPipeline(handle, value)); }
-    public TimeSpan Timeout
-    {
-        set => MicrobenchException.Check(Native.PlanSetTimeoutMs(handle, (long)value.TotalMilliseconds, (long)value.TotalMilliseconds));
-    }
+    /// <summary>Per request, and for connecting (SetTimeouts for two different ones).</summary>
+    public TimeSpan Timeout { set => SetTimeouts(value, value); }
+    public void SetTimeouts(TimeSpan request, TimeSpan connect) =>
+        MicrobenchException.Check(Native.PlanSetTimeoutMs(handle, (long)request.TotalMilliseconds, (long)connect.TotalMilliseconds));
+    /// <summary>How long requests in flight may finish once the duration ends.</summary>
+    public TimeSpan Drain { set => MicrobenchException.Check(Native.PlanSetDrainMs(handle, (long)value.TotalMilliseconds)); }
     public string Method { set => MicrobenchException.Check(Native.PlanSetMethod(handle, value)); }
+    /// <summary>Local address(es) to connect from: one, a list "a,b", IPv4 ranges "a-b"; connections take them in turn.</summary>
+    public string BindAddress { set => MicrobenchException.Check(Native.PlanSetBindAddress(handle, value)); }
+    /// <summary>ab's rule (default on): a body length unlike the first response's is a failure.</summary>
+    public bool LengthCheck { set => MicrobenchException.Check(Native.PlanSetLengthCheck(handle, value ? 1 : 0)); }
+    /// <summary>May the run raise the soft open-file limit for its connections (default off)?</summary>
+    public bool RaiseFdLimit { set => MicrobenchException.Check(Native.PlanSetRaiseFdLimit(handle, value ? 1 : 0)); }
+    /// <summary>SO_SNDBUF and SO_RCVBUF (ab -b); 0: the kernel's.</summary>
+    public uint SocketBufferBytes { set => MicrobenchException.Check(Native.PlanSetSocketBufferBytes(handle, value)); }
+    /// <summary>Also resend a non-idempotent request (POST) that met a closed keep-alive connection (default off).</summary>
+    public bool ResendNonIdempotent { set => MicrobenchException.Check(Native.PlanSetResendNonIdempotent(handle, value ? 1 : 0)); }
     /// <summary>Every body must be exactly n!, as text or as JSON {"factorial": n!}.</summary>
     public uint CheckFactorial { set => MicrobenchException.Check(Native.PlanCheckFactorial(handle, value)); }
     public int[] ExpectStatus { set => MicrobenchException.Check(Native.PlanExpectStatus(handle, value, (nuint)value.Length)); }
@@ -99,75 +320,184 @@ public sealed class Plan : IDisposable
     public double Rate { set => MicrobenchException.Check(Native.PlanSetRate(handle, value)); }
     /// <summary>Rows in Result.Intervals every this long (10 ms to 1 h; zero: none). Default: 1 s at a fixed rate.</summary>
     public TimeSpan Interval { set => MicrobenchException.Check(Native.PlanSetIntervalMs(handle, (long)value.TotalMilliseconds)); }
+    /// <summary>Start at this wall-clock time (generators on several machines together); nothing connects before it.</summary>
+    public DateTimeOffset StartAt { set => MicrobenchException.Check(Native.PlanSetStartAtUnixMs(handle, value.ToUnixTimeMilliseconds())); }
+
+    /// <summary>Called on worker threads (several at once) for every whole response: false fails it as Failure.Check.</summary>
+    public Func<int, ulong, bool>? OnResponse { set => onResponse = value; }
+    /// <summary>Called on the thread that called Run() with (ended, target, elapsed) every ProgressEvery.</summary>
+    public Action<ulong, ulong, TimeSpan>? OnProgress { set => onProgress = value; }
+    public TimeSpan ProgressEvery { get; set; } = TimeSpan.FromMilliseconds(100);
+    /// <summary>Also called after every this many ended requests (0: by time only).</summary>
+    public ulong ProgressEveryRequests { get; set; }
+    /// <summary>Called with each interval as it closes, on the thread that called Run().</summary>
+    public Action<IntervalRow>? OnInterval { set => onInterval = value; }
+    /// <summary>Stops the run when triggered from another thread.</summary>
+    public Cancel? Cancel { get; set; }
 
     /// <summary>At a fixed rate: evenly spaced, or Poisson arrivals drawn from the seed.</summary>
-    public void SetArrivals(Arrivals arrivals, ulong seed = 0) => MicrobenchException.Check(Native.PlanSetArrivals(handle, (int)arrivals, seed));
+    public void SetArrivals(Arrivals arrivals, ulong seed = 0) => MicrobenchException.Check(Native.PlanSetArrivals(handle, arrivals, seed));
 
     public void AddHeader(string name, string value) => MicrobenchException.Check(Native.PlanAddHeader(handle, name, value));
+    public void SetBody(byte[] body, string? contentType = null) =>
+        MicrobenchException.Check(Native.PlanSetBody(handle, body, (nuint)body.Length, contentType));
+    public void SetBody(string body, string? contentType = null) => SetBody(Encoding.UTF8.GetBytes(body), contentType);
+    public void CheckBodyEquals(string body) => CheckBodyEquals(Encoding.UTF8.GetBytes(body));
+    public void CheckBodyEquals(byte[] body) => MicrobenchException.Check(Native.PlanCheckBodyEquals(handle, body, (nuint)body.Length));
+    public void CheckBodyStartsWith(string prefix) => CheckBodyStartsWith(Encoding.UTF8.GetBytes(prefix));
+    public void CheckBodyStartsWith(byte[] prefix) => MicrobenchException.Check(Native.PlanCheckBodyStartsWith(handle, prefix, (nuint)prefix.Length));
+    public void CheckBodyContains(string part) => CheckBodyContains(Encoding.UTF8.GetBytes(part));
+    public void CheckBodyContains(byte[] part) => MicrobenchException.Check(Native.PlanCheckBodyContains(handle, part, (nuint)part.Length));
 
-    public Result Run()
+    /// <summary>Makes this plan shard `index` (from 0) of `count` generators sharing it: its share of the
+    /// requests, connections and rate (set those first); their schedules and seeds interleave.</summary>
+    public void Divide(uint index, uint count) => MicrobenchException.Check(Native.PlanDivide(handle, index, count));
+
+    /// <summary>Checks the plan (the URL, the request, the limits) without running it.</summary>
+    public void Validate() => MicrobenchException.Check(Native.PlanValidate(handle));
+
+    public unsafe Result Run()
     {
-        MicrobenchException.Check(Native.Run(handle, out IntPtr r));
+        using var run = new RunState(this);
+        MicrobenchException.Check(Native.PlanOnResponse(handle, onResponse is null ? null : &ResponseTrampoline, run.User));
+        MicrobenchException.Check(Native.PlanOnProgress(handle, onProgress is null ? null : &ProgressTrampoline, run.User,
+                                                        (long)ProgressEvery.TotalMilliseconds, ProgressEveryRequests));
+        MicrobenchException.Check(Native.PlanOnInterval(handle, onInterval is null ? null : &IntervalTrampoline, run.User));
+        MicrobenchException.Check(Native.PlanSetCancel(handle, run.Token.DangerousGetHandle()));
+        Cancel? cancel = Cancel;
+        cancel?.Attach(run.Token);
+        int status;
+        ResultHandle owned;
         try
         {
-            var failures = new Dictionary<Failure, ulong>();
-            foreach (Failure f in Enum.GetValues<Failure>()) failures[f] = Native.ResultFailures(r, (int)f);
-            ulong needed = Native.ReportAb(r, null, 0);
-            var text = new byte[needed + 1];
-            Native.ReportAb(r, text, (nuint)text.Length);
-            ulong jsonSize = Native.ResultJson(r, null, 0, null, 0);
-            var json = new byte[jsonSize + 1];
-            Native.ResultJson(r, null, 0, json, (nuint)json.Length);
-            var rows = new List<IntervalRow>();
-            for (nuint i = 0; i < Native.ResultIntervalCount(r); ++i)
-            {
-                MicrobenchException.Check(Native.ResultInterval(r, i, out Interval x, (nuint)Marshal.SizeOf<Interval>()));
-                rows.Add(new IntervalRow(x.StartNs / 1e9, x.DurationNs / 1e9, x.Sent, x.Ended, x.Completed, x.Failed, x.Target, x.Rate,
-                                         x.P50Ns / 1e6, x.P90Ns / 1e6, x.P99Ns / 1e6, x.MaxNs / 1e6, x.LagP99Ns / 1e6, x.LagMaxNs / 1e6));
-            }
-            return new Result(Native.ResultCount(r, 0), Native.ResultCount(r, 1), Native.ResultCount(r, 2), Native.ResultCount(r, 3),
-                              Native.ResultCount(r, 4), Native.ResultCount(r, 7), failures, Native.ResultElapsedNs(r) / 1e9,
-                              Native.ResultRequestsPerSecond(r), TimingOf(r, 0), TimingOf(r, 1), TimingOf(r, 2), TimingOf(r, 3),
-                              TimingOf(r, 4), rows, Encoding.UTF8.GetString(text, 0, (int)needed),
-                              Encoding.UTF8.GetString(json, 0, (int)jsonSize));
+            status = Native.Run(handle, out owned);
         }
         finally
         {
-            Native.ResultDestroy(r);
+            cancel?.Detach(run.Token);
+            // The plan outlives this run's callbacks and token: it keeps no pointer to them.
+            Native.PlanOnResponse(handle, null, IntPtr.Zero);
+            Native.PlanOnProgress(handle, null, IntPtr.Zero, 0, 0);
+            Native.PlanOnInterval(handle, null, IntPtr.Zero);
+            Native.PlanSetCancel(handle, IntPtr.Zero);
+        }
+        using (owned)
+        {
+            run.ThrowIfStopped();
+            MicrobenchException.Check(status);
+            return Result.Of(owned);
         }
     }
 
-    private static Timing TimingOf(IntPtr r, int column) =>
-        new(Native.TimingCount(r, column), Native.TimingMinNs(r, column) / 1e6, Native.TimingMeanNs(r, column) / 1e6,
-            Native.TimingMaxNs(r, column) / 1e6, Native.TimingPercentileNs(r, column, 50) / 1e6,
-            Native.TimingPercentileNs(r, column, 90) / 1e6, Native.TimingPercentileNs(r, column, 99) / 1e6,
-            Native.TimingPercentileNs(r, column, 99.9) / 1e6);
-
-    public void Dispose()
+    // One run's callbacks, its own cancel token, and the first exception a callback threw.
+    private sealed class RunState : IDisposable
     {
-        if (handle != IntPtr.Zero) Native.PlanDestroy(handle);
-        handle = IntPtr.Zero;
+        private GCHandle self;
+        private Exception? error;
+
+        public RunState(Plan plan)
+        {
+            Plan = plan;
+            MicrobenchException.Check(Native.CancelCreate(out CancelHandle token));
+            Token = token;
+            self = GCHandle.Alloc(this);
+        }
+
+        public Plan Plan { get; }
+        public CancelHandle Token { get; }
+        public IntPtr User => GCHandle.ToIntPtr(self);
+        public bool Stopped => Volatile.Read(ref error) is not null;
+
+        public void Stop(Exception e)
+        {
+            Interlocked.CompareExchange(ref error, e, null);
+            Native.CancelTrigger(Token);
+        }
+
+        public void ThrowIfStopped()
+        {
+            if (error is not null) ExceptionDispatchInfo.Capture(error).Throw();
+        }
+
+        public static RunState From(IntPtr user) => (RunState)GCHandle.FromIntPtr(user).Target!;
+
+        public void Dispose()
+        {
+            if (self.IsAllocated) self.Free();
+            Token.Dispose();
+        }
     }
+
+    // The C callbacks. An exception must not cross into C: it stops the run and Run() throws it;
+    // once stopped, no callback is called again.
+    [UnmanagedCallersOnly]
+    private static int ResponseTrampoline(int status, ulong bodyBytes, IntPtr user)
+    {
+        var run = RunState.From(user);
+        if (run.Stopped) return 0;
+        try
+        {
+            return run.Plan.onResponse!(status, bodyBytes) ? 1 : 0;
+        }
+        catch (Exception e)
+        {
+            run.Stop(e);
+            return 0;
+        }
+    }
+
+    [UnmanagedCallersOnly]
+    private static void ProgressTrampoline(ulong ended, ulong target, long elapsedNs, IntPtr user)
+    {
+        var run = RunState.From(user);
+        if (run.Stopped) return;
+        try
+        {
+            run.Plan.onProgress!(ended, target, TimeSpan.FromTicks(elapsedNs / 100));
+        }
+        catch (Exception e)
+        {
+            run.Stop(e);
+        }
+    }
+
+    [UnmanagedCallersOnly]
+    private static unsafe void IntervalTrampoline(Interval* row, IntPtr user)
+    {
+        var run = RunState.From(user);
+        if (run.Stopped) return;
+        try
+        {
+            run.Plan.onInterval!(IntervalRow.Of(*row));
+        }
+        catch (Exception e)
+        {
+            run.Stop(e);
+        }
+    }
+
+    public void Dispose() => handle.Dispose();
 }
 
 /// <summary>The reference server on a loopback port (0: a free one) until disposed.</summary>
 public sealed class Server : IDisposable
 {
-    private IntPtr handle;
+    private readonly ServerHandle handle;
 
     public Server(string host = "127.0.0.1", ushort port = 0, uint threads = 1)
     {
         MicrobenchException.Check(Native.ServerStart(host, port, threads, out handle));
+        Host = host;
         Port = Native.ServerPort(handle);
     }
 
+    /// <summary>The address it listens on: "127.0.0.1" or "::1".</summary>
+    public string Host { get; }
     public ushort Port { get; }
     public ulong Requests => Native.ServerRequests(handle);
-    public string Url(string path) => $"http://127.0.0.1:{Port}{path}";
+    /// <summary>http://HOST:PORT/path, an IPv6 host in brackets.</summary>
+    public string Url(string path) =>
+        string.Create(CultureInfo.InvariantCulture, $"http://{(Host.Contains(':') ? $"[{Host}]" : Host)}:{Port}{path}");
 
-    public void Dispose()
-    {
-        if (handle != IntPtr.Zero) Native.ServerStop(handle);
-        handle = IntPtr.Zero;
-    }
+    public void Dispose() => handle.Dispose();
 }

@@ -1,9 +1,56 @@
-// Native.cs — the C API of microbench.h as P/Invoke declarations (source-generated marshalling),
-// and where the library is found: MICROBENCH_LIBRARY (a path), else the loader's usual paths.
+// Native.cs — the C API of microbench.h as P/Invoke declarations (source-generated marshalling):
+// its handles as SafeHandles (released by Dispose, or by the finalizer when a caller forgets),
+// its enums with their numbers, and where the library is found: MICROBENCH_LIBRARY (a path),
+// else the loader's usual paths.
 using System.Reflection;
 using System.Runtime.InteropServices;
 
 namespace Microbench;
+
+/// <summary>An owned mb_ handle: destroyed once, by Dispose or by the finalizer.</summary>
+internal abstract class NativeHandle() : SafeHandle(IntPtr.Zero, ownsHandle: true)
+{
+    public override bool IsInvalid => handle == IntPtr.Zero;
+}
+
+internal sealed class PlanHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.PlanDestroy(handle); return true; }
+}
+
+internal sealed class ResultHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.ResultDestroy(handle); return true; }
+}
+
+internal sealed class ServerHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.ServerStop(handle); return true; }
+}
+
+internal sealed class SuiteHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.SuiteDestroy(handle); return true; }
+}
+
+internal sealed class CancelHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.CancelDestroy(handle); return true; }
+}
+
+/// <summary>mb_count: the counters of a result.</summary>
+internal enum Count
+{
+    Ended = 0, Completed = 1, Failed = 2, Unfinished = 3, Non2xx = 4, KeepAliveRequests = 5, Retries = 6, Connects = 7,
+    ServerCloses = 8, BytesSent = 9, BytesReceived = 10, BodyBytes = 11, DocumentLength = 12, ConcurrencyPeak = 13,
+    LocalWaits = 14, ConnectionWaits = 15, ScheduleMissed = 16,
+}
+
+/// <summary>mb_timing: ab's timing columns.</summary>
+internal enum Column
+{
+    Connect = 0, Waiting = 1, Processing = 2, Total = 3, Response = 4, ScheduleLag = 5,
+}
 
 /// <summary>mb_interval, field for field.</summary>
 [StructLayout(LayoutKind.Sequential)]
@@ -38,49 +85,96 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_status_message")] internal static partial IntPtr StatusMessage(int status);
 
     [LibraryImport(Lib, EntryPoint = "mb_plan_create", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int PlanCreate(string url, out IntPtr plan);
+    internal static partial int PlanCreate(string url, out PlanHandle plan);
     [LibraryImport(Lib, EntryPoint = "mb_plan_destroy")] internal static partial void PlanDestroy(IntPtr plan);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_url", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanSetUrl(PlanHandle plan, string url);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_method", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int PlanSetMethod(IntPtr plan, string method);
+    internal static partial int PlanSetMethod(PlanHandle plan, string method);
     [LibraryImport(Lib, EntryPoint = "mb_plan_add_header", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int PlanAddHeader(IntPtr plan, string name, string value);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_requests")] internal static partial int PlanSetRequests(IntPtr plan, ulong requests);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_duration_ms")] internal static partial int PlanSetDurationMs(IntPtr plan, long ms);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_concurrency")] internal static partial int PlanSetConcurrency(IntPtr plan, uint n);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_threads")] internal static partial int PlanSetThreads(IntPtr plan, uint n);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_keep_alive")] internal static partial int PlanSetKeepAlive(IntPtr plan, int on);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_pipeline")] internal static partial int PlanSetPipeline(IntPtr plan, uint depth);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_timeout_ms")] internal static partial int PlanSetTimeoutMs(IntPtr plan, long request, long connect);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_check_factorial")] internal static partial int PlanCheckFactorial(IntPtr plan, uint n);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_expect_status")] internal static partial int PlanExpectStatus(IntPtr plan, int[] codes, nuint count);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_rate")] internal static partial int PlanSetRate(IntPtr plan, double perSecond);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_arrivals")] internal static partial int PlanSetArrivals(IntPtr plan, int arrivals, ulong seed);
-    [LibraryImport(Lib, EntryPoint = "mb_plan_set_interval_ms")] internal static partial int PlanSetIntervalMs(IntPtr plan, long ms);
-    [LibraryImport(Lib, EntryPoint = "mb_run")] internal static partial int Run(IntPtr plan, out IntPtr result);
+    internal static partial int PlanAddHeader(PlanHandle plan, string name, string value);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_body", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanSetBody(PlanHandle plan, byte[] data, nuint size, string? contentType);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_requests")] internal static partial int PlanSetRequests(PlanHandle plan, ulong requests);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_duration_ms")] internal static partial int PlanSetDurationMs(PlanHandle plan, long ms);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_concurrency")] internal static partial int PlanSetConcurrency(PlanHandle plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_threads")] internal static partial int PlanSetThreads(PlanHandle plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_keep_alive")] internal static partial int PlanSetKeepAlive(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_pipeline")] internal static partial int PlanSetPipeline(PlanHandle plan, uint depth);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_timeout_ms")] internal static partial int PlanSetTimeoutMs(PlanHandle plan, long request, long connect);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_drain_ms")] internal static partial int PlanSetDrainMs(PlanHandle plan, long ms);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_bind_address", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanSetBindAddress(PlanHandle plan, string addresses);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_length_check")] internal static partial int PlanSetLengthCheck(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_raise_fd_limit")] internal static partial int PlanSetRaiseFdLimit(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_socket_buffer_bytes")] internal static partial int PlanSetSocketBufferBytes(PlanHandle plan, uint bytes);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_resend_non_idempotent")] internal static partial int PlanSetResendNonIdempotent(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_rate")] internal static partial int PlanSetRate(PlanHandle plan, double perSecond);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_arrivals")] internal static partial int PlanSetArrivals(PlanHandle plan, Arrivals arrivals, ulong seed);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_interval_ms")] internal static partial int PlanSetIntervalMs(PlanHandle plan, long ms);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_start_at_unix_ms")] internal static partial int PlanSetStartAtUnixMs(PlanHandle plan, long unixMs);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_divide")] internal static partial int PlanDivide(PlanHandle plan, uint index, uint count);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_expect_status")] internal static partial int PlanExpectStatus(PlanHandle plan, int[] codes, nuint count);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_check_body_equals")] internal static partial int PlanCheckBodyEquals(PlanHandle plan, byte[] data, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_check_body_starts_with")] internal static partial int PlanCheckBodyStartsWith(PlanHandle plan, byte[] data, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_check_body_contains")] internal static partial int PlanCheckBodyContains(PlanHandle plan, byte[] data, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_check_factorial")] internal static partial int PlanCheckFactorial(PlanHandle plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_on_response")]
+    internal static unsafe partial int PlanOnResponse(PlanHandle plan, delegate* unmanaged<int, ulong, IntPtr, int> fn, IntPtr user);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_on_progress")]
+    internal static unsafe partial int PlanOnProgress(PlanHandle plan, delegate* unmanaged<ulong, ulong, long, IntPtr, void> fn, IntPtr user,
+                                                      long everyMs, ulong everyRequests);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_on_interval")]
+    internal static unsafe partial int PlanOnInterval(PlanHandle plan, delegate* unmanaged<Interval*, IntPtr, void> fn, IntPtr user);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_cancel")] internal static partial int PlanSetCancel(PlanHandle plan, IntPtr cancel);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_validate")] internal static partial int PlanValidate(PlanHandle plan);
+    [LibraryImport(Lib, EntryPoint = "mb_run")] internal static partial int Run(PlanHandle plan, out ResultHandle result);
 
+    // A result is read through its pointer: owned (a ResultHandle, kept alive by the caller) or a suite's.
     [LibraryImport(Lib, EntryPoint = "mb_result_destroy")] internal static partial void ResultDestroy(IntPtr result);
-    [LibraryImport(Lib, EntryPoint = "mb_result_count")] internal static partial ulong ResultCount(IntPtr result, int which);
-    [LibraryImport(Lib, EntryPoint = "mb_result_failures")] internal static partial ulong ResultFailures(IntPtr result, int reason);
+    [LibraryImport(Lib, EntryPoint = "mb_result_count")] internal static partial ulong ResultCount(IntPtr result, Count which);
+    [LibraryImport(Lib, EntryPoint = "mb_result_failures")] internal static partial ulong ResultFailures(IntPtr result, Failure reason);
     [LibraryImport(Lib, EntryPoint = "mb_result_status_count")] internal static partial ulong ResultStatusCount(IntPtr result, int status);
+    [LibraryImport(Lib, EntryPoint = "mb_result_cancelled")] internal static partial int ResultCancelled(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_elapsed_ns")] internal static partial long ResultElapsedNs(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_requests_per_second")] internal static partial double ResultRequestsPerSecond(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_goodput_per_second")] internal static partial double ResultGoodputPerSecond(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_server_software")] internal static partial IntPtr ResultServerSoftware(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval_count")] internal static partial nuint ResultIntervalCount(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval")] internal static partial int ResultInterval(IntPtr result, nuint index, out Interval row, nuint size);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_count")] internal static partial ulong TimingCount(IntPtr result, int column);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_percentile_ns")] internal static partial long TimingPercentileNs(IntPtr result, int column, double p);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_min_ns")] internal static partial long TimingMinNs(IntPtr result, int column);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_max_ns")] internal static partial long TimingMaxNs(IntPtr result, int column);
-    [LibraryImport(Lib, EntryPoint = "mb_result_timing_mean_ns")] internal static partial double TimingMeanNs(IntPtr result, int column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_count")] internal static partial ulong TimingCount(IntPtr result, Column column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_percentile_ns")] internal static partial long TimingPercentileNs(IntPtr result, Column column, double p);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_min_ns")] internal static partial long TimingMinNs(IntPtr result, Column column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_max_ns")] internal static partial long TimingMaxNs(IntPtr result, Column column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_mean_ns")] internal static partial double TimingMeanNs(IntPtr result, Column column);
+    [LibraryImport(Lib, EntryPoint = "mb_result_timing_stddev_ns")] internal static partial double TimingStddevNs(IntPtr result, Column column);
     [LibraryImport(Lib, EntryPoint = "mb_result_report_ab")] internal static partial nuint ReportAb(IntPtr result, byte[]? buf, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_result_report_latency")]
+    internal static partial nuint ReportLatency(IntPtr result, double[]? percentiles, nuint count, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_json")]
     internal static partial nuint ResultJson(IntPtr result, double[]? percentiles, nuint count, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_report_html_json", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int ReportHtmlJson(IntPtr[] documents, IntPtr[] labels, nuint count, string? title, byte[]? buf, nuint size,
                                                out nuint length);
 
+    [LibraryImport(Lib, EntryPoint = "mb_suite_run", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int SuiteRun(string url, double scale, int factorialCheck, out SuiteHandle suite);
+    [LibraryImport(Lib, EntryPoint = "mb_self_test")] internal static partial int SelfTest(double scale, out SuiteHandle suite, out int passed);
+    [LibraryImport(Lib, EntryPoint = "mb_suite_destroy")] internal static partial void SuiteDestroy(IntPtr suite);
+    [LibraryImport(Lib, EntryPoint = "mb_suite_count")] internal static partial nuint SuiteCount(SuiteHandle suite);
+    [LibraryImport(Lib, EntryPoint = "mb_suite_scenario")] internal static partial IntPtr SuiteScenario(SuiteHandle suite, nuint index);
+    [LibraryImport(Lib, EntryPoint = "mb_suite_result")] internal static partial IntPtr SuiteResult(SuiteHandle suite, nuint index);
+    [LibraryImport(Lib, EntryPoint = "mb_suite_table")] internal static partial nuint SuiteTable(SuiteHandle suite, byte[]? buf, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_suite_report_html", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial nuint SuiteReportHtml(SuiteHandle suite, string? title, byte[]? buf, nuint size);
+
     [LibraryImport(Lib, EntryPoint = "mb_server_start", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int ServerStart(string host, ushort port, uint threads, out IntPtr server);
-    [LibraryImport(Lib, EntryPoint = "mb_server_port")] internal static partial ushort ServerPort(IntPtr server);
-    [LibraryImport(Lib, EntryPoint = "mb_server_requests")] internal static partial ulong ServerRequests(IntPtr server);
+    internal static partial int ServerStart(string host, ushort port, uint threads, out ServerHandle server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_port")] internal static partial ushort ServerPort(ServerHandle server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_requests")] internal static partial ulong ServerRequests(ServerHandle server);
     [LibraryImport(Lib, EntryPoint = "mb_server_stop")] internal static partial void ServerStop(IntPtr server);
+
+    [LibraryImport(Lib, EntryPoint = "mb_cancel_create")] internal static partial int CancelCreate(out CancelHandle cancel);
+    [LibraryImport(Lib, EntryPoint = "mb_cancel_trigger")] internal static partial void CancelTrigger(CancelHandle cancel);
+    [LibraryImport(Lib, EntryPoint = "mb_cancel_destroy")] internal static partial void CancelDestroy(IntPtr cancel);
 }

@@ -15,8 +15,10 @@ import dataclasses
 import json as _json
 import os
 import pathlib
+import threading
 
-__all__ = ["MicrobenchError", "Timing", "Result", "Cancel", "Server", "run", "suite", "self_test", "report_html", "version"]
+__all__ = ["MicrobenchError", "Timing", "Interval", "Result", "Suite", "Cancel", "Server", "run", "validate", "suite", "self_test",
+           "report_html", "version"]
 
 VERSION = (0, 1)  # the major.minor of microbench.h this module was written against
 
@@ -84,6 +86,12 @@ _SIGNATURES = {
     "mb_plan_set_keep_alive": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_pipeline": (ctypes.c_int, [_P, _U32]),
     "mb_plan_set_timeout_ms": (ctypes.c_int, [_P, _I64, _I64]),
+    "mb_plan_set_drain_ms": (ctypes.c_int, [_P, _I64]),
+    "mb_plan_set_socket_buffer_bytes": (ctypes.c_int, [_P, _U32]),
+    "mb_plan_set_resend_non_idempotent": (ctypes.c_int, [_P, ctypes.c_int]),
+    "mb_plan_set_start_at_unix_ms": (ctypes.c_int, [_P, _I64]),
+    "mb_plan_divide": (ctypes.c_int, [_P, _U32, _U32]),
+    "mb_plan_validate": (ctypes.c_int, [_P]),
     "mb_plan_set_bind_address": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "mb_plan_set_length_check": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_raise_fd_limit": (ctypes.c_int, [_P, ctypes.c_int]),
@@ -103,6 +111,7 @@ _SIGNATURES = {
     "mb_result_destroy": (None, [_P]),
     "mb_result_count": (_U64, [_P, ctypes.c_int]),
     "mb_result_failures": (_U64, [_P, ctypes.c_int]),
+    "mb_result_status_count": (_U64, [_P, ctypes.c_int]),
     "mb_result_cancelled": (ctypes.c_int, [_P]),
     "mb_result_elapsed_ns": (_I64, [_P]),
     "mb_result_requests_per_second": (_D, [_P]),
@@ -115,7 +124,9 @@ _SIGNATURES = {
     "mb_result_timing_min_ns": (_I64, [_P, ctypes.c_int]),
     "mb_result_timing_max_ns": (_I64, [_P, ctypes.c_int]),
     "mb_result_timing_mean_ns": (_D, [_P, ctypes.c_int]),
+    "mb_result_timing_stddev_ns": (_D, [_P, ctypes.c_int]),
     "mb_result_report_ab": (_SZ, [_P, ctypes.c_char_p, _SZ]),
+    "mb_result_report_latency": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
     "mb_result_json": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
     "mb_report_html_json": (ctypes.c_int, [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), _SZ,
                                            ctypes.c_char_p, ctypes.c_char_p, _SZ, ctypes.POINTER(_SZ)]),
@@ -125,6 +136,8 @@ _SIGNATURES = {
     "mb_suite_count": (_SZ, [_P]),
     "mb_suite_scenario": (ctypes.c_char_p, [_P, _SZ]),
     "mb_suite_result": (_P, [_P, _SZ]),
+    "mb_suite_table": (_SZ, [_P, ctypes.c_char_p, _SZ]),
+    "mb_suite_report_html": (_SZ, [_P, ctypes.c_char_p, ctypes.c_char_p, _SZ]),
     "mb_server_start": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint16, _U32, ctypes.POINTER(_P)]),
     "mb_server_port": (ctypes.c_uint16, [_P]),
     "mb_server_requests": (_U64, [_P]),
@@ -167,6 +180,7 @@ class Timing:
     mean_ms: float
     max_ms: float
     percentiles_ms: dict  # {50: …, 90: …, 99: …, 99.9: …}
+    stddev_ms: float = 0.0  # population, from the histogram's buckets around the exact mean
 
     @property
     def p50_ms(self):
@@ -214,14 +228,17 @@ class Result:
     keep_alive_requests: int
     retries: int
     connects: int
+    server_closes: int
     bytes_sent: int
     bytes_received: int
     body_bytes: int
     document_length: int
-    local_waits: int
+    concurrency_peak: int
+    local_waits: int         # connects that waited for a local port, descriptor or buffer
     connection_waits: int   # at a fixed rate: sent late, every connection busy at their time
     schedule_missed: int    # at a fixed rate: their time came before the end, never sent
     failures: dict          # reason -> count, for every reason in FAILURES
+    status_codes: dict      # status -> count of the complete responses, e.g. {200: 998, 503: 2}
     cancelled: bool
     elapsed_s: float
     requests_per_second: float
@@ -230,6 +247,7 @@ class Result:
     timings: dict           # "connect" | "waiting" | "processing" | "total" | "response" | "schedule_lag" -> Timing
     intervals: list         # of Interval, when the run had them (rate, or interval=)
     report: str             # ab's report and microbench's notes
+    latency_report: str     # the percentile table of every timing column
     json: dict              # the whole result, histograms' percentiles included
 
 
@@ -242,7 +260,8 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
             min_ms=_lib.mb_result_timing_min_ns(handle, i) / 1e6,
             mean_ms=_lib.mb_result_timing_mean_ns(handle, i) / 1e6,
             max_ms=_lib.mb_result_timing_max_ns(handle, i) / 1e6,
-            percentiles_ms={p: _lib.mb_result_timing_percentile_ns(handle, i, p) / 1e6 for p in percentiles})
+            percentiles_ms={p: _lib.mb_result_timing_percentile_ns(handle, i, p) / 1e6 for p in percentiles},
+            stddev_ms=_lib.mb_result_timing_stddev_ns(handle, i) / 1e6)
     ps = (ctypes.c_double * len(percentiles))(*percentiles)
     intervals = []
     for i in range(_lib.mb_result_interval_count(handle)):
@@ -252,10 +271,12 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
     return Result(
         ended=counts["ended"], completed=counts["completed"], failed=counts["failed"], unfinished=counts["unfinished"],
         non_2xx=counts["non_2xx"], keep_alive_requests=counts["keep_alive_requests"], retries=counts["retries"],
-        connects=counts["connects"], bytes_sent=counts["bytes_sent"], bytes_received=counts["bytes_received"],
-        body_bytes=counts["body_bytes"], document_length=counts["document_length"], local_waits=counts["local_waits"],
+        connects=counts["connects"], server_closes=counts["server_closes"], bytes_sent=counts["bytes_sent"],
+        bytes_received=counts["bytes_received"], body_bytes=counts["body_bytes"], document_length=counts["document_length"],
+        concurrency_peak=counts["concurrency_peak"], local_waits=counts["local_waits"],
         connection_waits=counts["connection_waits"], schedule_missed=counts["schedule_missed"],
         failures={name: _lib.mb_result_failures(handle, i) for i, name in enumerate(FAILURES)},
+        status_codes={code: count for code in range(100, 1000) if (count := _lib.mb_result_status_count(handle, code))},
         cancelled=bool(_lib.mb_result_cancelled(handle)),
         elapsed_s=_lib.mb_result_elapsed_ns(handle) / 1e9,
         requests_per_second=_lib.mb_result_requests_per_second(handle),
@@ -264,23 +285,37 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         timings=timings,
         intervals=intervals,
         report=_text(_lib.mb_result_report_ab, handle),
+        latency_report=_text(_lib.mb_result_report_latency, handle, ps, len(percentiles)),
         json=_json.loads(_text(_lib.mb_result_json, handle, ps, len(percentiles))))
 
 
 class Cancel:
-    """Stops a run from another thread: pass it to run(cancel=…), then call trigger()."""
+    """Stops runs from another thread: pass it to run(cancel=…), then call trigger(). Once
+    triggered it stays so: a run given it afterwards stops at once."""
 
     def __init__(self):
-        self._handle = _P()
-        _check(_lib.mb_cancel_create(ctypes.byref(self._handle)))
+        self._lock = threading.RLock()  # reentrant: trigger() may come from a signal handler on this thread
+        self._triggered = False
+        self._runs = []  # the cancel tokens of the runs in progress that were given this
 
     def trigger(self):
-        _lib.mb_cancel_trigger(self._handle)
+        with self._lock:
+            self._triggered = True
+            for token in self._runs:
+                _lib.mb_cancel_trigger(token)
+
+    def _attach(self, token):
+        with self._lock:
+            self._runs.append(token)
+            if self._triggered:
+                _lib.mb_cancel_trigger(token)
+
+    def _detach(self, token):
+        with self._lock:
+            self._runs.remove(token)
 
     def close(self):
-        if self._handle:
-            _lib.mb_cancel_destroy(self._handle)
-            self._handle = _P()
+        """Nothing to release: kept so `with Cancel() as cancel:` reads as before."""
 
     def __enter__(self):
         return self
@@ -288,33 +323,78 @@ class Cancel:
     def __exit__(self, *exc):
         self.close()
 
-    def __del__(self):
-        self.close()
+
+class _Stopper:
+    """A run's own cancel token, triggered by Cancel.trigger() and by the first exception a
+    callback raises, which run() raises once the run has stopped (ctypes would print it and go on)."""
+
+    def __init__(self):
+        self.token = _P()
+        _check(_lib.mb_cancel_create(ctypes.byref(self.token)))
+        self.error = None
+        self._lock = threading.Lock()  # on_response runs on several worker threads
+
+    def guard(self, fn, when_raised):
+        """fn as a callback that, once any callback has raised, is no longer called."""
+        def call(*args):
+            if self.error is not None:
+                return when_raised
+            try:
+                return fn(*args)
+            except BaseException as e:  # KeyboardInterrupt too: it stops the run the same way
+                with self._lock:
+                    if self.error is None:
+                        self.error = e
+                _lib.mb_cancel_trigger(self.token)
+                return when_raised
+        return call
+
+    def close(self):
+        if self.token:
+            _lib.mb_cancel_destroy(self.token)
+            self.token = _P()
 
 
-def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
+def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
         headers=None, body=None, content_type=None, expect_status=None, check_factorial=None, body_equals=None,
         body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
         rate=0.0, arrivals="uniform", seed=0, interval=None, on_response=None, on_progress=None, on_interval=None,
-        cancel=None):
-    """Runs n requests (or for `duration` seconds, n=0) over c connections and returns a Result;
+        cancel=None, drain=None, socket_buffer=0, resend_non_idempotent=False, start_at=None, shard=None,
+        connect_timeout=None, progress_every=0.1, progress_every_requests=0, _validate_only=False):
+    """Runs n requests (default 1) over c connections and returns a Result; with duration=S, for S
+    seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
     evenly spaced or, with arrivals="poisson", as independent arrivals drawn from `seed`.
 
     interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate, else none; 0: none).
     on_response(status, body_bytes) -> bool is called on worker threads for every whole response
     (False fails it as `check`); on_progress(ended, target, elapsed_s) and on_interval(Interval) on this thread.
+    on_progress comes every `progress_every` seconds (0: not by time) and each time another
+    `progress_every_requests` requests have ended (0: not by count).
+    A callback that raises stops the run (as cancel would), and run() raises its exception.
+
+    timeout: seconds per request; connect_timeout: seconds for connecting (default: timeout).
+    bind_address: local address(es) to connect from: one, a list "a,b", IPv4 ranges "a-b".
+    drain=S: how long requests in flight may finish once a duration ends. socket_buffer: SO_SNDBUF
+    and SO_RCVBUF in bytes (ab -b; 0: the kernel's). resend_non_idempotent: also resend a POST that
+    met a closed keep-alive connection. Many generators: start_at=T starts at Unix time T (seconds,
+    as time.time()); shard=(index, count) runs shard `index` of `count` of this plan (its share of
+    n, c and rate; their schedules and seeds interleave).
     """
-    plan = _P()
-    _check(_lib.mb_plan_create(url.encode(), ctypes.byref(plan)))
+    stopper = _Stopper()
+    plan = _P()  # mb_plan_destroy accepts NULL
     callbacks = []  # the C functions must live as long as the run
+    if n is None:
+        n = 0 if duration else 1
     try:
+        _check(_lib.mb_plan_create(url.encode(), ctypes.byref(plan)))
         _check(_lib.mb_plan_set_requests(plan, n))
         _check(_lib.mb_plan_set_concurrency(plan, c))
         _check(_lib.mb_plan_set_threads(plan, threads))
         _check(_lib.mb_plan_set_keep_alive(plan, int(keep_alive)))
         _check(_lib.mb_plan_set_pipeline(plan, pipeline))
-        _check(_lib.mb_plan_set_timeout_ms(plan, int(timeout * 1000), int(timeout * 1000)))
+        connect_timeout = timeout if connect_timeout is None else connect_timeout
+        _check(_lib.mb_plan_set_timeout_ms(plan, int(timeout * 1000), int(connect_timeout * 1000)))
         _check(_lib.mb_plan_set_method(plan, method.encode()))
         _check(_lib.mb_plan_set_length_check(plan, int(length_check)))
         _check(_lib.mb_plan_set_raise_fd_limit(plan, int(raise_fd_limit)))
@@ -343,51 +423,90 @@ def run(url, n=1, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1,
                 _check(setter(plan, data, len(data)))
         if bind_address:
             _check(_lib.mb_plan_set_bind_address(plan, bind_address.encode()))
+        if drain is not None:
+            _check(_lib.mb_plan_set_drain_ms(plan, round(drain * 1000)))
+        _check(_lib.mb_plan_set_socket_buffer_bytes(plan, socket_buffer))
+        _check(_lib.mb_plan_set_resend_non_idempotent(plan, int(resend_non_idempotent)))
+        if start_at is not None:
+            _check(_lib.mb_plan_set_start_at_unix_ms(plan, round(start_at * 1000)))
+        if shard is not None:  # after the requests, connections and rate it divides
+            index, count = shard
+            _check(_lib.mb_plan_divide(plan, index, count))
+        if _validate_only:
+            _check(_lib.mb_plan_validate(plan))
+            return None
         if on_response:
-            fn = _RESPONSE_FN(lambda status, size, _user: int(bool(on_response(status, size))))
+            fn = _RESPONSE_FN(stopper.guard(lambda status, size, _user: int(bool(on_response(status, size))), 0))
             callbacks.append(fn)
             _check(_lib.mb_plan_on_response(plan, fn, None))
         if on_progress:
-            fn = _PROGRESS_FN(lambda ended, target, elapsed, _user: on_progress(ended, target, elapsed / 1e9))
+            fn = _PROGRESS_FN(stopper.guard(lambda ended, target, elapsed, _user: on_progress(ended, target, elapsed / 1e9), None))
             callbacks.append(fn)
-            _check(_lib.mb_plan_on_progress(plan, fn, None, 100, 0))
+            _check(_lib.mb_plan_on_progress(plan, fn, None, round(progress_every * 1000), progress_every_requests))
         if on_interval:
-            fn = _INTERVAL_FN(lambda row, _user: on_interval(_interval_from(row.contents)))
+            fn = _INTERVAL_FN(stopper.guard(lambda row, _user: on_interval(_interval_from(row.contents)), None))
             callbacks.append(fn)
             _check(_lib.mb_plan_on_interval(plan, fn, None))
-        if cancel is not None:
-            _check(_lib.mb_plan_set_cancel(plan, cancel._handle))
+        _check(_lib.mb_plan_set_cancel(plan, stopper.token))
         result = _P()
-        _check(_lib.mb_run(plan, ctypes.byref(result)))
+        if cancel is not None:
+            cancel._attach(stopper.token)
         try:
+            status = _lib.mb_run(plan, ctypes.byref(result))
+        finally:
+            if cancel is not None:
+                cancel._detach(stopper.token)
+        try:
+            if stopper.error is not None:
+                raise stopper.error
+            _check(status)
             return _result_from(result)
         finally:
             _lib.mb_result_destroy(result)
     finally:
         _lib.mb_plan_destroy(plan)
+        stopper.close()
 
 
-def _suite_results(handle):
-    return [(_lib.mb_suite_scenario(handle, i).decode(), _result_from(_lib.mb_suite_result(handle, i)))
-            for i in range(_lib.mb_suite_count(handle))]
+def validate(url, n=None, c=1, **options):
+    """Checks a plan as run() would take it, without running it: raises MicrobenchError (the URL,
+    the request, the limits) or returns None."""
+    return run(url, n, c, _validate_only=True, **options)
 
 
-def suite(url, scale=1.0, factorial_check=False):
-    """The five scenarios of the classic comparison against url: [(scenario, Result)]."""
+class Suite(list):
+    """The scenarios of a suite, [(scenario, Result)], with the comparison table (`table`, text)
+    and the HTML report of them all (`html`: a section per scenario)."""
+
+    def __init__(self, items, table, html):
+        super().__init__(items)
+        self.table, self.html = table, html
+
+
+def _suite_results(handle, title=None):
+    items = [(_lib.mb_suite_scenario(handle, i).decode(), _result_from(_lib.mb_suite_result(handle, i)))
+             for i in range(_lib.mb_suite_count(handle))]
+    return Suite(items, _text(_lib.mb_suite_table, handle),
+                 _text(_lib.mb_suite_report_html, handle, title.encode() if title is not None else None))
+
+
+def suite(url, scale=1.0, factorial_check=False, title=None):
+    """The five scenarios of the classic comparison against url: a Suite, [(scenario, Result)] with
+    .table and .html (titled `title`; None: "microbench report")."""
     handle = _P()
     _check(_lib.mb_suite_run(url.encode(), scale, int(factorial_check), ctypes.byref(handle)))
     try:
-        return _suite_results(handle)
+        return _suite_results(handle, title)
     finally:
         _lib.mb_suite_destroy(handle)
 
 
-def self_test(scale=0.25):
-    """The built-in server and the suite against both factorial forms: (passed, [(scenario, Result)])."""
+def self_test(scale=0.25, title=None):
+    """The built-in server and the suite against both factorial forms: (passed, Suite)."""
     handle, passed = _P(), ctypes.c_int()
     _check(_lib.mb_self_test(scale, ctypes.byref(handle), ctypes.byref(passed)))
     try:
-        return bool(passed.value), _suite_results(handle)
+        return bool(passed.value), _suite_results(handle, title)
     finally:
         _lib.mb_suite_destroy(handle)
 

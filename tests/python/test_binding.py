@@ -4,7 +4,9 @@ MICROBENCH_LIBRARY set: a load test with exact counts against the reference serv
 factorial check catching a wrong body, cancel from another thread, the JSON read by the json
 module, errors as exceptions with their status name, the suite and the self-test, the HTML report."""
 import json
+import math
 import pathlib
+import socket
 import sys
 import threading
 import time
@@ -15,6 +17,25 @@ import microbench  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from http_fixture import scripted_http  # noqa: E402
+
+
+def poisson_arrivals_before(seed, gap_ns, end_ns):
+    """How many intended send times one worker's Poisson schedule (include/microbench/engine/
+    schedule.hpp; worker i of a run draws from seed + i) puts before end_ns: SplitMix64, exponential
+    gaps of mean gap_ns, the same doubles and the same libm log. Change it with the generator."""
+    mask, state = (1 << 64) - 1, seed
+
+    def gap():
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return -math.log(float(((z ^ (z >> 31)) >> 11) + 1) * 2.0 ** -53) * gap_ns
+
+    at, count = gap(), 0
+    while int(at) < end_ns:
+        count, at = count + 1, at + gap()
+    return count
 
 
 class Binding(unittest.TestCase):
@@ -67,11 +88,56 @@ class Binding(unittest.TestCase):
         self.assertLess(time.monotonic() - t0, 5)
         self.assertLess(r.ended + r.unfinished, 100000)
 
+    def test_a_raising_callback_stops_the_run(self):
+        # An exception in a callback cancels the run and comes out of run(), the very object;
+        # the callback is not called again. Without the stop each run would take 5 to 10 s more
+        # and call it hundreds of times; with it the server sees a small part of the plan.
+        class Stop(Exception):
+            pass
+
+        def raising(on_call):
+            calls = []
+
+            def callback(*args):
+                calls.append(args)
+                if len(calls) == on_call:
+                    raise Stop(len(calls))
+                return True
+            return callback, calls
+
+        cases = (("on_interval", 1, dict(duration=10, rate=100, interval=0.05), "/factorial/10", 1000),
+                 ("on_progress", 2, dict(n=2000), "/delay/5", 2000),      # on this thread, every 100 ms
+                 ("on_response", 3, dict(n=2000), "/delay/5", 2000))      # on a worker thread
+        for name, on_call, plan, path, planned in cases:
+            with self.subTest(name):
+                callback, calls = raising(on_call)
+                before = self.server.requests
+                with self.assertRaises(Stop) as e:
+                    microbench.run(self.server.url(path), c=2, **plan, **{name: callback})
+                self.assertEqual(e.exception.args, (on_call,))
+                self.assertEqual(len(calls), on_call)
+                self.assertLess(self.server.requests - before, planned)
+
+    def test_cancel_stays_triggered(self):
+        with microbench.Cancel() as cancel:
+            cancel.trigger()
+            r = microbench.run(self.server.url("/delay/50"), n=1000, c=2, cancel=cancel)
+        self.assertTrue(r.cancelled)
+        self.assertEqual(r.completed, 0)
+
     def test_progress_on_the_calling_thread(self):
         calls = []
         microbench.run(self.server.url("/delay/5"), n=200, c=2, on_progress=lambda e, t, s: calls.append((e, threading.get_ident())))
         self.assertGreaterEqual(len(calls), 2)
         self.assertEqual({ident for _, ident in calls}, {threading.get_ident()})
+
+    def test_progress_by_count(self):
+        # Not by time, only each time another 50 requests have ended: every call has seen its 50 more.
+        calls = []
+        microbench.run(self.server.url("/delay/5"), n=200, c=2, progress_every=0, progress_every_requests=50,
+                       on_progress=lambda ended, target, elapsed: calls.append(ended))
+        self.assertGreaterEqual(len(calls), 1)
+        self.assertTrue(all(ended >= 50 * (i + 1) for i, ended in enumerate(calls)), calls)
 
     def test_errors_carry_the_status_name(self):
         with self.assertRaises(microbench.MicrobenchError) as e:
@@ -94,9 +160,13 @@ class Binding(unittest.TestCase):
         results = microbench.suite(self.server.url("/factorial/10"), scale=0.02, factorial_check=True)
         self.assertEqual([name for name, _ in results], ["basic load", "latency", "failure rate", "keep-alive", "stress"])
         self.assertTrue(all(r.failed == 0 and r.completed >= 20 for _, r in results))
-        passed, results = microbench.self_test(scale=0.01)
+        self.assertTrue(all(f"\n{name}" in results.table or results.table.startswith(name) for name, _ in results), results.table)
+        self.assertTrue(results.html.startswith("<!DOCTYPE html>"))
+        self.assertEqual(results.html.count("<h2"), 5)  # a section per scenario
+        passed, results = microbench.self_test(scale=0.01, title="self & test")
         self.assertTrue(passed)
         self.assertEqual(len(results), 10)
+        self.assertIn("<title>self &amp; test</title>", results.html)
 
     def test_html_report(self):
         a = microbench.run(self.server.url("/factorial/10"), n=300, c=3, check_factorial=10)
@@ -115,10 +185,17 @@ class Binding(unittest.TestCase):
             microbench.report_html([a], labels=[])
 
     def test_fixed_rate(self):
-        r = microbench.run(self.server.url("/factorial/10"), n=200, c=4, rate=1000)
-        self.assertEqual(r.completed, 200)
-        self.assertEqual(r.timings["response"].count, 200)
-        self.assertGreaterEqual(r.timings["response"].min_ms, r.timings["total"].min_ms)
+        # At a fixed rate a request's response time runs from its intended send time: it is its
+        # schedule lag (intended -> sent) plus its total time (sent -> last byte), request by request,
+        # so the exact sums, and the means, add up. The server holds every response 2 ms.
+        r = microbench.run(self.server.url("/delay?us=2000"), n=200, c=4, rate=1000)
+        self.assertEqual((r.completed, r.failed, r.schedule_missed), (200, 0, 0))
+        response, total, lag = (r.timings[k] for k in ("response", "total", "schedule_lag"))
+        self.assertEqual((response.count, total.count, lag.count), (200, 200, 200))
+        self.assertGreaterEqual(total.min_ms, 2.0)
+        self.assertAlmostEqual(response.mean_ms, total.mean_ms + lag.mean_ms, delta=1e-9 * response.mean_ms)
+        self.assertLessEqual(response.max_ms, total.max_ms + lag.max_ms)
+        self.assertGreater(lag.max_ms, 0)  # nothing leaves at its exact nanosecond
         self.assertEqual(r.json["open_model"]["rate"], 1000)
 
     def test_intervals_and_poisson_arrivals(self):
@@ -135,6 +212,11 @@ class Binding(unittest.TestCase):
         self.assertEqual(sum(i.completed for i in r.intervals), r.timings["response"].count)
         self.assertEqual(sum(i.sent for i in r.intervals), r.ended + r.unfinished)
         self.assertEqual(r.json["open_model"]["arrivals"], "poisson")
+        # What the Poisson schedule decided, whatever the timing: its arrivals before the end,
+        # each sent or counted missed. An evenly spaced schedule would have made exactly 500.
+        due = sum(poisson_arrivals_before(3 + worker, 1e9 * 2 / 500, 1_000_000_000) for worker in range(2))
+        self.assertNotEqual(due, 500)
+        self.assertEqual(r.ended + r.unfinished + r.schedule_missed, due)
         self.assertAlmostEqual(r.intervals[0].target, 125.0)
         self.assertEqual(microbench.run(self.server.url("/"), n=10).intervals, [])
         with self.assertRaises(ValueError):
@@ -142,6 +224,92 @@ class Binding(unittest.TestCase):
         with self.assertRaises(microbench.MicrobenchError) as e:
             microbench.run(self.server.url("/"), n=10, interval=0.001)
         self.assertEqual(e.exception.name, "invalid_argument")
+
+    def test_duration_without_n_is_unlimited(self):
+        # Like ab's -t (the command line zeroes -n): a duration and no count means no count limit.
+        # At a fixed rate the schedule decides how many requests were due before the end, 0, 10,
+        # ..., 390 ms: 40, each sent or counted missed, however busy the machine.
+        r = microbench.run(self.server.url("/factorial/10"), duration=0.4, c=2, rate=100)
+        self.assertEqual(r.ended + r.unfinished + r.schedule_missed, 40)
+        # An explicit count with a duration keeps both limits.
+        r = microbench.run(self.server.url("/factorial/10"), n=5, duration=0.4, c=2, rate=100)
+        self.assertEqual(r.ended + r.unfinished + r.schedule_missed, 5)
+
+    def test_result_fields_match_its_json(self):
+        # The counters the binding reads one by one are the ones the JSON report writes.
+        r = microbench.run(self.server.url("/factorial/5"), n=60, c=3, keep_alive=False)
+        j = r.json
+        self.assertEqual((r.concurrency_peak, r.connects, r.server_closes, r.local_waits),
+                         (j["connections"]["peak"], j["connections"]["connects"], j["connections"]["server_closes"], 0))
+        self.assertEqual((r.connects, r.concurrency_peak), (60, 3))
+        self.assertEqual(r.status_codes, {200: 60})
+        self.assertEqual({str(k): v for k, v in r.status_codes.items()}, j["status_codes"])
+        t = r.timings["total"]
+        rows = {line.split()[0]: line.split()[-1] for line in r.latency_report.splitlines()[3:] if line.strip()}
+        self.assertEqual(rows["stddev"], f"{t.stddev_ms * 1000:.1f}")  # total is the last column, in µs
+        self.assertEqual(rows["p99"], f"{t.percentiles_ms[99] * 1000:.1f}")
+        answered = microbench.run(self.server.url("/status/503"), n=3)
+        self.assertEqual((answered.status_codes, answered.non_2xx), ({503: 3}, 3))
+
+    def test_drain(self):
+        # Two requests the server holds 500 ms, a 0.1 s run: without a drain they are cut off
+        # (unfinished) when it ends; with 2 s of drain they end.
+        cut = microbench.run(self.server.url("/delay/500"), duration=0.1, c=2, drain=0)
+        self.assertEqual((cut.ended, cut.unfinished), (0, 2))
+        drained = microbench.run(self.server.url("/delay/500"), duration=0.1, c=2, drain=2.0)
+        self.assertEqual((drained.completed, drained.unfinished), (2, 0))
+
+    def test_shards_start_time_bind_lists_and_validate(self):
+        before = self.server.requests
+        r = microbench.run(self.server.url("/factorial/5"), n=101, c=8, shard=(1, 4))  # 101 = 26 + 25 + 25 + 25
+        self.assertEqual((r.completed, r.connects), (25, 2))
+        self.assertEqual(self.server.requests - before, 25)
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), n=3, c=1, shard=(0, 4))  # a shard with no connection
+        self.assertEqual(e.exception.name, "plan_bad_shard")
+        start_at = time.time() + 0.3
+        r = microbench.run(self.server.url("/factorial/5"), n=4, c=2, start_at=start_at)
+        self.assertEqual(r.json["config"]["start_at_unix_ms"], round(start_at * 1000))
+        self.assertGreaterEqual(r.json["start_unix_ms"], round(start_at * 1000) - 1)  # not before its time
+        r = microbench.run(self.server.url("/factorial/5"), n=20, c=2, keep_alive=False, bind_address="127.0.0.1,127.0.0.2",
+                           socket_buffer=65536, resend_non_idempotent=True)
+        self.assertEqual((r.completed, r.connects), (20, 20))
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), bind_address="127.0.0.1,::1")  # an IPv6 source for an IPv4 server
+        self.assertEqual(e.exception.name, "plan_bad_bind_address")
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), socket_buffer=1 << 30)
+        self.assertEqual(e.exception.name, "invalid_argument")
+        before = self.server.requests
+        self.assertIsNone(microbench.validate(self.server.url("/"), n=10, c=2, rate=100, shard=(0, 2)))
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.validate(self.server.url("/"), n=5, c=10)
+        self.assertEqual(e.exception.name, "plan_concurrency_above_requests")
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.validate(self.server.url("/"), headers={"Bad Name": "x"})
+        self.assertEqual(e.exception.name, "request_bad_header_name")
+        self.assertEqual(self.server.requests, before)  # validating sends nothing
+
+    def test_connect_timeout(self):
+        # A listener whose accept queue is full drops the SYNs: connecting hangs until the connect
+        # timeout (0.3 s), which ends the request as a connect failure long before the request
+        # timeout (60 s) would — by causality it could not end sooner than 0.3 s.
+        with socket.socket() as listener:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(0)
+            port = listener.getsockname()[1]
+            queued = [socket.socket() for _ in range(3)]
+            for q in queued:
+                q.setblocking(False)
+                q.connect_ex(("127.0.0.1", port))
+            try:
+                r = microbench.run(f"http://127.0.0.1:{port}/", n=1, timeout=60, connect_timeout=0.3)
+            finally:
+                for q in queued:
+                    q.close()
+        self.assertEqual((r.failures["connect"], r.failed), (1, 1))
+        self.assertGreaterEqual(r.elapsed_s, 0.3)
+        self.assertLess(r.elapsed_s, 60)
 
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")

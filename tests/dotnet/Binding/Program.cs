@@ -1,0 +1,277 @@
+// The C# binding's own checks against the reference server, each exact: a handle the caller forgot
+// to dispose is released when collected; Url; callbacks, and one that throws stopping the run;
+// cancel; checks, shards, drain, start time, validation; the fields against the result's JSON; the
+// suite; all under de-DE. Prints one line per failed check and "binding: ok" (exit 0) only if every check held.
+using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Text.Json;
+using Microbench;
+
+CultureInfo.CurrentCulture = CultureInfo.DefaultThreadCurrentCulture = new CultureInfo("de-DE");  // a decimal comma must not leak in
+var failed = new List<string>();
+void Check(string what, bool ok, string detail = "")
+{
+    if (!ok) failed.Add($"{what} {detail}");
+}
+
+// A Server nobody disposed stops when the collector finalizes it: its port then refuses.
+ushort port = Forgotten.Start();
+GC.Collect();
+GC.WaitForPendingFinalizers();
+GC.Collect();
+using (var plan = new Plan($"http://127.0.0.1:{port}/") { Requests = 5 })
+{
+    var r = plan.Run();
+    Check("a forgotten server is stopped:", r.Failures[Failure.Connect] == 5, $"{r.Completed} of 5 answered");
+}
+
+// Server.Url names the host the server listens on, an IPv6 address in brackets.
+foreach (string host in new[] { "127.0.0.1", "::1" })
+{
+    using var server = new Server(host);
+    string url = server.Url("/factorial/5");
+    string expected = host.Contains(':') ? $"http://[{host}]:{server.Port}/factorial/5" : $"http://{host}:{server.Port}/factorial/5";
+    Check($"Url on {host}:", url == expected, url);
+    using var plan = new Plan(url) { Requests = 20, Concurrency = 2, CheckFactorial = 5 };
+    var r = plan.Run();
+    Check($"a run against {url}:", r.Completed == 20 && server.Requests == 20, $"{r.Completed} completed, server answered {server.Requests}");
+}
+
+using var shared = new Server(threads: 2);
+
+// A duration and no count means no count limit (like ab's -t, which the command line follows). At
+// a fixed rate the schedule decides how many requests were due before the end — 0, 10, ..., 390 ms:
+// 40 — each sent or counted missed, however busy the machine; a count with a duration keeps both.
+foreach (var (requests, first, expected) in new (ulong?, bool, ulong)[] { (null, false, 40), (5, true, 5), (5, false, 5) })
+{
+    string what = $"a 0.4 s duration, requests {requests?.ToString() ?? "unset"}{(first ? " set first" : "")}:";
+    try
+    {
+        using var plan = new Plan(shared.Url("/factorial/5"));
+        if (requests is ulong n && first) plan.Requests = n;
+        plan.Duration = TimeSpan.FromMilliseconds(400);
+        if (requests is ulong m && !first) plan.Requests = m;
+        plan.Concurrency = 2;
+        plan.Rate = 100;
+        var r = plan.Run();
+        Check(what, r.Ended + r.Unfinished + r.ScheduleMissed == expected, $"{r.Ended} + {r.Unfinished} + {r.ScheduleMissed} missed");
+    }
+    catch (MicrobenchException e)
+    {
+        Check(what, false, e.Message);
+    }
+}
+
+// Callbacks: on_response sees every whole response and can fail it; progress comes on this thread.
+{
+    ulong seen = 0;
+    var threads = new HashSet<int>();
+    using var plan = new Plan(shared.Url("/factorial/5"))
+    {
+        Requests = 200, Concurrency = 2, Threads = 2,
+        OnResponse = (status, bodyBytes) => Interlocked.Increment(ref seen) % 2 == 0 || status != 200,  // fails every other one
+    };
+    var r = plan.Run();
+    Check("OnResponse:", seen == 200 && r.Failures[Failure.Check] == 100 && r.Completed == 100, $"{seen} seen, {r.Failures[Failure.Check]} failed");
+    using var slow = new Plan(shared.Url("/delay/5")) { Requests = 60, Concurrency = 2, OnProgress = (e, t, s) => threads.Add(Environment.CurrentManagedThreadId) };
+    slow.Run();
+    Check("OnProgress on the calling thread:", threads.Count == 1 && threads.Contains(Environment.CurrentManagedThreadId), string.Join(",", threads));
+    var counts = new List<ulong>();
+    using var byCount = new Plan(shared.Url("/delay/5"))
+    {
+        Requests = 200, Concurrency = 2, ProgressEvery = TimeSpan.Zero, ProgressEveryRequests = 50, OnProgress = (e, t, s) => counts.Add(e),
+    };
+    byCount.Run();
+    Check("progress by count only:", counts.Count >= 1 && counts.Select((e, i) => e >= 50 * (ulong)(i + 1)).All(x => x), string.Join(",", counts));
+}
+
+// A callback that throws stops the run and Run() throws that very exception; it is not called again.
+foreach (string kind in new[] { "interval", "progress", "response" })
+{
+    int calls = 0, stopAt = kind == "interval" ? 1 : kind == "progress" ? 2 : 3;
+    var stop = new InvalidOperationException(kind);
+    bool Call()
+    {
+        if (++calls == stopAt) throw stop;
+        return true;
+    }
+    ulong before = shared.Requests, planned = 2000;
+    using var plan = new Plan(shared.Url(kind == "interval" ? "/factorial/5" : "/delay/5")) { Requests = planned, Concurrency = 2 };
+    if (kind == "interval")
+    {
+        plan.Requests = 0;
+        plan.Duration = TimeSpan.FromSeconds(10);
+        plan.Rate = 100;
+        plan.Interval = TimeSpan.FromMilliseconds(50);
+        plan.OnInterval = row => Call();
+        planned = 1000;
+    }
+    else if (kind == "progress") plan.OnProgress = (e, t, s) => Call();
+    else plan.OnResponse = (status, bytes) => Call();
+    Exception? thrown = null;
+    try
+    {
+        plan.Run();
+    }
+    catch (Exception e)
+    {
+        thrown = e;
+    }
+    Check($"a throwing On{kind} stops the run:", ReferenceEquals(thrown, stop) && calls == stopAt && shared.Requests - before < planned,
+          $"{thrown?.GetType().Name}, {calls} calls, {shared.Requests - before} of {planned} sent");
+}
+
+// Cancel: from another thread, and one triggered before the run.
+{
+    var cancel = new Cancel();
+    using var plan = new Plan(shared.Url("/delay/50")) { Requests = 100000, Concurrency = 4, Cancel = cancel };
+    using var timer = new Timer(_ => cancel.Trigger(), null, 300, Timeout.Infinite);
+    var r = plan.Run();
+    Check("Cancel from another thread:", r.Cancelled && r.Ended + r.Unfinished < 100000, $"cancelled {r.Cancelled}, {r.Ended} ended");
+    var early = new Cancel();
+    early.Trigger();
+    plan.Cancel = early;
+    r = plan.Run();
+    Check("a Cancel triggered before the run:", r.Cancelled && r.Completed == 0, $"{r.Completed} completed");
+}
+
+// Bodies and checks: /echo answers the body it was sent.
+{
+    using var plan = new Plan(shared.Url("/echo")) { Requests = 10, Concurrency = 2, Method = "POST" };
+    plan.SetBody("hello, bench", "text/plain");
+    plan.CheckBodyEquals("hello, bench");
+    plan.CheckBodyStartsWith("hello");
+    plan.CheckBodyContains(", b");
+    var r = plan.Run();
+    Check("body checks that hold:", r.Completed == 10 && r.BodyBytes == 120, $"{r.Completed} completed, {r.BodyBytes} bytes");
+    plan.CheckBodyContains("nope");
+    r = plan.Run();
+    Check("a body check that fails:", r.Failures[Failure.Check] == 10, $"{r.Failures[Failure.Check]} failed the check");
+    using var statuses = new Plan(shared.Url("/status/503")) { Requests = 3 };
+    r = statuses.Run();
+    Check("StatusCodes:", r.StatusCodes.Count == 1 && r.StatusCodes[503] == 3 && r.Non2xx == 3, string.Join(",", r.StatusCodes));
+    statuses.ExpectStatus = new[] { 200 };
+    r = statuses.Run();
+    Check("ExpectStatus:", r.Failures[Failure.Check] == 3, $"{r.Failures[Failure.Check]} failed the check");
+}
+
+// The counters read one by one are the ones the JSON report writes; the latency table's figures are Timing's.
+{
+    using var plan = new Plan(shared.Url("/factorial/5")) { Requests = 60, Concurrency = 3, KeepAlive = false };
+    var r = plan.Run();
+    using var json = JsonDocument.Parse(r.Json);
+    var connections = json.RootElement.GetProperty("connections");
+    Check("fields equal the JSON's:", r.Connects == 60 && r.ConcurrencyPeak == 3 && r.Connects == connections.GetProperty("connects").GetUInt64() &&
+          r.ConcurrencyPeak == connections.GetProperty("peak").GetUInt64() && r.ServerCloses == connections.GetProperty("server_closes").GetUInt64() &&
+          r.StatusCodes[200] == json.RootElement.GetProperty("status_codes").GetProperty("200").GetUInt64() &&
+          r.ServerSoftware == json.RootElement.GetProperty("server_software").GetString() && r.DocumentLength == 17 && r.BodyBytes == 60 * 17,
+          $"connects {r.Connects}, peak {r.ConcurrencyPeak}, document {r.DocumentLength}");
+    var rows = r.LatencyReport.Split('\n').Where(l => l.StartsWith("  ")).ToDictionary(l => l.Split(' ', StringSplitOptions.RemoveEmptyEntries)[0],
+                                                                                     l => l.Split(' ', StringSplitOptions.RemoveEmptyEntries)[^1]);
+    Check("LatencyReport:", rows["stddev"] == (r.Total.StddevMs * 1000).ToString("F1", CultureInfo.InvariantCulture) &&
+          rows["p99"] == (r.Total.P99Ms * 1000).ToString("F1", CultureInfo.InvariantCulture), r.LatencyReport);
+}
+
+// At a fixed rate each response time is the request's schedule lag plus its total time.
+{
+    using var plan = new Plan(shared.Url("/delay?us=2000")) { Requests = 200, Concurrency = 4, Rate = 1000 };
+    var r = plan.Run();
+    Check("response = lag + total:", r.Completed == 200 && r.ScheduleLag.Count == 200 && r.Response.Count == 200 && r.Total.MinMs >= 2.0 &&
+          Math.Abs(r.Response.MeanMs - (r.Total.MeanMs + r.ScheduleLag.MeanMs)) <= 1e-9 * r.Response.MeanMs && r.ScheduleMissed == 0,
+          $"{r.Response.MeanMs} vs {r.Total.MeanMs} + {r.ScheduleLag.MeanMs}");
+}
+
+// Shards, drain, start time, bind lists, the URL, validation.
+{
+    ulong before = shared.Requests;
+    using var plan = new Plan(shared.Url("/factorial/5")) { Requests = 101, Concurrency = 8 };
+    plan.Divide(1, 4);  // 101 = 26 + 25 + 25 + 25
+    var r = plan.Run();
+    Check("a shard's share:", r.Completed == 25 && r.Connects == 2 && shared.Requests - before == 25, $"{r.Completed} completed over {r.Connects}");
+    using var held = new Plan(shared.Url("/delay/500")) { Requests = 0, Duration = TimeSpan.FromMilliseconds(100), Concurrency = 2, Drain = TimeSpan.Zero };
+    r = held.Run();
+    Check("no drain: cut off", r.Ended == 0 && r.Unfinished == 2, $"{r.Ended} ended, {r.Unfinished} unfinished");
+    held.Drain = TimeSpan.FromSeconds(2);
+    r = held.Run();
+    Check("a drain: they end", r.Completed == 2 && r.Unfinished == 0, $"{r.Completed} completed, {r.Unfinished} unfinished");
+    var startAt = DateTimeOffset.UtcNow.AddMilliseconds(300);
+    using var later = new Plan(shared.Url("/factorial/5")) { Requests = 4, Concurrency = 2, StartAt = startAt };
+    r = later.Run();
+    using (var json = JsonDocument.Parse(r.Json))
+    {
+        long asked = json.RootElement.GetProperty("config").GetProperty("start_at_unix_ms").GetInt64();
+        long began = json.RootElement.GetProperty("start_unix_ms").GetInt64();
+        Check("StartAt:", asked == startAt.ToUnixTimeMilliseconds() && began >= asked - 1 && r.Completed == 4, $"asked {asked}, began {began}");
+    }
+    using var other = new Server();
+    using var sources = new Plan(shared.Url("/factorial/5"))
+    {
+        Requests = 20, Concurrency = 2, KeepAlive = false, BindAddress = "127.0.0.1,127.0.0.2", SocketBufferBytes = 65536,
+        ResendNonIdempotent = true, LengthCheck = false, RaiseFdLimit = false, Pipeline = 1, Timeout = TimeSpan.FromSeconds(5),
+    };
+    sources.Url = other.Url("/factorial/5");
+    r = sources.Run();
+    Check("Url, bind list:", r.Completed == 20 && r.Connects == 20 && other.Requests == 20, $"{r.Completed} completed, other answered {other.Requests}");
+    before = shared.Requests;
+    sources.Validate();
+    string Refused(Action a)
+    {
+        try
+        {
+            a();
+            return "accepted";
+        }
+        catch (MicrobenchException e)
+        {
+            return e.Name;
+        }
+    }
+    Check("Validate sends nothing:", shared.Requests == before && other.Requests == 20);
+    Check("a bad bind list:", Refused(() => { sources.BindAddress = "127.0.0.1,::1"; sources.Run(); }) == "plan_bad_bind_address");
+    Check("a bad shard:", Refused(() => { using var p = new Plan(shared.Url("/")) { Requests = 3 }; p.Divide(0, 4); }) == "plan_bad_shard");
+    Check("a bad header:", Refused(() => { using var p = new Plan(shared.Url("/")); p.AddHeader("Bad Name", "x"); p.Validate(); }) == "request_bad_header_name");
+    Check("too few requests:", Refused(() => { using var p = new Plan(shared.Url("/")) { Requests = 5, Concurrency = 10 }; p.Validate(); }) ==
+          "plan_concurrency_above_requests");
+}
+
+// A listener whose accept queue is full drops the SYNs: connecting hangs until the connect timeout
+// (0.3 s), a connect failure long before the request timeout (60 s) would end it, and by causality
+// not sooner than 0.3 s.
+{
+    using var listener = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+    listener.Bind(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
+    listener.Listen(0);
+    int full = ((System.Net.IPEndPoint)listener.LocalEndPoint!).Port;
+    var queued = Enumerable.Range(0, 3).Select(_ => new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream,
+                                                                                   System.Net.Sockets.ProtocolType.Tcp) { Blocking = false }).ToList();
+    foreach (var q in queued)
+    {
+        try { q.Connect(listener.LocalEndPoint!); } catch (System.Net.Sockets.SocketException) { }
+    }
+    using var plan = new Plan($"http://127.0.0.1:{full}/");
+    plan.SetTimeouts(TimeSpan.FromSeconds(60), TimeSpan.FromMilliseconds(300));
+    var r = plan.Run();
+    foreach (var q in queued) q.Dispose();
+    Check("SetTimeouts: connect", r.Failures[Failure.Connect] == 1 && r.ElapsedSeconds >= 0.3 && r.ElapsedSeconds < 60,
+          $"{r.Failures[Failure.Connect]} connect failures after {r.ElapsedSeconds} s");
+}
+
+// The suite and the self-test, with their table and HTML report.
+{
+    var suite = Suite.Run(shared.Url("/factorial/10"), scale: 0.02, factorialCheck: true, title: "C# suite");
+    string[] names = { "basic load", "latency", "failure rate", "keep-alive", "stress" };
+    Check("Suite.Run:", suite.Scenarios.Select(s => s.Scenario).SequenceEqual(names) && suite.Scenarios.All(s => s.Result.Failed == 0) &&
+          names.All(suite.Table.Contains) && suite.Html.Contains("<title>C# suite</title>"), suite.Table);
+    var (passed, selfTest) = Suite.SelfTest(0.01);
+    Check("Suite.SelfTest:", passed && selfTest.Scenarios.Count == 10, $"passed {passed}, {selfTest.Scenarios.Count} scenarios");
+}
+
+foreach (var line in failed) Console.WriteLine($"FAILED: {line}");
+Console.WriteLine(failed.Count == 0 ? "binding: ok" : "binding: FAILED");
+return failed.Count == 0 ? 0 : 1;
+
+static class Forgotten
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static ushort Start() => new Server().Port;  // never disposed
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Both bindings offer what the C API offers. Reads include/microbench.h and fails when a function
+of it is used by neither the Python binding (examples/python/microbench.py calls `_lib.mb_name`) nor
+named in its list of deliberate omissions below — likewise for C# (examples/dotnet: a LibraryImport
+of the mb_ name whose method some code calls). It also fails when an omission is stale (the binding
+uses the function, or the header no longer has it), and when the bindings' copies of the C enums
+(counts, timing columns, failures, arrivals) and of struct mb_interval differ from the header's.
+Source only: no library is loaded."""
+import pathlib
+import re
+import sys
+import unittest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HEADER = (ROOT / "include" / "microbench.h").read_text()
+PYTHON = (ROOT / "examples" / "python" / "microbench.py").read_text()
+CSHARP = {p.name: p.read_text() for p in sorted((ROOT / "examples" / "dotnet").glob("*.cs"))}
+
+# Deliberate omissions, each with its reason. A function belongs here only when a binding has a
+# better way to the same thing; everything else the C API has, both bindings expose.
+OMITTED = {
+    "python": {
+        # run() makes a plan per call from its url (mb_plan_create checks it): no plan object to re-point.
+        "mb_plan_set_url": "run(url, ...) creates each plan with its URL",
+        # Results are copied into plain Result objects and their handles freed at once; the same
+        # page is drawn from their JSON, which reads back exactly (report_html).
+        "mb_report_html": "report_html draws from the results' JSON through mb_report_html_json",
+    },
+    "csharp": {
+        # As in Python: Plan.Run copies a result out and releases its handle at once.
+        "mb_report_html": "Report.Html draws from the results' JSON through mb_report_html_json",
+    },
+}
+
+
+def c_functions():
+    return re.findall(r"^MB_API\s[^(]*?\b(mb_\w+)\s*\(", HEADER, re.M)
+
+
+def c_enum(prefix):
+    """{NAME_WITHOUT_PREFIX: number} of the header's `prefix`NAME = N entries."""
+    return {name: int(value) for name, value in re.findall(rf"\b{prefix}(\w+)\s*=\s*(\d+)", HEADER)}
+
+
+def pascal(name):
+    return "".join(part[:1].upper() + part[1:].lower() for part in name.split("_"))
+
+
+def python_uses(name):
+    return re.search(rf"_lib\.{name}\b", PYTHON) is not None
+
+
+def csharp_imports():
+    """{mb_name: C# method name} of the LibraryImport declarations."""
+    source = "\n".join(CSHARP.values())
+    return dict(re.findall(r'EntryPoint\s*=\s*"(mb_\w+)"[^;]*?\bpartial\s+[\w<>\[\]?*, ]+?\s(\w+)\s*\(', source, re.S))
+
+
+def csharp_uses(name, imports):
+    method = imports.get(name)
+    if method is None:
+        return False
+    source = "\n".join(CSHARP.values())
+    return re.search(rf"\bNative\.{method}\s*\(", source) is not None
+
+
+def csharp_enum(name):
+    source = "\n".join(CSHARP.values())
+    body = re.search(rf"\benum\s+{name}\b[^{{]*\{{([^}}]*)\}}", source)
+    if body is None:
+        return None
+    return {m: int(v) for m, v in re.findall(r"(\w+)\s*=\s*(\d+)", body.group(1))}
+
+
+def c_struct_fields(name):
+    body = re.search(rf"typedef struct {name} \{{(.*?)\}} {name};", HEADER, re.S).group(1)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    fields = []
+    for ctype, names in re.findall(r"(\w+)\s+([^;]+);", body):
+        fields += [(n.strip(), ctype) for n in names.split(",")]
+    return fields
+
+
+class Coverage(unittest.TestCase):
+    maxDiff = None
+
+    def test_every_function_is_bound_or_omitted_with_a_reason(self):
+        functions = c_functions()
+        self.assertGreater(len(functions), 60)  # the parse found the API
+        imports = csharp_imports()
+        for binding, uses in (("python", python_uses), ("csharp", lambda f: csharp_uses(f, imports))):
+            omitted = OMITTED[binding]
+            with self.subTest(binding):
+                missing = [f for f in functions if not uses(f) and f not in omitted]
+                self.assertEqual(missing, [], f"the {binding} binding lacks these without a reason in OMITTED")
+                stale = [f for f in omitted if uses(f) or f not in functions]
+                self.assertEqual(stale, [], f"OMITTED[{binding!r}] names functions it uses or the header lacks")
+                self.assertTrue(all(reason.strip() for reason in omitted.values()))
+
+    def test_python_enums_are_the_headers(self):
+        sys.path.insert(0, str(ROOT / "examples" / "python"))
+        tables = {"MB_COUNT_": "_COUNTS", "MB_TIMING_": "TIMINGS", "MB_FAILURE_": "FAILURES"}
+        for prefix, table in tables.items():
+            names = re.search(rf"^{table}\s*=\s*\(([^)]*)\)", PYTHON, re.M | re.S).group(1)
+            listed = re.findall(r'"(\w+)"', names)
+            expected = sorted(c_enum(prefix).items(), key=lambda item: item[1])
+            with self.subTest(table):
+                self.assertEqual([value for _, value in expected], list(range(len(expected))))  # dense from 0
+                self.assertEqual(listed, [name.lower() for name, _ in expected])
+        self.assertEqual(c_enum("MB_ARRIVALS_"), {"UNIFORM": 0, "POISSON": 1})
+        self.assertIn('int(arrivals == "poisson")', PYTHON)
+
+    def test_csharp_enums_are_the_headers(self):
+        for prefix, enum in (("MB_COUNT_", "Count"), ("MB_TIMING_", "Column"), ("MB_FAILURE_", "Failure"),
+                             ("MB_ARRIVALS_", "Arrivals")):
+            with self.subTest(enum):
+                self.assertEqual(csharp_enum(enum), {pascal(name): value for name, value in c_enum(prefix).items()})
+
+    def test_interval_struct_is_the_headers(self):
+        fields = c_struct_fields("mb_interval")
+        self.assertEqual(fields[0], ("start_ns", "int64_t"))
+        python_types = {"int64_t": "_I64", "uint64_t": "_U64", "double": "ctypes.c_double"}
+        python = re.findall(r'\("(\w+)",\s*([\w.]+)\)', re.search(r"class _Interval\(.*?\]\n", PYTHON, re.S).group(0))
+        self.assertEqual(python, [(name, python_types[ctype]) for name, ctype in fields])
+        csharp_types = {"int64_t": "long", "uint64_t": "ulong", "double": "double"}
+        body = re.search(r"struct Interval\s*\{(.*?)\}", CSHARP["Native.cs"], re.S).group(1)
+        csharp = []
+        for ctype, names in re.findall(r"public\s+(\w+)\s+([^;]+);", body):
+            csharp += [(n.strip(), ctype) for n in names.split(",")]
+        self.assertEqual(csharp, [(pascal(name), csharp_types[ctype]) for name, ctype in fields])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
