@@ -19,18 +19,27 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from http_fixture import scripted_http  # noqa: E402
 
 
-def poisson_arrivals_before(seed, gap_ns, end_ns):
-    """How many intended send times one worker's Poisson schedule (include/microbench/engine/
-    schedule.hpp; worker i of a run draws from seed + i) puts before end_ns: SplitMix64, exponential
-    gaps of mean gap_ns, the same doubles and the same libm log. Change it with the generator."""
-    mask, state = (1 << 64) - 1, seed
+MASK64 = (1 << 64) - 1
+
+
+def mix64(z):
+    """SplitMix64's output function (include/microbench/core/splitmix.hpp)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def poisson_arrivals_before(seed, worker, gap_ns, end_ns):
+    """How many intended send times worker `worker`'s Poisson schedule (include/microbench/engine/
+    schedule.hpp) puts before end_ns in an unsharded run seeded `seed`: its stream's seed hashes the
+    run's seed, the shard (0) and the worker (stream_seed); SplitMix64, exponential gaps of mean
+    gap_ns, the same doubles and the same libm log. Change it with the generator."""
+    state = mix64(mix64(seed ^ 0x6A09E667F3BCC909) ^ worker)
 
     def gap():
         nonlocal state
-        state = (state + 0x9E3779B97F4A7C15) & mask
-        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        return -math.log(float(((z ^ (z >> 31)) >> 11) + 1) * 2.0 ** -53) * gap_ns
+        state = (state + 0x9E3779B97F4A7C15) & MASK64
+        return -math.log(float((mix64(state) >> 11) + 1) * 2.0 ** -53) * gap_ns
 
     at, count = gap(), 0
     while int(at) < end_ns:
@@ -148,7 +157,7 @@ class Binding(unittest.TestCase):
         self.assertEqual(e.exception.name, "plan_concurrency_above_requests")
         with self.assertRaises(microbench.MicrobenchError) as e:
             microbench.run(self.server.url("/"), c=0)
-        self.assertEqual(e.exception.name, "invalid_argument")
+        self.assertEqual(e.exception.name, "plan_bad_concurrency")
 
     def test_refused_port_counts_connect_failures(self):
         with microbench.Server() as gone:
@@ -214,7 +223,7 @@ class Binding(unittest.TestCase):
         self.assertEqual(r.json["open_model"]["arrivals"], "poisson")
         # What the Poisson schedule decided, whatever the timing: its arrivals before the end,
         # each sent or counted missed. An evenly spaced schedule would have made exactly 500.
-        due = sum(poisson_arrivals_before(3 + worker, 1e9 * 2 / 500, 1_000_000_000) for worker in range(2))
+        due = sum(poisson_arrivals_before(3, worker, 1e9 * 2 / 500, 1_000_000_000) for worker in range(2))
         self.assertNotEqual(due, 500)
         self.assertEqual(r.ended + r.unfinished + r.schedule_missed, due)
         self.assertAlmostEqual(r.intervals[0].target, 125.0)
@@ -223,7 +232,7 @@ class Binding(unittest.TestCase):
             microbench.run(self.server.url("/"), n=10, rate=10, arrivals="bursty")
         with self.assertRaises(microbench.MicrobenchError) as e:
             microbench.run(self.server.url("/"), n=10, interval=0.001)
-        self.assertEqual(e.exception.name, "invalid_argument")
+        self.assertEqual(e.exception.name, "plan_bad_interval")
 
     def test_duration_without_n_is_unlimited(self):
         # Like ab's -t (the command line zeroes -n): a duration and no count means no count limit.
@@ -279,7 +288,7 @@ class Binding(unittest.TestCase):
         self.assertEqual(e.exception.name, "plan_bad_bind_address")
         with self.assertRaises(microbench.MicrobenchError) as e:
             microbench.run(self.server.url("/"), socket_buffer=1 << 30)
-        self.assertEqual(e.exception.name, "invalid_argument")
+        self.assertEqual(e.exception.name, "plan_bad_socket_buffer")
         before = self.server.requests
         self.assertIsNone(microbench.validate(self.server.url("/"), n=10, c=2, rate=100, shard=(0, 2)))
         with self.assertRaises(microbench.MicrobenchError) as e:
