@@ -582,6 +582,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
     if (o.seed_given && !o.poisson) return usage_error("--seed is for --arrivals poisson");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
+    if (o.intervals_path == "-" && o.json_path == "-") return usage_error("--intervals - and --json - would both write to stdout: send one to a file");
     if (o.shard_count) {
         mb::plan whole = to_plan(o.without_shard(), o.url_text);
         if (mb::divide_plan(whole, o.shard_index, o.shard_count))

@@ -103,10 +103,7 @@ inline int run_merge_command(int argc, char** argv, int first) {
                             static_cast<unsigned long long>(summary.dropped), summary.shard_count);
         for (std::size_t i = 0; i < summary.shards.size(); ++i) mb::detail::appendf(json, "%s%u", i ? "," : "", summary.shards[i]);
         json += "]}}\n";
-        if (!write_text_file(json_path, json)) {
-            std::fprintf(stderr, "microbench merge: cannot write %s: %s\n", shown(json_path).c_str(), std::strerror(errno));
-            return 1;
-        }
+        if (!write_text_file(json_path, json, "microbench merge")) return 1;
     }
     if (!html_path.empty()) {  // the whole, then each generator's run in a section of its own
         for (mb::report_run& run : runs) run.scenario = "each generator";
@@ -114,10 +111,7 @@ inline int run_merge_command(int argc, char** argv, int first) {
         mb::html_options ho;
         ho.title = title;
         ho.generated_unix_ms = now_unix_ms();
-        if (!write_text_file(html_path, mb::html_report(runs, ho))) {
-            std::fprintf(stderr, "microbench merge: cannot write %s: %s\n", shown(html_path).c_str(), std::strerror(errno));
-            return 1;
-        }
+        if (!write_text_file(html_path, mb::html_report(runs, ho), "microbench merge")) return 1;
     }
     return 0;
 }

@@ -3,7 +3,9 @@
 // percentiles, response checks with CI gates, the five-scenario suite, side-by-side comparison
 // and the self-test, an HTML report of every mode (--html) and of saved results (`microbench
 // report`). Exit: 0 done, 1 usage, 2 unreachable, 3 check/gate failed, 130 interrupted.
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -64,9 +66,7 @@ bool write_html(const cli::options& o, const std::vector<mb::report_run>& runs, 
     ho.title = title;
     ho.generated_unix_ms = cli::now_unix_ms();
     ho.percentiles = o.percentiles;
-    if (write_file(o.html_path, mb::html_report(runs, ho))) return true;
-    std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.html_path.c_str(), std::strerror(errno));
-    return false;
+    return write_file(o.html_path, mb::html_report(runs, ho));
 }
 
 // Adds a run to a report (a copy of its result: the caller still prints its own report).
@@ -79,17 +79,55 @@ void add_run(std::vector<mb::report_run>& runs, std::string label, const std::st
 }
 
 // --intervals FILE: the CSV, a row written and flushed as each interval closes.
+// --intervals FILE: a row written and flushed as each interval closes. The file is opened before
+// the run (so an unwritable path stops it at once) but emptied only once the run has started: a
+// run that cannot start leaves an existing file as it was, and removes one it made.
 struct interval_csv {
+    std::string path;
     FILE* file = nullptr;
-    bool failed = false;
+    bool made = false;     // the file did not exist before
+    bool started = false;  // emptied and headed
+    int error = 0;         // errno of the first failed write
     std::string line;
+
+    bool open() {
+        if (path == "-") {
+            file = stdout;
+            return true;
+        }
+        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        made = fd >= 0;
+        if (fd < 0 && errno == EEXIST) fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd >= 0 && !(file = fdopen(fd, "w"))) ::close(fd);
+        return file != nullptr;
+    }
+    void write(const std::string& text) {
+        if (!started) {
+            started = true;
+            struct stat st {};
+            const bool regular = file != stdout && fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode);
+            if (regular && ftruncate(fileno(file), 0) != 0) error = errno;  // not a pipe or a device
+            write(mb::intervals_csv_header);
+        }
+        if (!error && (std::fwrite(text.data(), 1, text.size(), file) != text.size() || std::fflush(file) != 0)) error = errno;
+    }
+    // After the run: closes the file, or puts things back when the run did not start.
+    void close(bool run_started) {
+        if (!file) return;
+        if (run_started) write("");  // a run without a whole interval still leaves the header
+        if (file != stdout) {
+            if (std::fclose(file) != 0 && !error && run_started) error = errno;
+            if (!run_started && made) ::unlink(path.c_str());
+        }
+        file = nullptr;
+    }
 };
 
 void on_interval(const mb::interval_stats& row, void* user) {
     auto* csv = static_cast<interval_csv*>(user);
     csv->line.clear();
     mb::append_interval_csv_row(row, csv->line);
-    if (std::fwrite(csv->line.data(), 1, csv->line.size(), csv->file) != csv->line.size() || std::fflush(csv->file) != 0) csv->failed = true;
+    csv->write(csv->line);
 }
 
 // The target could not be reached at all: every request failed before a byte came back.
@@ -265,12 +303,8 @@ int run_single(const cli::options& o) {
     }
     interval_csv csv;
     if (!o.intervals_path.empty()) {
-        csv.file = o.intervals_path == "-" ? stdout : std::fopen(o.intervals_path.c_str(), "w");
-        if (!csv.file) {
-            std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.intervals_path.c_str(), std::strerror(errno));
-            return 1;
-        }
-        csv.failed = std::fputs(mb::intervals_csv_header, csv.file) < 0;
+        csv.path = o.intervals_path;
+        if (!csv.open()) return cli::say_cannot_write("microbench", csv.path, errno), 1;
         plan.on_interval(on_interval, &csv);
     }
     const bool json_to_stdout = o.json_path == "-";
@@ -291,7 +325,7 @@ int run_single(const cli::options& o) {
         e = mb::run(plan, r);
     }
     if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
-    if (csv.file && csv.file != stdout && std::fclose(csv.file) != 0) csv.failed = true;
+    csv.close(!e);
     if (e) return start_failed(e);
     if (!o.quiet && !progress.tty && progress.every) {  // the heartbeats the last poll missed, then ab's last line
         on_progress(mb::progress{r.requests_ended, o.requests, r.elapsed_ns}, &progress);
@@ -323,13 +357,10 @@ int run_single(const cli::options& o) {
     if (!json_to_stdout) std::fwrite(text.data(), 1, text.size(), stdout);
 
     int status = r.cancelled ? 130 : broken ? 3 : 0;
-    if (!o.csv_path.empty() && !write_file(o.csv_path, mb::percentiles_csv(r)))
-        std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.csv_path.c_str(), std::strerror(errno)), status = 1;
-    if (!o.gnuplot_path.empty() && !write_file(o.gnuplot_path, mb::gnuplot_tsv(r)))
-        std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.gnuplot_path.c_str(), std::strerror(errno)), status = 1;
-    if (csv.failed) std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.intervals_path.c_str(), std::strerror(errno)), status = 1;
-    if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles)))
-        std::fprintf(stderr, "microbench: cannot write %s: %s\n", o.json_path.c_str(), std::strerror(errno)), status = 1;
+    if (!o.csv_path.empty() && !write_file(o.csv_path, mb::percentiles_csv(r))) status = 1;
+    if (!o.gnuplot_path.empty() && !write_file(o.gnuplot_path, mb::gnuplot_tsv(r))) status = 1;
+    if (csv.error) cli::say_cannot_write("microbench", o.intervals_path, csv.error), status = 1;
+    if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles))) status = 1;
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;
         add_run(runs, o.target.target, "", plan, r);

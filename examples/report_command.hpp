@@ -36,12 +36,25 @@ inline std::string file_label(const std::string& path) {
     return name;
 }
 
-inline bool write_text_file(const std::string& path, const std::string& text) {
-    if (path == "-") return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return false;
-    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    return std::fclose(f) == 0 && ok;
+// Says on stderr, as `who`, that `path` could not be written and why (`err`, an errno value read
+// where the call failed: by the time of the message other calls have changed errno).
+inline void say_cannot_write(const char* who, const std::string& path, int err) {
+    std::fprintf(stderr, "%s: cannot write %s: %s\n", who, shown(path).c_str(), std::strerror(err));
+}
+
+// Writes `text` to `path` ("-": stdout); false, after saying why, when it cannot.
+inline bool write_text_file(const std::string& path, const std::string& text, const char* who = "microbench") {
+    int err = 0;
+    if (path == "-") {
+        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) err = errno;
+    } else if (FILE* f = std::fopen(path.c_str(), "wb")) {
+        if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) err = errno;
+        if (std::fclose(f) != 0 && !err) err = errno;
+    } else {
+        err = errno;
+    }
+    if (err) say_cannot_write(who, path, err);
+    return err == 0;
 }
 
 inline std::int64_t now_unix_ms() { return mb::realtime_ns() / 1'000'000; }
@@ -91,10 +104,7 @@ inline int run_report_command(int argc, char** argv, int first) {
         std::fprintf(stderr, "%s: %zu run%s\n", shown(path).c_str(), runs.size() - before, runs.size() - before == 1 ? "" : "s");
     }
     ho.generated_unix_ms = now_unix_ms();
-    if (!write_text_file(html_path, mb::html_report(runs, ho))) {
-        std::fprintf(stderr, "microbench report: cannot write %s: %s\n", shown(html_path).c_str(), std::strerror(errno));
-        return 1;
-    }
+    if (!write_text_file(html_path, mb::html_report(runs, ho), "microbench report")) return 1;
     if (html_path != "-") std::fprintf(stderr, "Wrote %s: %zu runs from %zu files.\n", html_path.c_str(), runs.size(), files.size());
     return 0;
 }

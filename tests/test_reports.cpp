@@ -105,6 +105,37 @@ TEST_CASE("ab report: every figure as ab computes and prints it") {
     CHECK_FALSE(has(out, "Percentage of the requests"));
 }
 
+// Regression: ab prints a warning under the table when a column's mean and median (whole ms, as
+// shown) lie more than one or two standard deviations apart; microbench printed none, so its
+// report lost a line of ab's for fast, tight runs (the CLI's comparison with real ab met it).
+TEST_CASE("ab report: ab's ERROR and WARNING lines under the timing table") {
+    std::string out;
+    append_ab_report(context(), sample(), out);  // mean 49, median 48, sd 27.7: no line
+    CHECK_FALSE(has(out, "The median and mean"));
+
+    result r = sample();
+    r.total_ns = r.processing_ns = r.waiting_ns = r.connect_ns = r.total_ns;
+    r.total_ns.reset();
+    for (int i = 0; i < 60; ++i) r.total_ns.record(200'000);     // 0.2 ms: median 0 ms
+    for (int i = 0; i < 40; ++i) r.total_ns.record(1'400'000);   // mean 0.68 ms: 1 ms; sd 0.59 ms
+    out.clear();
+    append_ab_report(context(), r, out);
+    CAPTURE(out);
+    CHECK(has(out, "Total:          0    1   0.6      0       1\n"
+                   "WARNING: The median and mean for the total time are not within a normal deviation\n"
+                   "        These results are probably not that reliable.\n"));
+    r.total_ns.reset();
+    for (int i = 0; i < 60; ++i) r.total_ns.record(400'000);
+    for (int i = 0; i < 40; ++i) r.total_ns.record(700'000);     // mean 0.52: 1 ms, median 0 ms, sd 0.15
+    out.clear();
+    append_ab_report(context(), r, out);
+    CHECK(has(out, "ERROR: The median and mean for the total time are more than twice the standard\n"
+                   "       deviation apart. These results are NOT reliable.\n"));
+    out.clear();
+    append_ab_report(context(), r, out, {false, true});  // ab -S: the short table has none
+    CHECK_FALSE(has(out, "The median and mean"));
+}
+
 TEST_CASE("ab report: a run without a response prints no timing tables") {
     result r;
     r.requests_ended = r.requests_failed = 5;

@@ -465,6 +465,36 @@ class Errors(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot write /nonexistent/dir/x.csv", r.stderr)
 
+    def test_interval_files_regressions(self):
+        url = Servers.url()
+        # CSV rows and JSON on one stdout would interleave: the pair is refused.
+        self.assert_usage_error(["-t", "1", "--rate", "10", "--intervals", "-", "--json", "-", url], "--intervals -")
+        with tempfile.TemporaryDirectory() as d:
+            # A run that cannot start leaves an existing --intervals file as it was, and makes none.
+            kept, made = os.path.join(d, "kept.csv"), os.path.join(d, "made.csv")
+            with open(kept, "w") as f:
+                f.write("yesterday's rows\n")
+            for path in (kept, made):
+                r = run([MICROBENCH, "-q", "-n", "5", "--intervals", path, "http://no-such-host.invalid/"])
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("cannot resolve", r.stderr)
+            with open(kept) as f:
+                self.assertEqual(f.read(), "yesterday's rows\n")
+            self.assertFalse(os.path.exists(made))
+            # A run that starts replaces it with its rows.
+            r = run([MICROBENCH, "-q", "-t", "1", "--rate", "20", "--interval", "250ms", "--intervals", kept, url])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(kept) as f:
+                rows = list(csv.reader(f))
+            self.assertTrue(rows[0][0].startswith("start"), rows[0])
+            self.assertGreaterEqual(len(rows), 5)
+        # A failed write says why it failed, not what errno held at the end of the run.
+        for flag in ("--intervals", "--json", "-e", "-g", "--html"):
+            with self.subTest(flag=flag):
+                r = run([MICROBENCH, "-q", "-t", "1", "--rate", "20", flag, "/dev/full", url])
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn("cannot write /dev/full: No space left on device", r.stderr)
+
     def test_duration_has_no_request_cap(self):
         # ab -t implies -n 50000; microbench runs for the time given, however many that is.
         t0 = time.monotonic()

@@ -4,6 +4,7 @@
 // microbench's own additions go in lines ab never prints (see append_ab_notes) — never in ab's.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -40,10 +41,24 @@ namespace detail {
 
 constexpr long long ab_round_ms(std::int64_t ns) { return static_cast<long long>((ns + 500'000) / 1'000'000); }
 
+inline long long ab_mean_ms(const histogram& h) { return static_cast<long long>(h.mean() / 1e6 + 0.5); }
+
 inline void append_ab_times_row(std::string& out, const char* label, const histogram& h) {
-    appendf(out, "%s%5lld %4d %5.1f %6lld %7lld\n", label, ab_round_ms(h.min()),
-            static_cast<int>(h.mean() / 1e6 + 0.5), h.stddev() / 1e6, ab_round_ms(h.value_at_percentile(50)),
-            ab_round_ms(h.max()));
+    appendf(out, "%s%5lld %4lld %5.1f %6lld %7lld\n", label, ab_round_ms(h.min()), ab_mean_ms(h), h.stddev() / 1e6,
+            ab_round_ms(h.value_at_percentile(50)), ab_round_ms(h.max()));
+}
+
+// ab's warning under the table when a column's mean and median, in whole milliseconds as the table
+// shows them, lie more than one (WARNING) or two (ERROR) standard deviations apart.
+inline void append_ab_sanity_line(std::string& out, const char* what, const histogram& h) {
+    const double apart = std::fabs(static_cast<double>(ab_mean_ms(h) - ab_round_ms(h.value_at_percentile(50))));
+    const double sd = h.stddev() / 1e6;
+    if (apart > 2 * sd)
+        appendf(out, "ERROR: The median and mean for %s are more than twice the standard\n"
+                     "       deviation apart. These results are NOT reliable.\n", what);
+    else if (apart > sd)
+        appendf(out, "WARNING: The median and mean for %s are not within a normal deviation\n"
+                     "        These results are probably not that reliable.\n", what);
 }
 
 }  // namespace detail
@@ -113,6 +128,10 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
         detail::append_ab_times_row(out, "Processing: ", r.processing_ns);
         detail::append_ab_times_row(out, "Waiting:    ", r.waiting_ns);
         detail::append_ab_times_row(out, "Total:      ", r.total_ns);
+        detail::append_ab_sanity_line(out, "the initial connection time", r.connect_ns);
+        detail::append_ab_sanity_line(out, "the processing time", r.processing_ns);
+        detail::append_ab_sanity_line(out, "the waiting time", r.waiting_ns);
+        detail::append_ab_sanity_line(out, "the total time", r.total_ns);
     } else {  // ab -S prints these rows, in exactly this format
         appendf(out, "              min   avg   max\n");
         for (auto row : {std::make_pair("Connect:    ", &r.connect_ns), std::make_pair("Processing: ", &r.processing_ns),
