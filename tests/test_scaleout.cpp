@@ -131,7 +131,7 @@ TEST_CASE("merge: a result with itself doubles every count and keeps every perce
     }
 }
 
-TEST_CASE("merge: refuses different plans and histograms, names the input, counts what it drops") {
+TEST_CASE("merge: refuses different plans and histograms, names the input, keeps values of the widest range") {
     report_run a;
     a.label = "a.json";
     a.config.url = "http://127.0.0.1:1/x";
@@ -159,7 +159,7 @@ TEST_CASE("merge: refuses different plans and histograms, names the input, count
     CHECK(merge_runs({a, two}, merged, s).code == errc::merge_incompatible_histograms);
     CHECK(s.problem == "a.json has 3 significant digits from 1 ns, b.json 2 from 1 ns");
 
-    report_run narrow = a;  // a histogram up to 1 s: a 10 s value from b cannot be held
+    report_run narrow = a;  // a histogram up to 1 s, b's up to 1 h: merged into the wider one
     for (histogram* h : {&narrow.r.connect_ns, &narrow.r.waiting_ns, &narrow.r.processing_ns, &narrow.r.total_ns,
                          &narrow.r.responses_total_ns, &narrow.r.response_ns, &narrow.r.schedule_lag_ns})
         *h = histogram(histogram_config{1, 1'000'000'000, 3});
@@ -167,8 +167,10 @@ TEST_CASE("merge: refuses different plans and histograms, names the input, count
     report_run slow = b;
     slow.r.total_ns.record(10'000'000'000);
     REQUIRE_FALSE(merge_runs({narrow, slow}, merged, s));
-    CHECK(s.dropped == 1);
-    CHECK(merged.r.total_ns.count() == 2);  // 5 ms, and b's 1 ms; its 10 s was dropped
+    CHECK(s.dropped == 0);
+    CHECK(merged.r.total_ns.count() == 3);  // 5 ms, and b's 1 ms and 10 s
+    // Values above every input's range are what a merge can drop: none here, as none can be held
+    // by an input and not by the widest; the count is kept for results made otherwise.
 
     report_run s0 = a, s1 = a;
     s0.config.shard_count = s1.config.shard_count = 2;
@@ -210,6 +212,95 @@ TEST_CASE("merge: interval rows line up on the wall clock") {
         CHECK(merged.r.intervals[i].ended == ended[i]);
         CHECK(merged.r.intervals[i].p99_ns == p99[i]);
     }
+}
+
+namespace {
+
+interval_stats row_at(std::int64_t start_ns, std::int64_t duration_ns, std::uint64_t ended, std::int64_t p99_ns) {
+    interval_stats row{};
+    row.start_ns = start_ns;
+    row.duration_ns = duration_ns;
+    row.sent = row.ended = row.completed = row.latency_count = ended;
+    row.p50_ns = row.p90_ns = row.p99_ns = row.max_ns = p99_ns;
+    return row;
+}
+
+}  // namespace
+
+// Regression: missing slots were padded with rows of duration 0, and a row spanning several
+// intervals (a generator whose calling thread fell behind) landed whole in one slot while the
+// next slots filled too: merged rows had holes and overlaps.
+TEST_CASE("merge: interval rows tile the merged run, with a spilled-over row and shards that started apart") {
+    const std::int64_t ms = 1'000'000, step = 100 * ms;
+    report_run a;
+    a.label = "a";
+    a.r.interval_ns = step;
+    a.r.start_realtime_ns = 1'000'000 * ms;
+    a.r.elapsed_ns = 250 * ms;
+    a.r.intervals = {row_at(0, step, 10, 1 * ms), row_at(step, step, 10, 2 * ms), row_at(2 * step, 50 * ms, 5, 3 * ms)};
+    report_run b = a;  // started 430 ms later; its calling thread fell behind: one row spans three intervals
+    b.label = "b";
+    b.r.start_realtime_ns += 430 * ms;
+    b.r.elapsed_ns = 470 * ms;
+    b.r.intervals = {row_at(0, 3 * step, 30, 7 * ms), row_at(3 * step, step, 10, 4 * ms), row_at(4 * step, 70 * ms, 7, 5 * ms)};
+    for (bool reversed : {false, true}) {
+        CAPTURE(reversed);
+        report_run merged;
+        merge_summary s;
+        REQUIRE_FALSE(merge_runs(reversed ? std::vector<report_run>{b, a} : std::vector<report_run>{a, b}, merged, s));
+        const std::vector<interval_stats>& rows = merged.r.intervals;
+        REQUIRE_FALSE(rows.empty());
+        std::int64_t at = 0;
+        std::uint64_t ended = 0;
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            CAPTURE(i);
+            CHECK(rows[i].start_ns == at);  // no hole, no overlap
+            CHECK(rows[i].duration_ns > 0);
+            if (i + 1 < rows.size()) CHECK(rows[i].duration_ns % step == 0);
+            at += rows[i].duration_ns;
+            ended += rows[i].ended;
+        }
+        CHECK(at == 430 * ms + 470 * ms);  // to where b's last row ends
+        CHECK(ended == 25 + 47);
+        // a: [0,100) [100,200) [200,250); nothing in [300,400); b from 430 ms: [400,700) as one
+        // row (b's spans three intervals), [700,800), [800,900).
+        REQUIRE(rows.size() == 7);
+        const std::int64_t starts[] = {0, 100, 200, 300, 400, 700, 800};
+        const std::uint64_t ends[] = {10, 10, 5, 0, 30, 10, 7};
+        for (std::size_t i = 0; i < 7; ++i) {
+            CAPTURE(i);
+            CHECK(rows[i].start_ns == starts[i] * ms);
+            CHECK(rows[i].ended == ends[i]);
+        }
+        CHECK(rows[4].duration_ns == 3 * step);
+        CHECK(rows[4].p99_ns == 7 * ms);
+    }
+}
+
+TEST_CASE("merge: the result does not depend on the order of the inputs") {
+    report_run narrow;  // histograms up to 1 s
+    narrow.label = "narrow";
+    narrow.config.url = "http://127.0.0.1:1/x";
+    for (histogram* h : {&narrow.r.connect_ns, &narrow.r.waiting_ns, &narrow.r.processing_ns, &narrow.r.total_ns,
+                         &narrow.r.responses_total_ns, &narrow.r.response_ns, &narrow.r.schedule_lag_ns})
+        *h = histogram(histogram_config{1, 1'000'000'000, 3});
+    narrow.r.total_ns.record(5'000'000);
+    report_run wide;  // the default, up to an hour, with a 10 s value
+    wide.label = "wide";
+    wide.config.url = narrow.config.url;
+    wide.r.total_ns.record(10'000'000'000);
+    wide.r.total_ns.record(1'000'000);
+    report_run m1, m2;
+    merge_summary s1, s2;
+    REQUIRE_FALSE(merge_runs({narrow, wide}, m1, s1));
+    REQUIRE_FALSE(merge_runs({wide, narrow}, m2, s2));
+    CHECK(s1.dropped == 0);
+    CHECK(s2.dropped == 0);
+    CHECK(m1.r.total_ns.count() == 3);
+    CHECK(m2.r.total_ns.count() == 3);
+    CHECK(m1.r.total_ns.max() == m2.r.total_ns.max());
+    for (double q : {0.0, 50.0, 100.0}) CHECK(m1.r.total_ns.value_at_percentile(q) == m2.r.total_ns.value_at_percentile(q));
+    CHECK(m1.r.total_ns.config().highest_trackable_value == m2.r.total_ns.config().highest_trackable_value);
 }
 
 TEST_CASE("start at a wall-clock time: nothing before it, at once after it, and a cancel while waiting ends it") {

@@ -169,7 +169,7 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
             const double y2 = view == interval_view::latency ? static_cast<double>(row.p50_ns) / 1e6 : seconds > 0 ? row.target / seconds : 0;
             // A last interval shorter than half the others (the run's tail) is tabulated, not drawn: its
             // few requests would make a spike.
-            const bool drawn = row.duration_ns * 2 >= r.interval_ns;
+            const bool drawn = i + 1 < r.intervals.size() || row.duration_ns * 2 >= r.interval_ns;
             if (drawn) {
                 main.points.push_back({x, y});
                 if (has_second) second.points.push_back({x, y2});

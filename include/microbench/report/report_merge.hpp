@@ -1,7 +1,8 @@
 // microbench/report/report_merge.hpp — results of one plan from many generators (shards, or the
 // same plan run on several machines) merged into one result: counts and bytes summed exactly,
 // the histograms merged bucket for bucket (percentiles of the whole within the histograms'
-// precision), the run's span taken on the wall clock, the interval rows aligned on it. Refuses
+// precision), the run's span taken on the wall clock, the interval rows aligned on it and tiling
+// it. The order of the inputs changes nothing but the order of the shards listed. Refuses
 // results of different targets or plans, or whose histograms cannot merge exactly, and says
 // which input differs and how; counts what a merge dropped instead of hiding it.
 #pragma once
@@ -71,18 +72,15 @@ inline std::string histogram_difference(const report_run& a, const report_run& b
     return why;
 }
 
-// Adds `row` (of a run that started `offset_ns` after the merged one) to the merged rows: counts
-// add up; percentiles of a merged row are the highest of its parts' (an upper bound: rows keep
-// no histogram), exact when one generator's row is alone in it.
-inline void merge_interval_row(std::vector<interval_stats>& rows, const interval_stats& row, std::int64_t offset_ns, std::int64_t interval_ns) {
-    const auto slot = static_cast<std::size_t>(std::max<std::int64_t>(0, std::llround(static_cast<double>(row.start_ns + offset_ns) / static_cast<double>(interval_ns))));
-    while (rows.size() <= slot) {
-        interval_stats empty{};
-        empty.start_ns = static_cast<std::int64_t>(rows.size()) * interval_ns;
-        rows.push_back(empty);
-    }
-    interval_stats& m = rows[slot];
-    m.duration_ns = std::max(m.duration_ns, row.duration_ns);
+// One generator's interval rows, and how long after the merged run's start that generator began.
+struct rows_at {
+    const std::vector<interval_stats>* rows;
+    std::int64_t offset_ns;
+};
+
+// Adds `row` into the merged row `m`: counts add up; percentiles of a merged row are the highest of
+// its parts' (an upper bound: rows keep no histogram), exact when one generator's row is alone.
+inline void add_interval_row(interval_stats& m, const interval_stats& row) {
     m.sent += row.sent, m.ended += row.ended, m.completed += row.completed, m.failed += row.failed;
     m.target += row.target;
     m.latency_count += row.latency_count;
@@ -91,12 +89,52 @@ inline void merge_interval_row(std::vector<interval_stats>& rows, const interval
     m.lag_p99_ns = std::max(m.lag_p99_ns, row.lag_p99_ns), m.lag_max_ns = std::max(m.lag_max_ns, row.lag_max_ns);
 }
 
+// The generators' rows on one grid of `interval_ns` from the merged start, tiling the merged run:
+// a row goes to the grid interval its start falls in and covers as many intervals as it is whole
+// intervals long (one that spans several, because its generator fell behind, covers them all);
+// intervals that one row covers together become one merged row, intervals no row covers become
+// empty rows, and the last row ends where the latest generator's last row ends.
+inline std::vector<interval_stats> merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns) {
+    struct placed {
+        std::int64_t first, count;
+        const interval_stats* row;
+    };
+    std::vector<placed> all;
+    std::int64_t last = -1, end_ns = 0;
+    for (const rows_at& in : inputs)
+        for (const interval_stats& row : *in.rows) {
+            const std::int64_t at = std::max<std::int64_t>(0, row.start_ns + in.offset_ns);
+            const std::int64_t count = std::max<std::int64_t>(1, std::llround(static_cast<double>(row.duration_ns) / static_cast<double>(interval_ns)));
+            all.push_back({at / interval_ns, count, &row});
+            last = std::max(last, at / interval_ns + count - 1);
+            end_ns = std::max(end_ns, at + row.duration_ns);
+        }
+    if (last < 0) return {};
+    std::vector<char> joined(static_cast<std::size_t>(last + 1), 0);  // interval k is one row with k + 1
+    std::vector<std::int64_t> row_of(static_cast<std::size_t>(last + 1), 0);
+    for (const placed& p : all)
+        for (std::int64_t k = p.first; k + 1 < p.first + p.count; ++k) joined[static_cast<std::size_t>(k)] = 1;
+    std::vector<interval_stats> rows;
+    for (std::int64_t k = 0; k <= last; ++k) {
+        if (k == 0 || !joined[static_cast<std::size_t>(k - 1)]) {
+            rows.emplace_back();
+            rows.back().start_ns = k * interval_ns;
+        }
+        rows.back().duration_ns = (k + 1) * interval_ns - rows.back().start_ns;
+        row_of[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(rows.size()) - 1;
+    }
+    rows.back().duration_ns = std::max<std::int64_t>(1, end_ns - rows.back().start_ns);
+    for (const placed& p : all) add_interval_row(rows[static_cast<std::size_t>(row_of[static_cast<std::size_t>(p.first)])], *p.row);
+    return rows;
+}
+
 }  // namespace detail
 
 // Merges `in` (each a single run: a generator's --json) into `out`, labelled "merged": counts,
 // failures, status codes, bytes and connections summed; -n, -c, threads and the rate of the whole
-// (the shards' shares add up to the plan); the histograms merged; elapsed from the earliest start
-// to the latest end on the wall clock; interval rows aligned on it.
+// (the shards' shares add up to the plan); the histograms merged into the widest range among
+// them; elapsed from the earliest start to the latest end on the wall clock; interval rows
+// aligned on it (merge_interval_rows).
 inline error merge_runs(const std::vector<report_run>& in, report_run& out, merge_summary& s) {
     s = merge_summary();
     s.inputs = in.size();
@@ -117,19 +155,23 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         }
         s.shards.push_back(in[i].config.shard_index);
     }
+    // The histograms merge into those of the widest range, so the order of the inputs is not the result's.
+    std::size_t widest = 0;
+    for (std::size_t i = 1; i < in.size(); ++i)
+        if (in[i].r.total_ns.config().highest_trackable_value > in[widest].r.total_ns.config().highest_trackable_value) widest = i;
     out = report_run();
     out.label = "merged";
     out.config = first.config;
     out.config.shard_index = out.config.shard_count = 0;  // the whole plan
     out.config.requests = out.config.concurrency = out.config.threads = 0;
-    out.r = first.r;
+    out.r = in[widest].r;
     out.r.intervals.clear();
     std::int64_t start = first.r.start_realtime_ns, end = first.r.start_realtime_ns + first.r.elapsed_ns;
     double rate = 0;
     std::uint32_t requested = 0;
     for (std::size_t i = 0; i < in.size(); ++i) {
         const result& r = in[i].r;
-        if (i > 0) s.dropped += out.r.merge(r);
+        if (i != widest) s.dropped += out.r.merge(r);
         out.config.requests += in[i].config.requests;
         out.config.concurrency += in[i].config.concurrency;
         out.config.threads += in[i].config.threads;
@@ -142,10 +184,11 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.r.concurrency_requested = requested;
     out.r.start_realtime_ns = start;
     out.r.elapsed_ns = end - start;
-    if (first.r.interval_ns > 0)
-        for (const report_run& run : in)
-            for (const interval_stats& row : run.r.intervals)
-                detail::merge_interval_row(out.r.intervals, row, run.r.start_realtime_ns - start, first.r.interval_ns);
+    if (first.r.interval_ns > 0) {
+        std::vector<detail::rows_at> rows;
+        for (const report_run& run : in) rows.push_back({&run.r.intervals, run.r.start_realtime_ns - start});
+        out.r.intervals = detail::merge_interval_rows(rows, first.r.interval_ns);
+    }
     return {};
 }
 
