@@ -83,7 +83,7 @@ class Shards(unittest.TestCase):
         self.assertEqual(sum(d["config"]["requests"] for d in docs), 3000)
         self.assertEqual([d["config"]["concurrency"] for d in docs], [2, 2, 2])
         starts = [d["start_unix_ns"] for d in docs]
-        self.assertLess(max(starts) - min(starts), 250_000_000, "the shards start together")  # 0.1-5 ms here; a loaded CI machine wakes later
+        self.assertLess(max(starts) - min(starts), 250_000_000, "the shards start together")  # loose: a loaded CI machine wakes late
         self.assertTrue(all(d["start_unix_ns"] >= d["config"]["start_at_unix_ms"] * 1_000_000 for d in docs))
         r = run([MICROBENCH, "merge", *[self.path(f"shard-{i}.json") for i in range(3)], "--json", self.path("merged.json"),
                  "--html", self.path("merged.html")])
