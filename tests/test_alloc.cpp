@@ -1,7 +1,8 @@
 // The engine allocates nothing per request: this binary replaces operator new and malloc with
 // counting versions, runs the engine against the reference server in a child process (so the
 // server's allocations are not counted), and asserts zero allocations between the 20 % and 90 %
-// progress marks of long runs. Built without sanitizers only (they own malloc).
+// progress marks of long runs — closed loops, pipelined, new connections, checks, -g, failures, fixed
+// rates and per-interval rows. Built without sanitizers only (they own malloc).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <string>
 
 #include "microbench.hpp"
 #include "child_server.hpp"
@@ -82,6 +84,8 @@ TEST_CASE("no allocation per request in steady state") {
         std::uint32_t concurrency, pipeline, threads;
         std::uint64_t requests;
         bool checks, record, some_fail;
+        double rate = 0;              // requests/s on a fixed schedule; 0: a closed loop
+        std::int64_t interval_ms = 0;  // per-interval rows
     };
     const mode modes[] = {
         {"keep-alive", true, 10, 1, 1, 100'000, false, false, false},
@@ -89,9 +93,14 @@ TEST_CASE("no allocation per request in steady state") {
         {"new connections", false, 10, 1, 1, 20'000, false, false, false},
         {"checks, -g, two threads", true, 10, 1, 2, 100'000, true, true, false},
         {"some requests fail", true, 10, 1, 2, 100'000, true, false, true},
+        {"fixed rate, keep-alive", true, 8, 1, 2, 30'000, false, false, false, 20'000},
+        {"fixed rate, new connections", false, 8, 1, 1, 10'000, false, false, false, 10'000},
+        {"fixed rate with intervals", true, 8, 1, 2, 30'000, true, false, false, 20'000, 100},
+        {"closed loop with intervals", true, 10, 1, 2, 100'000, false, false, false, 0, 20},
     };
     for (const mode& m : modes) {
-        CAPTURE(m.name);
+        const std::string name = m.name;
+        CAPTURE(name);
         marks mk;
         mk.requests = m.requests;
         microbench::plan p;
@@ -101,6 +110,8 @@ TEST_CASE("no allocation per request in steady state") {
             .threads(m.threads)
             .keep_alive(m.keep_alive)
             .pipeline(m.pipeline)
+            .rate(m.rate)
+            .interval_ms(m.interval_ms)
             .on_progress(on_progress, &mk, 0, 1);
         microbench::checks c;
         if (m.checks) c.factorial(10).body_contains("3628800").status({200});

@@ -86,6 +86,7 @@ public:
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
         unsettled_.reserve(s_.connections);
+        idle_.reserve(s_.connections);
         stats_.concurrency_requested = s_.connections;
         if (s_.record_requests)
             stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
