@@ -39,7 +39,6 @@ struct options {
     std::string bind_address;
     std::uint32_t socket_buffer_bytes = 0;  // -b
     bool length_check = true;
-    bool variable_length = false;
     std::vector<int> expect_status;
     std::string csv_path, json_path, gnuplot_path;
     std::string html_path;        // --html FILE: the report with charts, self-contained
@@ -304,19 +303,6 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
     return p;
 }
 
-inline mb::report_context to_report_context(const options& o) {
-    mb::report_context c;
-    c.host = o.target.host;
-    c.port = o.target.port;
-    c.path = o.target.target;
-    c.concurrency = o.concurrency;
-    c.keep_alive = o.keep_alive;
-    c.variable_length = o.variable_length;
-    c.sent_body = o.sent_body;
-    c.checked = o.check_factorial || !o.expect_body_path.empty() || !o.expect_status.empty();
-    return c;
-}
-
 inline parse_outcome parse(int argc, char** argv, options& o) {
     const std::string value_flags = "nctsbTpuvCHPAgXeBmW", bool_flags = "lrkVhwiIdSqxyzZfE";
     bool duration_given = false;
@@ -460,7 +446,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (bool_flags.find(f) != std::string::npos) {
                 switch (f) {
                     case 'k': o.keep_alive = true; break;
-                    case 'l': o.length_check = false, o.variable_length = true; break;
+                    case 'l': o.length_check = false; break;
                     case 'r': break;  // microbench never exits on receive errors
                     case 'i': o.method = "HEAD", o.head_given = true; break;
                     case 'q': o.quiet = true; break;

@@ -83,13 +83,7 @@ inline int run_merge_command(int argc, char** argv, int first) {
     }
     std::string text;
     if (json_path != "-") {
-        mb::url target;
-        mb::report_context ctx;
-        if (!mb::parse_url(merged.config.url, target)) ctx.host = target.host, ctx.port = target.port, ctx.path = target.target;
-        ctx.concurrency = merged.config.concurrency;
-        ctx.keep_alive = merged.config.keep_alive;
-        ctx.checked = !merged.config.checks.empty();
-        mb::append_ab_report(ctx, merged.r, text);
+        mb::append_ab_report(mb::report_context_of(merged.config), merged.r, text);
         mb::append_open_model_section(merged.r, text);
         text += "\n" + merge_line(summary) + "; elapsed is from the earliest start to the latest end.\n";
         mb::detail::appendf(text, "Histogram values dropped by the merge: %llu\n", static_cast<unsigned long long>(summary.dropped));

@@ -338,7 +338,7 @@ int run_single(const cli::options& o) {
         mb::detail::appendf(text, "\nTest interrupted after %llu requests: the figures below are partial (%llu still in flight were not counted).\n",
                             static_cast<unsigned long long>(r.requests_ended), static_cast<unsigned long long>(r.unfinished));
     text += "\n\n";
-    mb::report_context ctx = cli::to_report_context(o);
+    mb::report_context ctx = mb::report_context_of(plan);
     mb::ab_report_options ab;
     ab.confidence = !o.short_table;
     ab.percentiles = !o.no_percentiles;

@@ -4837,6 +4837,26 @@ inline run_description describe(const plan& p) {
     return d;
 }
 
+// What ab's report says about a run besides its result (report_ab.hpp), from what was planned: a
+// saved result's description, or a live plan — the one way the command line, the C API and
+// merge make it.
+inline report_context report_context_of(const run_description& d) {
+    report_context c;
+    url target;
+    if (!parse_url(d.url, target)) c.host = target.host, c.port = target.port, c.path = target.target;
+    c.concurrency = d.concurrency;
+    c.keep_alive = d.keep_alive;
+    c.variable_length = !d.length_check;
+    c.checked = !d.checks.empty();
+    return c;
+}
+
+inline report_context report_context_of(const plan& p) {
+    report_context c = report_context_of(describe(p));
+    c.sent_body = !p.body().empty();
+    return c;
+}
+
 namespace detail {
 
 inline void append_json_string(std::string& out, std::string_view s) {
@@ -7550,22 +7570,6 @@ inline void c_progress_trampoline(const progress& pr, void* user) {
     plan->progress(pr.ended, pr.target, pr.elapsed_ns, plan->progress_user);
 }
 
-inline report_context context_of(const plan& p) {
-    report_context c;
-    url u;
-    if (!parse_url(p.url(), u)) {
-        c.host = u.host;
-        c.port = u.port;
-        c.path = u.target;
-    }
-    c.concurrency = p.concurrency();
-    c.keep_alive = p.keep_alive();
-    c.variable_length = !p.length_check();
-    c.sent_body = !p.body().empty();
-    c.checked = !p.check().empty() || !p.expect_status().empty();
-    return c;
-}
-
 inline mb_interval c_interval(const interval_stats& row) {
     mb_interval c{};
     c.start_ns = row.start_ns;
@@ -7852,7 +7856,7 @@ MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t siz
     if (!result) return 0;
     MICROBENCH_C_TRY
     std::string text;
-    microbench::report_context ctx = microbench::detail::context_of(result->p);
+    microbench::report_context ctx = microbench::report_context_of(result->p);
     microbench::append_ab_report(ctx, result->r, text);
     microbench::append_report_notes(ctx, result->r, text);
     return microbench::detail::copy_out(text, buf, size);

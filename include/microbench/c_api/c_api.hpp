@@ -127,22 +127,6 @@ inline void c_progress_trampoline(const progress& pr, void* user) {
     plan->progress(pr.ended, pr.target, pr.elapsed_ns, plan->progress_user);
 }
 
-inline report_context context_of(const plan& p) {
-    report_context c;
-    url u;
-    if (!parse_url(p.url(), u)) {
-        c.host = u.host;
-        c.port = u.port;
-        c.path = u.target;
-    }
-    c.concurrency = p.concurrency();
-    c.keep_alive = p.keep_alive();
-    c.variable_length = !p.length_check();
-    c.sent_body = !p.body().empty();
-    c.checked = !p.check().empty() || !p.expect_status().empty();
-    return c;
-}
-
 inline mb_interval c_interval(const interval_stats& row) {
     mb_interval c{};
     c.start_ns = row.start_ns;

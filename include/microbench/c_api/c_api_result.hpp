@@ -84,7 +84,7 @@ MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t siz
     if (!result) return 0;
     MICROBENCH_C_TRY
     std::string text;
-    microbench::report_context ctx = microbench::detail::context_of(result->p);
+    microbench::report_context ctx = microbench::report_context_of(result->p);
     microbench::append_ab_report(ctx, result->r, text);
     microbench::append_report_notes(ctx, result->r, text);
     return microbench::detail::copy_out(text, buf, size);

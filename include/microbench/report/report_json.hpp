@@ -55,6 +55,26 @@ inline run_description describe(const plan& p) {
     return d;
 }
 
+// What ab's report says about a run besides its result (report_ab.hpp), from what was planned: a
+// saved result's description, or a live plan — the one way the command line, the C API and
+// merge make it.
+inline report_context report_context_of(const run_description& d) {
+    report_context c;
+    url target;
+    if (!parse_url(d.url, target)) c.host = target.host, c.port = target.port, c.path = target.target;
+    c.concurrency = d.concurrency;
+    c.keep_alive = d.keep_alive;
+    c.variable_length = !d.length_check;
+    c.checked = !d.checks.empty();
+    return c;
+}
+
+inline report_context report_context_of(const plan& p) {
+    report_context c = report_context_of(describe(p));
+    c.sent_body = !p.body().empty();
+    return c;
+}
+
 namespace detail {
 
 inline void append_json_string(std::string& out, std::string_view s) {
