@@ -180,10 +180,7 @@ int run_self_test(const cli::options& o) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;  // the two URL forms side by side, labelled by their paths
-        for (const mb::scenario_result& s : results) {
-            mb::url u;
-            add_run(runs, mb::parse_url(s.url, u) ? s.url : u.target, s.scenario, s.p, s.r);
-        }
+        for (const mb::scenario_result& s : results) add_run(runs, mb::run_label(s.url), s.scenario, s.p, s.r);
         if (!write_html(o, runs, "microbench self-test")) return 1;
     }
     return passed ? 0 : 3;
@@ -363,7 +360,7 @@ int run_single(const cli::options& o) {
     if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles))) status = 1;
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;
-        add_run(runs, o.target.target, "", plan, r);
+        add_run(runs, mb::run_label(plan.url()), "", plan, r);
         if (!write_html(o, runs, "microbench: " + o.method + " " + o.url_text)) status = 1;
     }
     if (unreachable(r) && !r.cancelled) {  // interrupted is 130, whatever had failed by then

@@ -4851,6 +4851,13 @@ inline report_context report_context_of(const run_description& d) {
     return c;
 }
 
+// How a run is labelled in reports when nobody names it: its URL's path ("/factorial/10"), or
+// the URL as given when it does not parse.
+inline std::string run_label(const std::string& url_text) {
+    url target;
+    return parse_url(url_text, target) ? url_text : target.target;
+}
+
 inline report_context report_context_of(const plan& p) {
     report_context c = report_context_of(describe(p));
     c.sent_body = !p.body().empty();
@@ -5413,8 +5420,7 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
     };
     if (doc.is(json_value::kind::object) && doc.find("microbench")) {
         if (error e = add(doc, label, "")) return e;
-        url u;
-        if (label.empty()) out.back().label = parse_url(out.back().config.url, u) ? out.back().config.url : u.target;
+        if (label.empty()) out.back().label = run_label(out.back().config.url);
         return {};
     }
     if (doc.is(json_value::kind::object) && doc.find("a") && doc.find("b")) {
@@ -8007,8 +8013,7 @@ MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, cha
         runs[i].scenario = suite->names[i];
         runs[i].config = describe(suite->results[i].p);
         runs[i].r = suite->results[i].r;
-        url u;
-        runs[i].label = parse_url(runs[i].config.url, u) ? runs[i].config.url : u.target;
+        runs[i].label = run_label(runs[i].config.url);
     }
     html_options o;
     o.title = title ? title : "microbench suite";

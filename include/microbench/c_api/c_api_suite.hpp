@@ -87,8 +87,7 @@ MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, cha
         runs[i].scenario = suite->names[i];
         runs[i].config = describe(suite->results[i].p);
         runs[i].r = suite->results[i].r;
-        url u;
-        runs[i].label = parse_url(runs[i].config.url, u) ? runs[i].config.url : u.target;
+        runs[i].label = run_label(runs[i].config.url);
     }
     html_options o;
     o.title = title ? title : "microbench suite";

@@ -69,6 +69,13 @@ inline report_context report_context_of(const run_description& d) {
     return c;
 }
 
+// How a run is labelled in reports when nobody names it: its URL's path ("/factorial/10"), or
+// the URL as given when it does not parse.
+inline std::string run_label(const std::string& url_text) {
+    url target;
+    return parse_url(url_text, target) ? url_text : target.target;
+}
+
 inline report_context report_context_of(const plan& p) {
     report_context c = report_context_of(describe(p));
     c.sent_body = !p.body().empty();

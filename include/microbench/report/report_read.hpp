@@ -224,8 +224,7 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
     };
     if (doc.is(json_value::kind::object) && doc.find("microbench")) {
         if (error e = add(doc, label, "")) return e;
-        url u;
-        if (label.empty()) out.back().label = parse_url(out.back().config.url, u) ? out.back().config.url : u.target;
+        if (label.empty()) out.back().label = run_label(out.back().config.url);
         return {};
     }
     if (doc.is(json_value::kind::object) && doc.find("a") && doc.find("b")) {
