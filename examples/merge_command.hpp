@@ -69,9 +69,11 @@ inline int run_merge_command(int argc, char** argv, int first) {
         runs.back().label = shown(path);
         mb::error e = mb::parse_json(text, doc);
         if (!e && !doc.find("microbench")) e = {mb::errc::merge_nothing, 0};  // a --compare or --suite document
-        if (!e) e = mb::read_result_json(doc, runs.back().config, runs.back().r);
+        std::string problem;
+        if (!e) e = mb::read_result_json(doc, runs.back().config, runs.back().r, &problem);
         if (e) {
-            std::fprintf(stderr, "microbench merge: %s: %s (%s)\n", shown(path).c_str(), e.message(), e.name());
+            std::fprintf(stderr, "microbench merge: %s: %s (%s)%s%s\n", shown(path).c_str(), e.message(), e.name(),
+                         problem.empty() ? "" : ": ", problem.c_str());
             return 1;
         }
     }

@@ -4355,6 +4355,85 @@ inline error run(const plan& p, result& out) {
 }  // namespace microbench
 // ---- end include/microbench/engine/runner.hpp ----
 #ifndef MICROBENCH_NO_REPORTS
+// ---- begin include/microbench/core/decimal.hpp ----
+// microbench/core/decimal.hpp — decimal numbers read from text the same way in every locale, for
+// saved results and lists of percentiles: a whole string into a uint64_t, an int64_t or a finite
+// double, or false. A value that does not fit is refused, never saturated, truncated or made
+// infinite. No whitespace, no hexadecimal, no "inf" or "nan".
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace microbench {
+namespace detail {
+
+// Digits only, at most 2^64 - 1.
+inline bool parse_u64(std::string_view text, std::uint64_t& out) {
+    if (text.empty()) return false;
+    std::uint64_t v = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9') return false;
+        const auto d = static_cast<std::uint64_t>(c - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    out = v;
+    return true;
+}
+
+// An optional minus, then digits: from -2^63 to 2^63 - 1.
+inline bool parse_i64(std::string_view text, std::int64_t& out) {
+    const bool minus = !text.empty() && text[0] == '-';
+    std::uint64_t v = 0;
+    if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0)) return false;
+    out = minus ? -static_cast<std::int64_t>(v - 1) - 1 : static_cast<std::int64_t>(v);
+    return true;
+}
+
+// [+-] digits [. digits] [(e|E) [+-] digits], with a digit before or after the point; false when
+// the value is beyond double's range, a non-zero value would read as 0, or the number is longer
+// than 400 digits or its exponent above 100000. Correctly rounded: strtod reads it — but strtod's
+// radix character is LC_NUMERIC's, which a host may have set to ',', so it gets the digits
+// without one ("-12.5e1" as "-125e0"), which every locale reads alike.
+inline bool parse_real(std::string_view text, double& out) {
+    char plain[432];
+    std::size_t n = 0, at = 0, digits = 0;
+    long long fraction = 0;
+    bool point = false, nonzero = false;
+    if (at < text.size() && (text[at] == '-' || text[at] == '+')) plain[n++] = text[at++];
+    for (; at < text.size() && digits <= 400; ++at) {
+        const char c = text[at];
+        if (c == '.' && !point) {
+            point = true;
+        } else if (c >= '0' && c <= '9') {
+            plain[n++] = c;
+            ++digits, fraction += point, nonzero = nonzero || c != '0';
+        } else {
+            break;
+        }
+    }
+    std::int64_t exponent = 0;
+    if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+        std::string_view e = text.substr(at + 1);
+        if (!e.empty() && e[0] == '+') e.remove_prefix(1);
+        if (!parse_i64(e, exponent) || exponent > 100000 || exponent < -100000) return false;
+        at = text.size();
+    }
+    if (!digits || digits > 400 || at != text.size()) return false;
+    std::snprintf(plain + n, sizeof plain - n, "e%lld", static_cast<long long>(exponent - fraction));
+    char* end = nullptr;
+    const double v = std::strtod(plain, &end);
+    if (*end || !std::isfinite(v) || (v == 0 && nonzero)) return false;
+    out = v;
+    return true;
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/core/decimal.hpp ----
 // ---- begin include/microbench/report/report_ab.hpp ----
 // microbench/report/report_ab.hpp — ApacheBench 2.3's text report as a pure function of a result:
 // the same lines, labels, order, units and number formats, so scripts that parse ab keep
@@ -4845,11 +4924,12 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
 // ---- begin include/microbench/core/json_read.hpp ----
 // microbench/core/json_read.hpp — a small JSON reader (RFC 8259) for reading saved results back:
 // parse_json() builds a tree of json_value; numbers keep their text, so 64-bit counts come back
-// exact. Strict: one value, no trailing commas, no comments, \u escapes to UTF-8 (surrogate pairs
-// joined), nesting at most 64 deep. Errors carry the byte offset. Never throws.
+// exact, and are read out checked (a value that does not fit is refused) and alike in every locale.
+// Strict: one value, no trailing commas, no comments, \u escapes to UTF-8 (surrogate pairs
+// joined), at most 64 arrays and objects one inside another. Errors carry the byte offset. Never
+// throws.
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -4873,16 +4953,12 @@ struct json_value {
             if (keys[i] == key) return &items[i];
         return nullptr;
     }
-    double number() const { return type == kind::number ? std::strtod(text.c_str(), nullptr) : 0.0; }
-    // Integers written as such ("12", "-3"); 0 for anything else, including fractions.
-    std::uint64_t u64() const {
-        if (type != kind::number || text.find_first_of(".eE-") != std::string::npos) return 0;
-        return std::strtoull(text.c_str(), nullptr, 10);
-    }
-    std::int64_t i64() const {
-        if (type != kind::number || text.find_first_of(".eE") != std::string::npos) return 0;
-        return std::strtoll(text.c_str(), nullptr, 10);
-    }
+    // The number as written, if it fits: false (and `out` left alone) when this is no number, or
+    // for the integers when it has a fraction or an exponent, a minus (unsigned) or is beyond the
+    // type's range, for to_real when it is beyond double's range ("1e999").
+    bool to_u64(std::uint64_t& out) const { return type == kind::number && detail::parse_u64(text, out); }
+    bool to_i64(std::int64_t& out) const { return type == kind::number && detail::parse_i64(text, out); }
+    bool to_real(double& out) const { return type == kind::number && detail::parse_real(text, out); }
 };
 
 namespace detail {
@@ -4892,13 +4968,15 @@ public:
     explicit json_parser(std::string_view text) : s_(text) {}
 
     error parse(json_value& out) {
-        if (error e = value(out, 0)) return e;
+        error e = value(out, 0);
         skip_space();
-        return at_ == s_.size() ? error{} : error{errc::json_bad, at_};
+        if (!e && at_ != s_.size()) e = {errc::json_bad, at_};
+        if (e) out = json_value();  // nothing half-read to query
+        return e;
     }
 
 private:
-    static constexpr int max_depth = 64;
+    static constexpr int max_depth = 64;  // arrays and objects one inside another
     std::string_view s_;
     std::size_t at_ = 0;
 
@@ -4916,11 +4994,12 @@ private:
         return true;
     }
 
+    // `depth`: the arrays and objects around this value.
     error value(json_value& out, int depth) {
-        if (depth > max_depth) return {errc::json_too_deep, at_};
         skip_space();
         if (at_ >= s_.size()) return {errc::json_bad, at_};
         out = json_value();
+        if ((s_[at_] == '{' || s_[at_] == '[') && depth == max_depth) return {errc::json_too_deep, at_};
         switch (s_[at_]) {
             case '{': return object(out, depth);
             case '[': return array(out, depth);
@@ -5049,8 +5128,8 @@ private:
 
 }  // namespace detail
 
-// Parses one JSON document. On error `out` holds what was read so far and the error's position
-// is the byte offset where reading stopped.
+// Parses one JSON document. On error `out` is null and the error's position is the byte offset
+// where reading stopped.
 inline error parse_json(std::string_view text, json_value& out) {
     return detail::json_parser(text).parse(out);
 }
@@ -5062,10 +5141,14 @@ inline error parse_json(std::string_view text, json_value& out) {
 // document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
 // {"scenario", "result"}. Counts, bytes, failures, status codes, the open model and the interval
 // rows come back exactly, the four timing histograms (and the open model's two) bucket for bucket
-// from their encodings — so a report drawn from a file equals one drawn from the run itself.
+// from their encodings — so a report drawn from a file equals one drawn from the run itself. A
+// number its field cannot hold (1e999, a count above 2^64 - 1, a negative time) is refused, and
+// the refusal names the field.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 
@@ -5081,38 +5164,60 @@ struct report_run {
 
 namespace detail {
 
-// Reads fields of one JSON object; the first missing or mistyped one is the error.
+// Times in saved results, in ns (offsets, durations, Unix times up to the year 2116) and in ms:
+// two of them add up, and one doubles, without overflow.
+constexpr std::int64_t saved_ns_max = (std::int64_t{1} << 62) - 1;
+constexpr std::int64_t saved_ms_max = saved_ns_max / 1'000'000;
+
+// Reads fields of one JSON object. The first missing, mistyped or out-of-range field of any
+// json_fields sharing `problem` is named there: "config.concurrency: 4294967296 is out of range".
 class json_fields {
 public:
-    explicit json_fields(const json_value* object) : object_(object) {
-        if (!object_ || !object_->is(json_value::kind::object)) failed_ = true;
+    // `name`: this object's key in `parent`; with `index` >= 0 the key of the array it is element `index` of.
+    json_fields(const json_value* object, std::string& problem, const json_fields* parent = nullptr, const char* name = "",
+                long index = -1)
+        : object_(object), problem_(problem), parent_(parent), name_(name), index_(index) {
+        if (!object_) failed_ = true;  // its parent said why
+        else if (!object_->is(json_value::kind::object)) fail("", "is not an object");
     }
     bool failed() const { return failed_; }
 
     const json_value* get(const char* key, json_value::kind k) {
         const json_value* v = failed_ ? nullptr : object_->find(key);
-        if (!v || !v->is(k)) failed_ = true;
+        if (!failed_ && (!v || !v->is(k))) fail(key, v ? "has the wrong type" : "is missing");
         return failed_ ? nullptr : v;
     }
     // Optional members: absent leaves the value alone; present with the wrong type is an error.
     const json_value* optional(const char* key, json_value::kind k) {
         const json_value* v = failed_ ? nullptr : object_->find(key);
-        if (v && !v->is(k)) failed_ = true;
+        if (v && !v->is(k)) fail(key, "has the wrong type");
         return failed_ ? nullptr : v;
     }
-    void number(const char* key, std::uint64_t& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = v->u64();
+    // An integer from 0 to `max`: true when read.
+    bool number_to(const char* key, std::uint64_t max, std::uint64_t& out) {
+        const json_value* v = get(key, json_value::kind::number);
+        std::uint64_t x = 0;
+        if (v && (!v->to_u64(x) || x > max)) fail(key, "is out of range", v->text);
+        else if (v) return out = x, true;
+        return false;
     }
+    void number(const char* key, std::uint64_t& out) { number_to(key, UINT64_MAX, out); }
     void number(const char* key, std::uint32_t& out) {
-        std::uint64_t v = out;
-        number(key, v);
-        out = static_cast<std::uint32_t>(v);
+        std::uint64_t x = 0;
+        if (number_to(key, UINT32_MAX, x)) out = static_cast<std::uint32_t>(x);
+    }
+    // A time in ns from 0 to saved_ns_max (or in ms, to saved_ms_max).
+    void time(const char* key, std::int64_t& out, std::int64_t max = saved_ns_max) {
+        std::uint64_t x = 0;
+        if (number_to(key, static_cast<std::uint64_t>(max), x)) out = static_cast<std::int64_t>(x);
     }
     void signed_number(const char* key, std::int64_t& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = v->i64();
+        const json_value* v = get(key, json_value::kind::number);
+        if (v && !v->to_i64(out)) fail(key, "is out of range", v->text);
     }
     void real(const char* key, double& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = v->number();
+        const json_value* v = get(key, json_value::kind::number);
+        if (v && !v->to_real(out)) fail(key, "is out of range", v->text);
     }
     void text(const char* key, std::string& out) {
         if (const json_value* v = get(key, json_value::kind::string)) out = v->text;
@@ -5120,28 +5225,50 @@ public:
     void flag(const char* key, bool& out) {
         if (const json_value* v = get(key, json_value::kind::boolean)) out = v->boolean;
     }
-    json_fields object(const char* key) { return json_fields(get(key, json_value::kind::object)); }
-    void fail() { failed_ = true; }
+    json_fields object(const char* key) { return json_fields(get(key, json_value::kind::object), problem_, this, key); }
+    // Names the field in `problem` (unless a field was named before): "PATH.KEY WHY", or with a
+    // value "PATH.KEY: VALUE WHY".
+    void fail(const char* key, const char* why, std::string_view value = {}) {
+        if (!failed_ && problem_.empty()) {
+            append_path(problem_);
+            if (*key) problem_.append(problem_.empty() ? "" : ".").append(key);
+            if (!value.empty()) problem_.append(": ").append(value.substr(0, 40));
+            problem_.append(" ").append(why);
+        }
+        failed_ = true;
+    }
 
 private:
     const json_value* object_;
+    std::string& problem_;
+    const json_fields* parent_;
+    const char* name_;
+    long index_;
     bool failed_ = false;
+
+    void append_path(std::string& out) const {
+        if (parent_) parent_->append_path(out);
+        if (*name_) out.append(out.empty() ? "" : ".").append(name_);
+        if (index_ >= 0) appendf(out, "[%ld]", index_);
+    }
 };
 
-inline bool read_histogram(json_fields& f, const char* key, histogram& out) {
+inline void read_histogram(json_fields& f, const char* key, histogram& out) {
     json_fields h = f.object(key);
     const json_value* text = h.get("histogram", json_value::kind::string);
     std::string bytes;
-    if (!text || !base64_decode(text->text, bytes) || decode_histogram(bytes, out)) return false;
-    return true;
+    if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out))) h.fail("histogram", "does not decode");
 }
 
 }  // namespace detail
 
-// Reads one result document (what result_json writes) into `d` and `r`.
-inline error read_result_json(const json_value& doc, run_description& d, result& r) {
-    detail::json_fields top(&doc);
-    if (!top.get("microbench", json_value::kind::string)) return {errc::result_not_microbench, 0};
+// Reads one result document (what result_json writes) into `d` and `r`. When a field is missing,
+// has the wrong type or a value out of range, `problem` (if given) names the first such one.
+inline error read_result_json(const json_value& doc, run_description& d, result& r, std::string* problem = nullptr) {
+    std::string why;
+    detail::json_fields top(&doc, why);
+    const json_value* version = doc.find("microbench");
+    if (!version || !version->is(json_value::kind::string)) return {errc::result_not_microbench, 0};
     r = result();
     top.flag("partial", r.cancelled);
     detail::json_fields config = top.object("config");
@@ -5162,17 +5289,23 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         detail::json_fields shard = config.object("shard");
         shard.number("index", d.shard_index);
         shard.number("count", d.shard_count);
-        if (shard.failed() || d.shard_index >= d.shard_count) config.fail();
+        if (d.shard_index >= d.shard_count) shard.fail("index", "is not below the count");
     }
     d.start_at_unix_ms = 0;
-    if (const json_value* at = config.optional("start_at_unix_ms", json_value::kind::number)) d.start_at_unix_ms = at->i64();
+    if (config.optional("start_at_unix_ms", json_value::kind::number)) config.time("start_at_unix_ms", d.start_at_unix_ms, detail::saved_ms_max);
     r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     std::int64_t start_ms = 0;
-    top.signed_number("start_unix_ms", start_ms);
+    top.time("start_unix_ms", start_ms, detail::saved_ms_max);
     r.start_realtime_ns = start_ms * 1'000'000;
-    if (const json_value* ns = top.optional("start_unix_ns", json_value::kind::number)) r.start_realtime_ns = ns->i64();
-    if (const json_value* ns = top.optional("elapsed_ns", json_value::kind::number)) r.elapsed_ns = ns->i64();
-    else if (const json_value* s = top.get("elapsed_s", json_value::kind::number)) r.elapsed_ns = static_cast<std::int64_t>(s->number() * 1e9 + 0.5);
+    if (top.optional("start_unix_ns", json_value::kind::number)) top.time("start_unix_ns", r.start_realtime_ns);
+    if (top.optional("elapsed_ns", json_value::kind::number)) {
+        top.time("elapsed_ns", r.elapsed_ns);
+    } else {  // results written before elapsed_ns
+        double seconds = 0;
+        top.real("elapsed_s", seconds);
+        if (seconds >= 0 && seconds < 4e9) r.elapsed_ns = static_cast<std::int64_t>(seconds * 1e9 + 0.5);
+        else top.fail("elapsed_s", "is out of range");
+    }
     detail::json_fields requests = top.object("requests");
     requests.number("ended", r.requests_ended);
     requests.number("completed", r.requests_completed);
@@ -5184,13 +5317,15 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     requests.number("retries", r.retries);
     detail::json_fields failures = top.object("failures");
     for (int i = 0; i < failure_count; ++i) failures.number(failure_name(static_cast<failure>(i)), r.failures[i]);
-    if (const json_value* codes = top.get("status_codes", json_value::kind::object))
+    if (const json_value* codes = top.get("status_codes", json_value::kind::object)) {
+        detail::json_fields status(codes, why, &top, "status_codes");
         for (std::size_t i = 0; i < codes->keys.size(); ++i) {
             const std::string& key = codes->keys[i];
-            int code = key.size() == 3 ? std::atoi(key.c_str()) : 0;
-            if (code < 100 || code > 999 || !codes->items[i].is(json_value::kind::number)) top.fail();
-            else r.status_counts[code] = codes->items[i].u64();
+            std::uint64_t code = 0;
+            if (key.size() != 3 || !detail::parse_u64(key, code) || code < 100) status.fail(key.c_str(), "is not a status code");
+            else status.number(key.c_str(), r.status_counts[code]);
         }
+    }
     detail::json_fields bytes = top.object("bytes");
     bytes.number("sent", r.bytes_sent);
     bytes.number("received", r.bytes_received);
@@ -5208,10 +5343,10 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     waits.number("memory", r.memory_waits);
     top.text("server_software", r.server_software);
     detail::json_fields latency = top.object("latency_ns");
-    bool histograms = detail::read_histogram(latency, "connect", r.connect_ns) &&
-                      detail::read_histogram(latency, "waiting", r.waiting_ns) &&
-                      detail::read_histogram(latency, "processing", r.processing_ns) &&
-                      detail::read_histogram(latency, "total", r.total_ns);
+    detail::read_histogram(latency, "connect", r.connect_ns);
+    detail::read_histogram(latency, "waiting", r.waiting_ns);
+    detail::read_histogram(latency, "processing", r.processing_ns);
+    detail::read_histogram(latency, "total", r.total_ns);
     if (top.optional("open_model", json_value::kind::object)) {
         detail::json_fields open = top.object("open_model");
         open.real("rate", r.rate_target);
@@ -5221,19 +5356,18 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         open.number("seed", r.rate_seed);
         open.number("connection_waits", r.connection_waits);
         open.number("schedule_missed", r.schedule_missed);
-        histograms = histograms && detail::read_histogram(open, "response_ns", r.response_ns) &&
-                     detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
-        if (open.failed()) top.fail();
+        detail::read_histogram(open, "response_ns", r.response_ns);
+        detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
     }
     if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
         std::int64_t interval_ms = 0;
-        top.signed_number("interval_ms", interval_ms);
+        top.time("interval_ms", interval_ms, detail::saved_ms_max);
         r.interval_ns = interval_ms * 1'000'000;
         for (const json_value& item : rows->items) {
             interval_stats row{};
-            detail::json_fields f(&item);
-            f.signed_number("start_ns", row.start_ns);
-            f.signed_number("duration_ns", row.duration_ns);
+            detail::json_fields f(&item, why, &top, "intervals", static_cast<long>(r.intervals.size()));
+            f.time("start_ns", row.start_ns);
+            f.time("duration_ns", row.duration_ns);
             f.number("sent", row.sent);
             f.number("ended", row.ended);
             f.number("completed", row.completed);
@@ -5241,50 +5375,54 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             f.real("target", row.target);
             detail::json_fields response = f.object("response_ns");
             response.number("count", row.latency_count);
-            response.signed_number("p50", row.p50_ns);
-            response.signed_number("p90", row.p90_ns);
-            response.signed_number("p99", row.p99_ns);
-            response.signed_number("max", row.max_ns);
+            response.time("p50", row.p50_ns);
+            response.time("p90", row.p90_ns);
+            response.time("p99", row.p99_ns);
+            response.time("max", row.max_ns);
             detail::json_fields lag = f.object("schedule_lag_ns");
-            lag.signed_number("p99", row.lag_p99_ns);
-            lag.signed_number("max", row.lag_max_ns);
-            if (f.failed() || response.failed() || lag.failed()) top.fail();
+            lag.time("p99", row.lag_p99_ns);
+            lag.time("max", row.lag_max_ns);
             r.intervals.push_back(row);
         }
     }
     r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
     // responses_total_ns is not saved: the whole responses that passed are what it would hold.
     r.responses_total_ns = r.total_ns;
-    const bool bad = top.failed() || config.failed() || requests.failed() || failures.failed() || bytes.failed() ||
-                     connections.failed() || waits.failed() || latency.failed() || !histograms;
-    return bad ? error{errc::result_bad_field, 0} : error{};
+    if (problem) *problem = why;
+    return why.empty() ? error{} : error{errc::result_bad_field, 0};
 }
 
 // Reads a saved document — a single run, a --compare {"a", "b"} or a --suite array — and appends
 // one run per result. Labels: `label` for a single run (when empty: its URL's path, as the command
 // line labels a run); with "A", "B" after it (or alone when `label` is empty) for the two targets
-// of a comparison or of a two-URL suite.
-inline error read_report_runs(std::string_view text, const std::string& label, std::vector<report_run>& out) {
+// of a comparison or of a two-URL suite. `problem` (if given) names a field read_result_json
+// refused ("b.elapsed_ns: -1 is out of range": in a comparison after "a." or "b.").
+inline error read_report_runs(std::string_view text, const std::string& label, std::vector<report_run>& out,
+                              std::string* problem = nullptr) {
     json_value doc;
     if (error e = parse_json(text, doc)) return e;
     auto named = [&label](const char* side) { return label.empty() ? std::string(side) : label + " " + side; };
-    auto add = [&out](const json_value& item, std::string name, std::string scenario) {
+    auto add = [&out, problem](const json_value& item, std::string name, std::string scenario, const char* where) {
         report_run run;
         run.label = std::move(name);
         run.scenario = std::move(scenario);
-        if (error e = read_result_json(item, run.config, run.r)) return e;
+        std::string why;
+        if (error e = read_result_json(item, run.config, run.r, &why)) {
+            if (problem) *problem = where + why;
+            return e;
+        }
         out.push_back(std::move(run));
         return error{};
     };
     if (doc.is(json_value::kind::object) && doc.find("microbench")) {
-        if (error e = add(doc, label, "")) return e;
+        if (error e = add(doc, label, "", "")) return e;
         url u;
         if (label.empty()) out.back().label = parse_url(out.back().config.url, u) ? out.back().config.url : u.target;
         return {};
     }
     if (doc.is(json_value::kind::object) && doc.find("a") && doc.find("b")) {
-        if (error e = add(*doc.find("a"), named("A"), "")) return e;
-        return add(*doc.find("b"), named("B"), "");
+        if (error e = add(*doc.find("a"), named("A"), "", "a.")) return e;
+        return add(*doc.find("b"), named("B"), "", "b.");
     }
     if (!doc.is(json_value::kind::array) || doc.items.empty()) return {errc::result_not_microbench, 0};
     const std::size_t first = out.size();
@@ -5293,7 +5431,7 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
         const json_value* scenario = item.find("scenario");
         const json_value* result_doc = item.find("result");
         if (!scenario || !scenario->is(json_value::kind::string) || !result_doc) return {errc::result_not_microbench, 0};
-        if (error e = add(*result_doc, "", scenario->text)) return e;
+        if (error e = add(*result_doc, "", scenario->text, "")) return e;
         if (first_url.empty()) first_url = out.back().config.url;
         out.back().label = out.back().config.url == first_url ? "A" : "B";
     }
