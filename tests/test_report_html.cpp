@@ -326,6 +326,62 @@ TEST_CASE("svg: a chart is an accessible image whose points sit where its axis s
     CHECK(count_of(svg, "class=\"legend\"") == 1);
 }
 
+// Issue 19: an infinite value (a saved target of 1e999) made the tick step infinite and the tick
+// loop never ended while the output grew; NaN drew "nan" coordinates; two values 1e300 one step of
+// a double apart made a tick step too small to advance.
+TEST_CASE("svg: any data draws in bounded size, without nan or inf") {
+    const double inf = HUGE_VAL, nan = std::nan("");
+    struct row { const char* what; std::vector<std::pair<double, double>> points; chart_axis axis; };
+    const std::vector<row> rows = {
+        {"NaN y", {{0, 1}, {1, nan}, {2, 3}}, chart_axis::linear},
+        {"NaN x", {{nan, 1}, {1, 2}}, chart_axis::linear},
+        {"negative", {{-5, -7}, {-1, -2}}, chart_axis::linear},
+        {"one point (min == max)", {{3, 3}}, chart_axis::linear},
+        {"all equal", {{1e300, 5}, {1e300, 5}}, chart_axis::linear},
+        {"huge, finite", {{0, 1e300}, {1, 1e300}}, chart_axis::linear},
+        {"huge range", {{-1e300, -1e300}, {1e300, 1e300}}, chart_axis::linear},
+        {"denormal", {{0, 4.9e-324}, {1e-320, 1e-323}}, chart_axis::linear},
+        {"1e300 one step apart", {{1e300, 1}, {std::nextafter(1e300, inf), 2}}, chart_axis::linear},
+        {"infinite y", {{0, 1}, {1, inf}}, chart_axis::linear},
+        {"infinite x", {{-inf, 1}, {inf, 2}}, chart_axis::linear},
+        {"percentile axis, huge x", {{0, 1}, {1e300, 2}}, chart_axis::percentile},
+        {"percentile axis, infinite y", {{0, 1}, {1, inf}}, chart_axis::percentile},
+    };
+    for (const row& r : rows) {
+        CAPTURE(r.what);
+        chart c;
+        c.id = "t";
+        c.x_axis = r.axis;
+        chart_series s;
+        s.name = "A";
+        s.points = r.points;
+        for (const auto& pt : r.points) s.markers.push_back({pt.first, pt.second, "m"});
+        c.series.push_back(s);
+        std::string svg;
+        append_svg_chart(c, svg);
+        CHECK(svg.size() < 8000);
+        CHECK(count_of(svg, "class=\"grid\"") <= 2 * detail::chart_max_ticks);
+        CHECK(svg.find("nan") == std::string::npos);
+        CHECK(svg.find("inf") == std::string::npos);
+        CHECK(svg.find("</svg>") != std::string::npos);
+    }
+}
+
+// Issue 19: `microbench report` of this file never ended (target / 1 ns = infinity).
+TEST_CASE("html: a saved result with a target of 1e300 in a 1 ns interval draws in bounded size") {
+    plan p;
+    result r;
+    run_sample(p, r, "/factorial/20");
+    std::string json = with_value(result_json(p, r, {50}), "{", "interval_ms", "0");
+    json = with_value(json, "\"intervals\"", "duration_ns", "1");
+    json = with_value(json, "\"intervals\"", "target", "1e300");
+    std::vector<report_run> runs;
+    REQUIRE_FALSE(read_report_runs(json, "", runs));
+    const std::string html = html_report(runs);
+    CHECK(html.size() < 200000);
+    CHECK(html.find("</html>") != std::string::npos);
+}
+
 TEST_CASE("html: a section per scenario, a colour per label in every section") {
     std::vector<report_run> runs(4);
     const char* labels[] = {"A", "B", "A", "B"};
