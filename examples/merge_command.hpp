@@ -58,6 +58,7 @@ inline int run_merge_command(int argc, char** argv, int first) {
     if (files.empty()) return merge_usage_error("no result files given");
     if (html_path == "-") return merge_usage_error("--html needs a file name");
     std::vector<mb::report_run> runs;
+    std::string problem;  // the field a result was refused for
     for (const std::string& path : files) {
         std::string text;
         if (!read_file(path.c_str(), text)) {
@@ -69,7 +70,6 @@ inline int run_merge_command(int argc, char** argv, int first) {
         runs.back().label = shown(path);
         mb::error e = mb::parse_json(text, doc);
         if (!e && !doc.find("microbench")) e = {mb::errc::merge_nothing, 0};  // a --compare or --suite document
-        std::string problem;
         if (!e) e = mb::read_result_json(doc, runs.back().config, runs.back().r, &problem);
         if (e) {
             std::fprintf(stderr, "microbench merge: %s: %s (%s)%s%s\n", shown(path).c_str(), e.message(), e.name(),

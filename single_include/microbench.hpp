@@ -4389,44 +4389,42 @@ inline bool parse_i64(std::string_view text, std::int64_t& out) {
     const bool minus = !text.empty() && text[0] == '-';
     std::uint64_t v = 0;
     if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0)) return false;
-    out = minus ? -static_cast<std::int64_t>(v - 1) - 1 : static_cast<std::int64_t>(v);
+    out = static_cast<std::int64_t>(minus ? 0 - v : v);  // modulo 2^64, as GCC and Clang convert (and C++20 says)
     return true;
 }
 
 // [+-] digits [. digits] [(e|E) [+-] digits], with a digit before or after the point; false when
-// the value is beyond double's range, a non-zero value would read as 0, or the number is longer
-// than 400 digits or its exponent above 100000. Correctly rounded: strtod reads it — but strtod's
-// radix character is LC_NUMERIC's, which a host may have set to ',', so it gets the digits
-// without one ("-12.5e1" as "-125e0"), which every locale reads alike.
+// the value is beyond double's range, a non-zero value would read as 0, or there are more than
+// 400 digits. Correctly rounded: strtod reads it — but strtod's radix character is LC_NUMERIC's,
+// which a host may have set to ',', so it gets the digits without one ("-12.5e1" as "-125e0"),
+// which every locale reads alike.
 inline bool parse_real(std::string_view text, double& out) {
     char plain[432];
-    std::size_t n = 0, at = 0, digits = 0;
-    long long fraction = 0;
+    std::size_t n = 0, digits = 0;
+    long exponent = 0;  // less one for each digit after the point
     bool point = false, nonzero = false;
-    if (at < text.size() && (text[at] == '-' || text[at] == '+')) plain[n++] = text[at++];
-    for (; at < text.size() && digits <= 400; ++at) {
-        const char c = text[at];
-        if (c == '.' && !point) {
-            point = true;
-        } else if (c >= '0' && c <= '9') {
-            plain[n++] = c;
-            ++digits, fraction += point, nonzero = nonzero || c != '0';
-        } else {
-            break;
-        }
+    const char *p = text.data(), *end = p + text.size();
+    if (p < end && (*p == '-' || *p == '+')) plain[n++] = *p++;
+    for (; p < end && digits <= 400; ++p) {
+        if (*p == '.' && !point) point = true;
+        else if (*p >= '0' && *p <= '9') plain[n++] = *p, ++digits, exponent -= point, nonzero = nonzero || *p != '0';
+        else break;
     }
-    std::int64_t exponent = 0;
-    if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
-        std::string_view e = text.substr(at + 1);
-        if (!e.empty() && e[0] == '+') e.remove_prefix(1);
-        if (!parse_i64(e, exponent) || exponent > 100000 || exponent < -100000) return false;
-        at = text.size();
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        const bool minus = ++p < end && *p == '-';
+        p += p < end && (*p == '-' || *p == '+');
+        long e = 0;
+        const char* first = p;
+        for (; p < end && *p >= '0' && *p <= '9'; ++p)
+            if (e < 1'000'000) e = e * 10 + (*p - '0');  // beyond: 0 or out of range either way
+        if (p == first) return false;
+        exponent += minus ? -e : e;
     }
-    if (!digits || digits > 400 || at != text.size()) return false;
-    std::snprintf(plain + n, sizeof plain - n, "e%lld", static_cast<long long>(exponent - fraction));
-    char* end = nullptr;
-    const double v = std::strtod(plain, &end);
-    if (*end || !std::isfinite(v) || (v == 0 && nonzero)) return false;
+    if (!digits || p != end) return false;
+    std::snprintf(plain + n, sizeof plain - n, "e%ld", exponent);
+    char* last = nullptr;
+    const double v = std::strtod(plain, &last);
+    if (*last || !std::isfinite(v) || (v == 0 && nonzero)) return false;
     out = v;
     return true;
 }
@@ -4946,6 +4944,10 @@ struct json_value {
     std::vector<json_value> items;  // an array's elements, or an object's member values
 
     bool is(kind k) const { return type == k; }
+    void clear() {
+        type = kind::null;
+        text.clear(), keys.clear(), items.clear();
+    }
     // The member named `key` (the first, if repeated), or nullptr: also when this is no object.
     const json_value* find(std::string_view key) const {
         if (type != kind::object) return nullptr;
@@ -4968,10 +4970,11 @@ public:
     explicit json_parser(std::string_view text) : s_(text) {}
 
     error parse(json_value& out) {
+        out.clear();
         error e = value(out, 0);
         skip_space();
         if (!e && at_ != s_.size()) e = {errc::json_bad, at_};
-        if (e) out = json_value();  // nothing half-read to query
+        if (e) out.clear();  // nothing half-read to query
         return e;
     }
 
@@ -4998,7 +5001,6 @@ private:
     error value(json_value& out, int depth) {
         skip_space();
         if (at_ >= s_.size()) return {errc::json_bad, at_};
-        out = json_value();
         if ((s_[at_] == '{' || s_[at_] == '[') && depth == max_depth) return {errc::json_too_deep, at_};
         switch (s_[at_]) {
             case '{': return object(out, depth);
@@ -5178,7 +5180,7 @@ public:
                 long index = -1)
         : object_(object), problem_(problem), parent_(parent), name_(name), index_(index) {
         if (!object_) failed_ = true;  // its parent said why
-        else if (!object_->is(json_value::kind::object)) fail("", "is not an object");
+        else if (!object_->is(json_value::kind::object)) fail("", "is not an object");  // an interval row
     }
     bool failed() const { return failed_; }
 
@@ -5211,10 +5213,6 @@ public:
         std::uint64_t x = 0;
         if (number_to(key, static_cast<std::uint64_t>(max), x)) out = static_cast<std::int64_t>(x);
     }
-    void signed_number(const char* key, std::int64_t& out) {
-        const json_value* v = get(key, json_value::kind::number);
-        if (v && !v->to_i64(out)) fail(key, "is out of range", v->text);
-    }
     void real(const char* key, double& out) {
         const json_value* v = get(key, json_value::kind::number);
         if (v && !v->to_real(out)) fail(key, "is out of range", v->text);
@@ -5231,9 +5229,8 @@ public:
     void fail(const char* key, const char* why, std::string_view value = {}) {
         if (!failed_ && problem_.empty()) {
             append_path(problem_);
-            if (*key) problem_.append(problem_.empty() ? "" : ".").append(key);
-            if (!value.empty()) problem_.append(": ").append(value.substr(0, 40));
-            problem_.append(" ").append(why);
+            appendf(problem_, "%s%s%s%.*s %s", problem_.empty() || !*key ? "" : ".", key, value.empty() ? "" : ": ",
+                    static_cast<int>(value.size() < 40 ? value.size() : 40), value.data(), why);
         }
         failed_ = true;
     }
@@ -5275,12 +5272,12 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     config.text("url", d.url);
     config.text("method", d.method);
     config.number("requests", d.requests);
-    config.signed_number("duration_ms", d.duration_ms);
+    config.time("duration_ms", d.duration_ms, detail::saved_ms_max);
     config.number("concurrency", d.concurrency);
     config.number("threads", d.threads);
     config.flag("keep_alive", d.keep_alive);
     config.number("pipeline", d.pipeline);
-    config.signed_number("timeout_ms", d.timeout_ms);
+    config.time("timeout_ms", d.timeout_ms, detail::saved_ms_max);
     config.flag("length_check", d.length_check);
     d.checks.clear();
     if (const json_value* c = config.optional("checks", json_value::kind::string)) d.checks = c->text;
@@ -5406,9 +5403,8 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
         report_run run;
         run.label = std::move(name);
         run.scenario = std::move(scenario);
-        std::string why;
-        if (error e = read_result_json(item, run.config, run.r, &why)) {
-            if (problem) *problem = where + why;
+        if (error e = read_result_json(item, run.config, run.r, problem)) {
+            if (problem) problem->insert(0, where);
             return e;
         }
         out.push_back(std::move(run));
@@ -5455,6 +5451,7 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 
@@ -5473,32 +5470,34 @@ namespace detail {
 // Why `b` cannot merge with `a`, as "keep-alive: yes in A, no in B"; empty when it can.
 inline std::string plan_difference(const report_run& a, const report_run& b) {
     std::string why;
-    auto differs = [&](const char* what, const std::string& x, const std::string& y) {
-        if (why.empty() && x != y) why = std::string(what) + ": " + x + " in " + a.label + ", " + y + " in " + b.label;
+    auto differs = [&](const char* what, std::string_view x, std::string_view y) {
+        if (why.empty() && x != y)
+            appendf(why, "%s: %.*s in %s, %.*s in %s", what, static_cast<int>(x.size()), x.data(), a.label.c_str(),
+                    static_cast<int>(y.size()), y.data(), b.label.c_str());
     };
-    auto number = [](double v) {
-        std::string s;
-        appendf(s, "%.17g", v);
-        return s;
+    auto differs_number = [&](const char* what, double x, double y) {
+        if (why.empty() && x != y) appendf(why, "%s: %.17g in %s, %.17g in %s", what, x, a.label.c_str(), y, b.label.c_str());
     };
+    auto yes = [](bool v) { return v ? "yes" : "no"; };
+    auto listed = [](const std::string& checks) { return checks.empty() ? std::string_view("none") : std::string_view(checks); };
     const run_description &x = a.config, &y = b.config;
     differs("URL", x.url, y.url);
     differs("method", x.method, y.method);
-    differs("keep-alive", x.keep_alive ? "yes" : "no", y.keep_alive ? "yes" : "no");
-    differs("pipeline", number(x.pipeline), number(y.pipeline));
-    differs("timeout (ms)", number(static_cast<double>(x.timeout_ms)), number(static_cast<double>(y.timeout_ms)));
-    differs("length check", x.length_check ? "yes" : "no", y.length_check ? "yes" : "no");
-    differs("duration (ms)", number(static_cast<double>(x.duration_ms)), number(static_cast<double>(y.duration_ms)));
-    differs("checks", x.checks.empty() ? "none" : x.checks, y.checks.empty() ? "none" : y.checks);
-    differs("shards", number(x.shard_count), number(y.shard_count));
+    differs("keep-alive", yes(x.keep_alive), yes(y.keep_alive));
+    differs_number("pipeline", x.pipeline, y.pipeline);
+    differs_number("timeout (ms)", static_cast<double>(x.timeout_ms), static_cast<double>(y.timeout_ms));
+    differs("length check", yes(x.length_check), yes(y.length_check));
+    differs_number("duration (ms)", static_cast<double>(x.duration_ms), static_cast<double>(y.duration_ms));
+    differs("checks", listed(x.checks), listed(y.checks));
+    differs_number("shards", x.shard_count, y.shard_count);
     if (!x.shard_count) {  // the same plan run whole on each generator
-        differs("requests (-n)", number(static_cast<double>(x.requests)), number(static_cast<double>(y.requests)));
-        differs("connections (-c)", number(x.concurrency), number(y.concurrency));
+        differs_number("requests (-n)", static_cast<double>(x.requests), static_cast<double>(y.requests));
+        differs_number("connections (-c)", x.concurrency, y.concurrency);
     }
-    differs("rate (requests/s)", number(a.r.rate_target), number(b.r.rate_target));
+    differs_number("rate (requests/s)", a.r.rate_target, b.r.rate_target);
     differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
             b.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform");
-    differs("interval (ms)", number(static_cast<double>(a.r.interval_ns / 1'000'000)), number(static_cast<double>(b.r.interval_ns / 1'000'000)));
+    differs_number("interval (ms)", static_cast<double>(a.r.interval_ns / 1'000'000), static_cast<double>(b.r.interval_ns / 1'000'000));
     return why;
 }
 
@@ -5741,25 +5740,22 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     appendf(out, "</title><desc id=\"%s-d\">", c.id.c_str());
     detail::append_html_escaped(out, c.description);
     out += "</desc>\n";
+    // A grid line across the plot at `at` (a y when `y_axis`, else an x) and its label.
+    auto tick = [&](bool y_axis, double at, const std::string& label) {
+        const double x = y_axis ? left : at, y = y_axis ? at : top;
+        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y, y_axis ? left + plot_w : x,
+                y_axis ? y : top + plot_h);
+        appendf(out, "<text class=\"tick %c\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", y_axis ? 'y' : 'x', y_axis ? left - 6 : x,
+                y_axis ? y + em / 3 : top + plot_h + 4 + em, label.c_str());
+    };
     // The grid and the y axis: round values, labelled with their unit in the axis label.
-    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i) {
-        const double y = i * y_step;
-        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, sy(y), left + plot_w, sy(y));
-        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + em / 3, detail::tick_text(y).c_str());
-    }
+    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i) tick(true, sy(i * y_step), detail::tick_text(i * y_step));
     if (c.x_axis == chart_axis::percentile) {
-        for (int d = 1; d <= x_max; ++d) {
-            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(d), top, sx(d), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 4 + em,
-                    detail::percentile_tick_text(d).c_str());
-        }
+        for (int d = 1; d <= x_max; ++d) tick(false, sx(d), detail::percentile_tick_text(d));
         appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 4 + em);
     } else {
-        for (int i = 0, n = detail::tick_count(x_first, x_max, x_step); i < n; ++i) {
-            const double x = x_first + i * x_step;
-            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(x), top, sx(x), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 4 + em, detail::tick_text(x).c_str());
-        }
+        for (int i = 0, n = detail::tick_count(x_first, x_max, x_step); i < n; ++i)
+            tick(false, sx(x_first + i * x_step), detail::tick_text(x_first + i * x_step));
     }
     appendf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, top + plot_h, left + plot_w);
     appendf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\">", left + plot_w / 2, height - 6);

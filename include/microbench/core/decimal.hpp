@@ -32,44 +32,42 @@ inline bool parse_i64(std::string_view text, std::int64_t& out) {
     const bool minus = !text.empty() && text[0] == '-';
     std::uint64_t v = 0;
     if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0)) return false;
-    out = minus ? -static_cast<std::int64_t>(v - 1) - 1 : static_cast<std::int64_t>(v);
+    out = static_cast<std::int64_t>(minus ? 0 - v : v);  // modulo 2^64, as GCC and Clang convert (and C++20 says)
     return true;
 }
 
 // [+-] digits [. digits] [(e|E) [+-] digits], with a digit before or after the point; false when
-// the value is beyond double's range, a non-zero value would read as 0, or the number is longer
-// than 400 digits or its exponent above 100000. Correctly rounded: strtod reads it — but strtod's
-// radix character is LC_NUMERIC's, which a host may have set to ',', so it gets the digits
-// without one ("-12.5e1" as "-125e0"), which every locale reads alike.
+// the value is beyond double's range, a non-zero value would read as 0, or there are more than
+// 400 digits. Correctly rounded: strtod reads it — but strtod's radix character is LC_NUMERIC's,
+// which a host may have set to ',', so it gets the digits without one ("-12.5e1" as "-125e0"),
+// which every locale reads alike.
 inline bool parse_real(std::string_view text, double& out) {
     char plain[432];
-    std::size_t n = 0, at = 0, digits = 0;
-    long long fraction = 0;
+    std::size_t n = 0, digits = 0;
+    long exponent = 0;  // less one for each digit after the point
     bool point = false, nonzero = false;
-    if (at < text.size() && (text[at] == '-' || text[at] == '+')) plain[n++] = text[at++];
-    for (; at < text.size() && digits <= 400; ++at) {
-        const char c = text[at];
-        if (c == '.' && !point) {
-            point = true;
-        } else if (c >= '0' && c <= '9') {
-            plain[n++] = c;
-            ++digits, fraction += point, nonzero = nonzero || c != '0';
-        } else {
-            break;
-        }
+    const char *p = text.data(), *end = p + text.size();
+    if (p < end && (*p == '-' || *p == '+')) plain[n++] = *p++;
+    for (; p < end && digits <= 400; ++p) {
+        if (*p == '.' && !point) point = true;
+        else if (*p >= '0' && *p <= '9') plain[n++] = *p, ++digits, exponent -= point, nonzero = nonzero || *p != '0';
+        else break;
     }
-    std::int64_t exponent = 0;
-    if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
-        std::string_view e = text.substr(at + 1);
-        if (!e.empty() && e[0] == '+') e.remove_prefix(1);
-        if (!parse_i64(e, exponent) || exponent > 100000 || exponent < -100000) return false;
-        at = text.size();
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        const bool minus = ++p < end && *p == '-';
+        p += p < end && (*p == '-' || *p == '+');
+        long e = 0;
+        const char* first = p;
+        for (; p < end && *p >= '0' && *p <= '9'; ++p)
+            if (e < 1'000'000) e = e * 10 + (*p - '0');  // beyond: 0 or out of range either way
+        if (p == first) return false;
+        exponent += minus ? -e : e;
     }
-    if (!digits || digits > 400 || at != text.size()) return false;
-    std::snprintf(plain + n, sizeof plain - n, "e%lld", static_cast<long long>(exponent - fraction));
-    char* end = nullptr;
-    const double v = std::strtod(plain, &end);
-    if (*end || !std::isfinite(v) || (v == 0 && nonzero)) return false;
+    if (!digits || p != end) return false;
+    std::snprintf(plain + n, sizeof plain - n, "e%ld", exponent);
+    char* last = nullptr;
+    const double v = std::strtod(plain, &last);
+    if (*last || !std::isfinite(v) || (v == 0 && nonzero)) return false;
     out = v;
     return true;
 }

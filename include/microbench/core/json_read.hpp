@@ -25,6 +25,10 @@ struct json_value {
     std::vector<json_value> items;  // an array's elements, or an object's member values
 
     bool is(kind k) const { return type == k; }
+    void clear() {
+        type = kind::null;
+        text.clear(), keys.clear(), items.clear();
+    }
     // The member named `key` (the first, if repeated), or nullptr: also when this is no object.
     const json_value* find(std::string_view key) const {
         if (type != kind::object) return nullptr;
@@ -47,10 +51,11 @@ public:
     explicit json_parser(std::string_view text) : s_(text) {}
 
     error parse(json_value& out) {
+        out.clear();
         error e = value(out, 0);
         skip_space();
         if (!e && at_ != s_.size()) e = {errc::json_bad, at_};
-        if (e) out = json_value();  // nothing half-read to query
+        if (e) out.clear();  // nothing half-read to query
         return e;
     }
 
@@ -77,7 +82,6 @@ private:
     error value(json_value& out, int depth) {
         skip_space();
         if (at_ >= s_.size()) return {errc::json_bad, at_};
-        out = json_value();
         if ((s_[at_] == '{' || s_[at_] == '[') && depth == max_depth) return {errc::json_too_deep, at_};
         switch (s_[at_]) {
             case '{': return object(out, depth);

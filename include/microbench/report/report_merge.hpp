@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../core/appendf.hpp"
@@ -30,32 +31,34 @@ namespace detail {
 // Why `b` cannot merge with `a`, as "keep-alive: yes in A, no in B"; empty when it can.
 inline std::string plan_difference(const report_run& a, const report_run& b) {
     std::string why;
-    auto differs = [&](const char* what, const std::string& x, const std::string& y) {
-        if (why.empty() && x != y) why = std::string(what) + ": " + x + " in " + a.label + ", " + y + " in " + b.label;
+    auto differs = [&](const char* what, std::string_view x, std::string_view y) {
+        if (why.empty() && x != y)
+            appendf(why, "%s: %.*s in %s, %.*s in %s", what, static_cast<int>(x.size()), x.data(), a.label.c_str(),
+                    static_cast<int>(y.size()), y.data(), b.label.c_str());
     };
-    auto number = [](double v) {
-        std::string s;
-        appendf(s, "%.17g", v);
-        return s;
+    auto differs_number = [&](const char* what, double x, double y) {
+        if (why.empty() && x != y) appendf(why, "%s: %.17g in %s, %.17g in %s", what, x, a.label.c_str(), y, b.label.c_str());
     };
+    auto yes = [](bool v) { return v ? "yes" : "no"; };
+    auto listed = [](const std::string& checks) { return checks.empty() ? std::string_view("none") : std::string_view(checks); };
     const run_description &x = a.config, &y = b.config;
     differs("URL", x.url, y.url);
     differs("method", x.method, y.method);
-    differs("keep-alive", x.keep_alive ? "yes" : "no", y.keep_alive ? "yes" : "no");
-    differs("pipeline", number(x.pipeline), number(y.pipeline));
-    differs("timeout (ms)", number(static_cast<double>(x.timeout_ms)), number(static_cast<double>(y.timeout_ms)));
-    differs("length check", x.length_check ? "yes" : "no", y.length_check ? "yes" : "no");
-    differs("duration (ms)", number(static_cast<double>(x.duration_ms)), number(static_cast<double>(y.duration_ms)));
-    differs("checks", x.checks.empty() ? "none" : x.checks, y.checks.empty() ? "none" : y.checks);
-    differs("shards", number(x.shard_count), number(y.shard_count));
+    differs("keep-alive", yes(x.keep_alive), yes(y.keep_alive));
+    differs_number("pipeline", x.pipeline, y.pipeline);
+    differs_number("timeout (ms)", static_cast<double>(x.timeout_ms), static_cast<double>(y.timeout_ms));
+    differs("length check", yes(x.length_check), yes(y.length_check));
+    differs_number("duration (ms)", static_cast<double>(x.duration_ms), static_cast<double>(y.duration_ms));
+    differs("checks", listed(x.checks), listed(y.checks));
+    differs_number("shards", x.shard_count, y.shard_count);
     if (!x.shard_count) {  // the same plan run whole on each generator
-        differs("requests (-n)", number(static_cast<double>(x.requests)), number(static_cast<double>(y.requests)));
-        differs("connections (-c)", number(x.concurrency), number(y.concurrency));
+        differs_number("requests (-n)", static_cast<double>(x.requests), static_cast<double>(y.requests));
+        differs_number("connections (-c)", x.concurrency, y.concurrency);
     }
-    differs("rate (requests/s)", number(a.r.rate_target), number(b.r.rate_target));
+    differs_number("rate (requests/s)", a.r.rate_target, b.r.rate_target);
     differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
             b.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform");
-    differs("interval (ms)", number(static_cast<double>(a.r.interval_ns / 1'000'000)), number(static_cast<double>(b.r.interval_ns / 1'000'000)));
+    differs_number("interval (ms)", static_cast<double>(a.r.interval_ns / 1'000'000), static_cast<double>(b.r.interval_ns / 1'000'000));
     return why;
 }
 

@@ -46,7 +46,7 @@ public:
                 long index = -1)
         : object_(object), problem_(problem), parent_(parent), name_(name), index_(index) {
         if (!object_) failed_ = true;  // its parent said why
-        else if (!object_->is(json_value::kind::object)) fail("", "is not an object");
+        else if (!object_->is(json_value::kind::object)) fail("", "is not an object");  // an interval row
     }
     bool failed() const { return failed_; }
 
@@ -79,10 +79,6 @@ public:
         std::uint64_t x = 0;
         if (number_to(key, static_cast<std::uint64_t>(max), x)) out = static_cast<std::int64_t>(x);
     }
-    void signed_number(const char* key, std::int64_t& out) {
-        const json_value* v = get(key, json_value::kind::number);
-        if (v && !v->to_i64(out)) fail(key, "is out of range", v->text);
-    }
     void real(const char* key, double& out) {
         const json_value* v = get(key, json_value::kind::number);
         if (v && !v->to_real(out)) fail(key, "is out of range", v->text);
@@ -99,9 +95,8 @@ public:
     void fail(const char* key, const char* why, std::string_view value = {}) {
         if (!failed_ && problem_.empty()) {
             append_path(problem_);
-            if (*key) problem_.append(problem_.empty() ? "" : ".").append(key);
-            if (!value.empty()) problem_.append(": ").append(value.substr(0, 40));
-            problem_.append(" ").append(why);
+            appendf(problem_, "%s%s%s%.*s %s", problem_.empty() || !*key ? "" : ".", key, value.empty() ? "" : ": ",
+                    static_cast<int>(value.size() < 40 ? value.size() : 40), value.data(), why);
         }
         failed_ = true;
     }
@@ -143,12 +138,12 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     config.text("url", d.url);
     config.text("method", d.method);
     config.number("requests", d.requests);
-    config.signed_number("duration_ms", d.duration_ms);
+    config.time("duration_ms", d.duration_ms, detail::saved_ms_max);
     config.number("concurrency", d.concurrency);
     config.number("threads", d.threads);
     config.flag("keep_alive", d.keep_alive);
     config.number("pipeline", d.pipeline);
-    config.signed_number("timeout_ms", d.timeout_ms);
+    config.time("timeout_ms", d.timeout_ms, detail::saved_ms_max);
     config.flag("length_check", d.length_check);
     d.checks.clear();
     if (const json_value* c = config.optional("checks", json_value::kind::string)) d.checks = c->text;
@@ -274,9 +269,8 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
         report_run run;
         run.label = std::move(name);
         run.scenario = std::move(scenario);
-        std::string why;
-        if (error e = read_result_json(item, run.config, run.r, &why)) {
-            if (problem) *problem = where + why;
+        if (error e = read_result_json(item, run.config, run.r, problem)) {
+            if (problem) problem->insert(0, where);
             return e;
         }
         out.push_back(std::move(run));

@@ -146,25 +146,22 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     appendf(out, "</title><desc id=\"%s-d\">", c.id.c_str());
     detail::append_html_escaped(out, c.description);
     out += "</desc>\n";
+    // A grid line across the plot at `at` (a y when `y_axis`, else an x) and its label.
+    auto tick = [&](bool y_axis, double at, const std::string& label) {
+        const double x = y_axis ? left : at, y = y_axis ? at : top;
+        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y, y_axis ? left + plot_w : x,
+                y_axis ? y : top + plot_h);
+        appendf(out, "<text class=\"tick %c\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", y_axis ? 'y' : 'x', y_axis ? left - 6 : x,
+                y_axis ? y + em / 3 : top + plot_h + 4 + em, label.c_str());
+    };
     // The grid and the y axis: round values, labelled with their unit in the axis label.
-    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i) {
-        const double y = i * y_step;
-        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, sy(y), left + plot_w, sy(y));
-        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + em / 3, detail::tick_text(y).c_str());
-    }
+    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i) tick(true, sy(i * y_step), detail::tick_text(i * y_step));
     if (c.x_axis == chart_axis::percentile) {
-        for (int d = 1; d <= x_max; ++d) {
-            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(d), top, sx(d), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 4 + em,
-                    detail::percentile_tick_text(d).c_str());
-        }
+        for (int d = 1; d <= x_max; ++d) tick(false, sx(d), detail::percentile_tick_text(d));
         appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 4 + em);
     } else {
-        for (int i = 0, n = detail::tick_count(x_first, x_max, x_step); i < n; ++i) {
-            const double x = x_first + i * x_step;
-            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(x), top, sx(x), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 4 + em, detail::tick_text(x).c_str());
-        }
+        for (int i = 0, n = detail::tick_count(x_first, x_max, x_step); i < n; ++i)
+            tick(false, sx(x_first + i * x_step), detail::tick_text(x_first + i * x_step));
     }
     appendf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, top + plot_h, left + plot_w);
     appendf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\">", left + plot_w / 2, height - 6);
