@@ -1898,36 +1898,76 @@ inline std::string factorial_decimal(unsigned n) {
 #include <vector>
 
 // ---- begin include/microbench/core/appendf.hpp ----
-// microbench/core/appendf.hpp — printf-style appending to a std::string, for the reports.
-// Formats into a stack buffer first and grows only for long lines; never throws.
+// microbench/core/appendf.hpp — printf-style appending to a std::string, for the reports, alike in
+// every locale: a host that set LC_NUMERIC (to de_DE, say) still gets "0.5", never "0,5", and
+// neither the process's nor the thread's locale is changed. vsnprintf formats as before; then each
+// %f, %e or %g conversion's place in the output is measured (by formatting the format up to it),
+// and its radix character, the only part of it a locale changes, is written as '.'. No positional
+// arguments. Never throws.
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <string>
+
 
 namespace microbench {
 namespace detail {
+
+// The length vsnprintf gives the first `n` bytes of `format`.
+inline std::size_t formatted_length(const char* format, std::size_t n, va_list args) {
+    const std::string prefix(format, n);
+    va_list copy;
+    va_copy(copy, args);
+    const int length = std::vsnprintf(nullptr, 0, prefix.c_str(), copy);
+    va_end(copy);
+    return length > 0 ? static_cast<std::size_t>(length) : 0;
+}
+
+// In out[from, to) — one floating conversion's output — the radix character, which is neither a
+// digit nor a letter (e, inf, nan), a sign nor a space, written as '.'. Returns the bytes removed.
+inline std::size_t write_radix_as_point(std::string& out, std::size_t from, std::size_t to) {
+    auto plain = [](char c) { return is_digit(c) || is_alpha(c) || c == '-' || c == '+' || c == ' '; };
+    for (std::size_t i = from; i < to; ++i) {
+        if (plain(out[i])) continue;
+        std::size_t end = i;
+        while (end < to && !plain(out[end])) ++end;
+        out.replace(i, end - i, 1, '.');
+        return end - i - 1;
+    }
+    return 0;
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
 inline void appendf(std::string& out, const char* format, ...) {
-    char buf[512];
     va_list args;
     va_start(args, format);
-    int n = std::vsnprintf(buf, sizeof buf, format, args);
-    va_end(args);
-    if (n < 0) return;
-    if (static_cast<std::size_t>(n) < sizeof buf) {
-        out.append(buf, static_cast<std::size_t>(n));
-        return;
+    const std::size_t at = out.size();
+    int n = 0;
+    for (int room = 256;; room = n + 1) {  // formatted in place; again, in room enough, if it was too long
+        out.resize(at + static_cast<std::size_t>(room));
+        va_list copy;
+        va_copy(copy, args);
+        n = std::vsnprintf(&out[at], static_cast<std::size_t>(room), format, copy);
+        va_end(copy);
+        out.resize(at + static_cast<std::size_t>(n > 0 ? n : 0));
+        if (n < room) break;
     }
-    std::size_t at = out.size();
-    out.resize(at + static_cast<std::size_t>(n) + 1);
-    va_start(args, format);
-    std::vsnprintf(&out[at], static_cast<std::size_t>(n) + 1, format, args);
+    std::size_t removed = 0;  // by earlier radix characters longer than one byte
+    for (const char* p = std::strchr(format, '%'); n > 0 && p; p = std::strchr(p, '%')) {
+        const char* spec = p++;
+        p += std::strspn(p, "-+ #0123456789.*hlLjzt");
+        if (!*p) break;
+        if (std::strchr("fFeEgGaA", *p)) {
+            const std::size_t from = formatted_length(format, static_cast<std::size_t>(spec - format), args);
+            const std::size_t to = formatted_length(format, static_cast<std::size_t>(p + 1 - format), args);
+            removed += write_radix_as_point(out, at + from - removed, at + to - removed);
+        }
+        ++p;  // past the conversion (or the second '%' of "%%")
+    }
     va_end(args);
-    out.resize(at + static_cast<std::size_t>(n));
 }
 
 }  // namespace detail
@@ -4568,10 +4608,10 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
 // section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
 // the report looks like an ab line, so ab parsers skip it.
 
-#include <cstdio>
-#include <cstdlib>
+#include <algorithm>
 #include <ctime>
 #include <string>
+#include <string_view>
 #include <vector>
 
 
@@ -4686,10 +4726,10 @@ inline bool parse_percentile_list(const std::string& text, std::vector<double>& 
     std::size_t at = 0;
     while (at <= text.size()) {
         std::size_t comma = text.find(',', at);
-        std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        char* end = nullptr;
-        double v = std::strtod(item.c_str(), &end);
-        if (item.empty() || *end != '\0' || !(v >= 0 && v <= 100)) return false;
+        double v = -1;
+        if (!detail::parse_real(std::string_view(text).substr(at, comma == std::string::npos ? std::string::npos : comma - at), v) ||
+            !(v >= 0 && v <= 100))
+            return false;
         out.push_back(v);
         if (comma == std::string::npos) break;
         at = comma + 1;
@@ -4712,9 +4752,9 @@ inline void append_latency_section(const result& r, const std::vector<double>& p
     row("mean", [](const histogram& x) { return x.mean(); });
     row("stddev", [](const histogram& x) { return x.stddev(); });
     for (double p : percentiles) {
-        char label[24];
-        std::snprintf(label, sizeof label, "p%g", p);
-        row(label, [p](const histogram& x) { return static_cast<double>(x.value_at_percentile(p)); });
+        std::string label;
+        appendf(label, "p%g", p);
+        row(label.c_str(), [p](const histogram& x) { return static_cast<double>(x.value_at_percentile(p)); });
     }
     row("max", [](const histogram& x) { return static_cast<double>(x.max()); });
 }
@@ -4727,9 +4767,10 @@ inline std::string percentiles_csv(const result& r) {
     return out;
 }
 
-// ab -g: one tab-separated row per recorded request, by start time: its start as text and in
-// seconds since the epoch, then ctime (Connect), dtime (Processing), ttime (Total) and wait
-// (Waiting) in ms rounded as ab rounds.
+// ab -g: one tab-separated row per recorded request, by start time: its start as text (local
+// time, English names as in the C locale whatever LC_TIME says) and in seconds since the epoch,
+// then ctime (Connect), dtime (Processing), ttime (Total) and wait (Waiting) in ms rounded as ab
+// rounds.
 inline std::string gnuplot_tsv(const result& r) {
     std::string out = "starttime\tseconds\tctime\tdtime\tttime\twait\n";
     for (const request_timing& t : r.requests) {
@@ -4737,9 +4778,9 @@ inline std::string gnuplot_tsv(const result& r) {
         time_t seconds = static_cast<time_t>(wall_ns / 1'000'000'000);
         tm local{};
         localtime_r(&seconds, &local);
-        char when[64];
-        std::strftime(when, sizeof when, "%a %b %d %H:%M:%S %Y", &local);
-        detail::appendf(out, "%s\t%lld\t%lld\t%lld\t%lld\t%lld\n", when, static_cast<long long>(seconds),
+        detail::appendf(out, "%.3s %.3s %02d %02d:%02d:%02d %d\t%lld\t%lld\t%lld\t%lld\t%lld\n",
+                        &"SunMonTueWedThuFriSat"[3 * local.tm_wday], &"JanFebMarAprMayJunJulAugSepOctNovDec"[3 * local.tm_mon],
+                        local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec, local.tm_year + 1900, static_cast<long long>(seconds),
                         detail::ab_round_ms(t.connect_ns), detail::ab_round_ms(t.processing_ns),
                         detail::ab_round_ms(t.total_ns), detail::ab_round_ms(t.waiting_ns));
     }
@@ -5674,12 +5715,12 @@ inline bool drawable(double x, double y) { return std::fabs(x) <= 1e300 && std::
 
 // A tick value as short text: "0", "2.5", "0.05", "1200", "15k", "2.5M".
 inline std::string tick_text(double v) {
-    char buf[32];
+    std::string out;
     if (std::fabs(v) < 1e-12) v = 0;
-    if (std::fabs(v) >= 1e6) std::snprintf(buf, sizeof buf, "%.6gM", v / 1e6);
-    else if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.6gk", v / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
+    if (std::fabs(v) >= 1e6) appendf(out, "%.6gM", v / 1e6);
+    else if (std::fabs(v) >= 1e4) appendf(out, "%.6gk", v / 1e3);
+    else appendf(out, "%.6g", v);
+    return out;
 }
 
 // "99.99%" for x = 4 on the percentile axis.
@@ -5823,16 +5864,16 @@ using histogram_of = const histogram& (*)(const result&);
 namespace detail {
 
 inline std::string ms_text(double ns) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.3f", ns / 1e6);
-    return buf;
+    std::string out;
+    appendf(out, "%.3f", ns / 1e6);
+    return out;
 }
 
 // "p99.9" for 99.9.
 inline std::string percentile_name(double p) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "p%g", p);
-    return buf;
+    std::string out;
+    appendf(out, "p%g", p);
+    return out;
 }
 
 // A <figure>: the chart, its caption and, folded, its data: `table` holds the table's rows (<tr>…).

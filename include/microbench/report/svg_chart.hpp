@@ -80,12 +80,12 @@ inline bool drawable(double x, double y) { return std::fabs(x) <= 1e300 && std::
 
 // A tick value as short text: "0", "2.5", "0.05", "1200", "15k", "2.5M".
 inline std::string tick_text(double v) {
-    char buf[32];
+    std::string out;
     if (std::fabs(v) < 1e-12) v = 0;
-    if (std::fabs(v) >= 1e6) std::snprintf(buf, sizeof buf, "%.6gM", v / 1e6);
-    else if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.6gk", v / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
+    if (std::fabs(v) >= 1e6) appendf(out, "%.6gM", v / 1e6);
+    else if (std::fabs(v) >= 1e4) appendf(out, "%.6gk", v / 1e3);
+    else appendf(out, "%.6g", v);
+    return out;
 }
 
 // "99.99%" for x = 4 on the percentile axis.
