@@ -34,7 +34,7 @@ inline std::string merge_line(const mb::merge_summary& s) {
     std::string have, missing;
     for (std::uint32_t i = 0; i < s.shard_count; ++i) mb::detail::appendf(seen[i] ? have : missing, "%s%u", (seen[i] ? have : missing).empty() ? "" : ", ", i);
     mb::detail::appendf(line, ": shards %s of %u", have.c_str(), s.shard_count);
-    if (!missing.empty()) line += " (missing " + missing + ": the figures are of the shards present only)";
+    if (!missing.empty()) mb::detail::appendf(line, " (missing %s: the figures are of the shards present only)", missing.c_str());
     return line;
 }
 
@@ -93,7 +93,7 @@ inline int run_merge_command(int argc, char** argv, int first) {
         ctx.checked = !merged.config.checks.empty();
         mb::append_ab_report(ctx, merged.r, text);
         mb::append_open_model_section(merged.r, text);
-        text += "\n" + merge_line(summary) + "; elapsed is from the earliest start to the latest end.\n";
+        mb::detail::appendf(text, "\n%s; elapsed is from the earliest start to the latest end.\n", merge_line(summary).c_str());
         mb::detail::appendf(text, "Histogram values dropped by the merge: %llu\n", static_cast<unsigned long long>(summary.dropped));
         std::fwrite(text.data(), 1, text.size(), stdout);
     }

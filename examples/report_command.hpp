@@ -80,7 +80,7 @@ inline int run_report_command(int argc, char** argv, int first) {
             return 1;
         }
         std::string label = file_label(path);
-        for (int k = 2; std::find(labels.begin(), labels.end(), label) != labels.end(); ++k) label = file_label(path) + " (" + std::to_string(k) + ")";
+        for (int k = 2; std::find(labels.begin(), labels.end(), label) != labels.end(); ++k) mb::detail::appendf(label = file_label(path), " (%d)", k);
         labels.push_back(label);
         const std::size_t before = runs.size();
         if (mb::error e = mb::read_report_runs(text, files.size() == 1 ? std::string() : label, runs, &problem)) {

@@ -225,6 +225,7 @@ enum class errc : std::uint16_t {
     merge_different_plans = 145,
     merge_incompatible_histograms = 146,
     merge_duplicate_shard = 147,
+    merge_too_many_intervals = 148,
 
     // Calls through the C API (200–219)
     invalid_argument = 200,
@@ -304,6 +305,7 @@ constexpr errc_entry errc_table[] = {
     {errc::merge_different_plans, "merge_different_plans", "the results come from different targets or plans (URL, method, keep-alive, pipeline, timeout, duration, checks, rate or shards differ)"},
     {errc::merge_incompatible_histograms, "merge_incompatible_histograms", "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly"},
     {errc::merge_duplicate_shard, "merge_duplicate_shard", "the same shard appears twice"},
+    {errc::merge_too_many_intervals, "merge_too_many_intervals", "the results' interval rows would span more than 1,000,000 intervals on the wall clock: their starts (or a row's) are too far apart"},
     {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
     {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };
@@ -5498,6 +5500,9 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
 
 namespace microbench {
 
+// The most interval rows a merge makes (about 100 MB): 2.8 hours at 10 ms, 11 days at 1 s.
+constexpr std::size_t max_merged_intervals = 1'000'000;
+
 struct merge_summary {
     std::size_t inputs = 0;
     std::uint32_t shard_count = 0;      // the shards' N; 0: the inputs are not shards
@@ -5556,9 +5561,12 @@ inline std::string histogram_difference(const report_run& a, const report_run& b
 
 // Adds `row` (of a run that started `offset_ns` after the merged one) to the merged rows: counts
 // add up; percentiles of a merged row are the highest of its parts' (an upper bound: rows keep
-// no histogram), exact when one generator's row is alone in it.
-inline void merge_interval_row(std::vector<interval_stats>& rows, const interval_stats& row, std::int64_t offset_ns, std::int64_t interval_ns) {
-    const auto slot = static_cast<std::size_t>(std::max<std::int64_t>(0, std::llround(static_cast<double>(row.start_ns + offset_ns) / static_cast<double>(interval_ns))));
+// no histogram), exact when one generator's row is alone in it. Returns its slot (its start in
+// intervals), and adds nothing when that is max_merged_intervals or beyond.
+inline std::uint64_t merge_interval_row(std::vector<interval_stats>& rows, const interval_stats& row, std::int64_t offset_ns,
+                                        std::int64_t interval_ns) {
+    const auto slot = static_cast<std::uint64_t>(std::max<std::int64_t>(0, std::llround(static_cast<double>(row.start_ns + offset_ns) / static_cast<double>(interval_ns))));
+    if (slot >= max_merged_intervals) return slot;
     while (rows.size() <= slot) {
         interval_stats empty{};
         empty.start_ns = static_cast<std::int64_t>(rows.size()) * interval_ns;
@@ -5572,6 +5580,7 @@ inline void merge_interval_row(std::vector<interval_stats>& rows, const interval
     m.p50_ns = std::max(m.p50_ns, row.p50_ns), m.p90_ns = std::max(m.p90_ns, row.p90_ns), m.p99_ns = std::max(m.p99_ns, row.p99_ns);
     m.max_ns = std::max(m.max_ns, row.max_ns);
     m.lag_p99_ns = std::max(m.lag_p99_ns, row.lag_p99_ns), m.lag_max_ns = std::max(m.lag_max_ns, row.lag_max_ns);
+    return slot;
 }
 
 }  // namespace detail
@@ -5626,9 +5635,15 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.r.start_realtime_ns = start;
     out.r.elapsed_ns = end - start;
     if (first.r.interval_ns > 0)
-        for (const report_run& run : in)
-            for (const interval_stats& row : run.r.intervals)
-                detail::merge_interval_row(out.r.intervals, row, run.r.start_realtime_ns - start, first.r.interval_ns);
+        for (std::size_t i = 0; i < in.size(); ++i)
+            for (const interval_stats& row : in[i].r.intervals)
+                if (const std::uint64_t slot = detail::merge_interval_row(out.r.intervals, row, in[i].r.start_realtime_ns - start,
+                                                                          first.r.interval_ns);
+                    slot >= max_merged_intervals) {
+                    detail::appendf(s.problem, "%s has an interval starting %llu intervals after the earliest start",
+                                    in[i].label.c_str(), static_cast<unsigned long long>(slot));
+                    return {errc::merge_too_many_intervals, i};
+                }
     return {};
 }
 
@@ -7282,6 +7297,7 @@ enum {
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
+    MB_MERGE_TOO_MANY_INTERVALS = 148,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 

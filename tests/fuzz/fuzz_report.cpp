@@ -1,7 +1,9 @@
 // Fuzz target for saved results and the HTML report together: any document is either refused —
 // with the field named when a field is at fault — or read and drawn as one bounded document, and
-// what was read writes back to JSON that reads back to the same JSON. libFuzzer's -timeout and
-// -rss_limit_mb bound the time and memory of each input.
+// what was read writes back to JSON that reads back to the same JSON. Its runs are merged as
+// 'microbench merge' does: refused with a reason, or at most max_merged_intervals rows (drawn too
+// when there are few: rows far apart make one per interval between them). libFuzzer's -timeout
+// and -rss_limit_mb bound the time and memory of each input.
 // Built as a libFuzzer target by tests/fuzz/CMakeLists.txt; the unit tests replay the corpus.
 #include <cstdint>
 #include <string>
@@ -27,6 +29,15 @@ int microbench_fuzz_report(const std::uint8_t* data, std::size_t size) {
         if (read_report_runs(json, "x", again) || again.size() != 1) return 3;
         if (result_json(again[0].config, again[0].r, {50, 99}) != json) return 4;
     }
+    report_run merged;
+    merge_summary summary;
+    if (merge_runs(runs, merged, summary)) return summary.problem.empty() ? 5 : 0;
+    if (merged.r.intervals.size() > max_merged_intervals) return 6;
+    if (merged.r.intervals.size() > 10'000) return 0;
+    runs.insert(runs.begin(), merged);
+    for (std::size_t i = 1; i < runs.size(); ++i) runs[i].scenario = "each generator";
+    const std::string whole = html_report(runs, o);
+    if (whole.size() > 4'000'000 + 2000 * size || whole.find("</html>") == std::string::npos) return 7;
     return 0;
 }
 
