@@ -4399,9 +4399,9 @@ inline error run(const plan& p, result& out) {
 #ifndef MICROBENCH_NO_REPORTS
 // ---- begin include/microbench/core/decimal.hpp ----
 // microbench/core/decimal.hpp — decimal numbers read from text the same way in every locale, for
-// saved results and lists of percentiles: a whole string into a uint64_t, an int64_t or a finite
-// double, or false. A value that does not fit is refused, never saturated, truncated or made
-// infinite. No whitespace, no hexadecimal, no "inf" or "nan".
+// saved results, lists of percentiles and the command line's values: a whole string into a
+// uint64_t, an int64_t or a finite double, or false. A value that does not fit is refused, never
+// saturated, truncated or made infinite. No whitespace, no hexadecimal, no "inf" or "nan".
 
 #include <cmath>
 #include <cstdint>
@@ -4987,6 +4987,7 @@ struct json_value {
     std::vector<json_value> items;  // an array's elements, or an object's member values
 
     bool is(kind k) const { return type == k; }
+    // Null again: no text, keys or items.
     void clear() {
         type = kind::null;
         text.clear(), keys.clear(), items.clear();

@@ -1,7 +1,7 @@
 // microbench/core/decimal.hpp — decimal numbers read from text the same way in every locale, for
-// saved results and lists of percentiles: a whole string into a uint64_t, an int64_t or a finite
-// double, or false. A value that does not fit is refused, never saturated, truncated or made
-// infinite. No whitespace, no hexadecimal, no "inf" or "nan".
+// saved results, lists of percentiles and the command line's values: a whole string into a
+// uint64_t, an int64_t or a finite double, or false. A value that does not fit is refused, never
+// saturated, truncated or made infinite. No whitespace, no hexadecimal, no "inf" or "nan".
 #pragma once
 
 #include <cmath>

@@ -25,6 +25,7 @@ struct json_value {
     std::vector<json_value> items;  // an array's elements, or an object's member values
 
     bool is(kind k) const { return type == k; }
+    // Null again: no text, keys or items.
     void clear() {
         type = kind::null;
         text.clear(), keys.clear(), items.clear();
