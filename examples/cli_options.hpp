@@ -234,11 +234,8 @@ inline std::string range_rule(const char* flag, std::uint64_t lo, std::uint64_t 
 }
 
 inline bool parse_uint(const char* text, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
-    if (!text || !*text || *text == '-' || *text == '+') return false;
-    errno = 0;
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(text, &end, 10);
-    if (errno || *end != '\0' || v < min || v > max) return false;
+    std::uint64_t v = 0;
+    if (!text || !mb::detail::parse_u64(text, v) || v < min || v > max) return false;
     out = v;
     return true;
 }
@@ -335,9 +332,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 std::vector<double> one;
                 if (!mb::parse_percentile_list(level, one) || one.size() != 1) return usage_errorf("unknown option --%s (write --max-p99-ms X)", name.c_str());
                 if (!need(v)) return usage_errorf("option --%s needs a value", name.c_str());
-                char* end = nullptr;
-                double limit = std::strtod(v.c_str(), &end);
-                if (*end != '\0' || !(limit > 0) || !std::isfinite(limit)) return usage_errorf("--%s needs a positive number of milliseconds, not '%s'", name.c_str(), shown(v).c_str());
+                double limit = 0;
+                if (!mb::detail::parse_real(v, limit) || !(limit > 0)) return usage_errorf("--%s needs a positive number of milliseconds, not '%s'", name.c_str(), shown(v).c_str());
                 o.limits.max_percentile_ms.push_back({one[0], limit});
                 continue;
             }
@@ -369,11 +365,11 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             } else if (name == "shard") {
                 if (!parse_shard(v, o.shard_index, o.shard_count)) return bad_value("--shard needs I/N: shard I (from 0) of N generators, N from 1 to 10000", v);
             } else if (name == "start-at" || name == "start-in") {
-                char* end = nullptr;
-                double s = std::strtod(v.c_str(), &end);
+                double s = -1;
+                const bool number = mb::detail::parse_real(v, s);
                 const double now_ms = static_cast<double>(mb::realtime_ns() / 1'000'000);
                 const double at_ms = name == "start-at" ? s * 1000 : now_ms + s * 1000;
-                if (end == v.c_str() || *end != '\0' || !std::isfinite(s) || s < 0 || at_ms > now_ms + 7 * 86'400'000.0)
+                if (!number || s < 0 || at_ms > now_ms + 7 * 86'400'000.0)
                     return bad_value(name == "start-at" ? "--start-at needs a Unix time in seconds, at most 7 days ahead"
                                                         : "--start-in needs seconds from 0 to 604800", v);
                 if (o.start_at_unix_ms) return usage_error("--start-at and --start-in: give one");
@@ -393,15 +389,13 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 if (!parse_uint(v.c_str(), 0, UINT64_MAX, n)) return bad_value("--max-failures needs a count", v);
                 o.limits.max_failures = n;
             } else if (name == "min-rps" || name == "scale") {
-                char* end = nullptr;
-                double d = std::strtod(v.c_str(), &end);
-                if (*end != '\0' || !(d > 0) || !std::isfinite(d) || (name == "scale" && d > 100)) return usage_errorf("--%s needs a positive number, not '%s'", name.c_str(), shown(v).c_str());
+                double d = 0;
+                if (!mb::detail::parse_real(v, d) || !(d > 0) || (name == "scale" && d > 100)) return usage_errorf("--%s needs a positive number, not '%s'", name.c_str(), shown(v).c_str());
                 (name == "scale" ? o.scale : o.limits.min_rps) = d;
                 o.scale_given = o.scale_given || name == "scale";
             } else if (name == "rate") {
-                char* end = nullptr;
-                double d = std::strtod(v.c_str(), &end);
-                if (end == v.c_str() || *end != '\0' || !(d >= mb::defaults::min_rate && d <= mb::defaults::max_rate))
+                double d = 0;
+                if (!mb::detail::parse_real(v, d) || !(d >= mb::defaults::min_rate && d <= mb::defaults::max_rate))
                     return bad_value("--rate needs requests per second from 0.001 to 10000000", v);
                 o.rate = d;
             } else if (name == "arrivals") {

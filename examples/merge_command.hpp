@@ -34,7 +34,7 @@ inline std::string merge_line(const mb::merge_summary& s) {
     std::string have, missing;
     for (std::uint32_t i = 0; i < s.shard_count; ++i) mb::detail::appendf(seen[i] ? have : missing, "%s%u", (seen[i] ? have : missing).empty() ? "" : ", ", i);
     mb::detail::appendf(line, ": shards %s of %u", have.c_str(), s.shard_count);
-    if (!missing.empty()) line += " (missing " + missing + ": the figures are of the shards present only)";
+    if (!missing.empty()) mb::detail::appendf(line, " (missing %s: the figures are of the shards present only)", missing.c_str());
     return line;
 }
 
@@ -58,6 +58,7 @@ inline int run_merge_command(int argc, char** argv, int first) {
     if (files.empty()) return merge_usage_error("no result files given");
     if (html_path == "-") return merge_usage_error("--html needs a file name");
     std::vector<mb::report_run> runs;
+    std::string problem;  // the field a result was refused for
     for (const std::string& path : files) {
         std::string text;
         if (!read_file(path.c_str(), text)) {
@@ -69,9 +70,10 @@ inline int run_merge_command(int argc, char** argv, int first) {
         runs.back().label = shown(path);
         mb::error e = mb::parse_json(text, doc);
         if (!e && !doc.find("microbench")) e = {mb::errc::merge_nothing, 0};  // a --compare or --suite document
-        if (!e) e = mb::read_result_json(doc, runs.back().config, runs.back().r);
+        if (!e) e = mb::read_result_json(doc, runs.back().config, runs.back().r, &problem);
         if (e) {
-            std::fprintf(stderr, "microbench merge: %s: %s (%s)\n", shown(path).c_str(), e.message(), e.name());
+            std::fprintf(stderr, "microbench merge: %s: %s (%s)%s%s\n", shown(path).c_str(), e.message(), e.name(),
+                         problem.empty() ? "" : ": ", problem.c_str());
             return 1;
         }
     }
@@ -85,7 +87,7 @@ inline int run_merge_command(int argc, char** argv, int first) {
     if (json_path != "-") {
         mb::append_ab_report(mb::report_context_of(merged.config), merged.r, text);
         mb::append_open_model_section(merged.r, text);
-        text += "\n" + merge_line(summary) + "; elapsed is from the earliest start to the latest end.\n";
+        mb::detail::appendf(text, "\n%s; elapsed is from the earliest start to the latest end.\n", merge_line(summary).c_str());
         mb::detail::appendf(text, "Histogram values dropped by the merge: %llu\n", static_cast<unsigned long long>(summary.dropped));
         std::fwrite(text.data(), 1, text.size(), stdout);
     }

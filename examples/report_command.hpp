@@ -85,6 +85,7 @@ inline int run_report_command(int argc, char** argv, int first) {
     if (html_path.empty()) return report_usage_error("--html FILE is needed (- for stdout)");
     std::vector<mb::report_run> runs;
     std::vector<std::string> labels;
+    std::string problem;  // the field a result was refused for
     for (const std::string& path : files) {
         std::string text;
         if (!read_file(path.c_str(), text)) {
@@ -92,13 +93,13 @@ inline int run_report_command(int argc, char** argv, int first) {
             return 1;
         }
         std::string label = file_label(path);
-        for (int k = 2; std::find(labels.begin(), labels.end(), label) != labels.end(); ++k) label = file_label(path) + " (" + std::to_string(k) + ")";
+        for (int k = 2; std::find(labels.begin(), labels.end(), label) != labels.end(); ++k) mb::detail::appendf(label = file_label(path), " (%d)", k);
         labels.push_back(label);
         const std::size_t before = runs.size();
-        if (mb::error e = mb::read_report_runs(text, files.size() == 1 ? std::string() : label, runs)) {
+        if (mb::error e = mb::read_report_runs(text, files.size() == 1 ? std::string() : label, runs, &problem)) {
             std::fprintf(stderr, "microbench report: %s: %s (%s", shown(path).c_str(), e.message(), e.name());
             if (e.code == mb::errc::json_bad) std::fprintf(stderr, ", at byte %zu", e.position);
-            std::fprintf(stderr, ")\n");
+            std::fprintf(stderr, ")%s%s\n", problem.empty() ? "" : ": ", problem.c_str());
             return 1;
         }
         std::fprintf(stderr, "%s: %zu run%s\n", shown(path).c_str(), runs.size() - before, runs.size() - before == 1 ? "" : "s");

@@ -41,6 +41,7 @@
 #include "microbench/engine/runner.hpp"
 #ifndef MICROBENCH_NO_REPORTS
 #include "microbench/core/appendf.hpp"
+#include "microbench/core/decimal.hpp"
 #include "microbench/report/report_ab.hpp"
 #include "microbench/report/report_text.hpp"
 #include "microbench/report/report_json.hpp"

@@ -238,6 +238,7 @@ enum class errc : std::uint16_t {
     merge_different_plans = 145,
     merge_incompatible_histograms = 146,
     merge_duplicate_shard = 147,
+    merge_too_many_intervals = 148,
 
     // Calls through the C API (200–219)
     invalid_argument = 200,
@@ -319,6 +320,7 @@ constexpr errc_entry errc_table[] = {
     {errc::merge_different_plans, "merge_different_plans", "the results come from different targets or plans (URL, method, keep-alive, pipeline, timeout, duration, checks, rate or shards differ)"},
     {errc::merge_incompatible_histograms, "merge_incompatible_histograms", "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly"},
     {errc::merge_duplicate_shard, "merge_duplicate_shard", "the same shard appears twice"},
+    {errc::merge_too_many_intervals, "merge_too_many_intervals", "the results' interval rows would span more than 1,000,000 intervals on the wall clock: their starts (or a row's) are too far apart"},
     {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
     {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };
@@ -1913,36 +1915,76 @@ inline std::string factorial_decimal(unsigned n) {
 #include <vector>
 
 // ---- begin include/microbench/core/appendf.hpp ----
-// microbench/core/appendf.hpp — printf-style appending to a std::string, for the reports.
-// Formats into a stack buffer first and grows only for long lines; never throws.
+// microbench/core/appendf.hpp — printf-style appending to a std::string, for the reports, alike in
+// every locale: a host that set LC_NUMERIC (to de_DE, say) still gets "0.5", never "0,5", and
+// neither the process's nor the thread's locale is changed. vsnprintf formats as before; then each
+// %f, %e or %g conversion's place in the output is measured (by formatting the format up to it),
+// and its radix character, the only part of it a locale changes, is written as '.'. No positional
+// arguments. Never throws.
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <string>
+
 
 namespace microbench {
 namespace detail {
+
+// The length vsnprintf gives the first `n` bytes of `format`.
+inline std::size_t formatted_length(const char* format, std::size_t n, va_list args) {
+    const std::string prefix(format, n);
+    va_list copy;
+    va_copy(copy, args);
+    const int length = std::vsnprintf(nullptr, 0, prefix.c_str(), copy);
+    va_end(copy);
+    return length > 0 ? static_cast<std::size_t>(length) : 0;
+}
+
+// In out[from, to) — one floating conversion's output — the radix character, which is neither a
+// digit nor a letter (e, inf, nan), a sign nor a space, written as '.'. Returns the bytes removed.
+inline std::size_t write_radix_as_point(std::string& out, std::size_t from, std::size_t to) {
+    auto plain = [](char c) { return is_digit(c) || is_alpha(c) || c == '-' || c == '+' || c == ' '; };
+    for (std::size_t i = from; i < to; ++i) {
+        if (plain(out[i])) continue;
+        std::size_t end = i;
+        while (end < to && !plain(out[end])) ++end;
+        out.replace(i, end - i, 1, '.');
+        return end - i - 1;
+    }
+    return 0;
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
 inline void appendf(std::string& out, const char* format, ...) {
-    char buf[512];
     va_list args;
     va_start(args, format);
-    int n = std::vsnprintf(buf, sizeof buf, format, args);
-    va_end(args);
-    if (n < 0) return;
-    if (static_cast<std::size_t>(n) < sizeof buf) {
-        out.append(buf, static_cast<std::size_t>(n));
-        return;
+    const std::size_t at = out.size();
+    int n = 0;
+    for (int room = 256;; room = n + 1) {  // formatted in place; again, in room enough, if it was too long
+        out.resize(at + static_cast<std::size_t>(room));
+        va_list copy;
+        va_copy(copy, args);
+        n = std::vsnprintf(&out[at], static_cast<std::size_t>(room), format, copy);
+        va_end(copy);
+        out.resize(at + static_cast<std::size_t>(n > 0 ? n : 0));
+        if (n < room) break;
     }
-    std::size_t at = out.size();
-    out.resize(at + static_cast<std::size_t>(n) + 1);
-    va_start(args, format);
-    std::vsnprintf(&out[at], static_cast<std::size_t>(n) + 1, format, args);
+    std::size_t removed = 0;  // by earlier radix characters longer than one byte
+    for (const char* p = std::strchr(format, '%'); n > 0 && p; p = std::strchr(p, '%')) {
+        const char* spec = p++;
+        p += std::strspn(p, "-+ #0123456789.*hlLjzt");
+        if (!*p) break;
+        if (std::strchr("fFeEgGaA", *p)) {
+            const std::size_t from = formatted_length(format, static_cast<std::size_t>(spec - format), args);
+            const std::size_t to = formatted_length(format, static_cast<std::size_t>(p + 1 - format), args);
+            removed += write_radix_as_point(out, at + from - removed, at + to - removed);
+        }
+        ++p;  // past the conversion (or the second '%' of "%%")
+    }
     va_end(args);
-    out.resize(at + static_cast<std::size_t>(n));
 }
 
 }  // namespace detail
@@ -4451,6 +4493,83 @@ inline error run(const plan& p, result& out) {
 }  // namespace microbench
 // ---- end include/microbench/engine/runner.hpp ----
 #ifndef MICROBENCH_NO_REPORTS
+// ---- begin include/microbench/core/decimal.hpp ----
+// microbench/core/decimal.hpp — decimal numbers read from text the same way in every locale, for
+// saved results, lists of percentiles and the command line's values: a whole string into a
+// uint64_t, an int64_t or a finite double, or false. A value that does not fit is refused, never
+// saturated, truncated or made infinite. No whitespace, no hexadecimal, no "inf" or "nan".
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace microbench {
+namespace detail {
+
+// Digits only, at most 2^64 - 1.
+inline bool parse_u64(std::string_view text, std::uint64_t& out) {
+    if (text.empty()) return false;
+    std::uint64_t v = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9') return false;
+        const auto d = static_cast<std::uint64_t>(c - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    out = v;
+    return true;
+}
+
+// An optional minus, then digits: from -2^63 to 2^63 - 1.
+inline bool parse_i64(std::string_view text, std::int64_t& out) {
+    const bool minus = !text.empty() && text[0] == '-';
+    std::uint64_t v = 0;
+    if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0)) return false;
+    out = static_cast<std::int64_t>(minus ? 0 - v : v);  // modulo 2^64, as GCC and Clang convert (and C++20 says)
+    return true;
+}
+
+// [+-] digits [. digits] [(e|E) [+-] digits], with a digit before or after the point; false when
+// the value is beyond double's range, a non-zero value would read as 0, or there are more than
+// 400 digits. Correctly rounded: strtod reads it — but strtod's radix character is LC_NUMERIC's,
+// which a host may have set to ',', so it gets the digits without one ("-12.5e1" as "-125e0"),
+// which every locale reads alike.
+inline bool parse_real(std::string_view text, double& out) {
+    char plain[432];
+    std::size_t n = 0, digits = 0;
+    long exponent = 0;  // less one for each digit after the point
+    bool point = false, nonzero = false;
+    const char *p = text.data(), *end = p + text.size();
+    if (p < end && (*p == '-' || *p == '+')) plain[n++] = *p++;
+    for (; p < end && digits <= 400; ++p) {
+        if (*p == '.' && !point) point = true;
+        else if (*p >= '0' && *p <= '9') plain[n++] = *p, ++digits, exponent -= point, nonzero = nonzero || *p != '0';
+        else break;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        const bool minus = ++p < end && *p == '-';
+        p += p < end && (*p == '-' || *p == '+');
+        long e = 0;
+        const char* first = p;
+        for (; p < end && *p >= '0' && *p <= '9'; ++p)
+            if (e < 1'000'000) e = e * 10 + (*p - '0');  // beyond: 0 or out of range either way
+        if (p == first) return false;
+        exponent += minus ? -e : e;
+    }
+    if (!digits || p != end) return false;
+    std::snprintf(plain + n, sizeof plain - n, "e%ld", exponent);
+    char* last = nullptr;
+    const double v = std::strtod(plain, &last);
+    if (*last || !std::isfinite(v) || (v == 0 && nonzero)) return false;
+    out = v;
+    return true;
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/core/decimal.hpp ----
 // ---- begin include/microbench/report/report_ab.hpp ----
 // microbench/report/report_ab.hpp — ApacheBench 2.3's text report as a pure function of a result:
 // the same lines, labels, order, units and number formats, so scripts that parse ab keep
@@ -4606,10 +4725,10 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
 // section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
 // the report looks like an ab line, so ab parsers skip it.
 
-#include <cstdio>
-#include <cstdlib>
+#include <algorithm>
 #include <ctime>
 #include <string>
+#include <string_view>
 #include <vector>
 
 
@@ -4724,10 +4843,10 @@ inline bool parse_percentile_list(const std::string& text, std::vector<double>& 
     std::size_t at = 0;
     while (at <= text.size()) {
         std::size_t comma = text.find(',', at);
-        std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        char* end = nullptr;
-        double v = std::strtod(item.c_str(), &end);
-        if (item.empty() || *end != '\0' || !(v >= 0 && v <= 100)) return false;
+        double v = -1;
+        if (!detail::parse_real(std::string_view(text).substr(at, comma == std::string::npos ? std::string::npos : comma - at), v) ||
+            !(v >= 0 && v <= 100))
+            return false;
         out.push_back(v);
         if (comma == std::string::npos) break;
         at = comma + 1;
@@ -4750,9 +4869,9 @@ inline void append_latency_section(const result& r, const std::vector<double>& p
     row("mean", [](const histogram& x) { return x.mean(); });
     row("stddev", [](const histogram& x) { return x.stddev(); });
     for (double p : percentiles) {
-        char label[24];
-        std::snprintf(label, sizeof label, "p%g", p);
-        row(label, [p](const histogram& x) { return static_cast<double>(x.value_at_percentile(p)); });
+        std::string label;
+        appendf(label, "p%g", p);
+        row(label.c_str(), [p](const histogram& x) { return static_cast<double>(x.value_at_percentile(p)); });
     }
     row("max", [](const histogram& x) { return static_cast<double>(x.max()); });
 }
@@ -4765,9 +4884,10 @@ inline std::string percentiles_csv(const result& r) {
     return out;
 }
 
-// ab -g: one tab-separated row per recorded request, by start time: its start as text and in
-// seconds since the epoch, then ctime (Connect), dtime (Processing), ttime (Total) and wait
-// (Waiting) in ms rounded as ab rounds.
+// ab -g: one tab-separated row per recorded request, by start time: its start as text (local
+// time, English names as in the C locale whatever LC_TIME says) and in seconds since the epoch,
+// then ctime (Connect), dtime (Processing), ttime (Total) and wait (Waiting) in ms rounded as ab
+// rounds.
 inline std::string gnuplot_tsv(const result& r) {
     std::string out = "starttime\tseconds\tctime\tdtime\tttime\twait\n";
     for (const request_timing& t : r.requests) {
@@ -4775,9 +4895,9 @@ inline std::string gnuplot_tsv(const result& r) {
         time_t seconds = static_cast<time_t>(wall_ns / 1'000'000'000);
         tm local{};
         localtime_r(&seconds, &local);
-        char when[64];
-        std::strftime(when, sizeof when, "%a %b %d %H:%M:%S %Y", &local);
-        detail::appendf(out, "%s\t%lld\t%lld\t%lld\t%lld\t%lld\n", when, static_cast<long long>(seconds),
+        detail::appendf(out, "%.3s %.3s %02d %02d:%02d:%02d %d\t%lld\t%lld\t%lld\t%lld\t%lld\n",
+                        &"SunMonTueWedThuFriSat"[3 * local.tm_wday], &"JanFebMarAprMayJunJulAugSepOctNovDec"[3 * local.tm_mon],
+                        local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec, local.tm_year + 1900, static_cast<long long>(seconds),
                         detail::ab_round_ms(t.connect_ns), detail::ab_round_ms(t.processing_ns),
                         detail::ab_round_ms(t.total_ns), detail::ab_round_ms(t.waiting_ns));
     }
@@ -4987,11 +5107,12 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
 // ---- begin include/microbench/core/json_read.hpp ----
 // microbench/core/json_read.hpp — a small JSON reader (RFC 8259) for reading saved results back:
 // parse_json() builds a tree of json_value; numbers keep their text, so 64-bit counts come back
-// exact. Strict: one value, no trailing commas, no comments, \u escapes to UTF-8 (surrogate pairs
-// joined), nesting at most 64 deep. Errors carry the byte offset. Never throws.
+// exact, and are read out checked (a value that does not fit is refused) and alike in every locale.
+// Strict: one value, no trailing commas, no comments, \u escapes to UTF-8 (surrogate pairs
+// joined), at most 64 arrays and objects one inside another. Errors carry the byte offset. Never
+// throws.
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -5008,6 +5129,11 @@ struct json_value {
     std::vector<json_value> items;  // an array's elements, or an object's member values
 
     bool is(kind k) const { return type == k; }
+    // Null again: no text, keys or items.
+    void clear() {
+        type = kind::null;
+        text.clear(), keys.clear(), items.clear();
+    }
     // The member named `key` (the first, if repeated), or nullptr: also when this is no object.
     const json_value* find(std::string_view key) const {
         if (type != kind::object) return nullptr;
@@ -5015,16 +5141,12 @@ struct json_value {
             if (keys[i] == key) return &items[i];
         return nullptr;
     }
-    double number() const { return type == kind::number ? std::strtod(text.c_str(), nullptr) : 0.0; }
-    // Integers written as such ("12", "-3"); 0 for anything else, including fractions.
-    std::uint64_t u64() const {
-        if (type != kind::number || text.find_first_of(".eE-") != std::string::npos) return 0;
-        return std::strtoull(text.c_str(), nullptr, 10);
-    }
-    std::int64_t i64() const {
-        if (type != kind::number || text.find_first_of(".eE") != std::string::npos) return 0;
-        return std::strtoll(text.c_str(), nullptr, 10);
-    }
+    // The number as written, if it fits: false (and `out` left alone) when this is no number, or
+    // for the integers when it has a fraction or an exponent, a minus (unsigned) or is beyond the
+    // type's range, for to_real when it is beyond double's range ("1e999").
+    bool to_u64(std::uint64_t& out) const { return type == kind::number && detail::parse_u64(text, out); }
+    bool to_i64(std::int64_t& out) const { return type == kind::number && detail::parse_i64(text, out); }
+    bool to_real(double& out) const { return type == kind::number && detail::parse_real(text, out); }
 };
 
 namespace detail {
@@ -5034,13 +5156,16 @@ public:
     explicit json_parser(std::string_view text) : s_(text) {}
 
     error parse(json_value& out) {
-        if (error e = value(out, 0)) return e;
+        out.clear();
+        error e = value(out, 0);
         skip_space();
-        return at_ == s_.size() ? error{} : error{errc::json_bad, at_};
+        if (!e && at_ != s_.size()) e = {errc::json_bad, at_};
+        if (e) out.clear();  // nothing half-read to query
+        return e;
     }
 
 private:
-    static constexpr int max_depth = 64;
+    static constexpr int max_depth = 64;  // arrays and objects one inside another
     std::string_view s_;
     std::size_t at_ = 0;
 
@@ -5058,11 +5183,11 @@ private:
         return true;
     }
 
+    // `depth`: the arrays and objects around this value.
     error value(json_value& out, int depth) {
-        if (depth > max_depth) return {errc::json_too_deep, at_};
         skip_space();
         if (at_ >= s_.size()) return {errc::json_bad, at_};
-        out = json_value();
+        if ((s_[at_] == '{' || s_[at_] == '[') && depth == max_depth) return {errc::json_too_deep, at_};
         switch (s_[at_]) {
             case '{': return object(out, depth);
             case '[': return array(out, depth);
@@ -5191,8 +5316,8 @@ private:
 
 }  // namespace detail
 
-// Parses one JSON document. On error `out` holds what was read so far and the error's position
-// is the byte offset where reading stopped.
+// Parses one JSON document. On error `out` is null and the error's position is the byte offset
+// where reading stopped.
 inline error parse_json(std::string_view text, json_value& out) {
     return detail::json_parser(text).parse(out);
 }
@@ -5204,10 +5329,14 @@ inline error parse_json(std::string_view text, json_value& out) {
 // document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
 // {"scenario", "result"}. Counts, bytes, failures, status codes, the open model and the interval
 // rows come back exactly, the four timing histograms (and the open model's two) bucket for bucket
-// from their encodings — so a report drawn from a file equals one drawn from the run itself.
+// from their encodings — so a report drawn from a file equals one drawn from the run itself. A
+// number its field cannot hold (1e999, a count above 2^64 - 1, a negative time) is refused, and
+// the refusal names the field.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 
@@ -5223,38 +5352,56 @@ struct report_run {
 
 namespace detail {
 
-// Reads fields of one JSON object; the first missing or mistyped one is the error.
+// Times in saved results, in ns (offsets, durations, Unix times up to the year 2116) and in ms:
+// two of them add up, and one doubles, without overflow.
+constexpr std::int64_t saved_ns_max = (std::int64_t{1} << 62) - 1;
+constexpr std::int64_t saved_ms_max = saved_ns_max / 1'000'000;
+
+// Reads fields of one JSON object. The first missing, mistyped or out-of-range field of any
+// json_fields sharing `problem` is named there: "config.concurrency: 4294967296 is out of range".
 class json_fields {
 public:
-    explicit json_fields(const json_value* object) : object_(object) {
-        if (!object_ || !object_->is(json_value::kind::object)) failed_ = true;
+    // `name`: this object's key in `parent`; with `index` >= 0 the key of the array it is element `index` of.
+    json_fields(const json_value* object, std::string& problem, const json_fields* parent = nullptr, const char* name = "",
+                long index = -1)
+        : object_(object), problem_(problem), parent_(parent), name_(name), index_(index) {
+        if (!object_) failed_ = true;  // its parent said why
+        else if (!object_->is(json_value::kind::object)) fail("", "is not an object");  // an interval row
     }
     bool failed() const { return failed_; }
 
     const json_value* get(const char* key, json_value::kind k) {
         const json_value* v = failed_ ? nullptr : object_->find(key);
-        if (!v || !v->is(k)) failed_ = true;
+        if (!failed_ && (!v || !v->is(k))) fail(key, v ? "has the wrong type" : "is missing");
         return failed_ ? nullptr : v;
     }
     // Optional members: absent leaves the value alone; present with the wrong type is an error.
     const json_value* optional(const char* key, json_value::kind k) {
         const json_value* v = failed_ ? nullptr : object_->find(key);
-        if (v && !v->is(k)) failed_ = true;
+        if (v && !v->is(k)) fail(key, "has the wrong type");
         return failed_ ? nullptr : v;
     }
-    void number(const char* key, std::uint64_t& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = v->u64();
+    // An integer from 0 to `max`: true when read.
+    bool number_to(const char* key, std::uint64_t max, std::uint64_t& out) {
+        const json_value* v = get(key, json_value::kind::number);
+        std::uint64_t x = 0;
+        if (v && (!v->to_u64(x) || x > max)) fail(key, "is out of range", v->text);
+        else if (v) return out = x, true;
+        return false;
     }
+    void number(const char* key, std::uint64_t& out) { number_to(key, UINT64_MAX, out); }
     void number(const char* key, std::uint32_t& out) {
-        std::uint64_t v = out;
-        number(key, v);
-        out = static_cast<std::uint32_t>(v);
+        std::uint64_t x = 0;
+        if (number_to(key, UINT32_MAX, x)) out = static_cast<std::uint32_t>(x);
     }
-    void signed_number(const char* key, std::int64_t& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = v->i64();
+    // A time in ns from 0 to saved_ns_max (or in ms, to saved_ms_max).
+    void time(const char* key, std::int64_t& out, std::int64_t max = saved_ns_max) {
+        std::uint64_t x = 0;
+        if (number_to(key, static_cast<std::uint64_t>(max), x)) out = static_cast<std::int64_t>(x);
     }
     void real(const char* key, double& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = v->number();
+        const json_value* v = get(key, json_value::kind::number);
+        if (v && !v->to_real(out)) fail(key, "is out of range", v->text);
     }
     void text(const char* key, std::string& out) {
         if (const json_value* v = get(key, json_value::kind::string)) out = v->text;
@@ -5262,40 +5409,61 @@ public:
     void flag(const char* key, bool& out) {
         if (const json_value* v = get(key, json_value::kind::boolean)) out = v->boolean;
     }
-    json_fields object(const char* key) { return json_fields(get(key, json_value::kind::object)); }
-    void fail() { failed_ = true; }
+    json_fields object(const char* key) { return json_fields(get(key, json_value::kind::object), problem_, this, key); }
+    // Names the field in `problem` (unless a field was named before): "PATH.KEY WHY", or with a
+    // value "PATH.KEY: VALUE WHY".
+    void fail(const char* key, const char* why, std::string_view value = {}) {
+        if (!failed_ && problem_.empty()) {
+            append_path(problem_);
+            appendf(problem_, "%s%s%s%.*s %s", problem_.empty() || !*key ? "" : ".", key, value.empty() ? "" : ": ",
+                    static_cast<int>(value.size() < 40 ? value.size() : 40), value.data(), why);
+        }
+        failed_ = true;
+    }
 
 private:
     const json_value* object_;
+    std::string& problem_;
+    const json_fields* parent_;
+    const char* name_;
+    long index_;
     bool failed_ = false;
+
+    void append_path(std::string& out) const {
+        if (parent_) parent_->append_path(out);
+        if (*name_) out.append(out.empty() ? "" : ".").append(name_);
+        if (index_ >= 0) appendf(out, "[%ld]", index_);
+    }
 };
 
-inline bool read_histogram(json_fields& f, const char* key, histogram& out) {
+inline void read_histogram(json_fields& f, const char* key, histogram& out) {
     json_fields h = f.object(key);
     const json_value* text = h.get("histogram", json_value::kind::string);
     std::string bytes;
-    if (!text || !base64_decode(text->text, bytes) || decode_histogram(bytes, out)) return false;
-    return true;
+    if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out))) h.fail("histogram", "does not decode");
 }
 
 }  // namespace detail
 
-// Reads one result document (what result_json writes) into `d` and `r`.
-inline error read_result_json(const json_value& doc, run_description& d, result& r) {
-    detail::json_fields top(&doc);
-    if (!top.get("microbench", json_value::kind::string)) return {errc::result_not_microbench, 0};
+// Reads one result document (what result_json writes) into `d` and `r`. When a field is missing,
+// has the wrong type or a value out of range, `problem` (if given) names the first such one.
+inline error read_result_json(const json_value& doc, run_description& d, result& r, std::string* problem = nullptr) {
+    std::string why;
+    detail::json_fields top(&doc, why);
+    const json_value* version = doc.find("microbench");
+    if (!version || !version->is(json_value::kind::string)) return {errc::result_not_microbench, 0};
     r = result();
     top.flag("partial", r.cancelled);
     detail::json_fields config = top.object("config");
     config.text("url", d.url);
     config.text("method", d.method);
     config.number("requests", d.requests);
-    config.signed_number("duration_ms", d.duration_ms);
+    config.time("duration_ms", d.duration_ms, detail::saved_ms_max);
     config.number("concurrency", d.concurrency);
     config.number("threads", d.threads);
     config.flag("keep_alive", d.keep_alive);
     config.number("pipeline", d.pipeline);
-    config.signed_number("timeout_ms", d.timeout_ms);
+    config.time("timeout_ms", d.timeout_ms, detail::saved_ms_max);
     config.flag("length_check", d.length_check);
     d.checks.clear();
     if (const json_value* c = config.optional("checks", json_value::kind::string)) d.checks = c->text;
@@ -5304,17 +5472,23 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         detail::json_fields shard = config.object("shard");
         shard.number("index", d.shard_index);
         shard.number("count", d.shard_count);
-        if (shard.failed() || d.shard_index >= d.shard_count) config.fail();
+        if (d.shard_index >= d.shard_count) shard.fail("index", "is not below the count");
     }
     d.start_at_unix_ms = 0;
-    if (const json_value* at = config.optional("start_at_unix_ms", json_value::kind::number)) d.start_at_unix_ms = at->i64();
+    if (config.optional("start_at_unix_ms", json_value::kind::number)) config.time("start_at_unix_ms", d.start_at_unix_ms, detail::saved_ms_max);
     r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     std::int64_t start_ms = 0;
-    top.signed_number("start_unix_ms", start_ms);
+    top.time("start_unix_ms", start_ms, detail::saved_ms_max);
     r.start_realtime_ns = start_ms * 1'000'000;
-    if (const json_value* ns = top.optional("start_unix_ns", json_value::kind::number)) r.start_realtime_ns = ns->i64();
-    if (const json_value* ns = top.optional("elapsed_ns", json_value::kind::number)) r.elapsed_ns = ns->i64();
-    else if (const json_value* s = top.get("elapsed_s", json_value::kind::number)) r.elapsed_ns = static_cast<std::int64_t>(s->number() * 1e9 + 0.5);
+    if (top.optional("start_unix_ns", json_value::kind::number)) top.time("start_unix_ns", r.start_realtime_ns);
+    if (top.optional("elapsed_ns", json_value::kind::number)) {
+        top.time("elapsed_ns", r.elapsed_ns);
+    } else {  // results written before elapsed_ns
+        double seconds = 0;
+        top.real("elapsed_s", seconds);
+        if (seconds >= 0 && seconds < 4e9) r.elapsed_ns = static_cast<std::int64_t>(seconds * 1e9 + 0.5);
+        else top.fail("elapsed_s", "is out of range");
+    }
     detail::json_fields requests = top.object("requests");
     requests.number("ended", r.requests_ended);
     requests.number("completed", r.requests_completed);
@@ -5326,13 +5500,15 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     requests.number("retries", r.retries);
     detail::json_fields failures = top.object("failures");
     for (int i = 0; i < failure_count; ++i) failures.number(failure_name(static_cast<failure>(i)), r.failures[i]);
-    if (const json_value* codes = top.get("status_codes", json_value::kind::object))
+    if (const json_value* codes = top.get("status_codes", json_value::kind::object)) {
+        detail::json_fields status(codes, why, &top, "status_codes");
         for (std::size_t i = 0; i < codes->keys.size(); ++i) {
             const std::string& key = codes->keys[i];
-            int code = key.size() == 3 ? std::atoi(key.c_str()) : 0;
-            if (code < 100 || code > 999 || !codes->items[i].is(json_value::kind::number)) top.fail();
-            else r.status_counts[code] = codes->items[i].u64();
+            std::uint64_t code = 0;
+            if (key.size() != 3 || !detail::parse_u64(key, code) || code < 100) status.fail(key.c_str(), "is not a status code");
+            else status.number(key.c_str(), r.status_counts[code]);
         }
+    }
     detail::json_fields bytes = top.object("bytes");
     bytes.number("sent", r.bytes_sent);
     bytes.number("received", r.bytes_received);
@@ -5350,10 +5526,10 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     waits.number("memory", r.memory_waits);
     top.text("server_software", r.server_software);
     detail::json_fields latency = top.object("latency_ns");
-    bool histograms = detail::read_histogram(latency, "connect", r.connect_ns) &&
-                      detail::read_histogram(latency, "waiting", r.waiting_ns) &&
-                      detail::read_histogram(latency, "processing", r.processing_ns) &&
-                      detail::read_histogram(latency, "total", r.total_ns);
+    detail::read_histogram(latency, "connect", r.connect_ns);
+    detail::read_histogram(latency, "waiting", r.waiting_ns);
+    detail::read_histogram(latency, "processing", r.processing_ns);
+    detail::read_histogram(latency, "total", r.total_ns);
     if (top.optional("open_model", json_value::kind::object)) {
         detail::json_fields open = top.object("open_model");
         open.real("rate", r.rate_target);
@@ -5363,19 +5539,18 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         open.number("seed", r.rate_seed);
         open.number("connection_waits", r.connection_waits);
         open.number("schedule_missed", r.schedule_missed);
-        histograms = histograms && detail::read_histogram(open, "response_ns", r.response_ns) &&
-                     detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
-        if (open.failed()) top.fail();
+        detail::read_histogram(open, "response_ns", r.response_ns);
+        detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
     }
     if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
         std::int64_t interval_ms = 0;
-        top.signed_number("interval_ms", interval_ms);
+        top.time("interval_ms", interval_ms, detail::saved_ms_max);
         r.interval_ns = interval_ms * 1'000'000;
         for (const json_value& item : rows->items) {
             interval_stats row{};
-            detail::json_fields f(&item);
-            f.signed_number("start_ns", row.start_ns);
-            f.signed_number("duration_ns", row.duration_ns);
+            detail::json_fields f(&item, why, &top, "intervals", static_cast<long>(r.intervals.size()));
+            f.time("start_ns", row.start_ns);
+            f.time("duration_ns", row.duration_ns);
             f.number("sent", row.sent);
             f.number("ended", row.ended);
             f.number("completed", row.completed);
@@ -5383,49 +5558,52 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             f.real("target", row.target);
             detail::json_fields response = f.object("response_ns");
             response.number("count", row.latency_count);
-            response.signed_number("p50", row.p50_ns);
-            response.signed_number("p90", row.p90_ns);
-            response.signed_number("p99", row.p99_ns);
-            response.signed_number("max", row.max_ns);
+            response.time("p50", row.p50_ns);
+            response.time("p90", row.p90_ns);
+            response.time("p99", row.p99_ns);
+            response.time("max", row.max_ns);
             detail::json_fields lag = f.object("schedule_lag_ns");
-            lag.signed_number("p99", row.lag_p99_ns);
-            lag.signed_number("max", row.lag_max_ns);
-            if (f.failed() || response.failed() || lag.failed()) top.fail();
+            lag.time("p99", row.lag_p99_ns);
+            lag.time("max", row.lag_max_ns);
             r.intervals.push_back(row);
         }
     }
     r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
     // responses_total_ns is not saved: the whole responses that passed are what it would hold.
     r.responses_total_ns = r.total_ns;
-    const bool bad = top.failed() || config.failed() || requests.failed() || failures.failed() || bytes.failed() ||
-                     connections.failed() || waits.failed() || latency.failed() || !histograms;
-    return bad ? error{errc::result_bad_field, 0} : error{};
+    if (problem) *problem = why;
+    return why.empty() ? error{} : error{errc::result_bad_field, 0};
 }
 
 // Reads a saved document — a single run, a --compare {"a", "b"} or a --suite array — and appends
 // one run per result. Labels: `label` for a single run (when empty: its URL's path, as the command
 // line labels a run); with "A", "B" after it (or alone when `label` is empty) for the two targets
-// of a comparison or of a two-URL suite.
-inline error read_report_runs(std::string_view text, const std::string& label, std::vector<report_run>& out) {
+// of a comparison or of a two-URL suite. `problem` (if given) names a field read_result_json
+// refused ("b.elapsed_ns: -1 is out of range": in a comparison after "a." or "b.").
+inline error read_report_runs(std::string_view text, const std::string& label, std::vector<report_run>& out,
+                              std::string* problem = nullptr) {
     json_value doc;
     if (error e = parse_json(text, doc)) return e;
     auto named = [&label](const char* side) { return label.empty() ? std::string(side) : label + " " + side; };
-    auto add = [&out](const json_value& item, std::string name, std::string scenario) {
+    auto add = [&out, problem](const json_value& item, std::string name, std::string scenario, const char* where) {
         report_run run;
         run.label = std::move(name);
         run.scenario = std::move(scenario);
-        if (error e = read_result_json(item, run.config, run.r)) return e;
+        if (error e = read_result_json(item, run.config, run.r, problem)) {
+            if (problem) problem->insert(0, where);
+            return e;
+        }
         out.push_back(std::move(run));
         return error{};
     };
     if (doc.is(json_value::kind::object) && doc.find("microbench")) {
-        if (error e = add(doc, label, "")) return e;
+        if (error e = add(doc, label, "", "")) return e;
         if (label.empty()) out.back().label = run_label(out.back().config.url);
         return {};
     }
     if (doc.is(json_value::kind::object) && doc.find("a") && doc.find("b")) {
-        if (error e = add(*doc.find("a"), named("A"), "")) return e;
-        return add(*doc.find("b"), named("B"), "");
+        if (error e = add(*doc.find("a"), named("A"), "", "a.")) return e;
+        return add(*doc.find("b"), named("B"), "", "b.");
     }
     if (!doc.is(json_value::kind::array) || doc.items.empty()) return {errc::result_not_microbench, 0};
     const std::size_t first = out.size();
@@ -5434,7 +5612,7 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
         const json_value* scenario = item.find("scenario");
         const json_value* result_doc = item.find("result");
         if (!scenario || !scenario->is(json_value::kind::string) || !result_doc) return {errc::result_not_microbench, 0};
-        if (error e = add(*result_doc, "", scenario->text)) return e;
+        if (error e = add(*result_doc, "", scenario->text, "")) return e;
         if (first_url.empty()) first_url = out.back().config.url;
         out.back().label = out.back().config.url == first_url ? "A" : "B";
     }
@@ -5459,10 +5637,14 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <vector>
 
 
 namespace microbench {
+
+// The most interval rows a merge makes (about 100 MB): 2.8 hours at 10 ms, 11 days at 1 s.
+constexpr std::size_t max_merged_intervals = 1'000'000;
 
 struct merge_summary {
     std::size_t inputs = 0;
@@ -5477,32 +5659,34 @@ namespace detail {
 // Why `b` cannot merge with `a`, as "keep-alive: yes in A, no in B"; empty when it can.
 inline std::string plan_difference(const report_run& a, const report_run& b) {
     std::string why;
-    auto differs = [&](const char* what, const std::string& x, const std::string& y) {
-        if (why.empty() && x != y) why = std::string(what) + ": " + x + " in " + a.label + ", " + y + " in " + b.label;
+    auto differs = [&](const char* what, std::string_view x, std::string_view y) {
+        if (why.empty() && x != y)
+            appendf(why, "%s: %.*s in %s, %.*s in %s", what, static_cast<int>(x.size()), x.data(), a.label.c_str(),
+                    static_cast<int>(y.size()), y.data(), b.label.c_str());
     };
-    auto number = [](double v) {
-        std::string s;
-        appendf(s, "%.17g", v);
-        return s;
+    auto differs_number = [&](const char* what, double x, double y) {
+        if (why.empty() && x != y) appendf(why, "%s: %.17g in %s, %.17g in %s", what, x, a.label.c_str(), y, b.label.c_str());
     };
+    auto yes = [](bool v) { return v ? "yes" : "no"; };
+    auto listed = [](const std::string& checks) { return checks.empty() ? std::string_view("none") : std::string_view(checks); };
     const run_description &x = a.config, &y = b.config;
     differs("URL", x.url, y.url);
     differs("method", x.method, y.method);
-    differs("keep-alive", x.keep_alive ? "yes" : "no", y.keep_alive ? "yes" : "no");
-    differs("pipeline", number(x.pipeline), number(y.pipeline));
-    differs("timeout (ms)", number(static_cast<double>(x.timeout_ms)), number(static_cast<double>(y.timeout_ms)));
-    differs("length check", x.length_check ? "yes" : "no", y.length_check ? "yes" : "no");
-    differs("duration (ms)", number(static_cast<double>(x.duration_ms)), number(static_cast<double>(y.duration_ms)));
-    differs("checks", x.checks.empty() ? "none" : x.checks, y.checks.empty() ? "none" : y.checks);
-    differs("shards", number(x.shard_count), number(y.shard_count));
+    differs("keep-alive", yes(x.keep_alive), yes(y.keep_alive));
+    differs_number("pipeline", x.pipeline, y.pipeline);
+    differs_number("timeout (ms)", static_cast<double>(x.timeout_ms), static_cast<double>(y.timeout_ms));
+    differs("length check", yes(x.length_check), yes(y.length_check));
+    differs_number("duration (ms)", static_cast<double>(x.duration_ms), static_cast<double>(y.duration_ms));
+    differs("checks", listed(x.checks), listed(y.checks));
+    differs_number("shards", x.shard_count, y.shard_count);
     if (!x.shard_count) {  // the same plan run whole on each generator
-        differs("requests (-n)", number(static_cast<double>(x.requests)), number(static_cast<double>(y.requests)));
-        differs("connections (-c)", number(x.concurrency), number(y.concurrency));
+        differs_number("requests (-n)", static_cast<double>(x.requests), static_cast<double>(y.requests));
+        differs_number("connections (-c)", x.concurrency, y.concurrency);
     }
-    differs("rate (requests/s)", number(a.r.rate_target), number(b.r.rate_target));
+    differs_number("rate (requests/s)", a.r.rate_target, b.r.rate_target);
     differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
             b.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform");
-    differs("interval (ms)", number(static_cast<double>(a.r.interval_ns / 1'000'000)), number(static_cast<double>(b.r.interval_ns / 1'000'000)));
+    differs_number("interval (ms)", static_cast<double>(a.r.interval_ns / 1'000'000), static_cast<double>(b.r.interval_ns / 1'000'000));
     return why;
 }
 
@@ -5539,28 +5723,35 @@ inline void add_interval_row(interval_stats& m, const interval_stats& row) {
 // a row goes to the grid interval its start falls in and covers as many intervals as it is whole
 // intervals long (one that spans several, because its generator fell behind, covers them all);
 // intervals that one row covers together become one merged row, intervals no row covers become
-// empty rows, and the last row ends where the latest generator's last row ends.
-inline std::vector<interval_stats> merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns) {
+// empty rows, and the last row ends where the latest generator's last row ends. Refused (the
+// input's index in `bad_input`, the interval the row starts in in `bad_at`) when a row reaches
+// max_merged_intervals or beyond: the rows would not fit in memory.
+inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns, std::vector<interval_stats>& rows,
+                                std::size_t& bad_input, std::uint64_t& bad_at) {
     struct placed {
         std::int64_t first, count;
         const interval_stats* row;
     };
     std::vector<placed> all;
     std::int64_t last = -1, end_ns = 0;
-    for (const rows_at& in : inputs)
-        for (const interval_stats& row : *in.rows) {
-            const std::int64_t at = std::max<std::int64_t>(0, row.start_ns + in.offset_ns);
-            const std::int64_t count = std::max<std::int64_t>(1, std::llround(static_cast<double>(row.duration_ns) / static_cast<double>(interval_ns)));
-            all.push_back({at / interval_ns, count, &row});
-            last = std::max(last, at / interval_ns + count - 1);
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+        for (const interval_stats& row : *inputs[i].rows) {
+            const std::int64_t at = std::max<std::int64_t>(0, row.start_ns + inputs[i].offset_ns);
+            const double count = std::max(1.0, std::round(static_cast<double>(row.duration_ns) / static_cast<double>(interval_ns)));
+            if (static_cast<double>(at / interval_ns) + count > static_cast<double>(max_merged_intervals)) {
+                bad_input = i, bad_at = static_cast<std::uint64_t>(at / interval_ns);
+                return false;
+            }
+            all.push_back({at / interval_ns, static_cast<std::int64_t>(count), &row});
+            last = std::max(last, at / interval_ns + static_cast<std::int64_t>(count) - 1);
             end_ns = std::max(end_ns, at + row.duration_ns);
         }
-    if (last < 0) return {};
+    rows.clear();
+    if (last < 0) return true;
     std::vector<char> joined(static_cast<std::size_t>(last + 1), 0);  // interval k is one row with k + 1
     std::vector<std::int64_t> row_of(static_cast<std::size_t>(last + 1), 0);
     for (const placed& p : all)
         for (std::int64_t k = p.first; k + 1 < p.first + p.count; ++k) joined[static_cast<std::size_t>(k)] = 1;
-    std::vector<interval_stats> rows;
     for (std::int64_t k = 0; k <= last; ++k) {
         if (k == 0 || !joined[static_cast<std::size_t>(k - 1)]) {
             rows.emplace_back();
@@ -5571,7 +5762,7 @@ inline std::vector<interval_stats> merge_interval_rows(const std::vector<rows_at
     }
     rows.back().duration_ns = std::max<std::int64_t>(1, end_ns - rows.back().start_ns);
     for (const placed& p : all) add_interval_row(rows[static_cast<std::size_t>(row_of[static_cast<std::size_t>(p.first)])], *p.row);
-    return rows;
+    return true;
 }
 
 }  // namespace detail
@@ -5633,7 +5824,13 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     if (first.r.interval_ns > 0) {
         std::vector<detail::rows_at> rows;
         for (const report_run& run : in) rows.push_back({&run.r.intervals, run.r.start_realtime_ns - start});
-        out.r.intervals = detail::merge_interval_rows(rows, first.r.interval_ns);
+        std::size_t bad = 0;
+        std::uint64_t at = 0;
+        if (!detail::merge_interval_rows(rows, first.r.interval_ns, out.r.intervals, bad, at)) {
+            detail::appendf(s.problem, "%s has an interval starting %llu intervals after the earliest start", in[bad].label.c_str(),
+                            static_cast<unsigned long long>(at));
+            return {errc::merge_too_many_intervals, bad};
+        }
     }
     return {};
 }
@@ -5646,6 +5843,8 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
 // spaced), a linear y axis from 0 with round ticks, one colour and dash per run (Okabe–Ito
 // colours, dashes so print in grey still tells them apart), a legend, and markers whose <title>
 // gives the exact value. Accessible: role="img" with a <title> and <desc>. No script, no fonts.
+// Any data draws in bounded time and size: points that are not finite or beyond ±1e300 are left
+// out, and each axis has at most chart_max_ticks ticks, whatever its range.
 
 #include <cmath>
 #include <string>
@@ -5697,21 +5896,34 @@ inline void append_html_escaped(std::string& out, std::string_view s) {
 constexpr const char* chart_colours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"};
 constexpr const char* chart_dashes[] = {"", "7 4", "2 3", "9 3 2 3"};
 
-// A round step (1, 2 or 5 × 10^k) giving about `ticks` intervals up to `max`.
+constexpr int chart_max_ticks = 20;
+
+// A round step (1, 2 or 5 × 10^k) giving about `ticks` intervals up to `max`; 1 when `max` is not
+// a positive finite number, or the step would be no normal number.
 inline double nice_step(double max, int ticks) {
-    if (!(max > 0)) return 1;
     double raw = max / ticks, power = std::pow(10.0, std::floor(std::log10(raw))), f = raw / power;
-    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * power;
+    const double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * power;
+    return std::isnormal(step) ? step : 1;
 }
+
+// How many ticks `from`, `from` + step, … reach `to` (within a millionth of a step): 0 when that
+// is not a number from 1 to chart_max_ticks.
+inline int tick_count(double from, double to, double step) {
+    const double n = std::floor((to - from) / step + 1e-6) + 1;
+    return n >= 1 && n <= chart_max_ticks ? static_cast<int>(n) : 0;
+}
+
+// A point the chart can place: finite, within ±1e300 (so ranges and steps stay finite).
+inline bool drawable(double x, double y) { return std::fabs(x) <= 1e300 && std::fabs(y) <= 1e300; }
 
 // A tick value as short text: "0", "2.5", "0.05", "1200", "15k", "2.5M".
 inline std::string tick_text(double v) {
-    char buf[32];
+    std::string out;
     if (std::fabs(v) < 1e-12) v = 0;
-    if (std::fabs(v) >= 1e6) std::snprintf(buf, sizeof buf, "%.6gM", v / 1e6);
-    else if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.6gk", v / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
+    if (std::fabs(v) >= 1e6) appendf(out, "%.6gM", v / 1e6);
+    else if (std::fabs(v) >= 1e4) appendf(out, "%.6gk", v / 1e3);
+    else appendf(out, "%.6g", v);
+    return out;
 }
 
 // "99.99%" for x = 4 on the percentile axis.
@@ -5752,14 +5964,16 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     bool any = false;
     for (const chart_series& s : c.series)
         for (const auto& pt : s.points) {
+            if (!detail::drawable(pt.first, pt.second)) continue;
             if (!any) x_min = x_max = pt.first;
             x_min = std::min(x_min, pt.first), x_max = std::max(x_max, pt.first), y_max = std::max(y_max, pt.second);
             any = true;
         }
-    if (c.x_axis == chart_axis::percentile) x_min = 0, x_max = std::max(1.0, std::ceil(x_max - 1e-9));
-    if (x_max <= x_min) x_max = x_min + 1;
+    if (c.x_axis == chart_axis::percentile) x_min = 0, x_max = std::min(9.0, std::max(1.0, std::ceil(x_max - 1e-9)));
+    if (!(x_max > x_min)) x_max = x_min + std::max(1.0, std::fabs(x_min));  // one value: a range around it
     const double y_step = detail::nice_step(y_max, 5);
     const double y_top = std::max(y_step, std::ceil(y_max / y_step - 1e-9) * y_step);
+    const double x_step = detail::nice_step(x_max - x_min, 6), x_first = std::ceil(x_min / x_step) * x_step;
     auto sx = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
     auto sy = [&](double y) { return top + plot_h - y / y_top * plot_h; };
 
@@ -5770,24 +5984,22 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     appendf(out, "</title><desc id=\"%s-d\">", c.id.c_str());
     detail::append_html_escaped(out, c.description);
     out += "</desc>\n";
+    // A grid line across the plot at `at` (a y when `y_axis`, else an x) and its label.
+    auto tick = [&](bool y_axis, double at, const std::string& label) {
+        const double x = y_axis ? left : at, y = y_axis ? at : top;
+        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y, y_axis ? left + plot_w : x,
+                y_axis ? y : top + plot_h);
+        appendf(out, "<text class=\"tick %c\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", y_axis ? 'y' : 'x', y_axis ? left - 6 : x,
+                y_axis ? y + em / 3 : top + plot_h + 4 + em, label.c_str());
+    };
     // The grid and the y axis: round values, labelled with their unit in the axis label.
-    for (double y = 0; y <= y_top + y_step / 2; y += y_step) {
-        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, sy(y), left + plot_w, sy(y));
-        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + em / 3, detail::tick_text(y).c_str());
-    }
+    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i) tick(true, sy(i * y_step), detail::tick_text(i * y_step));
     if (c.x_axis == chart_axis::percentile) {
-        for (int d = 1; d <= static_cast<int>(x_max); ++d) {
-            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(d), top, sx(d), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 4 + em,
-                    detail::percentile_tick_text(d).c_str());
-        }
+        for (int d = 1; d <= x_max; ++d) tick(false, sx(d), detail::percentile_tick_text(d));
         appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 4 + em);
     } else {
-        const double x_step = detail::nice_step(x_max - x_min, 6);
-        for (double x = std::ceil(x_min / x_step) * x_step; x <= x_max + x_step * 1e-6; x += x_step) {
-            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(x), top, sx(x), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 4 + em, detail::tick_text(x).c_str());
-        }
+        for (int i = 0, n = detail::tick_count(x_first, x_max, x_step); i < n; ++i)
+            tick(false, sx(x_first + i * x_step), detail::tick_text(x_first + i * x_step));
     }
     appendf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, top + plot_h, left + plot_w);
     appendf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\">", left + plot_w / 2, height - 6);
@@ -5797,18 +6009,23 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     out += "</text>\n";
 
     for (const chart_series& s : c.series) {
-        if (s.points.empty()) continue;
+        std::size_t drawn = 0;
+        const std::pair<double, double>* one = nullptr;
+        for (const auto& pt : s.points)
+            if (detail::drawable(pt.first, pt.second)) ++drawn, one = &pt;
+        if (!drawn) continue;
         const char* colour = detail::chart_colours[s.style % 6];
         const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
         appendf(out, "<polyline class=\"line%s\" stroke=\"%s\"%s%s%s points=\"", s.secondary ? " secondary" : "", colour,
                 *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
-        for (std::size_t i = 0; i < s.points.size(); ++i)
-            appendf(out, "%s%.1f,%.1f", i ? " " : "", sx(s.points[i].first), sy(s.points[i].second));
+        const char* space = "";
+        for (const auto& pt : s.points)
+            if (detail::drawable(pt.first, pt.second)) appendf(out, "%s%.1f,%.1f", space, sx(pt.first), sy(pt.second)), space = " ";
         out += "\"/>\n";
-        if (s.points.size() == 1)  // a line of one point would not show
-            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(s.points[0].first),
-                    sy(s.points[0].second), colour);
+        if (drawn == 1)  // a line of one point would not show
+            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(one->first), sy(one->second), colour);
         for (const chart_marker& m : s.markers) {
+            if (!detail::drawable(m.x, m.y)) continue;
             appendf(out, "<circle class=\"marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", sx(m.x), sy(m.y), colour);
             detail::append_html_escaped(out, m.label);
             out += "</title></circle>\n";
@@ -5850,16 +6067,16 @@ using histogram_of = const histogram& (*)(const result&);
 namespace detail {
 
 inline std::string ms_text(double ns) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.3f", ns / 1e6);
-    return buf;
+    std::string out;
+    appendf(out, "%.3f", ns / 1e6);
+    return out;
 }
 
 // "p99.9" for 99.9.
 inline std::string percentile_name(double p) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "p%g", p);
-    return buf;
+    std::string out;
+    appendf(out, "p%g", p);
+    return out;
 }
 
 // A <figure>: the chart, its caption and, folded, its data: `table` holds the table's rows (<tr>…).
@@ -7280,6 +7497,7 @@ enum {
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
+    MB_MERGE_TOO_MANY_INTERVALS = 148,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 

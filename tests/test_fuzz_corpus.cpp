@@ -1,5 +1,6 @@
-// Replays the fuzz corpus (tests/fuzz/corpus) through the fuzz target in every build, so the
-// differential whole-vs-pieces check runs under GCC, -fno-exceptions and the sanitizers too.
+// Replays the fuzz corpora (tests/fuzz/corpus, tests/fuzz/report_corpus) through their fuzz
+// targets in every build, so the differential whole-vs-pieces check of the parser and the saved
+// results' read-draw-write check run under GCC, -fno-exceptions and the sanitizers too.
 #include <doctest/doctest.h>
 
 #include <dirent.h>
@@ -11,19 +12,33 @@
 #include <vector>
 
 int microbench_fuzz_response_parser(const std::uint8_t* data, std::size_t size);
+int microbench_fuzz_report(const std::uint8_t* data, std::size_t size);
 
-TEST_CASE("fuzz corpus: whole and piecewise parsing agree on every seed") {
+namespace {
+
+std::vector<std::string> files_in(const char* folder) {
     std::vector<std::string> files;
-    if (DIR* dir = opendir(MICROBENCH_FUZZ_CORPUS)) {
+    if (DIR* dir = opendir(folder)) {
         while (dirent* e = readdir(dir))
-            if (e->d_name[0] != '.') files.push_back(std::string(MICROBENCH_FUZZ_CORPUS) + "/" + e->d_name);
+            if (e->d_name[0] != '.') files.push_back(std::string(folder) + "/" + e->d_name);
         closedir(dir);
     }
+    return files;
+}
+
+std::string contents(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("fuzz corpus: whole and piecewise parsing agree on every seed") {
+    const std::vector<std::string> files = files_in(MICROBENCH_FUZZ_CORPUS);
     REQUIRE(files.size() >= 10);
     for (const std::string& path : files) {
         CAPTURE(path);
-        std::ifstream in(path, std::ios::binary);
-        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::string bytes = contents(path);
         REQUIRE_FALSE(bytes.empty());
         // The seed's own piece size, then every other one.
         CHECK(microbench_fuzz_response_parser(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) == 0);
@@ -32,4 +47,18 @@ TEST_CASE("fuzz corpus: whole and piecewise parsing agree on every seed") {
             CHECK(microbench_fuzz_response_parser(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) == 0);
         }
     }
+}
+
+TEST_CASE("fuzz corpus: every saved-result seed is refused with a reason or drawn and written back alike") {
+    const std::vector<std::string> files = files_in(MICROBENCH_FUZZ_REPORT_CORPUS);
+    std::size_t json = 0;
+    for (const std::string& path : files) {
+        if (path.size() < 5 || path.compare(path.size() - 5, 5, ".json") != 0) continue;
+        CAPTURE(path);
+        ++json;
+        const std::string bytes = contents(path);
+        REQUIRE_FALSE(bytes.empty());
+        CHECK(microbench_fuzz_report(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()) == 0);
+    }
+    CHECK(json >= 5);
 }

@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,16 @@ void run_sample(plan& p, result& r, const char* path) {
     REQUIRE(r.intervals.size() >= 3);
 }
 
+// `json` with the value of the first "key" after `after` replaced by `value`.
+std::string with_value(std::string json, const char* after, const char* key, const std::string& value) {
+    const std::size_t from = json.find(after);
+    REQUIRE(from != std::string::npos);
+    const std::size_t at = json.find(std::string("\"") + key + "\":", from);
+    REQUIRE(at != std::string::npos);
+    const std::size_t begin = at + std::strlen(key) + 3, end = json.find_first_of(",}", begin);
+    return json.replace(begin, end - begin, value);
+}
+
 }  // namespace
 
 TEST_CASE("json: values, exact 64-bit integers, escapes and surrogate pairs") {
@@ -45,13 +57,16 @@ TEST_CASE("json: values, exact 64-bit integers, escapes and surrogate pairs") {
     const json_value* a = v.find("a");
     REQUIRE(a);
     REQUIRE(a->items.size() == 5);
-    CHECK(a->items[0].u64() == 1);
-    CHECK(a->items[1].number() == -2500.0);
-    CHECK(a->items[1].u64() == 0);  // not an unsigned integer
+    std::uint64_t u = 0;
+    double real = 0;
+    CHECK((a->items[0].to_u64(u) && u == 1));
+    CHECK((a->items[1].to_real(real) && real == -2500.0));
+    CHECK_FALSE(a->items[1].to_u64(u));  // not an unsigned integer
+    CHECK_FALSE(a->items[2].to_real(real));  // not a number
     CHECK(a->items[2].boolean);
     CHECK_FALSE(a->items[3].boolean);
     CHECK(a->items[4].is(json_value::kind::null));
-    CHECK(v.find("n")->u64() == 18446744073709551615ULL);
+    CHECK((v.find("n")->to_u64(u) && u == 18446744073709551615ULL));
     CHECK(v.find("s")->text == "q\"\\/\b\f\n\r\t\xc3\xa9\xf0\x9f\x98\x80");
     CHECK(v.find("e")->is(json_value::kind::object));
     CHECK(v.find("z")->items.empty());
@@ -74,9 +89,77 @@ TEST_CASE("json: malformed documents are errors at the byte where reading stoppe
         CHECK(e.code == b.code);
         CHECK(e.position == b.at);
     }
+}
+
+// Issue 19: the header said "at most 64 deep" and 65 was accepted.
+TEST_CASE("json: at most 64 arrays and objects one inside another") {
     json_value v;
-    CHECK_FALSE(parse_json(std::string(64, '[') + std::string(64, ']'), v));
-    CHECK(parse_json(std::string(66, '[') + std::string(66, ']'), v).code == errc::json_too_deep);
+    CHECK_FALSE(parse_json(std::string(64, '[') + "1" + std::string(64, ']'), v));
+    CHECK(parse_json(std::string(65, '[') + std::string(65, ']'), v) == error(errc::json_too_deep, 64));
+    std::string objects;
+    for (int i = 0; i < 64; ++i) objects += "{\"a\":";
+    CHECK_FALSE(parse_json(objects + "1" + std::string(64, '}'), v));
+    CHECK(parse_json(objects + "{}" + std::string(64, '}'), v) == error(errc::json_too_deep, 64 * 5));
+}
+
+// Issue 19: after an error `keys` had one more entry than `items`, and find() read past the end.
+TEST_CASE("json: a failed parse leaves nothing to query") {
+    for (const char* text : {"{\"a\":1,\"b", "{\"a\":1,\"b\":", "{\"a\":[1,{\"c\":x", "[1,2,"}) {
+        CAPTURE(text);
+        json_value v;
+        REQUIRE(parse_json(text, v).code == errc::json_bad);
+        CHECK(v.is(json_value::kind::null));
+        CHECK(v.keys.empty());
+        CHECK(v.items.empty());
+        CHECK(v.find("a") == nullptr);
+        CHECK(v.find("b") == nullptr);
+    }
+}
+
+// Issue 19: u64() saturated, a minus or a fraction read as 0, 1e999 as infinity.
+TEST_CASE("json: numbers are read only when they fit, alike in every locale") {
+    struct row { const char* text; bool u64, i64, real; };
+    const row rows[] = {
+        {"0", true, true, true},
+        {"18446744073709551615", true, false, true},
+        {"18446744073709551616", false, false, true},
+        {"9223372036854775807", true, true, true},
+        {"-9223372036854775808", false, true, true},
+        {"-9223372036854775809", false, false, true},
+        {"-0", false, true, true},
+        {"1.5", false, false, true},
+        {"1e3", false, false, true},
+        {"1e308", false, false, true},
+        {"1e309", false, false, false},
+        {"1e999", false, false, false},
+        {"-1e999", false, false, false},
+        {"1e-400", false, false, false},  // a non-zero value that would read as 0
+        {"0e-400", false, false, true},
+        {"4.9e-324", false, false, true},
+    };
+    for (const row& r : rows) {
+        CAPTURE(r.text);
+        json_value v;
+        REQUIRE_FALSE(parse_json(r.text, v));
+        std::uint64_t u = 7;
+        std::int64_t i = 7;
+        double d = 7;
+        CHECK(v.to_u64(u) == r.u64);
+        CHECK(v.to_i64(i) == r.i64);
+        CHECK(v.to_real(d) == r.real);
+        if (!r.u64) CHECK(u == 7);  // left alone
+        if (!r.real) CHECK(d == 7);
+    }
+    json_value v;
+    REQUIRE_FALSE(parse_json("[18446744073709551615, -9223372036854775808, 0.1, 2.5e-3, 123456789.123456789]", v));
+    std::uint64_t u = 0;
+    std::int64_t i = 0;
+    double d = 0;
+    CHECK((v.items[0].to_u64(u) && u == UINT64_MAX));
+    CHECK((v.items[1].to_i64(i) && i == INT64_MIN));
+    CHECK((v.items[2].to_real(d) && d == 0.1));
+    CHECK((v.items[3].to_real(d) && d == 0.0025));
+    CHECK((v.items[4].to_real(d) && d == 123456789.123456789));
 }
 
 TEST_CASE("saved results come back exactly: the same JSON, the same report") {
@@ -137,13 +220,63 @@ TEST_CASE("saved results: what is not a result is refused with a reason") {
     std::string json = result_json(p, r, {50});
     const std::size_t at = json.find("\"histogram\":\"") + 13;
     json[at] = json[at] == 'A' ? 'B' : 'A';  // the encoded histogram's first byte: no longer 'MBH'
-    CHECK(read_report_runs(json, "", runs).code == errc::result_bad_field);
+    std::string problem;
+    CHECK(read_report_runs(json, "", runs, &problem).code == errc::result_bad_field);
+    CHECK(problem == "latency_ns.connect.histogram does not decode");
     std::string wrong_type = result_json(p, r, {50});
     const std::size_t ended = wrong_type.find("\"ended\":") + 8;
     wrong_type.insert(ended, "\"");
     wrong_type.insert(wrong_type.find(',', ended), "\"");
-    CHECK(read_report_runs(wrong_type, "", runs).code == errc::result_bad_field);
+    CHECK(read_report_runs(wrong_type, "", runs, &problem).code == errc::result_bad_field);
+    CHECK(problem == "requests.ended has the wrong type");
+    CHECK(read_report_runs(with_value(result_json(p, r, {50}), "{", "server_software", "5"), "", runs, &problem).code == errc::result_bad_field);
+    CHECK(problem == "server_software has the wrong type");
+    CHECK(read_report_runs("[{\"scenario\":\"x\",\"result\":{\"microbench\":\"0\",\"partial\":false}}]", "", runs, &problem).code ==
+          errc::result_bad_field);
+    CHECK(problem == "config is missing");
     CHECK(runs.empty());
+}
+
+// Issue 19: a saved result whose interval target is 1e999 hung the report; counts above 2^64 - 1
+// saturated, a uint32_t field truncated, a minus or a fraction read as 0, huge times overflowed.
+TEST_CASE("saved results: a number its field cannot hold is refused, naming the field") {
+    plan p;
+    result r;
+    run_sample(p, r, "/factorial/20");
+    const std::string json = result_json(p, r, {50});
+    std::vector<report_run> runs;
+    REQUIRE_FALSE(read_report_runs(json, "", runs));
+    struct row { const char* after; const char* key; const char* value; const char* problem; };
+    const row rows[] = {
+        {"\"intervals\"", "target", "1e999", "intervals[0].target: 1e999 is out of range"},
+        {"\"intervals\"", "target", "-1e999", "intervals[0].target: -1e999 is out of range"},
+        {"\"open_model\"", "rate", "1e400", "open_model.rate: 1e400 is out of range"},
+        {"\"config\"", "requests", "18446744073709551616", "config.requests: 18446744073709551616 is out of range"},
+        {"\"config\"", "concurrency", "4294967297", "config.concurrency: 4294967297 is out of range"},
+        {"\"config\"", "threads", "-1", "config.threads: -1 is out of range"},
+        {"\"requests\"", "ended", "-1", "requests.ended: -1 is out of range"},
+        {"\"requests\"", "completed", "1.5", "requests.completed: 1.5 is out of range"},
+        {"\"failures\"", "timeout", "1e3", "failures.timeout: 1e3 is out of range"},
+        {"\"status_codes\"", "200", "1e999", "status_codes.200: 1e999 is out of range"},
+        {"\"connections\"", "peak", "99999999999", "connections.peak: 99999999999 is out of range"},
+        {"{", "start_unix_ms", "9223372036854775807", "start_unix_ms: 9223372036854775807 is out of range"},
+        {"{", "elapsed_ns", "-1", "elapsed_ns: -1 is out of range"},
+        {"{", "interval_ms", "9223372036854775807", "interval_ms: 9223372036854775807 is out of range"},
+        {"\"intervals\"", "duration_ns", "9223372036854775807", "intervals[0].duration_ns: 9223372036854775807 is out of range"},
+        {"\"intervals\"", "p99", "-3", "intervals[0].response_ns.p99: -3 is out of range"},
+    };
+    for (const row& x : rows) {
+        CAPTURE(x.problem);
+        const std::string bad = with_value(json, x.after, x.key, x.value);
+        std::string problem;
+        runs.clear();
+        CHECK(read_report_runs(bad, "", runs, &problem).code == errc::result_bad_field);
+        CHECK(problem == x.problem);
+        CHECK(runs.empty());
+        problem.clear();
+        CHECK(read_report_runs("{\"a\":" + json + ",\"b\":" + bad + "}", "", runs, &problem).code == errc::result_bad_field);
+        CHECK(problem == std::string("b.") + x.problem);
+    }
 }
 
 TEST_CASE("svg: the percentile axis, round ticks and short tick labels") {
@@ -191,6 +324,62 @@ TEST_CASE("svg: a chart is an accessible image whose points sit where its axis s
     CHECK(std::stod(svg.substr(cy + 4)) == doctest::Approx((y_of_tick("0") + y_of_tick("10")) / 2).epsilon(0.01));
     CHECK(count_of(svg, "<polyline") == 1);
     CHECK(count_of(svg, "class=\"legend\"") == 1);
+}
+
+// Issue 19: an infinite value (a saved target of 1e999) made the tick step infinite and the tick
+// loop never ended while the output grew; NaN drew "nan" coordinates; two values 1e300 one step of
+// a double apart made a tick step too small to advance.
+TEST_CASE("svg: any data draws in bounded size, without nan or inf") {
+    const double inf = HUGE_VAL, nan = std::nan("");
+    struct row { const char* what; std::vector<std::pair<double, double>> points; chart_axis axis; };
+    const std::vector<row> rows = {
+        {"NaN y", {{0, 1}, {1, nan}, {2, 3}}, chart_axis::linear},
+        {"NaN x", {{nan, 1}, {1, 2}}, chart_axis::linear},
+        {"negative", {{-5, -7}, {-1, -2}}, chart_axis::linear},
+        {"one point (min == max)", {{3, 3}}, chart_axis::linear},
+        {"all equal", {{1e300, 5}, {1e300, 5}}, chart_axis::linear},
+        {"huge, finite", {{0, 1e300}, {1, 1e300}}, chart_axis::linear},
+        {"huge range", {{-1e300, -1e300}, {1e300, 1e300}}, chart_axis::linear},
+        {"denormal", {{0, 4.9e-324}, {1e-320, 1e-323}}, chart_axis::linear},
+        {"1e300 one step apart", {{1e300, 1}, {std::nextafter(1e300, inf), 2}}, chart_axis::linear},
+        {"infinite y", {{0, 1}, {1, inf}}, chart_axis::linear},
+        {"infinite x", {{-inf, 1}, {inf, 2}}, chart_axis::linear},
+        {"percentile axis, huge x", {{0, 1}, {1e300, 2}}, chart_axis::percentile},
+        {"percentile axis, infinite y", {{0, 1}, {1, inf}}, chart_axis::percentile},
+    };
+    for (const row& r : rows) {
+        CAPTURE(r.what);
+        chart c;
+        c.id = "t";
+        c.x_axis = r.axis;
+        chart_series s;
+        s.name = "A";
+        s.points = r.points;
+        for (const auto& pt : r.points) s.markers.push_back({pt.first, pt.second, "m"});
+        c.series.push_back(s);
+        std::string svg;
+        append_svg_chart(c, svg);
+        CHECK(svg.size() < 8000);
+        CHECK(count_of(svg, "class=\"grid\"") <= 2 * detail::chart_max_ticks);
+        CHECK(svg.find("nan") == std::string::npos);
+        CHECK(svg.find("inf") == std::string::npos);
+        CHECK(svg.find("</svg>") != std::string::npos);
+    }
+}
+
+// Issue 19: `microbench report` of this file never ended (target / 1 ns = infinity).
+TEST_CASE("html: a saved result with a target of 1e300 in a 1 ns interval draws in bounded size") {
+    plan p;
+    result r;
+    run_sample(p, r, "/factorial/20");
+    std::string json = with_value(result_json(p, r, {50}), "{", "interval_ms", "0");
+    json = with_value(json, "\"intervals\"", "duration_ns", "1");
+    json = with_value(json, "\"intervals\"", "target", "1e300");
+    std::vector<report_run> runs;
+    REQUIRE_FALSE(read_report_runs(json, "", runs));
+    const std::string html = html_report(runs);
+    CHECK(html.size() < 200000);
+    CHECK(html.find("</html>") != std::string::npos);
 }
 
 TEST_CASE("html: a section per scenario, a colour per label in every section") {

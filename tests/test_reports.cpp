@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <clocale>
 #include <string>
 #include <vector>
 
@@ -283,4 +284,75 @@ TEST_CASE("intervals: the CSV has a row per interval, the JSON an array, the sum
     append_intervals_summary(closed, text);
     CHECK(text.empty());
     CHECK(result_json(p, closed, {50}).find("intervals") == std::string::npos);
+}
+
+namespace {
+
+// LC_ALL set to de_DE.UTF-8 (radix ',', German day names) for its scope, then "C" again.
+struct comma_locale {
+    const bool set = std::setlocale(LC_ALL, "de_DE.UTF-8") != nullptr;
+    ~comma_locale() { std::setlocale(LC_ALL, "C"); }
+};
+
+// Every machine-readable output of one result, and the text report.
+std::string every_output(const result& r, const run_description& d) {
+    std::string out = result_json(d, r, {50, 99.9}) + intervals_csv(r) + percentiles_csv(r) + gnuplot_tsv(r);
+    append_ab_report(context(), r, out);
+    append_report_notes(context(), r, out);
+    append_open_model_section(r, out);
+    append_intervals_summary(r, out);
+    append_latency_section(r, {50, 99.9}, out);
+    std::vector<report_run> runs(1);
+    runs[0].label = "A";
+    runs[0].config = d;
+    runs[0].r = r;
+    html_options o;
+    o.generated_unix_ms = 1'700'000'000'000;
+    return out + html_report(runs, o);
+}
+
+}  // namespace
+
+// Issue 19: numbers were written with printf and read with strtod, so a host that set LC_NUMERIC to
+// a comma locale got "0,5" in its JSON and CSV and misread saved files.
+TEST_CASE("every output is the same in a comma locale, and saved results read back exactly in it") {
+    result r = sample();
+    r.rate_target = 2000.5;
+    r.interval_ns = 250'000'000;
+    r.start_ns = 1'000'000'000;
+    r.start_realtime_ns = 1'700'000'000'123'456'789;
+    r.requests.push_back(request_timing{1'500'000'000, 1'400'000, 2'600'000, 7'500'000, 8'900'000});
+    for (int i = 0; i < 3; ++i) {
+        interval_stats row{};
+        row.start_ns = i * r.interval_ns;
+        row.duration_ns = r.interval_ns;
+        row.sent = row.ended = row.completed = row.latency_count = 33 + i;
+        row.target = 500.125 + i;
+        row.p50_ns = row.p90_ns = row.p99_ns = row.max_ns = 1'250'000;
+        r.intervals.push_back(row);
+    }
+    run_description d;
+    d.url = "http://127.0.0.1:8080/factorial/10";
+    d.concurrency = 10;
+    const std::string in_c = every_output(r, d);
+    const std::string json = result_json(d, r, {50, 99.9});
+    std::vector<double> percentiles;
+
+    comma_locale comma;
+    REQUIRE_MESSAGE(comma.set, "de_DE.UTF-8 is not installed: generate it (.ci/run does: locale-gen)");
+    REQUIRE(std::string(std::localeconv()->decimal_point) == ",");  // what the test is about
+    CHECK(every_output(r, d) == in_c);
+    CHECK(has(json, "\"rate\":2000.500,"));
+    CHECK(has(json, "\"target\":500.125000,"));
+    CHECK(has(json, "\"99.9\":"));
+
+    std::vector<report_run> back;
+    REQUIRE_FALSE(read_report_runs(json, "", back));
+    REQUIRE(back.size() == 1);
+    CHECK(back[0].r.rate_target == 2000.5);
+    REQUIRE(back[0].r.intervals.size() == 3);
+    CHECK(back[0].r.intervals[2].target == 502.125);
+    CHECK(result_json(back[0].config, back[0].r, {50, 99.9}) == json);
+    REQUIRE(parse_percentile_list("50,99.9,99.99", percentiles));
+    CHECK(percentiles == std::vector<double>{50, 99.9, 99.99});
 }

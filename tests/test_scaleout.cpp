@@ -303,6 +303,33 @@ TEST_CASE("merge: the result does not depend on the order of the inputs") {
     CHECK(m1.r.total_ns.config().highest_trackable_value == m2.r.total_ns.config().highest_trackable_value);
 }
 
+// Issue 19, found with it: a saved row starting 4e18 ns in (a time the reader accepts) made merge
+// grow the merged rows, one per interval up to it, until memory ran out ('microbench merge').
+TEST_CASE("merge: refuses rows that would span more than max_merged_intervals intervals") {
+    report_run a;
+    a.label = "a.json";
+    a.r.interval_ns = 10'000'000;
+    interval_stats row{};
+    row.duration_ns = a.r.interval_ns;
+    a.r.intervals.push_back(row);
+    report_run far = a;
+    far.label = "far.json";
+    far.r.intervals[0].start_ns = 4'000'000'000'000'000'000;
+    report_run merged;
+    merge_summary s;
+    CHECK(merge_runs({a, far}, merged, s).code == errc::merge_too_many_intervals);
+    CHECK(s.problem == "far.json has an interval starting 400000000000 intervals after the earliest start");
+    CHECK(merged.r.intervals.size() <= max_merged_intervals);
+    // One late start by the whole allowance is refused too; a row just inside it merges.
+    report_run late = a;
+    late.label = "late.json";
+    late.r.start_realtime_ns = static_cast<std::int64_t>(max_merged_intervals) * a.r.interval_ns;
+    CHECK(merge_runs({a, late}, merged, s).code == errc::merge_too_many_intervals);
+    late.r.start_realtime_ns -= a.r.interval_ns;
+    REQUIRE_FALSE(merge_runs({a, late}, merged, s));
+    CHECK(merged.r.intervals.size() == max_merged_intervals);
+}
+
 TEST_CASE("start at a wall-clock time: nothing before it, at once after it, and a cancel while waiting ends it") {
     server srv;
     REQUIRE_FALSE(srv.start({}));

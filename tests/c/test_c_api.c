@@ -3,6 +3,7 @@
  * refused port, buffers too small). Exits 0 only if every expectation held. Built twice, linked
  * against the shared and the static libmicrobench. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, pthreads */
+#include <locale.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -470,6 +471,67 @@ static void fixed_rate(uint16_t port) {
     mb_plan_destroy(plan);
 }
 
+/* A report, the caller's to free. */
+static char* json_of(const mb_result* r) {
+    size_t n = mb_result_json(r, NULL, 0, NULL, 0);
+    char* text = (char*)malloc(n + 1);
+    mb_result_json(r, NULL, 0, text, n + 1);
+    return text;
+}
+static char* latency_of(const mb_result* r, const double* percentiles) {
+    size_t n = mb_result_report_latency(r, percentiles, 2, NULL, 0);
+    char* text = (char*)malloc(n + 1);
+    mb_result_report_latency(r, percentiles, 2, text, n + 1);
+    return text;
+}
+static char* html_of(const char* json) {
+    size_t n = 0;
+    char* text;
+    mb_report_html_json(&json, NULL, 1, "saved", NULL, 0, &n);
+    text = (char*)malloc(n + 1);
+    mb_report_html_json(&json, NULL, 1, "saved", text, n + 1, NULL);
+    return text;
+}
+
+/* Issue 19: a host that set LC_ALL to a comma locale (GTK, Python's locale.setlocale, a device's
+ * firmware) gets the JSON and the reports it would get in the C locale, '.' decimals included,
+ * and its saved results draw the same report. The locale must be installed (.ci/run generates it). */
+static void comma_locale(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    const double percentiles[2] = {50, 99.9};
+    char *json, *latency, *html, *again;
+    EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 100) == MB_OK && mb_plan_set_concurrency(plan, 2) == MB_OK);
+    EXPECT(mb_plan_set_rate(plan, 1000.5) == MB_OK && mb_plan_set_interval_ms(plan, 20) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    json = json_of(r);
+    latency = latency_of(r, percentiles);
+    html = html_of(json);
+    EXPECT(strstr(json, "\"rate\":1000.500,") != NULL && strstr(latency, "p99.9") != NULL);
+    if (!setlocale(LC_ALL, "de_DE.UTF-8")) {
+        fprintf(stderr, "de_DE.UTF-8 is not installed: generate it (.ci/run does: locale-gen)\n");
+        ++failed;
+    } else {
+        EXPECT(strcmp(localeconv()->decimal_point, ",") == 0);
+        again = json_of(r);
+        EXPECT(strcmp(again, json) == 0);
+        free(again);
+        again = latency_of(r, percentiles);
+        EXPECT(strcmp(again, latency) == 0);
+        free(again);
+        again = html_of(json);
+        EXPECT(strcmp(again, html) == 0);
+        free(again);
+        setlocale(LC_ALL, "C");
+    }
+    free(json);
+    free(latency);
+    free(html);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
 /* Two shards of one plan, the second started 200 ms from now: each its share, the shares whole. */
 static void shards_and_start(uint16_t port) {
     mb_plan* plan = NULL;
@@ -598,6 +660,7 @@ int main(void) {
     body_and_refused_port(port);
     cancel_and_duration(port);
     fixed_rate(port);
+    comma_locale(port);
     shards_and_start(port);
     intervals_and_poisson(port);
     suites(port);

@@ -2,8 +2,10 @@
 """The Python binding (examples/python/microbench.py) against libmicrobench, run by CTest with
 MICROBENCH_LIBRARY set: a load test with exact counts against the reference server, the
 factorial check catching a wrong body, cancel from another thread, the JSON read by the json
-module, errors as exceptions with their status name, the suite and the self-test, the HTML report."""
+module, errors as exceptions with their status name, the suite and the self-test, the HTML report,
+and all of it alike in a comma locale."""
 import json
+import locale
 import math
 import pathlib
 import socket
@@ -319,6 +321,23 @@ class Binding(unittest.TestCase):
         self.assertEqual((r.failures["connect"], r.failed), (1, 1))
         self.assertGreaterEqual(r.elapsed_s, 0.3)
         self.assertLess(r.elapsed_s, 60)
+
+    def test_comma_locale(self):
+        # Issue 19: after locale.setlocale(LC_ALL, "") with LANG=de_DE.UTF-8 the library wrote
+        # "1000,500" into its JSON (json.loads failed) and read saved results' decimals wrongly.
+        r = microbench.run(self.server.url("/factorial/10"), n=100, c=2, rate=1000.5, interval=0.02)
+        page = microbench.report_html([r.json], title="t")
+        # locale.Error, a failure, when the locale is not installed (.ci/run generates it).
+        locale.setlocale(locale.LC_ALL, "de_DE.UTF-8")
+        try:
+            self.assertEqual(locale.localeconv()["decimal_point"], ",")
+            self.assertEqual(microbench.report_html([r.json], title="t"), page)
+            again = microbench.run(self.server.url("/factorial/10"), n=100, c=2, rate=1000.5, interval=0.02)
+            self.assertEqual(again.json["open_model"]["rate"], 1000.5)
+            self.assertEqual(again.json["interval_ms"], 20)
+            self.assertAlmostEqual(again.json["intervals"][0]["target"], 1000.5 * 0.02, places=6)
+        finally:
+            locale.setlocale(locale.LC_ALL, "C")
 
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")

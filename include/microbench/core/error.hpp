@@ -90,6 +90,7 @@ enum class errc : std::uint16_t {
     merge_different_plans = 145,
     merge_incompatible_histograms = 146,
     merge_duplicate_shard = 147,
+    merge_too_many_intervals = 148,
 
     // Calls through the C API (200–219)
     invalid_argument = 200,
@@ -171,6 +172,7 @@ constexpr errc_entry errc_table[] = {
     {errc::merge_different_plans, "merge_different_plans", "the results come from different targets or plans (URL, method, keep-alive, pipeline, timeout, duration, checks, rate or shards differ)"},
     {errc::merge_incompatible_histograms, "merge_incompatible_histograms", "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly"},
     {errc::merge_duplicate_shard, "merge_duplicate_shard", "the same shard appears twice"},
+    {errc::merge_too_many_intervals, "merge_too_many_intervals", "the results' interval rows would span more than 1,000,000 intervals on the wall clock: their starts (or a row's) are too far apart"},
     {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
     {errc::out_of_memory, "out_of_memory", "memory ran out"},
 };

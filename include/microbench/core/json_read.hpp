@@ -1,15 +1,17 @@
 // microbench/core/json_read.hpp — a small JSON reader (RFC 8259) for reading saved results back:
 // parse_json() builds a tree of json_value; numbers keep their text, so 64-bit counts come back
-// exact. Strict: one value, no trailing commas, no comments, \u escapes to UTF-8 (surrogate pairs
-// joined), nesting at most 64 deep. Errors carry the byte offset. Never throws.
+// exact, and are read out checked (a value that does not fit is refused) and alike in every locale.
+// Strict: one value, no trailing commas, no comments, \u escapes to UTF-8 (surrogate pairs
+// joined), at most 64 arrays and objects one inside another. Errors carry the byte offset. Never
+// throws.
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "decimal.hpp"
 #include "error.hpp"
 
 namespace microbench {
@@ -23,6 +25,11 @@ struct json_value {
     std::vector<json_value> items;  // an array's elements, or an object's member values
 
     bool is(kind k) const { return type == k; }
+    // Null again: no text, keys or items.
+    void clear() {
+        type = kind::null;
+        text.clear(), keys.clear(), items.clear();
+    }
     // The member named `key` (the first, if repeated), or nullptr: also when this is no object.
     const json_value* find(std::string_view key) const {
         if (type != kind::object) return nullptr;
@@ -30,16 +37,12 @@ struct json_value {
             if (keys[i] == key) return &items[i];
         return nullptr;
     }
-    double number() const { return type == kind::number ? std::strtod(text.c_str(), nullptr) : 0.0; }
-    // Integers written as such ("12", "-3"); 0 for anything else, including fractions.
-    std::uint64_t u64() const {
-        if (type != kind::number || text.find_first_of(".eE-") != std::string::npos) return 0;
-        return std::strtoull(text.c_str(), nullptr, 10);
-    }
-    std::int64_t i64() const {
-        if (type != kind::number || text.find_first_of(".eE") != std::string::npos) return 0;
-        return std::strtoll(text.c_str(), nullptr, 10);
-    }
+    // The number as written, if it fits: false (and `out` left alone) when this is no number, or
+    // for the integers when it has a fraction or an exponent, a minus (unsigned) or is beyond the
+    // type's range, for to_real when it is beyond double's range ("1e999").
+    bool to_u64(std::uint64_t& out) const { return type == kind::number && detail::parse_u64(text, out); }
+    bool to_i64(std::int64_t& out) const { return type == kind::number && detail::parse_i64(text, out); }
+    bool to_real(double& out) const { return type == kind::number && detail::parse_real(text, out); }
 };
 
 namespace detail {
@@ -49,13 +52,16 @@ public:
     explicit json_parser(std::string_view text) : s_(text) {}
 
     error parse(json_value& out) {
-        if (error e = value(out, 0)) return e;
+        out.clear();
+        error e = value(out, 0);
         skip_space();
-        return at_ == s_.size() ? error{} : error{errc::json_bad, at_};
+        if (!e && at_ != s_.size()) e = {errc::json_bad, at_};
+        if (e) out.clear();  // nothing half-read to query
+        return e;
     }
 
 private:
-    static constexpr int max_depth = 64;
+    static constexpr int max_depth = 64;  // arrays and objects one inside another
     std::string_view s_;
     std::size_t at_ = 0;
 
@@ -73,11 +79,11 @@ private:
         return true;
     }
 
+    // `depth`: the arrays and objects around this value.
     error value(json_value& out, int depth) {
-        if (depth > max_depth) return {errc::json_too_deep, at_};
         skip_space();
         if (at_ >= s_.size()) return {errc::json_bad, at_};
-        out = json_value();
+        if ((s_[at_] == '{' || s_[at_] == '[') && depth == max_depth) return {errc::json_too_deep, at_};
         switch (s_[at_]) {
             case '{': return object(out, depth);
             case '[': return array(out, depth);
@@ -206,8 +212,8 @@ private:
 
 }  // namespace detail
 
-// Parses one JSON document. On error `out` holds what was read so far and the error's position
-// is the byte offset where reading stopped.
+// Parses one JSON document. On error `out` is null and the error's position is the byte offset
+// where reading stopped.
 inline error parse_json(std::string_view text, json_value& out) {
     return detail::json_parser(text).parse(out);
 }

@@ -22,16 +22,16 @@ using histogram_of = const histogram& (*)(const result&);
 namespace detail {
 
 inline std::string ms_text(double ns) {
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.3f", ns / 1e6);
-    return buf;
+    std::string out;
+    appendf(out, "%.3f", ns / 1e6);
+    return out;
 }
 
 // "p99.9" for 99.9.
 inline std::string percentile_name(double p) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "p%g", p);
-    return buf;
+    std::string out;
+    appendf(out, "p%g", p);
+    return out;
 }
 
 // A <figure>: the chart, its caption and, folded, its data: `table` holds the table's rows (<tr>…).

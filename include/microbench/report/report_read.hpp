@@ -2,13 +2,18 @@
 // document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
 // {"scenario", "result"}. Counts, bytes, failures, status codes, the open model and the interval
 // rows come back exactly, the four timing histograms (and the open model's two) bucket for bucket
-// from their encodings — so a report drawn from a file equals one drawn from the run itself.
+// from their encodings — so a report drawn from a file equals one drawn from the run itself. A
+// number its field cannot hold (1e999, a count above 2^64 - 1, a negative time) is refused, and
+// the refusal names the field.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "../core/appendf.hpp"
 #include "../core/json_read.hpp"
 #include "../http/url.hpp"
 #include "../stats/histogram_codec.hpp"
@@ -27,38 +32,56 @@ struct report_run {
 
 namespace detail {
 
-// Reads fields of one JSON object; the first missing or mistyped one is the error.
+// Times in saved results, in ns (offsets, durations, Unix times up to the year 2116) and in ms:
+// two of them add up, and one doubles, without overflow.
+constexpr std::int64_t saved_ns_max = (std::int64_t{1} << 62) - 1;
+constexpr std::int64_t saved_ms_max = saved_ns_max / 1'000'000;
+
+// Reads fields of one JSON object. The first missing, mistyped or out-of-range field of any
+// json_fields sharing `problem` is named there: "config.concurrency: 4294967296 is out of range".
 class json_fields {
 public:
-    explicit json_fields(const json_value* object) : object_(object) {
-        if (!object_ || !object_->is(json_value::kind::object)) failed_ = true;
+    // `name`: this object's key in `parent`; with `index` >= 0 the key of the array it is element `index` of.
+    json_fields(const json_value* object, std::string& problem, const json_fields* parent = nullptr, const char* name = "",
+                long index = -1)
+        : object_(object), problem_(problem), parent_(parent), name_(name), index_(index) {
+        if (!object_) failed_ = true;  // its parent said why
+        else if (!object_->is(json_value::kind::object)) fail("", "is not an object");  // an interval row
     }
     bool failed() const { return failed_; }
 
     const json_value* get(const char* key, json_value::kind k) {
         const json_value* v = failed_ ? nullptr : object_->find(key);
-        if (!v || !v->is(k)) failed_ = true;
+        if (!failed_ && (!v || !v->is(k))) fail(key, v ? "has the wrong type" : "is missing");
         return failed_ ? nullptr : v;
     }
     // Optional members: absent leaves the value alone; present with the wrong type is an error.
     const json_value* optional(const char* key, json_value::kind k) {
         const json_value* v = failed_ ? nullptr : object_->find(key);
-        if (v && !v->is(k)) failed_ = true;
+        if (v && !v->is(k)) fail(key, "has the wrong type");
         return failed_ ? nullptr : v;
     }
-    void number(const char* key, std::uint64_t& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = v->u64();
+    // An integer from 0 to `max`: true when read.
+    bool number_to(const char* key, std::uint64_t max, std::uint64_t& out) {
+        const json_value* v = get(key, json_value::kind::number);
+        std::uint64_t x = 0;
+        if (v && (!v->to_u64(x) || x > max)) fail(key, "is out of range", v->text);
+        else if (v) return out = x, true;
+        return false;
     }
+    void number(const char* key, std::uint64_t& out) { number_to(key, UINT64_MAX, out); }
     void number(const char* key, std::uint32_t& out) {
-        std::uint64_t v = out;
-        number(key, v);
-        out = static_cast<std::uint32_t>(v);
+        std::uint64_t x = 0;
+        if (number_to(key, UINT32_MAX, x)) out = static_cast<std::uint32_t>(x);
     }
-    void signed_number(const char* key, std::int64_t& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = v->i64();
+    // A time in ns from 0 to saved_ns_max (or in ms, to saved_ms_max).
+    void time(const char* key, std::int64_t& out, std::int64_t max = saved_ns_max) {
+        std::uint64_t x = 0;
+        if (number_to(key, static_cast<std::uint64_t>(max), x)) out = static_cast<std::int64_t>(x);
     }
     void real(const char* key, double& out) {
-        if (const json_value* v = get(key, json_value::kind::number)) out = v->number();
+        const json_value* v = get(key, json_value::kind::number);
+        if (v && !v->to_real(out)) fail(key, "is out of range", v->text);
     }
     void text(const char* key, std::string& out) {
         if (const json_value* v = get(key, json_value::kind::string)) out = v->text;
@@ -66,40 +89,61 @@ public:
     void flag(const char* key, bool& out) {
         if (const json_value* v = get(key, json_value::kind::boolean)) out = v->boolean;
     }
-    json_fields object(const char* key) { return json_fields(get(key, json_value::kind::object)); }
-    void fail() { failed_ = true; }
+    json_fields object(const char* key) { return json_fields(get(key, json_value::kind::object), problem_, this, key); }
+    // Names the field in `problem` (unless a field was named before): "PATH.KEY WHY", or with a
+    // value "PATH.KEY: VALUE WHY".
+    void fail(const char* key, const char* why, std::string_view value = {}) {
+        if (!failed_ && problem_.empty()) {
+            append_path(problem_);
+            appendf(problem_, "%s%s%s%.*s %s", problem_.empty() || !*key ? "" : ".", key, value.empty() ? "" : ": ",
+                    static_cast<int>(value.size() < 40 ? value.size() : 40), value.data(), why);
+        }
+        failed_ = true;
+    }
 
 private:
     const json_value* object_;
+    std::string& problem_;
+    const json_fields* parent_;
+    const char* name_;
+    long index_;
     bool failed_ = false;
+
+    void append_path(std::string& out) const {
+        if (parent_) parent_->append_path(out);
+        if (*name_) out.append(out.empty() ? "" : ".").append(name_);
+        if (index_ >= 0) appendf(out, "[%ld]", index_);
+    }
 };
 
-inline bool read_histogram(json_fields& f, const char* key, histogram& out) {
+inline void read_histogram(json_fields& f, const char* key, histogram& out) {
     json_fields h = f.object(key);
     const json_value* text = h.get("histogram", json_value::kind::string);
     std::string bytes;
-    if (!text || !base64_decode(text->text, bytes) || decode_histogram(bytes, out)) return false;
-    return true;
+    if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out))) h.fail("histogram", "does not decode");
 }
 
 }  // namespace detail
 
-// Reads one result document (what result_json writes) into `d` and `r`.
-inline error read_result_json(const json_value& doc, run_description& d, result& r) {
-    detail::json_fields top(&doc);
-    if (!top.get("microbench", json_value::kind::string)) return {errc::result_not_microbench, 0};
+// Reads one result document (what result_json writes) into `d` and `r`. When a field is missing,
+// has the wrong type or a value out of range, `problem` (if given) names the first such one.
+inline error read_result_json(const json_value& doc, run_description& d, result& r, std::string* problem = nullptr) {
+    std::string why;
+    detail::json_fields top(&doc, why);
+    const json_value* version = doc.find("microbench");
+    if (!version || !version->is(json_value::kind::string)) return {errc::result_not_microbench, 0};
     r = result();
     top.flag("partial", r.cancelled);
     detail::json_fields config = top.object("config");
     config.text("url", d.url);
     config.text("method", d.method);
     config.number("requests", d.requests);
-    config.signed_number("duration_ms", d.duration_ms);
+    config.time("duration_ms", d.duration_ms, detail::saved_ms_max);
     config.number("concurrency", d.concurrency);
     config.number("threads", d.threads);
     config.flag("keep_alive", d.keep_alive);
     config.number("pipeline", d.pipeline);
-    config.signed_number("timeout_ms", d.timeout_ms);
+    config.time("timeout_ms", d.timeout_ms, detail::saved_ms_max);
     config.flag("length_check", d.length_check);
     d.checks.clear();
     if (const json_value* c = config.optional("checks", json_value::kind::string)) d.checks = c->text;
@@ -108,17 +152,23 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         detail::json_fields shard = config.object("shard");
         shard.number("index", d.shard_index);
         shard.number("count", d.shard_count);
-        if (shard.failed() || d.shard_index >= d.shard_count) config.fail();
+        if (d.shard_index >= d.shard_count) shard.fail("index", "is not below the count");
     }
     d.start_at_unix_ms = 0;
-    if (const json_value* at = config.optional("start_at_unix_ms", json_value::kind::number)) d.start_at_unix_ms = at->i64();
+    if (config.optional("start_at_unix_ms", json_value::kind::number)) config.time("start_at_unix_ms", d.start_at_unix_ms, detail::saved_ms_max);
     r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     std::int64_t start_ms = 0;
-    top.signed_number("start_unix_ms", start_ms);
+    top.time("start_unix_ms", start_ms, detail::saved_ms_max);
     r.start_realtime_ns = start_ms * 1'000'000;
-    if (const json_value* ns = top.optional("start_unix_ns", json_value::kind::number)) r.start_realtime_ns = ns->i64();
-    if (const json_value* ns = top.optional("elapsed_ns", json_value::kind::number)) r.elapsed_ns = ns->i64();
-    else if (const json_value* s = top.get("elapsed_s", json_value::kind::number)) r.elapsed_ns = static_cast<std::int64_t>(s->number() * 1e9 + 0.5);
+    if (top.optional("start_unix_ns", json_value::kind::number)) top.time("start_unix_ns", r.start_realtime_ns);
+    if (top.optional("elapsed_ns", json_value::kind::number)) {
+        top.time("elapsed_ns", r.elapsed_ns);
+    } else {  // results written before elapsed_ns
+        double seconds = 0;
+        top.real("elapsed_s", seconds);
+        if (seconds >= 0 && seconds < 4e9) r.elapsed_ns = static_cast<std::int64_t>(seconds * 1e9 + 0.5);
+        else top.fail("elapsed_s", "is out of range");
+    }
     detail::json_fields requests = top.object("requests");
     requests.number("ended", r.requests_ended);
     requests.number("completed", r.requests_completed);
@@ -130,13 +180,15 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     requests.number("retries", r.retries);
     detail::json_fields failures = top.object("failures");
     for (int i = 0; i < failure_count; ++i) failures.number(failure_name(static_cast<failure>(i)), r.failures[i]);
-    if (const json_value* codes = top.get("status_codes", json_value::kind::object))
+    if (const json_value* codes = top.get("status_codes", json_value::kind::object)) {
+        detail::json_fields status(codes, why, &top, "status_codes");
         for (std::size_t i = 0; i < codes->keys.size(); ++i) {
             const std::string& key = codes->keys[i];
-            int code = key.size() == 3 ? std::atoi(key.c_str()) : 0;
-            if (code < 100 || code > 999 || !codes->items[i].is(json_value::kind::number)) top.fail();
-            else r.status_counts[code] = codes->items[i].u64();
+            std::uint64_t code = 0;
+            if (key.size() != 3 || !detail::parse_u64(key, code) || code < 100) status.fail(key.c_str(), "is not a status code");
+            else status.number(key.c_str(), r.status_counts[code]);
         }
+    }
     detail::json_fields bytes = top.object("bytes");
     bytes.number("sent", r.bytes_sent);
     bytes.number("received", r.bytes_received);
@@ -154,10 +206,10 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     waits.number("memory", r.memory_waits);
     top.text("server_software", r.server_software);
     detail::json_fields latency = top.object("latency_ns");
-    bool histograms = detail::read_histogram(latency, "connect", r.connect_ns) &&
-                      detail::read_histogram(latency, "waiting", r.waiting_ns) &&
-                      detail::read_histogram(latency, "processing", r.processing_ns) &&
-                      detail::read_histogram(latency, "total", r.total_ns);
+    detail::read_histogram(latency, "connect", r.connect_ns);
+    detail::read_histogram(latency, "waiting", r.waiting_ns);
+    detail::read_histogram(latency, "processing", r.processing_ns);
+    detail::read_histogram(latency, "total", r.total_ns);
     if (top.optional("open_model", json_value::kind::object)) {
         detail::json_fields open = top.object("open_model");
         open.real("rate", r.rate_target);
@@ -167,19 +219,18 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         open.number("seed", r.rate_seed);
         open.number("connection_waits", r.connection_waits);
         open.number("schedule_missed", r.schedule_missed);
-        histograms = histograms && detail::read_histogram(open, "response_ns", r.response_ns) &&
-                     detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
-        if (open.failed()) top.fail();
+        detail::read_histogram(open, "response_ns", r.response_ns);
+        detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
     }
     if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
         std::int64_t interval_ms = 0;
-        top.signed_number("interval_ms", interval_ms);
+        top.time("interval_ms", interval_ms, detail::saved_ms_max);
         r.interval_ns = interval_ms * 1'000'000;
         for (const json_value& item : rows->items) {
             interval_stats row{};
-            detail::json_fields f(&item);
-            f.signed_number("start_ns", row.start_ns);
-            f.signed_number("duration_ns", row.duration_ns);
+            detail::json_fields f(&item, why, &top, "intervals", static_cast<long>(r.intervals.size()));
+            f.time("start_ns", row.start_ns);
+            f.time("duration_ns", row.duration_ns);
             f.number("sent", row.sent);
             f.number("ended", row.ended);
             f.number("completed", row.completed);
@@ -187,49 +238,52 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             f.real("target", row.target);
             detail::json_fields response = f.object("response_ns");
             response.number("count", row.latency_count);
-            response.signed_number("p50", row.p50_ns);
-            response.signed_number("p90", row.p90_ns);
-            response.signed_number("p99", row.p99_ns);
-            response.signed_number("max", row.max_ns);
+            response.time("p50", row.p50_ns);
+            response.time("p90", row.p90_ns);
+            response.time("p99", row.p99_ns);
+            response.time("max", row.max_ns);
             detail::json_fields lag = f.object("schedule_lag_ns");
-            lag.signed_number("p99", row.lag_p99_ns);
-            lag.signed_number("max", row.lag_max_ns);
-            if (f.failed() || response.failed() || lag.failed()) top.fail();
+            lag.time("p99", row.lag_p99_ns);
+            lag.time("max", row.lag_max_ns);
             r.intervals.push_back(row);
         }
     }
     r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
     // responses_total_ns is not saved: the whole responses that passed are what it would hold.
     r.responses_total_ns = r.total_ns;
-    const bool bad = top.failed() || config.failed() || requests.failed() || failures.failed() || bytes.failed() ||
-                     connections.failed() || waits.failed() || latency.failed() || !histograms;
-    return bad ? error{errc::result_bad_field, 0} : error{};
+    if (problem) *problem = why;
+    return why.empty() ? error{} : error{errc::result_bad_field, 0};
 }
 
 // Reads a saved document — a single run, a --compare {"a", "b"} or a --suite array — and appends
 // one run per result. Labels: `label` for a single run (when empty: its URL's path, as the command
 // line labels a run); with "A", "B" after it (or alone when `label` is empty) for the two targets
-// of a comparison or of a two-URL suite.
-inline error read_report_runs(std::string_view text, const std::string& label, std::vector<report_run>& out) {
+// of a comparison or of a two-URL suite. `problem` (if given) names a field read_result_json
+// refused ("b.elapsed_ns: -1 is out of range": in a comparison after "a." or "b.").
+inline error read_report_runs(std::string_view text, const std::string& label, std::vector<report_run>& out,
+                              std::string* problem = nullptr) {
     json_value doc;
     if (error e = parse_json(text, doc)) return e;
     auto named = [&label](const char* side) { return label.empty() ? std::string(side) : label + " " + side; };
-    auto add = [&out](const json_value& item, std::string name, std::string scenario) {
+    auto add = [&out, problem](const json_value& item, std::string name, std::string scenario, const char* where) {
         report_run run;
         run.label = std::move(name);
         run.scenario = std::move(scenario);
-        if (error e = read_result_json(item, run.config, run.r)) return e;
+        if (error e = read_result_json(item, run.config, run.r, problem)) {
+            if (problem) problem->insert(0, where);
+            return e;
+        }
         out.push_back(std::move(run));
         return error{};
     };
     if (doc.is(json_value::kind::object) && doc.find("microbench")) {
-        if (error e = add(doc, label, "")) return e;
+        if (error e = add(doc, label, "", "")) return e;
         if (label.empty()) out.back().label = run_label(out.back().config.url);
         return {};
     }
     if (doc.is(json_value::kind::object) && doc.find("a") && doc.find("b")) {
-        if (error e = add(*doc.find("a"), named("A"), "")) return e;
-        return add(*doc.find("b"), named("B"), "");
+        if (error e = add(*doc.find("a"), named("A"), "", "a.")) return e;
+        return add(*doc.find("b"), named("B"), "", "b.");
     }
     if (!doc.is(json_value::kind::array) || doc.items.empty()) return {errc::result_not_microbench, 0};
     const std::size_t first = out.size();
@@ -238,7 +292,7 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
         const json_value* scenario = item.find("scenario");
         const json_value* result_doc = item.find("result");
         if (!scenario || !scenario->is(json_value::kind::string) || !result_doc) return {errc::result_not_microbench, 0};
-        if (error e = add(*result_doc, "", scenario->text)) return e;
+        if (error e = add(*result_doc, "", scenario->text, "")) return e;
         if (first_url.empty()) first_url = out.back().config.url;
         out.back().label = out.back().config.url == first_url ? "A" : "B";
     }

@@ -5,13 +5,14 @@
 // the report looks like an ab line, so ab parsers skip it.
 #pragma once
 
-#include <cstdio>
-#include <cstdlib>
+#include <algorithm>
 #include <ctime>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../core/appendf.hpp"
+#include "../core/decimal.hpp"
 #include "report_ab.hpp"
 #include "../stats/result.hpp"
 
@@ -126,10 +127,10 @@ inline bool parse_percentile_list(const std::string& text, std::vector<double>& 
     std::size_t at = 0;
     while (at <= text.size()) {
         std::size_t comma = text.find(',', at);
-        std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-        char* end = nullptr;
-        double v = std::strtod(item.c_str(), &end);
-        if (item.empty() || *end != '\0' || !(v >= 0 && v <= 100)) return false;
+        double v = -1;
+        if (!detail::parse_real(std::string_view(text).substr(at, comma == std::string::npos ? std::string::npos : comma - at), v) ||
+            !(v >= 0 && v <= 100))
+            return false;
         out.push_back(v);
         if (comma == std::string::npos) break;
         at = comma + 1;
@@ -152,9 +153,9 @@ inline void append_latency_section(const result& r, const std::vector<double>& p
     row("mean", [](const histogram& x) { return x.mean(); });
     row("stddev", [](const histogram& x) { return x.stddev(); });
     for (double p : percentiles) {
-        char label[24];
-        std::snprintf(label, sizeof label, "p%g", p);
-        row(label, [p](const histogram& x) { return static_cast<double>(x.value_at_percentile(p)); });
+        std::string label;
+        appendf(label, "p%g", p);
+        row(label.c_str(), [p](const histogram& x) { return static_cast<double>(x.value_at_percentile(p)); });
     }
     row("max", [](const histogram& x) { return static_cast<double>(x.max()); });
 }
@@ -167,9 +168,10 @@ inline std::string percentiles_csv(const result& r) {
     return out;
 }
 
-// ab -g: one tab-separated row per recorded request, by start time: its start as text and in
-// seconds since the epoch, then ctime (Connect), dtime (Processing), ttime (Total) and wait
-// (Waiting) in ms rounded as ab rounds.
+// ab -g: one tab-separated row per recorded request, by start time: its start as text (local
+// time, English names as in the C locale whatever LC_TIME says) and in seconds since the epoch,
+// then ctime (Connect), dtime (Processing), ttime (Total) and wait (Waiting) in ms rounded as ab
+// rounds.
 inline std::string gnuplot_tsv(const result& r) {
     std::string out = "starttime\tseconds\tctime\tdtime\tttime\twait\n";
     for (const request_timing& t : r.requests) {
@@ -177,9 +179,9 @@ inline std::string gnuplot_tsv(const result& r) {
         time_t seconds = static_cast<time_t>(wall_ns / 1'000'000'000);
         tm local{};
         localtime_r(&seconds, &local);
-        char when[64];
-        std::strftime(when, sizeof when, "%a %b %d %H:%M:%S %Y", &local);
-        detail::appendf(out, "%s\t%lld\t%lld\t%lld\t%lld\t%lld\n", when, static_cast<long long>(seconds),
+        detail::appendf(out, "%.3s %.3s %02d %02d:%02d:%02d %d\t%lld\t%lld\t%lld\t%lld\t%lld\n",
+                        &"SunMonTueWedThuFriSat"[3 * local.tm_wday], &"JanFebMarAprMayJunJulAugSepOctNovDec"[3 * local.tm_mon],
+                        local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec, local.tm_year + 1900, static_cast<long long>(seconds),
                         detail::ab_round_ms(t.connect_ns), detail::ab_round_ms(t.processing_ns),
                         detail::ab_round_ms(t.total_ns), detail::ab_round_ms(t.waiting_ns));
     }

@@ -3,6 +3,8 @@
 // spaced), a linear y axis from 0 with round ticks, one colour and dash per run (Okabe–Ito
 // colours, dashes so print in grey still tells them apart), a legend, and markers whose <title>
 // gives the exact value. Accessible: role="img" with a <title> and <desc>. No script, no fonts.
+// Any data draws in bounded time and size: points that are not finite or beyond ±1e300 are left
+// out, and each axis has at most chart_max_ticks ticks, whatever its range.
 #pragma once
 
 #include <cmath>
@@ -56,21 +58,34 @@ inline void append_html_escaped(std::string& out, std::string_view s) {
 constexpr const char* chart_colours[] = {"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9"};
 constexpr const char* chart_dashes[] = {"", "7 4", "2 3", "9 3 2 3"};
 
-// A round step (1, 2 or 5 × 10^k) giving about `ticks` intervals up to `max`.
+constexpr int chart_max_ticks = 20;
+
+// A round step (1, 2 or 5 × 10^k) giving about `ticks` intervals up to `max`; 1 when `max` is not
+// a positive finite number, or the step would be no normal number.
 inline double nice_step(double max, int ticks) {
-    if (!(max > 0)) return 1;
     double raw = max / ticks, power = std::pow(10.0, std::floor(std::log10(raw))), f = raw / power;
-    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * power;
+    const double step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * power;
+    return std::isnormal(step) ? step : 1;
 }
+
+// How many ticks `from`, `from` + step, … reach `to` (within a millionth of a step): 0 when that
+// is not a number from 1 to chart_max_ticks.
+inline int tick_count(double from, double to, double step) {
+    const double n = std::floor((to - from) / step + 1e-6) + 1;
+    return n >= 1 && n <= chart_max_ticks ? static_cast<int>(n) : 0;
+}
+
+// A point the chart can place: finite, within ±1e300 (so ranges and steps stay finite).
+inline bool drawable(double x, double y) { return std::fabs(x) <= 1e300 && std::fabs(y) <= 1e300; }
 
 // A tick value as short text: "0", "2.5", "0.05", "1200", "15k", "2.5M".
 inline std::string tick_text(double v) {
-    char buf[32];
+    std::string out;
     if (std::fabs(v) < 1e-12) v = 0;
-    if (std::fabs(v) >= 1e6) std::snprintf(buf, sizeof buf, "%.6gM", v / 1e6);
-    else if (std::fabs(v) >= 1e4) std::snprintf(buf, sizeof buf, "%.6gk", v / 1e3);
-    else std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
+    if (std::fabs(v) >= 1e6) appendf(out, "%.6gM", v / 1e6);
+    else if (std::fabs(v) >= 1e4) appendf(out, "%.6gk", v / 1e3);
+    else appendf(out, "%.6g", v);
+    return out;
 }
 
 // "99.99%" for x = 4 on the percentile axis.
@@ -111,14 +126,16 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     bool any = false;
     for (const chart_series& s : c.series)
         for (const auto& pt : s.points) {
+            if (!detail::drawable(pt.first, pt.second)) continue;
             if (!any) x_min = x_max = pt.first;
             x_min = std::min(x_min, pt.first), x_max = std::max(x_max, pt.first), y_max = std::max(y_max, pt.second);
             any = true;
         }
-    if (c.x_axis == chart_axis::percentile) x_min = 0, x_max = std::max(1.0, std::ceil(x_max - 1e-9));
-    if (x_max <= x_min) x_max = x_min + 1;
+    if (c.x_axis == chart_axis::percentile) x_min = 0, x_max = std::min(9.0, std::max(1.0, std::ceil(x_max - 1e-9)));
+    if (!(x_max > x_min)) x_max = x_min + std::max(1.0, std::fabs(x_min));  // one value: a range around it
     const double y_step = detail::nice_step(y_max, 5);
     const double y_top = std::max(y_step, std::ceil(y_max / y_step - 1e-9) * y_step);
+    const double x_step = detail::nice_step(x_max - x_min, 6), x_first = std::ceil(x_min / x_step) * x_step;
     auto sx = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
     auto sy = [&](double y) { return top + plot_h - y / y_top * plot_h; };
 
@@ -129,24 +146,22 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     appendf(out, "</title><desc id=\"%s-d\">", c.id.c_str());
     detail::append_html_escaped(out, c.description);
     out += "</desc>\n";
+    // A grid line across the plot at `at` (a y when `y_axis`, else an x) and its label.
+    auto tick = [&](bool y_axis, double at, const std::string& label) {
+        const double x = y_axis ? left : at, y = y_axis ? at : top;
+        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y, y_axis ? left + plot_w : x,
+                y_axis ? y : top + plot_h);
+        appendf(out, "<text class=\"tick %c\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", y_axis ? 'y' : 'x', y_axis ? left - 6 : x,
+                y_axis ? y + em / 3 : top + plot_h + 4 + em, label.c_str());
+    };
     // The grid and the y axis: round values, labelled with their unit in the axis label.
-    for (double y = 0; y <= y_top + y_step / 2; y += y_step) {
-        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", left, sy(y), left + plot_w, sy(y));
-        appendf(out, "<text class=\"tick y\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", left - 6, sy(y) + em / 3, detail::tick_text(y).c_str());
-    }
+    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i) tick(true, sy(i * y_step), detail::tick_text(i * y_step));
     if (c.x_axis == chart_axis::percentile) {
-        for (int d = 1; d <= static_cast<int>(x_max); ++d) {
-            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(d), top, sx(d), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(d), top + plot_h + 4 + em,
-                    detail::percentile_tick_text(d).c_str());
-        }
+        for (int d = 1; d <= x_max; ++d) tick(false, sx(d), detail::percentile_tick_text(d));
         appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 4 + em);
     } else {
-        const double x_step = detail::nice_step(x_max - x_min, 6);
-        for (double x = std::ceil(x_min / x_step) * x_step; x <= x_max + x_step * 1e-6; x += x_step) {
-            appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", sx(x), top, sx(x), top + plot_h);
-            appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", sx(x), top + plot_h + 4 + em, detail::tick_text(x).c_str());
-        }
+        for (int i = 0, n = detail::tick_count(x_first, x_max, x_step); i < n; ++i)
+            tick(false, sx(x_first + i * x_step), detail::tick_text(x_first + i * x_step));
     }
     appendf(out, "<path class=\"axis\" d=\"M%.1f %.1fV%.1fH%.1f\"/>\n", left, top, top + plot_h, left + plot_w);
     appendf(out, "<text class=\"label\" x=\"%.1f\" y=\"%.1f\">", left + plot_w / 2, height - 6);
@@ -156,18 +171,23 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     out += "</text>\n";
 
     for (const chart_series& s : c.series) {
-        if (s.points.empty()) continue;
+        std::size_t drawn = 0;
+        const std::pair<double, double>* one = nullptr;
+        for (const auto& pt : s.points)
+            if (detail::drawable(pt.first, pt.second)) ++drawn, one = &pt;
+        if (!drawn) continue;
         const char* colour = detail::chart_colours[s.style % 6];
         const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
         appendf(out, "<polyline class=\"line%s\" stroke=\"%s\"%s%s%s points=\"", s.secondary ? " secondary" : "", colour,
                 *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
-        for (std::size_t i = 0; i < s.points.size(); ++i)
-            appendf(out, "%s%.1f,%.1f", i ? " " : "", sx(s.points[i].first), sy(s.points[i].second));
+        const char* space = "";
+        for (const auto& pt : s.points)
+            if (detail::drawable(pt.first, pt.second)) appendf(out, "%s%.1f,%.1f", space, sx(pt.first), sy(pt.second)), space = " ";
         out += "\"/>\n";
-        if (s.points.size() == 1)  // a line of one point would not show
-            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(s.points[0].first),
-                    sy(s.points[0].second), colour);
+        if (drawn == 1)  // a line of one point would not show
+            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(one->first), sy(one->second), colour);
         for (const chart_marker& m : s.markers) {
+            if (!detail::drawable(m.x, m.y)) continue;
             appendf(out, "<circle class=\"marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", sx(m.x), sy(m.y), colour);
             detail::append_html_escaped(out, m.label);
             out += "</title></circle>\n";
