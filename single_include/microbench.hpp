@@ -5069,6 +5069,8 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_histogram(out, "processing", r.processing_ns, percentiles);
     out += ",";
     detail::append_json_histogram(out, "total", r.total_ns, percentiles);
+    out += ",";  // every whole response's total time, those that then failed a check too
+    detail::append_json_histogram(out, "responses_total", r.responses_total_ns, percentiles);
     out += "}";
     if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
         appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,"
@@ -5328,8 +5330,10 @@ inline error parse_json(std::string_view text, json_value& out) {
 // microbench/report/report_read.hpp — saved JSON results read back into results: a single run's
 // document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
 // {"scenario", "result"}. Counts, bytes, failures, status codes, the open model and the interval
-// rows come back exactly, the four timing histograms (and the open model's two) bucket for bucket
-// from their encodings — so a report drawn from a file equals one drawn from the run itself. A
+// rows come back as written (exactly, but for decimals: the rate to the thousandth, an interval's
+// target to the millionth), the timing histograms — the four of ab's table, every whole response's
+// total and the open model's two — bucket for bucket from their encodings, so a report drawn from
+// a file equals one drawn from the run itself. A
 // number its field cannot hold (1e999, a count above 2^64 - 1, a negative time) is refused, and
 // the refusal names the field.
 
@@ -5530,6 +5534,10 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     detail::read_histogram(latency, "waiting", r.waiting_ns);
     detail::read_histogram(latency, "processing", r.processing_ns);
     detail::read_histogram(latency, "total", r.total_ns);
+    // Every whole response, passed or not; a file written before it was saved has only the ones
+    // that passed, which is what it held there unless checks failed.
+    if (latency.optional("responses_total", json_value::kind::object)) detail::read_histogram(latency, "responses_total", r.responses_total_ns);
+    else r.responses_total_ns = r.total_ns;
     if (top.optional("open_model", json_value::kind::object)) {
         detail::json_fields open = top.object("open_model");
         open.real("rate", r.rate_target);
@@ -5569,8 +5577,6 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         }
     }
     r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
-    // responses_total_ns is not saved: the whole responses that passed are what it would hold.
-    r.responses_total_ns = r.total_ns;
     if (problem) *problem = why;
     return why.empty() ? error{} : error{errc::result_bad_field, 0};
 }

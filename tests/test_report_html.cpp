@@ -166,24 +166,44 @@ TEST_CASE("saved results come back exactly: the same JSON, the same report") {
     plan p;
     result r;
     run_sample(p, r, "/factorial/20");
+    // And a run whose rate has no short decimal form and whose every response fails its check:
+    // what the report draws from the failed responses must come back too.
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    plan third;
+    third.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/factorial/20").requests(100).concurrency(2).keep_alive(true)
+        .rate(1000.0 / 3).interval_ms(100);
+    checks wrong;
+    wrong.factorial(19);
+    third.check(wrong);
+    result failing;
+    REQUIRE_FALSE(run(third, failing));
+    REQUIRE(failing.failed(failure::check) == 100);
+    REQUIRE(failing.responses_total_ns.count() == 100);
+    REQUIRE(failing.total_ns.empty());
     const std::vector<double> percentiles = {50, 90, 99, 99.9};
-    const std::string json = result_json(p, r, percentiles);
-    std::vector<report_run> back;
-    REQUIRE_FALSE(read_report_runs(json, "", back));
-    REQUIRE(back.size() == 1);
-    CHECK(back[0].label == "/factorial/20");  // as the command line labels a single run
-    CHECK(back[0].config.checks == "body is 20! (19 digits)");
-    CHECK(back[0].r.rate_target == 2000.0);
-    CHECK(back[0].r.intervals.size() == r.intervals.size());
-    CHECK(result_json(back[0].config, back[0].r, percentiles) == json);
+    for (const auto& [plan_of, result_of] : {std::make_pair(&p, &r), std::make_pair(&third, &failing)}) {
+        const std::string json = result_json(*plan_of, *result_of, percentiles);
+        std::vector<report_run> back;
+        REQUIRE_FALSE(read_report_runs(json, "", back));
+        REQUIRE(back.size() == 1);
+        CHECK(back[0].label == "/factorial/20");  // as the command line labels a single run
+        CHECK(back[0].r.intervals.size() == result_of->intervals.size());
+        CHECK(back[0].r.responses_total_ns.count() == result_of->responses_total_ns.count());
+        CHECK(result_json(back[0].config, back[0].r, percentiles) == json);
 
-    std::vector<report_run> live(1);
-    live[0].label = back[0].label;
-    live[0].config = describe(p);
-    live[0].r = r;
-    html_options o;
-    o.percentiles = percentiles;
-    CHECK(html_report(back, o) == html_report(live, o));
+        std::vector<report_run> live(1);
+        live[0].label = back[0].label;
+        live[0].config = describe(*plan_of);
+        live[0].r = *result_of;
+        html_options o;
+        o.percentiles = percentiles;
+        CHECK(html_report(back, o) == html_report(live, o));
+        std::string text_back, text_live;
+        append_report_notes(report_context_of(back[0].config), back[0].r, text_back);
+        append_report_notes(report_context_of(live[0].config), live[0].r, text_live);
+        CHECK(text_back == text_live);
+    }
 }
 
 TEST_CASE("saved results: --compare and two-URL --suite documents are labelled A and B") {

@@ -167,6 +167,8 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_histogram(out, "processing", r.processing_ns, percentiles);
     out += ",";
     detail::append_json_histogram(out, "total", r.total_ns, percentiles);
+    out += ",";  // every whole response's total time, those that then failed a check too
+    detail::append_json_histogram(out, "responses_total", r.responses_total_ns, percentiles);
     out += "}";
     if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
         appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,"

@@ -1,8 +1,10 @@
 // microbench/report/report_read.hpp — saved JSON results read back into results: a single run's
 // document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
 // {"scenario", "result"}. Counts, bytes, failures, status codes, the open model and the interval
-// rows come back exactly, the four timing histograms (and the open model's two) bucket for bucket
-// from their encodings — so a report drawn from a file equals one drawn from the run itself. A
+// rows come back as written (exactly, but for decimals: the rate to the thousandth, an interval's
+// target to the millionth), the timing histograms — the four of ab's table, every whole response's
+// total and the open model's two — bucket for bucket from their encodings, so a report drawn from
+// a file equals one drawn from the run itself. A
 // number its field cannot hold (1e999, a count above 2^64 - 1, a negative time) is refused, and
 // the refusal names the field.
 #pragma once
@@ -210,6 +212,10 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     detail::read_histogram(latency, "waiting", r.waiting_ns);
     detail::read_histogram(latency, "processing", r.processing_ns);
     detail::read_histogram(latency, "total", r.total_ns);
+    // Every whole response, passed or not; a file written before it was saved has only the ones
+    // that passed, which is what it held there unless checks failed.
+    if (latency.optional("responses_total", json_value::kind::object)) detail::read_histogram(latency, "responses_total", r.responses_total_ns);
+    else r.responses_total_ns = r.total_ns;
     if (top.optional("open_model", json_value::kind::object)) {
         detail::json_fields open = top.object("open_model");
         open.real("rate", r.rate_target);
@@ -249,8 +255,6 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         }
     }
     r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
-    // responses_total_ns is not saved: the whole responses that passed are what it would hold.
-    r.responses_total_ns = r.total_ns;
     if (problem) *problem = why;
     return why.empty() ? error{} : error{errc::result_bad_field, 0};
 }
