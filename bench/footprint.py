@@ -8,9 +8,9 @@ that target's g++ and nothing else:
   - libmicrobench.so (the C API) at -Os, stripped;
   - a translation unit that only includes microbench.hpp, at -O0 and -O2, and beside it, in the
     same rounds, a baseline that includes only what the library needs from the standard library
-    (BASELINE_HEADERS): the include cost is budgeted as the ratio of the two (the fastest of 3
-    alternating rounds each), so a busy or slow machine does not break it; the seconds are
-    reported beside it;
+    (BASELINE_HEADERS): the include cost is budgeted as the ratio of the compilers' CPU times (the
+    least of 3 alternating rounds each), so neither a slower machine nor other work sharing it
+    breaks the budget; the seconds are reported beside it;
   - examples/device_selftest.cpp (an on-device check: run, checks, no reports) at -Os, as it is
     and in the small-device profile (MICROBENCH_NO_SERVER, MICROBENCH_NO_REPORTS,
     MICROBENCH_HISTOGRAM_DIGITS=2): code and data (`size`: text + data, what a device's flash
@@ -39,11 +39,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# What the library needs from the standard library; the include-only file compiled in 2.4x this
-# baseline's time at -O0 when measured side by side here (1.45 s and 0.60 s on a busy machine;
-# 2.2-2.3x with the ARM cross compilers), so the budget leaves a quarter for growth.
+# What the library needs from the standard library. The include-only file took 2.2-3.0x this
+# baseline's CPU time at -O0 here (x86-64 and both ARM cross compilers, on a machine that also ran
+# a CI build and four CPU hogs: shared caches still move CPU times a little); the budget is 4.0x.
 BASELINE_HEADERS = ["string", "vector", "thread", "atomic", "algorithm", "memory", "cmath", "cstdio"]
-INCLUDE_O0_RATIO = 3.0
+INCLUDE_O0_RATIO = 4.0
 BUDGETS = {"cli_dynamic_bytes": 256_000, "cli_static_bytes": 1_500_000, "device_text_data_bytes": 96_000,
            "idle_rss_static_kib": 2048, "include_o0_ratio": INCLUDE_O0_RATIO}
 TARGET_BUDGETS = {"arm-linux-gnueabihf": {"cli_dynamic_bytes": 200_000}}
@@ -100,9 +100,20 @@ def text_and_data(target, path):
     return int(text) + int(data)
 
 
+def cpu_seconds(cmd):
+    """Runs cmd; the CPU time (user + system) it took. Unlike its wall-clock time, this barely moves
+    when other work shares the machine."""
+    child = subprocess.Popen(cmd)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise subprocess.CalledProcessError(child.returncode, cmd)
+    return usage.ru_utime + usage.ru_stime
+
+
 def include_cost(target, work, level):
-    """Seconds to compile a file that includes only microbench.hpp, and the baseline file that
-    includes only what it needs from the standard library: the fastest of 3 alternating rounds."""
+    """CPU seconds to compile a file that includes only microbench.hpp, and the baseline file that
+    includes only what it needs from the standard library: the least of 3 alternating rounds."""
     sources = {"include_only": '#include "microbench.hpp"\n',
                "baseline": "".join(f"#include <{h}>\n" for h in BASELINE_HEADERS)}
     best = {name: float("inf") for name in sources}
@@ -111,10 +122,8 @@ def include_cost(target, work, level):
             f.write(text)
     for _ in range(3):
         for name in sources:
-            t0 = time.monotonic()
-            subprocess.run([tool(target, "g++"), "-std=c++17", f"-O{level}", "-I", f"{ROOT}/single_include", "-c",
-                            f"{work}/{name}.cpp", "-o", f"{work}/{name}.o"], check=True)
-            best[name] = min(best[name], time.monotonic() - t0)
+            best[name] = min(best[name], cpu_seconds([tool(target, "g++"), "-std=c++17", f"-O{level}", "-I", f"{ROOT}/single_include",
+                                                      "-c", f"{work}/{name}.cpp", "-o", f"{work}/{name}.o"]))
     return best["include_only"], best["baseline"]
 
 
@@ -181,7 +190,7 @@ def main():
                   f"({small[1] / 1000:.1f} KB file), {small[2]:.2f} s")
             print(f"{target}: CLI stripped -Os {figures['cli_dynamic_bytes'] / 1000:.1f} KB dynamic, "
                   f"{figures['cli_static_bytes'] / 1e6:.3f} MB static; libmicrobench.so {figures['c_library_bytes'] / 1000:.1f} KB")
-            print(f"{target}: include-only TU {include_o0:.2f} s at -O0 = {include_o0 / baseline_o0:.2f}x the standard-library "
+            print(f"{target}: include-only TU {include_o0:.2f} CPU s at -O0 = {include_o0 / baseline_o0:.2f}x the standard-library "
                   f"baseline's {baseline_o0:.2f} s; {include_o2:.2f} s at -O2 = {include_o2 / baseline_o2:.2f}x its {baseline_o2:.2f} s")
             if target == "native" and not args.no_memory:
                 for kind in ("static", "dynamic"):

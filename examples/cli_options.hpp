@@ -242,10 +242,11 @@ inline bool parse_uint(const char* text, std::uint64_t min, std::uint64_t max, s
 
 // "10s", "500ms", "2m", "1.5" (seconds) → milliseconds, up to the longest run (30 days).
 inline bool parse_duration_ms(const char* text, std::int64_t& out) {
-    char* end = nullptr;
-    double v = std::strtod(text, &end);
-    if (end == text || !(v > 0)) return false;
-    std::string unit = end;
+    const std::string all = text;
+    const std::size_t digits = all.find_first_not_of("0123456789.eE+-");
+    const std::string unit = digits == std::string::npos ? "" : all.substr(digits);
+    double v = 0;
+    if (!mb::detail::parse_real(all.substr(0, all.size() - unit.size()), v) || !(v > 0)) return false;
     double scale = unit == "ms" ? 1 : (unit.empty() || unit == "s") ? 1000 : unit == "m" ? 60'000 : unit == "h" ? 3'600'000 : -1;
     if (scale < 0 || v * scale > static_cast<double>(mb::defaults::max_duration_ms)) return false;
     out = static_cast<std::int64_t>(v * scale + 0.5);
@@ -268,8 +269,8 @@ constexpr std::uint64_t gnuplot_cap = 1'000'000;
 inline bool parse_shard(const std::string& text, std::uint32_t& index, std::uint32_t& count) {
     std::size_t slash = text.find('/');
     std::uint64_t i = 0, n = 0;
-    if (slash == std::string::npos || !parse_uint(text.substr(0, slash).c_str(), 0, 9'999, i) ||
-        !parse_uint(text.substr(slash + 1).c_str(), 1, 10'000, n) || i >= n)
+    if (slash == std::string::npos || !parse_uint(text.substr(0, slash).c_str(), 0, mb::defaults::max_shards - 1, i) ||
+        !parse_uint(text.substr(slash + 1).c_str(), 1, mb::defaults::max_shards, n) || i >= n)
         return false;
     index = static_cast<std::uint32_t>(i), count = static_cast<std::uint32_t>(n);
     return true;
@@ -363,15 +364,16 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 if (v.empty()) return usage_error("--json needs a file name, or - for stdout");
                 o.json_path = v;
             } else if (name == "shard") {
-                if (!parse_shard(v, o.shard_index, o.shard_count)) return bad_value("--shard needs I/N: shard I (from 0) of N generators, N from 1 to 10000", v);
+                if (!parse_shard(v, o.shard_index, o.shard_count))
+                    return bad_value("--shard needs I/N: shard I (from 0) of N generators, N from 1 to " + std::to_string(mb::defaults::max_shards), v);
             } else if (name == "start-at" || name == "start-in") {
                 double s = -1;
                 const bool number = mb::detail::parse_real(v, s);
                 const double now_ms = static_cast<double>(mb::realtime_ns() / 1'000'000);
                 const double at_ms = name == "start-at" ? s * 1000 : now_ms + s * 1000;
-                if (!number || s < 0 || at_ms > now_ms + 7 * 86'400'000.0)
+                if (!number || s < 0 || at_ms > now_ms + static_cast<double>(mb::defaults::max_start_ahead_ms))
                     return bad_value(name == "start-at" ? "--start-at needs a Unix time in seconds, at most 7 days ahead"
-                                                        : "--start-in needs seconds from 0 to 604800", v);
+                                                        : range_rule("--start-in", 0, mb::defaults::max_start_ahead_ms / 1000, " seconds"), v);
                 if (o.start_at_unix_ms) return usage_error("--start-at and --start-in: give one");
                 o.start_at_unix_ms = std::max<std::int64_t>(1, static_cast<std::int64_t>(at_ms));
             } else if (name == "html") {
@@ -565,7 +567,10 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     if (o.intervals_path == "-" && o.json_path == "-") return usage_error("--intervals - and --json - would both write to stdout: send one to a file");
     if (o.shard_count) {
         mb::plan whole = to_plan(o.without_shard(), o.url_text);
-        if (mb::divide_plan(whole, o.shard_index, o.shard_count))
+        if (mb::error e = mb::divide_plan(whole, o.shard_index, o.shard_count); e.code == mb::errc::plan_bad_rate)
+            return usage_errorf("--shard %u/%u: each of %u shards would send %g requests/s, below the smallest rate (0.001)", o.shard_index,
+                                o.shard_count, o.shard_count, o.rate / o.shard_count);
+        else if (e)
             return usage_errorf("--shard %u/%u: each of %u shards needs a connection and a request (-c %u, -n %llu)", o.shard_index,
                                 o.shard_count, o.shard_count, o.concurrency, static_cast<unsigned long long>(o.requests));
     }

@@ -93,13 +93,12 @@ inline int run_merge_command(int argc, char** argv, int first) {
     }
     std::vector<double> percentiles = {50, 90, 99, 99.9, 99.99};
     if (!json_path.empty()) {
-        std::string json = mb::result_json(merged.config, merged.r, percentiles);
-        json.resize(json.size() - 2);  // the closing "}\n": what was merged goes inside
-        mb::detail::appendf(json, ",\"merge\":{\"inputs\":%zu,\"dropped\":%llu,\"shard_count\":%u,\"shards\":[", summary.inputs,
+        std::string merge;  // what was merged, as the document's last member
+        mb::detail::appendf(merge, ",\"merge\":{\"inputs\":%zu,\"dropped\":%llu,\"shard_count\":%u,\"shards\":[", summary.inputs,
                             static_cast<unsigned long long>(summary.dropped), summary.shard_count);
-        for (std::size_t i = 0; i < summary.shards.size(); ++i) mb::detail::appendf(json, "%s%u", i ? "," : "", summary.shards[i]);
-        json += "]}}\n";
-        if (!write_text_file(json_path, json, "microbench merge")) return 1;
+        for (std::size_t i = 0; i < summary.shards.size(); ++i) mb::detail::appendf(merge, "%s%u", i ? "," : "", summary.shards[i]);
+        merge += "]}";
+        if (!write_text_file(json_path, mb::result_json(merged.config, merged.r, percentiles, merge), "microbench merge")) return 1;
     }
     if (!html_path.empty()) {  // the whole, then each generator's run in a section of its own
         for (mb::report_run& run : runs) run.scenario = "each generator";

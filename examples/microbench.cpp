@@ -78,7 +78,6 @@ void add_run(std::vector<mb::report_run>& runs, std::string label, const std::st
     runs.back().r = r;
 }
 
-// --intervals FILE: the CSV, a row written and flushed as each interval closes.
 // --intervals FILE: a row written and flushed as each interval closes. The file is opened before
 // the run (so an unwritable path stops it at once) but emptied only once the run has started: a
 // run that cannot start leaves an existing file as it was, and removes one it made.
@@ -322,7 +321,7 @@ int run_single(const cli::options& o) {
         e = mb::run(plan, r);
     }
     if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
-    csv.close(!e);
+    csv.close(!e && r.start_realtime_ns != 0);  // a run cancelled while it waited to start never started
     if (e) return start_failed(e);
     if (!o.quiet && !progress.tty && progress.every) {  // the heartbeats the last poll missed, then ab's last line
         on_progress(mb::progress{r.requests_ended, o.requests, r.elapsed_ns}, &progress);
@@ -336,6 +335,7 @@ int run_single(const cli::options& o) {
                             static_cast<unsigned long long>(r.requests_ended), static_cast<unsigned long long>(r.unfinished));
     text += "\n\n";
     mb::report_context ctx = mb::report_context_of(plan);
+    ctx.sent_body = o.sent_body;  // ab prints the body-sent lines whenever -p or -u is given, an empty file too
     mb::ab_report_options ab;
     ab.confidence = !o.short_table;
     ab.percentiles = !o.no_percentiles;

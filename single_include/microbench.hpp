@@ -3030,10 +3030,12 @@ namespace microbench {
 
 // `whole` as shard `index` (from 0) of `count`: requests and connections split as evenly as
 // whole numbers allow (the first shards take one more), the rate split exactly, threads at most
-// the shard's connections. Refused when a shard would get no connection or no request.
+// the shard's connections. Refused when a shard would get no connection or no request
+// (plan_bad_shard), or a share of the rate below the smallest rate (plan_bad_rate).
 inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) {
     if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
     if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count)) return {errc::plan_bad_shard, 0};
+    if (whole.rate() > 0 && whole.rate() / count < defaults::min_rate) return {errc::plan_bad_rate, 0};  // a share too small to schedule
     auto share = [index, count](std::uint64_t total) { return total / count + (index < total % count ? 1 : 0); };
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
     whole.requests(share(whole.requests()))
@@ -4543,7 +4545,7 @@ inline bool parse_real(std::string_view text, double& out) {
     bool point = false, nonzero = false;
     const char *p = text.data(), *end = p + text.size();
     if (p < end && (*p == '-' || *p == '+')) plain[n++] = *p++;
-    for (; p < end && digits <= 400; ++p) {
+    for (; p < end && digits < 400; ++p) {
         if (*p == '.' && !point) point = true;
         else if (*p >= '0' && *p <= '9') plain[n++] = *p, ++digits, exponent -= point, nonzero = nonzero || *p != '0';
         else break;
@@ -5015,7 +5017,11 @@ inline void append_json_histogram(std::string& out, const char* name, const hist
 
 }  // namespace detail
 
-inline std::string result_json(const run_description& d, const result& r, const std::vector<double>& percentiles) {
+// The result as one JSON document (read back by report_read.hpp). `extra` (",\"name\":value…",
+// empty by default) is written as the document's last members: what a caller adds, such as
+// merge's inputs, goes inside the document instead of being spliced into its text.
+inline std::string result_json(const run_description& d, const result& r, const std::vector<double>& percentiles,
+                               const std::string& extra = std::string()) {
     using detail::appendf;
     auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
     std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"partial\":";
@@ -5096,6 +5102,7 @@ inline std::string result_json(const run_description& d, const result& r, const 
         }
         out += "]";
     }
+    out += extra;
     out += "}\n";
     return out;
 }
@@ -5403,9 +5410,12 @@ public:
         std::uint64_t x = 0;
         if (number_to(key, static_cast<std::uint64_t>(max), x)) out = static_cast<std::int64_t>(x);
     }
-    void real(const char* key, double& out) {
+    // A decimal from 0 to `max`.
+    void real(const char* key, double& out, double max) {
         const json_value* v = get(key, json_value::kind::number);
-        if (v && !v->to_real(out)) fail(key, "is out of range", v->text);
+        double x = 0;
+        if (v && (!v->to_real(x) || !(x >= 0 && x <= max))) fail(key, "is out of range", v->text);
+        else if (v) out = x;
     }
     void text(const char* key, std::string& out) {
         if (const json_value* v = get(key, json_value::kind::string)) out = v->text;
@@ -5489,9 +5499,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         top.time("elapsed_ns", r.elapsed_ns);
     } else {  // results written before elapsed_ns
         double seconds = 0;
-        top.real("elapsed_s", seconds);
-        if (seconds >= 0 && seconds < 4e9) r.elapsed_ns = static_cast<std::int64_t>(seconds * 1e9 + 0.5);
-        else top.fail("elapsed_s", "is out of range");
+        top.real("elapsed_s", seconds, 4e9);
+        r.elapsed_ns = static_cast<std::int64_t>(seconds * 1e9 + 0.5);
     }
     detail::json_fields requests = top.object("requests");
     requests.number("ended", r.requests_ended);
@@ -5540,7 +5549,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     else r.responses_total_ns = r.total_ns;
     if (top.optional("open_model", json_value::kind::object)) {
         detail::json_fields open = top.object("open_model");
-        open.real("rate", r.rate_target);
+        open.real("rate", r.rate_target, defaults::max_rate);
         std::string kind;
         open.text("arrivals", kind);
         r.rate_arrivals = kind == "poisson" ? arrivals::poisson : arrivals::uniform;
@@ -5552,7 +5561,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     }
     if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
         std::int64_t interval_ms = 0;
-        top.time("interval_ms", interval_ms, detail::saved_ms_max);
+        top.time("interval_ms", interval_ms, defaults::max_interval_ms);
+        if (interval_ms < defaults::min_interval_ms) top.fail("interval_ms", "is out of range", std::to_string(interval_ms));
         r.interval_ns = interval_ms * 1'000'000;
         for (const json_value& item : rows->items) {
             interval_stats row{};
@@ -5563,7 +5573,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             f.number("ended", row.ended);
             f.number("completed", row.completed);
             f.number("failed", row.failed);
-            f.real("target", row.target);
+            f.real("target", row.target, defaults::max_rate * 3600);  // requests in an interval of at most an hour
             detail::json_fields response = f.object("response_ns");
             response.number("count", row.latency_count);
             response.time("p50", row.p50_ns);
@@ -5726,12 +5736,12 @@ inline void add_interval_row(interval_stats& m, const interval_stats& row) {
 }
 
 // The generators' rows on one grid of `interval_ns` from the merged start, tiling the merged run:
-// a row goes to the grid interval its start falls in and covers as many intervals as it is whole
-// intervals long (one that spans several, because its generator fell behind, covers them all);
-// intervals that one row covers together become one merged row, intervals no row covers become
-// empty rows, and the last row ends where the latest generator's last row ends. Refused (the
-// input's index in `bad_input`, the interval the row starts in in `bad_at`) when a row reaches
-// max_merged_intervals or beyond: the rows would not fit in memory.
+// a row goes to the grid interval its start falls in and covers its length in intervals, rounded
+// (one that spans several, because its generator fell behind, covers them all); intervals that
+// rows cover together become one merged row, intervals no row covers become empty rows, and the
+// last row ends where the latest row ends. Time and memory grow with the rows and the intervals
+// (one sweep). Refused (the input's index in `bad_input`, the interval its row starts in in
+// `bad_at`) when a row would reach max_merged_intervals or beyond: the rows would not fit.
 inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns, std::vector<interval_stats>& rows,
                                 std::size_t& bad_input, std::uint64_t& bad_at) {
     struct placed {
@@ -5740,34 +5750,39 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
     };
     std::vector<placed> all;
     std::int64_t last = -1, end_ns = 0;
+    const double step = static_cast<double>(interval_ns);
     for (std::size_t i = 0; i < inputs.size(); ++i)
         for (const interval_stats& row : *inputs[i].rows) {
-            const std::int64_t at = std::max<std::int64_t>(0, row.start_ns + inputs[i].offset_ns);
-            const double count = std::max(1.0, std::round(static_cast<double>(row.duration_ns) / static_cast<double>(interval_ns)));
-            if (static_cast<double>(at / interval_ns) + count > static_cast<double>(max_merged_intervals)) {
-                bad_input = i, bad_at = static_cast<std::uint64_t>(at / interval_ns);
+            // In doubles first: a saved start, offset and duration may each be near 2^62.
+            const double at = std::max(0.0, static_cast<double>(row.start_ns) + static_cast<double>(inputs[i].offset_ns));
+            const double count = std::max(1.0, std::round(static_cast<double>(row.duration_ns) / step));
+            if (std::floor(at / step) + count > static_cast<double>(max_merged_intervals)) {
+                bad_input = i, bad_at = static_cast<std::uint64_t>(std::min(at / step, 1e18));
                 return false;
             }
-            all.push_back({at / interval_ns, static_cast<std::int64_t>(count), &row});
-            last = std::max(last, at / interval_ns + static_cast<std::int64_t>(count) - 1);
-            end_ns = std::max(end_ns, at + row.duration_ns);
+            // Now every figure is below max_merged_intervals intervals of at most an hour: no overflow.
+            const std::int64_t start = std::max<std::int64_t>(0, row.start_ns + inputs[i].offset_ns);
+            all.push_back({start / interval_ns, static_cast<std::int64_t>(count), &row});
+            last = std::max(last, all.back().first + all.back().count - 1);
+            end_ns = std::max(end_ns, start + row.duration_ns);
         }
     rows.clear();
     if (last < 0) return true;
-    std::vector<char> joined(static_cast<std::size_t>(last + 1), 0);  // interval k is one row with k + 1
-    std::vector<std::int64_t> row_of(static_cast<std::size_t>(last + 1), 0);
-    for (const placed& p : all)
-        for (std::int64_t k = p.first; k + 1 < p.first + p.count; ++k) joined[static_cast<std::size_t>(k)] = 1;
+    std::vector<std::int64_t> reach(static_cast<std::size_t>(last + 1), -1);  // from interval k, rows cover up to reach[k]
+    for (const placed& p : all) reach[static_cast<std::size_t>(p.first)] = std::max(reach[static_cast<std::size_t>(p.first)], p.first + p.count - 1);
+    std::vector<std::size_t> row_of(static_cast<std::size_t>(last + 1), 0);
+    std::int64_t covered = -1;  // the last interval the current merged row must take in
     for (std::int64_t k = 0; k <= last; ++k) {
-        if (k == 0 || !joined[static_cast<std::size_t>(k - 1)]) {
+        if (k > covered) {
             rows.emplace_back();
             rows.back().start_ns = k * interval_ns;
         }
+        covered = std::max(covered, reach[static_cast<std::size_t>(k)]);
         rows.back().duration_ns = (k + 1) * interval_ns - rows.back().start_ns;
-        row_of[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(rows.size()) - 1;
+        row_of[static_cast<std::size_t>(k)] = rows.size() - 1;
     }
     rows.back().duration_ns = std::max<std::int64_t>(1, end_ns - rows.back().start_ns);
-    for (const placed& p : all) add_interval_row(rows[static_cast<std::size_t>(row_of[static_cast<std::size_t>(p.first)])], *p.row);
+    for (const placed& p : all) add_interval_row(rows[row_of[static_cast<std::size_t>(p.first)]], *p.row);
     return true;
 }
 
@@ -5798,13 +5813,21 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         }
         s.shards.push_back(in[i].config.shard_index);
     }
-    // The histograms merge into those of the widest range, so the order of the inputs is not the result's.
+    // The base — whose histograms the others merge into, and whose configuration and single-valued
+    // fields (server software, seed) the result keeps — is the input of the widest histogram range,
+    // then of the earliest start, then of the lowest shard: never a matter of the inputs' order.
+    auto before = [&in](std::size_t a, std::size_t b) {
+        const std::int64_t wa = in[a].r.total_ns.config().highest_trackable_value, wb = in[b].r.total_ns.config().highest_trackable_value;
+        if (wa != wb) return wa > wb;
+        if (in[a].r.start_realtime_ns != in[b].r.start_realtime_ns) return in[a].r.start_realtime_ns < in[b].r.start_realtime_ns;
+        return in[a].config.shard_index < in[b].config.shard_index;
+    };
     std::size_t widest = 0;
     for (std::size_t i = 1; i < in.size(); ++i)
-        if (in[i].r.total_ns.config().highest_trackable_value > in[widest].r.total_ns.config().highest_trackable_value) widest = i;
+        if (before(i, widest)) widest = i;
     out = report_run();
     out.label = "merged";
-    out.config = first.config;
+    out.config = in[widest].config;
     out.config.shard_index = out.config.shard_count = 0;  // the whole plan
     out.config.requests = out.config.concurrency = out.config.threads = 0;
     out.r = in[widest].r;
@@ -7875,16 +7898,17 @@ MB_API void mb_plan_destroy(mb_plan* plan) { delete plan; }
     return MB_OK;                                            \
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 
-// A setter of a knob with a range: applies `apply` to `plan->p` and keeps it only when every
-// knob is still in its range (plan::check_ranges, the one place the ranges are kept); a plan
-// made and changed only through setters is always in range, so a refusal names this knob.
-#define MICROBENCH_C_SET_RANGED(plan, apply)                                                  \
+// A setter of a knob with a range: sets `knob` to `value` and keeps it only when plan::check_ranges
+// (the one place the ranges are kept) finds nothing it did not find before; otherwise the knob
+// gets its old value back and the setter returns the knob's status. Copies only the knob's value.
+#define MICROBENCH_C_SET_RANGED(plan, knob, value)                                              \
     if (!(plan)) return microbench::detail::invalid;                                          \
     MICROBENCH_C_TRY                                                                          \
-    microbench::plan before = (plan)->p;                                                      \
-    apply;                                                                                    \
-    if (microbench::error e = (plan)->p.check_ranges()) {                                     \
-        (plan)->p = std::move(before);                                                        \
+    const microbench::error was = (plan)->p.check_ranges();                                   \
+    auto old_value = (plan)->p.knob();                                                        \
+    (plan)->p.knob(value);                                                                    \
+    if (microbench::error e = (plan)->p.check_ranges(); e && e != was) {                      \
+        (plan)->p.knob(std::move(old_value));                                                 \
         return microbench::detail::status_of(e);                                              \
     }                                                                                         \
     return MB_OK;                                                                             \
@@ -7912,34 +7936,42 @@ MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const 
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
 MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) { MICROBENCH_C_SET(plan, true, plan->p.requests(requests)) }
-MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, plan->p.duration_ms(ms)) }
-MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, plan->p.concurrency(n)) }
-MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, plan->p.threads(n)) }
+MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, duration_ms, ms) }
+MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, concurrency, n) }
+MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, threads, n) }
 MB_API int mb_plan_set_keep_alive(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.keep_alive(on != 0)) }
-MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth) { MICROBENCH_C_SET_RANGED(plan, plan->p.pipeline(depth)) }
+MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth) { MICROBENCH_C_SET_RANGED(plan, pipeline, depth) }
 MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t connect_ms) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.timeout_ms(request_ms).connect_timeout_ms(connect_ms))
+    if (!plan) return microbench::detail::invalid;
+    const microbench::error was = plan->p.check_ranges();  // as MICROBENCH_C_SET_RANGED, for two knobs
+    const std::int64_t old_request_ms = plan->p.timeout_ms(), old_connect_ms = plan->p.connect_timeout_ms();
+    plan->p.timeout_ms(request_ms).connect_timeout_ms(connect_ms);
+    if (microbench::error e = plan->p.check_ranges(); e && e != was) {
+        plan->p.timeout_ms(old_request_ms).connect_timeout_ms(old_connect_ms);
+        return microbench::detail::status_of(e);
+    }
+    return MB_OK;
 }
-MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, plan->p.drain_ms(ms)) }
+MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, drain_ms, ms) }
 MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) { MICROBENCH_C_SET(plan, address, plan->p.bind_address(address)) }
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0)) }
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0)) }
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.socket_buffer_bytes(bytes))
+    MICROBENCH_C_SET_RANGED(plan, socket_buffer_bytes, bytes)
 }
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0)) }
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.rate(requests_per_second))
+    MICROBENCH_C_SET_RANGED(plan, rate, requests_per_second)
 }
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
     MICROBENCH_C_SET(plan, arrivals == MB_ARRIVALS_UNIFORM || arrivals == MB_ARRIVALS_POISSON,
                      plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
 }
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.interval_ms(interval_ms))
+    MICROBENCH_C_SET_RANGED(plan, interval_ms, interval_ms)
 }
 MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.start_at_unix_ms(unix_ms))
+    MICROBENCH_C_SET_RANGED(plan, start_at_unix_ms, unix_ms)
 }
 MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count) {
     if (!plan) return microbench::detail::invalid;
@@ -7947,7 +7979,7 @@ MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count) {
 }
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     if (!codes && count > 0) return microbench::detail::invalid;
-    MICROBENCH_C_SET_RANGED(plan, plan->p.expect_status(std::vector<int>(codes, codes + count)))
+    MICROBENCH_C_SET_RANGED(plan, expect_status, std::vector<int>(codes, codes + count))
 }
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size) {
     MICROBENCH_C_SET(plan, data || size == 0, plan->c.body_equals(std::string(static_cast<const char*>(data), size)))

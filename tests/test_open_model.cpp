@@ -29,7 +29,10 @@ TEST_CASE("a fixed-rate count run takes n/R seconds") {
     const double seconds = static_cast<double>(r.elapsed_ns) / 1e9;
     CAPTURE(seconds);
     CHECK(seconds >= 999.0 / 500);  // the last request is meant for 1.998 s: never sent early
-    CHECK(seconds < 999.0 / 500 + 1.0);  // a schedule at half the rate would take 4 s
+    // And the run ends with its last request: at most its intended time, lag and service after
+    // the start (a schedule at half the rate would end 2 s later with no more lag).
+    const double latest_end_s = 999.0 / 500 + static_cast<double>(r.schedule_lag_ns.max() + r.total_ns.max()) / 1e9;
+    CHECK(seconds <= latest_end_s * 1.002 + 0.001);  // the histograms' maxima hold 3 significant digits
     CHECK(r.response_ns.count() == 1000);
     CHECK(r.schedule_lag_ns.count() == 1000);
     // Measured from the schedule's time (a response measured from the actual send would make
@@ -141,7 +144,8 @@ TEST_CASE("responses read after sleeping through keep the times the kernel recei
     CHECK(r.total_ns.value_at_percentile(50) >= 200'000);
     CHECK(r.waiting_ns.value_at_percentile(50) >= 190'000);
     if (emulated()) return;
-    // Read at the next send, a response would take its time to it: 1.7 ms. The median holds
-    // well below that also on a loaded machine, where a late server thread moves the tail.
-    CHECK(r.total_ns.value_at_percentile(50) < 1'200'000);
+    // Read at the next send, a response would take its time to it: 1.7 ms (the old p50). With the
+    // kernel's times the median is the server's 0.2 ms and its thread's delay; 1.5 ms leaves a
+    // loaded machine 1.3 ms of that delay and still tells the two apart.
+    CHECK(r.total_ns.value_at_percentile(50) < 1'500'000);
 }

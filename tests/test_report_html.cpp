@@ -119,6 +119,7 @@ TEST_CASE("json: a failed parse leaves nothing to query") {
 // Issue 19: u64() saturated, a minus or a fraction read as 0, 1e999 as infinity.
 TEST_CASE("json: numbers are read only when they fit, alike in every locale") {
     struct row { const char* text; bool u64, i64, real; };
+    static const std::string digits_400 = "1." + std::string(399, '0'), digits_401 = "1." + std::string(400, '0');
     const row rows[] = {
         {"0", true, true, true},
         {"18446744073709551615", true, false, true},
@@ -134,6 +135,8 @@ TEST_CASE("json: numbers are read only when they fit, alike in every locale") {
         {"1e999", false, false, false},
         {"-1e999", false, false, false},
         {"1e-400", false, false, false},  // a non-zero value that would read as 0
+        {digits_400.c_str(), false, false, true},  // 1.000…: 400 digits are read, 401 refused
+        {digits_401.c_str(), false, false, false},
         {"0e-400", false, false, true},
         {"4.9e-324", false, false, true},
     };
@@ -396,7 +399,17 @@ TEST_CASE("html: a saved result with a target of 1e300 in a 1 ns interval draws 
     json = with_value(json, "\"intervals\"", "duration_ns", "1");
     json = with_value(json, "\"intervals\"", "target", "1e300");
     std::vector<report_run> runs;
-    REQUIRE_FALSE(read_report_runs(json, "", runs));
+    std::string problem;
+    CHECK(read_report_runs(json, "", runs, &problem).code == errc::result_bad_field);  // the reader refuses it now
+    CHECK(problem == "interval_ms: 0 is out of range");
+    // The charts are bounded for a result made in memory too.
+    runs.assign(1, report_run());
+    runs[0].label = "x";
+    runs[0].config = describe(p);
+    runs[0].r = r;
+    runs[0].r.interval_ns = 1;
+    runs[0].r.intervals[0].duration_ns = 1;
+    runs[0].r.intervals[0].target = 1e300;
     const std::string html = html_report(runs);
     CHECK(html.size() < 200000);
     CHECK(html.find("</html>") != std::string::npos);

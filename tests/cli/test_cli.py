@@ -488,6 +488,19 @@ class Errors(unittest.TestCase):
                 rows = list(csv.reader(f))
             self.assertTrue(rows[0][0].startswith("start"), rows[0])
             self.assertGreaterEqual(len(rows), 5)
+        # Interrupted while it waits to start, a run never started: the file is left as it was.
+        with tempfile.TemporaryDirectory() as d:
+            kept = os.path.join(d, "kept.csv")
+            with open(kept, "w") as f:
+                f.write("yesterday's rows\n")
+            p = subprocess.Popen([MICROBENCH, "-q", "-n", "5", "--start-in", "30", "--intervals", kept, url],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(1)
+            p.send_signal(signal.SIGINT)
+            out, err = p.communicate(timeout=20)
+            self.assertEqual(p.returncode, 130, err)
+            with open(kept) as f:
+                self.assertEqual(f.read(), "yesterday's rows\n")
         # A failed write says why it failed, not what errno held at the end of the run.
         for flag in ("--intervals", "--json", "-e", "-g", "--html"):
             with self.subTest(flag=flag):

@@ -183,7 +183,8 @@ class Shards(unittest.TestCase):
         for args, message in ((["--shard", "3/3"], "--shard needs I/N"), (["--shard", "x"], "--shard needs I/N"),
                               (["-c", "2", "--shard", "0/3"], "each of 3 shards needs a connection"),
                               (["--start-at", "-5"], "--start-at needs a Unix time"),
-                              (["--start-in", "9999999"], "--start-in needs seconds"),
+                              (["--start-in", "9999999"], "--start-in must be from 0 to 604800 seconds"),
+                              (["-c", "2", "--rate", "0.001", "--shard", "0/2"], "below the smallest rate (0.001)"),
                               (["--start-in", "1", "--start-at", "1"], "--start-at and --start-in: give one"),
                               (["--suite", "--shard", "0/2"], "are for a single run")):
             r = run([MICROBENCH, "-n", "10", *args, url])

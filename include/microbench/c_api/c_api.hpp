@@ -202,16 +202,17 @@ MB_API void mb_plan_destroy(mb_plan* plan) { delete plan; }
     return MB_OK;                                            \
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 
-// A setter of a knob with a range: applies `apply` to `plan->p` and keeps it only when every
-// knob is still in its range (plan::check_ranges, the one place the ranges are kept); a plan
-// made and changed only through setters is always in range, so a refusal names this knob.
-#define MICROBENCH_C_SET_RANGED(plan, apply)                                                  \
+// A setter of a knob with a range: sets `knob` to `value` and keeps it only when plan::check_ranges
+// (the one place the ranges are kept) finds nothing it did not find before; otherwise the knob
+// gets its old value back and the setter returns the knob's status. Copies only the knob's value.
+#define MICROBENCH_C_SET_RANGED(plan, knob, value)                                              \
     if (!(plan)) return microbench::detail::invalid;                                          \
     MICROBENCH_C_TRY                                                                          \
-    microbench::plan before = (plan)->p;                                                      \
-    apply;                                                                                    \
-    if (microbench::error e = (plan)->p.check_ranges()) {                                     \
-        (plan)->p = std::move(before);                                                        \
+    const microbench::error was = (plan)->p.check_ranges();                                   \
+    auto old_value = (plan)->p.knob();                                                        \
+    (plan)->p.knob(value);                                                                    \
+    if (microbench::error e = (plan)->p.check_ranges(); e && e != was) {                      \
+        (plan)->p.knob(std::move(old_value));                                                 \
         return microbench::detail::status_of(e);                                              \
     }                                                                                         \
     return MB_OK;                                                                             \
@@ -239,34 +240,42 @@ MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const 
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
 MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) { MICROBENCH_C_SET(plan, true, plan->p.requests(requests)) }
-MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, plan->p.duration_ms(ms)) }
-MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, plan->p.concurrency(n)) }
-MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, plan->p.threads(n)) }
+MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, duration_ms, ms) }
+MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, concurrency, n) }
+MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, threads, n) }
 MB_API int mb_plan_set_keep_alive(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.keep_alive(on != 0)) }
-MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth) { MICROBENCH_C_SET_RANGED(plan, plan->p.pipeline(depth)) }
+MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth) { MICROBENCH_C_SET_RANGED(plan, pipeline, depth) }
 MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t connect_ms) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.timeout_ms(request_ms).connect_timeout_ms(connect_ms))
+    if (!plan) return microbench::detail::invalid;
+    const microbench::error was = plan->p.check_ranges();  // as MICROBENCH_C_SET_RANGED, for two knobs
+    const std::int64_t old_request_ms = plan->p.timeout_ms(), old_connect_ms = plan->p.connect_timeout_ms();
+    plan->p.timeout_ms(request_ms).connect_timeout_ms(connect_ms);
+    if (microbench::error e = plan->p.check_ranges(); e && e != was) {
+        plan->p.timeout_ms(old_request_ms).connect_timeout_ms(old_connect_ms);
+        return microbench::detail::status_of(e);
+    }
+    return MB_OK;
 }
-MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, plan->p.drain_ms(ms)) }
+MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, drain_ms, ms) }
 MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) { MICROBENCH_C_SET(plan, address, plan->p.bind_address(address)) }
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0)) }
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0)) }
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.socket_buffer_bytes(bytes))
+    MICROBENCH_C_SET_RANGED(plan, socket_buffer_bytes, bytes)
 }
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0)) }
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.rate(requests_per_second))
+    MICROBENCH_C_SET_RANGED(plan, rate, requests_per_second)
 }
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
     MICROBENCH_C_SET(plan, arrivals == MB_ARRIVALS_UNIFORM || arrivals == MB_ARRIVALS_POISSON,
                      plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
 }
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.interval_ms(interval_ms))
+    MICROBENCH_C_SET_RANGED(plan, interval_ms, interval_ms)
 }
 MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms) {
-    MICROBENCH_C_SET_RANGED(plan, plan->p.start_at_unix_ms(unix_ms))
+    MICROBENCH_C_SET_RANGED(plan, start_at_unix_ms, unix_ms)
 }
 MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count) {
     if (!plan) return microbench::detail::invalid;
@@ -274,7 +283,7 @@ MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count) {
 }
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
     if (!codes && count > 0) return microbench::detail::invalid;
-    MICROBENCH_C_SET_RANGED(plan, plan->p.expect_status(std::vector<int>(codes, codes + count)))
+    MICROBENCH_C_SET_RANGED(plan, expect_status, std::vector<int>(codes, codes + count))
 }
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size) {
     MICROBENCH_C_SET(plan, data || size == 0, plan->c.body_equals(std::string(static_cast<const char*>(data), size)))

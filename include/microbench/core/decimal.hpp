@@ -48,7 +48,7 @@ inline bool parse_real(std::string_view text, double& out) {
     bool point = false, nonzero = false;
     const char *p = text.data(), *end = p + text.size();
     if (p < end && (*p == '-' || *p == '+')) plain[n++] = *p++;
-    for (; p < end && digits <= 400; ++p) {
+    for (; p < end && digits < 400; ++p) {
         if (*p == '.' && !point) point = true;
         else if (*p >= '0' && *p <= '9') plain[n++] = *p, ++digits, exponent -= point, nonzero = nonzero || *p != '0';
         else break;

@@ -15,10 +15,12 @@ namespace microbench {
 
 // `whole` as shard `index` (from 0) of `count`: requests and connections split as evenly as
 // whole numbers allow (the first shards take one more), the rate split exactly, threads at most
-// the shard's connections. Refused when a shard would get no connection or no request.
+// the shard's connections. Refused when a shard would get no connection or no request
+// (plan_bad_shard), or a share of the rate below the smallest rate (plan_bad_rate).
 inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) {
     if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
     if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count)) return {errc::plan_bad_shard, 0};
+    if (whole.rate() > 0 && whole.rate() / count < defaults::min_rate) return {errc::plan_bad_rate, 0};  // a share too small to schedule
     auto share = [index, count](std::uint64_t total) { return total / count + (index < total % count ? 1 : 0); };
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
     whole.requests(share(whole.requests()))

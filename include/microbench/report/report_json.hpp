@@ -113,7 +113,11 @@ inline void append_json_histogram(std::string& out, const char* name, const hist
 
 }  // namespace detail
 
-inline std::string result_json(const run_description& d, const result& r, const std::vector<double>& percentiles) {
+// The result as one JSON document (read back by report_read.hpp). `extra` (",\"name\":value…",
+// empty by default) is written as the document's last members: what a caller adds, such as
+// merge's inputs, goes inside the document instead of being spliced into its text.
+inline std::string result_json(const run_description& d, const result& r, const std::vector<double>& percentiles,
+                               const std::string& extra = std::string()) {
     using detail::appendf;
     auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
     std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"partial\":";
@@ -194,6 +198,7 @@ inline std::string result_json(const run_description& d, const result& r, const 
         }
         out += "]";
     }
+    out += extra;
     out += "}\n";
     return out;
 }

@@ -96,12 +96,12 @@ inline void add_interval_row(interval_stats& m, const interval_stats& row) {
 }
 
 // The generators' rows on one grid of `interval_ns` from the merged start, tiling the merged run:
-// a row goes to the grid interval its start falls in and covers as many intervals as it is whole
-// intervals long (one that spans several, because its generator fell behind, covers them all);
-// intervals that one row covers together become one merged row, intervals no row covers become
-// empty rows, and the last row ends where the latest generator's last row ends. Refused (the
-// input's index in `bad_input`, the interval the row starts in in `bad_at`) when a row reaches
-// max_merged_intervals or beyond: the rows would not fit in memory.
+// a row goes to the grid interval its start falls in and covers its length in intervals, rounded
+// (one that spans several, because its generator fell behind, covers them all); intervals that
+// rows cover together become one merged row, intervals no row covers become empty rows, and the
+// last row ends where the latest row ends. Time and memory grow with the rows and the intervals
+// (one sweep). Refused (the input's index in `bad_input`, the interval its row starts in in
+// `bad_at`) when a row would reach max_merged_intervals or beyond: the rows would not fit.
 inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns, std::vector<interval_stats>& rows,
                                 std::size_t& bad_input, std::uint64_t& bad_at) {
     struct placed {
@@ -110,34 +110,39 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
     };
     std::vector<placed> all;
     std::int64_t last = -1, end_ns = 0;
+    const double step = static_cast<double>(interval_ns);
     for (std::size_t i = 0; i < inputs.size(); ++i)
         for (const interval_stats& row : *inputs[i].rows) {
-            const std::int64_t at = std::max<std::int64_t>(0, row.start_ns + inputs[i].offset_ns);
-            const double count = std::max(1.0, std::round(static_cast<double>(row.duration_ns) / static_cast<double>(interval_ns)));
-            if (static_cast<double>(at / interval_ns) + count > static_cast<double>(max_merged_intervals)) {
-                bad_input = i, bad_at = static_cast<std::uint64_t>(at / interval_ns);
+            // In doubles first: a saved start, offset and duration may each be near 2^62.
+            const double at = std::max(0.0, static_cast<double>(row.start_ns) + static_cast<double>(inputs[i].offset_ns));
+            const double count = std::max(1.0, std::round(static_cast<double>(row.duration_ns) / step));
+            if (std::floor(at / step) + count > static_cast<double>(max_merged_intervals)) {
+                bad_input = i, bad_at = static_cast<std::uint64_t>(std::min(at / step, 1e18));
                 return false;
             }
-            all.push_back({at / interval_ns, static_cast<std::int64_t>(count), &row});
-            last = std::max(last, at / interval_ns + static_cast<std::int64_t>(count) - 1);
-            end_ns = std::max(end_ns, at + row.duration_ns);
+            // Now every figure is below max_merged_intervals intervals of at most an hour: no overflow.
+            const std::int64_t start = std::max<std::int64_t>(0, row.start_ns + inputs[i].offset_ns);
+            all.push_back({start / interval_ns, static_cast<std::int64_t>(count), &row});
+            last = std::max(last, all.back().first + all.back().count - 1);
+            end_ns = std::max(end_ns, start + row.duration_ns);
         }
     rows.clear();
     if (last < 0) return true;
-    std::vector<char> joined(static_cast<std::size_t>(last + 1), 0);  // interval k is one row with k + 1
-    std::vector<std::int64_t> row_of(static_cast<std::size_t>(last + 1), 0);
-    for (const placed& p : all)
-        for (std::int64_t k = p.first; k + 1 < p.first + p.count; ++k) joined[static_cast<std::size_t>(k)] = 1;
+    std::vector<std::int64_t> reach(static_cast<std::size_t>(last + 1), -1);  // from interval k, rows cover up to reach[k]
+    for (const placed& p : all) reach[static_cast<std::size_t>(p.first)] = std::max(reach[static_cast<std::size_t>(p.first)], p.first + p.count - 1);
+    std::vector<std::size_t> row_of(static_cast<std::size_t>(last + 1), 0);
+    std::int64_t covered = -1;  // the last interval the current merged row must take in
     for (std::int64_t k = 0; k <= last; ++k) {
-        if (k == 0 || !joined[static_cast<std::size_t>(k - 1)]) {
+        if (k > covered) {
             rows.emplace_back();
             rows.back().start_ns = k * interval_ns;
         }
+        covered = std::max(covered, reach[static_cast<std::size_t>(k)]);
         rows.back().duration_ns = (k + 1) * interval_ns - rows.back().start_ns;
-        row_of[static_cast<std::size_t>(k)] = static_cast<std::int64_t>(rows.size()) - 1;
+        row_of[static_cast<std::size_t>(k)] = rows.size() - 1;
     }
     rows.back().duration_ns = std::max<std::int64_t>(1, end_ns - rows.back().start_ns);
-    for (const placed& p : all) add_interval_row(rows[static_cast<std::size_t>(row_of[static_cast<std::size_t>(p.first)])], *p.row);
+    for (const placed& p : all) add_interval_row(rows[row_of[static_cast<std::size_t>(p.first)]], *p.row);
     return true;
 }
 
@@ -168,13 +173,21 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         }
         s.shards.push_back(in[i].config.shard_index);
     }
-    // The histograms merge into those of the widest range, so the order of the inputs is not the result's.
+    // The base — whose histograms the others merge into, and whose configuration and single-valued
+    // fields (server software, seed) the result keeps — is the input of the widest histogram range,
+    // then of the earliest start, then of the lowest shard: never a matter of the inputs' order.
+    auto before = [&in](std::size_t a, std::size_t b) {
+        const std::int64_t wa = in[a].r.total_ns.config().highest_trackable_value, wb = in[b].r.total_ns.config().highest_trackable_value;
+        if (wa != wb) return wa > wb;
+        if (in[a].r.start_realtime_ns != in[b].r.start_realtime_ns) return in[a].r.start_realtime_ns < in[b].r.start_realtime_ns;
+        return in[a].config.shard_index < in[b].config.shard_index;
+    };
     std::size_t widest = 0;
     for (std::size_t i = 1; i < in.size(); ++i)
-        if (in[i].r.total_ns.config().highest_trackable_value > in[widest].r.total_ns.config().highest_trackable_value) widest = i;
+        if (before(i, widest)) widest = i;
     out = report_run();
     out.label = "merged";
-    out.config = first.config;
+    out.config = in[widest].config;
     out.config.shard_index = out.config.shard_count = 0;  // the whole plan
     out.config.requests = out.config.concurrency = out.config.threads = 0;
     out.r = in[widest].r;

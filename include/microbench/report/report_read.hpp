@@ -81,9 +81,12 @@ public:
         std::uint64_t x = 0;
         if (number_to(key, static_cast<std::uint64_t>(max), x)) out = static_cast<std::int64_t>(x);
     }
-    void real(const char* key, double& out) {
+    // A decimal from 0 to `max`.
+    void real(const char* key, double& out, double max) {
         const json_value* v = get(key, json_value::kind::number);
-        if (v && !v->to_real(out)) fail(key, "is out of range", v->text);
+        double x = 0;
+        if (v && (!v->to_real(x) || !(x >= 0 && x <= max))) fail(key, "is out of range", v->text);
+        else if (v) out = x;
     }
     void text(const char* key, std::string& out) {
         if (const json_value* v = get(key, json_value::kind::string)) out = v->text;
@@ -167,9 +170,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         top.time("elapsed_ns", r.elapsed_ns);
     } else {  // results written before elapsed_ns
         double seconds = 0;
-        top.real("elapsed_s", seconds);
-        if (seconds >= 0 && seconds < 4e9) r.elapsed_ns = static_cast<std::int64_t>(seconds * 1e9 + 0.5);
-        else top.fail("elapsed_s", "is out of range");
+        top.real("elapsed_s", seconds, 4e9);
+        r.elapsed_ns = static_cast<std::int64_t>(seconds * 1e9 + 0.5);
     }
     detail::json_fields requests = top.object("requests");
     requests.number("ended", r.requests_ended);
@@ -218,7 +220,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     else r.responses_total_ns = r.total_ns;
     if (top.optional("open_model", json_value::kind::object)) {
         detail::json_fields open = top.object("open_model");
-        open.real("rate", r.rate_target);
+        open.real("rate", r.rate_target, defaults::max_rate);
         std::string kind;
         open.text("arrivals", kind);
         r.rate_arrivals = kind == "poisson" ? arrivals::poisson : arrivals::uniform;
@@ -230,7 +232,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     }
     if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
         std::int64_t interval_ms = 0;
-        top.time("interval_ms", interval_ms, detail::saved_ms_max);
+        top.time("interval_ms", interval_ms, defaults::max_interval_ms);
+        if (interval_ms < defaults::min_interval_ms) top.fail("interval_ms", "is out of range", std::to_string(interval_ms));
         r.interval_ns = interval_ms * 1'000'000;
         for (const json_value& item : rows->items) {
             interval_stats row{};
@@ -241,7 +244,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             f.number("ended", row.ended);
             f.number("completed", row.completed);
             f.number("failed", row.failed);
-            f.real("target", row.target);
+            f.real("target", row.target, defaults::max_rate * 3600);  // requests in an interval of at most an hour
             detail::json_fields response = f.object("response_ns");
             response.number("count", row.latency_count);
             response.time("p50", row.p50_ns);
