@@ -143,108 +143,73 @@ inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t
     }
 }
 
-// run() without its guard against std::bad_alloc.
-inline error run_plan(const plan& p, result& out) {
-    if (error e = p.validate()) return e;
-    url target;
-    if (error e = parse_url(p.url(), target)) return e;
-    std::string request;  // the run's one copy: every worker sends from it
-    if (error e = build_request(target, p.request(), request)) return e;
+// What the workers of one run share: set up before they start, read-only while they run (the
+// gate and the reference length aside, which are made for sharing).
+struct run_shared {
     endpoint to;
-    if (resolve(target.host, target.port, to) != 0) return {errc::run_resolve_failed, 0};
     std::vector<endpoint> sources;  // -B: connections take them in turn
-    if (!p.bind_address().empty() && !source_addresses(p.bind_address(), to.family(), sources))
-        return {errc::plan_bad_bind_address, 0};
-    if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
-    // A descriptor per connection and an epoll descriptor per worker, above those already open.
-    const std::uint32_t t = p.threads();
-    fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
-    if (!budget.ok()) return {errc::run_fd_limit, 0};
-
-    std::atomic<std::int64_t> reference_length{-1};
+    std::string request;            // the run's one copy: every worker sends from it
+    checks response_checks;
     start_gate gate;
-    checks response_checks = p.check();
-    if (!p.expect_status().empty()) response_checks.status(p.expect_status());
-    std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
-    const std::int64_t interval_ns = p.effective_interval_ms() * 1'000'000;
-    std::vector<interval_stats> interval_rows;
-    std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
-    if (interval_ns) rows.reset(new interval_collector(p, interval_rows));
-    std::uint32_t first_connection = 0;
-    for (std::uint32_t i = 0; i < t; ++i) {
-        worker_setup s;
-        s.target = to;
-        s.sources = sources.data();
-        s.source_count = static_cast<std::uint32_t>(sources.size());
-        s.first_connection = first_connection;
-        s.request = request;
-        s.connections = p.concurrency() / t + (i < p.concurrency() % t ? 1 : 0);
-        first_connection += s.connections;
-        s.quota = p.requests() ? p.requests() / t + (i < p.requests() % t ? 1 : 0) : 0;
-        s.pipeline = p.pipeline();
-        s.keep_alive = p.keep_alive();
-        s.head = p.method() == "HEAD";
-        s.resend_sent = p.resend_non_idempotent() || idempotent(p.method());
-        s.length_check = p.length_check();
-        s.record_requests = p.record_requests() / t + (i < p.record_requests() % t ? 1 : 0);  // the cap is the run's
-        s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
-        s.response_checks = response_checks.empty() ? nullptr : &response_checks;
-        s.duration_ns = p.duration_ms() * 1'000'000;
-        const worker_rate rate = rate_of_worker(p, i, t);
-        s.rate_interval_ns = rate.interval_ns;
-        s.rate_offset_ns = rate.offset_ns;
-        s.rate_seed = rate.seed;
-        s.rate_arrivals = p.arrivals();
-        s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
-        if (interval_ns) {
-            threads[i].intervals.reset(new interval_ring());
-            s.intervals = threads[i].intervals.get();
-            s.interval_ns = interval_ns;
-            rows->add(s.intervals);
-        }
-        s.drain_ns = p.drain_ms() * 1'000'000;
-        s.timeout_ns = p.timeout_ms() * 1'000'000;
-        s.connect_timeout_ns = p.connect_timeout_ms() * 1'000'000;
-        s.limits = p.limits();
-        s.gate = &gate;
-        s.cancel = p.cancel_with();
-        s.reference_length = &reference_length;
-        s.ended_counter = &threads[i].ended;
-        threads[i].fixed_rate = p.rate() > 0;
-        threads[i].w.reset(new worker(std::move(s)));
-        if (error e = threads[i].w->prepare()) return e;
-    }
-    std::uint32_t started = 0;
-    while (started < t && pthread_create(&threads[started].thread, nullptr, run_worker, &threads[started]) == 0) ++started;
-    if (started < t) {  // the ones that started give up at the gate; nothing is reported
-        gate.open(-1);
-        for (std::uint32_t i = 0; i < started; ++i) pthread_join(threads[i].thread, nullptr);
-        return {errc::run_system, 0};
-    }
-    // The clock starts when every worker has allocated and is waiting: setup is not run time.
-    gate.wait_ready(t);
-    if (p.start_at_unix_ms() && !wait_until_unix_ms(p.start_at_unix_ms(), p.cancel_with())) {
-        gate.open(-1);  // cancelled while waiting: nothing was sent
-        for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
-        out = result();
-        out.cancelled = true;
-        out.concurrency_requested = p.concurrency();
-        return {};
-    }
-    const std::int64_t start = now_ns();
-    const std::int64_t wall = realtime_ns();  // labels per-request records (ab -g) and aligns merged results
-    gate.open(start);
+    std::atomic<std::int64_t> reference_length{-1};
+    std::int64_t interval_ns = 0;
+};
 
-    if (p.progress_callback() || interval_ns) watch_workers(p, threads.get(), t, start, rows.get());
-    for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
-    out = result();  // after every join: nothing below may leave a thread running
+// Worker `i` of `t`'s share of the plan: its connections (from `first_connection` on), its quota
+// of requests and records, its part of the rate, and what it shares with the others.
+inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& thread, std::uint32_t i, std::uint32_t t,
+                             std::uint32_t first_connection) {
+    auto share = [i, t](std::uint64_t total) { return total / t + (i < total % t ? 1 : 0); };
+    worker_setup s;
+    s.target = shared.to;
+    s.sources = shared.sources.data();
+    s.source_count = static_cast<std::uint32_t>(shared.sources.size());
+    s.first_connection = first_connection;
+    s.request = shared.request;
+    s.connections = static_cast<std::uint32_t>(share(p.concurrency()));
+    s.quota = p.requests() ? share(p.requests()) : 0;
+    s.pipeline = p.pipeline();
+    s.keep_alive = p.keep_alive();
+    s.head = p.method() == "HEAD";
+    s.resend_sent = p.resend_non_idempotent() || idempotent(p.method());
+    s.length_check = p.length_check();
+    s.record_requests = share(p.record_requests());  // the cap is the run's
+    s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
+    s.response_checks = shared.response_checks.empty() ? nullptr : &shared.response_checks;
+    s.duration_ns = p.duration_ms() * 1'000'000;
+    const worker_rate rate = rate_of_worker(p, i, t);
+    s.rate_interval_ns = rate.interval_ns;
+    s.rate_offset_ns = rate.offset_ns;
+    s.rate_seed = rate.seed;
+    s.rate_arrivals = p.arrivals();
+    s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
+    if (shared.interval_ns) {
+        s.intervals = thread.intervals.get();
+        s.interval_ns = shared.interval_ns;
+    }
+    s.drain_ns = p.drain_ms() * 1'000'000;
+    s.timeout_ns = p.timeout_ms() * 1'000'000;
+    s.connect_timeout_ns = p.connect_timeout_ms() * 1'000'000;
+    s.limits = p.limits();
+    s.gate = &shared.gate;
+    s.cancel = p.cancel_with();
+    s.reference_length = &shared.reference_length;
+    s.ended_counter = &thread.ended;
+    return s;
+}
+
+// After every worker has joined: their results merged into `out`, with the rows and what the plan
+// asked for.
+inline void collect_result(const plan& p, run_shared& shared, worker_thread* threads, std::uint32_t t, std::int64_t start,
+                           std::int64_t wall, interval_collector* rows, std::vector<interval_stats>& interval_rows, result& out) {
+    out = result();
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
-    if (interval_ns) {
+    if (rows) {
         std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
         for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
         rows->collect(true, stopped);
         out.intervals.swap(interval_rows);
-        out.interval_ns = interval_ns;
+        out.interval_ns = shared.interval_ns;
     }
     out.concurrency_requested = p.concurrency();
     out.rate_target = p.rate();
@@ -255,8 +220,69 @@ inline error run_plan(const plan& p, result& out) {
     out.start_requested_realtime_ns = p.start_at_unix_ms() * 1'000'000;
     std::sort(out.requests.begin(), out.requests.end(),
               [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
-    std::int64_t first = reference_length.load(std::memory_order_relaxed);
+    std::int64_t first = shared.reference_length.load(std::memory_order_relaxed);
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
+}
+
+// run() without its guard against std::bad_alloc.
+inline error run_plan(const plan& p, result& out) {
+    if (error e = p.validate()) return e;
+    url target;
+    if (error e = parse_url(p.url(), target)) return e;
+    run_shared shared;
+    if (error e = build_request(target, p.request(), shared.request)) return e;
+    if (resolve(target.host, target.port, shared.to) != 0) return {errc::run_resolve_failed, 0};
+    if (!p.bind_address().empty() && !source_addresses(p.bind_address(), shared.to.family(), shared.sources))
+        return {errc::plan_bad_bind_address, 0};
+    if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
+    // A descriptor per connection and an epoll descriptor per worker, above those already open.
+    const std::uint32_t t = p.threads();
+    fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
+    if (!budget.ok()) return {errc::run_fd_limit, 0};
+
+    shared.response_checks = p.check();
+    if (!p.expect_status().empty()) shared.response_checks.status(p.expect_status());
+    shared.interval_ns = p.effective_interval_ms() * 1'000'000;
+    std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
+    std::vector<interval_stats> interval_rows;
+    std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
+    if (shared.interval_ns) rows.reset(new interval_collector(p, interval_rows));
+    for (std::uint32_t i = 0, first_connection = 0; i < t; ++i) {
+        if (rows) {
+            threads[i].intervals.reset(new interval_ring());
+            rows->add(threads[i].intervals.get());
+        }
+        worker_setup s = setup_of(p, shared, threads[i], i, t, first_connection);
+        first_connection += s.connections;
+        threads[i].fixed_rate = p.rate() > 0;
+        threads[i].w.reset(new worker(std::move(s)));
+        if (error e = threads[i].w->prepare()) return e;
+    }
+    std::uint32_t started = 0;
+    while (started < t && pthread_create(&threads[started].thread, nullptr, run_worker, &threads[started]) == 0) ++started;
+    if (started < t) {  // the ones that started give up at the gate; nothing is reported
+        shared.gate.open(-1);
+        for (std::uint32_t i = 0; i < started; ++i) pthread_join(threads[i].thread, nullptr);
+        return {errc::run_system, 0};
+    }
+    // The clock starts when every worker has allocated and is waiting: setup is not run time.
+    shared.gate.wait_ready(t);
+    if (p.start_at_unix_ms() && !wait_until_unix_ms(p.start_at_unix_ms(), p.cancel_with())) {
+        shared.gate.open(-1);  // cancelled while waiting: nothing was sent
+        for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
+        out = result();
+        out.cancelled = true;
+        out.concurrency_requested = p.concurrency();
+        return {};
+    }
+    const std::int64_t start = now_ns();
+    const std::int64_t wall = realtime_ns();  // labels per-request records (ab -g) and aligns merged results
+    shared.gate.open(start);
+
+    if (p.progress_callback() || rows) watch_workers(p, threads.get(), t, start, rows.get());
+    for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
+    // After every join: nothing below may leave a thread running.
+    collect_result(p, shared, threads.get(), t, start, wall, rows.get(), interval_rows, out);
     return {};
 }
 
