@@ -3096,6 +3096,7 @@ struct connection {
     std::size_t write_offset = 0;
     std::size_t write_length = 0;
     std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
+    std::int64_t freed_ns = 0;   // when its last request ended: at a fixed rate, one due before then waited for it
     response_parser parser;
     request_slot* requests;      // `pipeline` slots owned by the worker
     std::string stash;           // a response head split across reads (at most max_header_bytes + 1)
@@ -3620,7 +3621,6 @@ private:
     std::int64_t stopped_ns_ = 0;
     std::vector<std::uint32_t> idle_;       // at a fixed rate: connections waiting for the schedule
     rate_schedule schedule_;                // off in a closed loop
-    bool starved_ = false;                  // at a fixed rate: a request is due and no connection is idle
     interval_recorder intervals_;           // off unless the plan asks for intervals
     std::vector<std::uint32_t> unsettled_;  // with stamp_arrivals: connections whose events must wake the worker
     std::int64_t realtime_offset_ns_ = 0;   // with stamp_arrivals: wall clock − monotonic clock, this pass
@@ -3710,7 +3710,10 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     std::int64_t start = reused && !fixed_rate() ? now : now_ns();
     std::int64_t intended = start;
     if (fixed_rate()) {
-        if (starved_) ++stats_.connection_waits;  // it waited for this connection to free up
+        // It waited for a connection when it fell due before this one freed up and none stood idle
+        // (an idle one went idle before anything was due): decided by the times, not by whether
+        // the worker happened to be awake when it fell due.
+        if (schedule_.next() < c.freed_ns && idle_.empty()) ++stats_.connection_waits;
         intended = schedule_.next();
         schedule_.advance(issued_);
     }
@@ -3806,6 +3809,7 @@ inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest
     connection& c = conns_[ci];
     for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest);
     c.done = c.batch;
+    c.freed_ns = last_end_ns_;
     close_connection(c, abortive);
     c.parser.reset(s_.head);
     next_ready_.push_back(ci);
@@ -4080,7 +4084,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     const std::uint64_t body = c.parser.body_bytes();
     ++c.done;
     c.served = true;
-    last_end_ns_ = now;
+    last_end_ns_ = c.freed_ns = now;
     const std::int64_t total = now - q.start_ns;
     stats_.responses_total_ns.record_clamped(total);  // every whole response, passed or not
     if (!passed_checks) return end_failed(failure::check);
@@ -4158,13 +4162,11 @@ namespace detail {
 // At a fixed rate: issues every request whose time has come on an idle connection; one that
 // finds none waits for the next connection to free up (and is counted).
 inline void worker::dispatch_due(std::int64_t now) {
-    starved_ = false;
-    while (due(now) && !idle_.empty()) {
+    while (due(now) && !idle_.empty()) {  // what stays due waits for a connection to free up
         std::uint32_t ci = idle_.back();
         idle_.pop_back();
         issue(ci, now);
     }
-    starved_ = due(now);  // every connection is busy: the due requests go out as they free up
 }
 
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent

@@ -47,6 +47,7 @@ struct connection {
     std::size_t write_offset = 0;
     std::size_t write_length = 0;
     std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
+    std::int64_t freed_ns = 0;   // when its last request ended: at a fixed rate, one due before then waited for it
     response_parser parser;
     request_slot* requests;      // `pipeline` slots owned by the worker
     std::string stash;           // a response head split across reads (at most max_header_bytes + 1)

@@ -159,7 +159,6 @@ private:
     std::int64_t stopped_ns_ = 0;
     std::vector<std::uint32_t> idle_;       // at a fixed rate: connections waiting for the schedule
     rate_schedule schedule_;                // off in a closed loop
-    bool starved_ = false;                  // at a fixed rate: a request is due and no connection is idle
     interval_recorder intervals_;           // off unless the plan asks for intervals
     std::vector<std::uint32_t> unsettled_;  // with stamp_arrivals: connections whose events must wake the worker
     std::int64_t realtime_offset_ns_ = 0;   // with stamp_arrivals: wall clock − monotonic clock, this pass
@@ -249,7 +248,10 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     std::int64_t start = reused && !fixed_rate() ? now : now_ns();
     std::int64_t intended = start;
     if (fixed_rate()) {
-        if (starved_) ++stats_.connection_waits;  // it waited for this connection to free up
+        // It waited for a connection when it fell due before this one freed up and none stood idle
+        // (an idle one went idle before anything was due): decided by the times, not by whether
+        // the worker happened to be awake when it fell due.
+        if (schedule_.next() < c.freed_ns && idle_.empty()) ++stats_.connection_waits;
         intended = schedule_.next();
         schedule_.advance(issued_);
     }
@@ -345,6 +347,7 @@ inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest
     connection& c = conns_[ci];
     for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest);
     c.done = c.batch;
+    c.freed_ns = last_end_ns_;
     close_connection(c, abortive);
     c.parser.reset(s_.head);
     next_ready_.push_back(ci);

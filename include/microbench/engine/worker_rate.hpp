@@ -20,13 +20,11 @@ namespace detail {
 // At a fixed rate: issues every request whose time has come on an idle connection; one that
 // finds none waits for the next connection to free up (and is counted).
 inline void worker::dispatch_due(std::int64_t now) {
-    starved_ = false;
-    while (due(now) && !idle_.empty()) {
+    while (due(now) && !idle_.empty()) {  // what stays due waits for a connection to free up
         std::uint32_t ci = idle_.back();
         idle_.pop_back();
         issue(ci, now);
     }
-    starved_ = due(now);  // every connection is busy: the due requests go out as they free up
 }
 
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent

@@ -134,7 +134,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     const std::uint64_t body = c.parser.body_bytes();
     ++c.done;
     c.served = true;
-    last_end_ns_ = now;
+    last_end_ns_ = c.freed_ns = now;
     const std::int64_t total = now - q.start_ns;
     stats_.responses_total_ns.record_clamped(total);  // every whole response, passed or not
     if (!passed_checks) return end_failed(failure::check);
