@@ -300,7 +300,10 @@ int run_single(const cli::options& o) {
     interval_csv csv;
     if (!o.intervals_path.empty()) {
         csv.path = o.intervals_path;
-        if (!csv.open()) return cli::say_cannot_write("microbench", csv.path, errno), 1;
+        if (!csv.open()) {
+            cli::say_cannot_write("microbench", csv.path, errno);
+            return 1;
+        }
         plan.on_interval(on_interval, &csv);
     }
     const bool json_to_stdout = o.json_path == "-";
@@ -356,7 +359,10 @@ int run_single(const cli::options& o) {
     int status = r.cancelled ? 130 : broken ? 3 : 0;
     if (!o.csv_path.empty() && !write_file(o.csv_path, mb::percentiles_csv(r))) status = 1;
     if (!o.gnuplot_path.empty() && !write_file(o.gnuplot_path, mb::gnuplot_tsv(r))) status = 1;
-    if (csv.error) cli::say_cannot_write("microbench", o.intervals_path, csv.error), status = 1;
+    if (csv.error) {
+        cli::say_cannot_write("microbench", o.intervals_path, csv.error);
+        status = 1;
+    }
     if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles))) status = 1;
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;

@@ -117,7 +117,8 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
             const double at = std::max(0.0, static_cast<double>(row.start_ns) + static_cast<double>(inputs[i].offset_ns));
             const double count = std::max(1.0, std::round(static_cast<double>(row.duration_ns) / step));
             if (std::floor(at / step) + count > static_cast<double>(max_merged_intervals)) {
-                bad_input = i, bad_at = static_cast<std::uint64_t>(std::min(at / step, 1e18));
+                bad_input = i;
+                bad_at = static_cast<std::uint64_t>(std::min(at / step, 1e18));
                 return false;
             }
             // Now every figure is below max_merged_intervals intervals of at most an hour: no overflow.
@@ -216,8 +217,8 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         std::size_t bad = 0;
         std::uint64_t at = 0;
         if (!detail::merge_interval_rows(rows, first.r.interval_ns, out.r.intervals, bad, at)) {
-            detail::appendf(s.problem, "%s has an interval starting %llu intervals after the earliest start", in[bad].label.c_str(),
-                            static_cast<unsigned long long>(at));
+            detail::appendf(s.problem, "%s has an interval starting %llu intervals after the earliest start, reaching past %zu",
+                            in[bad].label.c_str(), static_cast<unsigned long long>(at), max_merged_intervals);
             return {errc::merge_too_many_intervals, bad};
         }
     }
