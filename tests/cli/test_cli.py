@@ -43,12 +43,14 @@ def skeleton(line):
 
 
 def report_lines(stdout):
-    """The report proper: lines after the banner, without ab's advisory WARNING paragraph."""
+    """The report proper: lines after the banner, without the advisory WARNING and ERROR
+    paragraphs (the ones under the timing table follow each run's own spread, so two runs may
+    differ; test_reports.cpp checks microbench prints them by ab's rule)."""
     lines, skip = [], False
     for line in stdout.splitlines():
         if line.startswith(AB_HEADER) or line.startswith("This is microbench"):
             continue
-        if line.startswith("WARNING:"):
+        if line.startswith(("WARNING:", "ERROR:")):
             skip = True
             continue
         if skip and line.startswith(" "):
@@ -410,10 +412,17 @@ class Errors(unittest.TestCase):
         self.assertEqual(doc["open_model"]["rate"], 400)
         self.assertEqual(doc["open_model"]["response_ns"]["count"], 400)
         self.assertGreaterEqual(doc["elapsed_s"], 0.95)  # 400 at 400/s
-        r = run([MICROBENCH, "-q", "-n", "400", "-c", "4", "-k", "--rate", "400", Servers.url()])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            r = run([MICROBENCH, "-q", "-n", "400", "-c", "4", "-k", "--rate", "400", "--json", path, Servers.url()])
+            with open(path) as f:
+                om = json.load(f)["open_model"]
         self.assertRegex(r.stdout, r"Open model: target 400.00 requests/s, achieved [\d.]+")
         self.assertRegex(r.stdout, r"\n  response +[\d.]+")
-        self.assertNotIn("could not hold the rate", r.stdout)
+        # The note follows the run's own figures (4 connections hold 400/s here, unless a loaded
+        # machine stalls the generator: a CI run once saw 22 ms of lag and 6 requests wait).
+        behind = om["achieved"] < 0.995 * 400 or om["schedule_missed"] > 0 or om["connection_waits"] * 100 > 400
+        self.assertEqual("could not hold the rate" in r.stdout, behind, r.stdout)
         r = run([MICROBENCH, "-q", "-t", "1", "-c", "2", "-k", "--rate", "100", Servers.url("/delay/100")])
         self.assertRegex(r.stdout, r"Note: the generator could not hold the rate: target 100/s, achieved \d+/s")
         self.assertIn("all 2 connections were busy: raise -c", r.stdout)
