@@ -100,8 +100,9 @@ public:
     void fail(const char* key, const char* why, std::string_view value = {}) {
         if (!failed_ && problem_.empty()) {
             append_path(problem_);
-            appendf(problem_, "%s%s%s%.*s %s", problem_.empty() || !*key ? "" : ".", key, value.empty() ? "" : ": ",
-                    static_cast<int>(value.size() < 40 ? value.size() : 40), value.data(), why);
+            problem_.append(problem_.empty() || !*key ? "" : ".").append(key);
+            if (!value.empty()) problem_.append(": ").append(value.substr(0, 40));
+            problem_.append(" ").append(why);
         }
         failed_ = true;
     }
