@@ -129,6 +129,30 @@ void on_interval(const mb::interval_stats& row, void* user) {
     csv->write(csv->line);
 }
 
+// The gates' verdicts on a result, judged once: for stderr and for the JSON.
+struct judged {
+    std::vector<mb::gate_verdict> verdicts;
+    std::string json;  // result_json's `extra`: ,"gates":{…}
+};
+
+judged judge(const cli::options& o, const mb::result& r) {
+    judged j;
+    const bool checked = o.check_factorial || !o.expect_body_path.empty() || !o.expect_status.empty();
+    j.verdicts = mb::judge_gates(o.limits, r, checked);
+    if (!j.verdicts.empty()) mb::append_gates_json(j.verdicts, j.json);
+    return j;
+}
+
+// The verdicts as lines on stderr, whatever stdout carries: the broken ones always, the held ones
+// unless -q. Returns how many broke.
+int say_gates(const cli::options& o, const judged& j, const char* label) {
+    std::string lines;
+    const int broken = mb::append_gate_lines(j.verdicts, label, lines, !o.quiet);
+    std::fflush(stdout);  // after the report on a terminal
+    std::fputs(lines.c_str(), stderr);
+    return broken;
+}
+
 // The target could not be reached at all: every request failed before a byte came back.
 bool unreachable(const mb::result& r) {
     return r.requests_ended > 0 && r.failed(mb::failure::connect) == r.requests_ended;
@@ -211,15 +235,23 @@ int run_suites(const cli::options& o) {
         text += "\nSide by side (A = " + o.url_text + ", B = " + o.url_b + "):\n";
         mb::append_compare_table(a, b, text);
     }
-    int broken = 0;
+    std::vector<judged> verdicts;
     for (const auto* list : {&a, &b})
         for (const mb::scenario_result& s : *list) {
-            broken += mb::apply_gates(o.limits, s.r, s.scenario.c_str(), text);
+            verdicts.push_back(judge(o, s.r));
             if (json.size() > 1) json += ",";
-            json += "{\"scenario\":\"" + s.scenario + "\",\"result\":" + mb::result_json(s.p, s.r, o.percentiles) + "}";
+            json += "{\"scenario\":\"" + s.scenario + "\",\"result\":" +
+                    mb::result_json(mb::describe(s.p), s.r, o.percentiles, verdicts.back().json) + "}";
         }
     json += "]\n";
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
+    int broken = 0;
+    std::size_t at = 0;
+    for (const auto* list : {&a, &b})
+        for (const mb::scenario_result& s : *list) {
+            const std::string label = b.empty() ? s.scenario : (list == &a ? "A " : "B ") + s.scenario;
+            broken += say_gates(o, verdicts[at++], label.c_str());
+        }
     if (!o.json_path.empty() && !write_file(o.json_path, json)) return 1;
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;
@@ -273,10 +305,12 @@ int run_compare(const cli::options& o) {
     mb::detail::appendf(text, "A = %s\nB = %s\n%u rounds, alternating; the median round by requests/s of each:\n\n", o.url_text.c_str(),
                         o.url_b.c_str(), complete);
     mb::append_compare_table(a, b, text);
-    int broken = mb::apply_gates(o.limits, a[0].r, "A", text) + mb::apply_gates(o.limits, b[0].r, "B", text);
+    const judged verdict_a = judge(o, a[0].r), verdict_b = judge(o, b[0].r);
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
+    const int broken = say_gates(o, verdict_a, "A") + say_gates(o, verdict_b, "B");
     if (!o.json_path.empty() &&
-        !write_file(o.json_path, "{\"a\":" + mb::result_json(pa, a[0].r, o.percentiles) + ",\"b\":" + mb::result_json(pb, b[0].r, o.percentiles) + "}\n"))
+        !write_file(o.json_path, "{\"a\":" + mb::result_json(mb::describe(pa), a[0].r, o.percentiles, verdict_a.json) +
+                                     ",\"b\":" + mb::result_json(mb::describe(pb), b[0].r, o.percentiles, verdict_b.json) + "}\n"))
         return 1;
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;
@@ -353,8 +387,9 @@ int run_single(const cli::options& o) {
     if (plan.start_at_unix_ms() && !r.cancelled)
         mb::detail::appendf(text, "Started %.3f ms after the requested start time (--start-at/--start-in).\n",
                             static_cast<double>(r.start_realtime_ns - r.start_requested_realtime_ns) / 1e6);
-    int broken = mb::apply_gates(o.limits, r, "", text);
     if (!json_to_stdout) std::fwrite(text.data(), 1, text.size(), stdout);
+    const judged verdicts = judge(o, r);
+    const int broken = say_gates(o, verdicts, "");
 
     int status = r.cancelled ? 130 : broken ? 3 : 0;
     if (!o.csv_path.empty() && !write_file(o.csv_path, mb::percentiles_csv(r))) status = 1;
@@ -363,7 +398,7 @@ int run_single(const cli::options& o) {
         cli::say_cannot_write("microbench", o.intervals_path, csv.error);
         status = 1;
     }
-    if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(plan, r, o.percentiles))) status = 1;
+    if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(mb::describe(plan), r, o.percentiles, verdicts.json))) status = 1;
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;
         add_run(runs, mb::run_label(plan.url()), "", plan, r);

@@ -240,6 +240,41 @@ TEST_CASE("gates: each broken limit is one line with the figure, the limit and t
     CHECK(has(out, "Gate broken: 50.00 requests/s, below --min-rps 60 by 10.00\n"));
 }
 
+TEST_CASE("gates: a verdict per limit, held ones on request, limits as written, the JSON has them all") {
+    const result r = sample();  // 1 check failure, 4 failed, p99 95 ms, p50 48 ms, 50/s
+    gates g;
+    g.max_failures = 5;
+    g.max_percentile_ms = {{99.9, 1000000}};
+    g.min_rps = 1000000;
+    const std::vector<gate_verdict> v = judge_gates(g, r, true);
+    REQUIRE(v.size() == 4);
+    CHECK((v[0].what == gate_verdict::kind::checks && !v[0].held && v[0].figure == 1));
+    CHECK((v[1].what == gate_verdict::kind::max_failures && v[1].held && v[1].figure == 4 && v[1].limit == 5));
+    CHECK((v[2].what == gate_verdict::kind::max_percentile_ms && v[2].held && v[2].percentile == 99.9));
+    CHECK((v[3].what == gate_verdict::kind::min_rps && !v[3].held && v[3].figure == doctest::Approx(50)));
+    std::string out;
+    CHECK(append_gate_lines(v, "", out, true) == 2);
+    CHECK(has(out, "Gate broken: 1 responses failed the checks (reason check)\n"));
+    CHECK(has(out, "Gate held: 4 failed requests, within --max-failures 5\n"));
+    CHECK(has(out, ", within --max-p99.9-ms 1000000\n"));
+    CHECK(has(out, "Gate broken: 50.00 requests/s, below --min-rps 1000000 by 999950.00\n"));
+    CHECK_FALSE(has(out, "e+"));
+    out.clear();
+    CHECK(append_gate_lines(v, "", out, false) == 2);
+    CHECK_FALSE(has(out, "held"));
+    out.clear();
+    append_gates_json(v, out);
+    CHECK(out.rfind(",\"gates\":{\"passed\":false,\"verdicts\":[{\"gate\":\"checks\",\"limit\":0,\"figure\":1.000000,\"held\":false},"
+                    "{\"gate\":\"max-failures\",\"limit\":5,\"figure\":4.000000,\"held\":true},{\"gate\":\"max-p99.9-ms\",\"limit\":1000000,", 0) == 0);
+    CHECK(has(out, "{\"gate\":\"min-rps\",\"limit\":1000000,\"figure\":50."));
+    json_value doc;
+    CHECK_FALSE(parse_json("{\"x\":0" + out + "}", doc));
+    CHECK(judge_gates(gates{}, sample(), false).size() == 1);  // a failed check is judged though none was asked for
+    result clean;
+    CHECK(judge_gates(gates{}, clean, false).empty());
+    CHECK(judge_gates(gates{}, clean, true).size() == 1);
+}
+
 TEST_CASE("intervals: the CSV has a row per interval, the JSON an array, the summary their spread") {
     result r;
     r.interval_ns = 1'000'000'000;

@@ -549,14 +549,14 @@ class ChecksAndGates(unittest.TestCase):
                 self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
                 self.assertIn("Failed requests:        0\n", r.stdout)
                 self.assertRegex(r.stdout, r"Goodput:\s+[\d.]+ correct responses/sec")
-                self.assertNotIn("Gate broken", r.stdout)
+                self.assertNotIn("Gate broken", r.stdout + r.stderr)
 
     def test_wrong_factorial_fails_the_check_and_exits_3(self):
         with scripted_http(lambda _: (200, b'{"factorial": 3628801}')) as base:  # 10! + 1
             r = run([MICROBENCH, "-q", "-n", "30", "-c", "2", "-k", "--check", "factorial", f"{base}/factorial/10"])
         self.assertEqual(r.returncode, 3)
         self.assertIn("   (Connect: 0, Receive: 0, Length: 0, Exceptions: 30)\nFailure reasons:        check 30\n", r.stdout)
-        self.assertIn("Gate broken: 30 responses failed the checks (reason check)", r.stdout)
+        self.assertIn("Gate broken: 30 responses failed the checks (reason check)", r.stderr)
 
     def test_expect_status_gates_a_sometimes_503_service(self):
         # Every third answer is a 503 with a longer error page, the first one among them: the
@@ -569,19 +569,51 @@ class ChecksAndGates(unittest.TestCase):
         self.assertEqual(r.returncode, 3, r.stdout)
         self.assertIn("Document Length:        7 bytes\n", r.stdout)
         self.assertIn("Failed requests:        10\n   (Connect: 0, Receive: 0, Length: 0, Exceptions: 10)\n", r.stdout)
-        self.assertIn("Gate broken: 10 responses failed the checks (reason check)", r.stdout)
+        self.assertIn("Gate broken: 10 responses failed the checks (reason check)", r.stderr)
 
     def test_gates_say_which_broke_and_by_how_much(self):
         r = run([MICROBENCH, "-q", "-n", "50", "-c", "2", "-k", "--max-p99-ms", "0.000001", "--min-rps", "1e12",
                  Servers.url()])
         self.assertEqual(r.returncode, 3)
-        self.assertRegex(r.stdout, r"Gate broken: p99 = [\d.]+ ms, above --max-p99-ms 1e-06 by [\d.]+ ms")
-        self.assertRegex(r.stdout, r"Gate broken: [\d.]+ requests/s, below --min-rps 1e\+12 by [\d.]+")
+        self.assertRegex(r.stderr, r"Gate broken: p99 = [\d.]+ ms, above --max-p99-ms 0.000001 by [\d.]+ ms\n")
+        self.assertRegex(r.stderr, r"Gate broken: [\d.]+ requests/s, below --min-rps 1000000000000 by [\d.]+\n")
+        self.assertNotIn("Gate", r.stdout)  # the report is the report: verdicts go to stderr
         r = run([MICROBENCH, "-q", "-n", "20", "--expect-status", "200", "--max-failures", "5", Servers.url("/status/500")])
         self.assertEqual(r.returncode, 3)
-        self.assertIn("Gate broken: 20 failed requests, above --max-failures 5 by 15", r.stdout)
+        self.assertIn("Gate broken: 20 failed requests, above --max-failures 5 by 15", r.stderr)
         r = run([MICROBENCH, "-q", "-n", "20", "--max-failures", "0", "--max-p99.9-ms", "10000", Servers.url()])
         self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertEqual(r.stderr, "")  # -q: held gates say nothing
+
+    def test_held_gates_say_so_one_line_each_unless_quiet(self):
+        r = run([MICROBENCH, "-n", "20", "--expect-status", "200", "--max-failures", "0", "--max-p99.9-ms", "10000",
+                 "--min-rps", "0.5", Servers.url()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        gates = [line for line in r.stderr.splitlines() if line.startswith("Gate")]
+        self.assertEqual(len(gates), 4, r.stderr)
+        self.assertEqual(gates[0], "Gate held: no response failed the checks")
+        self.assertEqual(gates[1], "Gate held: 0 failed requests, within --max-failures 0")
+        self.assertRegex(gates[2], r"^Gate held: p99.9 = [\d.]+ ms, within --max-p99.9-ms 10000$")
+        self.assertRegex(gates[3], r"^Gate held: [\d.]+ requests/s, at least --min-rps 0.5$")
+
+    def test_json_to_stdout_still_says_broken_gates_and_carries_every_verdict(self):
+        # A CI job that keeps only the JSON still sees why it failed: the verdicts on stderr, and
+        # every gate (held or broken, limit and figure) and the checks' verdict in the document.
+        with scripted_http(lambda _: (200, b'{"factorial": 3628801}')) as base:  # 10! + 1
+            r = run([MICROBENCH, "-q", "-n", "30", "-c", "2", "-k", "--check", "factorial", "--max-failures", "40",
+                     "--min-rps", "1000000", "--json", "-", f"{base}/factorial/10"])
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("Gate broken: 30 responses failed the checks (reason check)\n", r.stderr)
+        self.assertRegex(r.stderr, r"Gate broken: [\d.]+ requests/s, below --min-rps 1000000 by [\d.]+\n")
+        self.assertNotIn("Gate held", r.stderr)  # -q
+        doc = json.loads(r.stdout)
+        gates = doc["gates"]
+        self.assertFalse(gates["passed"])
+        self.assertEqual([(v["gate"], v["limit"], v["held"]) for v in gates["verdicts"]],
+                         [("checks", 0, False), ("max-failures", 40, True), ("min-rps", 1000000, False)])
+        self.assertEqual(gates["verdicts"][0]["figure"], 30)
+        self.assertEqual(gates["verdicts"][1]["figure"], 30)
+        self.assertAlmostEqual(gates["verdicts"][2]["figure"], doc["requests_per_second"], delta=0.01)
 
     def test_check_factorial_needs_a_factorial_url(self):
         r = run([MICROBENCH, "--check", "factorial", Servers.url("/echo")])

@@ -1,8 +1,9 @@
 // microbench/report/gates.hpp — pass/fail limits for CI on a finished result: failed checks, a failure
-// budget, total-time percentiles and a minimum rate. A pure function of the result: it says
-// which limits broke and by how much, one line each, and how many broke. No I/O.
+// budget, total-time percentiles and a minimum rate. Pure functions of the result: a verdict per
+// limit (its figure, the limit, held or broken), written as one line each or as JSON. No I/O.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -19,28 +20,123 @@ struct gates {
     double min_rps = 0;                                        // 0: no minimum
 };
 
+// One limit applied to a result.
+struct gate_verdict {
+    enum class kind { checks, max_failures, max_percentile_ms, min_rps } what = kind::checks;
+    double percentile = 0;  // max_percentile_ms: which one
+    double limit = 0;       // checks: 0 responses failing them
+    double figure = 0;      // what the run gave, in the limit's unit
+    bool held = true;
+};
+
+namespace detail {
+
+// A limit as a person wrote it: 1000000, 0.5, 1e-09 — never 1e+06.
+inline void append_plain_number(std::string& out, double v) {
+    if (v != 0 && std::fabs(v) < 1e-6) return appendf(out, "%g", v);
+    std::size_t from = out.size();
+    appendf(out, "%.6f", v);
+    while (out.size() > from && out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+}
+
+}  // namespace detail
+
+// The verdict of every limit `g` sets, in the order checks, --max-failures, --max-pNN-ms,
+// --min-rps. `checked`: the run checked its responses (statuses, bodies or factorials); any
+// response that failed a check is a broken verdict whether or not it was asked for.
+inline std::vector<gate_verdict> judge_gates(const gates& g, const result& r, bool checked) {
+    std::vector<gate_verdict> out;
+    using k = gate_verdict::kind;
+    const std::uint64_t check_failures = r.failed(failure::check);
+    if (checked || check_failures)
+        out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), check_failures == 0});
+    if (g.max_failures != UINT64_MAX)
+        out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed),
+                       r.requests_failed <= g.max_failures});
+    for (const auto& gate : g.max_percentile_ms) {
+        const double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
+        out.push_back({k::max_percentile_ms, gate.first, gate.second, got, got <= gate.second});
+    }
+    if (g.min_rps > 0) out.push_back({k::min_rps, 0, g.min_rps, r.requests_per_second(), r.requests_per_second() >= g.min_rps});
+    return out;
+}
+
+// Appends "Gate broken[ in LABEL]: …" for each broken verdict — the figure, the limit and the
+// difference — and with `held_too` "Gate held[ in LABEL]: …" for the others; returns how many broke.
+inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const char* label, std::string& out, bool held_too) {
+    using detail::appendf;
+    using k = gate_verdict::kind;
+    int broken = 0;
+    for (const gate_verdict& v : verdicts) {
+        if (v.held && !held_too) continue;
+        broken += !v.held;
+        appendf(out, "Gate %s%s%s: ", v.held ? "held" : "broken", *label ? " in " : "", label);
+        const auto count = static_cast<unsigned long long>(v.figure);
+        const auto limit = static_cast<unsigned long long>(v.limit);
+        switch (v.what) {
+            case k::checks:
+                if (v.held) out += "no response failed the checks\n";
+                else appendf(out, "%llu responses failed the checks (reason check)\n", count);
+                break;
+            case k::max_failures:
+                appendf(out, "%llu failed requests, %s --max-failures %llu", count, v.held ? "within" : "above", limit);
+                if (!v.held) appendf(out, " by %llu", count - limit);
+                out += "\n";
+                break;
+            case k::max_percentile_ms:
+                out += "p";
+                detail::append_plain_number(out, v.percentile);
+                appendf(out, " = %.3f ms, %s --max-p", v.figure, v.held ? "within" : "above");
+                detail::append_plain_number(out, v.percentile);
+                out += "-ms ";
+                detail::append_plain_number(out, v.limit);
+                if (!v.held) appendf(out, " by %.3f ms", v.figure - v.limit);
+                out += "\n";
+                break;
+            case k::min_rps:
+                appendf(out, "%.2f requests/s, %s --min-rps ", v.figure, v.held ? "at least" : "below");
+                detail::append_plain_number(out, v.limit);
+                if (!v.held) appendf(out, " by %.2f", v.limit - v.figure);
+                out += "\n";
+                break;
+        }
+    }
+    return broken;
+}
+
+// The verdicts as a JSON member for result_json's `extra`: ,"gates":{"passed":…,"verdicts":[{"gate":
+// "checks"|"max-failures"|"max-pNN-ms"|"min-rps","limit":…,"figure":…,"held":…},…]}. Figures
+// are in the limit's unit: responses, requests, milliseconds, requests per second.
+inline void append_gates_json(const std::vector<gate_verdict>& verdicts, std::string& out) {
+    using k = gate_verdict::kind;
+    bool passed = true;
+    for (const gate_verdict& v : verdicts) passed = passed && v.held;
+    detail::appendf(out, ",\"gates\":{\"passed\":%s,\"verdicts\":[", passed ? "true" : "false");
+    for (std::size_t i = 0; i < verdicts.size(); ++i) {
+        const gate_verdict& v = verdicts[i];
+        out += i ? ",{\"gate\":\"" : "{\"gate\":\"";
+        switch (v.what) {
+            case k::checks: out += "checks"; break;
+            case k::max_failures: out += "max-failures"; break;
+            case k::max_percentile_ms:
+                out += "max-p";
+                detail::append_plain_number(out, v.percentile);
+                out += "-ms";
+                break;
+            case k::min_rps: out += "min-rps"; break;
+        }
+        out += "\",\"limit\":";
+        detail::append_plain_number(out, v.limit);
+        detail::appendf(out, ",\"figure\":%.6f,\"held\":%s}", v.figure, v.held ? "true" : "false");
+    }
+    out += "]}";
+}
+
 // Appends "Gate broken[ in LABEL]: …" for each limit `r` breaks — any response that failed a
 // check always counts as one — and returns how many broke.
 inline int apply_gates(const gates& g, const result& r, const char* label, std::string& out) {
-    using detail::appendf;
-    int broken = 0;
-    auto line = [&](const char* fmt, auto... args) {
-        appendf(out, "Gate broken%s%s: ", *label ? " in " : "", label);
-        appendf(out, fmt, args...);
-        ++broken;
-    };
-    if (std::uint64_t failed = r.failed(failure::check))
-        line("%llu responses failed the checks (reason check)\n", static_cast<unsigned long long>(failed));
-    if (r.requests_failed > g.max_failures)
-        line("%llu failed requests, above --max-failures %llu by %llu\n", static_cast<unsigned long long>(r.requests_failed),
-             static_cast<unsigned long long>(g.max_failures), static_cast<unsigned long long>(r.requests_failed - g.max_failures));
-    for (const auto& gate : g.max_percentile_ms) {
-        double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
-        if (got > gate.second) line("p%g = %.3f ms, above --max-p%g-ms %g by %.3f ms\n", gate.first, got, gate.first, gate.second, got - gate.second);
-    }
-    if (g.min_rps > 0 && r.requests_per_second() < g.min_rps)
-        line("%.2f requests/s, below --min-rps %g by %.2f\n", r.requests_per_second(), g.min_rps, g.min_rps - r.requests_per_second());
-    return broken;
+    return append_gate_lines(judge_gates(g, r, false), label, out, false);
 }
 
 }  // namespace microbench
