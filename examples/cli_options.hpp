@@ -233,6 +233,11 @@ inline std::string range_rule(const char* flag, std::uint64_t lo, std::uint64_t 
     return std::string(flag) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + unit;
 }
 
+// "-B TEXT: 'ITEM' is not an address of this machine": which of -B's addresses is at fault, and why.
+inline std::string bind_fault_line(const std::string& text, const mb::source_fault& f) {
+    return "-B '" + shown(text) + "': '" + shown(text.substr(f.at, f.length)) + "' " + mb::source_fault_text(f.what);
+}
+
 inline bool parse_uint(const char* text, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
     std::uint64_t v = 0;
     if (!text || !mb::detail::parse_u64(text, v) || v < min || v > max) return false;
@@ -508,7 +513,10 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                     break;
                 case 'T': o.content_type = v; break;
                 case 'm': o.method = v; break;
-                case 'B': o.bind_address = v; break;
+                case 'B':
+                    if (v.empty()) return usage_error("-B needs an address, a list or a range");
+                    o.bind_address = v;
+                    break;
                 case 'e':
                     if (v.empty()) return usage_error("-e needs a file name");
                     o.csv_path = v;
@@ -552,6 +560,13 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
         return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(o.url_text).c_str(), e.message(), e.position);
     if (o.check_factorial && (!mb::factorial_argument(o.target, factorial_n) || (!o.url_b.empty() && !mb::factorial_argument(second, factorial_n))))
         return usage_error("--check factorial needs /factorial/{n} or /factorial?n=N URLs");
+    if (!o.bind_address.empty()) {  // as the run checks them; the family is the target's when it is an address
+        mb::endpoint host;
+        const int family = mb::numeric_address(o.target.host, AF_UNSPEC, host) ? host.family() : AF_UNSPEC;
+        std::vector<mb::endpoint> sources;
+        if (mb::source_fault f = mb::source_addresses(o.bind_address, family, sources))
+            return usage_error(bind_fault_line(o.bind_address, f));
+    }
     if (o.run_mode == options::mode::suite) return {};  // the suite sets its own -n, -c and -k
     if (duration_given && !o.requests_given) o.requests = 0;
     if (o.requests && o.concurrency > o.requests)

@@ -160,9 +160,17 @@ bool unreachable(const mb::result& r) {
 
 }  // namespace
 
-// A run that could not start: say why; exit 2 when the target cannot be resolved, else 1.
-int start_failed(const mb::error& e) {
-    std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
+// A run that could not start: say why (naming the -B address at fault); exit 2 when the target
+// cannot be resolved, else 1.
+int start_failed(const mb::error& e, const cli::options& o) {
+    std::fflush(stdout);
+    if (e.code == mb::errc::plan_bad_bind_address && e.position < o.bind_address.size()) {
+        const std::size_t end = std::min(o.bind_address.find(',', e.position), o.bind_address.size());
+        std::fprintf(stderr, "microbench: -B '%s': '%s' is refused: %s (%s)\n", cli::shown(o.bind_address).c_str(),
+                     cli::shown(o.bind_address.substr(e.position, end - e.position)).c_str(), e.message(), e.name());
+    } else {
+        std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
+    }
     return e.code == mb::errc::run_resolve_failed ? 2 : 1;
 }
 
@@ -224,7 +232,7 @@ int run_suites(const cli::options& o) {
         for (auto target : {std::make_pair(&o.url_text, &a), std::make_pair(&o.url_b, &b)}) {
             if (target.first->empty() || interrupted.cancelled()) continue;
             if (!o.quiet) std::fprintf(stderr, "Running the suite against %s\n", target.first->c_str());
-            if (mb::error e = mb::run_suite(*target.first, so, *target.second)) return start_failed(e);
+            if (mb::error e = mb::run_suite(*target.first, so, *target.second)) return start_failed(e, o);
         }
     }
     std::string text = interrupted.cancelled() ? interrupted_line : "", json = "[";
@@ -277,7 +285,7 @@ int run_compare(const cli::options& o) {
                 bool first_a = i % 2 == 0;
                 bool run_a = (k == 0) == first_a;
                 if (!o.quiet) std::fprintf(stderr, "Round %u: %s\n", i + 1, (run_a ? o.url_text : o.url_b).c_str());
-                if (mb::error e = mb::run(run_a ? pa : pb, run_a ? ra[i] : rb[i])) return start_failed(e);
+                if (mb::error e = mb::run(run_a ? pa : pb, run_a ? ra[i] : rb[i])) return start_failed(e, o);
             }
             if (!interrupted.cancelled()) ++complete;
         }
@@ -359,7 +367,8 @@ int run_single(const cli::options& o) {
     }
     if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
     csv.close(!e && r.start_realtime_ns != 0);  // a run cancelled while it waited to start never started
-    if (e) return start_failed(e);
+    if (e && o.quiet && !json_to_stdout) std::printf("\n");  // end the banner's line of dots
+    if (e) return start_failed(e, o);
     if (!o.quiet && !progress.tty && progress.every) {  // the heartbeats the last poll missed, then ab's last line
         on_progress(mb::progress{r.requests_ended, o.requests, r.elapsed_ns}, &progress);
         if (!r.cancelled) std::fprintf(stderr, "Finished %llu requests\n", static_cast<unsigned long long>(r.requests_ended));

@@ -91,8 +91,8 @@ typedef enum mb_count {
     MB_COUNT_SERVER_CLOSES = 8,
     MB_COUNT_BYTES_SENT = 9,
     MB_COUNT_BYTES_RECEIVED = 10,
-    MB_COUNT_BODY_BYTES = 11,     /* decoded bodies of completed requests */
-    MB_COUNT_DOCUMENT_LENGTH = 12, /* body length of the first complete response */
+    MB_COUNT_BODY_BYTES = 11,     /* decoded bodies of every whole response, failed ones too */
+    MB_COUNT_DOCUMENT_LENGTH = 12, /* body length of the first response that passed, else of the first whole one */
     MB_COUNT_CONCURRENCY_PEAK = 13,
     MB_COUNT_LOCAL_WAITS = 14,    /* connects that waited for a local port, descriptor or buffer */
     MB_COUNT_CONNECTION_WAITS = 15, /* fixed rate: requests sent late, every connection busy at their time */
@@ -123,8 +123,8 @@ typedef struct mb_interval {
     int64_t start_ns;        /* from the run's start */
     int64_t duration_ns;     /* the last interval ends with the run */
     uint64_t sent, ended, completed, failed;  /* ended = completed + failed */
-    double target;           /* fixed rate: requests the schedule meant to send in it */
-    double rate;             /* requests that ended per second */
+    double target_per_s;     /* fixed rate: the schedule's requests per second in it */
+    double rate_per_s;       /* requests that ended in it, per second */
     int64_t p50_ns, p90_ns, p99_ns, max_ns;   /* response time of the completed requests */
     int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
 } mb_interval;

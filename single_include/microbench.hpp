@@ -2451,40 +2451,78 @@ inline bool local_address(const endpoint& from) {
     return err != EADDRNOTAVAIL;
 }
 
+// Why a -B text was refused, and which item: text.substr(at, length).
+struct source_fault {
+    enum class kind { none, empty, not_numeric, other_family, range_not_ipv4, reversed, too_many, not_here } what = kind::none;
+    std::size_t at = 0, length = 0;
+    explicit operator bool() const { return what != kind::none; }
+};
+
+inline const char* source_fault_text(source_fault::kind k) {
+    using K = source_fault::kind;
+    switch (k) {
+        case K::none: return "is valid";
+        case K::empty: return "is empty";
+        case K::not_numeric: return "is not a numeric IPv4 or IPv6 address";
+        case K::other_family: return "is not of the target's address family (IPv4 or IPv6)";
+        case K::range_not_ipv4: return "is a range of other than IPv4 addresses";
+        case K::reversed: return "is a range whose last address comes before its first";
+        case K::too_many: return "makes more than 1024 addresses";
+        case K::not_here: return "is not an address of this machine";
+    }
+    return "is not valid";
+}
+
 // -B's addresses: one, a list ("10.0.0.5,10.0.0.6") or IPv4 ranges ("127.0.0.2-127.0.0.9"),
-// mixed as "a,b-c"; each numeric, of the target's family and present on this machine (a test bind
-// each, once). False when one is not, or for more than max_source_addresses.
+// mixed as "a,b-c"; each numeric, of `family` (AF_UNSPEC: of the first item's) and present on this
+// machine (a test bind each, once), at most max_source_addresses in all. The first fault, if any.
 constexpr std::size_t max_source_addresses = 1024;
 
-inline bool source_addresses(const std::string& text, int family, std::vector<endpoint>& out) {
+inline source_fault source_addresses(const std::string& text, int family, std::vector<endpoint>& out) {
+    using K = source_fault::kind;
     out.clear();
+    std::vector<std::size_t> item_of;  // where each address's item starts, to name a missing one
     for (std::size_t at = 0; at <= text.size();) {
         const std::size_t comma = text.find(',', at);
         const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        auto fault = [&](K k) { return source_fault{k, at, item.size()}; };
+        auto parse = [&](const std::string& one, endpoint& e) {
+            endpoint any;
+            if (!numeric_address(one, AF_UNSPEC, any)) return K::not_numeric;
+            if (family == AF_UNSPEC) family = any.family();
+            return numeric_address(one, family, e) ? K::none : K::other_family;
+        };
         const std::size_t dash = item.find('-');
         endpoint low, high;
+        if (item.empty()) return fault(K::empty);
         if (dash == std::string::npos) {
-            if (!numeric_address(item, family, low)) return false;
+            if (K k = parse(item, low); k != K::none) return fault(k);
             out.push_back(low);
+            item_of.push_back(at);
         } else {
-            if (family != AF_INET || !numeric_address(item.substr(0, dash), AF_INET, low) ||
-                !numeric_address(item.substr(dash + 1), AF_INET, high))
-                return false;
+            if (K k = parse(item.substr(0, dash), low); k != K::none) return fault(k);
+            if (K k = parse(item.substr(dash + 1), high); k != K::none) return fault(k);
+            if (family != AF_INET) return fault(K::range_not_ipv4);
             const std::uint32_t first = ntohl(reinterpret_cast<const sockaddr_in*>(&low.addr)->sin_addr.s_addr);
             const std::uint32_t last = ntohl(reinterpret_cast<const sockaddr_in*>(&high.addr)->sin_addr.s_addr);
-            if (last < first || last - first >= max_source_addresses) return false;
+            if (last < first) return fault(K::reversed);
+            if (last - first >= max_source_addresses) return fault(K::too_many);
             for (std::uint64_t a = first; a <= last; ++a) {
                 reinterpret_cast<sockaddr_in*>(&low.addr)->sin_addr.s_addr = htonl(static_cast<std::uint32_t>(a));
                 out.push_back(low);
+                item_of.push_back(at);
             }
         }
-        if (out.size() > max_source_addresses) return false;
+        if (out.size() > max_source_addresses) return fault(K::too_many);
         if (comma == std::string::npos) break;
         at = comma + 1;
     }
-    for (const endpoint& e : out)
-        if (!local_address(e)) return false;
-    return !out.empty();
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (!local_address(out[i])) {
+            const std::size_t end = text.find(',', item_of[i]);
+            return {K::not_here, item_of[i], (end == std::string::npos ? text.size() : end) - item_of[i]};
+        }
+    return {};
 }
 
 // What a failed socket(), bind() or connect() ran out of on this machine, if anything: these are
@@ -2653,13 +2691,15 @@ struct interval_stats {
     std::int64_t start_ns;     // from the run's start
     std::int64_t duration_ns;  // the interval's length (the last one ends with the run)
     std::uint64_t sent, ended, completed, failed;  // ended = completed + failed
-    double target;             // at a fixed rate: requests the schedule meant to send in it
+    double target;             // at a fixed rate: requests the schedule meant to send in it (a count)
     std::uint64_t latency_count;  // response times recorded: the completed requests
     std::int64_t p50_ns, p90_ns, p99_ns, max_ns;  // response time
     std::int64_t lag_p99_ns, lag_max_ns;          // schedule lag, at a fixed rate
 
     // Requests that ended per second in this interval.
     double rate() const { return duration_ns > 0 ? static_cast<double>(ended) * 1e9 / static_cast<double>(duration_ns) : 0.0; }
+    // The schedule's target per second in this interval: what rate() is measured against.
+    double target_rate() const { return duration_ns > 0 ? target * 1e9 / static_cast<double>(duration_ns) : 0.0; }
 };
 
 struct result {
@@ -2685,9 +2725,10 @@ struct result {
     std::uint32_t concurrency_peak = 0;    // most connections open at once
     std::uint64_t bytes_sent = 0;
     std::uint64_t bytes_received = 0;      // everything read: heads, bodies, framing
-    std::uint64_t body_bytes = 0;          // decoded bodies of completed requests
-    std::uint64_t head_bytes = 0;          // response heads of completed requests
-    std::uint64_t first_body_length = 0;   // of the run's first complete response (ab's Document Length)
+    std::uint64_t body_bytes = 0;          // decoded bodies of every whole response, failed ones too (ab's HTML transferred)
+    std::uint64_t head_bytes = 0;          // response heads of every whole response
+    std::uint64_t first_body_length = 0;   // of the run's first response that passed its checks (ab's Document
+                                           // Length), or when none did, of the first whole one
     std::string server_software;           // Server header of the first response (ab's Server Software)
     std::int64_t elapsed_ns = 0;           // run start to last request end
     std::int64_t start_ns = 0;             // run start, monotonic
@@ -3524,6 +3565,7 @@ struct worker_setup {
     start_gate* gate = nullptr;            // gives the run's start time, or tells it to give up
     const cancel_token* cancel = nullptr;  // the user's
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
+    std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
 };
 
@@ -4076,9 +4118,10 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
     }
 }
 
-// Ends the oldest request in flight with the response the parser just completed. Checks come
-// first: a response that failed them is `check`, and only one that passed them may set or be
-// compared with ab's reference length.
+// Ends the oldest request in flight with the response the parser just completed. Its total time
+// and bytes count whether or not it passes (as ab counts them). Checks come first: a response that
+// failed them is `check`, and only one that passed them may set or be compared with ab's reference
+// length; the first one that failed sets the length shown when none passed.
 inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed_checks) {
     const request_slot& q = c.oldest();
     const std::uint64_t body = c.parser.body_bytes();
@@ -4087,7 +4130,15 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     last_end_ns_ = c.freed_ns = now;
     const std::int64_t total = now - q.start_ns;
     stats_.responses_total_ns.record_clamped(total);  // every whole response, passed or not
-    if (!passed_checks) return end_failed(failure::check);
+    stats_.body_bytes += body;
+    stats_.head_bytes += c.parser.head_bytes();
+    if (!passed_checks) {
+        if (s_.failed_length && s_.failed_length->load(std::memory_order_relaxed) < 0) {
+            std::int64_t unset = -1;
+            s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body), std::memory_order_relaxed);
+        }
+        return end_failed(failure::check);
+    }
     if (s_.length_check && s_.reference_length) {
         // A plain load once the first response has set it: a compare-exchange per response would
         // take the shared cache line exclusively and bounce it between worker threads.
@@ -4101,8 +4152,6 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     ++stats_.requests_completed;
     ++stats_.status_counts[status < 1000 ? status : 0];
     if (status < 200 || status > 299) ++stats_.non_2xx;
-    stats_.body_bytes += body;
-    stats_.head_bytes += c.parser.head_bytes();
     std::int64_t connect = q.connected_ns - q.start_ns;
     std::int64_t waiting = q.written_ns && q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
     // Clamped to the histograms' range (1 h), so their counts always equal the completed requests.
@@ -4369,6 +4418,7 @@ struct run_shared {
     checks response_checks;
     start_gate gate;
     std::atomic<std::int64_t> reference_length{-1};
+    std::atomic<std::int64_t> failed_length{-1};  // the first whole response that failed a check
     std::int64_t interval_ns = 0;
 };
 
@@ -4411,6 +4461,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.gate = &shared.gate;
     s.cancel = p.cancel_with();
     s.reference_length = &shared.reference_length;
+    s.failed_length = &shared.failed_length;
     s.ended_counter = &thread.ended;
     return s;
 }
@@ -4438,6 +4489,7 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     std::sort(out.requests.begin(), out.requests.end(),
               [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
     std::int64_t first = shared.reference_length.load(std::memory_order_relaxed);
+    if (first < 0) first = shared.failed_length.load(std::memory_order_relaxed);  // none passed: what came
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
 }
 
@@ -4449,8 +4501,9 @@ inline error run_plan(const plan& p, result& out) {
     run_shared shared;
     if (error e = build_request(target, p.request(), shared.request)) return e;
     if (resolve(target.host, target.port, shared.to) != 0) return {errc::run_resolve_failed, 0};
-    if (!p.bind_address().empty() && !source_addresses(p.bind_address(), shared.to.family(), shared.sources))
-        return {errc::plan_bad_bind_address, 0};
+    if (!p.bind_address().empty())
+        if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
+            return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
     if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
     // A descriptor per connection and an epoll descriptor per worker, above those already open.
     const std::uint32_t t = p.threads();
@@ -4720,30 +4773,41 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
                     static_cast<double>(r.bytes_received + r.bytes_sent) / 1024 / seconds);
         }
     }
-    if (r.total_ns.empty()) return;  // no response to time
+    // When no response succeeded, the times of every whole response (failed ones too), so labelled:
+    // only their Total is known.
+    const bool all_responses = r.total_ns.empty() && !r.responses_total_ns.empty();
+    const histogram& total = all_responses ? r.responses_total_ns : r.total_ns;
+    if (total.empty()) return;  // no response to time
+    if (all_responses)
+        appendf(out, "\nNo response succeeded: the times below are of all %llu whole responses, failed ones included\n"
+                     "(their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
+                static_cast<unsigned long long>(total.count()));
+    struct row {
+        const char* label;
+        const histogram* h;
+        const char* what;  // in ab's sanity lines
+    };
+    const row rows[] = {{"Connect:    ", &r.connect_ns, "the initial connection time"},
+                        {"Processing: ", &r.processing_ns, "the processing time"},
+                        {"Waiting:    ", &r.waiting_ns, "the waiting time"},
+                        {"Total:      ", &total, "the total time"}};
+    const std::size_t first_row = all_responses ? 3 : 0;
     appendf(out, "\nConnection Times (ms)\n");
     if (options.confidence) {
         appendf(out, "              min  mean[+/-sd] median   max\n");
-        detail::append_ab_times_row(out, "Connect:    ", r.connect_ns);
-        detail::append_ab_times_row(out, "Processing: ", r.processing_ns);
-        detail::append_ab_times_row(out, "Waiting:    ", r.waiting_ns);
-        detail::append_ab_times_row(out, "Total:      ", r.total_ns);
-        detail::append_ab_sanity_line(out, "the initial connection time", r.connect_ns);
-        detail::append_ab_sanity_line(out, "the processing time", r.processing_ns);
-        detail::append_ab_sanity_line(out, "the waiting time", r.waiting_ns);
-        detail::append_ab_sanity_line(out, "the total time", r.total_ns);
+        for (std::size_t i = first_row; i < 4; ++i) detail::append_ab_times_row(out, rows[i].label, *rows[i].h);
+        for (std::size_t i = first_row; i < 4; ++i) detail::append_ab_sanity_line(out, rows[i].what, *rows[i].h);
     } else {  // ab -S prints these rows, in exactly this format
         appendf(out, "              min   avg   max\n");
-        for (auto row : {std::make_pair("Connect:    ", &r.connect_ns), std::make_pair("Processing: ", &r.processing_ns),
-                         std::make_pair("Waiting:    ", &r.waiting_ns), std::make_pair("Total:      ", &r.total_ns)})
-            appendf(out, "%s%5lld %5lld%5lld\n", row.first, detail::ab_round_ms(row.second->min()),
-                    detail::ab_round_ms(static_cast<std::int64_t>(row.second->mean())), detail::ab_round_ms(row.second->max()));
+        for (std::size_t i = first_row; i < 4; ++i)
+            appendf(out, "%s%5lld %5lld%5lld\n", rows[i].label, detail::ab_round_ms(rows[i].h->min()),
+                    detail::ab_round_ms(static_cast<std::int64_t>(rows[i].h->mean())), detail::ab_round_ms(rows[i].h->max()));
     }
     if (!options.percentiles) return;
     appendf(out, "\nPercentage of the requests served within a certain time (ms)\n");
     for (int p : {50, 66, 75, 80, 90, 95, 98, 99})
-        appendf(out, "  %d%%  %5lld\n", p, detail::ab_round_ms(r.total_ns.value_at_percentile(p)));
-    appendf(out, " 100%%  %5lld (longest request)\n", detail::ab_round_ms(r.total_ns.max()));
+        appendf(out, "  %d%%  %5lld\n", p, detail::ab_round_ms(total.value_at_percentile(p)));
+    appendf(out, " 100%%  %5lld (longest request)\n", detail::ab_round_ms(total.max()));
 }
 
 }  // namespace microbench
@@ -4846,17 +4910,17 @@ inline void append_intervals_summary(const result& r, std::string& out) {
             static_cast<double>(worst->start_ns) / 1e9);
 }
 
-// --intervals FILE: a header, then one row per interval (append_interval_csv_row), times in
-// seconds and milliseconds.
+// --intervals FILE: a header, then one row per interval (append_interval_csv_row); each column's
+// unit in its name: seconds, counts, requests per second (ended and the schedule's target), ms.
 constexpr const char* intervals_csv_header =
-    "start_s,duration_s,sent,ended,completed,failed,rate,target,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
+    "start_s,duration_s,sent,ended,completed,failed,rate_per_s,target_per_s,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
 
 inline void append_interval_csv_row(const interval_stats& row, std::string& out) {
     detail::appendf(out, "%.3f,%.3f,%llu,%llu,%llu,%llu,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
                     static_cast<double>(row.start_ns) / 1e9, static_cast<double>(row.duration_ns) / 1e9,
                     static_cast<unsigned long long>(row.sent), static_cast<unsigned long long>(row.ended),
                     static_cast<unsigned long long>(row.completed), static_cast<unsigned long long>(row.failed), row.rate(),
-                    row.target, static_cast<double>(row.p50_ns) / 1e6, static_cast<double>(row.p90_ns) / 1e6,
+                    row.target_rate(), static_cast<double>(row.p50_ns) / 1e6, static_cast<double>(row.p90_ns) / 1e6,
                     static_cast<double>(row.p99_ns) / 1e6, static_cast<double>(row.max_ns) / 1e6,
                     static_cast<double>(row.lag_p99_ns) / 1e6, static_cast<double>(row.lag_max_ns) / 1e6);
 }
@@ -4888,11 +4952,16 @@ inline bool parse_percentile_list(const std::string& text, std::vector<double>& 
 inline void append_latency_section(const result& r, const std::vector<double>& percentiles, std::string& out) {
     using detail::appendf;
     appendf(out, "\nLatency (microseconds; min, mean and max exact, percentiles within 0.1 %%)\n");
-    appendf(out, "           %12s %12s %12s %12s\n", "connect", "waiting", "processing", "total");
-    const histogram* h[] = {&r.connect_ns, &r.waiting_ns, &r.processing_ns, &r.total_ns};
+    // Some whole responses failed a check or ab's length rule: their times too, in a column of their own.
+    const bool failures_timed = r.responses_total_ns.count() > r.total_ns.count();
+    if (failures_timed)
+        appendf(out, "(total: successful responses; responses: every whole response, %llu failed ones included)\n",
+                static_cast<unsigned long long>(r.responses_total_ns.count() - r.total_ns.count()));
+    appendf(out, "           %12s %12s %12s %12s%s\n", "connect", "waiting", "processing", "total", failures_timed ? "    responses" : "");
+    const histogram* h[] = {&r.connect_ns, &r.waiting_ns, &r.processing_ns, &r.total_ns, &r.responses_total_ns};
     auto row = [&](const char* label, auto value) {
         appendf(out, "  %-8s", label);
-        for (const histogram* x : h) appendf(out, " %12.1f", value(*x) / 1e3);
+        for (std::size_t i = 0; i < (failures_timed ? 5u : 4u); ++i) appendf(out, " %12.1f", value(*h[i]) / 1e3);
         appendf(out, "\n");
     };
     row("min", [](const histogram& x) { return static_cast<double>(x.min()); });
@@ -5121,10 +5190,10 @@ inline std::string result_json(const run_description& d, const result& r, const 
         for (std::size_t i = 0; i < r.intervals.size(); ++i) {
             const interval_stats& row = r.intervals[i];
             appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
-                         "\"failed\":%llu,\"rate\":%.2f,\"target\":%.6f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
+                         "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_per_s\":%.9f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
                          "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
                     i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
-                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
+                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target_rate(), u(row.latency_count),
                     static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
                     static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
         }
@@ -5602,7 +5671,13 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             f.number("ended", row.ended);
             f.number("completed", row.completed);
             f.number("failed", row.failed);
-            f.real("target", row.target, defaults::max_rate * 3600);  // requests in an interval of at most an hour
+            if (item.find("target")) {  // a file saved before the rows named their unit: a count
+                f.real("target", row.target, defaults::max_rate * 3600);  // requests in an interval of at most an hour
+            } else {
+                double per_s = 0;
+                f.real("target_per_s", per_s, defaults::max_rate);
+                row.target = per_s * static_cast<double>(row.duration_ns) / 1e9;
+            }
             detail::json_fields response = f.object("response_ns");
             response.number("count", row.latency_count);
             response.time("p50", row.p50_ns);
@@ -7680,8 +7755,8 @@ typedef enum mb_count {
     MB_COUNT_SERVER_CLOSES = 8,
     MB_COUNT_BYTES_SENT = 9,
     MB_COUNT_BYTES_RECEIVED = 10,
-    MB_COUNT_BODY_BYTES = 11,     /* decoded bodies of completed requests */
-    MB_COUNT_DOCUMENT_LENGTH = 12, /* body length of the first complete response */
+    MB_COUNT_BODY_BYTES = 11,     /* decoded bodies of every whole response, failed ones too */
+    MB_COUNT_DOCUMENT_LENGTH = 12, /* body length of the first response that passed, else of the first whole one */
     MB_COUNT_CONCURRENCY_PEAK = 13,
     MB_COUNT_LOCAL_WAITS = 14,    /* connects that waited for a local port, descriptor or buffer */
     MB_COUNT_CONNECTION_WAITS = 15, /* fixed rate: requests sent late, every connection busy at their time */
@@ -7712,8 +7787,8 @@ typedef struct mb_interval {
     int64_t start_ns;        /* from the run's start */
     int64_t duration_ns;     /* the last interval ends with the run */
     uint64_t sent, ended, completed, failed;  /* ended = completed + failed */
-    double target;           /* fixed rate: requests the schedule meant to send in it */
-    double rate;             /* requests that ended per second */
+    double target_per_s;     /* fixed rate: the schedule's requests per second in it */
+    double rate_per_s;       /* requests that ended in it, per second */
     int64_t p50_ns, p90_ns, p99_ns, max_ns;   /* response time of the completed requests */
     int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
 } mb_interval;
@@ -7957,8 +8032,8 @@ inline mb_interval c_interval(const interval_stats& row) {
     c.ended = row.ended;
     c.completed = row.completed;
     c.failed = row.failed;
-    c.target = row.target;
-    c.rate = row.rate();
+    c.target_per_s = row.target_rate();
+    c.rate_per_s = row.rate();
     c.p50_ns = row.p50_ns;
     c.p90_ns = row.p90_ns;
     c.p99_ns = row.p99_ns;

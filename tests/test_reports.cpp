@@ -162,6 +162,35 @@ TEST_CASE("notes say what ab hides: closed keep-alive connections, requests sent
     CHECK(out.empty());
 }
 
+TEST_CASE("no response succeeded: the report times every whole response, so labelled") {
+    result r;  // 40 whole responses of 2..41 ms, every one failing its check
+    r.requests_ended = r.requests_failed = 40;
+    r.failures[static_cast<int>(failure::check)] = 40;
+    r.body_bytes = 280;
+    r.first_body_length = 7;
+    r.elapsed_ns = 1'000'000'000;
+    for (std::int64_t ms = 2; ms <= 41; ++ms) r.responses_total_ns.record(ms * 1'000'000);
+    std::string out;
+    append_ab_report(context(), r, out);
+    CHECK(has(out, "Document Length:        7 bytes\n"));
+    CHECK(has(out, "HTML transferred:       280 bytes\n"));
+    CHECK(has(out, "No response succeeded: the times below are of all 40 whole responses, failed ones included\n"));
+    CHECK(has(out, "Connection Times (ms)\n              min  mean[+/-sd] median   max\nTotal:          2   22  11.5     21      41\n"));  // rank round(0.5 * 40) = 20: 21 ms
+    CHECK_FALSE(has(out, "Connect:    "));
+    CHECK(has(out, "  50%     21\n"));
+    CHECK(has(out, " 100%     41 (longest request)\n"));
+    out.clear();
+    append_ab_report(context(), r, out, {false, true});  // -S
+    CHECK(has(out, "              min   avg   max\nTotal:          2    22   41\n"));
+    out.clear();
+    append_latency_section(r, {50}, out);
+    CHECK(has(out, "(total: successful responses; responses: every whole response, 40 failed ones included)\n"));
+    CHECK(has(out, "  max               0.0          0.0          0.0          0.0      41000.0\n"));
+    out.clear();
+    append_latency_section(sample(), {50}, out);
+    CHECK_FALSE(has(out, "responses"));  // no failed response timed: four columns
+}
+
 TEST_CASE("latency section, ab's CSV and gnuplot rows") {
     const result r = sample();
     std::string out;
@@ -297,11 +326,11 @@ TEST_CASE("intervals: the CSV has a row per interval, the JSON an array, the sum
         r.intervals.push_back(row);
     }
     CHECK(intervals_csv(r) ==
-          "start_s,duration_s,sent,ended,completed,failed,rate,target,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n"
+          "start_s,duration_s,sent,ended,completed,failed,rate_per_s,target_per_s,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n"
           "0.000,1.000,90,90,90,0,90.00,100.00,1.000,2.000,5.000,6.000,0.025,0.040\n"
           "1.000,1.000,100,100,100,0,100.00,100.00,1.000,2.000,50.000,51.000,0.025,0.040\n"
           "2.000,1.000,110,110,110,0,110.00,100.00,1.000,2.000,7.000,8.000,0.025,0.040\n"
-          "3.000,0.500,20,20,20,0,40.00,50.00,1.000,2.000,3.000,4.000,0.025,0.040\n");
+          "3.000,0.500,20,20,20,0,40.00,100.00,1.000,2.000,3.000,4.000,0.025,0.040\n");  // 50 due in 0.5 s: 100/s
     std::string text;
     append_intervals_summary(r, text);  // the last, shorter interval is left out of the spread
     CHECK(text ==
@@ -311,9 +340,10 @@ TEST_CASE("intervals: the CSV has a row per interval, the JSON an array, the sum
     plan p;
     const std::string json = result_json(p, r, {50});
     CHECK(json.find("\"interval_ms\":1000,\"intervals\":[{\"start_ns\":0,\"duration_ns\":1000000000,\"sent\":90,\"ended\":90,"
-                    "\"completed\":90,\"failed\":0,\"rate\":90.00,\"target\":100.000000,\"response_ns\":{\"count\":90,\"p50\":1000000,"
+                    "\"completed\":90,\"failed\":0,\"rate_per_s\":90.00,\"target_per_s\":100.000000000,\"response_ns\":{\"count\":90,\"p50\":1000000,"
                     "\"p90\":2000000,\"p99\":5000000,\"max\":6000000},\"schedule_lag_ns\":{\"p99\":25000,\"max\":40000}},") != std::string::npos);
     CHECK(json.find("{\"start_ns\":3000000000,\"duration_ns\":500000000,") != std::string::npos);
+    CHECK(json.find("\"rate_per_s\":40.00,\"target_per_s\":100.000000000,") != std::string::npos);
     result closed;
     text.clear();
     append_intervals_summary(closed, text);
@@ -378,7 +408,7 @@ TEST_CASE("every output is the same in a comma locale, and saved results read ba
     REQUIRE(std::string(std::localeconv()->decimal_point) == ",");  // what the test is about
     CHECK(every_output(r, d) == in_c);
     CHECK(has(json, "\"rate\":2000.500,"));
-    CHECK(has(json, "\"target\":500.125000,"));
+    CHECK(has(json, "\"target_per_s\":2000.500000000,"));  // 500.125 due in 0.25 s
     CHECK(has(json, "\"99.9\":"));
 
     std::vector<report_run> back;

@@ -463,6 +463,42 @@ TEST_CASE("-B with a range or a list: connections take the addresses in turn") {
     }
 }
 
+TEST_CASE("source addresses: the first fault, its kind and the item that has it") {
+    using K = source_fault::kind;
+    struct bad_case {
+        const char* text;
+        int family;
+        K what;
+        const char* item;
+    };
+    const bad_case cases[] = {
+        {"", AF_INET, K::empty, ""},
+        {"127.0.0.2,,127.0.0.3", AF_INET, K::empty, ""},
+        {"127.0.0.2,", AF_INET, K::empty, ""},
+        {"foo", AF_INET, K::not_numeric, "foo"},
+        {"127.0.0.2,localhost", AF_UNSPEC, K::not_numeric, "localhost"},
+        {"::1", AF_INET, K::other_family, "::1"},
+        {"127.0.0.2,::1", AF_UNSPEC, K::other_family, "::1"},
+        {"127.0.0.5-127.0.0.2", AF_INET, K::reversed, "127.0.0.5-127.0.0.2"},
+        {"::1-::2", AF_INET6, K::range_not_ipv4, "::1-::2"},
+        {"127.0.0.2,127.0.0.1-127.0.8.1", AF_INET, K::too_many, "127.0.0.1-127.0.8.1"},
+        {"127.0.0.2,10.99.99.99", AF_INET, K::not_here, "10.99.99.99"},
+        {"127.0.0.2-127.0.0.3,10.99.99.1-10.99.99.2", AF_UNSPEC, K::not_here, "10.99.99.1-10.99.99.2"},
+    };
+    for (const bad_case& c : cases) {
+        CAPTURE(c.text);
+        std::vector<endpoint> out;
+        const std::string text = c.text;
+        const source_fault f = source_addresses(text, c.family, out);
+        CHECK(f.what == c.what);
+        CHECK(text.substr(f.at, f.length) == c.item);
+    }
+    std::vector<endpoint> out;
+    CHECK_FALSE(source_addresses("127.0.0.2-127.0.0.4,127.0.0.9", AF_UNSPEC, out));
+    CHECK(out.size() == 4);
+    CHECK(std::string(source_fault_text(K::reversed)) == "is a range whose last address comes before its first");
+}
+
 namespace {
 
 std::vector<double> gaps_of(const std::vector<double>& times) {

@@ -58,7 +58,7 @@ internal struct Interval
 {
     public long StartNs, DurationNs;
     public ulong Sent, Ended, Completed, Failed;
-    public double Target, Rate;
+    public double TargetPerSecond, RatePerSecond;
     public long P50Ns, P90Ns, P99Ns, MaxNs, LagP99Ns, LagMaxNs;
 }
 

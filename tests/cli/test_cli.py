@@ -558,6 +558,27 @@ class ChecksAndGates(unittest.TestCase):
         self.assertIn("   (Connect: 0, Receive: 0, Length: 0, Exceptions: 30)\nFailure reasons:        check 30\n", r.stdout)
         self.assertIn("Gate broken: 30 responses failed the checks (reason check)", r.stderr)
 
+    def test_when_no_response_succeeds_the_report_still_times_them_and_gives_their_length(self):
+        # --expect-status 201 against a server answering 200 {"factorial":3628800}: every response fails its
+        # check; the report shows their real length, their bytes and their total times, labelled.
+        with tempfile.TemporaryDirectory() as d:
+            saved = os.path.join(d, "out.json")
+            r = run([MICROBENCH, "-n", "40", "-c", "2", "-k", "--expect-status", "201", "--latency", "--json", saved,
+                     Servers.url("/factorial/10")])
+            with open(saved) as f:
+                doc = json.load(f)
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("Document Length:        21 bytes\n", r.stdout)
+        self.assertIn("HTML transferred:       840 bytes\n", r.stdout)
+        self.assertIn("No response succeeded: the times below are of all 40 whole responses, failed ones included\n", r.stdout)
+        self.assertRegex(r.stdout, r"\nTotal:\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)\n")
+        self.assertRegex(r.stdout, r"\n\s*99%\s+\d+\n")
+        self.assertIn("40 failed ones included", r.stdout)  # the --latency section's extra column
+        self.assertEqual(doc["latency_ns"]["total"]["count"], 0)
+        self.assertEqual(doc["latency_ns"]["responses_total"]["count"], 40)
+        self.assertEqual(doc["bytes"]["document_length"], 21)
+        self.assertEqual(doc["bytes"]["body"], 840)
+
     def test_expect_status_gates_a_sometimes_503_service(self):
         # Every third answer is a 503 with a longer error page, the first one among them: the
         # 503s are check failures (exit 3), and ab's length rule is set by the first 200.

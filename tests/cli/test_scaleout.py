@@ -15,6 +15,7 @@ Dockerfile's compile line builds the CLI.
 import json
 import os
 import re
+import socket
 import shlex
 import signal
 import subprocess
@@ -208,9 +209,41 @@ class SourceAddresses(unittest.TestCase):
             sources = server.stats()["sources"]
             self.assertEqual(sources.pop("127.0.0.1"), 1)  # this test's own /stats request
             self.assertEqual(sources, {"127.0.0.2": 2, "127.0.0.3": 2, "127.0.0.4": 2})
-            r = run([MICROBENCH, "-n", "10", "-B", "127.0.0.9-127.0.0.2", server.url("/")])
-            self.assertEqual(r.returncode, 1)
-            self.assertIn("plan_bad_bind_address", r.stderr)
+        finally:
+            server.stop()
+
+    def test_check_args_refuses_what_a_run_would_naming_the_address(self):
+        url = "http://127.0.0.1:9/"  # nothing is sent: each is refused before a connection
+        for text, item, why in (("foo", "foo", "is not a numeric IPv4 or IPv6 address"),
+                                ("10.99.99.99", "10.99.99.99", "is not an address of this machine"),
+                                ("127.0.0.2,10.99.99.99", "10.99.99.99", "is not an address of this machine"),
+                                ("127.0.0.5-127.0.0.2", "127.0.0.5-127.0.0.2", "is a range whose last address comes before its first"),
+                                ("::1", "::1", "is not of the target's address family (IPv4 or IPv6)"),
+                                ("127.0.0.2,", "", "is empty")):
+            for check_args in ([], ["--check-args"]):
+                with self.subTest(text=text, check_args=check_args):
+                    r = run([MICROBENCH, "-q", "-n", "1", *check_args, "-B", text, url])
+                    self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                    self.assertIn(f"microbench: -B '{text}': '{item}' {why}\n", r.stderr)
+                    self.assertEqual(r.stdout, "")
+        r = run([MICROBENCH, "--check-args", "-B", "", url])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("microbench: -B needs an address, a list or a range\n", r.stderr)
+        r = run([MICROBENCH, "--check-args", "-B", "127.0.0.2-127.0.0.4", url])
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_a_host_name_target_of_the_other_family_is_refused_naming_the_address(self):
+        # The family of "localhost" is known only once resolved (here to 127.0.0.1): the run
+        # refuses the IPv6 source, naming it, on a line of its own.
+        if socket.getaddrinfo("localhost", 80, type=socket.SOCK_STREAM)[0][0] != socket.AF_INET:
+            self.skipTest("localhost resolves to IPv6 first here")
+        server = ReferenceServer("127.0.0.1")
+        try:
+            url = server.url("/").replace("127.0.0.1", "localhost")
+            r = run([MICROBENCH, "-q", "-n", "1", "-B", "::1", url])
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("microbench: -B '::1': '::1' is refused: ", r.stderr)
+            self.assertTrue(r.stdout.endswith(".....\n"), r.stdout)  # the banner's line is ended
         finally:
             server.stop()
 

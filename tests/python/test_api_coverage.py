@@ -43,6 +43,9 @@ def c_enum(prefix):
 
 
 def pascal(name):
+    """C's snake_case as C#'s PascalCase; the unit suffix _per_s reads PerSecond."""
+    if name.endswith("_per_s"):
+        return pascal(name[:-len("_per_s")]) + "PerSecond"
     return "".join(part[:1].upper() + part[1:].lower() for part in name.split("_"))
 
 

@@ -189,40 +189,78 @@ inline bool local_address(const endpoint& from) {
     return err != EADDRNOTAVAIL;
 }
 
+// Why a -B text was refused, and which item: text.substr(at, length).
+struct source_fault {
+    enum class kind { none, empty, not_numeric, other_family, range_not_ipv4, reversed, too_many, not_here } what = kind::none;
+    std::size_t at = 0, length = 0;
+    explicit operator bool() const { return what != kind::none; }
+};
+
+inline const char* source_fault_text(source_fault::kind k) {
+    using K = source_fault::kind;
+    switch (k) {
+        case K::none: return "is valid";
+        case K::empty: return "is empty";
+        case K::not_numeric: return "is not a numeric IPv4 or IPv6 address";
+        case K::other_family: return "is not of the target's address family (IPv4 or IPv6)";
+        case K::range_not_ipv4: return "is a range of other than IPv4 addresses";
+        case K::reversed: return "is a range whose last address comes before its first";
+        case K::too_many: return "makes more than 1024 addresses";
+        case K::not_here: return "is not an address of this machine";
+    }
+    return "is not valid";
+}
+
 // -B's addresses: one, a list ("10.0.0.5,10.0.0.6") or IPv4 ranges ("127.0.0.2-127.0.0.9"),
-// mixed as "a,b-c"; each numeric, of the target's family and present on this machine (a test bind
-// each, once). False when one is not, or for more than max_source_addresses.
+// mixed as "a,b-c"; each numeric, of `family` (AF_UNSPEC: of the first item's) and present on this
+// machine (a test bind each, once), at most max_source_addresses in all. The first fault, if any.
 constexpr std::size_t max_source_addresses = 1024;
 
-inline bool source_addresses(const std::string& text, int family, std::vector<endpoint>& out) {
+inline source_fault source_addresses(const std::string& text, int family, std::vector<endpoint>& out) {
+    using K = source_fault::kind;
     out.clear();
+    std::vector<std::size_t> item_of;  // where each address's item starts, to name a missing one
     for (std::size_t at = 0; at <= text.size();) {
         const std::size_t comma = text.find(',', at);
         const std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        auto fault = [&](K k) { return source_fault{k, at, item.size()}; };
+        auto parse = [&](const std::string& one, endpoint& e) {
+            endpoint any;
+            if (!numeric_address(one, AF_UNSPEC, any)) return K::not_numeric;
+            if (family == AF_UNSPEC) family = any.family();
+            return numeric_address(one, family, e) ? K::none : K::other_family;
+        };
         const std::size_t dash = item.find('-');
         endpoint low, high;
+        if (item.empty()) return fault(K::empty);
         if (dash == std::string::npos) {
-            if (!numeric_address(item, family, low)) return false;
+            if (K k = parse(item, low); k != K::none) return fault(k);
             out.push_back(low);
+            item_of.push_back(at);
         } else {
-            if (family != AF_INET || !numeric_address(item.substr(0, dash), AF_INET, low) ||
-                !numeric_address(item.substr(dash + 1), AF_INET, high))
-                return false;
+            if (K k = parse(item.substr(0, dash), low); k != K::none) return fault(k);
+            if (K k = parse(item.substr(dash + 1), high); k != K::none) return fault(k);
+            if (family != AF_INET) return fault(K::range_not_ipv4);
             const std::uint32_t first = ntohl(reinterpret_cast<const sockaddr_in*>(&low.addr)->sin_addr.s_addr);
             const std::uint32_t last = ntohl(reinterpret_cast<const sockaddr_in*>(&high.addr)->sin_addr.s_addr);
-            if (last < first || last - first >= max_source_addresses) return false;
+            if (last < first) return fault(K::reversed);
+            if (last - first >= max_source_addresses) return fault(K::too_many);
             for (std::uint64_t a = first; a <= last; ++a) {
                 reinterpret_cast<sockaddr_in*>(&low.addr)->sin_addr.s_addr = htonl(static_cast<std::uint32_t>(a));
                 out.push_back(low);
+                item_of.push_back(at);
             }
         }
-        if (out.size() > max_source_addresses) return false;
+        if (out.size() > max_source_addresses) return fault(K::too_many);
         if (comma == std::string::npos) break;
         at = comma + 1;
     }
-    for (const endpoint& e : out)
-        if (!local_address(e)) return false;
-    return !out.empty();
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (!local_address(out[i])) {
+            const std::size_t end = text.find(',', item_of[i]);
+            return {K::not_here, item_of[i], (end == std::string::npos ? text.size() : end) - item_of[i]};
+        }
+    return {};
 }
 
 // What a failed socket(), bind() or connect() ran out of on this machine, if anything: these are

@@ -152,6 +152,7 @@ struct run_shared {
     checks response_checks;
     start_gate gate;
     std::atomic<std::int64_t> reference_length{-1};
+    std::atomic<std::int64_t> failed_length{-1};  // the first whole response that failed a check
     std::int64_t interval_ns = 0;
 };
 
@@ -194,6 +195,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.gate = &shared.gate;
     s.cancel = p.cancel_with();
     s.reference_length = &shared.reference_length;
+    s.failed_length = &shared.failed_length;
     s.ended_counter = &thread.ended;
     return s;
 }
@@ -221,6 +223,7 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     std::sort(out.requests.begin(), out.requests.end(),
               [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
     std::int64_t first = shared.reference_length.load(std::memory_order_relaxed);
+    if (first < 0) first = shared.failed_length.load(std::memory_order_relaxed);  // none passed: what came
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
 }
 
@@ -232,8 +235,9 @@ inline error run_plan(const plan& p, result& out) {
     run_shared shared;
     if (error e = build_request(target, p.request(), shared.request)) return e;
     if (resolve(target.host, target.port, shared.to) != 0) return {errc::run_resolve_failed, 0};
-    if (!p.bind_address().empty() && !source_addresses(p.bind_address(), shared.to.family(), shared.sources))
-        return {errc::plan_bad_bind_address, 0};
+    if (!p.bind_address().empty())
+        if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
+            return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
     if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
     // A descriptor per connection and an epoll descriptor per worker, above those already open.
     const std::uint32_t t = p.threads();

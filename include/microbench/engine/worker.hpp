@@ -62,6 +62,7 @@ struct worker_setup {
     start_gate* gate = nullptr;            // gives the run's start time, or tells it to give up
     const cancel_token* cancel = nullptr;  // the user's
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
+    std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
 };
 

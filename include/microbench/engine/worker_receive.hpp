@@ -126,9 +126,10 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
     }
 }
 
-// Ends the oldest request in flight with the response the parser just completed. Checks come
-// first: a response that failed them is `check`, and only one that passed them may set or be
-// compared with ab's reference length.
+// Ends the oldest request in flight with the response the parser just completed. Its total time
+// and bytes count whether or not it passes (as ab counts them). Checks come first: a response that
+// failed them is `check`, and only one that passed them may set or be compared with ab's reference
+// length; the first one that failed sets the length shown when none passed.
 inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed_checks) {
     const request_slot& q = c.oldest();
     const std::uint64_t body = c.parser.body_bytes();
@@ -137,7 +138,15 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     last_end_ns_ = c.freed_ns = now;
     const std::int64_t total = now - q.start_ns;
     stats_.responses_total_ns.record_clamped(total);  // every whole response, passed or not
-    if (!passed_checks) return end_failed(failure::check);
+    stats_.body_bytes += body;
+    stats_.head_bytes += c.parser.head_bytes();
+    if (!passed_checks) {
+        if (s_.failed_length && s_.failed_length->load(std::memory_order_relaxed) < 0) {
+            std::int64_t unset = -1;
+            s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body), std::memory_order_relaxed);
+        }
+        return end_failed(failure::check);
+    }
     if (s_.length_check && s_.reference_length) {
         // A plain load once the first response has set it: a compare-exchange per response would
         // take the shared cache line exclusively and bounce it between worker threads.
@@ -151,8 +160,6 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     ++stats_.requests_completed;
     ++stats_.status_counts[status < 1000 ? status : 0];
     if (status < 200 || status > 299) ++stats_.non_2xx;
-    stats_.body_bytes += body;
-    stats_.head_bytes += c.parser.head_bytes();
     std::int64_t connect = q.connected_ns - q.start_ns;
     std::int64_t waiting = q.written_ns && q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
     // Clamped to the histograms' range (1 h), so their counts always equal the completed requests.

@@ -120,30 +120,41 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
                     static_cast<double>(r.bytes_received + r.bytes_sent) / 1024 / seconds);
         }
     }
-    if (r.total_ns.empty()) return;  // no response to time
+    // When no response succeeded, the times of every whole response (failed ones too), so labelled:
+    // only their Total is known.
+    const bool all_responses = r.total_ns.empty() && !r.responses_total_ns.empty();
+    const histogram& total = all_responses ? r.responses_total_ns : r.total_ns;
+    if (total.empty()) return;  // no response to time
+    if (all_responses)
+        appendf(out, "\nNo response succeeded: the times below are of all %llu whole responses, failed ones included\n"
+                     "(their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
+                static_cast<unsigned long long>(total.count()));
+    struct row {
+        const char* label;
+        const histogram* h;
+        const char* what;  // in ab's sanity lines
+    };
+    const row rows[] = {{"Connect:    ", &r.connect_ns, "the initial connection time"},
+                        {"Processing: ", &r.processing_ns, "the processing time"},
+                        {"Waiting:    ", &r.waiting_ns, "the waiting time"},
+                        {"Total:      ", &total, "the total time"}};
+    const std::size_t first_row = all_responses ? 3 : 0;
     appendf(out, "\nConnection Times (ms)\n");
     if (options.confidence) {
         appendf(out, "              min  mean[+/-sd] median   max\n");
-        detail::append_ab_times_row(out, "Connect:    ", r.connect_ns);
-        detail::append_ab_times_row(out, "Processing: ", r.processing_ns);
-        detail::append_ab_times_row(out, "Waiting:    ", r.waiting_ns);
-        detail::append_ab_times_row(out, "Total:      ", r.total_ns);
-        detail::append_ab_sanity_line(out, "the initial connection time", r.connect_ns);
-        detail::append_ab_sanity_line(out, "the processing time", r.processing_ns);
-        detail::append_ab_sanity_line(out, "the waiting time", r.waiting_ns);
-        detail::append_ab_sanity_line(out, "the total time", r.total_ns);
+        for (std::size_t i = first_row; i < 4; ++i) detail::append_ab_times_row(out, rows[i].label, *rows[i].h);
+        for (std::size_t i = first_row; i < 4; ++i) detail::append_ab_sanity_line(out, rows[i].what, *rows[i].h);
     } else {  // ab -S prints these rows, in exactly this format
         appendf(out, "              min   avg   max\n");
-        for (auto row : {std::make_pair("Connect:    ", &r.connect_ns), std::make_pair("Processing: ", &r.processing_ns),
-                         std::make_pair("Waiting:    ", &r.waiting_ns), std::make_pair("Total:      ", &r.total_ns)})
-            appendf(out, "%s%5lld %5lld%5lld\n", row.first, detail::ab_round_ms(row.second->min()),
-                    detail::ab_round_ms(static_cast<std::int64_t>(row.second->mean())), detail::ab_round_ms(row.second->max()));
+        for (std::size_t i = first_row; i < 4; ++i)
+            appendf(out, "%s%5lld %5lld%5lld\n", rows[i].label, detail::ab_round_ms(rows[i].h->min()),
+                    detail::ab_round_ms(static_cast<std::int64_t>(rows[i].h->mean())), detail::ab_round_ms(rows[i].h->max()));
     }
     if (!options.percentiles) return;
     appendf(out, "\nPercentage of the requests served within a certain time (ms)\n");
     for (int p : {50, 66, 75, 80, 90, 95, 98, 99})
-        appendf(out, "  %d%%  %5lld\n", p, detail::ab_round_ms(r.total_ns.value_at_percentile(p)));
-    appendf(out, " 100%%  %5lld (longest request)\n", detail::ab_round_ms(r.total_ns.max()));
+        appendf(out, "  %d%%  %5lld\n", p, detail::ab_round_ms(total.value_at_percentile(p)));
+    appendf(out, " 100%%  %5lld (longest request)\n", detail::ab_round_ms(total.max()));
 }
 
 }  // namespace microbench

@@ -100,17 +100,17 @@ inline void append_intervals_summary(const result& r, std::string& out) {
             static_cast<double>(worst->start_ns) / 1e9);
 }
 
-// --intervals FILE: a header, then one row per interval (append_interval_csv_row), times in
-// seconds and milliseconds.
+// --intervals FILE: a header, then one row per interval (append_interval_csv_row); each column's
+// unit in its name: seconds, counts, requests per second (ended and the schedule's target), ms.
 constexpr const char* intervals_csv_header =
-    "start_s,duration_s,sent,ended,completed,failed,rate,target,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
+    "start_s,duration_s,sent,ended,completed,failed,rate_per_s,target_per_s,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
 
 inline void append_interval_csv_row(const interval_stats& row, std::string& out) {
     detail::appendf(out, "%.3f,%.3f,%llu,%llu,%llu,%llu,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
                     static_cast<double>(row.start_ns) / 1e9, static_cast<double>(row.duration_ns) / 1e9,
                     static_cast<unsigned long long>(row.sent), static_cast<unsigned long long>(row.ended),
                     static_cast<unsigned long long>(row.completed), static_cast<unsigned long long>(row.failed), row.rate(),
-                    row.target, static_cast<double>(row.p50_ns) / 1e6, static_cast<double>(row.p90_ns) / 1e6,
+                    row.target_rate(), static_cast<double>(row.p50_ns) / 1e6, static_cast<double>(row.p90_ns) / 1e6,
                     static_cast<double>(row.p99_ns) / 1e6, static_cast<double>(row.max_ns) / 1e6,
                     static_cast<double>(row.lag_p99_ns) / 1e6, static_cast<double>(row.lag_max_ns) / 1e6);
 }
@@ -142,11 +142,16 @@ inline bool parse_percentile_list(const std::string& text, std::vector<double>& 
 inline void append_latency_section(const result& r, const std::vector<double>& percentiles, std::string& out) {
     using detail::appendf;
     appendf(out, "\nLatency (microseconds; min, mean and max exact, percentiles within 0.1 %%)\n");
-    appendf(out, "           %12s %12s %12s %12s\n", "connect", "waiting", "processing", "total");
-    const histogram* h[] = {&r.connect_ns, &r.waiting_ns, &r.processing_ns, &r.total_ns};
+    // Some whole responses failed a check or ab's length rule: their times too, in a column of their own.
+    const bool failures_timed = r.responses_total_ns.count() > r.total_ns.count();
+    if (failures_timed)
+        appendf(out, "(total: successful responses; responses: every whole response, %llu failed ones included)\n",
+                static_cast<unsigned long long>(r.responses_total_ns.count() - r.total_ns.count()));
+    appendf(out, "           %12s %12s %12s %12s%s\n", "connect", "waiting", "processing", "total", failures_timed ? "    responses" : "");
+    const histogram* h[] = {&r.connect_ns, &r.waiting_ns, &r.processing_ns, &r.total_ns, &r.responses_total_ns};
     auto row = [&](const char* label, auto value) {
         appendf(out, "  %-8s", label);
-        for (const histogram* x : h) appendf(out, " %12.1f", value(*x) / 1e3);
+        for (std::size_t i = 0; i < (failures_timed ? 5u : 4u); ++i) appendf(out, " %12.1f", value(*h[i]) / 1e3);
         appendf(out, "\n");
     };
     row("min", [](const histogram& x) { return static_cast<double>(x.min()); });

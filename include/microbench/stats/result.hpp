@@ -54,13 +54,15 @@ struct interval_stats {
     std::int64_t start_ns;     // from the run's start
     std::int64_t duration_ns;  // the interval's length (the last one ends with the run)
     std::uint64_t sent, ended, completed, failed;  // ended = completed + failed
-    double target;             // at a fixed rate: requests the schedule meant to send in it
+    double target;             // at a fixed rate: requests the schedule meant to send in it (a count)
     std::uint64_t latency_count;  // response times recorded: the completed requests
     std::int64_t p50_ns, p90_ns, p99_ns, max_ns;  // response time
     std::int64_t lag_p99_ns, lag_max_ns;          // schedule lag, at a fixed rate
 
     // Requests that ended per second in this interval.
     double rate() const { return duration_ns > 0 ? static_cast<double>(ended) * 1e9 / static_cast<double>(duration_ns) : 0.0; }
+    // The schedule's target per second in this interval: what rate() is measured against.
+    double target_rate() const { return duration_ns > 0 ? target * 1e9 / static_cast<double>(duration_ns) : 0.0; }
 };
 
 struct result {
@@ -86,9 +88,10 @@ struct result {
     std::uint32_t concurrency_peak = 0;    // most connections open at once
     std::uint64_t bytes_sent = 0;
     std::uint64_t bytes_received = 0;      // everything read: heads, bodies, framing
-    std::uint64_t body_bytes = 0;          // decoded bodies of completed requests
-    std::uint64_t head_bytes = 0;          // response heads of completed requests
-    std::uint64_t first_body_length = 0;   // of the run's first complete response (ab's Document Length)
+    std::uint64_t body_bytes = 0;          // decoded bodies of every whole response, failed ones too (ab's HTML transferred)
+    std::uint64_t head_bytes = 0;          // response heads of every whole response
+    std::uint64_t first_body_length = 0;   // of the run's first response that passed its checks (ab's Document
+                                           // Length), or when none did, of the first whole one
     std::string server_software;           // Server header of the first response (ab's Server Software)
     std::int64_t elapsed_ns = 0;           // run start to last request end
     std::int64_t start_ns = 0;             // run start, monotonic
