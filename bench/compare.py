@@ -134,7 +134,7 @@ def measure(tool, scenario, port, build, lengths):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build")
+    ap.add_argument("--build", default="build/run")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--scenarios", default="ka10,ka100,ka1,close10,ka1000,ka10000")
     ap.add_argument("--tools", default="floor,microbench,wrk,ab")

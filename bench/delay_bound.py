@@ -17,7 +17,7 @@ import sys
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build")
+    ap.add_argument("--build", default="build/run")
     ap.add_argument("--max-bound", type=float, default=11.0)
     args = ap.parse_args()
     server = subprocess.Popen([f"{args.build}/examples/microbench-server", "-p", "0", "-t", "2", "-d", "3600"],

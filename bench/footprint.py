@@ -166,7 +166,7 @@ def device_rss(build, program):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--targets", default="native")
-    ap.add_argument("--build", default="build", help="a build with microbench-rusage and microbench-server (native RSS)")
+    ap.add_argument("--build", default="build/run", help="a build with microbench-rusage and microbench-server (native RSS)")
     ap.add_argument("--no-memory", action="store_true", help="sizes and include cost only")
     ap.add_argument("--check", action="store_true", help="exit 1 when a budget is broken")
     args = ap.parse_args()

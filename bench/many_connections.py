@@ -60,7 +60,7 @@ def client(build, port, connections, requests):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default="build")
+    ap.add_argument("--build", default="build/run")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--many", type=int, default=19_000)
     args = ap.parse_args()

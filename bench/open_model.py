@@ -77,7 +77,7 @@ def cost_pair(build, port, delay_us, seconds):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build")
+    ap.add_argument("--build", default="build/run")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=10)
     ap.add_argument("--npm", default=os.environ.get("MICROBENCH_NPM", "npm-tools"), help="folder with node_modules/.bin")

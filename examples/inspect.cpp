@@ -71,9 +71,15 @@ int inspect_responses(std::string_view bytes, bool head) {
     }
 }
 
+const char* usage_text =
+    "usage: microbench-inspect [-m METHOD] [-H 'Name: value']... [-p BODY_FILE] [-T TYPE] [-c] URL [RESPONSE_FILE | -]\n"
+    "  Prints the parsed URL and the exact request microbench sends for it; given a raw response (a\n"
+    "  file, or - for stdin), how each response in it is read, or the error and its byte. Opens no socket.\n"
+    "  -m METHOD  -H 'Name: value'  -p BODY_FILE (POST)  -T TYPE  as microbench's; -c: no keep-alive\n"
+    "  -h, --help this text\n";
+
 int usage(const char* why) {
-    std::fprintf(stderr, "microbench-inspect: %s\nusage: microbench-inspect [-m METHOD] [-H 'Name: value']... "
-                         "[-p BODY_FILE] [-T TYPE] [-c] URL [RESPONSE_FILE | -]\n", why);
+    std::fprintf(stderr, "microbench-inspect: %s\n%s", why, usage_text);
     return 2;
 }
 
@@ -86,7 +92,10 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
         bool has_value = i + 1 < argc;
+        if (a == "-h" || a == "--help") return std::fputs(usage_text, stdout), 0;
         if ((a == "-m" || a == "-H" || a == "-p" || a == "-T") && !has_value) return usage("option needs a value");
+        if (a.size() > 1 && a[0] == '-' && a != "-m" && a != "-H" && a != "-p" && a != "-T" && a != "-c")
+            return usage(("unknown option '" + std::string(a) + "'").c_str());
         if (a == "-m") {
             options.method = argv[++i];
         } else if (a == "-H") {

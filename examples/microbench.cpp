@@ -41,6 +41,7 @@ struct progress_state {
     bool tty = false;
     std::uint64_t every = 0;  // ab's heartbeat: a line every max(n/10, 100) requests
     std::uint64_t next = 0;
+    bool timed = false;       // -t without -n: a line every tenth of the duration instead
 };
 
 void on_progress(const mb::progress& p, void* user) {
@@ -50,6 +51,10 @@ void on_progress(const mb::progress& p, void* user) {
         if (p.target) std::fprintf(stderr, "\r%llu/%llu requests (%.0f%%), %.1f s   ", static_cast<unsigned long long>(p.ended),
                                    static_cast<unsigned long long>(p.target), 100.0 * static_cast<double>(p.ended) / static_cast<double>(p.target), seconds);
         else std::fprintf(stderr, "\r%llu requests, %.1f s   ", static_cast<unsigned long long>(p.ended), seconds);
+        return;
+    }
+    if (s->timed) {
+        std::fprintf(stderr, "Completed %llu requests\n", static_cast<unsigned long long>(p.ended));
         return;
     }
     while (s->every && p.ended >= s->next) {
@@ -337,7 +342,9 @@ int run_single(const cli::options& o) {
     if (!o.quiet) {
         progress.every = o.requests > 150 ? std::max<std::uint64_t>(o.requests / 10, 100) : 0;  // ab's heartbeat
         progress.next = progress.every;
-        plan.on_progress(on_progress, &progress, progress.tty ? 200 : 0, progress.tty ? 0 : (progress.every ? progress.every : 0));
+        progress.timed = !progress.tty && o.requests == 0;
+        const std::int64_t every_ms = progress.tty ? 200 : progress.timed ? std::max<std::int64_t>(o.duration_ms / 10, 1) : 0;
+        plan.on_progress(on_progress, &progress, every_ms, progress.tty ? 0 : progress.every);
     }
     interval_csv csv;
     if (!o.intervals_path.empty()) {
@@ -354,9 +361,11 @@ int run_single(const cli::options& o) {
                     o.target.host.c_str(), o.quiet ? "....." : "\n");
         std::fflush(stdout);
     }
-    if (o.verbosity >= 2) {
+    if (o.verbosity >= 2) {  // ab's block, on stdout unless stdout carries the JSON
         std::string request;
-        if (!mb::build_request(o.target, plan.request(), request)) std::fprintf(stderr, "---\n%s\n---\n", request.c_str());
+        if (!mb::build_request(o.target, plan.request(), request))
+            std::fprintf(json_to_stdout ? stderr : stdout, "INFO: %s header == \n---\n%s\n---\n", o.method.c_str(), request.c_str());
+        std::fflush(stdout);
     }
 
     mb::result r;
@@ -369,8 +378,8 @@ int run_single(const cli::options& o) {
     csv.close(!e && r.start_realtime_ns != 0);  // a run cancelled while it waited to start never started
     if (e && o.quiet && !json_to_stdout) std::printf("\n");  // end the banner's line of dots
     if (e) return start_failed(e, o);
-    if (!o.quiet && !progress.tty && progress.every) {  // the heartbeats the last poll missed, then ab's last line
-        on_progress(mb::progress{r.requests_ended, o.requests, r.elapsed_ns}, &progress);
+    if (!o.quiet && !progress.tty && (progress.every || progress.timed)) {  // the heartbeats the last poll missed, then ab's last line
+        if (progress.every) on_progress(mb::progress{r.requests_ended, o.requests, r.elapsed_ns}, &progress);
         if (!r.cancelled) std::fprintf(stderr, "Finished %llu requests\n", static_cast<unsigned long long>(r.requests_ended));
     }
     if (o.quiet && !json_to_stdout) std::printf("..done\n");

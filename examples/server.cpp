@@ -1,14 +1,16 @@
 // microbench-server: the reference server as a program, for experiments and other clients.
-//   microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]
-// Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code} and /stats on
+//   microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]] | -h
+// Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall, /echo, /status/{code} and /stats on
 // 127.0.0.1 (or ADDRESS) until SIGINT/SIGTERM, or for SECONDS. Prints the port it listens on.
 // -x: chaos for soak tests — of every 1000 responses, CUT are cut short (closed or reset) and
 // after CLOSE the connection is closed (server_options::chaos_*).
 #include <signal.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "microbench.hpp"
 
@@ -17,8 +19,20 @@ namespace {
 volatile sig_atomic_t stop_requested = 0;
 void on_signal(int) { stop_requested = 1; }
 
-int usage(const char* why) {
-    std::fprintf(stderr, "microbench-server: %s\nusage: microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]\n", why);
+const char* usage_text =
+    "usage: microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]\n"
+    "  -a ADDRESS   address to listen on (default 127.0.0.1; ::1, or 0.0.0.0 for every IPv4 one)\n"
+    "  -p PORT      port, 0 to 65535 (default 0: a free one); the first line printed says which\n"
+    "  -t THREADS   worker threads, 1 to 256 (default 1)\n"
+    "  -d SECONDS   stop after SECONDS, 1 to 86400 (default: at Ctrl-C or SIGTERM); then print the counts as JSON\n"
+    "  -x CUT:CLOSE[:SEED]  chaos: of every 1000 responses about CUT are cut short and after about CLOSE the\n"
+    "               connection is closed (each 0 to 1000, together at most 1000; SEED default 1)\n"
+    "  -h, --help   this text\n"
+    "Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall?every=N&for=MS, /echo, /status/{code} and /stats.\n";
+
+// One line naming the problem, then the usage; exit 1.
+int usage_error(const std::string& problem) {
+    std::fprintf(stderr, "microbench-server: %s\n%s", problem.c_str(), usage_text);
     return 1;
 }
 
@@ -47,21 +61,31 @@ int main(int argc, char** argv) {
     microbench::server_options options;
     long seconds = 0, v = 0;
     for (int i = 1; i < argc; ++i) {
-        const char* flag = argv[i];
-        if (std::strcmp(flag, "-h") == 0) return usage("the reference server"), 0;
-        if (i + 1 >= argc) return usage("a flag needs a value");
+        const std::string flag = argv[i];
+        if (flag == "-h" || flag == "--help") return std::fputs(usage_text, stdout), 0;
+        if (flag != "-a" && flag != "-p" && flag != "-t" && flag != "-d" && flag != "-x") return usage_error("unknown option '" + flag + "'");
+        if (i + 1 >= argc) return usage_error("option " + flag + " needs a value");
         const char* value = argv[++i];
-        if (std::strcmp(flag, "-a") == 0) options.host = value;
-        else if (std::strcmp(flag, "-p") == 0 && number(value, 0, 65535, v)) options.port = static_cast<std::uint16_t>(v);
-        else if (std::strcmp(flag, "-t") == 0 && number(value, 1, 256, v)) options.threads = static_cast<std::uint32_t>(v);
-        else if (std::strcmp(flag, "-d") == 0 && number(value, 1, 86400, v)) seconds = v;
-        else if (std::strcmp(flag, "-x") == 0 && chaos(value, options)) continue;
-        else return usage("unknown flag or value out of range");
+        const std::string bad = std::string(", not '") + value + "'";
+        if (flag == "-a") options.host = value;
+        else if (flag == "-p" && !number(value, 0, 65535, v)) return usage_error("-p needs a port from 0 to 65535" + bad);
+        else if (flag == "-p") options.port = static_cast<std::uint16_t>(v);
+        else if (flag == "-t" && !number(value, 1, 256, v)) return usage_error("-t needs a thread count from 1 to 256" + bad);
+        else if (flag == "-t") options.threads = static_cast<std::uint32_t>(v);
+        else if (flag == "-d" && !number(value, 1, 86400, v)) return usage_error("-d needs seconds from 1 to 86400" + bad);
+        else if (flag == "-d") seconds = v;
+        else if (flag == "-x" && !chaos(value, options)) return usage_error("-x needs CUT:CLOSE[:SEED], permille each, at most 1000 together" + bad);
     }
     microbench::server srv;
     if (microbench::error e = srv.start(options)) {
-        std::fprintf(stderr, "microbench-server: cannot serve on %s:%u: %s (%s)\n", options.host.c_str(),
-                     static_cast<unsigned>(options.port), e.message(), e.code == microbench::errc::run_system ? std::strerror(static_cast<int>(e.position)) : "");
+        const int err = e.code == microbench::errc::run_system ? static_cast<int>(e.position) : 0;
+        std::string why = e.message();
+        if (e.code == microbench::errc::plan_bad_bind_address) why = "-a needs an address of this machine (127.0.0.1, ::1, 0.0.0.0, localhost)";
+        else if (err == EADDRNOTAVAIL) why = "the address is not one of this machine's (see ip addr)";
+        else if (err == EADDRINUSE) why = "the port is in use: another program listens there (pick another -p, or -p 0 for a free one)";
+        else if (err == EACCES) why = "permission denied: ports below 1024 need root (pick -p 1024 or above)";
+        else if (err) why += std::string(" (") + std::strerror(err) + ")";
+        std::fprintf(stderr, "microbench-server: cannot serve on %s port %u: %s\n", options.host.c_str(), static_cast<unsigned>(options.port), why.c_str());
         return 2;
     }
     std::printf("microbench-server listening on %s port %u\n", options.host.c_str(), static_cast<unsigned>(srv.port()));

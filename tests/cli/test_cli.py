@@ -526,6 +526,31 @@ class Errors(unittest.TestCase):
         complete = int(re.search(r"^Complete requests:\s+(\d+)$", r.stdout, re.M).group(1))
         self.assertGreater(complete, 50000)
 
+    def test_a_timed_run_prints_progress_lines_when_stderr_is_not_a_terminal(self):
+        # ab prints "Completed N requests" heartbeats with -t too; microbench one per tenth of the
+        # duration, then ab's "Finished N requests" with the report's count.
+        r = run([MICROBENCH, "-t", "1", "-c", "2", "-k", Servers.url()], timeout=20)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        counts = [int(n) for n in re.findall(r"^Completed (\d+) requests$", r.stderr, re.M)]
+        self.assertGreaterEqual(len(counts), 8, r.stderr)
+        self.assertLessEqual(len(counts), 10, r.stderr)
+        self.assertEqual(counts, sorted(counts))
+        complete = int(re.search(r"^Complete requests:\s+(\d+)$", r.stdout, re.M).group(1))
+        self.assertRegex(r.stderr, rf"\nFinished {complete} requests\n$")
+        self.assertLessEqual(counts[-1], complete)
+        r = run([MICROBENCH, "-q", "-t", "1", Servers.url()], timeout=20)
+        self.assertEqual(r.stderr, "")
+
+    def test_verbose_prints_the_request_as_ab_does(self):
+        r = run([MICROBENCH, "-v", "2", "-n", "1", Servers.url("/factorial/5")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # (text mode reads the request's CR LF as LF)
+        self.assertIn("INFO: GET header == \n---\nGET /factorial/5 HTTP/1.1\nHost: 127.0.0.1:", r.stdout)
+        self.assertIn("Accept: */*\nConnection: close\n\n\n---\n", r.stdout)
+        r = run([MICROBENCH, "-v", "2", "-n", "1", "--json", "-", Servers.url("/factorial/5")])
+        self.assertIn("INFO: GET header == ", r.stderr)  # stdout is the JSON's alone
+        json.loads(r.stdout)
+
     def test_window_size_sets_the_socket_buffers(self):
         # The kernel reports twice the size asked for (its bookkeeping share): ss shows rb/tb 16384.
         p = subprocess.Popen([MICROBENCH, "-q", "-b", "8192", "-n", "4", "-c", "2", "-k", Servers.url("/delay/1500")],
@@ -640,6 +665,70 @@ class ChecksAndGates(unittest.TestCase):
         r = run([MICROBENCH, "--check", "factorial", Servers.url("/echo")])
         self.assertEqual(r.returncode, 1)
         self.assertIn("--check factorial needs", r.stderr)
+
+
+class OtherPrograms(unittest.TestCase):
+    """microbench-server, microbench-inspect and microbench-device-selftest: -h, one line per bad
+    argument, and failures that say what failed."""
+
+    def program(self, name):
+        return os.path.join(os.path.dirname(SERVER), name)
+
+    def test_server_usage_and_refusals(self):
+        server = self.program("microbench-server")
+        for flag in ("-h", "--help"):
+            r = run([server, flag])
+            self.assertEqual((r.returncode, r.stderr), (0, ""))
+            self.assertTrue(r.stdout.startswith("usage: microbench-server [-a ADDRESS] [-p PORT]"), r.stdout)
+            self.assertIn("  -d SECONDS   stop after SECONDS", r.stdout)
+        for args, line in ((["--bogus"], "unknown option '--bogus'"), (["-p"], "option -p needs a value"),
+                           (["-p", "99999"], "-p needs a port from 0 to 65535, not '99999'"),
+                           (["-t", "0"], "-t needs a thread count from 1 to 256, not '0'"),
+                           (["-d", "x"], "-d needs seconds from 1 to 86400, not 'x'"),
+                           (["-x", "900:200"], "-x needs CUT:CLOSE[:SEED], permille each, at most 1000 together, not '900:200'")):
+            with self.subTest(args=args):
+                r = run([server, *args])
+                self.assertEqual(r.returncode, 1)
+                self.assertTrue(r.stderr.startswith(f"microbench-server: {line}\nusage: microbench-server"), r.stderr)
+        r = run([server, "-p", str(Servers.port), "-d", "1"])
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, f"microbench-server: cannot serve on 127.0.0.1 port {Servers.port}: the port is in use: "
+                                   "another program listens there (pick another -p, or -p 0 for a free one)\n")
+        r = run([server, "-a", "10.99.99.99", "-d", "1"])
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(r.stderr, "microbench-server: cannot serve on 10.99.99.99 port 0: the address is not one of this "
+                                   "machine's (see ip addr)\n")
+        r = run([server, "-a", "no such host", "-d", "1"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(": -a needs an address of this machine", r.stderr)
+
+    def test_inspect_usage(self):
+        inspect = self.program("microbench-inspect")
+        r = run([inspect, "-h"])
+        self.assertEqual(r.returncode, 0)
+        self.assertTrue(r.stdout.startswith("usage: microbench-inspect"), r.stdout)
+        r = run([inspect, "--bogus", "http://127.0.0.1/"])
+        self.assertEqual(r.returncode, 2)
+        self.assertTrue(r.stderr.startswith("microbench-inspect: unknown option '--bogus'\nusage:"), r.stderr)
+
+    def test_device_selftest_says_what_it_checked_and_why_it_failed(self):
+        selftest = self.program("microbench-device-selftest")
+        r = run([selftest, "-h"])
+        self.assertEqual(r.returncode, 0)
+        self.assertTrue(r.stdout.startswith("usage: microbench-device-selftest [URL]"), r.stdout)
+        r = run([selftest, Servers.url("/factorial/12")])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, rf"^self-test ok: {re.escape(Servers.url('/factorial/12'))}: 200/200 correct, 0 failed, p99 [\d.]+ ms\n$")
+        r = run([selftest, "http://127.0.0.1:9/factorial/10"])
+        self.assertEqual(r.returncode, 1)
+        self.assertRegex(r.stdout, r"^self-test FAILED: http://127.0.0.1:9/factorial/10: 0/200 correct, 200 failed \(connect 200\), p99 ")
+        r = run([selftest, Servers.url("/status/503")])
+        self.assertIn(": 0/200 correct, 200 failed (check 200), p99 ", r.stdout)
+        for args in (["a", "b"], ["-x"], ["http://[::1"]):
+            with self.subTest(args=args):
+                r = run([selftest, *args])
+                self.assertEqual(r.returncode, 2)
+                self.assertIn("usage: microbench-device-selftest [URL]", r.stderr)
 
 
 class SuiteCompareSelfTest(unittest.TestCase):
