@@ -11,6 +11,7 @@
 #include <cstring>
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "microbench.hpp"
@@ -66,6 +67,7 @@ struct options {
     std::uint32_t rounds = 0;     // 0: the mode's default
     bool no_percentiles = false;  // -d
     int verbosity = 1;
+    std::vector<std::pair<std::string, std::string>> given;  // each flag given: {canonical name, as typed}
 
     options without_shard() const {
         options copy = *this;
@@ -186,7 +188,8 @@ inline const char* long_usage() {
            "                         environment's JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) and\n"
            "                         MICROBENCH_SHARDS (N) give it. The --json says which shard it was.\n"
            "  --start-at T           Start at Unix time T (seconds, fractions allowed), so generators on several\n"
-           "                         machines begin together; connects nothing before. A time past starts at once.\n"
+           "                         machines begin together; connects nothing before. A time up to a day past\n"
+           "                         starts at once; one further back is refused.\n"
            "  --start-in S           Start S seconds from now.\n"
            "  --check-args           Check the arguments (URL, flags, shard) and exit 0 if they are valid; run nothing.\n"
            "  microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n"
@@ -239,6 +242,59 @@ inline std::string range_rule(const char* flag, std::uint64_t lo, std::uint64_t 
 // "-B TEXT: 'ITEM' is not an address of this machine": which of -B's addresses is at fault, and why.
 inline std::string bind_fault_line(const std::string& text, const mb::source_fault& f) {
     return "-B '" + shown(text) + "': '" + shown(text.substr(f.at, f.length)) + "' " + mb::source_fault_text(f.what);
+}
+
+// The name of what a flag sets: its aliases and the flags that set the same thing share one.
+inline std::string canonical_flag(const std::string& typed) {
+    if (typed == "--threads") return "-W";
+    if (typed == "--duration") return "-t";
+    if (typed == "--timeout-ms") return "-s";
+    if (typed == "--no-length-check") return "-l";
+    if (typed == "-u") return "-p";  // both set the body
+    if (typed == "-i") return "-m";  // both set the method
+    if (typed == "--start-in") return "--start-at";
+    return typed;
+}
+
+// Records a flag as given: "" when it may be, else why not — it sets one thing and was given
+// twice, or under two names. `adds`: it may repeat as typed (-H, -C, a switch such as -k).
+inline std::string note_flag(options& o, const std::string& typed, bool adds) {
+    const std::string canonical = canonical_flag(typed);
+    for (const auto& g : o.given) {
+        if (g.first != canonical) continue;
+        if (adds && g.second == typed) return "";
+        return g.second == typed ? typed + " is given twice: give it once" : g.second + " and " + typed + " set the same thing: give one";
+    }
+    o.given.emplace_back(canonical, typed);
+    return "";
+}
+
+// Why a flag (by canonical name) does nothing in a mode, or null when the mode uses it. A flag no
+// mode path reads is refused rather than dropped.
+inline const char* unused_in(options::mode m, const std::string& flag) {
+    const bool everywhere = flag == "-q" || flag == "--json" || flag == "--html" || flag == "--check-args" ||
+                            flag == "--suite" || flag == "--compare" || flag == "--self-test";  // these choose the mode
+    const bool gate = flag == "--max-failures" || flag == "--min-rps" || flag.compare(0, 6, "--max-") == 0;
+    switch (m) {
+        case options::mode::single:
+            if (flag == "--scale") return "is for --suite and --self-test";
+            if (flag == "--rounds") return "is for --compare";
+            return nullptr;
+        case options::mode::suite:
+            if (everywhere || gate || flag == "--percentiles" || flag == "--scale" || flag == "-W" || flag == "--check" ||
+                flag == "-s" || flag == "-H" || flag == "-C" || flag == "-A" || flag == "--intervals" || flag == "--shard" ||
+                flag == "--start-at")  // the last three: refused below with their own reason
+                return nullptr;
+            return "does not apply to --suite: its scenarios set their own -n, -c, -k and the rest";
+        case options::mode::compare:
+            if (flag == "--scale" || flag == "-e" || flag == "-g" || flag == "--latency" || flag == "-S" || flag == "-d" || flag == "-v")
+                return "does not apply to --compare: it prints the comparison table (and --json, --html) only";
+            return nullptr;
+        case options::mode::self_test:
+            if (everywhere || flag == "--scale" || flag == "--intervals" || flag == "--shard" || flag == "--start-at") return nullptr;
+            return "does not apply to --self-test: it runs its own suite against the built-in server";
+    }
+    return nullptr;
 }
 
 inline bool parse_uint(const char* text, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
@@ -312,9 +368,10 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
 inline parse_outcome parse(int argc, char** argv, options& o) {
     const std::string value_flags = "nctsbTpuvCHPAgXeBmW", bool_flags = "lrkVhwiIdSqxyzZfE";
     bool duration_given = false;
+    bool options_ended = false;  // after "--"
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
-        if (arg.size() > 2 && arg[0] == '-' && arg[1] == '-') {  // long options
+        if (arg.size() > 2 && arg[0] == '-' && arg[1] == '-' && !options_ended) {  // long options
             std::string name = arg.substr(2), value;
             bool has_value = false;
             if (std::size_t eq = name.find('='); eq != std::string::npos) value = name.substr(eq + 1), name = name.substr(0, eq), has_value = true;
@@ -329,6 +386,17 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (name == "help-all") return std::fputs(long_usage(), stdout), parse_outcome{true, 0};
             if (name == "help") return std::fputs(short_usage(), stdout), parse_outcome{true, 0};
             if (name == "version") return std::printf("microbench %s\n", mb::version_string), parse_outcome{true, 0};
+            const bool gate = name.size() > 7 && name.compare(0, 5, "max-p") == 0 && name.compare(name.size() - 3, 3, "-ms") == 0;
+            const bool switch_flag = name == "latency" || name == "check-args" || name == "no-length-check" || name == "self-test" ||
+                                     name == "suite" || name == "compare";
+            const bool known = switch_flag || gate || name == "threads" || name == "duration" || name == "pipeline" ||
+                               name == "timeout-ms" || name == "json" || name == "percentiles" || name == "expect-status" ||
+                               name == "check" || name == "expect-body" || name == "max-failures" || name == "min-rps" ||
+                               name == "scale" || name == "rounds" || name == "rate" || name == "arrivals" || name == "seed" ||
+                               name == "interval" || name == "intervals" || name == "html" || name == "shard" ||
+                               name == "start-at" || name == "start-in";
+            if (!known) return usage_errorf("unknown option --%s", name.c_str());
+            if (std::string clash = note_flag(o, "--" + name, switch_flag); !clash.empty()) return usage_error(clash);
             if (name == "latency") { o.latency = true; continue; }
             if (name == "check-args") { o.check_args = true; continue; }
             if (name == "self-test" || name == "suite" || name == "compare") {
@@ -336,7 +404,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 o.run_mode = name == "suite" ? options::mode::suite : name == "compare" ? options::mode::compare : options::mode::self_test;
                 continue;
             }
-            if (name.size() > 7 && name.compare(0, 5, "max-p") == 0 && name.compare(name.size() - 3, 3, "-ms") == 0) {
+            if (gate) {
                 std::string level = name.substr(5, name.size() - 8);
                 std::vector<double> one;
                 if (!mb::parse_percentile_list(level, one) || one.size() != 1) return usage_errorf("unknown option --%s (write --max-p99-ms X)", name.c_str());
@@ -347,13 +415,6 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 continue;
             }
             if (name == "no-length-check") { o.length_check = false; continue; }
-            bool known = name == "threads" || name == "duration" || name == "pipeline" || name == "timeout-ms" ||
-                         name == "json" || name == "percentiles" || name == "expect-status" || name == "check" ||
-                         name == "expect-body" || name == "max-failures" || name == "min-rps" || name == "scale" ||
-                         name == "rounds" || name == "rate" || name == "arrivals" || name == "seed" ||
-                         name == "interval" || name == "intervals" || name == "html" || name == "shard" ||
-                         name == "start-at" || name == "start-in";
-            if (!known) return usage_errorf("unknown option --%s", name.c_str());
             if (!need(v)) return usage_errorf("option --%s needs a value", name.c_str());
             if (name == "threads") {
                 if (!parse_uint(v.c_str(), 1, mb::defaults::max_threads, n)) return bad_value(range_rule("--threads", 1, mb::defaults::max_threads), v);
@@ -379,10 +440,11 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
                 const bool number = mb::detail::parse_real(v, s);
                 const double now_ms = static_cast<double>(mb::realtime_ns() / 1'000'000);
                 const double at_ms = name == "start-at" ? s * 1000 : now_ms + s * 1000;
-                if (!number || s < 0 || at_ms > now_ms + static_cast<double>(mb::defaults::max_start_ahead_ms))
-                    return bad_value(name == "start-at" ? "--start-at needs a Unix time in seconds, at most 7 days ahead"
+                // A start more than a day past is a mistake (a time in ms, a stale script), not a start "at once".
+                constexpr double day_ms = 24 * 3'600'000.0;
+                if (!number || s < 0 || at_ms < now_ms - day_ms || at_ms > now_ms + static_cast<double>(mb::defaults::max_start_ahead_ms))
+                    return bad_value(name == "start-at" ? "--start-at needs a Unix time in seconds, from a day ago to 7 days ahead"
                                                         : range_rule("--start-in", 0, mb::defaults::max_start_ahead_ms / 1000, " seconds"), v);
-                if (o.start_at_unix_ms) return usage_error("--start-at and --start-in: give one");
                 o.start_at_unix_ms = std::max<std::int64_t>(1, static_cast<std::int64_t>(at_ms));
             } else if (name == "html") {
                 if (v.empty() || v == "-") return usage_error("--html needs a file name");
@@ -438,7 +500,11 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             }
             continue;
         }
-        if (arg.size() < 2 || arg[0] != '-') {  // the URL
+        if (arg == "--" && !options_ended) {  // what follows are URLs, even those that start with '-'
+            options_ended = true;
+            continue;
+        }
+        if (arg.size() < 2 || arg[0] != '-' || options_ended) {  // the URL
             if (o.url_text.empty()) o.url_text = arg;
             else if (o.url_b.empty()) o.url_b = arg;
             else return usage_errorf("more than two URLs: '%s'", shown(arg).c_str());
@@ -448,6 +514,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             char f = arg[k];
             std::string flag = std::string("-") + f;
             if (bool_flags.find(f) != std::string::npos) {
+                if (std::string clash = note_flag(o, flag, true); !clash.empty()) return usage_error(clash);
                 switch (f) {
                     case 'k': o.keep_alive = true; break;
                     case 'l': o.length_check = false; break;
@@ -468,6 +535,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (k + 1 < arg.size()) v = arg.substr(k + 1);
             else if (i + 1 < argc) v = argv[++i];
             else return usage_errorf("option %s needs a value", flag.c_str());
+            if (std::string clash = note_flag(o, flag, f == 'H' || f == 'C'); !clash.empty()) return usage_error(clash);
             k = arg.size();  // the rest of this argument was the value
             std::uint64_t n = 0;
             switch (f) {
@@ -536,6 +604,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             }
         }
     }
+    for (const auto& g : o.given)
+        if (const char* why = unused_in(o.run_mode, g.first)) return usage_errorf("%s %s", g.second.c_str(), why);
     const bool two_allowed = o.run_mode == options::mode::suite || o.run_mode == options::mode::compare;
     if (!o.url_b.empty() && !two_allowed) return usage_errorf("more than one URL: '%s' and '%s'", shown(o.url_text).c_str(), shown(o.url_b).c_str());
     if (o.run_mode == options::mode::compare && o.url_b.empty()) return usage_error("--compare needs two URLs");

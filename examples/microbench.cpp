@@ -5,6 +5,7 @@
 // report`). Exit: 0 done, 1 usage, 2 unreachable, 3 check/gate failed, 130 interrupted.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -169,7 +170,14 @@ bool unreachable(const mb::result& r) {
 // cannot be resolved, else 1.
 int start_failed(const mb::error& e, const cli::options& o) {
     std::fflush(stdout);
-    if (e.code == mb::errc::plan_bad_bind_address && e.position < o.bind_address.size()) {
+    rlimit files{};
+    if (e.code == mb::errc::run_fd_limit && getrlimit(RLIMIT_NOFILE, &files) == 0) {
+        // What the run needs: a descriptor per connection and per worker, and a margin (as the library counts).
+        const unsigned long long need = static_cast<unsigned long long>(o.concurrency) + o.threads + 16;
+        std::fprintf(stderr, "microbench: -c %u needs about %llu open files, but this process may open at most %llu (ulimit -Hn): "
+                             "raise the limit (as root: ulimit -Hn %llu && ulimit -n %llu; for a service, LimitNOFILE=) or lower -c\n",
+                     o.concurrency, need, static_cast<unsigned long long>(files.rlim_max), need + 1024, need + 1024);
+    } else if (e.code == mb::errc::plan_bad_bind_address && e.position < o.bind_address.size()) {
         const std::size_t end = std::min(o.bind_address.find(',', e.position), o.bind_address.size());
         std::fprintf(stderr, "microbench: -B '%s': '%s' is refused: %s (%s)\n", cli::shown(o.bind_address).c_str(),
                      cli::shown(o.bind_address.substr(e.position, end - e.position)).c_str(), e.message(), e.name());
@@ -196,24 +204,40 @@ int check_args(const cli::options& o) {
     return 0;
 }
 
+// Adds {"scenario":…,"result":…} to a JSON array being written ("[" so far, or items and no "]").
+void append_scenario_json(std::string& json, const mb::scenario_result& s, const std::vector<double>& percentiles,
+                          const std::string& extra) {
+    if (json.size() > 1) json += ",";
+    json += "{\"scenario\":\"" + s.scenario + "\",\"result\":" + mb::result_json(mb::describe(s.p), s.r, percentiles, extra) + "}";
+}
+
 int run_self_test(const cli::options& o) {
     const double scale = o.scale_given ? o.scale : 0.25;
-    std::printf("microbench %s self-test: the built-in server on 127.0.0.1, the five-scenario suite (scale %g) against\n"
-                "/factorial/100 and /factorial?n=100, every response checked to be exactly 100!\n\n", mb::version_string, scale);
-    std::fflush(stdout);
+    FILE* says = o.json_path == "-" ? stderr : stdout;  // stdout carries the JSON alone
+    std::fprintf(says, "microbench %s self-test: the built-in server on 127.0.0.1, the five-scenario suite (scale %g) against\n"
+                       "/factorial/100 and /factorial?n=100, every response checked to be exactly 100!\n\n", mb::version_string, scale);
+    std::fflush(says);
     std::vector<mb::scenario_result> results;
     bool passed = false;
     if (mb::error e = mb::self_test(scale, 100, results, passed)) {
         std::fprintf(stderr, "microbench: self-test could not run: %s\n", e.message());
         return 1;
     }
-    std::string text;
+    std::string text, json = "[";
     mb::append_suite_table(results, text);
     std::uint64_t total = 0, failed = 0;
-    for (const mb::scenario_result& s : results) total += s.r.requests_ended, failed += s.r.requests_failed;
-    mb::detail::appendf(text, "\nSelf-test %s: %llu requests, %llu failed.\n", passed ? "passed" : "FAILED",
+    for (const mb::scenario_result& s : results) {
+        total += s.r.requests_ended;
+        failed += s.r.requests_failed;
+        append_scenario_json(json, s, o.percentiles, "");
+    }
+    std::string verdict;
+    mb::detail::appendf(verdict, "Self-test %s: %llu requests, %llu failed.\n", passed ? "passed" : "FAILED",
                         static_cast<unsigned long long>(total), static_cast<unsigned long long>(failed));
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    text += "\n" + verdict;
+    if (o.json_path == "-") std::fputs(verdict.c_str(), stderr);
+    else std::fwrite(text.data(), 1, text.size(), stdout);
+    if (!o.json_path.empty() && !write_file(o.json_path, json + "]\n")) return 1;
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;  // the two URL forms side by side, labelled by their paths
         for (const mb::scenario_result& s : results) add_run(runs, mb::run_label(s.url), s.scenario, s.p, s.r);
@@ -252,9 +276,7 @@ int run_suites(const cli::options& o) {
     for (const auto* list : {&a, &b})
         for (const mb::scenario_result& s : *list) {
             verdicts.push_back(judge(o, s.r));
-            if (json.size() > 1) json += ",";
-            json += "{\"scenario\":\"" + s.scenario + "\",\"result\":" +
-                    mb::result_json(mb::describe(s.p), s.r, o.percentiles, verdicts.back().json) + "}";
+            append_scenario_json(json, s, o.percentiles, verdicts.back().json);
         }
     json += "]\n";
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
@@ -355,10 +377,14 @@ int run_single(const cli::options& o) {
         }
         plan.on_interval(on_interval, &csv);
     }
-    const bool json_to_stdout = o.json_path == "-";
+    // stdout carries the JSON or the interval rows instead of the report (and its banner)
+    const bool json_to_stdout = o.json_path == "-" || o.intervals_path == "-";
+    // ab's banner: its line ends at once when heartbeats follow (more than 150 requests, or a
+    // duration), else it takes "..." now and "..done" at the end.
+    const bool dots = o.quiet || (o.requests > 0 && o.requests <= 150);
     if (!json_to_stdout) {
         std::printf("This is microbench, Version %s (ab-compatible)\n\nBenchmarking %s (be patient)%s", mb::version_string,
-                    o.target.host.c_str(), o.quiet ? "....." : "\n");
+                    o.target.host.c_str(), dots ? "..." : "\n");
         std::fflush(stdout);
     }
     if (o.verbosity >= 2) {  // ab's block, on stdout unless stdout carries the JSON
@@ -376,13 +402,13 @@ int run_single(const cli::options& o) {
     }
     if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
     csv.close(!e && r.start_realtime_ns != 0);  // a run cancelled while it waited to start never started
-    if (e && o.quiet && !json_to_stdout) std::printf("\n");  // end the banner's line of dots
+    if (e && dots && !json_to_stdout) std::printf("\n");  // end the banner's line of dots
     if (e) return start_failed(e, o);
     if (!o.quiet && !progress.tty && (progress.every || progress.timed)) {  // the heartbeats the last poll missed, then ab's last line
         if (progress.every) on_progress(mb::progress{r.requests_ended, o.requests, r.elapsed_ns}, &progress);
         if (!r.cancelled) std::fprintf(stderr, "Finished %llu requests\n", static_cast<unsigned long long>(r.requests_ended));
     }
-    if (o.quiet && !json_to_stdout) std::printf("..done\n");
+    if (dots && !json_to_stdout) std::printf("..done\n");
 
     std::string text;
     if (r.cancelled)
@@ -398,7 +424,7 @@ int run_single(const cli::options& o) {
     mb::append_report_notes(ctx, r, text);
     if (o.latency) mb::append_latency_section(r, o.percentiles, text);
     mb::append_open_model_section(r, text);
-    mb::append_intervals_summary(r, text);
+    mb::append_intervals_summary(r, text, !o.intervals_path.empty());
     if (plan.shard_count())
         mb::detail::appendf(text, "\nShard %u of %u (from 0): -n, -c and --rate above are this shard's share; merge the shards' "
                                   "--json with microbench merge.\n", plan.shard_index(), plan.shard_count());

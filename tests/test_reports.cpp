@@ -337,6 +337,9 @@ TEST_CASE("intervals: the CSV has a row per interval, the JSON an array, the sum
           "\nIntervals: 4 of 1.000 s (--intervals FILE for every row)\n"
           "  requests/s      min      90.00   median     100.00   max     110.00\n"
           "  p99 (ms)        min      5.000   median      7.000   max     50.000 (at 1.000 s)\n");
+    text.clear();
+    append_intervals_summary(r, text, true);  // the rows went to a file: no pointer to one
+    CHECK(text.rfind("\nIntervals: 4 of 1.000 s\n  requests/s", 0) == 0);
     plan p;
     const std::string json = result_json(p, r, {50});
     CHECK(json.find("\"interval_ms\":1000,\"intervals\":[{\"start_ns\":0,\"duration_ns\":1000000000,\"sent\":90,\"ended\":90,"

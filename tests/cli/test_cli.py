@@ -256,6 +256,44 @@ class Errors(unittest.TestCase):
             with self.subTest(args=args):
                 self.assert_usage_error(args, words)
 
+    def test_no_flag_is_dropped_in_silence(self):
+        # A flag given twice, under two names, or where the mode does not use it is refused.
+        url, b = Servers.url(), Servers.url("/factorial/11")
+        cases = [(["--json", "a", "--json", "b", url], "--json is given twice: give it once"),
+                 (["-t", "5", "--duration", "5s", url], "-t and --duration set the same thing: give one"),
+                 (["-n", "5", "-n", "6", url], "-n is given twice"), (["-i", "-m", "POST", url], "-i and -m set the same thing"),
+                 (["-p", "/dev/null", "-u", "/dev/null", url], "-p and -u set the same thing"),
+                 (["--start-in", "1", "--start-at", "2000000000", url], "--start-in and --start-at set the same thing"),
+                 (["--scale", "0.5", url], "--scale is for --suite and --self-test"),
+                 (["--rounds", "2", url], "--rounds is for --compare"),
+                 (["--suite", "-n", "5", url], "-n does not apply to --suite: its scenarios set their own -n, -c, -k"),
+                 (["--suite", "-k", url], "-k does not apply to --suite"), (["--suite", "-c", "3", url], "-c does not apply"),
+                 (["--suite", "--rate", "5", url], "--rate does not apply to --suite"),
+                 (["--compare", "-e", "x.csv", url, b], "-e does not apply to --compare"),
+                 (["--compare", "--latency", url, b], "--latency does not apply to --compare"),
+                 (["--self-test", "--max-failures", "0"], "--max-failures does not apply to --self-test"),
+                 (["--self-test", "-n", "5"], "-n does not apply to --self-test"),
+                 (["--start-at", "1", url], "--start-at needs a Unix time in seconds, from a day ago to 7 days ahead, not '1'")]
+        for args, words in cases:
+            with self.subTest(args=args):
+                self.assert_usage_error(args, words)
+        for args in (["-H", "A: 1", "-H", "B: 2", "-k", "-k", url], ["--", url], ["-n", "3", "--", url],
+                     ["--suite", "--scale", "0.5", "-W", "1", "-H", "A: 1", "--check", "factorial", "--max-failures", "0", url],
+                     ["--compare", "-n", "10", "-k", "--rounds", "2", url, b],
+                     ["--start-at", str(int(time.time()) - 3600), url]):
+            with self.subTest(args=args):
+                r = run([MICROBENCH, "--check-args", *args])
+                self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_the_self_test_saves_json_when_asked(self):
+        r = run([MICROBENCH, "--self-test", "--scale", "0.01", "--json", "-"], timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)  # stdout is the JSON alone; the verdict on stderr
+        self.assertEqual(len(doc), 10)  # five scenarios, each against both factorial forms
+        self.assertTrue(all(d["result"]["requests"]["failed"] == 0 for d in doc))
+        self.assertEqual({d["result"]["config"]["url"].split("/", 3)[3] for d in doc}, {"factorial/100", "factorial?n=100"})
+        self.assertRegex(r.stderr, r"Self-test passed: \d+ requests, 0 failed\.\n$")
+
     def test_every_flag_refuses_bad_values_with_one_line_naming_it(self):
         # Empty, negative, zero, non-numeric, overflowing, out-of-range and non-finite values:
         # exit 1, one line naming the flag, then the usage; nothing runs, nothing is clamped.
@@ -473,6 +511,44 @@ class Errors(unittest.TestCase):
         r = run([MICROBENCH, "-q", "-n", "10", "--intervals", "/nonexistent/dir/x.csv", url])
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot write /nonexistent/dir/x.csv", r.stderr)
+
+    def test_stdout_carries_one_thing(self):
+        # --intervals -: the CSV rows alone, no banner or report around them.
+        r = run([MICROBENCH, "-t", "1", "--rate", "20", "--interval", "250ms", "--intervals", "-", Servers.url()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.reader(r.stdout.splitlines()))
+        self.assertEqual(rows[0][:8], ["start_s", "duration_s", "sent", "ended", "completed", "failed", "rate_per_s", "target_per_s"])
+        self.assertGreaterEqual(len(rows), 5)
+        self.assertTrue(all(len(row) == len(rows[0]) for row in rows), r.stdout)
+        # ab's banner: five dots before "done" when no heartbeat follows (-q, or at most 150 requests).
+        for args in (["-q", "-n", "500"], ["-n", "100"]):
+            r = run([MICROBENCH, *args, Servers.url()])
+            self.assertIn("\nBenchmarking 127.0.0.1 (be patient).....done\n", r.stdout)
+        r = run([MICROBENCH, "-n", "200", Servers.url()])
+        self.assertIn("\nBenchmarking 127.0.0.1 (be patient)\n", r.stdout)
+
+    def test_a_fixed_rate_report_says_what_abs_lines_mean_there(self):
+        r = run([MICROBENCH, "-n", "40", "-c", "2", "-k", "--rate", "200", "--interval", "50ms", "--intervals", "/dev/null",
+                 Servers.url()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("(ab's lines above, at a fixed rate: Time per request is -c x elapsed / requests", r.stdout)
+        self.assertIn("\nIntervals: ", r.stdout)
+        self.assertNotIn("--intervals FILE for every row", r.stdout)  # it was given
+        if re.search(r"^Total:\s+0\s+0\s+[\d.]+\s+0\s+0$", r.stdout, re.M):
+            self.assertIn("Note: every time in the table is under 0.5 ms", r.stdout)
+
+    def test_an_open_file_limit_too_low_for_c_says_how_to_raise_it(self):
+        import resource
+
+        def low_limit():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+        r = subprocess.run([MICROBENCH, "-q", "-n", "3000", "-c", "3000", Servers.url()], capture_output=True, text=True,
+                           timeout=30, preexec_fn=low_limit)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("microbench: -c 3000 needs about 3017 open files, but this process may open at most 1024 (ulimit -Hn): "
+                      "raise the limit (as root: ulimit -Hn 4041 && ulimit -n 4041", r.stderr)
+        self.assertNotIn("plan::", r.stderr)
 
     def test_interval_files_regressions(self):
         url = Servers.url()

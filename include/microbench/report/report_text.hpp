@@ -42,6 +42,10 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     if (r.memory_waits)
         appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
+    const histogram& timed = r.total_ns.empty() ? r.responses_total_ns : r.total_ns;  // what ab's table shows
+    if (!timed.empty() && detail::ab_round_ms(timed.max()) == 0)
+        appendf(out, "Note: every time in the table is under 0.5 ms, which ab's whole milliseconds show as 0: "
+                     "--latency gives them in microseconds.\n");
 }
 
 // At a fixed rate: target and achieved rate, response time (from the intended send time) next to
@@ -63,7 +67,9 @@ inline void append_open_model_section(const result& r, std::string& out) {
                 h.value_at_percentile(90) / 1e6, h.value_at_percentile(99) / 1e6, h.value_at_percentile(99.9) / 1e6,
                 static_cast<double>(h.max()) / 1e6);
     }
-    appendf(out, "  response = intended send time -> last byte (what a user in line sees); service = actual send -> last byte\n");
+    appendf(out, "  response = intended send time -> last byte (what a user in line sees); service = actual send -> last byte\n"
+                 "  (ab's lines above, at a fixed rate: Time per request is -c x elapsed / requests and elapsed / requests,\n"
+                 "  the schedule's pacing rather than a response time; Connection Times are service times in whole ms)\n");
     // Behind: below 99.5 % of the target, requests never sent, or more than 1 % sent late for want of a connection.
     const bool behind = achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
     if (!behind) return;
@@ -79,8 +85,9 @@ inline void append_open_model_section(const result& r, std::string& out) {
 }
 
 // The per-interval rows in brief: how steady the rate and the response time were, and when the
-// worst interval was. Nothing without rows.
-inline void append_intervals_summary(const result& r, std::string& out) {
+// worst interval was. Nothing without rows. `rows_written`: the rows went to a file already, so
+// the line that points to --intervals FILE is left out.
+inline void append_intervals_summary(const result& r, std::string& out, bool rows_written = false) {
     using detail::appendf;
     std::vector<double> rates, p99s;
     const interval_stats* worst = nullptr;
@@ -94,7 +101,8 @@ inline void append_intervals_summary(const result& r, std::string& out) {
     std::sort(rates.begin(), rates.end());
     std::sort(p99s.begin(), p99s.end());
     const std::size_t n = rates.size();
-    appendf(out, "\nIntervals: %zu of %.3f s (--intervals FILE for every row)\n", r.intervals.size(), static_cast<double>(r.interval_ns) / 1e9);
+    appendf(out, "\nIntervals: %zu of %.3f s%s\n", r.intervals.size(), static_cast<double>(r.interval_ns) / 1e9,
+            rows_written ? "" : " (--intervals FILE for every row)");
     appendf(out, "  requests/s      min %10.2f   median %10.2f   max %10.2f\n", rates[0], rates[n / 2], rates[n - 1]);
     appendf(out, "  p99 (ms)        min %10.3f   median %10.3f   max %10.3f (at %.3f s)\n", p99s[0], p99s[n / 2], p99s[n - 1],
             static_cast<double>(worst->start_ns) / 1e9);
