@@ -282,8 +282,7 @@ inline const char* unused_in(options::mode m, const std::string& flag) {
             return nullptr;
         case options::mode::suite:
             if (everywhere || gate || flag == "--percentiles" || flag == "--scale" || flag == "-W" || flag == "--check" ||
-                flag == "-s" || flag == "-H" || flag == "-C" || flag == "-A" || flag == "--intervals" || flag == "--shard" ||
-                flag == "--start-at")  // the last three: refused below with their own reason
+                flag == "-s" || flag == "-H" || flag == "-C" || flag == "-A")
                 return nullptr;
             return "does not apply to --suite: its scenarios set their own -n, -c, -k and the rest";
         case options::mode::compare:
@@ -291,7 +290,7 @@ inline const char* unused_in(options::mode m, const std::string& flag) {
                 return "does not apply to --compare: it prints the comparison table (and --json, --html) only";
             return nullptr;
         case options::mode::self_test:
-            if (everywhere || flag == "--scale" || flag == "--intervals" || flag == "--shard" || flag == "--start-at") return nullptr;
+            if (everywhere || flag == "--scale") return nullptr;
             return "does not apply to --self-test: it runs its own suite against the built-in server";
     }
     return nullptr;
@@ -604,8 +603,6 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             }
         }
     }
-    for (const auto& g : o.given)
-        if (const char* why = unused_in(o.run_mode, g.first)) return usage_errorf("%s %s", g.second.c_str(), why);
     const bool two_allowed = o.run_mode == options::mode::suite || o.run_mode == options::mode::compare;
     if (!o.url_b.empty() && !two_allowed) return usage_errorf("more than one URL: '%s' and '%s'", shown(o.url_text).c_str(), shown(o.url_b).c_str());
     if (o.run_mode == options::mode::compare && o.url_b.empty()) return usage_error("--compare needs two URLs");
@@ -618,6 +615,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     }
     if ((o.shard_count || o.start_at_unix_ms) && o.run_mode != options::mode::single)
         return usage_error("--shard, --start-at and --start-in are for a single run, not --suite, --compare or --self-test");
+    for (const auto& g : o.given)
+        if (const char* why = unused_in(o.run_mode, g.first)) return usage_errorf("%s %s", g.second.c_str(), why);
     if (o.run_mode == options::mode::self_test) {
         if (!o.url_text.empty()) return usage_error("--self-test runs against the built-in server: give no URL");
         return {};

@@ -293,7 +293,7 @@ int run_suites(const cli::options& o) {
         for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i)  // scenario by scenario: A, then B
             for (const auto* list : {&a, &b})
                 if (i < list->size()) add_run(runs, list == &a ? "A" : "B", (*list)[i].scenario, (*list)[i].p, (*list)[i].r);
-        if (!write_html(o, runs, b.empty() ? "microbench suite" : "microbench suite: A vs B")) return 1;
+        if (!write_html(o, runs, cli::report_title(runs))) return 1;
     }
     return interrupted.cancelled() ? 130 : broken ? 3 : 0;
 }
@@ -351,7 +351,7 @@ int run_compare(const cli::options& o) {
         std::vector<mb::report_run> runs;
         add_run(runs, "A", "", pa, a[0].r);
         add_run(runs, "B", "", pb, b[0].r);
-        if (!write_html(o, runs, "microbench: A vs B")) return 1;
+        if (!write_html(o, runs, cli::report_title(runs))) return 1;
     }
     return complete < rounds ? 130 : broken ? 3 : 0;
 }
@@ -446,7 +446,7 @@ int run_single(const cli::options& o) {
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;
         add_run(runs, mb::run_label(plan.url()), "", plan, r);
-        if (!write_html(o, runs, "microbench: " + o.method + " " + o.url_text)) status = 1;
+        if (!write_html(o, runs, cli::report_title(runs))) status = 1;
     }
     if (unreachable(r) && !r.cancelled) {  // interrupted is 130, whatever had failed by then
         const bool local = r.port_waits || r.descriptor_waits || r.memory_waits;

@@ -5,6 +5,7 @@
 // 1 a usage error, an unreadable or unrecognised file, or an unwritable output.
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -59,20 +60,35 @@ inline bool write_text_file(const std::string& path, const std::string& text, co
 
 inline std::int64_t now_unix_ms() { return mb::realtime_ns() / 1'000'000; }
 
+// The title a run gives its HTML report, from its runs alone, so `microbench report` of its saved
+// result draws the same one: "microbench: GET URL" (a single run), "microbench: A vs B" (a
+// comparison), "microbench suite" or "microbench suite: A vs B"; else "microbench report".
+inline std::string report_title(const std::vector<mb::report_run>& runs) {
+    if (runs.empty()) return "microbench report";
+    const bool two = std::any_of(runs.begin(), runs.end(), [](const mb::report_run& r) { return r.label == "B"; });
+    if (!runs[0].scenario.empty()) return two ? "microbench suite: A vs B" : "microbench suite";
+    if (two && runs.size() == 2) return "microbench: A vs B";
+    if (runs.size() == 1) return "microbench: " + runs[0].config.method + " " + runs[0].config.url;
+    return "microbench report";
+}
+
 // `argv[first]` onwards: the files and the options.
 inline int run_report_command(int argc, char** argv, int first) {
     std::vector<std::string> files;
     std::string html_path;
     mb::html_options ho;
+    bool titled = false;
     for (int i = first; i < argc; ++i) {
         std::string arg = argv[i];
         if (arg == "--html" || arg == "--title") {
             if (i + 1 >= argc) return report_usage_error("option " + arg + " needs a value");
             (arg == "--html" ? html_path : ho.title) = argv[++i];
+            titled = titled || arg == "--title";
         } else if (arg.compare(0, 7, "--html=") == 0) {
             html_path = arg.substr(7);
         } else if (arg.compare(0, 8, "--title=") == 0) {
             ho.title = arg.substr(8);
+            titled = true;
         } else if (arg == "-h" || arg == "--help") {
             return std::fputs(report_usage(), stdout), 0;
         } else if (arg.size() > 1 && arg[0] == '-') {
@@ -105,6 +121,7 @@ inline int run_report_command(int argc, char** argv, int first) {
         std::fprintf(stderr, "%s: %zu run%s\n", shown(path).c_str(), runs.size() - before, runs.size() - before == 1 ? "" : "s");
     }
     ho.generated_unix_ms = now_unix_ms();
+    if (!titled) ho.title = files.size() == 1 ? report_title(runs) : "microbench report";  // one file: as its run titled it
     if (!write_text_file(html_path, mb::html_report(runs, ho), "microbench report")) return 1;
     if (html_path != "-") std::fprintf(stderr, "Wrote %s: %zu runs from %zu files.\n", html_path.c_str(), runs.size(), files.size());
     return 0;

@@ -89,7 +89,8 @@ def with_microbench(url, n, connections):
 
 
 def study(targets, n, c, delays):
-    methods = [("threads, pool of 5", with_threads, 5), (f"threads, pool of {c}", with_threads, c),
+    pools = [5] if c == 5 else [5, c]  # the classic pool of 5, and a pool of c beside it
+    methods = [(f"threads, pool of {w}", with_threads, w) for w in pools] + [
                (f"process pool of {c}", with_processes, c),
                (f"asyncio ({'aiohttp' if aiohttp else 'raw streams'}), {c} in flight", with_asyncio, c),
                (f"microbench, {c} connections", with_microbench, c)]

@@ -186,7 +186,7 @@ class Shards(unittest.TestCase):
                               (["--start-at", "-5"], "--start-at needs a Unix time"),
                               (["--start-in", "9999999"], "--start-in must be from 0 to 604800 seconds"),
                               (["-c", "2", "--rate", "0.001", "--shard", "0/2"], "below the smallest rate (0.001)"),
-                              (["--start-in", "1", "--start-at", "1"], "--start-at and --start-in: give one"),
+                              (["--start-in", "1", "--start-at", "1"], "--start-in and --start-at set the same thing: give one"),
                               (["--suite", "--shard", "0/2"], "are for a single run")):
             r = run([MICROBENCH, "-n", "10", *args, url])
             self.assertEqual(r.returncode, 1, args)
@@ -243,7 +243,7 @@ class SourceAddresses(unittest.TestCase):
             r = run([MICROBENCH, "-q", "-n", "1", "-B", "::1", url])
             self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
             self.assertIn("microbench: -B '::1': '::1' is refused: ", r.stderr)
-            self.assertTrue(r.stdout.endswith(".....\n"), r.stdout)  # the banner's line is ended
+            self.assertTrue(r.stdout.endswith("(be patient)...\n"), r.stdout)  # the banner's line is ended
         finally:
             server.stop()
 

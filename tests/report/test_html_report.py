@@ -414,17 +414,19 @@ class Numbers(unittest.TestCase):
         self.assertEqual(legend, ["single", "compare A", "compare B"])
 
     def test_report_from_json_equals_report_of_the_run(self):
-        """`report` on one run's JSON draws exactly what that run's --html drew (but for the date)."""
+        """`report` on one run's JSON draws exactly what that run's --html drew (but for the date),
+        its title included without --title."""
         for name, title in (("compare", "microbench: A vs B"), ("suite", "microbench suite: A vs B"),
                             ("single", f"microbench: GET http://127.0.0.1:{PORT}/delay?us=300")):
             h = os.path.join(OUT, f"{name}-again.html")
-            r = run([MICROBENCH, "report", RUNS[name][1], "--html", h, "--title", title])
+            r = run([MICROBENCH, "report", RUNS[name][1], "--html", h])
             self.assertEqual(r.returncode, 0, r.stderr)
             strip = lambda s: re.sub(r" · generated [^·<]*", "", s)
             with open(h, encoding="utf-8") as f:
                 again = f.read()
             self.assertIn(" · generated ", again)
             self.assertEqual(strip(again), strip(load(name)), name)
+            self.assertIn(f"<title>{html.escape(title)}</title>", again)
 
     def test_report_refuses_bad_input(self):
         bad = os.path.join(OUT, "bad.json")
