@@ -69,6 +69,11 @@ struct options {
     int verbosity = 1;
     std::vector<std::pair<std::string, std::string>> given;  // each flag given: {canonical name, as typed}
 
+    bool checks_responses() const { return check_factorial || !expect_body_path.empty() || !expect_status.empty(); }
+
+    // Whether stdout carries a file's contents (--json -, --intervals -, -e -, -g -) instead of the report.
+    bool stdout_is_data() const { return json_path == "-" || intervals_path == "-" || csv_path == "-" || gnuplot_path == "-"; }
+
     options without_shard() const {
         options copy = *this;
         copy.shard_count = copy.shard_index = 0;
@@ -130,9 +135,9 @@ inline const char* long_usage() {
            "  -r               Accepted for compatibility: microbench never stops on errors.\n"
            "  -q               No progress output.  -S  Short connection table.  -d  No percentile table.\n"
            "  -v level         2 or more: print the request sent, as ab's \"INFO: GET header ==\" block. ab's lines\n"
-           "                   per response (WARNING: Response code not 2xx, LOG: Response code =, LOG: header\n"
-           "                   received) are not printed: status codes are counted instead (in the JSON), and\n"
-           "                   microbench-inspect shows how one response is read.\n"
+           "                   per response (at 2: LOG: header received, WARNING: Response code not 2xx; from 3:\n"
+           "                   LOG: Response code =) are not printed: status codes are counted instead (in the\n"
+           "                   JSON), and microbench-inspect shows how one response is read.\n"
            "  -V               Print the version.   -h  Print the short usage.\n"
            "  Not supported, with an error: -X/-P (proxy),\n"
            "  -w/-x/-y/-z (HTML output), -f/-Z/-E/-I (TLS: microbench speaks plain HTTP only).\n\n"
@@ -239,6 +244,15 @@ inline std::string range_rule(const char* flag, std::uint64_t lo, std::uint64_t 
     return std::string(flag) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + unit;
 }
 
+// -B's first fault for a run against `target`, as the run finds it: its addresses must be of the
+// target's family — known when the host is an address or resolves here, else taken from -B's first.
+inline mb::source_fault bind_fault(const std::string& bind, const mb::url& target) {
+    mb::endpoint at;
+    const int family = mb::resolve(target.host, target.port, at) == 0 ? at.family() : AF_UNSPEC;
+    std::vector<mb::endpoint> sources;
+    return mb::source_addresses(bind, family, sources);
+}
+
 // "-B TEXT: 'ITEM' is not an address of this machine": which of -B's addresses is at fault, and why.
 inline std::string bind_fault_line(const std::string& text, const mb::source_fault& f) {
     return "-B '" + shown(text) + "': '" + shown(text.substr(f.at, f.length)) + "' " + mb::source_fault_text(f.what);
@@ -256,13 +270,21 @@ inline std::string canonical_flag(const std::string& typed) {
     return typed;
 }
 
-// Records a flag as given: "" when it may be, else why not — it sets one thing and was given
-// twice, or under two names. `adds`: it may repeat as typed (-H, -C, a switch such as -k).
+// A flag without a value, which only turns something on: given again, under any name, it changes nothing.
+inline bool is_switch(const std::string& typed) {
+    return (typed.size() == 2 && std::string("lrkiqSd").find(typed[1]) != std::string::npos) || typed == "--latency" ||
+           typed == "--check-args" || typed == "--no-length-check" || typed == "--suite" || typed == "--compare" ||
+           typed == "--self-test";
+}
+
+// Records a flag as given: "" when it may be, else why not — it sets one value and was given
+// twice, or under two names (-t and --duration, -i and -m). Switches may repeat, as may a flag
+// that `adds` (-H, -C) as typed.
 inline std::string note_flag(options& o, const std::string& typed, bool adds) {
     const std::string canonical = canonical_flag(typed);
     for (const auto& g : o.given) {
         if (g.first != canonical) continue;
-        if (adds && g.second == typed) return "";
+        if ((is_switch(g.second) && is_switch(typed)) || (adds && g.second == typed)) return "";
         return g.second == typed ? typed + " is given twice: give it once" : g.second + " and " + typed + " set the same thing: give one";
     }
     o.given.emplace_back(canonical, typed);
@@ -272,7 +294,7 @@ inline std::string note_flag(options& o, const std::string& typed, bool adds) {
 // Why a flag (by canonical name) does nothing in a mode, or null when the mode uses it. A flag no
 // mode path reads is refused rather than dropped.
 inline const char* unused_in(options::mode m, const std::string& flag) {
-    const bool everywhere = flag == "-q" || flag == "--json" || flag == "--html" || flag == "--check-args" ||
+    const bool everywhere = flag == "-q" || flag == "-r" || flag == "--json" || flag == "--html" || flag == "--check-args" ||
                             flag == "--suite" || flag == "--compare" || flag == "--self-test";  // these choose the mode
     const bool gate = flag == "--max-failures" || flag == "--min-rps" || flag.compare(0, 6, "--max-") == 0;
     switch (m) {
@@ -386,16 +408,14 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (name == "help") return std::fputs(short_usage(), stdout), parse_outcome{true, 0};
             if (name == "version") return std::printf("microbench %s\n", mb::version_string), parse_outcome{true, 0};
             const bool gate = name.size() > 7 && name.compare(0, 5, "max-p") == 0 && name.compare(name.size() - 3, 3, "-ms") == 0;
-            const bool switch_flag = name == "latency" || name == "check-args" || name == "no-length-check" || name == "self-test" ||
-                                     name == "suite" || name == "compare";
-            const bool known = switch_flag || gate || name == "threads" || name == "duration" || name == "pipeline" ||
+            const bool known = is_switch("--" + name) || gate || name == "threads" || name == "duration" || name == "pipeline" ||
                                name == "timeout-ms" || name == "json" || name == "percentiles" || name == "expect-status" ||
                                name == "check" || name == "expect-body" || name == "max-failures" || name == "min-rps" ||
                                name == "scale" || name == "rounds" || name == "rate" || name == "arrivals" || name == "seed" ||
                                name == "interval" || name == "intervals" || name == "html" || name == "shard" ||
                                name == "start-at" || name == "start-in";
             if (!known) return usage_errorf("unknown option --%s", name.c_str());
-            if (std::string clash = note_flag(o, "--" + name, switch_flag); !clash.empty()) return usage_error(clash);
+            if (std::string clash = note_flag(o, "--" + name, false); !clash.empty()) return usage_error(clash);
             if (name == "latency") { o.latency = true; continue; }
             if (name == "check-args") { o.check_args = true; continue; }
             if (name == "self-test" || name == "suite" || name == "compare") {
@@ -513,7 +533,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             char f = arg[k];
             std::string flag = std::string("-") + f;
             if (bool_flags.find(f) != std::string::npos) {
-                if (std::string clash = note_flag(o, flag, true); !clash.empty()) return usage_error(clash);
+                if (std::string clash = note_flag(o, flag, false); !clash.empty()) return usage_error(clash);
                 switch (f) {
                     case 'k': o.keep_alive = true; break;
                     case 'l': o.length_check = false; break;
@@ -632,13 +652,9 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
         return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(o.url_text).c_str(), e.message(), e.position);
     if (o.check_factorial && (!mb::factorial_argument(o.target, factorial_n) || (!o.url_b.empty() && !mb::factorial_argument(second, factorial_n))))
         return usage_error("--check factorial needs /factorial/{n} or /factorial?n=N URLs");
-    if (!o.bind_address.empty()) {  // as the run checks them; the family is the target's when it is an address
-        mb::endpoint host;
-        const int family = mb::numeric_address(o.target.host, AF_UNSPEC, host) ? host.family() : AF_UNSPEC;
-        std::vector<mb::endpoint> sources;
-        if (mb::source_fault f = mb::source_addresses(o.bind_address, family, sources))
-            return usage_error(bind_fault_line(o.bind_address, f));
-    }
+    for (const mb::url* target : {&o.target, &second})  // -B as the run checks it, against each target
+        if (!o.bind_address.empty() && !target->host.empty())
+            if (mb::source_fault f = bind_fault(o.bind_address, *target)) return usage_error(bind_fault_line(o.bind_address, f));
     if (o.run_mode == options::mode::suite) return {};  // the suite sets its own -n, -c and -k
     if (duration_given && !o.requests_given) o.requests = 0;
     if (o.requests && o.concurrency > o.requests)
@@ -651,7 +667,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
     if (o.seed_given && !o.poisson) return usage_error("--seed is for --arrivals poisson");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
-    if (o.intervals_path == "-" && o.json_path == "-") return usage_error("--intervals - and --json - would both write to stdout: send one to a file");
+    if ((o.json_path == "-") + (o.intervals_path == "-") + (o.csv_path == "-") + (o.gnuplot_path == "-") > 1)
+        return usage_error("--json -, --intervals -, -e - and -g - would share stdout: send all but one to files");
     if (o.shard_count) {
         mb::plan whole = to_plan(o.without_shard(), o.url_text);
         if (mb::error e = mb::divide_plan(whole, o.shard_index, o.shard_count); e.code == mb::errc::plan_bad_rate)

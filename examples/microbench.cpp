@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
+#include <iterator>
 #include <utility>
 #include <cstring>
 #include <string>
@@ -141,9 +142,9 @@ struct judged {
     std::string json;  // result_json's `extra`: ,"gates":{…}
 };
 
-judged judge(const cli::options& o, const mb::result& r) {
+// `checked`: the run checked its responses (--check, --expect-status, --expect-body; the self-test always).
+judged judge(const cli::options& o, const mb::result& r, bool checked) {
     judged j;
-    const bool checked = o.check_factorial || !o.expect_body_path.empty() || !o.expect_status.empty();
     j.verdicts = mb::judge_gates(o.limits, r, checked);
     if (!j.verdicts.empty()) mb::append_gates_json(j.verdicts, j.json);
     return j;
@@ -166,21 +167,24 @@ bool unreachable(const mb::result& r) {
 
 }  // namespace
 
-// A run that could not start: say why (naming the -B address at fault); exit 2 when the target
-// cannot be resolved, else 1.
-int start_failed(const mb::error& e, const cli::options& o) {
+// A run of plan `p` that could not start: say why — for a low open-file limit the need, the
+// limit and the command; for -B the address at fault — and exit 2 when the target cannot be
+// resolved, else 1. `who`: "" for the run, or the suite's scenario ("the stress scenario's ").
+int start_failed(const mb::error& e, const cli::options& o, const mb::plan& p, const std::string& who = "") {
     std::fflush(stdout);
     rlimit files{};
-    if (e.code == mb::errc::run_fd_limit && getrlimit(RLIMIT_NOFILE, &files) == 0) {
-        // What the run needs: a descriptor per connection and per worker, and a margin (as the library counts).
-        const unsigned long long need = static_cast<unsigned long long>(o.concurrency) + o.threads + 16;
-        std::fprintf(stderr, "microbench: -c %u needs about %llu open files, but this process may open at most %llu (ulimit -Hn): "
-                             "raise the limit (as root: ulimit -Hn %llu && ulimit -n %llu; for a service, LimitNOFILE=) or lower -c\n",
-                     o.concurrency, need, static_cast<unsigned long long>(files.rlim_max), need + 1024, need + 1024);
-    } else if (e.code == mb::errc::plan_bad_bind_address && e.position < o.bind_address.size()) {
-        const std::size_t end = std::min(o.bind_address.find(',', e.position), o.bind_address.size());
-        std::fprintf(stderr, "microbench: -B '%s': '%s' is refused: %s (%s)\n", cli::shown(o.bind_address).c_str(),
-                     cli::shown(o.bind_address.substr(e.position, end - e.position)).c_str(), e.message(), e.name());
+    mb::url target;
+    mb::source_fault fault;
+    if (e.code == mb::errc::plan_bad_bind_address && !mb::parse_url(p.url(), target)) fault = cli::bind_fault(o.bind_address, target);
+    if (e.code == mb::errc::run_fd_limit && getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_max != RLIM_INFINITY) {
+        // At least a descriptor per connection and per worker and a margin, besides those already open (as the library counts).
+        const unsigned long long need = static_cast<unsigned long long>(p.concurrency()) + p.threads() + 16;
+        std::fprintf(stderr, "microbench: %s-c %u needs more than %llu open files, but this process may open at most %llu (its hard "
+                             "limit, ulimit -Hn): raise it (as root: ulimit -Hn %llu && ulimit -n %llu; for a service, LimitNOFILE=) "
+                             "or lower -c\n", who.c_str(), p.concurrency(), need, static_cast<unsigned long long>(files.rlim_max),
+                     need + 1024, need + 1024);
+    } else if (fault) {
+        std::fprintf(stderr, "microbench: %s\n", cli::bind_fault_line(o.bind_address, fault).c_str());
     } else {
         std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
     }
@@ -229,7 +233,7 @@ int run_self_test(const cli::options& o) {
     for (const mb::scenario_result& s : results) {
         total += s.r.requests_ended;
         failed += s.r.requests_failed;
-        append_scenario_json(json, s, o.percentiles, "");
+        append_scenario_json(json, s, o.percentiles, judge(o, s.r, true).json);  // every answer checked: its verdict
     }
     std::string verdict;
     mb::detail::appendf(verdict, "Self-test %s: %llu requests, %llu failed.\n", passed ? "passed" : "FAILED",
@@ -261,7 +265,12 @@ int run_suites(const cli::options& o) {
         for (auto target : {std::make_pair(&o.url_text, &a), std::make_pair(&o.url_b, &b)}) {
             if (target.first->empty() || interrupted.cancelled()) continue;
             if (!o.quiet) std::fprintf(stderr, "Running the suite against %s\n", target.first->c_str());
-            if (mb::error e = mb::run_suite(*target.first, so, *target.second)) return start_failed(e, o);
+            if (mb::error e = mb::run_suite(*target.first, so, *target.second)) {
+                const mb::scenario& failed = mb::classic_suite[std::min(target.second->size(), std::size(mb::classic_suite) - 1)];
+                mb::plan p;
+                (void)mb::suite_plan(*target.first, failed, so, p);  // what it tried, for the message
+                return start_failed(e, o, p, std::string("the ") + failed.name + " scenario's ");
+            }
         }
     }
     std::string text = interrupted.cancelled() ? interrupted_line : "", json = "[";
@@ -275,7 +284,7 @@ int run_suites(const cli::options& o) {
     std::vector<judged> verdicts;
     for (const auto* list : {&a, &b})
         for (const mb::scenario_result& s : *list) {
-            verdicts.push_back(judge(o, s.r));
+            verdicts.push_back(judge(o, s.r, o.checks_responses()));
             append_scenario_json(json, s, o.percentiles, verdicts.back().json);
         }
     json += "]\n";
@@ -312,7 +321,7 @@ int run_compare(const cli::options& o) {
                 bool first_a = i % 2 == 0;
                 bool run_a = (k == 0) == first_a;
                 if (!o.quiet) std::fprintf(stderr, "Round %u: %s\n", i + 1, (run_a ? o.url_text : o.url_b).c_str());
-                if (mb::error e = mb::run(run_a ? pa : pb, run_a ? ra[i] : rb[i])) return start_failed(e, o);
+                if (mb::error e = mb::run(run_a ? pa : pb, run_a ? ra[i] : rb[i])) return start_failed(e, o, run_a ? pa : pb);
             }
             if (!interrupted.cancelled()) ++complete;
         }
@@ -340,7 +349,7 @@ int run_compare(const cli::options& o) {
     mb::detail::appendf(text, "A = %s\nB = %s\n%u rounds, alternating; the median round by requests/s of each:\n\n", o.url_text.c_str(),
                         o.url_b.c_str(), complete);
     mb::append_compare_table(a, b, text);
-    const judged verdict_a = judge(o, a[0].r), verdict_b = judge(o, b[0].r);
+    const judged verdict_a = judge(o, a[0].r, o.checks_responses()), verdict_b = judge(o, b[0].r, o.checks_responses());
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);
     const int broken = say_gates(o, verdict_a, "A") + say_gates(o, verdict_b, "B");
     if (!o.json_path.empty() &&
@@ -377,12 +386,11 @@ int run_single(const cli::options& o) {
         }
         plan.on_interval(on_interval, &csv);
     }
-    // stdout carries the JSON or the interval rows instead of the report (and its banner)
-    const bool json_to_stdout = o.json_path == "-" || o.intervals_path == "-";
+    const bool stdout_is_data = o.stdout_is_data();  // then no banner, request block or report there
     // ab's banner: its line ends at once when heartbeats follow (more than 150 requests, or a
     // duration), else it takes "..." now and "..done" at the end.
     const bool dots = o.quiet || (o.requests > 0 && o.requests <= 150);
-    if (!json_to_stdout) {
+    if (!stdout_is_data) {
         std::printf("This is microbench, Version %s (ab-compatible)\n\nBenchmarking %s (be patient)%s", mb::version_string,
                     o.target.host.c_str(), dots ? "..." : "\n");
         std::fflush(stdout);
@@ -390,7 +398,7 @@ int run_single(const cli::options& o) {
     if (o.verbosity >= 2) {  // ab's block, on stdout unless stdout carries the JSON
         std::string request;
         if (!mb::build_request(o.target, plan.request(), request))
-            std::fprintf(json_to_stdout ? stderr : stdout, "INFO: %s header == \n---\n%s\n---\n", o.method.c_str(), request.c_str());
+            std::fprintf(stdout_is_data ? stderr : stdout, "INFO: %s header == \n---\n%s\n---\n", o.method.c_str(), request.c_str());
         std::fflush(stdout);
     }
 
@@ -402,13 +410,13 @@ int run_single(const cli::options& o) {
     }
     if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
     csv.close(!e && r.start_realtime_ns != 0);  // a run cancelled while it waited to start never started
-    if (e && dots && !json_to_stdout) std::printf("\n");  // end the banner's line of dots
-    if (e) return start_failed(e, o);
+    if (e && dots && !stdout_is_data) std::printf("\n");  // end the banner's line of dots
+    if (e) return start_failed(e, o, plan);
     if (!o.quiet && !progress.tty && (progress.every || progress.timed)) {  // the heartbeats the last poll missed, then ab's last line
         if (progress.every) on_progress(mb::progress{r.requests_ended, o.requests, r.elapsed_ns}, &progress);
         if (!r.cancelled) std::fprintf(stderr, "Finished %llu requests\n", static_cast<unsigned long long>(r.requests_ended));
     }
-    if (dots && !json_to_stdout) std::printf("..done\n");
+    if (dots && !stdout_is_data) std::printf("..done\n");
 
     std::string text;
     if (r.cancelled)
@@ -431,8 +439,8 @@ int run_single(const cli::options& o) {
     if (plan.start_at_unix_ms() && !r.cancelled)
         mb::detail::appendf(text, "Started %.3f ms after the requested start time (--start-at/--start-in).\n",
                             static_cast<double>(r.start_realtime_ns - r.start_requested_realtime_ns) / 1e6);
-    if (!json_to_stdout) std::fwrite(text.data(), 1, text.size(), stdout);
-    const judged verdicts = judge(o, r);
+    if (!stdout_is_data) std::fwrite(text.data(), 1, text.size(), stdout);
+    const judged verdicts = judge(o, r, o.checks_responses());
     const int broken = say_gates(o, verdicts, "");
 
     int status = r.cancelled ? 130 : broken ? 3 : 0;

@@ -60,9 +60,10 @@ inline bool write_text_file(const std::string& path, const std::string& text, co
 
 inline std::int64_t now_unix_ms() { return mb::realtime_ns() / 1'000'000; }
 
-// The title a run gives its HTML report, from its runs alone, so `microbench report` of its saved
-// result draws the same one: "microbench: GET URL" (a single run), "microbench: A vs B" (a
-// comparison), "microbench suite" or "microbench suite: A vs B"; else "microbench report".
+// The title a single run, a comparison or a suite gives its HTML report, from its runs alone, so
+// `microbench report` of its saved result draws the same one: "microbench: GET URL", "microbench:
+// A vs B", "microbench suite" or "microbench suite: A vs B"; else "microbench report". (The
+// self-test titles its own "microbench self-test"; its JSON redraws as a two-URL suite.)
 inline std::string report_title(const std::vector<mb::report_run>& runs) {
     if (runs.empty()) return "microbench report";
     const bool two = std::any_of(runs.begin(), runs.end(), [](const mb::report_run& r) { return r.label == "B"; });

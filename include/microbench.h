@@ -123,10 +123,11 @@ typedef struct mb_interval {
     int64_t start_ns;        /* from the run's start */
     int64_t duration_ns;     /* the last interval ends with the run */
     uint64_t sent, ended, completed, failed;  /* ended = completed + failed */
-    double target_per_s;     /* fixed rate: the schedule's requests per second in it */
+    double target_requests;  /* fixed rate: requests the schedule meant to send in it (a count) */
     double rate_per_s;       /* requests that ended in it, per second */
     int64_t p50_ns, p90_ns, p99_ns, max_ns;   /* response time of the completed requests */
     int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
+    double target_per_s;     /* fixed rate: target_requests per second, to set beside rate_per_s */
 } mb_interval;
 
 typedef struct mb_plan mb_plan;

@@ -4779,8 +4779,8 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     const histogram& total = all_responses ? r.responses_total_ns : r.total_ns;
     if (total.empty()) return;  // no response to time
     if (all_responses)
-        appendf(out, "\nNo response succeeded: the times below are of all %llu whole responses, failed ones included\n"
-                     "(their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
+        appendf(out, "\nNote: no response succeeded: the times below are of all %llu whole responses, failed ones\n"
+                     "included (their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
                 static_cast<unsigned long long>(total.count()));
     struct row {
         const char* label;
@@ -5198,10 +5198,10 @@ inline std::string result_json(const run_description& d, const result& r, const 
         for (std::size_t i = 0; i < r.intervals.size(); ++i) {
             const interval_stats& row = r.intervals[i];
             appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
-                         "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_per_s\":%.9f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
+                         "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_requests\":%.6f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
                          "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
                     i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
-                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target_rate(), u(row.latency_count),
+                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
                     static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
                     static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
         }
@@ -5679,13 +5679,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             f.number("ended", row.ended);
             f.number("completed", row.completed);
             f.number("failed", row.failed);
-            if (item.find("target")) {  // a file saved before the rows named their unit: a count
-                f.real("target", row.target, defaults::max_rate * 3600);  // requests in an interval of at most an hour
-            } else {
-                double per_s = 0;
-                f.real("target_per_s", per_s, defaults::max_rate);
-                row.target = per_s * static_cast<double>(row.duration_ns) / 1e9;
-            }
+            // Requests due in an interval of at most an hour; "target" in files saved before the name said so.
+            f.real(item.find("target") ? "target" : "target_requests", row.target, defaults::max_rate * 3600);
             detail::json_fields response = f.object("response_ns");
             response.number("count", row.latency_count);
             response.time("p50", row.p50_ns);
@@ -6702,6 +6697,7 @@ inline std::string html_report(const std::vector<report_run>& runs, const html_o
 // budget, total-time percentiles and a minimum rate. Pure functions of the result: a verdict per
 // limit (its figure, the limit, held or broken), written as one line each or as JSON. No I/O.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -6723,18 +6719,25 @@ struct gate_verdict {
     double percentile = 0;  // max_percentile_ms: which one
     double limit = 0;       // checks: 0 responses failing them
     double figure = 0;      // what the run gave, in the limit's unit
+    bool measured = true;   // false: nothing to measure (a percentile of no successful response): broken
     bool held = true;
 };
 
 namespace detail {
 
-// A limit as a person wrote it: 1000000, 0.5, 1e-09 — never 1e+06.
+// A limit as a person writes it: the fewest significant digits that read back as `v`, without an
+// exponent from 1e-9 to 1e17 (1000000, 0.0000015, 99.9999999; never 1e+06), with one beyond.
 inline void append_plain_number(std::string& out, double v) {
-    if (v != 0 && std::fabs(v) < 1e-6) return appendf(out, "%g", v);
-    std::size_t from = out.size();
-    appendf(out, "%.6f", v);
-    while (out.size() > from && out.back() == '0') out.pop_back();
-    if (out.back() == '.') out.pop_back();
+    int digits = 1;
+    for (std::string probe; digits < 17; ++digits) {  // the shortest %.*g that reads back exactly
+        double back = 0;
+        probe.clear();
+        appendf(probe, "%.*g", digits, v);
+        if (parse_real(probe, back) && back == v) break;
+    }
+    const int exponent = v == 0 ? 0 : static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    if (exponent < -9 || exponent > 17) return appendf(out, "%.*g", digits, v);
+    appendf(out, "%.*f", std::max(0, digits - 1 - exponent), v);
 }
 
 }  // namespace detail
@@ -6747,15 +6750,16 @@ inline std::vector<gate_verdict> judge_gates(const gates& g, const result& r, bo
     using k = gate_verdict::kind;
     const std::uint64_t check_failures = r.failed(failure::check);
     if (checked || check_failures)
-        out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), check_failures == 0});
+        out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), true, check_failures == 0});
     if (g.max_failures != UINT64_MAX)
-        out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed),
+        out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed), true,
                        r.requests_failed <= g.max_failures});
-    for (const auto& gate : g.max_percentile_ms) {
+    for (const auto& gate : g.max_percentile_ms) {  // of successful responses: none, nothing measured, broken
         const double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
-        out.push_back({k::max_percentile_ms, gate.first, gate.second, got, got <= gate.second});
+        const bool measured = !r.total_ns.empty();
+        out.push_back({k::max_percentile_ms, gate.first, gate.second, got, measured, measured && got <= gate.second});
     }
-    if (g.min_rps > 0) out.push_back({k::min_rps, 0, g.min_rps, r.requests_per_second(), r.requests_per_second() >= g.min_rps});
+    if (g.min_rps > 0) out.push_back({k::min_rps, 0, g.min_rps, r.requests_per_second(), true, r.requests_per_second() >= g.min_rps});
     return out;
 }
 
@@ -6784,11 +6788,13 @@ inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const ch
             case k::max_percentile_ms:
                 out += "p";
                 detail::append_plain_number(out, v.percentile);
-                appendf(out, " = %.3f ms, %s --max-p", v.figure, v.held ? "within" : "above");
+                if (v.measured) appendf(out, " = %.3f ms, %s --max-p", v.figure, v.held ? "within" : "above");
+                else out += " cannot be measured: no response succeeded (--max-p";
                 detail::append_plain_number(out, v.percentile);
                 out += "-ms ";
                 detail::append_plain_number(out, v.limit);
-                if (!v.held) appendf(out, " by %.3f ms", v.figure - v.limit);
+                if (!v.measured) out += ")";
+                else if (!v.held) appendf(out, " by %.3f ms", v.figure - v.limit);
                 out += "\n";
                 break;
             case k::min_rps:
@@ -6804,7 +6810,8 @@ inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const ch
 
 // The verdicts as a JSON member for result_json's `extra`: ,"gates":{"passed":…,"verdicts":[{"gate":
 // "checks"|"max-failures"|"max-pNN-ms"|"min-rps","limit":…,"figure":…,"held":…},…]}. Figures
-// are in the limit's unit: responses, requests, milliseconds, requests per second.
+// are in the limit's unit: responses, requests, milliseconds, requests per second; null when
+// there was nothing to measure.
 inline void append_gates_json(const std::vector<gate_verdict>& verdicts, std::string& out) {
     using k = gate_verdict::kind;
     bool passed = true;
@@ -6825,7 +6832,8 @@ inline void append_gates_json(const std::vector<gate_verdict>& verdicts, std::st
         }
         out += "\",\"limit\":";
         detail::append_plain_number(out, v.limit);
-        detail::appendf(out, ",\"figure\":%.6f,\"held\":%s}", v.figure, v.held ? "true" : "false");
+        if (v.measured) detail::appendf(out, ",\"figure\":%.6f,\"held\":%s}", v.figure, v.held ? "true" : "false");
+        else detail::appendf(out, ",\"figure\":null,\"held\":false}");
     }
     out += "]}";
 }
@@ -7795,10 +7803,11 @@ typedef struct mb_interval {
     int64_t start_ns;        /* from the run's start */
     int64_t duration_ns;     /* the last interval ends with the run */
     uint64_t sent, ended, completed, failed;  /* ended = completed + failed */
-    double target_per_s;     /* fixed rate: the schedule's requests per second in it */
+    double target_requests;  /* fixed rate: requests the schedule meant to send in it (a count) */
     double rate_per_s;       /* requests that ended in it, per second */
     int64_t p50_ns, p90_ns, p99_ns, max_ns;   /* response time of the completed requests */
     int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
+    double target_per_s;     /* fixed rate: target_requests per second, to set beside rate_per_s */
 } mb_interval;
 
 typedef struct mb_plan mb_plan;
@@ -8040,8 +8049,9 @@ inline mb_interval c_interval(const interval_stats& row) {
     c.ended = row.ended;
     c.completed = row.completed;
     c.failed = row.failed;
-    c.target_per_s = row.target_rate();
+    c.target_requests = row.target;
     c.rate_per_s = row.rate();
+    c.target_per_s = row.target_rate();
     c.p50_ns = row.p50_ns;
     c.p90_ns = row.p90_ns;
     c.p99_ns = row.p99_ns;

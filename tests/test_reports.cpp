@@ -174,7 +174,7 @@ TEST_CASE("no response succeeded: the report times every whole response, so labe
     append_ab_report(context(), r, out);
     CHECK(has(out, "Document Length:        7 bytes\n"));
     CHECK(has(out, "HTML transferred:       280 bytes\n"));
-    CHECK(has(out, "No response succeeded: the times below are of all 40 whole responses, failed ones included\n"));
+    CHECK(has(out, "\nNote: no response succeeded: the times below are of all 40 whole responses, failed ones\nincluded"));
     CHECK(has(out, "Connection Times (ms)\n              min  mean[+/-sd] median   max\nTotal:          2   22  11.5     21      41\n"));  // rank round(0.5 * 40) = 20: 21 ms
     CHECK_FALSE(has(out, "Connect:    "));
     CHECK(has(out, "  50%     21\n"));
@@ -189,6 +189,24 @@ TEST_CASE("no response succeeded: the report times every whole response, so labe
     out.clear();
     append_latency_section(sample(), {50}, out);
     CHECK_FALSE(has(out, "responses"));  // no failed response timed: four columns
+}
+
+TEST_CASE("notes: ab's whole milliseconds showing every time as 0 are pointed to --latency") {
+    result fast;
+    fast.requests_ended = fast.requests_completed = 3;
+    fast.elapsed_ns = 1'000'000;
+    for (std::int64_t ns : {100'000, 200'000, 499'000}) {
+        fast.total_ns.record(ns);
+        fast.responses_total_ns.record(ns);
+    }
+    std::string out;
+    append_report_notes(context(), fast, out);
+    CHECK(out == "Note: every time in the table is under 0.5 ms, which ab's whole milliseconds show as 0: "
+                 "--latency gives them in microseconds.\n");
+    fast.total_ns.record(600'000);  // rounds to 1 ms: the table says something
+    out.clear();
+    append_report_notes(context(), fast, out);
+    CHECK(out.empty());
 }
 
 TEST_CASE("latency section, ab's CSV and gnuplot rows") {
@@ -304,6 +322,34 @@ TEST_CASE("gates: a verdict per limit, held ones on request, limits as written, 
     CHECK(judge_gates(gates{}, clean, true).size() == 1);
 }
 
+TEST_CASE("gates: a percentile of no successful response is broken, not 0 ms, and limits print as written") {
+    result none;  // every response failed: nothing in total_ns
+    none.requests_ended = none.requests_failed = 10;
+    none.failures[static_cast<int>(failure::receive)] = 10;
+    none.elapsed_ns = 1'000'000'000;
+    gates g;
+    g.max_percentile_ms = {{99, 50}};
+    const std::vector<gate_verdict> v = judge_gates(g, none, false);
+    REQUIRE(v.size() == 1);
+    CHECK_FALSE(v[0].measured);
+    CHECK_FALSE(v[0].held);
+    std::string out;
+    CHECK(append_gate_lines(v, "", out, true) == 1);
+    CHECK(out == "Gate broken: p99 cannot be measured: no response succeeded (--max-p99-ms 50)\n");
+    out.clear();
+    append_gates_json(v, out);
+    CHECK(out == ",\"gates\":{\"passed\":false,\"verdicts\":[{\"gate\":\"max-p99-ms\",\"limit\":50,\"figure\":null,\"held\":false}]}");
+    const std::pair<double, const char*> written[] = {{1000000, "1000000"}, {1e12, "1000000000000"}, {0.5, "0.5"},
+                                                      {0.0000015, "0.0000015"}, {1e-7, "0.0000001"}, {99.9999999, "99.9999999"},
+                                                      {50, "50"}, {0, "0"}, {1e300, "1e+300"}};
+    for (const auto& w : written) {
+        CAPTURE(w.second);
+        std::string text;
+        detail::append_plain_number(text, w.first);
+        CHECK(text == w.second);
+    }
+}
+
 TEST_CASE("intervals: the CSV has a row per interval, the JSON an array, the summary their spread") {
     result r;
     r.interval_ns = 1'000'000'000;
@@ -343,10 +389,10 @@ TEST_CASE("intervals: the CSV has a row per interval, the JSON an array, the sum
     plan p;
     const std::string json = result_json(p, r, {50});
     CHECK(json.find("\"interval_ms\":1000,\"intervals\":[{\"start_ns\":0,\"duration_ns\":1000000000,\"sent\":90,\"ended\":90,"
-                    "\"completed\":90,\"failed\":0,\"rate_per_s\":90.00,\"target_per_s\":100.000000000,\"response_ns\":{\"count\":90,\"p50\":1000000,"
+                    "\"completed\":90,\"failed\":0,\"rate_per_s\":90.00,\"target_requests\":100.000000,\"response_ns\":{\"count\":90,\"p50\":1000000,"
                     "\"p90\":2000000,\"p99\":5000000,\"max\":6000000},\"schedule_lag_ns\":{\"p99\":25000,\"max\":40000}},") != std::string::npos);
     CHECK(json.find("{\"start_ns\":3000000000,\"duration_ns\":500000000,") != std::string::npos);
-    CHECK(json.find("\"rate_per_s\":40.00,\"target_per_s\":100.000000000,") != std::string::npos);
+    CHECK(json.find("\"rate_per_s\":40.00,\"target_requests\":50.000000,") != std::string::npos);  // 80/s and 100/s in the CSV
     result closed;
     text.clear();
     append_intervals_summary(closed, text);
@@ -411,7 +457,7 @@ TEST_CASE("every output is the same in a comma locale, and saved results read ba
     REQUIRE(std::string(std::localeconv()->decimal_point) == ",");  // what the test is about
     CHECK(every_output(r, d) == in_c);
     CHECK(has(json, "\"rate\":2000.500,"));
-    CHECK(has(json, "\"target_per_s\":2000.500000000,"));  // 500.125 due in 0.25 s
+    CHECK(has(json, "\"target_requests\":500.125000,"));
     CHECK(has(json, "\"99.9\":"));
 
     std::vector<report_run> back;

@@ -36,11 +36,11 @@ public enum Arrivals { Uniform = 0, Poisson = 1 }  // mb_arrivals
 
 /// <summary>One interval of a run: what was sent and ended in it; response times in milliseconds.</summary>
 public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ulong Sent, ulong Ended, ulong Completed, ulong Failed,
-                                 double TargetPerSecond, double RatePerSecond, double P50Ms, double P90Ms, double P99Ms, double MaxMs,
+                                 double TargetRequests, double RatePerSecond, double TargetPerSecond, double P50Ms, double P90Ms, double P99Ms, double MaxMs,
                                  double LagP99Ms, double LagMaxMs)
 {
     internal static IntervalRow Of(in Interval x) =>
-        new(x.StartNs / 1e9, x.DurationNs / 1e9, x.Sent, x.Ended, x.Completed, x.Failed, x.TargetPerSecond, x.RatePerSecond,
+        new(x.StartNs / 1e9, x.DurationNs / 1e9, x.Sent, x.Ended, x.Completed, x.Failed, x.TargetRequests, x.RatePerSecond, x.TargetPerSecond,
             x.P50Ns / 1e6, x.P90Ns / 1e6, x.P99Ns / 1e6, x.MaxNs / 1e6, x.LagP99Ns / 1e6, x.LagMaxNs / 1e6);
 }
 

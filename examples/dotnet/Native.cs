@@ -58,8 +58,9 @@ internal struct Interval
 {
     public long StartNs, DurationNs;
     public ulong Sent, Ended, Completed, Failed;
-    public double TargetPerSecond, RatePerSecond;
+    public double TargetRequests, RatePerSecond;
     public long P50Ns, P90Ns, P99Ns, MaxNs, LagP99Ns, LagMaxNs;
+    public double TargetPerSecond;
 }
 
 internal static partial class Native

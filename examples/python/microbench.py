@@ -64,8 +64,9 @@ _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64, ctypes.c
 
 class _Interval(ctypes.Structure):  # mb_interval
     _fields_ = [("start_ns", _I64), ("duration_ns", _I64), ("sent", _U64), ("ended", _U64), ("completed", _U64),
-                ("failed", _U64), ("target_per_s", ctypes.c_double), ("rate_per_s", ctypes.c_double), ("p50_ns", _I64),
-                ("p90_ns", _I64), ("p99_ns", _I64), ("max_ns", _I64), ("lag_p99_ns", _I64), ("lag_max_ns", _I64)]
+                ("failed", _U64), ("target_requests", ctypes.c_double), ("rate_per_s", ctypes.c_double), ("p50_ns", _I64),
+                ("p90_ns", _I64), ("p99_ns", _I64), ("max_ns", _I64), ("lag_p99_ns", _I64), ("lag_max_ns", _I64),
+                ("target_per_s", ctypes.c_double)]
 
 
 _INTERVAL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Interval), ctypes.c_void_p)
@@ -200,8 +201,9 @@ class Interval:
     ended: int
     completed: int
     failed: int
-    target_per_s: float  # at a fixed rate: the schedule's requests per second in it
-    rate_per_s: float    # requests that ended in it, per second
+    target_requests: float  # at a fixed rate: requests the schedule meant to send in it (a count)
+    rate_per_s: float       # requests that ended in it, per second
+    target_per_s: float     # at a fixed rate: target_requests per second, to set beside rate_per_s
     p50_ms: float
     p90_ms: float
     p99_ms: float
@@ -212,7 +214,8 @@ class Interval:
 
 def _interval_from(row):
     return Interval(start_s=row.start_ns / 1e9, duration_s=row.duration_ns / 1e9, sent=row.sent, ended=row.ended,
-                    completed=row.completed, failed=row.failed, target_per_s=row.target_per_s, rate_per_s=row.rate_per_s,
+                    completed=row.completed, failed=row.failed, target_requests=row.target_requests, rate_per_s=row.rate_per_s,
+                    target_per_s=row.target_per_s,
                     p50_ms=row.p50_ns / 1e6, p90_ms=row.p90_ns / 1e6, p99_ms=row.p99_ns / 1e6, max_ms=row.max_ns / 1e6,
                     lag_p99_ms=row.lag_p99_ns / 1e6, lag_max_ms=row.lag_max_ns / 1e6)
 

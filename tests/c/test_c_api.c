@@ -624,6 +624,7 @@ static void intervals_and_poisson(uint16_t port) {
         sent += row.sent, ended += row.ended, completed += row.completed, failed_rows += row.failed;
         timed += row.completed;
         if (i + 1 < n) EXPECT(row.target_per_s > 999.9 && row.target_per_s < 1000.1); /* 1000/s, as rate_per_s */
+        if (i + 1 < n) EXPECT(row.target_requests > 99.9 && row.target_requests < 100.1); /* 1000/s x 0.1 s */
     }
     EXPECT(ended == mb_result_count(r, MB_COUNT_ENDED) && seen.ended == ended);
     EXPECT(completed == mb_result_count(r, MB_COUNT_COMPLETED) && failed_rows == mb_result_count(r, MB_COUNT_FAILED));

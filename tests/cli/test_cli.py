@@ -291,6 +291,7 @@ class Errors(unittest.TestCase):
         doc = json.loads(r.stdout)  # stdout is the JSON alone; the verdict on stderr
         self.assertEqual(len(doc), 10)  # five scenarios, each against both factorial forms
         self.assertTrue(all(d["result"]["requests"]["failed"] == 0 for d in doc))
+        self.assertEqual({(v["gate"], v["held"]) for d in doc for v in d["result"]["gates"]["verdicts"]}, {("checks", True)})
         self.assertEqual({d["result"]["config"]["url"].split("/", 3)[3] for d in doc}, {"factorial/100", "factorial?n=100"})
         self.assertRegex(r.stderr, r"Self-test passed: \d+ requests, 0 failed\.\n$")
 
@@ -527,6 +528,12 @@ class Errors(unittest.TestCase):
         r = run([MICROBENCH, "-n", "200", Servers.url()])
         self.assertIn("\nBenchmarking 127.0.0.1 (be patient)\n", r.stdout)
 
+    def test_percentiles_csv_to_stdout_is_stdout_alone(self):
+        r = run([MICROBENCH, "-n", "20", "-e", "-", Servers.url()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith("Percentage served,Time in ms\n0,"), r.stdout[:200])
+        self.assertEqual(r.stdout.count("\n"), 102)  # the header and rows 0 to 100, no report
+
     def test_a_fixed_rate_report_says_what_abs_lines_mean_there(self):
         r = run([MICROBENCH, "-n", "40", "-c", "2", "-k", "--rate", "200", "--interval", "50ms", "--intervals", "/dev/null",
                  Servers.url()])
@@ -546,14 +553,16 @@ class Errors(unittest.TestCase):
         r = subprocess.run([MICROBENCH, "-q", "-n", "3000", "-c", "3000", Servers.url()], capture_output=True, text=True,
                            timeout=30, preexec_fn=low_limit)
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("microbench: -c 3000 needs about 3017 open files, but this process may open at most 1024 (ulimit -Hn): "
-                      "raise the limit (as root: ulimit -Hn 4041 && ulimit -n 4041", r.stderr)
+        self.assertIn("microbench: -c 3000 needs more than 3017 open files, but this process may open at most 1024 (its hard "
+                      "limit, ulimit -Hn): raise it (as root: ulimit -Hn 4041 && ulimit -n 4041", r.stderr)
         self.assertNotIn("plan::", r.stderr)
 
     def test_interval_files_regressions(self):
         url = Servers.url()
         # CSV rows and JSON on one stdout would interleave: the pair is refused.
         self.assert_usage_error(["-t", "1", "--rate", "10", "--intervals", "-", "--json", "-", url], "--intervals -")
+        self.assert_usage_error(["-n", "5", "-e", "-", "--json", "-", url], "would share stdout")
+        self.assert_usage_error(["-n", "5", "-g", "-", "-e", "-", url], "would share stdout")
         with tempfile.TemporaryDirectory() as d:
             # A run that cannot start leaves an existing --intervals file as it was, and makes none.
             kept, made = os.path.join(d, "kept.csv"), os.path.join(d, "made.csv")
@@ -563,6 +572,7 @@ class Errors(unittest.TestCase):
                 r = run([MICROBENCH, "-q", "-n", "5", "--intervals", path, "http://no-such-host.invalid/"])
                 self.assertEqual(r.returncode, 2, r.stderr)
                 self.assertIn("cannot resolve", r.stderr)
+                self.assertTrue(r.stdout.endswith("(be patient)...\n"), r.stdout)  # the banner's line is ended
             with open(kept) as f:
                 self.assertEqual(f.read(), "yesterday's rows\n")
             self.assertFalse(os.path.exists(made))
@@ -671,7 +681,7 @@ class ChecksAndGates(unittest.TestCase):
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertIn("Document Length:        21 bytes\n", r.stdout)
         self.assertIn("HTML transferred:       840 bytes\n", r.stdout)
-        self.assertIn("No response succeeded: the times below are of all 40 whole responses, failed ones included\n", r.stdout)
+        self.assertIn("Note: no response succeeded: the times below are of all 40 whole responses, failed ones\nincluded", r.stdout)
         self.assertRegex(r.stdout, r"\nTotal:\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)\n")
         self.assertRegex(r.stdout, r"\n\s*99%\s+\d+\n")
         self.assertIn("40 failed ones included", r.stdout)  # the --latency section's extra column

@@ -228,6 +228,7 @@ class Binding(unittest.TestCase):
         due = sum(poisson_arrivals_before(3, worker, 1e9 * 2 / 500, 1_000_000_000) for worker in range(2))
         self.assertNotEqual(due, 500)
         self.assertEqual(r.ended + r.unfinished + r.schedule_missed, due)
+        self.assertAlmostEqual(r.intervals[0].target_requests, 125.0)  # due in 0.25 s
         self.assertAlmostEqual(r.intervals[0].target_per_s, 500.0)  # per second, as rate_per_s
         self.assertAlmostEqual(r.intervals[0].rate_per_s, r.intervals[0].ended / 0.25)
         self.assertEqual(microbench.run(self.server.url("/"), n=10).intervals, [])
@@ -336,7 +337,7 @@ class Binding(unittest.TestCase):
             again = microbench.run(self.server.url("/factorial/10"), n=100, c=2, rate=1000.5, interval=0.02)
             self.assertEqual(again.json["open_model"]["rate"], 1000.5)
             self.assertEqual(again.json["interval_ms"], 20)
-            self.assertAlmostEqual(again.json["intervals"][0]["target_per_s"], 1000.5, places=6)
+            self.assertAlmostEqual(again.json["intervals"][0]["target_requests"], 1000.5 * 0.02, places=6)
         finally:
             locale.setlocale(locale.LC_ALL, "C")
 

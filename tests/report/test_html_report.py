@@ -354,7 +354,7 @@ class Numbers(unittest.TestCase):
         for row, iv in zip(rows, doc["intervals"]):
             self.assertEqual(row[0], f"{(iv['start_ns'] + iv['duration_ns']) / 1e9:.3f}")
             self.assertEqual(row[1], f"{iv['ended'] * 1e9 / iv['duration_ns']:.2f}")
-            self.assertEqual(row[2], f"{iv['target_per_s']:.2f}")
+            self.assertEqual(row[2], f"{iv['target_requests'] * 1e9 / iv['duration_ns']:.2f}")
         latency = chart(section, "s1-latency").parent
         rows = [[td.text() for td in tr.all("td")] for tr in latency.first("tbody").all("tr")]
         self.assertEqual([r[1] for r in rows], [ms(iv["response_ns"]["p99"]) for iv in doc["intervals"]])

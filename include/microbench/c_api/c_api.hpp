@@ -135,8 +135,9 @@ inline mb_interval c_interval(const interval_stats& row) {
     c.ended = row.ended;
     c.completed = row.completed;
     c.failed = row.failed;
-    c.target_per_s = row.target_rate();
+    c.target_requests = row.target;
     c.rate_per_s = row.rate();
+    c.target_per_s = row.target_rate();
     c.p50_ns = row.p50_ns;
     c.p90_ns = row.p90_ns;
     c.p99_ns = row.p99_ns;

@@ -3,6 +3,7 @@
 // limit (its figure, the limit, held or broken), written as one line each or as JSON. No I/O.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "../core/appendf.hpp"
+#include "../core/decimal.hpp"
 #include "../stats/result.hpp"
 
 namespace microbench {
@@ -26,18 +28,25 @@ struct gate_verdict {
     double percentile = 0;  // max_percentile_ms: which one
     double limit = 0;       // checks: 0 responses failing them
     double figure = 0;      // what the run gave, in the limit's unit
+    bool measured = true;   // false: nothing to measure (a percentile of no successful response): broken
     bool held = true;
 };
 
 namespace detail {
 
-// A limit as a person wrote it: 1000000, 0.5, 1e-09 — never 1e+06.
+// A limit as a person writes it: the fewest significant digits that read back as `v`, without an
+// exponent from 1e-9 to 1e17 (1000000, 0.0000015, 99.9999999; never 1e+06), with one beyond.
 inline void append_plain_number(std::string& out, double v) {
-    if (v != 0 && std::fabs(v) < 1e-6) return appendf(out, "%g", v);
-    std::size_t from = out.size();
-    appendf(out, "%.6f", v);
-    while (out.size() > from && out.back() == '0') out.pop_back();
-    if (out.back() == '.') out.pop_back();
+    int digits = 1;
+    for (std::string probe; digits < 17; ++digits) {  // the shortest %.*g that reads back exactly
+        double back = 0;
+        probe.clear();
+        appendf(probe, "%.*g", digits, v);
+        if (parse_real(probe, back) && back == v) break;
+    }
+    const int exponent = v == 0 ? 0 : static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    if (exponent < -9 || exponent > 17) return appendf(out, "%.*g", digits, v);
+    appendf(out, "%.*f", std::max(0, digits - 1 - exponent), v);
 }
 
 }  // namespace detail
@@ -50,15 +59,16 @@ inline std::vector<gate_verdict> judge_gates(const gates& g, const result& r, bo
     using k = gate_verdict::kind;
     const std::uint64_t check_failures = r.failed(failure::check);
     if (checked || check_failures)
-        out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), check_failures == 0});
+        out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), true, check_failures == 0});
     if (g.max_failures != UINT64_MAX)
-        out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed),
+        out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed), true,
                        r.requests_failed <= g.max_failures});
-    for (const auto& gate : g.max_percentile_ms) {
+    for (const auto& gate : g.max_percentile_ms) {  // of successful responses: none, nothing measured, broken
         const double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
-        out.push_back({k::max_percentile_ms, gate.first, gate.second, got, got <= gate.second});
+        const bool measured = !r.total_ns.empty();
+        out.push_back({k::max_percentile_ms, gate.first, gate.second, got, measured, measured && got <= gate.second});
     }
-    if (g.min_rps > 0) out.push_back({k::min_rps, 0, g.min_rps, r.requests_per_second(), r.requests_per_second() >= g.min_rps});
+    if (g.min_rps > 0) out.push_back({k::min_rps, 0, g.min_rps, r.requests_per_second(), true, r.requests_per_second() >= g.min_rps});
     return out;
 }
 
@@ -87,11 +97,13 @@ inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const ch
             case k::max_percentile_ms:
                 out += "p";
                 detail::append_plain_number(out, v.percentile);
-                appendf(out, " = %.3f ms, %s --max-p", v.figure, v.held ? "within" : "above");
+                if (v.measured) appendf(out, " = %.3f ms, %s --max-p", v.figure, v.held ? "within" : "above");
+                else out += " cannot be measured: no response succeeded (--max-p";
                 detail::append_plain_number(out, v.percentile);
                 out += "-ms ";
                 detail::append_plain_number(out, v.limit);
-                if (!v.held) appendf(out, " by %.3f ms", v.figure - v.limit);
+                if (!v.measured) out += ")";
+                else if (!v.held) appendf(out, " by %.3f ms", v.figure - v.limit);
                 out += "\n";
                 break;
             case k::min_rps:
@@ -107,7 +119,8 @@ inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const ch
 
 // The verdicts as a JSON member for result_json's `extra`: ,"gates":{"passed":…,"verdicts":[{"gate":
 // "checks"|"max-failures"|"max-pNN-ms"|"min-rps","limit":…,"figure":…,"held":…},…]}. Figures
-// are in the limit's unit: responses, requests, milliseconds, requests per second.
+// are in the limit's unit: responses, requests, milliseconds, requests per second; null when
+// there was nothing to measure.
 inline void append_gates_json(const std::vector<gate_verdict>& verdicts, std::string& out) {
     using k = gate_verdict::kind;
     bool passed = true;
@@ -128,7 +141,8 @@ inline void append_gates_json(const std::vector<gate_verdict>& verdicts, std::st
         }
         out += "\",\"limit\":";
         detail::append_plain_number(out, v.limit);
-        detail::appendf(out, ",\"figure\":%.6f,\"held\":%s}", v.figure, v.held ? "true" : "false");
+        if (v.measured) detail::appendf(out, ",\"figure\":%.6f,\"held\":%s}", v.figure, v.held ? "true" : "false");
+        else detail::appendf(out, ",\"figure\":null,\"held\":false}");
     }
     out += "]}";
 }

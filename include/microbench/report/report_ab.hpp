@@ -126,8 +126,8 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     const histogram& total = all_responses ? r.responses_total_ns : r.total_ns;
     if (total.empty()) return;  // no response to time
     if (all_responses)
-        appendf(out, "\nNo response succeeded: the times below are of all %llu whole responses, failed ones included\n"
-                     "(their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
+        appendf(out, "\nNote: no response succeeded: the times below are of all %llu whole responses, failed ones\n"
+                     "included (their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
                 static_cast<unsigned long long>(total.count()));
     struct row {
         const char* label;

@@ -189,10 +189,10 @@ inline std::string result_json(const run_description& d, const result& r, const 
         for (std::size_t i = 0; i < r.intervals.size(); ++i) {
             const interval_stats& row = r.intervals[i];
             appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
-                         "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_per_s\":%.9f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
+                         "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_requests\":%.6f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
                          "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
                     i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
-                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target_rate(), u(row.latency_count),
+                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
                     static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
                     static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
         }

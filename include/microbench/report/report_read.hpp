@@ -245,13 +245,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             f.number("ended", row.ended);
             f.number("completed", row.completed);
             f.number("failed", row.failed);
-            if (item.find("target")) {  // a file saved before the rows named their unit: a count
-                f.real("target", row.target, defaults::max_rate * 3600);  // requests in an interval of at most an hour
-            } else {
-                double per_s = 0;
-                f.real("target_per_s", per_s, defaults::max_rate);
-                row.target = per_s * static_cast<double>(row.duration_ns) / 1e9;
-            }
+            // Requests due in an interval of at most an hour; "target" in files saved before the name said so.
+            f.real(item.find("target") ? "target" : "target_requests", row.target, defaults::max_rate * 3600);
             detail::json_fields response = f.object("response_ns");
             response.number("count", row.latency_count);
             response.time("p50", row.p50_ns);

@@ -43,7 +43,8 @@ Check("rows at 0, 0.25, 0.5, 0.75 s:", r.Intervals.Count >= 4 && Math.Abs(r.Inte
 Check("rows add up:", ended == r.Ended && completed == r.Completed && sent == r.Ended + r.Unfinished);
 Check("every completed request timed from its intended time:", r.Response.Count == r.Completed && r.ScheduleLag.Count == r.Completed &&
       r.Failed == 0 && r.ConnectionWaits <= sent, Inv($"{r.Response.Count}, {r.ScheduleLag.Count} of {r.Completed}; {r.ConnectionWaits} waits"));
-Check("the schedule's target per row, per second:", Math.Abs(r.Intervals[0].TargetPerSecond - 500) < 1e-9, Inv($"{r.Intervals[0].TargetPerSecond}"));
+Check("the schedule's target per row, a count and per second:", r.Intervals[0].TargetRequests == 125 &&
+      Math.Abs(r.Intervals[0].TargetPerSecond - 500) < 1e-9, Inv($"{r.Intervals[0].TargetRequests}, {r.Intervals[0].TargetPerSecond}"));
 
 // One connection held 50 ms by the server: the k-th request (from 0) cannot leave before k × 50 ms,
 // and nothing leaves at or after 0.5 s, so at most 10 of the 50 due go out.
