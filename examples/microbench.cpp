@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.hpp"
+#include "cli_parse.hpp"
 #include "microbench.hpp"
 #include "merge_command.hpp"
 #include "report_command.hpp"

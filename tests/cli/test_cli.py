@@ -273,11 +273,15 @@ class Errors(unittest.TestCase):
                  (["--compare", "--latency", url, b], "--latency does not apply to --compare"),
                  (["--self-test", "--max-failures", "0"], "--max-failures does not apply to --self-test"),
                  (["--self-test", "-n", "5"], "-n does not apply to --self-test"),
-                 (["--start-at", "1", url], "--start-at needs a Unix time in seconds, from a day ago to 7 days ahead, not '1'")]
+                 (["--start-at", "1", url], "--start-at needs a Unix time in seconds, from a day ago to 7 days ahead, not '1'"),
+                 (["-W", "1", "--threads", "1", url], "-W and --threads set the same thing"),
+                 (["--latency=5", url], "--latency takes no value"), (["--max-p-ms", "5", url], "unknown option --max-p-ms"),
+                 (["--max-p99-ms", "5", "--max-p99-ms", "6", url], "--max-p99-ms is given twice")]
         for args, words in cases:
             with self.subTest(args=args):
                 self.assert_usage_error(args, words)
         for args in (["-H", "A: 1", "-H", "B: 2", "-k", "-k", url], ["--", url], ["-n", "3", "--", url],
+                     ["-l", "--no-length-check", "-kq", "-n3", url], ["--max-p99-ms", "5", "--max-p50-ms=2", url],
                      ["--suite", "--scale", "0.5", "-W", "1", "-H", "A: 1", "--check", "factorial", "--max-failures", "0", url],
                      ["--compare", "-n", "10", "-k", "--rounds", "2", url, b],
                      ["--start-at", str(int(time.time()) - 3600), url]):
