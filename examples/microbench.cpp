@@ -233,7 +233,7 @@ int run_self_test(const cli::options& o) {
     for (const mb::scenario_result& s : results) {
         total += s.r.requests_ended;
         failed += s.r.requests_failed;
-        append_scenario_json(json, s, o.percentiles, judge(o, s.r, true).json);  // every answer checked: its verdict
+        if (!o.json_path.empty()) append_scenario_json(json, s, o.percentiles, judge(o, s.r, true).json);  // every answer checked
     }
     std::string verdict;
     mb::detail::appendf(verdict, "Self-test %s: %llu requests, %llu failed.\n", passed ? "passed" : "FAILED",
