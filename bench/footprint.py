@@ -68,10 +68,12 @@ CLI_FLAGS = ["-fno-exceptions", "-fno-rtti", "-fno-unwind-tables", "-fno-asynchr
 
 
 def alignment_padding(path):
-    """Bytes of a file between its loaded segments: the zeros the linker leaves so that each segment
+    """Bytes of zeros between a file's loaded segments: what the linker leaves so that each segment
     starts at its page offset (up to the target's largest page: 64 KB on ARM), not program."""
     with open(path, "rb") as f:
         elf = f.read()
+    if elf[:4] != b"\x7fELF":
+        raise ValueError(f"{path} is not an ELF file")
     wide = elf[4] == 2  # ELFCLASS64
     end = "<" if elf[5] == 1 else ">"
     phoff, phentsize, phnum = (struct.unpack_from(end + "Q", elf, 32)[0], *struct.unpack_from(end + "HH", elf, 54)) if wide else \
@@ -83,8 +85,13 @@ def alignment_padding(path):
         offset, filesz = struct.unpack_from(end + "QxxxxxxxxxxxxxxxxQ", elf, at + 8) if wide else struct.unpack_from(end + "IxxxxxxxxI", elf, at + 4)
         if kind == 1:  # PT_LOAD
             loads.append((offset, filesz))
-    loads.sort()
-    return sum(max(0, b[0] - (a[0] + a[1])) for a, b in zip(loads, loads[1:]))
+    padding, reached = 0, 0
+    for offset, filesz in sorted(loads):  # a gap counts from the furthest end so far, and only if it is all zeros
+        gap = elf[reached:offset]
+        if reached and gap and gap.count(0) == len(gap):
+            padding += len(gap)
+        reached = max(reached, offset + filesz)
+    return padding
 
 
 def compile_cli(target, out, static):

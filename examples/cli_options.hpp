@@ -3,15 +3,9 @@
 // readers, and the mapping to a plan. The flags themselves are the table in cli_parse.hpp.
 #pragma once
 
-#include <cerrno>
 #include <cstdarg>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <algorithm>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "microbench.hpp"

@@ -1,7 +1,7 @@
 // examples/cli_parse.hpp — the microbench command line's options as one table: each option's
 // names, its value, the modes that read it, its --help-all text and how it is applied. parse()
-// and long_usage() both walk the table, so an option is declared once. A flag given twice (or
-// under two names for one setting) or where the mode does not read it is refused, never dropped.
+// and long_usage() both walk the table (the one-screen short_usage() is written by hand). A flag
+// given twice (or under two names for one setting) or where the mode does not read it is refused.
 #pragma once
 
 #include <algorithm>
@@ -34,13 +34,13 @@ inline unsigned bit_of(options::mode m) {
 enum class section { ab, own, gates, suites, generators, unsupported };
 
 enum class takes {
-    nothing,  // a switch: given again, under any of its names, it changes nothing
+    nothing,  // a switch: given again under any of its names it changes nothing (a second mode is refused)
     value,    // one value: given twice, or with another flag that sets the same, it is refused
     values    // each use adds one (-H, -C)
 };
 
 struct option_spec;
-using apply_fn = parse_outcome (*)(options& o, const option_spec& spec, const std::string& flag, const std::string& value);
+using apply_fn = parse_outcome (*)(options& o, const std::string& flag, const std::string& value);
 
 struct option_spec {
     char short_name;        // 0: none
@@ -56,12 +56,21 @@ struct option_spec {
 
 inline std::string long_usage();
 
-// A count from `lo` to `hi` (the library's ranges, config.hpp), or false.
-inline bool read_count(const std::string& v, std::uint64_t lo, std::uint64_t hi, std::uint64_t& n) { return parse_uint(v.c_str(), lo, hi, n); }
+// The gate option: --max-p<percentile>-ms, one option for every percentile.
+inline bool is_gate(const option_spec& spec) { return spec.long_name && std::strcmp(spec.long_name, "max-pNN-ms") == 0; }
+
+// The percentile a gate flag names ("--max-p99.9-ms" -> 99.9), or false.
+inline bool gate_percentile(const std::string& flag, double& p) {
+    std::vector<double> one;
+    if (flag.size() < 11 || !mb::parse_percentile_list(flag.substr(7, flag.size() - 10), one) || one.size() != 1) return false;
+    p = one[0];
+    return true;
+}
+
 
 // --suite, --compare, --self-test: one mode per run.
 inline parse_outcome set_mode(options& o, const std::string& flag, options::mode m) {
-    if (o.run_mode != options::mode::single)
+    if (o.run_mode != options::mode::single && o.run_mode != m)
         return usage_errorf("%s: --suite, --compare and --self-test are separate modes; give one", flag.c_str());
     o.run_mode = m;
     return {};
@@ -91,13 +100,13 @@ inline parse_outcome set_body(options& o, const std::string& flag, const std::st
 }
 
 // ab's flags microbench does not have: one line saying so (and what to use instead).
-inline parse_outcome refuse_proxy(options&, const option_spec&, const std::string& flag, const std::string&) {
+inline parse_outcome refuse_proxy(options&, const std::string& flag, const std::string&) {
     return usage_errorf("%s (proxy) is not supported", flag.c_str());
 }
-inline parse_outcome refuse_html(options&, const option_spec&, const std::string& flag, const std::string&) {
+inline parse_outcome refuse_html(options&, const std::string& flag, const std::string&) {
     return usage_errorf("%s (HTML output) is not supported: --html FILE writes microbench's report", flag.c_str());
 }
-inline parse_outcome refuse_tls(options&, const option_spec&, const std::string& flag, const std::string&) {
+inline parse_outcome refuse_tls(options&, const std::string& flag, const std::string&) {
     return usage_errorf("%s (TLS) is not supported: microbench speaks plain HTTP/1.1 only", flag.c_str());
 }
 
@@ -121,18 +130,18 @@ constexpr unsigned gated = in_single | in_suite | in_compare;       // the gates
 inline const std::vector<option_spec>& option_table() {
     static const std::vector<option_spec> table = {
         {'n', nullptr, nullptr, takes::value, workload, section::ab, "-n requests", "Number of requests to perform (default 1).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 1, 1'000'000'000'000ULL, n)) return bad_value("-n must be a number of requests from 1", v);
+             if (!parse_uint(v.c_str(), 1, 1'000'000'000'000ULL, n)) return bad_value("-n must be a number of requests from 1", v);
              o.requests = n;
              o.requests_given = true;
              return parse_outcome{};
          }},
         {'c', nullptr, nullptr, takes::value, workload, section::ab, "-c concurrency",
          "Number of connections kept busy at once (default 1); at most -n.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 1, mb::defaults::max_concurrency, n))
+             if (!parse_uint(v.c_str(), 1, mb::defaults::max_concurrency, n))
                  return bad_value(range_rule("-c", 1, mb::defaults::max_concurrency, " connections"), v);
              o.concurrency = static_cast<std::uint32_t>(n);
              return parse_outcome{};
@@ -140,9 +149,9 @@ inline const std::vector<option_spec>& option_table() {
         {'t', nullptr, nullptr, takes::value, workload, section::ab, "-t timelimit",
          "Seconds to run. Unlike ab there is no implied 50000-request cap; with -n too,\n"
          "whichever limit comes first ends the run.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 1, mb::defaults::max_duration_ms / 1000, n))
+             if (!parse_uint(v.c_str(), 1, mb::defaults::max_duration_ms / 1000, n))
                  return bad_value(range_rule("-t", 1, mb::defaults::max_duration_ms / 1000, " seconds (30 days)"), v);
              o.duration_ms = static_cast<std::int64_t>(n) * 1000;
              o.duration_given = true;
@@ -151,34 +160,34 @@ inline const std::vector<option_spec>& option_table() {
         {'s', nullptr, nullptr, takes::value, suite_too, section::ab, "-s timeout",
          "Seconds before a request times out (default 30). The request is counted as\n"
          "failed (timeout) and the run goes on.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 1, mb::defaults::max_timeout_ms / 1000, n))
+             if (!parse_uint(v.c_str(), 1, mb::defaults::max_timeout_ms / 1000, n))
                  return bad_value(range_rule("-s", 1, mb::defaults::max_timeout_ms / 1000, " seconds"), v);
              o.timeout_ms = static_cast<std::int64_t>(n) * 1000;
              return parse_outcome{};
          }},
         {'k', nullptr, nullptr, takes::nothing, workload, section::ab, "-k",
          "Use HTTP keep-alive (HTTP/1.1, works with chunked bodies and without a\nKeep-Alive response header).",
-         [](options& o, const option_spec&, const std::string&, const std::string&) {
+         [](options& o, const std::string&, const std::string&) {
              o.keep_alive = true;
              return parse_outcome{};
          }},
         {'H', nullptr, nullptr, takes::values, suite_too, section::ab, "-H 'Name: value'",
          "Add a header; one named like a default (Host, User-Agent, Accept) replaces it.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              mb::header h;
              if (mb::parse_header_line(v, h)) return bad_value("-H needs 'Name: value'", v);
              o.headers.push_back(h);
              return parse_outcome{};
          }},
         {'C', nullptr, nullptr, takes::values, suite_too, section::ab, "-C name=value", "Add a Cookie header (repeatable).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              o.headers.push_back({"Cookie", v});
              return parse_outcome{};
          }},
         {'A', nullptr, nullptr, takes::value, suite_too, section::ab, "-A user:pass", "Add Basic authentication.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (v.find(':') == std::string::npos) return usage_error("-A needs user:password");
              std::string encoded;
              mb::base64_encode(v, encoded);
@@ -186,21 +195,21 @@ inline const std::vector<option_spec>& option_table() {
              return parse_outcome{};
          }},
         {'p', nullptr, nullptr, takes::value, workload, section::ab, "-p file", "POST the file's contents.",
-         [](options& o, const option_spec&, const std::string& flag, const std::string& v) { return set_body(o, flag, v); }},
+         [](options& o, const std::string& flag, const std::string& v) { return set_body(o, flag, v); }},
         {'u', nullptr, "-p", takes::value, workload, section::ab, "-u file", "PUT the file's contents.",
-         [](options& o, const option_spec&, const std::string& flag, const std::string& v) { return set_body(o, flag, v); }},
+         [](options& o, const std::string& flag, const std::string& v) { return set_body(o, flag, v); }},
         {'T', nullptr, nullptr, takes::value, workload, section::ab, "-T content-type", "Content-Type of the body (default text/plain).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              o.content_type = v;
              return parse_outcome{};
          }},
         {'m', nullptr, nullptr, takes::value, workload, section::ab, "-m method", "Use this method.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              o.method = v;
              return parse_outcome{};
          }},
         {'i', nullptr, "-m", takes::nothing, workload, section::ab, "-i", "Use HEAD.",
-         [](options& o, const option_spec&, const std::string&, const std::string&) {
+         [](options& o, const std::string&, const std::string&) {
              o.method = "HEAD";
              o.head_given = true;
              return parse_outcome{};
@@ -209,52 +218,52 @@ inline const std::vector<option_spec>& option_table() {
          "Local address(es) to connect from: one, a list (10.0.0.5,10.0.0.6) or an IPv4\n"
          "range (127.0.0.2-127.0.0.9); connections take them in turn, each with its own\n"
          "~28,000 ports per target (IP_BIND_ADDRESS_NO_PORT).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (v.empty()) return usage_error("-B needs an address, a list or a range");
              o.bind_address = v;
              return parse_outcome{};
          }},
         {'b', nullptr, nullptr, takes::value, workload, section::ab, "-b windowsize", "Size of the TCP send/receive buffers, in bytes.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 512, mb::defaults::max_socket_buffer_bytes, n))
+             if (!parse_uint(v.c_str(), 512, mb::defaults::max_socket_buffer_bytes, n))
                  return bad_value(range_rule("-b", 512, mb::defaults::max_socket_buffer_bytes, " bytes"), v);
              o.socket_buffer_bytes = static_cast<std::uint32_t>(n);
              return parse_outcome{};
          }},
         {'e', nullptr, nullptr, takes::value, in_single, section::ab, "-e file",
          "Write ab's CSV: percentage served (0-100) and time in ms (- for stdout).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (v.empty()) return usage_error("-e needs a file name");
              o.csv_path = v;
              return parse_outcome{};
          }},
         {'g', nullptr, nullptr, takes::value, in_single, section::ab, "-g file",
-         "Write ab's gnuplot TSV, a row per request (with -t alone: the first 1000000).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         "Write ab's gnuplot TSV, a row per request (with -t alone: the first 1000000; - for stdout).",
+         [](options& o, const std::string&, const std::string& v) {
              if (v.empty()) return usage_error("-g needs a file name");
              o.gnuplot_path = v;
              return parse_outcome{};
          }},
         {'l', nullptr, nullptr, takes::nothing, workload, section::ab, "-l", "Accept responses of varying length (no Length failures).",
-         [](options& o, const option_spec&, const std::string&, const std::string&) {
+         [](options& o, const std::string&, const std::string&) {
              o.length_check = false;
              return parse_outcome{};
          }},
         {'r', nullptr, nullptr, takes::nothing, everywhere, section::ab, "-r", "Accepted for compatibility: microbench never stops on errors.",
-         [](options&, const option_spec&, const std::string&, const std::string&) { return parse_outcome{}; }},
+         [](options&, const std::string&, const std::string&) { return parse_outcome{}; }},
         {'q', nullptr, nullptr, takes::nothing, everywhere, section::ab, "-q", "No progress output.",
-         [](options& o, const option_spec&, const std::string&, const std::string&) {
+         [](options& o, const std::string&, const std::string&) {
              o.quiet = true;
              return parse_outcome{};
          }},
         {'S', nullptr, nullptr, takes::nothing, in_single, section::ab, "-S", "Short connection table.",
-         [](options& o, const option_spec&, const std::string&, const std::string&) {
+         [](options& o, const std::string&, const std::string&) {
              o.short_table = true;
              return parse_outcome{};
          }},
         {'d', nullptr, nullptr, takes::nothing, in_single, section::ab, "-d", "No percentile table.",
-         [](options& o, const option_spec&, const std::string&, const std::string&) {
+         [](options& o, const std::string&, const std::string&) {
              o.no_percentiles = true;
              return parse_outcome{};
          }},
@@ -263,35 +272,40 @@ inline const std::vector<option_spec>& option_table() {
          "per response (at 2: LOG: header received, WARNING: Response code not 2xx; from 3:\n"
          "LOG: Response code =) are not printed: status codes are counted instead (in the\n"
          "JSON), and microbench-inspect shows how one response is read.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 0, 5, n)) return bad_value("-v must be a verbosity from 0 to 5", v);
+             if (!parse_uint(v.c_str(), 0, 5, n)) return bad_value("-v must be a verbosity from 0 to 5", v);
              o.verbosity = static_cast<int>(n);
              return parse_outcome{};
          }},
-        {'V', "version", nullptr, takes::nothing, everywhere, section::ab, "-V, --version", "Print the version.",
-         [](options&, const option_spec&, const std::string&, const std::string&) {
+        {'V', nullptr, nullptr, takes::nothing, everywhere, section::ab, "-V", "Print the version, as ab does.",
+         [](options&, const std::string&, const std::string&) {
              std::printf("microbench %s (ab-compatible)\n", mb::version_string);
              return parse_outcome{true, 0};
          }},
         {'h', "help", nullptr, takes::nothing, everywhere, section::ab, "-h, --help", "Print the short usage.",
-         [](options&, const option_spec&, const std::string&, const std::string&) {
+         [](options&, const std::string&, const std::string&) {
              std::fputs(short_usage(), stdout);
              return parse_outcome{true, 0};
          }},
 
+        {0, "version", nullptr, takes::nothing, everywhere, section::own, "--version", "Print the version alone.",
+         [](options&, const std::string&, const std::string&) {
+             std::printf("microbench %s\n", mb::version_string);
+             return parse_outcome{true, 0};
+         }},
         {'W', "threads", nullptr, takes::value, suite_too, section::own, "-W N, --threads N",
          "Worker threads, each with its own epoll loop (default 1).",
-         [](options& o, const option_spec&, const std::string& flag, const std::string& v) {
+         [](options& o, const std::string& flag, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 1, mb::defaults::max_threads, n))
+             if (!parse_uint(v.c_str(), 1, mb::defaults::max_threads, n))
                  return bad_value(range_rule(flag.c_str(), 1, mb::defaults::max_threads, flag == "-W" ? " threads" : ""), v);
              o.threads = static_cast<std::uint32_t>(n);
              return parse_outcome{};
          }},
         {0, "duration", "-t", takes::value, workload, section::own, "--duration D",
          "Like -t, with units: 500ms, 10s, 2m (a plain number is seconds).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (!parse_duration_ms(v.c_str(), o.duration_ms) || o.duration_ms > mb::defaults::max_duration_ms)
                  return bad_value("--duration must be like 500ms, 10s or 2m, at most 30 days", v);
              o.duration_given = true;
@@ -299,22 +313,22 @@ inline const std::vector<option_spec>& option_table() {
          }},
         {0, "pipeline", nullptr, takes::value, workload, section::own, "--pipeline N",
          "Requests in flight per connection (needs -k; default 1).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 1, mb::defaults::max_pipeline, n)) return bad_value(range_rule("--pipeline", 1, mb::defaults::max_pipeline), v);
+             if (!parse_uint(v.c_str(), 1, mb::defaults::max_pipeline, n)) return bad_value(range_rule("--pipeline", 1, mb::defaults::max_pipeline), v);
              o.pipeline = static_cast<std::uint32_t>(n);
              return parse_outcome{};
          }},
         {0, "timeout-ms", "-s", takes::value, suite_too, section::own, "--timeout-ms N", "Request timeout in milliseconds.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 1, mb::defaults::max_timeout_ms, n)) return bad_value(range_rule("--timeout-ms", 1, mb::defaults::max_timeout_ms), v);
+             if (!parse_uint(v.c_str(), 1, mb::defaults::max_timeout_ms, n)) return bad_value(range_rule("--timeout-ms", 1, mb::defaults::max_timeout_ms), v);
              o.timeout_ms = static_cast<std::int64_t>(n);
              return parse_outcome{};
          }},
         {0, "json", nullptr, takes::value, everywhere, section::own, "--json FILE|-",
          "Write the whole result as JSON (- = stdout, instead of the report).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (v.empty()) return usage_error("--json needs a file name, or - for stdout");
              o.json_path = v;
              return parse_outcome{};
@@ -324,14 +338,14 @@ inline const std::vector<option_spec>& option_table() {
          "script or link): latency by percentile, throughput and response time over\n"
          "time, the summary, failures, status codes, checks and the configuration.\n"
          "Every mode has it; --compare and --suite draw A and B together.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (v.empty() || v == "-") return usage_error("--html needs a file name");
              o.html_path = v;
              return parse_outcome{};
          }},
         {0, "latency", nullptr, takes::nothing, in_single, section::own, "--latency",
          "Add a latency section in microseconds (exact min/mean/max).",
-         [](options& o, const option_spec&, const std::string&, const std::string&) {
+         [](options& o, const std::string&, const std::string&) {
              o.latency = true;
              return parse_outcome{};
          }},
@@ -340,7 +354,7 @@ inline const std::vector<option_spec>& option_table() {
          "most -c in flight. Adds response time (from the intended send time: what a\n"
          "user in line sees), service time and schedule lag, and says when the\n"
          "generator could not hold the rate. Not with --pipeline.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              double d = 0;
              if (!mb::detail::parse_real(v, d) || !(d >= mb::defaults::min_rate && d <= mb::defaults::max_rate))
                  return bad_value("--rate needs requests per second from 0.001 to 10000000", v);
@@ -350,14 +364,14 @@ inline const std::vector<option_spec>& option_table() {
         {0, "arrivals", nullptr, takes::value, workload, section::own, "--arrivals KIND",
          "At a fixed rate: uniform (the default: evenly spaced) or poisson (independent\n"
          "arrivals, exponential gaps averaging 1/R, as many users acting alone).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (v != "poisson" && v != "uniform") return bad_value("--arrivals knows 'uniform' and 'poisson'", v);
              o.poisson = v == "poisson";
              return parse_outcome{};
          }},
         {0, "seed", nullptr, takes::value, workload, section::own, "--seed S",
          "Seed of the Poisson arrivals (default 0): the same seed, the same schedule.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (!parse_uint(v.c_str(), 0, UINT64_MAX, o.seed)) return bad_value("--seed needs a number from 0 to 18446744073709551615", v);
              o.seed_given = true;
              return parse_outcome{};
@@ -367,7 +381,7 @@ inline const std::vector<option_spec>& option_table() {
          "ended, failures, achieved rate, p50/p90/p99/max response time (and schedule\n"
          "lag at a fixed rate). Default 1s with --rate or --intervals, else none. In\n"
          "--json as \"intervals\"; a summary in the report. Memory stays constant.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (v == "0" || v == "off") o.interval_ms = 0;
              else if (!parse_duration_ms(v.c_str(), o.interval_ms) || o.interval_ms < mb::defaults::min_interval_ms ||
                       o.interval_ms > mb::defaults::max_interval_ms)
@@ -377,20 +391,20 @@ inline const std::vector<option_spec>& option_table() {
         {0, "intervals", nullptr, takes::value, in_single, section::own, "--intervals FILE|-",
          "Write the intervals as CSV, a row as each one closes (tail -f works); - for\n"
          "stdout, instead of the report.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (v.empty()) return usage_error("--intervals needs a file name");
              o.intervals_path = v;
              return parse_outcome{};
          }},
         {0, "percentiles", nullptr, takes::value, suite_too, section::own, "--percentiles LIST",
          "Percentiles for --latency and --json (default 50,90,99,99.9,99.99).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (!mb::parse_percentile_list(v, o.percentiles)) return bad_value("--percentiles needs numbers from 0 to 100 separated by commas", v);
              return parse_outcome{};
          }},
         {0, "expect-status", nullptr, takes::value, workload, section::own, "--expect-status LIST",
          "Only these statuses succeed; others fail with reason 'check'.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              for (std::size_t at = 0; at <= v.size();) {
                  const std::size_t comma = v.find(',', at);
                  std::uint64_t n = 0;
@@ -403,13 +417,13 @@ inline const std::vector<option_spec>& option_table() {
              return parse_outcome{};
          }},
         {0, "no-length-check", "-l", takes::nothing, workload, section::own, "--no-length-check", "Same as -l.",
-         [](options& o, const option_spec&, const std::string&, const std::string&) {
+         [](options& o, const std::string&, const std::string&) {
              o.length_check = false;
              return parse_outcome{};
          }},
         {0, "expect-body", nullptr, takes::value, workload, section::own, "--expect-body FILE",
          "The body must equal the file's contents (else: failure 'check').",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (!read_file(v.c_str(), o.expect_body))
                  return usage_errorf("cannot read --expect-body file '%s': %s", shown(v).c_str(), std::strerror(errno));
              o.expect_body_path = v;
@@ -417,30 +431,29 @@ inline const std::vector<option_spec>& option_table() {
          }},
         {0, "check", nullptr, takes::value, suite_too, section::own, "--check factorial",
          "The body must be exactly n! for /factorial/{n} or /factorial?n=N,\nas text or as JSON {\"factorial\": n!} with any whitespace.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (v != "factorial") return bad_value("--check knows 'factorial'", v);
              o.check_factorial = true;
              return parse_outcome{};
          }},
 
         {0, "max-failures", nullptr, takes::value, gated, section::gates, "--max-failures N", "At most N failed requests.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (!parse_uint(v.c_str(), 0, UINT64_MAX, o.limits.max_failures)) return bad_value("--max-failures needs a count", v);
              return parse_outcome{};
          }},
         {0, "max-pNN-ms", nullptr, takes::value, gated, section::gates, "--max-pNN-ms X",
          "Total time percentile NN (e.g. p99, p99.9, p50) at most X ms.",
-         [](options& o, const option_spec&, const std::string& flag, const std::string& v) {
-             std::vector<double> one;  // the percentile in the flag's name: parse() matched --max-p…-ms
-             mb::parse_percentile_list(flag.substr(7, flag.size() - 10), one);
-             double limit = 0;
+         [](options& o, const std::string& flag, const std::string& v) {
+             double p = 0, limit = 0;
+             if (!gate_percentile(flag, p)) return usage_errorf("unknown option %s (write --max-p99-ms X)", flag.c_str());
              if (!mb::detail::parse_real(v, limit) || !(limit > 0))
                  return usage_errorf("%s needs a positive number of milliseconds, not '%s'", flag.c_str(), shown(v).c_str());
-             o.limits.max_percentile_ms.push_back({one[0], limit});
+             o.limits.max_percentile_ms.push_back({p, limit});
              return parse_outcome{};
          }},
         {0, "min-rps", nullptr, takes::value, gated, section::gates, "--min-rps R", "At least R requests per second.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (!mb::detail::parse_real(v, o.limits.min_rps) || !(o.limits.min_rps > 0))
                  return usage_errorf("--min-rps needs a positive number, not '%s'", shown(v).c_str());
              return parse_outcome{};
@@ -451,10 +464,10 @@ inline const std::vector<option_spec>& option_table() {
          "latency (-n 1000 -c 1), failure rate (-n 10000 -c 10), keep-alive\n"
          "(-n 10000 -c 10 -k), stress (-n 50000 -c 200); one table (and --json).\n"
          "With URL_B, both targets side by side with ratios.",
-         [](options& o, const option_spec&, const std::string& flag, const std::string&) { return set_mode(o, flag, options::mode::suite); }},
+         [](options& o, const std::string& flag, const std::string&) { return set_mode(o, flag, options::mode::suite); }},
         {0, "scale", nullptr, takes::value, in_suite | in_self_test, section::suites, "--scale F",
          "Multiply every suite request count by F (e.g. 0.1 on a small device).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (!mb::detail::parse_real(v, o.scale) || !(o.scale > 0) || o.scale > 100)
                  return usage_errorf("--scale needs a positive number, not '%s'", shown(v).c_str());
              o.scale_given = true;
@@ -463,11 +476,11 @@ inline const std::vector<option_spec>& option_table() {
         {0, "compare", nullptr, takes::nothing, everywhere, section::suites, "--compare URL_A URL_B",
          "The workload given by the other flags against both, in alternating\n"
          "rounds (--rounds N, default 3; the median round by requests/s is shown).",
-         [](options& o, const option_spec&, const std::string& flag, const std::string&) { return set_mode(o, flag, options::mode::compare); }},
+         [](options& o, const std::string& flag, const std::string&) { return set_mode(o, flag, options::mode::compare); }},
         {0, "rounds", nullptr, takes::value, in_compare, section::suites, "--rounds N", "Rounds of --compare (1 to 100; default 3).",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
-             if (!read_count(v, 1, 100, n)) return bad_value("--rounds must be from 1 to 100", v);
+             if (!parse_uint(v.c_str(), 1, 100, n)) return bad_value("--rounds must be from 1 to 100", v);
              o.rounds = static_cast<std::uint32_t>(n);
              return parse_outcome{};
          }},
@@ -475,9 +488,9 @@ inline const std::vector<option_spec>& option_table() {
          "Start the built-in server and run the suite (scale 0.25, or --scale)\n"
          "against /factorial/100 and /factorial?n=100 with the factorial check;\n"
          "exit 0 only if every request passed.",
-         [](options& o, const option_spec&, const std::string& flag, const std::string&) { return set_mode(o, flag, options::mode::self_test); }},
+         [](options& o, const std::string& flag, const std::string&) { return set_mode(o, flag, options::mode::self_test); }},
         {0, "help-all", nullptr, takes::nothing, everywhere, section::suites, "--help-all", "This text.",
-         [](options&, const option_spec&, const std::string&, const std::string&) {
+         [](options&, const std::string&, const std::string&) {
              std::fputs(long_usage().c_str(), stdout);
              return parse_outcome{true, 0};
          }},
@@ -488,7 +501,7 @@ inline const std::vector<option_spec>& option_table() {
          "schedules and Poisson seeds interleave across shards. Without the flag, the\n"
          "environment's JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) and\n"
          "MICROBENCH_SHARDS (N) give it. The --json says which shard it was.",
-         [](options& o, const option_spec&, const std::string&, const std::string& v) {
+         [](options& o, const std::string&, const std::string& v) {
              if (!parse_shard(v, o.shard_index, o.shard_count))
                  return bad_value("--shard needs I/N: shard I (from 0) of N generators, N from 1 to " + std::to_string(mb::defaults::max_shards), v);
              return parse_outcome{};
@@ -497,12 +510,12 @@ inline const std::vector<option_spec>& option_table() {
          "Start at Unix time T (seconds, fractions allowed), so generators on several\n"
          "machines begin together; connects nothing before. A time up to a day past\n"
          "starts at once; one further back is refused.",
-         [](options& o, const option_spec&, const std::string& flag, const std::string& v) { return set_start(o, flag, v); }},
+         [](options& o, const std::string& flag, const std::string& v) { return set_start(o, flag, v); }},
         {0, "start-in", "--start-at", takes::value, in_single, section::generators, "--start-in S", "Start S seconds from now.",
-         [](options& o, const option_spec&, const std::string& flag, const std::string& v) { return set_start(o, flag, v); }},
+         [](options& o, const std::string& flag, const std::string& v) { return set_start(o, flag, v); }},
         {0, "check-args", nullptr, takes::nothing, everywhere, section::generators, "--check-args",
          "Check the arguments (URL, flags, shard, -B's addresses) and exit 0 if they\nare valid; run nothing.",
-         [](options& o, const option_spec&, const std::string&, const std::string&) {
+         [](options& o, const std::string&, const std::string&) {
              o.check_args = true;
              return parse_outcome{};
          }},
@@ -528,7 +541,7 @@ inline const std::vector<option_spec>& option_table() {
 inline const option_spec* find_long(const std::string& name) {
     const bool gate = name.size() > 7 && name.compare(0, 5, "max-p") == 0 && name.compare(name.size() - 3, 3, "-ms") == 0;
     for (const option_spec& spec : option_table())
-        if (spec.long_name && (gate ? std::strcmp(spec.long_name, "max-pNN-ms") == 0 : name == spec.long_name)) return &spec;
+        if (spec.long_name && (gate ? is_gate(spec) : name == spec.long_name)) return &spec;
     return nullptr;
 }
 
@@ -549,17 +562,16 @@ struct given_flag {
 // another name (switches may repeat; -H and -C add).
 inline parse_outcome apply_flag(options& o, std::vector<given_flag>& given, const option_spec& spec, const std::string& typed,
                                 const std::string& value) {
-    const bool gate = spec.long_name && std::strcmp(spec.long_name, "max-pNN-ms") == 0;
-    const std::string setting = spec.sets ? spec.sets : gate ? typed
+    const std::string setting = spec.sets ? spec.sets : is_gate(spec) ? typed
                               : spec.short_name ? std::string("-") + spec.short_name : std::string("--") + spec.long_name;
     for (const given_flag& g : given) {
         if (g.setting != setting) continue;
-        if (g.spec->arg == takes::nothing && spec.arg == takes::nothing) return spec.apply(o, spec, typed, value);
+        if (g.spec->arg == takes::nothing && spec.arg == takes::nothing) return spec.apply(o, typed, value);
         if (spec.arg == takes::values && g.typed == typed) break;
         return usage_error(g.typed == typed ? typed + " is given twice: give it once" : g.typed + " and " + typed + " set the same thing: give one");
     }
     given.push_back({setting, typed, &spec});
-    return spec.apply(o, spec, typed, value);
+    return spec.apply(o, typed, value);
 }
 
 // "--suite and --self-test": the modes that read an option, for a single run's refusal.
@@ -658,10 +670,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             const std::string flag = arg.substr(0, eq);
             const option_spec* spec = find_long(flag.substr(2));
             if (!spec) return usage_errorf("unknown option %s", flag.c_str());
-            std::vector<double> level;
-            if (std::strcmp(spec->long_name, "max-pNN-ms") == 0 &&
-                (!mb::parse_percentile_list(flag.substr(7, flag.size() - 10), level) || level.size() != 1))
-                return usage_errorf("unknown option %s (write --max-p99-ms X)", flag.c_str());
+            double level = 0;
+            if (is_gate(*spec) && !gate_percentile(flag, level)) return usage_errorf("unknown option %s (write --max-p99-ms X)", flag.c_str());
             std::string value;
             if (spec->arg == takes::nothing && eq != std::string::npos) return usage_errorf("%s takes no value", flag.c_str());
             if (spec->arg != takes::nothing) {
@@ -725,7 +735,8 @@ inline std::string long_usage() {
                    "                         in one report: runs of the same scenario share charts, labelled by file.\n";
     }
     out += "\nA flag sets one thing once: given twice, or with another flag that sets the same, it is refused\n"
-           "(-H and -C add; switches may repeat); a flag the mode does not read is refused too. -- ends the options.\n"
+           "(-H and -C add; a switch such as -k may repeat); a flag the mode does not read is refused too.\n"
+           "-- ends the options.\n"
            "\nExit status: 0 the run completed, 1 usage error, 2 the target could not be reached at all,\n"
            "3 a check failed or a gate broke, 130 interrupted (Ctrl-C prints the partial report).\n";
     return out;

@@ -282,6 +282,7 @@ class Errors(unittest.TestCase):
                 self.assert_usage_error(args, words)
         for args in (["-H", "A: 1", "-H", "B: 2", "-k", "-k", url], ["--", url], ["-n", "3", "--", url],
                      ["-l", "--no-length-check", "-kq", "-n3", url], ["--max-p99-ms", "5", "--max-p50-ms=2", url],
+                     ["--suite", "--suite", url],
                      ["--suite", "--scale", "0.5", "-W", "1", "-H", "A: 1", "--check", "factorial", "--max-failures", "0", url],
                      ["--compare", "-n", "10", "-k", "--rounds", "2", url, b],
                      ["--start-at", str(int(time.time()) - 3600), url]):
@@ -396,10 +397,19 @@ class Errors(unittest.TestCase):
         self.assertIn("cannot resolve", r.stderr)
 
     def test_help_and_version(self):
-        for args, text in [(["-V"], "microbench 0.1.0"), (["-h"], "Usage: microbench"), (["--help-all"], "--expect-status")]:
+        for args, text in [(["-V"], "microbench 0.1.0 (ab-compatible)\n"), (["--version"], "microbench 0.1.0\n"),
+                           (["-h"], "Usage: microbench"), (["--help"], "Usage: microbench"), (["--help-all"], "--expect-status")]:
             r = run([MICROBENCH] + args)
             self.assertEqual(r.returncode, 0)
             self.assertIn(text, r.stdout)
+        self.assertEqual(run([MICROBENCH, "--version"]).stdout, "microbench 0.1.0\n")
+        # --help-all documents every flag the short usage names
+        usage, everything = run([MICROBENCH, "-h"]).stdout, run([MICROBENCH, "--help-all"]).stdout
+        for flag in sorted(set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", usage)) - {"--help-all"}):
+            if flag.startswith("--max-p"):
+                flag = "--max-pNN-ms"
+            with self.subTest(flag=flag):
+                self.assertRegex(everything, rf"(?m)^  (.*[ ,])?{re.escape(flag)}\b")
 
     def test_sigint_prints_a_partial_report(self):
         p = subprocess.Popen([MICROBENCH, "-n", "1000000", "-c", "4", Servers.url("/delay/20")],
