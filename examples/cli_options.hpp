@@ -65,8 +65,9 @@ struct options {
 
     bool checks_responses() const { return check_factorial || !expect_body_path.empty() || !expect_status.empty(); }
 
-    // Whether stdout carries a file's contents (--json -, --intervals -, -e -, -g -) instead of the report.
-    bool stdout_is_data() const { return json_path == "-" || intervals_path == "-" || csv_path == "-" || gnuplot_path == "-"; }
+    // How many files go to stdout (--json -, --intervals -, -e -, -g -); with any, the report does not.
+    int stdout_writers() const { return (json_path == "-") + (intervals_path == "-") + (csv_path == "-") + (gnuplot_path == "-"); }
+    bool stdout_is_data() const { return stdout_writers() > 0; }
 
     options without_shard() const {
         options copy = *this;

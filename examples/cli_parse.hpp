@@ -632,7 +632,7 @@ inline parse_outcome check_combination(options& o, const std::vector<given_flag>
     if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
     if (o.seed_given && !o.poisson) return usage_error("--seed is for --arrivals poisson");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
-    if ((o.json_path == "-") + (o.intervals_path == "-") + (o.csv_path == "-") + (o.gnuplot_path == "-") > 1)
+    if (o.stdout_writers() > 1)
         return usage_error("--json -, --intervals -, -e - and -g - would share stdout: send all but one to files");
     if (o.shard_count) {
         mb::plan whole = to_plan(o.without_shard(), o.url_text);

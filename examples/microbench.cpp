@@ -177,8 +177,7 @@ int start_failed(const mb::error& e, const cli::options& o, const mb::plan& p, c
     mb::source_fault fault;
     if (e.code == mb::errc::plan_bad_bind_address && !mb::parse_url(p.url(), target)) fault = cli::bind_fault(o.bind_address, target);
     if (e.code == mb::errc::run_fd_limit && getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_max != RLIM_INFINITY) {
-        // At least a descriptor per connection and per worker and a margin, besides those already open (as the library counts).
-        const unsigned long long need = static_cast<unsigned long long>(p.concurrency()) + p.threads() + 16;
+        const unsigned long long need = mb::detail::descriptors_needed(p);  // besides those already open
         std::fprintf(stderr, "microbench: %s-c %u needs more than %llu open files, but this process may open at most %llu (its hard "
                              "limit, ulimit -Hn): raise it (as root: ulimit -Hn %llu && ulimit -n %llu; for a service, LimitNOFILE=) "
                              "or lower -c\n", who.c_str(), p.concurrency(), need, static_cast<unsigned long long>(files.rlim_max),

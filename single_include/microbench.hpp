@@ -4493,6 +4493,10 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
 }
 
+// The descriptors a run of `p` needs besides those already open: one per connection, an epoll
+// descriptor per worker, and a margin.
+inline std::size_t descriptors_needed(const plan& p) { return static_cast<std::size_t>(p.concurrency()) + p.threads() + 16; }
+
 // run() without its guard against std::bad_alloc.
 inline error run_plan(const plan& p, result& out) {
     if (error e = p.validate()) return e;
@@ -4505,9 +4509,8 @@ inline error run_plan(const plan& p, result& out) {
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
     if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
-    // A descriptor per connection and an epoll descriptor per worker, above those already open.
+    fd_budget budget(descriptors_needed(p), p.raise_fd_limit());
     const std::uint32_t t = p.threads();
-    fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
     if (!budget.ok()) return {errc::run_fd_limit, 0};
 
     shared.response_checks = p.check();
@@ -4684,6 +4687,10 @@ struct ab_failures {
     std::uint64_t connect, receive, length, exceptions;
 };
 
+// The times ab's Connection Times and percentile tables show: the successful responses', or, when
+// none succeeded, every whole response's (of which only the Total is kept).
+inline const histogram& ab_table_times(const result& r) { return r.total_ns.empty() ? r.responses_total_ns : r.total_ns; }
+
 inline ab_failures ab_failure_columns(const result& r) {
     return {r.failed(failure::connect), r.failed(failure::receive) + r.failed(failure::write),
             r.failed(failure::length),
@@ -4775,9 +4782,9 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     }
     // When no response succeeded, the times of every whole response (failed ones too), so labelled:
     // only their Total is known.
-    const bool all_responses = r.total_ns.empty() && !r.responses_total_ns.empty();
-    const histogram& total = all_responses ? r.responses_total_ns : r.total_ns;
+    const histogram& total = ab_table_times(r);
     if (total.empty()) return;  // no response to time
+    const bool all_responses = &total == &r.responses_total_ns;
     if (all_responses)
         appendf(out, "\nNote: no response succeeded: the times below are of all %llu whole responses, failed ones\n"
                      "included (their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
@@ -4852,7 +4859,7 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     if (r.memory_waits)
         appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
-    const histogram& timed = r.total_ns.empty() ? r.responses_total_ns : r.total_ns;  // what ab's table shows
+    const histogram& timed = ab_table_times(r);
     if (!timed.empty() && detail::ab_round_ms(timed.max()) == 0)
         appendf(out, "Note: every time in the table is under 0.5 ms, which ab's whole milliseconds show as 0: "
                      "--latency gives them in microseconds.\n");

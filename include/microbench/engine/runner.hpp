@@ -227,6 +227,10 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
 }
 
+// The descriptors a run of `p` needs besides those already open: one per connection, an epoll
+// descriptor per worker, and a margin.
+inline std::size_t descriptors_needed(const plan& p) { return static_cast<std::size_t>(p.concurrency()) + p.threads() + 16; }
+
 // run() without its guard against std::bad_alloc.
 inline error run_plan(const plan& p, result& out) {
     if (error e = p.validate()) return e;
@@ -239,9 +243,8 @@ inline error run_plan(const plan& p, result& out) {
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
     if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
-    // A descriptor per connection and an epoll descriptor per worker, above those already open.
+    fd_budget budget(descriptors_needed(p), p.raise_fd_limit());
     const std::uint32_t t = p.threads();
-    fd_budget budget(static_cast<std::size_t>(p.concurrency()) + t + 16, p.raise_fd_limit());
     if (!budget.ok()) return {errc::run_fd_limit, 0};
 
     shared.response_checks = p.check();

@@ -31,6 +31,10 @@ struct ab_failures {
     std::uint64_t connect, receive, length, exceptions;
 };
 
+// The times ab's Connection Times and percentile tables show: the successful responses', or, when
+// none succeeded, every whole response's (of which only the Total is kept).
+inline const histogram& ab_table_times(const result& r) { return r.total_ns.empty() ? r.responses_total_ns : r.total_ns; }
+
 inline ab_failures ab_failure_columns(const result& r) {
     return {r.failed(failure::connect), r.failed(failure::receive) + r.failed(failure::write),
             r.failed(failure::length),
@@ -122,9 +126,9 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     }
     // When no response succeeded, the times of every whole response (failed ones too), so labelled:
     // only their Total is known.
-    const bool all_responses = r.total_ns.empty() && !r.responses_total_ns.empty();
-    const histogram& total = all_responses ? r.responses_total_ns : r.total_ns;
+    const histogram& total = ab_table_times(r);
     if (total.empty()) return;  // no response to time
+    const bool all_responses = &total == &r.responses_total_ns;
     if (all_responses)
         appendf(out, "\nNote: no response succeeded: the times below are of all %llu whole responses, failed ones\n"
                      "included (their Total only: Connect, Processing and Waiting are kept for successful responses).\n",

@@ -42,7 +42,7 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     if (r.memory_waits)
         appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
-    const histogram& timed = r.total_ns.empty() ? r.responses_total_ns : r.total_ns;  // what ab's table shows
+    const histogram& timed = ab_table_times(r);
     if (!timed.empty() && detail::ab_round_ms(timed.max()) == 0)
         appendf(out, "Note: every time in the table is under 0.5 ms, which ab's whole milliseconds show as 0: "
                      "--latency gives them in microseconds.\n");
