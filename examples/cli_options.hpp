@@ -62,7 +62,20 @@ struct options {
     std::uint32_t rounds = 0;     // 0: the mode's default
     bool no_percentiles = false;  // -d
     int verbosity = 1;
+    mb::tls_options tls;          // -f, -Z, -E, -I, --verify, --cacert, --tls-resume
 
+    // The first credential header (-A, -C, -H Authorization/Cookie) sent to an https:// target
+    // whose certificate is not checked, or null.
+    const char* unverified_credentials() const {
+        if (tls.verify) return nullptr;
+        bool https = false;
+        for (const std::string* u : {&url_text, &url_b}) https = https || (u->size() > 8 && mb::detail::iequals(u->substr(0, 8), "https://"));
+        if (!https) return nullptr;
+        for (const mb::header& h : headers)
+            for (const char* name : {"Authorization", "Cookie", "Proxy-Authorization"})
+                if (mb::detail::iequals(h.name, name)) return name;
+        return nullptr;
+    }
     bool checks_responses() const { return check_factorial || !expect_body_path.empty() || !expect_status.empty(); }
 
     // How many files go to stdout (--json -, --intervals -, -e -, -g -); with any, the report does not.
@@ -82,7 +95,7 @@ struct parse_outcome {
 };
 
 inline const char* short_usage() {
-    return "Usage: microbench [options] http://host[:port]/path\n"
+    return "Usage: microbench [options] http[s]://host[:port]/path\n"
            "  -n requests     number of requests (default 1)      -c concurrency  connections (default 1)\n"
            "  -t seconds      run for this long (no request cap)   -s seconds      timeout per request (30)\n"
            "  -k              keep-alive                           -W threads      worker threads (1)\n"
@@ -213,6 +226,7 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
     if (!o.expect_body_path.empty()) c.body_equals(o.expect_body);
     p.check(c);
     p.start_at_unix_ms(o.start_at_unix_ms);
+    p.tls(o.tls);
     if (o.shard_count) (void)mb::divide_plan(p, o.shard_index, o.shard_count);  // parse() checked that it divides
     return p;
 }

@@ -31,7 +31,7 @@ inline unsigned bit_of(options::mode m) {
 }
 
 // --help-all's sections, in order.
-enum class section { ab, own, gates, suites, generators, unsupported };
+enum class section { ab, own, tls, gates, suites, generators, unsupported };
 
 enum class takes {
     nothing,  // a switch: given again under any of its names it changes nothing (a second mode is refused)
@@ -106,8 +106,17 @@ inline parse_outcome refuse_proxy(options&, const std::string& flag, const std::
 inline parse_outcome refuse_html(options&, const std::string& flag, const std::string&) {
     return usage_errorf("%s (HTML output) is not supported: --html FILE writes microbench's report", flag.c_str());
 }
-inline parse_outcome refuse_tls(options&, const std::string& flag, const std::string&) {
-    return usage_errorf("%s (TLS) is not supported: microbench speaks plain HTTP/1.1 only", flag.c_str());
+
+// -f PROTOCOL: ab's names for one protocol version, or ALL.
+inline parse_outcome set_tls_protocol(options& o, const std::string&, const std::string& v) {
+    const std::pair<const char*, std::uint16_t> names[] = {{"ALL", 0}, {"TLS1", 0x0301}, {"TLS1.1", 0x0302}, {"TLS1.2", 0x0303}, {"TLS1.3", 0x0304}};
+    for (const auto& n : names)
+        if (mb::detail::iequals(v, n.first)) {
+            o.tls.version = n.second;
+            return {};
+        }
+    if (mb::detail::iequals(v, "SSL2") || mb::detail::iequals(v, "SSL3")) return bad_value("-f: SSL 2 and 3 are gone from OpenSSL 3; use TLS1.2 or TLS1.3", v);
+    return bad_value("-f needs a protocol: TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL", v);
 }
 
 // The reason a mode gives for not reading a flag.
@@ -437,6 +446,52 @@ inline const std::vector<option_spec>& option_table() {
              return parse_outcome{};
          }},
 
+        {'f', nullptr, nullptr, takes::value, suite_too, section::tls, "-f protocol",
+         "Speak only this TLS version: TLS1, TLS1.1, TLS1.2, TLS1.3, or ALL (the default).", set_tls_protocol},
+        {'Z', nullptr, nullptr, takes::value, suite_too, section::tls, "-Z ciphers",
+         "OpenSSL cipher names (ab -Z); TLS_* names choose TLS 1.3's suites.",
+         [](options& o, const std::string&, const std::string& v) {
+             if (v.empty()) return bad_value("-Z needs cipher names", v);
+             o.tls.ciphers = v;
+             return parse_outcome{};
+         }},
+        {'E', nullptr, nullptr, takes::value, suite_too, section::tls, "-E certfile",
+         "Client certificate chain and its private key, in one PEM file.",
+         [](options& o, const std::string&, const std::string& v) {
+             std::string pem;
+             if (!read_file(v.c_str(), pem)) return usage_errorf("cannot read -E file '%s': %s", shown(v).c_str(), std::strerror(errno));
+             o.tls.certificate_file = v;
+             return parse_outcome{};
+         }},
+        {'I', nullptr, nullptr, takes::nothing, suite_too, section::tls, "-I", "Send no server name (SNI); none is sent for an IP address anyway.",
+         [](options& o, const std::string&, const std::string&) {
+             o.tls.server_name = false;
+             return parse_outcome{};
+         }},
+        {0, "verify", nullptr, takes::nothing, suite_too, section::tls, "--verify",
+         "Check the server's certificate and that it names the host (off by default,\n"
+         "as in ab, wrk and h2load); a refusal is a `tls` failure with its reason.",
+         [](options& o, const std::string&, const std::string&) {
+             o.tls.verify = true;
+             return parse_outcome{};
+         }},
+        {0, "cacert", nullptr, takes::value, suite_too, section::tls, "--cacert FILE",
+         "Trust the authorities in this PEM file instead of the system's (implies --verify).",
+         [](options& o, const std::string&, const std::string& v) {
+             std::string pem;
+             if (!read_file(v.c_str(), pem)) return usage_errorf("cannot read --cacert file '%s': %s", shown(v).c_str(), std::strerror(errno));
+             o.tls.ca_file = v;
+             o.tls.verify = true;
+             return parse_outcome{};
+         }},
+        {0, "tls-resume", nullptr, takes::nothing, suite_too, section::tls, "--tls-resume",
+         "Resume each thread's last TLS session on a new connection; by default\n"
+         "each connection makes a full handshake, as in ab.",
+         [](options& o, const std::string&, const std::string&) {
+             o.tls.resume = true;
+             return parse_outcome{};
+         }},
+
         {0, "max-failures", nullptr, takes::value, gated, section::gates, "--max-failures N", "At most N failed requests.",
          [](options& o, const std::string&, const std::string& v) {
              if (!parse_uint(v.c_str(), 0, UINT64_MAX, o.limits.max_failures)) return bad_value("--max-failures needs a count", v);
@@ -527,10 +582,6 @@ inline const std::vector<option_spec>& option_table() {
         {'x', nullptr, nullptr, takes::nothing, everywhere, section::unsupported, nullptr, nullptr, refuse_html},
         {'y', nullptr, nullptr, takes::nothing, everywhere, section::unsupported, nullptr, nullptr, refuse_html},
         {'z', nullptr, nullptr, takes::nothing, everywhere, section::unsupported, nullptr, nullptr, refuse_html},
-        {'f', nullptr, nullptr, takes::nothing, everywhere, section::unsupported, "-f, -Z, -E, -I", "(TLS: microbench speaks plain HTTP only)", refuse_tls},
-        {'Z', nullptr, nullptr, takes::nothing, everywhere, section::unsupported, nullptr, nullptr, refuse_tls},
-        {'E', nullptr, nullptr, takes::nothing, everywhere, section::unsupported, nullptr, nullptr, refuse_tls},
-        {'I', nullptr, nullptr, takes::nothing, everywhere, section::unsupported, nullptr, nullptr, refuse_tls},
     };
     return table;
 }
@@ -704,13 +755,15 @@ inline std::string long_usage() {
     const std::pair<section, const char*> parts[] = {
         {section::ab, "ab's options, with ab's meaning:"},
         {section::own, "microbench's own options:"},
+        {section::tls, "https:// (OpenSSL 3's libssl.so.3, loaded when the first https:// run starts; MICROBENCH_LIBSSL\n"
+                       "names another file):"},
         {section::gates, "Gates for CI (a broken gate, or any failed check, exits 3 and says which and by how much; every\n"
                          "verdict goes to stderr, and into the JSON as \"gates\"):"},
         {section::suites, "Suites and comparisons:"},
         {section::generators, "Many generators, one plan:"},
         {section::unsupported, "Not supported, each refused with a clear error:"},
     };
-    std::string out = "microbench — an ab-compatible HTTP/1.1 load tester. Usage: microbench [options] http://host[:port]/path\n";
+    std::string out = "microbench — an ab-compatible HTTP/1.1 load tester. Usage: microbench [options] http[s]://host[:port]/path\n";
     for (const auto& part : parts) {
         out += "\n" + std::string(part.second) + "\n";
         for (const option_spec& spec : option_table()) {

@@ -187,7 +187,7 @@ int start_failed(const mb::error& e, const cli::options& o, const mb::plan& p, c
     } else {
         std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
     }
-    return e.code == mb::errc::run_resolve_failed ? 2 : 1;
+    return e.code == mb::errc::run_resolve_failed || e.code == mb::errc::run_tls_unavailable ? 2 : 1;
 }
 
 // --check-args: the arguments passed every check parse() makes; say what would run.
@@ -256,6 +256,7 @@ int run_suites(const cli::options& o) {
     so.factorial_check = o.check_factorial;
     so.timeout_ms = o.timeout_ms;
     so.headers = o.headers;
+    so.tls = o.tls;
     so.raise_fd_limit = true;
     so.cancel = &interrupted;
     std::vector<mb::scenario_result> a, b;
@@ -472,6 +473,8 @@ int main(int argc, char** argv) {
     cli::parse_outcome parsed = cli::parse(argc, argv, o);
     if (parsed.exit_now) return parsed.exit_code;
     if (o.check_args) return check_args(o);
+    if (const char* name = o.unverified_credentials())
+        std::fprintf(stderr, "microbench: warning: %s is sent over TLS without --verify: the server's identity is not checked\n", name);
     switch (o.run_mode) {
         case cli::options::mode::self_test: return run_self_test(o);
         case cli::options::mode::suite: return run_suites(o);

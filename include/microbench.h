@@ -58,9 +58,11 @@ enum {
     MB_PLAN_CONCURRENCY_ABOVE_REQUESTS = 93, MB_PLAN_BAD_TIMEOUT = 94, MB_PLAN_BAD_PIPELINE = 95,
     MB_PLAN_BAD_BIND_ADDRESS = 96, MB_PLAN_BAD_STATUS = 97, MB_PLAN_NOT_FACTORIAL_URL = 98,
     MB_PLAN_TOO_MANY_IN_FLIGHT = 99,
-    MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102,
+    MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102, MB_RUN_TLS_UNAVAILABLE = 103,
+    MB_RUN_TLS_SETUP = 104,
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
+    MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
     MB_MERGE_TOO_MANY_INTERVALS = 148,
@@ -75,7 +77,8 @@ typedef enum mb_failure {
     MB_FAILURE_PARSE = 3,   /* the response was not valid HTTP/1.x */
     MB_FAILURE_TIMEOUT = 4, /* no complete response within the timeout */
     MB_FAILURE_LENGTH = 5,  /* ab's rule: body length differs from the first response's */
-    MB_FAILURE_CHECK = 6    /* a whole response failed a check */
+    MB_FAILURE_CHECK = 6,   /* a whole response failed a check */
+    MB_FAILURE_TLS = 7      /* the TLS layer failed: handshake, alert, certificate, or a record */
 } mb_failure;
 
 /* Counters of a result, for mb_result_count(). */
@@ -96,7 +99,9 @@ typedef enum mb_count {
     MB_COUNT_CONCURRENCY_PEAK = 13,
     MB_COUNT_LOCAL_WAITS = 14,    /* connects that waited for a local port, descriptor or buffer */
     MB_COUNT_CONNECTION_WAITS = 15, /* fixed rate: requests sent late, every connection busy at their time */
-    MB_COUNT_SCHEDULE_MISSED = 16   /* fixed rate: requests whose time came before the end, never sent */
+    MB_COUNT_SCHEDULE_MISSED = 16,  /* fixed rate: requests whose time came before the end, never sent */
+    MB_COUNT_TLS_HANDSHAKES = 17,   /* over TLS: handshakes made */
+    MB_COUNT_TLS_RESUMED = 18       /* over TLS: of them, those that resumed a session */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -107,7 +112,8 @@ typedef enum mb_timing {
     MB_TIMING_PROCESSING = 2, /* total - connect */
     MB_TIMING_TOTAL = 3,      /* start -> last byte (at a fixed rate: the service time) */
     MB_TIMING_RESPONSE = 4,   /* fixed rate: intended send time -> last byte */
-    MB_TIMING_SCHEDULE_LAG = 5 /* fixed rate: intended send time -> actual send */
+    MB_TIMING_SCHEDULE_LAG = 5, /* fixed rate: intended send time -> actual send */
+    MB_TIMING_TLS_HANDSHAKE = 6 /* over TLS, per handshake: TCP connected -> handshake done (within connect) */
 } mb_timing;
 
 /* How requests are spread over time at a fixed rate, for mb_plan_set_arrivals(). */
@@ -129,6 +135,48 @@ typedef struct mb_interval {
     int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
     double target_per_s;     /* fixed rate: target_requests per second, to set beside rate_per_s */
 } mb_interval;
+
+/* HTTPS. Without a transport, https:// loads OpenSSL 3's libssl.so.3 when the first such run
+ * starts (mb_plan_set_libssl or MICROBENCH_LIBSSL name another file): MB_RUN_TLS_UNAVAILABLE when
+ * it cannot. A transport (mb_plan_set_transport) carries every connection instead — an embedder's
+ * own TLS (mbedTLS, wolfSSL …) — whatever the URL's scheme. Its functions are called on the
+ * worker threads, concurrently for different connections, never for one at once; besides byte
+ * counts they return these statuses. */
+enum {
+    MB_IO_DONE = 0,          /* handshake: finished with a full handshake */
+    MB_IO_RESUMED = 1,       /* handshake: finished by resuming an earlier session */
+    MB_IO_WANT_READ = -1,    /* would block until the socket is readable: call again then */
+    MB_IO_WANT_WRITE = -2,   /* would block until the socket is writable (a write: again with the same bytes) */
+    MB_IO_CLOSED = -3,       /* the peer ended the stream (with or without a close_notify) */
+    MB_IO_FAILED = -4,       /* the TLS layer failed: a `tls` failure, described by why() */
+    MB_IO_SOCKET_ERROR = -5  /* the socket failed; errno says why */
+};
+
+/* What a handshake negotiated, in the words of ab's report; "" and 0 where unknown. */
+typedef struct mb_tls_session {
+    char protocol[16];     /* "TLSv1.3" */
+    char cipher[64];       /* "TLS_AES_256_GCM_SHA384" */
+    int server_key_bits;   /* the server certificate's public key */
+    int secret_bits;       /* the cipher's secret key */
+    char temp_key[96];     /* "X25519 253 bits" (ab's Server Temp Key) */
+    char server_name[256]; /* the name sent in SNI; "" when none */
+} mb_tls_session;
+
+/* A transport: open() makes a connection's state over the connected, non-blocking socket `fd`
+ * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
+ * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status;
+ * close() frees the state. why() (optional) writes why the last call failed and returns its
+ * length; session() (optional) fills what the handshake negotiated. */
+typedef struct mb_transport {
+    void* user;
+    void* (*open)(void* user, int fd, const char* server_name);
+    long (*handshake)(void* conn);
+    long (*read)(void* conn, char* buf, size_t len);
+    long (*write)(void* conn, const char* buf, size_t len);
+    void (*close)(void* conn);
+    size_t (*why)(void* conn, char* buf, size_t cap);
+    void (*session)(void* conn, mb_tls_session* out);
+} mb_transport;
 
 typedef struct mb_plan mb_plan;
 typedef struct mb_result mb_result;
@@ -190,6 +238,15 @@ MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);
 MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests);
 MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user);
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* must outlive the runs */
+/* TLS for https:// (ab's -f, -Z, -E, -I): version 0 (any), 0x0301..0x0304 (0x0304 is TLS 1.3);
+ * ciphers and certificate_file (PEM with the client's chain and key) NULL or "" for none;
+ * server_name 0 sends no SNI. verify: check the certificate and its name (off by default, as
+ * ab), trusting ca_file (NULL: the system's). resume: each thread resumes its last session. */
+MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file, int server_name);
+MB_API int mb_plan_set_tls_verify(mb_plan* plan, int on, const char* ca_file);
+MB_API int mb_plan_set_tls_resume(mb_plan* plan, int on);
+MB_API int mb_plan_set_libssl(mb_plan* plan, const char* path);            /* NULL or "": the default */
+MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport);  /* copied; NULL: none */
 MB_API int mb_plan_validate(const mb_plan* plan);
 
 /* Runs. MB_OK and a result whenever the run started: what happened to requests is counted in
@@ -204,6 +261,11 @@ MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
+/* Over TLS: what the first handshake negotiated (MB_INVALID_ARGUMENT when no handshake
+ * finished; pass sizeof(mb_tls_session)), and the first distinct reasons of `tls` failures. */
+MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, size_t size);
+MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result);
+MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index);  /* owned by the result; "" past the end */
 MB_API size_t mb_result_interval_count(const mb_result* result);
 /* Copies interval `index` into *out (its first `size` bytes: pass sizeof(mb_interval)). */
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size);

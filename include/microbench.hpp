@@ -8,6 +8,8 @@
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
 //   MICROBENCH_HISTOGRAM_DIGITS=2   every latency histogram at 1 % (config.hpp)
+//   MICROBENCH_NO_TLS        without the built-in TLS (OpenSSL loaded at run time): https:// then
+//                            needs a transport of the plan's own
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 #pragma once
 
@@ -28,6 +30,7 @@
 #include "microbench/engine/net.hpp"
 #include "microbench/engine/event_loop.hpp"
 #include "microbench/stats/result.hpp"
+#include "microbench/engine/transport.hpp"
 #include "microbench/engine/plan.hpp"
 #include "microbench/engine/shard.hpp"
 #include "microbench/engine/connection.hpp"
@@ -38,6 +41,9 @@
 #include "microbench/engine/worker_connect.hpp"
 #include "microbench/engine/worker_receive.hpp"
 #include "microbench/engine/worker_rate.hpp"
+#ifndef MICROBENCH_NO_TLS
+#include "microbench/engine/tls_openssl.hpp"
+#endif
 #include "microbench/engine/runner.hpp"
 #ifndef MICROBENCH_NO_REPORTS
 #include "microbench/core/appendf.hpp"
@@ -63,4 +69,5 @@
 #endif
 #include "microbench/c_api/c_api.hpp"
 #include "microbench/c_api/c_api_result.hpp"
+#include "microbench/c_api/c_api_tls.hpp"
 #include "microbench/c_api/c_api_suite.hpp"

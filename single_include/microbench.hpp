@@ -13,6 +13,8 @@
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
 //   MICROBENCH_HISTOGRAM_DIGITS=2   every latency histogram at 1 % (config.hpp)
+//   MICROBENCH_NO_TLS        without the built-in TLS (OpenSSL loaded at run time): https:// then
+//                            needs a transport of the plan's own
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 
 // ---- begin include/microbench/core/version.hpp ----
@@ -139,6 +141,13 @@ constexpr double max_rate = 10'000'000;
 constexpr std::int64_t max_interval_ms = 3'600'000;
 constexpr std::uint32_t max_socket_buffer_bytes = 64u << 20;
 
+// TLS: the OpenSSL 3 library loaded at run time for https:// when the plan gives no transport
+// (MICROBENCH_LIBSSL or plan::libssl_path name another), the https port, and how many distinct
+// reasons for `tls` failures a result keeps.
+constexpr const char* libssl_name = "libssl.so.3";
+constexpr std::uint16_t https_port = 443;
+constexpr std::size_t max_tls_failure_reasons = 4;
+
 // Scale-out: generators sharing one plan, and how far ahead a run may be told to start.
 constexpr std::uint32_t max_shards = 10'000;
 constexpr std::int64_t max_start_ahead_ms = 7LL * 24 * 3'600'000;
@@ -218,6 +227,8 @@ enum class errc : std::uint16_t {
     run_resolve_failed = 100,
     run_fd_limit = 101,
     run_system = 102,
+    run_tls_unavailable = 103,
+    run_tls_setup = 104,
 
     // Plans, continued (120–139)
     plan_too_many_records = 120,
@@ -228,6 +239,8 @@ enum class errc : std::uint16_t {
     plan_bad_shard = 125,
     plan_bad_duration = 126,
     plan_bad_socket_buffer = 127,
+    plan_bad_transport = 128,
+    plan_bad_tls_version = 129,
 
     // Reading saved results (140–159)
     json_bad = 140,
@@ -258,8 +271,8 @@ constexpr errc_entry errc_table[] = {
     {errc::ok, "ok", "no error"},
     {errc::url_empty, "url_empty", "URL is empty"},
     {errc::url_no_scheme, "url_no_scheme", "URL has no scheme; write it as http://host[:port]/path"},
-    {errc::url_unsupported_scheme, "url_unsupported_scheme", "URL scheme is not http"},
-    {errc::url_tls_unsupported, "url_tls_unsupported", "https:// is not supported: microbench speaks plain HTTP/1.1 only (no TLS)"},
+    {errc::url_unsupported_scheme, "url_unsupported_scheme", "URL scheme is neither http nor https"},
+    {errc::url_tls_unsupported, "url_tls_unsupported", "https:// needs TLS, and this build has none (MICROBENCH_NO_TLS): give the plan a transport"},
     {errc::url_userinfo_unsupported, "url_userinfo_unsupported", "user:password@ in URLs is not supported; send an Authorization header instead"},
     {errc::url_empty_host, "url_empty_host", "URL has no host"},
     {errc::url_bad_host, "url_bad_host", "URL host is not a valid host name or IPv4 address"},
@@ -304,6 +317,8 @@ constexpr errc_entry errc_table[] = {
     {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
     {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
+    {errc::run_tls_unavailable, "run_tls_unavailable", "https:// needs OpenSSL 3 (libssl.so.3), which could not be loaded: install it (apt-get install libssl3), name it with MICROBENCH_LIBSSL, or give the plan a transport"},
+    {errc::run_tls_setup, "run_tls_setup", "the TLS library refused the run's TLS settings (protocol, ciphers, certificate, key or CA file)"},
     {errc::plan_too_many_records, "plan_too_many_records", "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer"},
     {errc::plan_bad_rate, "plan_bad_rate", "rate must be 0 (a closed loop) or from 0.001 to 10,000,000 requests per second, and works without pipelining"},
     {errc::plan_bad_interval, "plan_bad_interval", "the statistics interval must be from 10 ms to 1 hour, or 0 for none"},
@@ -312,6 +327,8 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_shard, "plan_bad_shard", "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at least one connection and one request"},
     {errc::plan_bad_duration, "plan_bad_duration", "the duration must be from 0 (none: a request count ends the run) to 30 days"},
     {errc::plan_bad_socket_buffer, "plan_bad_socket_buffer", "socket buffers must be from 0 (the kernel's size) to 64 MiB"},
+    {errc::plan_bad_transport, "plan_bad_transport", "a transport needs open, handshake, read, write and close functions"},
+    {errc::plan_bad_tls_version, "plan_bad_tls_version", "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)"},
     {errc::json_bad, "json_bad", "not valid JSON (the position is the byte where reading stopped)"},
     {errc::json_too_deep, "json_too_deep", "JSON nested more than 64 levels deep"},
     {errc::result_not_microbench, "result_not_microbench", "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document"},
@@ -492,8 +509,8 @@ inline bool query_value(std::string_view query, std::string_view key, std::strin
 }  // namespace microbench
 // ---- end include/microbench/core/ascii.hpp ----
 // ---- begin include/microbench/http/url.hpp ----
-// microbench/http/url.hpp — parse http://host[:port][/path][?query] into the parts a client needs.
-// Accepts IPv4, [IPv6] and host names; the port defaults to 80 and the target to "/".
+// microbench/http/url.hpp — parse http[s]://host[:port][/path][?query] into the parts a client needs.
+// Accepts IPv4, [IPv6] and host names; the port defaults to 80 (443 for https) and the target to "/".
 // No DNS, no percent-decoding, no normalisation: the target is sent exactly as written.
 // Allocates only for the strings of the result.
 
@@ -511,13 +528,15 @@ struct url {
     std::uint16_t port = defaults::http_port;
     std::string target;  // path and query as sent on the request line, never empty
     bool host_is_ipv6 = false;
+    bool tls = false;    // https://
 
-    // The Host header value: "host", "host:8080", "[::1]:8080"; the port only when not 80.
+    std::uint16_t default_port() const { return tls ? defaults::https_port : defaults::http_port; }
+    // The Host header value: "host", "host:8080", "[::1]:8080"; the port only when not the scheme's.
     std::string authority() const {
         std::string out;
         if (host_is_ipv6) out.append("[").append(host).append("]");
         else out.append(host);
-        if (port != defaults::http_port) out.append(":").append(std::to_string(port));
+        if (port != default_port()) out.append(":").append(std::to_string(port));
         return out;
     }
 };
@@ -578,8 +597,8 @@ inline error parse_url(std::string_view text, url& out) {
         scheme_ok = is_alpha(text[i]) || is_digit(text[i]) || text[i] == '+' || text[i] == '-' || text[i] == '.';
     if (!scheme_ok) return {errc::url_no_scheme, 0};
     std::string_view scheme = text.substr(0, sep);
-    if (iequals(scheme, "https")) return {errc::url_tls_unsupported, 0};
-    if (!iequals(scheme, "http")) return {errc::url_unsupported_scheme, 0};
+    const bool tls = iequals(scheme, "https");
+    if (!tls && !iequals(scheme, "http")) return {errc::url_unsupported_scheme, 0};
 
     std::size_t auth_begin = sep + 3;
     std::size_t auth_end = text.find_first_of("/?#", auth_begin);
@@ -609,7 +628,7 @@ inline error parse_url(std::string_view text, url& out) {
         if (!ok) return {errc::url_bad_host, auth_begin};
     }
 
-    std::uint32_t port = defaults::http_port;
+    std::uint32_t port = tls ? defaults::https_port : defaults::http_port;
     if (port_at < auth.size()) {
         std::string_view digits = auth.substr(port_at + 1);
         std::size_t at = auth_begin + port_at + 1;
@@ -628,6 +647,7 @@ inline error parse_url(std::string_view text, url& out) {
     out.host.assign(host.data(), host.size());
     out.port = static_cast<std::uint16_t>(port);
     out.host_is_ipv6 = ipv6;
+    out.tls = tls;
     out.target.clear();
     if (rest.empty() || rest[0] == '?') out.target.push_back('/');
     out.target.append(rest.data(), rest.size());
@@ -2325,6 +2345,7 @@ enum class io : std::uint8_t {
     again,   // would block: wait for the next readiness event
     closed,  // the peer closed (read returned 0)
     error,   // errno says why
+    tls,     // the transport's TLS layer failed (transport.hpp); never from a plain socket
 };
 
 struct io_result {
@@ -2657,8 +2678,9 @@ enum class failure : std::uint8_t {
     timeout,  // no complete response within the timeout
     length,   // ab's rule: body length differs from the first response's
     check,    // a whole response arrived but failed a check (e.g. an unexpected status)
+    tls,      // the TLS layer failed: handshake, alert, certificate, or a record it could not read
 };
-constexpr int failure_count = 7;
+constexpr int failure_count = 8;
 
 constexpr const char* failure_name(failure f) {
     switch (f) {
@@ -2669,6 +2691,7 @@ constexpr const char* failure_name(failure f) {
         case failure::timeout: return "timeout";
         case failure::length: return "length";
         case failure::check: return "check";
+        case failure::tls: return "tls";
     }
     return "unknown";
 }
@@ -2677,6 +2700,16 @@ constexpr const char* failure_name(failure f) {
 enum class arrivals : std::uint8_t {
     uniform,  // evenly spaced: 1/rate apart
     poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
+};
+
+// What a handshake negotiated, as ab reports it; empty strings and zeros where unknown.
+struct tls_session {
+    char protocol[16];     // "TLSv1.3"
+    char cipher[64];       // "TLS_AES_256_GCM_SHA384"
+    int server_key_bits;   // the server certificate's public key
+    int secret_bits;       // the cipher's secret key
+    char temp_key[96];     // "X25519 253 bits": the key exchange, as ab's Server Temp Key line
+    char server_name[256]; // the name sent in SNI; empty when none was sent
 };
 
 // One completed request, kept only when a plan asks for them (ab -g).
@@ -2759,6 +2792,16 @@ struct result {
     std::vector<interval_stats> intervals;
     std::int64_t interval_ns = 0;
 
+    // Over TLS (a transport): handshakes made, how many resumed a session, each one's time from
+    // the TCP connect to its end (ab's Connect column counts both), what the first one
+    // negotiated, and the first distinct reasons the TLS layer gave for `tls` failures.
+    std::uint64_t tls_handshakes = 0;
+    std::uint64_t tls_resumed = 0;
+    histogram tls_handshake_ns;
+    bool tls_used = false;
+    tls_session tls{};
+    std::vector<std::string> tls_failure_reasons;  // at most defaults::max_tls_failure_reasons
+
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
     // Adds a worker's result. Elapsed is the longest; peaks add up (an upper bound); the run's
@@ -2793,10 +2836,23 @@ struct result {
         std::uint64_t dropped = connect_ns.merge(o.connect_ns) + waiting_ns.merge(o.waiting_ns) +
                                 processing_ns.merge(o.processing_ns) + total_ns.merge(o.total_ns) +
                                 responses_total_ns.merge(o.responses_total_ns) + response_ns.merge(o.response_ns) +
-                                schedule_lag_ns.merge(o.schedule_lag_ns);
+                                schedule_lag_ns.merge(o.schedule_lag_ns) + tls_handshake_ns.merge(o.tls_handshake_ns);
+        tls_handshakes += o.tls_handshakes;
+        tls_resumed += o.tls_resumed;
+        if (!tls_used && o.tls_used) tls = o.tls;
+        tls_used = tls_used || o.tls_used;
+        for (const std::string& why : o.tls_failure_reasons) note_tls_failure(why);
         connection_waits += o.connection_waits;
         schedule_missed += o.schedule_missed;
         return dropped;
+    }
+
+    // Keeps `why` among the first distinct reasons for `tls` failures.
+    void note_tls_failure(const std::string& why) {
+        if (tls_failure_reasons.size() >= defaults::max_tls_failure_reasons) return;
+        for (const std::string& seen : tls_failure_reasons)
+            if (seen == why) return;
+        tls_failure_reasons.push_back(why);
     }
 
     // Correct responses per second (goodput), next to ab's requests per second.
@@ -2811,6 +2867,60 @@ struct result {
 
 }  // namespace microbench
 // ---- end include/microbench/stats/result.hpp ----
+// ---- begin include/microbench/engine/transport.hpp ----
+// microbench/engine/transport.hpp — what carries a run's bytes over each connected socket when they
+// are not written to it as they are: TLS, from the built-in OpenSSL loader (tls_openssl.hpp) or
+// from the embedder's own library (mbedTLS, wolfSSL…). A transport is a table of plain
+// functions, the same shape as the C API's mb_transport, so one engine path serves both.
+//
+// The worker calls them on its own thread, for different connections concurrently, never
+// concurrently for one connection. The socket is registered edge-triggered for reading and
+// writing at once, and the worker reads until read() says want_read: bytes the layer holds
+// decrypted are taken before the worker waits again, so it needs no "pending" call.
+//   open       after the TCP connect: the connection's state over the connected, non-blocking
+//              socket `fd` (the worker owns and closes the fd); null if it cannot be made
+//   handshake  until it returns done or resumed; want_read / want_write: call again when the
+//              socket is readable / writable
+//   read       bytes > 0, or a status (never 0): closed is the peer's end of the stream, with or
+//              without a close_notify
+//   write      bytes > 0 (may be fewer than asked), or a status; after want_* it is called
+//              again with the same bytes
+//   close      frees the state (the fd is closed by the worker afterwards)
+//   why        optional: writes why the last call on this connection failed; its length
+//   session    optional: after a handshake, what was negotiated (the report's TLS lines)
+
+#include <cstddef>
+
+
+namespace microbench {
+
+// What a transport's functions return besides a byte count; the C API's MB_IO_* are the same numbers.
+enum transport_status : long {
+    transport_done = 0,           // handshake: finished with a full handshake
+    transport_resumed = 1,        // handshake: finished by resuming an earlier session
+    transport_want_read = -1,     // would block until the socket is readable
+    transport_want_write = -2,    // would block until the socket is writable
+    transport_closed = -3,        // the peer ended the stream
+    transport_failed = -4,        // the TLS layer failed: an alert, a protocol error, a certificate refused
+    transport_socket_error = -5,  // the socket failed; errno says why (ECONNRESET…)
+};
+
+struct transport {
+    void* user = nullptr;  // passed to open(); the worker never looks at it
+    void* (*open)(void* user, int fd, const char* server_name) = nullptr;
+    long (*handshake)(void* conn) = nullptr;
+    long (*read)(void* conn, char* buf, std::size_t len) = nullptr;
+    long (*write)(void* conn, const char* buf, std::size_t len) = nullptr;
+    void (*close)(void* conn) = nullptr;
+    std::size_t (*why)(void* conn, char* buf, std::size_t cap) = nullptr;
+    void (*session)(void* conn, tls_session* out) = nullptr;
+
+    // The functions every transport must have are there.
+    bool complete() const { return open && handshake && read && write && close; }
+};
+
+}  // namespace microbench
+// ---- end include/microbench/engine/transport.hpp ----
 // ---- begin include/microbench/engine/plan.hpp ----
 // microbench/engine/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
 //   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
@@ -2824,6 +2934,21 @@ struct result {
 
 
 namespace microbench {
+
+// How the built-in TLS (OpenSSL 3, loaded at run time) connects to an https:// URL; ab's -f, -Z,
+// -E and -I, and what ab lacks. A plan's own transport ignores these.
+struct tls_options {
+    // The one protocol version to speak (0x0303 TLS 1.2, 0x0304 TLS 1.3, as on the wire; ab -f);
+    // 0: any the library allows.
+    std::uint16_t version = 0;
+    std::string ciphers;           // ab -Z: OpenSSL names; TLS_* names choose TLS 1.3's suites
+    std::string certificate_file;  // ab -E: PEM holding the client's certificate chain and its key
+    bool server_name = true;       // send the host in SNI (never for an IP address); ab -I: off
+    bool verify = false;           // check the certificate and that it names the host (off, as in ab, wrk, h2load)
+    std::string ca_file;           // PEM of the authorities to trust under verify; "": the system's
+    bool resume = false;           // each worker resumes its last session instead of a full handshake per connection
+    std::string libssl;            // the library's path; "": $MICROBENCH_LIBSSL, else libssl.so.3
+};
 
 // Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
 // as unfinished) and returns its partial result marked cancelled.
@@ -2898,6 +3023,7 @@ public:
     // begin together: run() connects nothing before it, prepares, waits, then starts. 0: at once.
     // A time already past starts at once (result::start_requested_ns says how late).
     MICROBENCH_PLAN_FIELD(std::int64_t, start_at_unix_ms)
+    MICROBENCH_PLAN_FIELD(tls_options, tls)  // for https:// without a transport of the plan's own
 #undef MICROBENCH_PLAN_FIELD
 
     // This plan is shard `index` (from 0) of `count` generators sharing one plan (shard.hpp
@@ -2931,6 +3057,16 @@ public:
         return *this;
     }
     const std::vector<microbench::header>& headers() const { return headers_; }
+
+    // Carries every connection of the run through `t` (its functions, not its user data, are
+    // copied; what `user` points to must outlive the run): an embedder's TLS, whatever the URL's
+    // scheme. Without one, https:// uses the built-in OpenSSL loader (tls_options).
+    plan& transport(const microbench::transport& t) {
+        transport_ = t;
+        return *this;
+    }
+    const microbench::transport& transport() const { return transport_; }
+    bool has_transport() const { return transport_.open != nullptr; }
 
     // Stops the run when `token` is cancelled; the token must outlive the run.
     plan& cancel_with(const cancel_token* token) {
@@ -2989,6 +3125,7 @@ public:
         if (rate_ > 0 && pipeline_ > 1) return {errc::plan_bad_rate, 0};
         if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
+        if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
         return {};
     }
 
@@ -3013,6 +3150,7 @@ public:
             if (!within(expected_status_[i], 100, 999)) return {errc::plan_bad_status, i};
         if (start_at_unix_ms_ < 0) return {errc::plan_bad_start_time, 0};
         if (shard_count_ > max_shards) return {errc::plan_bad_shard, 0};
+        if (tls_.version != 0 && !within(tls_.version, 0x0301, 0x0304)) return {errc::plan_bad_tls_version, 0};
         return {};
     }
 
@@ -3043,6 +3181,8 @@ private:
     std::int64_t interval_ms_ = -1;
     std::int64_t start_at_unix_ms_ = 0;
     std::uint32_t shard_index_ = 0, shard_count_ = 0;
+    tls_options tls_;
+    microbench::transport transport_;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;
@@ -3118,6 +3258,7 @@ struct connection {
         idle,        // no descriptor, nothing in flight
         waiting,     // requests in flight, no descriptor: the last connect met a local shortage
         connecting,
+        handshaking, // connected; the transport's handshake is under way
         writing,     // the batch is not all written; responses are read meanwhile
         reading,
     };
@@ -3138,6 +3279,9 @@ struct connection {
     std::size_t write_length = 0;
     std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
     std::int64_t freed_ns = 0;   // when its last request ended: at a fixed rate, one due before then waited for it
+    std::int64_t handshake_ns = 0;  // over a transport: when the TCP connect ended and the handshake began
+    void* tls = nullptr;         // over a transport: its state for this descriptor
+    bool read_wants_write = false;  // over a transport: the last read waits for the socket to be writable
     response_parser parser;
     request_slot* requests;      // `pipeline` slots owned by the worker
     std::string stash;           // a response head split across reads (at most max_header_bytes + 1)
@@ -3517,9 +3661,9 @@ private:
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
-// This file holds the loop, issuing and sending; worker_connect.hpp opens connections and
-// waits out local shortages; worker_receive.hpp is the receiving half; worker_rate.hpp holds
-// the fixed-rate dispatch and how the worker waits.
+// This file holds the loop, issuing and sending; worker_connect.hpp opens connections, makes
+// the transport's handshake and waits out local shortages; worker_receive.hpp is the receiving
+// half; worker_rate.hpp holds the fixed-rate dispatch and how the worker waits.
 
 #include <algorithm>
 #include <atomic>
@@ -3567,6 +3711,8 @@ struct worker_setup {
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
     std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
+    const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write); null: plain bytes
+    const char* server_name = "";    // the URL's host, given to the transport
 };
 
 class worker {
@@ -3586,6 +3732,11 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
+        batch_ = s_.request;
+        if (s_.tls && s_.pipeline > 1) {  // a transport writes a pipelined batch from one buffer, in one record
+            for (std::uint32_t i = 0; i < s_.pipeline; ++i) batch_copies_.append(s_.request.data(), s_.request.size());
+            batch_ = batch_copies_;
+        }
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
@@ -3608,7 +3759,12 @@ private:
     void wait_for_local(std::uint32_t ci, local_shortage what, std::int64_t now);
     void retry_waiting(std::int64_t now);
     void on_event(std::uint32_t ci, std::uint32_t events);
+    bool connected(std::uint32_t ci, std::int64_t now);
+    bool shake(std::uint32_t ci);
     void on_connected(connection& c, std::int64_t now);
+    io_result receive(connection& c, std::int64_t& stamped);
+    io_result transmit(connection& c);
+    failure tls_failure(connection& c, long status, bool handshaking);
     void try_write(std::uint32_t ci);
     bool on_readable(std::uint32_t ci, bool peer_closed, failure broken);
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
@@ -3646,6 +3802,8 @@ private:
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
     std::unique_ptr<char[]> read_buf_;
+    std::string_view batch_;      // over a transport: `pipeline` copies of the request, back to back
+    std::string batch_copies_;    // their memory when pipeline > 1
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
     std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
     std::size_t waiting_head_ = 0, waiting_count_ = 0;
@@ -3788,9 +3946,11 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
     if (c.state == connection::phase::connecting) {
         if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
         if (connect_result(c.fd) != 0) return fail_in_flight(ci, failure::connect, failure::connect, false);
-        on_connected(c, now_ns());
+        if (!connected(ci, now_ns())) return;
+    } else if (c.state == connection::phase::handshaking) {  // any readiness may be the one it waits for
+        if (!shake(ci)) return;
     }
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+    if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) || c.read_wants_write)
         if (!on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR), failure::receive)) return;
     if (c.state == connection::phase::writing) try_write(ci);
 }
@@ -3799,17 +3959,18 @@ inline void worker::try_write(std::uint32_t ci) {
     connection& c = conns_[ci];
     const std::size_t size = s_.request.size();
     while (c.write_offset < c.write_length) {
-        io_result r = write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
-        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT brings us back
+        io_result r = c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
+        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
         if (r.status != io::ok) {
+            const failure reason = r.status == io::tls ? tls_failure(c, transport_failed, false) : failure::write;
             // A keep-alive connection the server closed while idle: send again, once.
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
-                return resend_or_fail(ci, failure::write, now_ns());
+                return resend_or_fail(ci, reason, now_ns());
             }
             // The server may have answered and then reset: what it sent is still readable.
-            if (!on_readable(ci, true, failure::write)) return;
-            return fail_in_flight(ci, failure::write, failure::write, true);
+            if (!on_readable(ci, true, reason)) return;
+            return fail_in_flight(ci, reason, reason, true);
         }
         c.write_offset += r.bytes;
         stats_.bytes_sent += r.bytes;
@@ -3819,30 +3980,6 @@ inline void worker::try_write(std::uint32_t ci) {
         }
     }
     c.state = connection::phase::reading;
-}
-
-// The requests in flight met a connection the server closed before answering them: each goes
-// again once on a new connection — a fully sent one only if its method is safe to repeat — and
-// the others fail with `reason`.
-inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now) {
-    connection& c = conns_[ci];
-    const std::uint32_t written = c.written;
-    close_connection(c, false);
-    c.parser.reset(s_.head);
-    std::uint32_t kept = 0;
-    for (std::uint32_t j = c.done; j < c.batch; ++j) {
-        request_slot q = c.requests[j];
-        if (q.retried || (j < written && !s_.resend_sent)) {
-            end_failed(reason);
-            continue;
-        }
-        ++stats_.retries;
-        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.intended_ns};
-    }
-    c.batch = kept;
-    c.done = 0;
-    if (kept == 0) next_ready_.push_back(ci);
-    else send(ci, now);
 }
 
 // Ends every request in flight on `c` as failed (the oldest with `first`, the ones pipelined
@@ -3878,9 +4015,11 @@ inline void worker::scan_deadlines(std::int64_t now) {
     for (std::uint32_t ci = 0; ci < conns_.size(); ++ci) {
         connection& c = conns_[ci];
         if (c.in_flight() == 0 || now < c.deadline_ns) continue;
-        bool connecting = c.state == connection::phase::connecting || c.state == connection::phase::waiting;
-        fail_in_flight(ci, connecting ? failure::connect : failure::timeout,
-                       connecting ? failure::connect : failure::timeout, true);
+        // The connect timeout covers the handshake; a handshake that outlasts it is a TLS failure.
+        failure reason = c.state == connection::phase::connecting || c.state == connection::phase::waiting ? failure::connect
+                         : c.state == connection::phase::handshaking ? tls_failure(c, transport_want_read, true)
+                                                                     : failure::timeout;
+        fail_in_flight(ci, reason, reason, true);
     }
 }
 
@@ -3889,10 +4028,14 @@ inline void worker::scan_deadlines(std::int64_t now) {
 
 // ---- begin include/microbench/engine/worker_connect.hpp ----
 // microbench/engine/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
-// sizes, source address, non-blocking connect, close or reset. A connect that meets a local
+// sizes, source address, non-blocking connect, the transport's handshake (timed apart, and
+// counted in ab's Connect), the transport's reads and writes, close or reset. A connect that meets a local
 // shortage (no free port, descriptor or kernel buffer) is not the server's failure: the
 // connection waits, and is tried again when another connection closes or after a short
 // back-off, within its connect timeout.
+
+#include <cstdio>
+#include <cstring>
 
 
 namespace microbench {
@@ -3925,10 +4068,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
     c.state = connection::phase::connecting;
     watch(ci);
     local_backoff_ns_ = defaults::local_retry_min_ns;
-    if (r.status == io::ok) {
-        on_connected(c, now_ns());
-        try_write(ci);
-    }
+    if (r.status == io::ok && connected(ci, now_ns())) try_write(ci);
 }
 
 inline void worker::wait_for_local(std::uint32_t ci, local_shortage what, std::int64_t now) {
@@ -3966,6 +4106,98 @@ inline void worker::retry_waiting(std::int64_t now) {
     }
 }
 
+// The TCP connect ended: over a transport its handshake starts, else the requests may go. False
+// while the handshake goes on, or when it failed (the requests then failed with it).
+inline bool worker::connected(std::uint32_t ci, std::int64_t now) {
+    connection& c = conns_[ci];
+    if (!s_.tls) {
+        on_connected(c, now);
+        return true;
+    }
+    c.state = connection::phase::handshaking;
+    c.handshake_ns = now;
+    c.tls = s_.tls->open(s_.tls->user, c.fd, s_.server_name);
+    if (!c.tls) {
+        failure reason = tls_failure(c, transport_failed, true);
+        fail_in_flight(ci, reason, reason, true);
+        return false;
+    }
+    return shake(ci);
+}
+
+// One step of the handshake; true when it ended and the requests may go. Waiting needs no epoll
+// change: the descriptor is watched for reading and writing at once, edge-triggered.
+inline bool worker::shake(std::uint32_t ci) {
+    connection& c = conns_[ci];
+    const long r = s_.tls->handshake(c.tls);
+    if (r == transport_want_read || r == transport_want_write) return false;
+    if (r != transport_done && r != transport_resumed) {
+        failure reason = tls_failure(c, r, true);
+        fail_in_flight(ci, reason, reason, true);
+        return false;
+    }
+    const std::int64_t now = now_ns();
+    ++stats_.tls_handshakes;
+    if (r == transport_resumed) ++stats_.tls_resumed;
+    stats_.tls_handshake_ns.record_clamped(now - c.handshake_ns);
+    if (!stats_.tls_used) {
+        stats_.tls_used = true;
+        if (s_.tls->session) s_.tls->session(c.tls, &stats_.tls);
+    }
+    on_connected(c, now);
+    return true;
+}
+
+// The reason a transport's `status` gives the requests on `c`: `tls`, after keeping the first
+// distinct words for why (the layer's own when it has them). A close or a socket error is
+// `tls` only during the handshake; afterwards it is the read's or the write's.
+inline failure worker::tls_failure(connection& c, long status, bool handshaking) {
+    char why[200];
+    std::size_t n = 0;
+    const int err = errno;
+    if (status == transport_failed && c.tls && s_.tls->why) n = s_.tls->why(c.tls, why, sizeof why);
+    if (n == 0 || n >= sizeof why) {
+        const char* what = status == transport_want_read || status == transport_want_write
+                               ? "the handshake did not finish within the connect timeout"
+                           : status == transport_closed ? "the server closed the connection during the handshake"
+                           : status == transport_socket_error ? (err == ECONNRESET ? "the connection was reset during the handshake"
+                                                                                   : "the socket failed during the handshake")
+                           : !c.tls && handshaking ? "the transport could not set up the connection"
+                                                   : "the TLS layer failed without saying why";
+        n = std::strlen(what);
+        std::memcpy(why, what, n);
+    }
+    const std::string_view text(why, n);
+    bool known = stats_.tls_failure_reasons.size() >= defaults::max_tls_failure_reasons;
+    for (const std::string& seen : stats_.tls_failure_reasons) known = known || seen == text;
+    if (!known) stats_.tls_failure_reasons.emplace_back(text);  // a handful per run: not per request
+    return failure::tls;
+}
+
+// Reads through the transport; a read that must wait for the socket to be writable is retried
+// at the next readiness of either kind.
+inline io_result worker::receive(connection& c, std::int64_t& stamped) {
+    const std::size_t cap = defaults::worker_read_buffer_bytes;
+    if (!c.tls) return s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
+    const long n = s_.tls->read(c.tls, read_buf_.get(), cap);
+    c.read_wants_write = n == transport_want_write;
+    if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
+    if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
+    if (n == transport_closed) return {io::closed, 0, 0};
+    if (n == transport_socket_error) return {io::error, 0, errno};
+    return {io::tls, 0, 0};
+}
+
+// Writes the rest of the batch through the transport, from the same bytes after a short write.
+inline io_result worker::transmit(connection& c) {
+    const long n = s_.tls->write(c.tls, batch_.data() + c.write_offset, c.write_length - c.write_offset);
+    if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
+    if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
+    if (n == transport_closed) return {io::error, 0, EPIPE};
+    if (n == transport_socket_error) return {io::error, 0, errno};
+    return {io::tls, 0, 0};
+}
+
 inline void worker::on_connected(connection& c, std::int64_t now) {
     ++stats_.connects;
     if (++open_ > stats_.concurrency_peak) stats_.concurrency_peak = open_;
@@ -3977,8 +4209,11 @@ inline void worker::on_connected(connection& c, std::int64_t now) {
 inline void worker::close_connection(connection& c, bool abortive) {
     const connection::phase was = c.state;
     c.state = connection::phase::idle;
+    c.read_wants_write = false;
     if (c.fd < 0) return;
-    if (was != connection::phase::connecting) --open_;
+    if (was != connection::phase::connecting && was != connection::phase::handshaking) --open_;
+    if (c.tls) s_.tls->close(c.tls);
+    c.tls = nullptr;
     if (abortive) close_abortive(c.fd);
     else ::close(c.fd);
     c.fd = -1;
@@ -4003,6 +4238,7 @@ namespace detail {
 
 // Reads until the socket is drained. A short read means drained — unless the peer also closed:
 // its FIN came with the same edge and no further edge will announce it, so read on to EOF.
+// Over a transport a read returns one record at most: it reads on until the transport says so.
 // False when the connection was closed or replaced meanwhile: the caller must leave it alone.
 // `broken` is the reason a read error or an unexpected EOF gives the requests in flight.
 inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure broken) {
@@ -4010,7 +4246,7 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
     for (;;) {
         connection& c = conns_[ci];
         std::int64_t stamped = 0;
-        io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
+        io_result r = receive(c, stamped);
         std::int64_t now = arrival_time(stamped, now_ns());
         // Never before the oldest request in flight was sent, whatever the wall clock did meanwhile.
         if (stamped && c.in_flight()) now = std::max(now, c.oldest().start_ns);
@@ -4023,18 +4259,19 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
             on_eof(ci, now, broken);
             return false;
         }
-        if (r.status == io::error) {
+        if (r.status == io::error || r.status == io::tls) {
+            const failure reason = r.status == io::tls ? tls_failure(c, transport_failed, false) : broken;
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
-                resend_or_fail(ci, broken, now);
+                resend_or_fail(ci, reason, now);
             } else {
-                fail_in_flight(ci, broken, broken, true);
+                fail_in_flight(ci, reason, reason, true);
             }
             return false;
         }
         stats_.bytes_received += r.bytes;
         if (!consume(ci, read_buf_.get(), r.bytes, now)) return false;
-        if (r.bytes < cap && !peer_closed) {  // drained: the next arrival raises a new edge
+        if (r.bytes < cap && !peer_closed && !conns_[ci].tls) {  // drained: the next arrival raises a new edge
             if (conns_[ci].parser.started()) watch(ci);  // part-way through a response
             return true;
         }
@@ -4169,6 +4406,30 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     note_ended();
 }
 
+// The requests in flight met a connection the server closed before answering them: each goes
+// again once on a new connection — a fully sent one only if its method is safe to repeat — and
+// the others fail with `reason`.
+inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now) {
+    connection& c = conns_[ci];
+    const std::uint32_t written = c.written;
+    close_connection(c, false);
+    c.parser.reset(s_.head);
+    std::uint32_t kept = 0;
+    for (std::uint32_t j = c.done; j < c.batch; ++j) {
+        request_slot q = c.requests[j];
+        if (q.retried || (j < written && !s_.resend_sent)) {
+            end_failed(reason);
+            continue;
+        }
+        ++stats_.retries;
+        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.intended_ns};
+    }
+    c.batch = kept;
+    c.done = 0;
+    if (kept == 0) next_ready_.push_back(ci);
+    else send(ci, now);
+}
+
 inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
     connection& c = conns_[ci];
     if (c.parser.finish().event == parse_event::complete) {  // a body delimited by the close
@@ -4221,8 +4482,9 @@ inline void worker::dispatch_due(std::int64_t now) {
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent
 // bytes nobody asked for — either way it is closed, and reopened when its next request is due.
 inline void worker::on_idle_event(connection& c, std::uint32_t events) {
-    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;  // writable again: nothing to do
-    io_result r = read_some(c.fd, read_buf_.get(), defaults::worker_read_buffer_bytes);
+    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && !c.read_wants_write) return;  // writable again: nothing to do
+    std::int64_t stamped = 0;
+    io_result r = receive(c, stamped);  // over TLS: a session ticket is read here, and is not data
     if (r.status == io::again) return;
     if (s_.keep_alive && r.status == io::closed) ++stats_.server_closes;
     close_connection(c, r.status == io::ok);
@@ -4252,7 +4514,8 @@ inline bool worker::settled() {
     std::size_t kept = 0;
     for (std::uint32_t ci : unsettled_) {
         connection& c = conns_[ci];
-        const bool still = c.state == connection::phase::connecting || c.state == connection::phase::writing ||
+        const bool still = c.state == connection::phase::connecting || c.state == connection::phase::handshaking ||
+                           c.state == connection::phase::writing ||
                            (c.state == connection::phase::reading && c.parser.started());
         if (still) unsettled_[kept++] = ci;
         else c.watched = false;
@@ -4272,9 +4535,400 @@ inline std::int64_t worker::arrival_time(std::int64_t stamped_realtime_ns, std::
 }  // namespace microbench
 // ---- end include/microbench/engine/worker_rate.hpp ----
 // ---- end include/microbench/engine/worker.hpp ----
+#ifndef MICROBENCH_NO_TLS
+// ---- begin include/microbench/engine/tls_openssl.hpp ----
+// microbench/engine/tls_openssl.hpp — the built-in TLS: OpenSSL 3's libssl.so.3 loaded at run time
+// (dlopen) on the first https:// run, with our own prototypes and constants, so nothing of
+// OpenSSL is needed to build and nothing is loaded by a program that never speaks https. It is
+// one implementation of transport.hpp's interface: the engine drives it like an embedder's TLS.
+// Loaded once per process, under a lock, and never unloaded; a failed load is tried again by
+// the next run. tests/tls/test_openssl_decls.cpp checks every prototype and constant here
+// against the real headers (in CI, where libssl-dev is installed).
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+
+// OpenSSL's opaque types, declared as its headers declare them, so the prototypes below are
+// exactly OpenSSL's and a program that also includes <openssl/ssl.h> sees no conflict.
+struct ssl_st;
+struct ssl_ctx_st;
+struct ssl_method_st;
+struct ssl_cipher_st;
+struct ssl_session_st;
+struct x509_st;
+struct x509_store_ctx_st;
+struct evp_pkey_st;
+struct ossl_init_settings_st;
+
+namespace microbench {
+namespace detail {
+
+// Every function the built-in TLS calls: (return type, name, parameters). All exported by 3.0.
+#define MICROBENCH_OPENSSL_FUNCTIONS(X)                                                                 \
+    X(unsigned long, OpenSSL_version_num, (void))                                                        \
+    X(int, OPENSSL_init_ssl, (std::uint64_t, const ossl_init_settings_st*))                              \
+    X(const ssl_method_st*, TLS_client_method, (void))                                                   \
+    X(ssl_ctx_st*, SSL_CTX_new, (const ssl_method_st*))                                                  \
+    X(void, SSL_CTX_free, (ssl_ctx_st*))                                                                 \
+    X(long, SSL_CTX_ctrl, (ssl_ctx_st*, int, long, void*))                                               \
+    X(std::uint64_t, SSL_CTX_set_options, (ssl_ctx_st*, std::uint64_t))                                  \
+    X(void, SSL_CTX_set_verify, (ssl_ctx_st*, int, int (*)(int, x509_store_ctx_st*)))                    \
+    X(int, SSL_CTX_set_default_verify_paths, (ssl_ctx_st*))                                              \
+    X(int, SSL_CTX_load_verify_locations, (ssl_ctx_st*, const char*, const char*))                       \
+    X(int, SSL_CTX_set_cipher_list, (ssl_ctx_st*, const char*))                                          \
+    X(int, SSL_CTX_set_ciphersuites, (ssl_ctx_st*, const char*))                                         \
+    X(int, SSL_CTX_use_certificate_chain_file, (ssl_ctx_st*, const char*))                               \
+    X(int, SSL_CTX_use_PrivateKey_file, (ssl_ctx_st*, const char*, int))                                 \
+    X(int, SSL_CTX_check_private_key, (const ssl_ctx_st*))                                               \
+    X(ssl_st*, SSL_new, (ssl_ctx_st*))                                                                   \
+    X(void, SSL_free, (ssl_st*))                                                                         \
+    X(int, SSL_set_fd, (ssl_st*, int))                                                                   \
+    X(void, SSL_set_connect_state, (ssl_st*))                                                            \
+    X(long, SSL_ctrl, (ssl_st*, int, long, void*))                                                       \
+    X(int, SSL_set1_host, (ssl_st*, const char*))                                                        \
+    X(int, SSL_do_handshake, (ssl_st*))                                                                  \
+    X(int, SSL_read, (ssl_st*, void*, int))                                                              \
+    X(int, SSL_write, (ssl_st*, const void*, int))                                                       \
+    X(int, SSL_get_error, (const ssl_st*, int))                                                          \
+    X(long, SSL_get_verify_result, (const ssl_st*))                                                      \
+    X(const char*, SSL_get_version, (const ssl_st*))                                                     \
+    X(const ssl_cipher_st*, SSL_get_current_cipher, (const ssl_st*))                                     \
+    X(const char*, SSL_CIPHER_get_name, (const ssl_cipher_st*))                                          \
+    X(int, SSL_CIPHER_get_bits, (const ssl_cipher_st*, int*))                                            \
+    X(x509_st*, SSL_get0_peer_certificate, (const ssl_st*))                                              \
+    X(ssl_session_st*, SSL_get1_session, (ssl_st*))                                                      \
+    X(int, SSL_set_session, (ssl_st*, ssl_session_st*))                                                  \
+    X(int, SSL_session_reused, (const ssl_st*))                                                          \
+    X(int, SSL_SESSION_is_resumable, (const ssl_session_st*))                                            \
+    X(void, SSL_SESSION_free, (ssl_session_st*))                                                         \
+    X(void, SSL_set_shutdown, (ssl_st*, int))                                                            \
+    X(void, ERR_clear_error, (void))                                                                     \
+    X(unsigned long, ERR_peek_last_error, (void))                                                        \
+    X(const char*, ERR_reason_error_string, (unsigned long))                                             \
+    X(const char*, X509_verify_cert_error_string, (long))                                                \
+    X(evp_pkey_st*, X509_get0_pubkey, (const x509_st*))                                                  \
+    X(int, EVP_PKEY_get_bits, (const evp_pkey_st*))                                                      \
+    X(int, EVP_PKEY_get_id, (const evp_pkey_st*))                                                        \
+    X(int, EVP_PKEY_get_group_name, (const evp_pkey_st*, char*, std::size_t, std::size_t*))              \
+    X(void, EVP_PKEY_free, (evp_pkey_st*))                                                               \
+    X(const char*, OBJ_nid2sn, (int))                                                                    \
+    X(int, OBJ_sn2nid, (const char*))                                                                    \
+    X(const char*, EC_curve_nid2nist, (int))
+
+// OpenSSL 3.0's constants: its macros' names, lower-cased (the macros themselves would clash with
+// its headers in a program that includes both).
+namespace openssl {
+constexpr unsigned long version_3_0 = 0x30000000UL;  // OpenSSL_version_num() of 3.0.0
+constexpr int error_none = 0, error_ssl = 1, error_want_read = 2, error_want_write = 3,
+              error_syscall = 5, error_zero_return = 6;
+constexpr int verify_none = 0, verify_peer = 1;
+constexpr int filetype_pem = 1;
+constexpr int sent_shutdown = 1, received_shutdown = 2;
+constexpr long mode_enable_partial_write = 0x1, mode_accept_moving_write_buffer = 0x2;
+constexpr std::uint64_t op_ignore_unexpected_eof = std::uint64_t{1} << 7;
+constexpr int ctrl_mode = 33, ctrl_set_tlsext_hostname = 55, ctrl_get_peer_tmp_key = 109,
+              ctrl_set_min_proto_version = 123, ctrl_set_max_proto_version = 124;
+constexpr long tlsext_nametype_host_name = 0;
+constexpr long x509_v_ok = 0;
+constexpr int evp_pkey_rsa = 6, evp_pkey_dh = 28, evp_pkey_ec = 408;
+}  // namespace openssl
+
+struct openssl_api {
+#define MICROBENCH_OPENSSL_DECLARE(ret, name, params) ret(*name) params = nullptr;
+    MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_DECLARE)
+#undef MICROBENCH_OPENSSL_DECLARE
+};
+
+// The library named by the plan, else by $MICROBENCH_LIBSSL, else libssl.so.3; null when it cannot
+// be loaded (no such file, older than 3.0, a function missing). The first load that works is the
+// process's for good: later runs use it whatever they name.
+inline const openssl_api* load_openssl(const std::string& wanted) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static openssl_api api;
+    static bool loaded = false;
+    pthread_mutex_lock(&lock);
+    if (!loaded) {
+        const char* env = std::getenv("MICROBENCH_LIBSSL");
+        const char* path = !wanted.empty() ? wanted.c_str() : env && *env ? env : defaults::libssl_name;
+        if (void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
+            openssl_api found;
+            bool complete = true;
+            // libcrypto's functions are found through libssl's handle: it is among its dependencies.
+#define MICROBENCH_OPENSSL_RESOLVE(ret, name, params)           \
+    if (void* symbol = dlsym(handle, #name))                    \
+        std::memcpy(&found.name, &symbol, sizeof symbol);       \
+    else                                                        \
+        complete = false;
+            MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_RESOLVE)
+#undef MICROBENCH_OPENSSL_RESOLVE
+            loaded = complete && found.OpenSSL_version_num() >= openssl::version_3_0 && found.OPENSSL_init_ssl(0, nullptr) == 1;
+            if (loaded) api = found;
+            else dlclose(handle);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return loaded ? &api : nullptr;
+}
+
+struct openssl_worker;
+
+// One run's TLS: its SSL_CTX made from the plan's tls_options, and a transport per worker (so a
+// worker resumes its own last session). Freed after every worker has joined.
+class openssl_run {
+public:
+    openssl_run() = default;
+    openssl_run(const openssl_run&) = delete;
+    openssl_run& operator=(const openssl_run&) = delete;
+    ~openssl_run();
+
+    // Loads the library and makes the context; the error says what failed.
+    error start(const tls_options& options, std::uint32_t workers);
+    const transport* for_worker(std::uint32_t i) const { return &transports_[i]; }
+
+    const openssl_api* api = nullptr;
+    ssl_ctx_st* ctx = nullptr;
+    bool send_server_name = true;
+    bool verify = false;
+    bool resume = false;
+
+private:
+    std::unique_ptr<openssl_worker[]> workers_;
+    std::vector<transport> transports_;
+};
+
+struct openssl_worker {
+    const openssl_run* run = nullptr;
+    ssl_session_st* session = nullptr;  // the last resumable session, when the run resumes
+};
+
+struct openssl_connection {
+    ssl_st* ssl;
+    openssl_worker* worker;
+    unsigned long error;  // the library's code for the last failure
+    char server_name[256];
+};
+
+inline bool is_ip_address(const char* host) {
+    unsigned char addr[16];
+    return inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1;
+}
+
+inline void* openssl_open(void* user, int fd, const char* server_name) {
+    auto* w = static_cast<openssl_worker*>(user);
+    const openssl_api& a = *w->run->api;
+    auto* c = new (std::nothrow) openssl_connection{a.SSL_new(w->run->ctx), w, 0, {}};
+    if (!c) return nullptr;
+    bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1;
+    const bool name = w->run->send_server_name && !is_ip_address(server_name) && std::strlen(server_name) < sizeof c->server_name;
+    if (ok && name) {
+        std::strcpy(c->server_name, server_name);
+        ok = a.SSL_ctrl(c->ssl, openssl::ctrl_set_tlsext_hostname, openssl::tlsext_nametype_host_name, c->server_name) == 1;
+    }
+    if (ok && w->run->verify) ok = a.SSL_set1_host(c->ssl, server_name) == 1;  // a name or an IP address
+    if (ok && w->session) ok = a.SSL_set_session(c->ssl, w->session) == 1;
+    if (!ok) {
+        if (c->ssl) a.SSL_free(c->ssl);
+        delete c;
+        return nullptr;
+    }
+    a.SSL_set_connect_state(c->ssl);
+    return c;
+}
+
+// A return value of SSL_do_handshake, SSL_read or SSL_write as a transport status.
+inline long openssl_status(openssl_connection* c, int ret) {
+    const openssl_api& a = *c->worker->run->api;
+    switch (a.SSL_get_error(c->ssl, ret)) {
+        case openssl::error_want_read: return transport_want_read;
+        case openssl::error_want_write: return transport_want_write;
+        case openssl::error_zero_return: return transport_closed;
+        case openssl::error_syscall:
+            if (a.ERR_peek_last_error() == 0) return errno == 0 ? transport_closed : transport_socket_error;
+            break;
+        default: break;
+    }
+    c->error = a.ERR_peek_last_error();
+    return transport_failed;
+}
+
+inline long openssl_handshake(void* conn) {
+    auto* c = static_cast<openssl_connection*>(conn);
+    const openssl_api& a = *c->worker->run->api;
+    a.ERR_clear_error();
+    errno = 0;
+    const int r = a.SSL_do_handshake(c->ssl);
+    if (r == 1) return a.SSL_session_reused(c->ssl) ? transport_resumed : transport_done;
+    return openssl_status(c, r);
+}
+
+inline long openssl_read(void* conn, char* buf, std::size_t len) {
+    auto* c = static_cast<openssl_connection*>(conn);
+    c->worker->run->api->ERR_clear_error();
+    errno = 0;
+    const int r = c->worker->run->api->SSL_read(c->ssl, buf, static_cast<int>(std::min<std::size_t>(len, INT32_MAX)));
+    return r > 0 ? r : openssl_status(c, r);
+}
+
+inline long openssl_write(void* conn, const char* buf, std::size_t len) {
+    auto* c = static_cast<openssl_connection*>(conn);
+    c->worker->run->api->ERR_clear_error();
+    errno = 0;
+    const int r = c->worker->run->api->SSL_write(c->ssl, buf, static_cast<int>(std::min<std::size_t>(len, INT32_MAX)));
+    return r > 0 ? r : openssl_status(c, r);
+}
+
+// Frees the connection; with resumption its session becomes the worker's next one to resume.
+// No close_notify is sent (as ab); marking the connection as shut down keeps SSL_free from
+// taking its session out of use.
+inline void openssl_close(void* conn) {
+    auto* c = static_cast<openssl_connection*>(conn);
+    openssl_worker& w = *c->worker;
+    const openssl_api& a = *w.run->api;
+    if (w.run->resume) {
+        ssl_session_st* s = a.SSL_get1_session(c->ssl);
+        if (s && a.SSL_SESSION_is_resumable(s)) {
+            a.SSL_set_shutdown(c->ssl, openssl::sent_shutdown | openssl::received_shutdown);
+            if (w.session) a.SSL_SESSION_free(w.session);
+            w.session = s;
+        } else if (s) {
+            a.SSL_SESSION_free(s);
+        }
+    }
+    a.SSL_free(c->ssl);
+    delete c;
+}
+
+// The library's reason for the last failure, with the certificate check's own when it failed:
+// "certificate verify failed: hostname mismatch".
+inline std::size_t openssl_why(void* conn, char* buf, std::size_t cap) {
+    auto* c = static_cast<openssl_connection*>(conn);
+    const openssl_api& a = *c->worker->run->api;
+    const char* reason = c->error ? a.ERR_reason_error_string(c->error) : nullptr;
+    const long verify = a.SSL_get_verify_result(c->ssl);
+    int n = std::snprintf(buf, cap, "%s", reason ? reason : "TLS error");
+    if (verify != openssl::x509_v_ok && n >= 0 && static_cast<std::size_t>(n) < cap)
+        n += std::snprintf(buf + n, cap - static_cast<std::size_t>(n), ": %s", a.X509_verify_cert_error_string(verify));
+    return n < 0 ? 0 : std::min(static_cast<std::size_t>(n), cap - 1);
+}
+
+// What the handshake negotiated, in the words of ab's report.
+inline void openssl_session(void* conn, tls_session* out) {
+    auto* c = static_cast<openssl_connection*>(conn);
+    const openssl_api& a = *c->worker->run->api;
+    *out = tls_session{};
+    std::snprintf(out->protocol, sizeof out->protocol, "%s", a.SSL_get_version(c->ssl));
+    if (const ssl_cipher_st* cipher = a.SSL_get_current_cipher(c->ssl)) {
+        std::snprintf(out->cipher, sizeof out->cipher, "%s", a.SSL_CIPHER_get_name(cipher));
+        out->secret_bits = a.SSL_CIPHER_get_bits(cipher, nullptr);
+    }
+    if (const x509_st* cert = a.SSL_get0_peer_certificate(c->ssl))
+        if (const evp_pkey_st* key = a.X509_get0_pubkey(cert)) out->server_key_bits = a.EVP_PKEY_get_bits(key);
+    evp_pkey_st* key = nullptr;
+    if (a.SSL_ctrl(c->ssl, openssl::ctrl_get_peer_tmp_key, 0, &key) > 0 && key) {
+        const int id = a.EVP_PKEY_get_id(key), bits = a.EVP_PKEY_get_bits(key);
+        char group[64] = "";
+        std::size_t len = 0;
+        const char* curve = nullptr;
+        if (id == openssl::evp_pkey_ec && a.EVP_PKEY_get_group_name(key, group, sizeof group, &len) == 1) {
+            curve = a.EC_curve_nid2nist(a.OBJ_sn2nid(group));
+            if (!curve) curve = group;
+        }
+        if (id == openssl::evp_pkey_rsa) std::snprintf(out->temp_key, sizeof out->temp_key, "RSA %d bits", bits);
+        else if (id == openssl::evp_pkey_dh) std::snprintf(out->temp_key, sizeof out->temp_key, "DH %d bits", bits);
+        else if (curve) std::snprintf(out->temp_key, sizeof out->temp_key, "ECDH %s %d bits", curve, bits);
+        else std::snprintf(out->temp_key, sizeof out->temp_key, "%s %d bits", a.OBJ_nid2sn(id), bits);
+        a.EVP_PKEY_free(key);
+    }
+    std::snprintf(out->server_name, sizeof out->server_name, "%s", c->server_name);
+}
+
+// Splits -Z's list: TLS_* names are TLS 1.3 suites, the rest TLS 1.2 ciphers; each part is set
+// when it is there. False when the library accepts neither.
+inline bool set_ciphers(const openssl_api& a, ssl_ctx_st* ctx, const std::string& list) {
+    std::string v12, v13;
+    std::size_t at = 0;
+    while (at <= list.size()) {
+        std::size_t end = list.find_first_of(":, ", at);
+        if (end == std::string::npos) end = list.size();
+        std::string name = list.substr(at, end - at);
+        std::string& part = name.compare(0, 4, "TLS_") == 0 ? v13 : v12;
+        if (!name.empty()) part.append(part.empty() ? "" : ":").append(name);
+        at = end + 1;
+    }
+    if (!v12.empty() && a.SSL_CTX_set_cipher_list(ctx, v12.c_str()) != 1) return false;
+    if (!v13.empty() && a.SSL_CTX_set_ciphersuites(ctx, v13.c_str()) != 1) return false;
+    return !v12.empty() || !v13.empty();
+}
+
+inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
+    api = load_openssl(o.libssl);
+    if (!api) return {errc::run_tls_unavailable, 0};
+    const openssl_api& a = *api;
+    ctx = a.SSL_CTX_new(a.TLS_client_method());
+    if (!ctx) return {errc::run_tls_setup, 0};
+    a.SSL_CTX_ctrl(ctx, openssl::ctrl_mode, openssl::mode_enable_partial_write | openssl::mode_accept_moving_write_buffer, nullptr);
+    a.SSL_CTX_set_options(ctx, openssl::op_ignore_unexpected_eof);  // a close without close_notify is a close
+    a.SSL_CTX_set_verify(ctx, o.verify ? openssl::verify_peer : openssl::verify_none, nullptr);
+    bool ok = true;
+    if (o.verify)
+        ok = o.ca_file.empty() ? a.SSL_CTX_set_default_verify_paths(ctx) == 1
+                               : a.SSL_CTX_load_verify_locations(ctx, o.ca_file.c_str(), nullptr) == 1;
+    if (ok && o.version)
+        ok = a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_min_proto_version, o.version, nullptr) == 1 &&
+             a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_max_proto_version, o.version, nullptr) == 1;
+    if (ok && !o.ciphers.empty()) ok = set_ciphers(a, ctx, o.ciphers);
+    if (ok && !o.certificate_file.empty())
+        ok = a.SSL_CTX_use_certificate_chain_file(ctx, o.certificate_file.c_str()) == 1 &&
+             a.SSL_CTX_use_PrivateKey_file(ctx, o.certificate_file.c_str(), openssl::filetype_pem) == 1 &&
+             a.SSL_CTX_check_private_key(ctx) == 1;
+    a.ERR_clear_error();
+    if (!ok) return {errc::run_tls_setup, 0};
+    send_server_name = o.server_name;
+    verify = o.verify;
+    resume = o.resume;
+    workers_.reset(new openssl_worker[workers]);
+    transports_.resize(workers);
+    for (std::uint32_t i = 0; i < workers; ++i) {
+        workers_[i].run = this;
+        transport& t = transports_[i];
+        t.user = &workers_[i];
+        t.open = openssl_open;
+        t.handshake = openssl_handshake;
+        t.read = openssl_read;
+        t.write = openssl_write;
+        t.close = openssl_close;
+        t.why = openssl_why;
+        t.session = openssl_session;
+    }
+    return {};
+}
+
+inline openssl_run::~openssl_run() {
+    for (std::size_t i = 0; i < transports_.size(); ++i)
+        if (workers_[i].session) api->SSL_SESSION_free(workers_[i].session);
+    if (ctx) api->SSL_CTX_free(ctx);
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/tls_openssl.hpp ----
+#endif
 // ---- begin include/microbench/engine/runner.hpp ----
 // microbench/engine/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
-// once, makes sure the open-file limit allows the connections (raising it only when the plan
+// once, sets up its transport (the plan's, or for https:// the built-in OpenSSL), makes sure the
+// open-file limit allows the connections (raising it only when the plan
 // says so, and restoring it), splits connections and requests across worker threads, starts
 // their clock when all are ready, polls progress and collects per-interval rows while they run,
 // and merges the workers' results after join.
@@ -4282,6 +4936,7 @@ inline std::int64_t worker::arrival_time(std::int64_t stamped_realtime_ns, std::
 
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -4293,6 +4948,8 @@ inline std::int64_t worker::arrival_time(std::int64_t stamped_realtime_ns, std::
 #include <string>
 #include <vector>
 
+#ifndef MICROBENCH_NO_TLS
+#endif
 
 namespace microbench {
 namespace detail {
@@ -4312,6 +4969,12 @@ inline void* run_worker(void* arg) {
     // This thread is the library's own: at a fixed rate its timers may fire 1 µs late instead of
     // the default 50 µs, so the schedule holds.
     if (t->fixed_rate) prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    // A transport may write() to a socket the server has closed: EPIPE, not a SIGPIPE that would
+    // end the host process. Blocked on this thread only; the host's own handling is untouched.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     t->w->run();
     t->finished.store(true, std::memory_order_release);
     return nullptr;
@@ -4420,6 +5083,11 @@ struct run_shared {
     std::atomic<std::int64_t> reference_length{-1};
     std::atomic<std::int64_t> failed_length{-1};  // the first whole response that failed a check
     std::int64_t interval_ns = 0;
+    std::string server_name;        // the URL's host, for the transport
+    const transport* carrier = nullptr;  // the plan's transport; null: the built-in TLS or none
+#ifndef MICROBENCH_NO_TLS
+    std::unique_ptr<openssl_run> tls;  // for https:// without a transport of the plan's own
+#endif
 };
 
 // Worker `i` of `t`'s share of the plan: its connections (from `first_connection` on), its quota
@@ -4463,6 +5131,12 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.reference_length = &shared.reference_length;
     s.failed_length = &shared.failed_length;
     s.ended_counter = &thread.ended;
+    s.tls = shared.carrier;
+#ifndef MICROBENCH_NO_TLS
+    if (shared.tls) s.tls = shared.tls->for_worker(i);
+#endif
+    s.server_name = shared.server_name.c_str();
+    s.stamp_arrivals = s.stamp_arrivals && !s.tls;  // a transport reads the socket itself, without stamps
     return s;
 }
 
@@ -4509,6 +5183,17 @@ inline error run_plan(const plan& p, result& out) {
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
     if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
+    shared.server_name = target.host;
+    if (p.has_transport()) {
+        shared.carrier = &p.transport();
+    } else if (target.tls) {
+#ifdef MICROBENCH_NO_TLS
+        return {errc::url_tls_unsupported, 0};
+#else
+        shared.tls.reset(new openssl_run());
+        if (error e = shared.tls->start(p.tls(), p.threads())) return e;
+#endif
+    }
     fd_budget budget(descriptors_needed(p), p.raise_fd_limit());
     const std::uint32_t t = p.threads();
     if (!budget.ok()) return {errc::run_fd_limit, 0};
@@ -4691,8 +5376,9 @@ struct ab_failures {
 // none succeeded, every whole response's (of which only the Total is kept).
 inline const histogram& ab_table_times(const result& r) { return r.total_ns.empty() ? r.responses_total_ns : r.total_ns; }
 
+// A TLS failure is a Connect failure: ab's connect includes the handshake.
 inline ab_failures ab_failure_columns(const result& r) {
-    return {r.failed(failure::connect), r.failed(failure::receive) + r.failed(failure::write),
+    return {r.failed(failure::connect) + r.failed(failure::tls), r.failed(failure::receive) + r.failed(failure::write),
             r.failed(failure::length),
             r.failed(failure::parse) + r.failed(failure::timeout) + r.failed(failure::check)};
 }
@@ -4735,7 +5421,13 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     const double seconds = static_cast<double>(r.elapsed_ns) / 1e9;
     appendf(out, "Server Software:        %s\n", r.server_software.c_str());
     appendf(out, "Server Hostname:        %s\n", ctx.host.c_str());
-    appendf(out, "Server Port:            %u\n\n", static_cast<unsigned>(ctx.port));
+    appendf(out, "Server Port:            %u\n", static_cast<unsigned>(ctx.port));
+    if (r.tls_used) {  // ab's lines for an https:// run: what the first handshake negotiated
+        appendf(out, "SSL/TLS Protocol:       %s,%s,%d,%d\n", r.tls.protocol, r.tls.cipher, r.tls.server_key_bits, r.tls.secret_bits);
+        if (r.tls.temp_key[0]) appendf(out, "Server Temp Key:        %s\n", r.tls.temp_key);
+        if (r.tls.server_name[0]) appendf(out, "TLS Server Name:        %s\n", r.tls.server_name);
+    }
+    appendf(out, "\n");
     appendf(out, "Document Path:          %s\n", ctx.path.c_str());
     if (ctx.variable_length) appendf(out, "Document Length:        Variable\n\n");
     else appendf(out, "Document Length:        %llu bytes\n\n", static_cast<unsigned long long>(r.first_body_length));
@@ -4822,7 +5514,7 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
 // ---- begin include/microbench/report/report_text.hpp ----
 // microbench/report/report_text.hpp — microbench's own text after ab's report: plain notes about what
 // ab would hide (keep-alive that did not happen, requests sent again, connects that waited for
-// a local port, descriptor or buffer), the opt-in latency
+// a local port, descriptor or buffer, the TLS handshakes and why TLS failed), the opt-in latency
 // section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
 // the report looks like an ab line, so ab parsers skip it.
 
@@ -4859,6 +5551,15 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     if (r.memory_waits)
         appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
+    if (r.tls_handshakes) {
+        const histogram& h = r.tls_handshake_ns;
+        appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f (within ab's Connect)\n",
+                static_cast<unsigned long long>(r.tls_handshakes), static_cast<unsigned long long>(r.tls_resumed), h.min() / 1e6,
+                h.value_at_percentile(50) / 1e6, h.value_at_percentile(99) / 1e6, h.max() / 1e6);
+    }
+    for (std::size_t i = 0; i < r.tls_failure_reasons.size(); ++i)
+        appendf(out, "%s%s", i ? "; " : "TLS failures: ", r.tls_failure_reasons[i].c_str());
+    if (!r.tls_failure_reasons.empty()) appendf(out, "\n");
     const histogram& timed = ab_table_times(r);
     if (!timed.empty() && detail::ab_round_ms(timed.max()) == 0)
         appendf(out, "Note: every time in the table is under 0.5 ms, which ab's whole milliseconds show as 0: "
@@ -5200,6 +5901,24 @@ inline std::string result_json(const run_description& d, const result& r, const 
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
         out += "}";
     }
+    if (r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
+        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"protocol\":", u(r.tls_handshakes), u(r.tls_resumed));
+        detail::append_json_string(out, r.tls.protocol);
+        out += ",\"cipher\":";
+        detail::append_json_string(out, r.tls.cipher);
+        appendf(out, ",\"server_key_bits\":%d,\"secret_bits\":%d,\"temp_key\":", r.tls.server_key_bits, r.tls.secret_bits);
+        detail::append_json_string(out, r.tls.temp_key);
+        out += ",\"server_name\":";
+        detail::append_json_string(out, r.tls.server_name);
+        out += ",\"failure_reasons\":[";
+        for (std::size_t i = 0; i < r.tls_failure_reasons.size(); ++i) {
+            if (i) out += ",";
+            detail::append_json_string(out, r.tls_failure_reasons[i]);
+        }
+        out += "],";
+        detail::append_json_histogram(out, "handshake_ns", r.tls_handshake_ns, percentiles);
+        out += "}";
+    }
     if (r.interval_ns > 0) {  // per-interval rows: times in ns from the run's start
         appendf(out, ",\"interval_ms\":%lld,\"intervals\":[", static_cast<long long>(r.interval_ns / 1'000'000));
         for (std::size_t i = 0; i < r.intervals.size(); ++i) {
@@ -5457,6 +6176,7 @@ inline error parse_json(std::string_view text, json_value& out) {
 // the refusal names the field.
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -5625,7 +6345,11 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     requests.number("keep_alive_responses", r.keep_alive_responses);
     requests.number("retries", r.retries);
     detail::json_fields failures = top.object("failures");
-    for (int i = 0; i < failure_count; ++i) failures.number(failure_name(static_cast<failure>(i)), r.failures[i]);
+    for (int i = 0; i < failure_count; ++i) {
+        const char* name = failure_name(static_cast<failure>(i));
+        if (static_cast<failure>(i) == failure::tls && !failures.optional(name, json_value::kind::number)) continue;  // before https
+        failures.number(name, r.failures[i]);
+    }
     if (const json_value* codes = top.get("status_codes", json_value::kind::object)) {
         detail::json_fields status(codes, why, &top, "status_codes");
         for (std::size_t i = 0; i < codes->keys.size(); ++i) {
@@ -5671,6 +6395,34 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         open.number("schedule_missed", r.schedule_missed);
         detail::read_histogram(open, "response_ns", r.response_ns);
         detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
+    }
+    if (top.optional("tls", json_value::kind::object)) {
+        detail::json_fields tls = top.object("tls");
+        tls.number("handshakes", r.tls_handshakes);
+        tls.number("resumed", r.tls_resumed);
+        std::string text;
+        auto copy = [&](const char* key, char* to, std::size_t cap) {
+            text.clear();
+            tls.text(key, text);
+            std::snprintf(to, cap, "%s", text.c_str());
+        };
+        copy("protocol", r.tls.protocol, sizeof r.tls.protocol);
+        copy("cipher", r.tls.cipher, sizeof r.tls.cipher);
+        copy("temp_key", r.tls.temp_key, sizeof r.tls.temp_key);
+        copy("server_name", r.tls.server_name, sizeof r.tls.server_name);
+        std::uint32_t bits = 0;
+        tls.number("server_key_bits", bits);
+        r.tls.server_key_bits = static_cast<int>(bits);
+        bits = 0;
+        tls.number("secret_bits", bits);
+        r.tls.secret_bits = static_cast<int>(bits);
+        r.tls_used = r.tls.protocol[0] != 0;
+        if (const json_value* reasons = tls.get("failure_reasons", json_value::kind::array))
+            for (const json_value& why : reasons->items) {
+                if (!why.is(json_value::kind::string)) tls.fail("failure_reasons", "holds a value that is not a string");
+                else r.note_tls_failure(why.text);
+            }
+        detail::read_histogram(tls, "handshake_ns", r.tls_handshake_ns);
     }
     if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
         std::int64_t interval_ms = 0;
@@ -7551,6 +8303,7 @@ struct suite_options {
     bool factorial_check = false;   // the URL must be a factorial URL; checks n! exactly
     std::int64_t timeout_ms = defaults::timeout_ms;
     std::vector<header> headers;
+    tls_options tls;                         // for https://
     bool raise_fd_limit = false;             // as plan::raise_fd_limit
     const cancel_token* cancel = nullptr;    // stops the scenario running and skips the rest
 };
@@ -7568,7 +8321,7 @@ inline error suite_plan(const std::string& url_text, const scenario& sc, const s
     auto n = static_cast<std::uint64_t>(std::llround(static_cast<double>(sc.requests) * o.scale));
     p.url(url_text).requests(std::max<std::uint64_t>(n, sc.concurrency)).concurrency(sc.concurrency)
         .threads(std::min(o.threads, sc.concurrency)).keep_alive(sc.keep_alive).timeout_ms(o.timeout_ms)
-        .connect_timeout_ms(o.timeout_ms).raise_fd_limit(o.raise_fd_limit).cancel_with(o.cancel);
+        .connect_timeout_ms(o.timeout_ms).raise_fd_limit(o.raise_fd_limit).cancel_with(o.cancel).tls(o.tls);
     for (const header& h : o.headers) p.header(h.name, h.value);
     if (o.factorial_check) {
         url u;
@@ -7678,6 +8431,7 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
 #error "the C API implements every function of microbench.h: build it without MICROBENCH_NO_SERVER and MICROBENCH_NO_REPORTS"
 #endif
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -7745,9 +8499,11 @@ enum {
     MB_PLAN_CONCURRENCY_ABOVE_REQUESTS = 93, MB_PLAN_BAD_TIMEOUT = 94, MB_PLAN_BAD_PIPELINE = 95,
     MB_PLAN_BAD_BIND_ADDRESS = 96, MB_PLAN_BAD_STATUS = 97, MB_PLAN_NOT_FACTORIAL_URL = 98,
     MB_PLAN_TOO_MANY_IN_FLIGHT = 99,
-    MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102,
+    MB_RUN_RESOLVE_FAILED = 100, MB_RUN_FD_LIMIT = 101, MB_RUN_SYSTEM = 102, MB_RUN_TLS_UNAVAILABLE = 103,
+    MB_RUN_TLS_SETUP = 104,
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
+    MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
     MB_MERGE_TOO_MANY_INTERVALS = 148,
@@ -7762,7 +8518,8 @@ typedef enum mb_failure {
     MB_FAILURE_PARSE = 3,   /* the response was not valid HTTP/1.x */
     MB_FAILURE_TIMEOUT = 4, /* no complete response within the timeout */
     MB_FAILURE_LENGTH = 5,  /* ab's rule: body length differs from the first response's */
-    MB_FAILURE_CHECK = 6    /* a whole response failed a check */
+    MB_FAILURE_CHECK = 6,   /* a whole response failed a check */
+    MB_FAILURE_TLS = 7      /* the TLS layer failed: handshake, alert, certificate, or a record */
 } mb_failure;
 
 /* Counters of a result, for mb_result_count(). */
@@ -7783,7 +8540,9 @@ typedef enum mb_count {
     MB_COUNT_CONCURRENCY_PEAK = 13,
     MB_COUNT_LOCAL_WAITS = 14,    /* connects that waited for a local port, descriptor or buffer */
     MB_COUNT_CONNECTION_WAITS = 15, /* fixed rate: requests sent late, every connection busy at their time */
-    MB_COUNT_SCHEDULE_MISSED = 16   /* fixed rate: requests whose time came before the end, never sent */
+    MB_COUNT_SCHEDULE_MISSED = 16,  /* fixed rate: requests whose time came before the end, never sent */
+    MB_COUNT_TLS_HANDSHAKES = 17,   /* over TLS: handshakes made */
+    MB_COUNT_TLS_RESUMED = 18       /* over TLS: of them, those that resumed a session */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -7794,7 +8553,8 @@ typedef enum mb_timing {
     MB_TIMING_PROCESSING = 2, /* total - connect */
     MB_TIMING_TOTAL = 3,      /* start -> last byte (at a fixed rate: the service time) */
     MB_TIMING_RESPONSE = 4,   /* fixed rate: intended send time -> last byte */
-    MB_TIMING_SCHEDULE_LAG = 5 /* fixed rate: intended send time -> actual send */
+    MB_TIMING_SCHEDULE_LAG = 5, /* fixed rate: intended send time -> actual send */
+    MB_TIMING_TLS_HANDSHAKE = 6 /* over TLS, per handshake: TCP connected -> handshake done (within connect) */
 } mb_timing;
 
 /* How requests are spread over time at a fixed rate, for mb_plan_set_arrivals(). */
@@ -7816,6 +8576,48 @@ typedef struct mb_interval {
     int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
     double target_per_s;     /* fixed rate: target_requests per second, to set beside rate_per_s */
 } mb_interval;
+
+/* HTTPS. Without a transport, https:// loads OpenSSL 3's libssl.so.3 when the first such run
+ * starts (mb_plan_set_libssl or MICROBENCH_LIBSSL name another file): MB_RUN_TLS_UNAVAILABLE when
+ * it cannot. A transport (mb_plan_set_transport) carries every connection instead — an embedder's
+ * own TLS (mbedTLS, wolfSSL …) — whatever the URL's scheme. Its functions are called on the
+ * worker threads, concurrently for different connections, never for one at once; besides byte
+ * counts they return these statuses. */
+enum {
+    MB_IO_DONE = 0,          /* handshake: finished with a full handshake */
+    MB_IO_RESUMED = 1,       /* handshake: finished by resuming an earlier session */
+    MB_IO_WANT_READ = -1,    /* would block until the socket is readable: call again then */
+    MB_IO_WANT_WRITE = -2,   /* would block until the socket is writable (a write: again with the same bytes) */
+    MB_IO_CLOSED = -3,       /* the peer ended the stream (with or without a close_notify) */
+    MB_IO_FAILED = -4,       /* the TLS layer failed: a `tls` failure, described by why() */
+    MB_IO_SOCKET_ERROR = -5  /* the socket failed; errno says why */
+};
+
+/* What a handshake negotiated, in the words of ab's report; "" and 0 where unknown. */
+typedef struct mb_tls_session {
+    char protocol[16];     /* "TLSv1.3" */
+    char cipher[64];       /* "TLS_AES_256_GCM_SHA384" */
+    int server_key_bits;   /* the server certificate's public key */
+    int secret_bits;       /* the cipher's secret key */
+    char temp_key[96];     /* "X25519 253 bits" (ab's Server Temp Key) */
+    char server_name[256]; /* the name sent in SNI; "" when none */
+} mb_tls_session;
+
+/* A transport: open() makes a connection's state over the connected, non-blocking socket `fd`
+ * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
+ * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status;
+ * close() frees the state. why() (optional) writes why the last call failed and returns its
+ * length; session() (optional) fills what the handshake negotiated. */
+typedef struct mb_transport {
+    void* user;
+    void* (*open)(void* user, int fd, const char* server_name);
+    long (*handshake)(void* conn);
+    long (*read)(void* conn, char* buf, size_t len);
+    long (*write)(void* conn, const char* buf, size_t len);
+    void (*close)(void* conn);
+    size_t (*why)(void* conn, char* buf, size_t cap);
+    void (*session)(void* conn, mb_tls_session* out);
+} mb_transport;
 
 typedef struct mb_plan mb_plan;
 typedef struct mb_result mb_result;
@@ -7877,6 +8679,15 @@ MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);
 MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests);
 MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user);
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* must outlive the runs */
+/* TLS for https:// (ab's -f, -Z, -E, -I): version 0 (any), 0x0301..0x0304 (0x0304 is TLS 1.3);
+ * ciphers and certificate_file (PEM with the client's chain and key) NULL or "" for none;
+ * server_name 0 sends no SNI. verify: check the certificate and its name (off by default, as
+ * ab), trusting ca_file (NULL: the system's). resume: each thread resumes its last session. */
+MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file, int server_name);
+MB_API int mb_plan_set_tls_verify(mb_plan* plan, int on, const char* ca_file);
+MB_API int mb_plan_set_tls_resume(mb_plan* plan, int on);
+MB_API int mb_plan_set_libssl(mb_plan* plan, const char* path);            /* NULL or "": the default */
+MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport);  /* copied; NULL: none */
 MB_API int mb_plan_validate(const mb_plan* plan);
 
 /* Runs. MB_OK and a result whenever the run started: what happened to requests is counted in
@@ -7891,6 +8702,11 @@ MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
+/* Over TLS: what the first handshake negotiated (MB_INVALID_ARGUMENT when no handshake
+ * finished; pass sizeof(mb_tls_session)), and the first distinct reasons of `tls` failures. */
+MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, size_t size);
+MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result);
+MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index);  /* owned by the result; "" past the end */
 MB_API size_t mb_result_interval_count(const mb_result* result);
 /* Copies interval `index` into *out (its first `size` bytes: pass sizeof(mb_interval)). */
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size);
@@ -7955,11 +8771,14 @@ static_assert(MB_URL_BAD_PORT == static_cast<int>(microbench::errc::url_bad_port
                   MB_REQUEST_BAD_HEADER_LINE == static_cast<int>(microbench::errc::request_bad_header_line) &&
                   MB_PLAN_TOO_MANY_IN_FLIGHT == static_cast<int>(microbench::errc::plan_too_many_in_flight) &&
                   MB_RUN_SYSTEM == static_cast<int>(microbench::errc::run_system) &&
+                  MB_RUN_TLS_SETUP == static_cast<int>(microbench::errc::run_tls_setup) &&
+                  MB_PLAN_BAD_TLS_VERSION == static_cast<int>(microbench::errc::plan_bad_tls_version) &&
                   MB_PLAN_TOO_MANY_RECORDS == static_cast<int>(microbench::errc::plan_too_many_records) &&
                   MB_INVALID_ARGUMENT == static_cast<int>(microbench::errc::invalid_argument) &&
                   MB_OUT_OF_MEMORY == static_cast<int>(microbench::errc::out_of_memory),
               "microbench.h status numbers must be the errc numbers");
-static_assert(MB_FAILURE_CHECK == static_cast<int>(microbench::failure::check) && MB_FAILURE_CONNECT == 0,
+static_assert(MB_FAILURE_TLS == static_cast<int>(microbench::failure::tls) && MB_FAILURE_TLS + 1 == microbench::failure_count &&
+                  MB_FAILURE_CONNECT == 0,
               "mb_failure must follow microbench::failure");
 
 // With exceptions on, every entry point catches them all (std::bad_alloc above all).
@@ -8034,6 +8853,7 @@ inline const histogram* column(const mb_result* r, int which) {
         case MB_TIMING_TOTAL: return &r->r.total_ns;
         case MB_TIMING_RESPONSE: return &r->r.response_ns;
         case MB_TIMING_SCHEDULE_LAG: return &r->r.schedule_lag_ns;
+        case MB_TIMING_TLS_HANDSHAKE: return &r->r.tls_handshake_ns;
     }
     return nullptr;
 }
@@ -8292,6 +9112,8 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_LOCAL_WAITS: return r.port_waits + r.descriptor_waits + r.memory_waits;
         case MB_COUNT_CONNECTION_WAITS: return r.connection_waits;
         case MB_COUNT_SCHEDULE_MISSED: return r.schedule_missed;
+        case MB_COUNT_TLS_HANDSHAKES: return r.tls_handshakes;
+        case MB_COUNT_TLS_RESUMED: return r.tls_resumed;
     }
     return 0;
 }
@@ -8540,4 +9362,98 @@ MB_API void mb_cancel_destroy(mb_cancel* cancel) { delete cancel; }
 
 #endif  // MICROBENCH_C_IMPLEMENTATION
 // ---- end include/microbench/c_api/c_api.hpp ----
+// ---- begin include/microbench/c_api/c_api_tls.hpp ----
+// microbench/c_api/c_api_tls.hpp — the C API's https:// functions: the built-in TLS's options (ab's
+// -f, -Z, -E, -I, verification, resumption, which libssl) and a transport of the embedder's own,
+// and what a result says of TLS. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined,
+// after c_api.hpp.
+
+#ifdef MICROBENCH_C_IMPLEMENTATION
+
+#include <cstddef>
+#include <cstring>
+
+
+// mb_tls_session is microbench::tls_session member for member, and MB_IO_* are the transport
+// statuses: a C transport's functions are the engine's.
+static_assert(sizeof(mb_tls_session) == sizeof(microbench::tls_session) &&
+                  offsetof(mb_tls_session, secret_bits) == offsetof(microbench::tls_session, secret_bits) &&
+                  offsetof(mb_tls_session, temp_key) == offsetof(microbench::tls_session, temp_key) &&
+                  offsetof(mb_tls_session, server_name) == offsetof(microbench::tls_session, server_name),
+              "mb_tls_session must be laid out as microbench::tls_session");
+static_assert(static_cast<long>(MB_IO_WANT_READ) == microbench::transport_want_read &&
+                  static_cast<long>(MB_IO_RESUMED) == microbench::transport_resumed &&
+                  static_cast<long>(MB_IO_FAILED) == microbench::transport_failed &&
+                  static_cast<long>(MB_IO_SOCKET_ERROR) == microbench::transport_socket_error,
+              "MB_IO_* must be microbench::transport_status");
+
+extern "C" {
+
+MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file, int server_name) {
+    if (!plan) return microbench::detail::invalid;
+    MICROBENCH_C_TRY
+    microbench::tls_options o = plan->p.tls();
+    o.version = version < 0 || version > 0xffff ? 1 : static_cast<std::uint16_t>(version);  // 1: refused below
+    o.ciphers = ciphers ? ciphers : "";
+    o.certificate_file = certificate_file ? certificate_file : "";
+    o.server_name = server_name != 0;
+    microbench::plan trial = plan->p;
+    trial.tls(o);
+    if (microbench::error e = trial.check_ranges()) return microbench::detail::status_of(e);
+    plan->p.tls(o);
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
+MB_API int mb_plan_set_tls_verify(mb_plan* plan, int on, const char* ca_file) {
+    MICROBENCH_C_SET(plan, true, {
+        microbench::tls_options o = plan->p.tls();
+        o.verify = on != 0;
+        o.ca_file = ca_file ? ca_file : "";
+        plan->p.tls(o);
+    })
+}
+MB_API int mb_plan_set_tls_resume(mb_plan* plan, int on) {
+    MICROBENCH_C_SET(plan, true, {
+        microbench::tls_options o = plan->p.tls();
+        o.resume = on != 0;
+        plan->p.tls(o);
+    })
+}
+MB_API int mb_plan_set_libssl(mb_plan* plan, const char* path) {
+    MICROBENCH_C_SET(plan, true, {
+        microbench::tls_options o = plan->p.tls();
+        o.libssl = path ? path : "";
+        plan->p.tls(o);
+    })
+}
+MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport) {
+    microbench::transport t;  // none
+    if (transport) {
+        t.user = transport->user;
+        t.open = transport->open;
+        t.handshake = transport->handshake;
+        t.read = transport->read;
+        t.write = transport->write;
+        t.close = transport->close;
+        t.why = transport->why;
+        // The two session structs are one layout (asserted above): the function may fill either.
+        t.session = reinterpret_cast<void (*)(void*, microbench::tls_session*)>(transport->session);
+    }
+    MICROBENCH_C_SET(plan, !transport || t.complete(), plan->p.transport(t))
+}
+
+MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, size_t size) {
+    if (!result || !out || !result->r.tls_used) return MB_INVALID_ARGUMENT;
+    std::memcpy(out, &result->r.tls, size < sizeof result->r.tls ? size : sizeof result->r.tls);
+    return MB_OK;
+}
+MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result) { return result ? result->r.tls_failure_reasons.size() : 0; }
+MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index) {
+    return result && index < result->r.tls_failure_reasons.size() ? result->r.tls_failure_reasons[index].c_str() : "";
+}
+
+}  // extern "C"
+
+#endif  // MICROBENCH_C_IMPLEMENTATION
+// ---- end include/microbench/c_api/c_api_tls.hpp ----
 // ---- end include/microbench.hpp ----

@@ -21,7 +21,7 @@ inline std::string url_of(const microbench::server& s, const char* path) {
 inline microbench::result run_ok(const microbench::plan& p) {
     microbench::result r;
     microbench::error e = microbench::run(p, r);
-    REQUIRE_MESSAGE(!e, e.message());
+    REQUIRE_MESSAGE(!e, std::string(e.message()));
     CHECK(r.requests_ended == r.requests_completed + r.requests_failed);
     return r;
 }

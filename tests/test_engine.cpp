@@ -326,7 +326,10 @@ TEST_CASE("plans and setups that cannot run are refused with a reason") {
     CHECK(run(plan().url("http://127.0.0.1:1/").requests(0), r).code == errc::plan_no_limit);
     CHECK(run(plan().url("http://127.0.0.1:1/").concurrency(2).threads(3).requests(9), r).code == errc::plan_bad_threads);
     CHECK(run(plan().url("http://127.0.0.1:1/").keep_alive(false).pipeline(4).requests(9), r).code == errc::plan_bad_pipeline);
-    CHECK(run(plan().url("https://127.0.0.1/").requests(1), r).code == errc::url_tls_unsupported);
+    CHECK(run(plan().url("ftp://127.0.0.1/").requests(1), r).code == errc::url_unsupported_scheme);
+    tls_options old;
+    old.version = 0x0300;  // SSL 3.0
+    CHECK(run(plan().url("https://127.0.0.1:1/").requests(1).tls(old), r).code == errc::plan_bad_tls_version);
     CHECK(run(plan().url("http://no-such-host.invalid/").requests(1), r).code == errc::run_resolve_failed);
     CHECK(run(plan().url("http://127.0.0.1:1/").bind_address("::1").requests(1), r).code == errc::plan_bad_bind_address);
     CHECK(run(plan().url("http://127.0.0.1:1/").requests(1).timeout_ms(0), r).code == errc::plan_bad_timeout);

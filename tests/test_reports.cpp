@@ -240,7 +240,7 @@ TEST_CASE("JSON carries the counts, the failure reasons, ab's columns, status co
     std::string json = result_json(p, sample(), {50, 99});
     CAPTURE(json);
     CHECK(has(json, "\"requests\":{\"ended\":100,\"completed\":96,\"failed\":4,\"unfinished\":0,\"non_2xx\":6,"));
-    CHECK(has(json, "\"failures\":{\"connect\":1,\"write\":0,\"receive\":1,\"parse\":0,\"timeout\":1,\"length\":0,\"check\":1}"));
+    CHECK(has(json, "\"failures\":{\"connect\":1,\"write\":0,\"receive\":1,\"parse\":0,\"timeout\":1,\"length\":0,\"check\":1,\"tls\":0}"));
     CHECK(has(json, "\"ab_failures\":{\"connect\":1,\"receive\":1,\"length\":0,\"exceptions\":2}"));
     CHECK(has(json, "\"status_codes\":{\"200\":90,\"503\":6}"));
     CHECK(has(json, "\"local_waits\":{\"port\":3,\"descriptor\":0,\"memory\":0}"));

@@ -24,7 +24,7 @@ public sealed class MicrobenchException(int status)
 }
 
 /// <summary>Why a request failed (mb_failure): each failed request has exactly one reason.</summary>
-public enum Failure { Connect = 0, Write = 1, Receive = 2, Parse = 3, Timeout = 4, Length = 5, Check = 6 }
+public enum Failure { Connect = 0, Write = 1, Receive = 2, Parse = 3, Timeout = 4, Length = 5, Check = 6, Tls = 7 }
 
 /// <summary>One of ab's timing columns in milliseconds: exact count, min, mean, max; percentiles within 0.1 %;
 /// the standard deviation (population) from the histogram's buckets around the exact mean.</summary>
@@ -72,6 +72,11 @@ public sealed record Result
     public double RequestsPerSecond { get; init; }
     public double GoodputPerSecond { get; init; }      // completed (correct) responses per second
     public required string ServerSoftware { get; init; }
+    public ulong TlsHandshakes { get; init; }          // over TLS (https://): handshakes made
+    public ulong TlsResumed { get; init; }             // of them, those that resumed a session
+    public TlsSession? Tls { get; init; }              // what the first handshake negotiated; null without TLS
+    public required IReadOnlyList<string> TlsFailureReasons { get; init; }  // the first distinct reasons of Failure.Tls
+    public required Timing TlsHandshake { get; init; } // each handshake, within Connect
     public required Timing Connect { get; init; }
     public required Timing Waiting { get; init; }
     public required Timing Processing { get; init; }
@@ -100,6 +105,9 @@ public sealed record Result
             MicrobenchException.Check(Native.ResultInterval(r, i, out Interval x, (nuint)Marshal.SizeOf<Interval>()));
             rows.Add(IntervalRow.Of(x));
         }
+        var reasons = new List<string>();
+        for (nuint i = 0; i < Native.ResultTlsFailureReasonCount(r); ++i)
+            reasons.Add(Marshal.PtrToStringUTF8(Native.ResultTlsFailureReason(r, i)) ?? "");
         return new Result
         {
             Ended = Native.ResultCount(r, Count.Ended), Completed = Native.ResultCount(r, Count.Completed),
@@ -115,6 +123,8 @@ public sealed record Result
             Cancelled = Native.ResultCancelled(r) != 0, ElapsedSeconds = Native.ResultElapsedNs(r) / 1e9,
             RequestsPerSecond = Native.ResultRequestsPerSecond(r), GoodputPerSecond = Native.ResultGoodputPerSecond(r),
             ServerSoftware = Marshal.PtrToStringUTF8(Native.ResultServerSoftware(r)) ?? "",
+            TlsHandshakes = Native.ResultCount(r, Count.TlsHandshakes), TlsResumed = Native.ResultCount(r, Count.TlsResumed),
+            Tls = TlsSession.Of(r), TlsFailureReasons = reasons, TlsHandshake = TimingOf(r, Column.TlsHandshake),
             Connect = TimingOf(r, Column.Connect), Waiting = TimingOf(r, Column.Waiting), Processing = TimingOf(r, Column.Processing),
             Total = TimingOf(r, Column.Total), Response = TimingOf(r, Column.Response), ScheduleLag = TimingOf(r, Column.ScheduleLag),
             Intervals = rows,
@@ -259,6 +269,25 @@ public sealed class Cancel
     }
 }
 
+/// <summary>What a TLS handshake negotiated, in the words of ab's report (SSL/TLS Protocol, Server Temp Key, TLS Server Name).</summary>
+public sealed record TlsSession(string Protocol, string Cipher, int ServerKeyBits, int SecretBits, string TempKey, string ServerName)
+{
+    internal static unsafe TlsSession? Of(IntPtr r)
+    {
+        if (Native.ResultTlsSession(r, out TlsSessionNative s, (nuint)sizeof(TlsSessionNative)) != 0) return null;
+        return new TlsSession(Text(s.Protocol, 16), Text(s.Cipher, 64), s.ServerKeyBits, s.SecretBits, Text(s.TempKey, 96), Text(s.ServerName, 256));
+    }
+    private static unsafe string Text(byte* chars, int size)
+    {
+        int n = 0;
+        while (n < size && chars[n] != 0) ++n;
+        return System.Text.Encoding.UTF8.GetString(chars, n);
+    }
+}
+
+/// <summary>ab -f's names for the TLS version to speak.</summary>
+public enum TlsVersion { All = 0, Tls1 = 0x0301, Tls11 = 0x0302, Tls12 = 0x0303, Tls13 = 0x0304 }
+
 public sealed class Plan : IDisposable
 {
     private readonly PlanHandle handle;
@@ -313,6 +342,16 @@ public sealed class Plan : IDisposable
     public uint SocketBufferBytes { set => MicrobenchException.Check(Native.PlanSetSocketBufferBytes(handle, value)); }
     /// <summary>Also resend a non-idempotent request (POST) that met a closed keep-alive connection (default off).</summary>
     public bool ResendNonIdempotent { set => MicrobenchException.Check(Native.PlanSetResendNonIdempotent(handle, value ? 1 : 0)); }
+    /// <summary>TLS for https:// (OpenSSL 3's libssl.so.3, loaded at run time): the version (ab -f), OpenSSL cipher
+    /// names (ab -Z), a PEM with the client's chain and key (ab -E), and whether to send SNI (ab -I: false).</summary>
+    public void SetTls(TlsVersion version = TlsVersion.All, string? ciphers = null, string? certificateFile = null, bool serverName = true) =>
+        MicrobenchException.Check(Native.PlanSetTls(handle, (int)version, ciphers, certificateFile, serverName ? 1 : 0));
+    /// <summary>Check the server's certificate and its name (off by default, as ab), trusting caFile (null: the system's).</summary>
+    public void SetTlsVerify(bool on, string? caFile = null) => MicrobenchException.Check(Native.PlanSetTlsVerify(handle, on ? 1 : 0, caFile));
+    /// <summary>Each thread resumes its last TLS session instead of a full handshake per connection.</summary>
+    public bool TlsResume { set => MicrobenchException.Check(Native.PlanSetTlsResume(handle, value ? 1 : 0)); }
+    /// <summary>The libssl.so.3 to load for https:// (null: MICROBENCH_LIBSSL, else the system's).</summary>
+    public string? Libssl { set => MicrobenchException.Check(Native.PlanSetLibssl(handle, value)); }
     /// <summary>Every body must be exactly n!, as text or as JSON {"factorial": n!}.</summary>
     public uint CheckFactorial { set => MicrobenchException.Check(Native.PlanCheckFactorial(handle, value)); }
     public int[] ExpectStatus { set => MicrobenchException.Check(Native.PlanExpectStatus(handle, value, (nuint)value.Length)); }

@@ -43,13 +43,24 @@ internal enum Count
 {
     Ended = 0, Completed = 1, Failed = 2, Unfinished = 3, Non2xx = 4, KeepAliveRequests = 5, Retries = 6, Connects = 7,
     ServerCloses = 8, BytesSent = 9, BytesReceived = 10, BodyBytes = 11, DocumentLength = 12, ConcurrencyPeak = 13,
-    LocalWaits = 14, ConnectionWaits = 15, ScheduleMissed = 16,
+    LocalWaits = 14, ConnectionWaits = 15, ScheduleMissed = 16, TlsHandshakes = 17, TlsResumed = 18,
 }
 
 /// <summary>mb_timing: ab's timing columns.</summary>
 internal enum Column
 {
-    Connect = 0, Waiting = 1, Processing = 2, Total = 3, Response = 4, ScheduleLag = 5,
+    Connect = 0, Waiting = 1, Processing = 2, Total = 3, Response = 4, ScheduleLag = 5, TlsHandshake = 6,
+}
+
+/// <summary>mb_tls_session, field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct TlsSessionNative
+{
+    public fixed byte Protocol[16];
+    public fixed byte Cipher[64];
+    public int ServerKeyBits, SecretBits;
+    public fixed byte TempKey[96];
+    public fixed byte ServerName[256];
 }
 
 /// <summary>mb_interval, field for field.</summary>
@@ -110,6 +121,10 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_raise_fd_limit")] internal static partial int PlanSetRaiseFdLimit(PlanHandle plan, int on);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_socket_buffer_bytes")] internal static partial int PlanSetSocketBufferBytes(PlanHandle plan, uint bytes);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_resend_non_idempotent")] internal static partial int PlanSetResendNonIdempotent(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_tls", StringMarshalling = StringMarshalling.Utf8)] internal static partial int PlanSetTls(PlanHandle plan, int version, string? ciphers, string? certificateFile, int serverName);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_tls_verify", StringMarshalling = StringMarshalling.Utf8)] internal static partial int PlanSetTlsVerify(PlanHandle plan, int on, string? caFile);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_tls_resume")] internal static partial int PlanSetTlsResume(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_libssl", StringMarshalling = StringMarshalling.Utf8)] internal static partial int PlanSetLibssl(PlanHandle plan, string? path);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_rate")] internal static partial int PlanSetRate(PlanHandle plan, double perSecond);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_arrivals")] internal static partial int PlanSetArrivals(PlanHandle plan, Arrivals arrivals, ulong seed);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_interval_ms")] internal static partial int PlanSetIntervalMs(PlanHandle plan, long ms);
@@ -141,6 +156,9 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_result_requests_per_second")] internal static partial double ResultRequestsPerSecond(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_goodput_per_second")] internal static partial double ResultGoodputPerSecond(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_server_software")] internal static partial IntPtr ResultServerSoftware(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_tls_session")] internal static partial int ResultTlsSession(IntPtr result, out TlsSessionNative session, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_result_tls_failure_reason_count")] internal static partial nuint ResultTlsFailureReasonCount(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_tls_failure_reason")] internal static partial IntPtr ResultTlsFailureReason(IntPtr result, nuint index);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval_count")] internal static partial nuint ResultIntervalCount(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval")] internal static partial int ResultInterval(IntPtr result, nuint index, out Interval row, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_timing_count")] internal static partial ulong TimingCount(IntPtr result, Column column);

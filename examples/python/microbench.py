@@ -22,11 +22,13 @@ __all__ = ["MicrobenchError", "Timing", "Interval", "Result", "Suite", "Cancel",
 
 VERSION = (0, 1)  # the major.minor of microbench.h this module was written against
 
-FAILURES = ("connect", "write", "receive", "parse", "timeout", "length", "check")
-TIMINGS = ("connect", "waiting", "processing", "total", "response", "schedule_lag")  # the last two at a fixed rate
+FAILURES = ("connect", "write", "receive", "parse", "timeout", "length", "check", "tls")
+TIMINGS = ("connect", "waiting", "processing", "total", "response", "schedule_lag",  # those two at a fixed rate
+           "tls_handshake")  # over TLS: each handshake, within "connect"
 _COUNTS = ("ended", "completed", "failed", "unfinished", "non_2xx", "keep_alive_requests", "retries", "connects",
            "server_closes", "bytes_sent", "bytes_received", "body_bytes", "document_length", "concurrency_peak",
-           "local_waits", "connection_waits", "schedule_missed")
+           "local_waits", "connection_waits", "schedule_missed", "tls_handshakes", "tls_resumed")
+TLS_VERSIONS = {"ALL": 0, "TLS1": 0x0301, "TLS1.1": 0x0302, "TLS1.2": 0x0303, "TLS1.3": 0x0304}  # ab -f's names
 
 
 class MicrobenchError(Exception):
@@ -69,6 +71,11 @@ class _Interval(ctypes.Structure):  # mb_interval
                 ("target_per_s", ctypes.c_double)]
 
 
+class _TlsSession(ctypes.Structure):  # mb_tls_session
+    _fields_ = [("protocol", ctypes.c_char * 16), ("cipher", ctypes.c_char * 64), ("server_key_bits", ctypes.c_int),
+                ("secret_bits", ctypes.c_int), ("temp_key", ctypes.c_char * 96), ("server_name", ctypes.c_char * 256)]
+
+
 _INTERVAL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Interval), ctypes.c_void_p)
 _SIGNATURES = {
     "mb_version": (ctypes.c_char_p, []),
@@ -108,6 +115,10 @@ _SIGNATURES = {
     "mb_plan_on_response": (ctypes.c_int, [_P, _RESPONSE_FN, _P]),
     "mb_plan_on_progress": (ctypes.c_int, [_P, _PROGRESS_FN, _P, _I64, _U64]),
     "mb_plan_set_cancel": (ctypes.c_int, [_P, _P]),
+    "mb_plan_set_tls": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]),
+    "mb_plan_set_tls_verify": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p]),
+    "mb_plan_set_tls_resume": (ctypes.c_int, [_P, ctypes.c_int]),
+    "mb_plan_set_libssl": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "mb_run": (ctypes.c_int, [_P, ctypes.POINTER(_P)]),
     "mb_result_destroy": (None, [_P]),
     "mb_result_count": (_U64, [_P, ctypes.c_int]),
@@ -118,6 +129,9 @@ _SIGNATURES = {
     "mb_result_requests_per_second": (_D, [_P]),
     "mb_result_goodput_per_second": (_D, [_P]),
     "mb_result_server_software": (ctypes.c_char_p, [_P]),
+    "mb_result_tls_session": (ctypes.c_int, [_P, ctypes.POINTER(_TlsSession), _SZ]),
+    "mb_result_tls_failure_reason_count": (_SZ, [_P]),
+    "mb_result_tls_failure_reason": (ctypes.c_char_p, [_P, _SZ]),
     "mb_result_interval_count": (_SZ, [_P]),
     "mb_result_interval": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Interval), _SZ]),
     "mb_result_timing_count": (_U64, [_P, ctypes.c_int]),
@@ -247,6 +261,11 @@ class Result:
     requests_per_second: float
     goodput_per_second: float  # completed (correct) responses per second
     server_software: str
+    tls_handshakes: int     # over TLS (https://): handshakes made, and how many resumed a session
+    tls_resumed: int
+    tls: dict               # what the first handshake negotiated (protocol, cipher, server_key_bits, secret_bits,
+                            # temp_key, server_name), as ab reports it; {} without TLS
+    tls_failure_reasons: list  # the first distinct reasons of `tls` failures
     timings: dict           # "connect" | "waiting" | "processing" | "total" | "response" | "schedule_lag" -> Timing
     intervals: list         # of Interval, when the run had them (rate, or interval=)
     report: str             # ab's report and microbench's notes
@@ -266,6 +285,10 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
             percentiles_ms={p: _lib.mb_result_timing_percentile_ns(handle, i, p) / 1e6 for p in percentiles},
             stddev_ms=_lib.mb_result_timing_stddev_ns(handle, i) / 1e6)
     ps = (ctypes.c_double * len(percentiles))(*percentiles)
+    session, tls = _TlsSession(), {}
+    if _lib.mb_result_tls_session(handle, ctypes.byref(session), ctypes.sizeof(session)) == 0:
+        tls = {name: getattr(session, name).decode(errors="replace") if kind is not ctypes.c_int else getattr(session, name)
+               for name, kind in ((f[0], f[1]) for f in _TlsSession._fields_)}
     intervals = []
     for i in range(_lib.mb_result_interval_count(handle)):
         row = _Interval()
@@ -285,6 +308,9 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         requests_per_second=_lib.mb_result_requests_per_second(handle),
         goodput_per_second=_lib.mb_result_goodput_per_second(handle),
         server_software=_lib.mb_result_server_software(handle).decode(errors="replace"),
+        tls_handshakes=counts["tls_handshakes"], tls_resumed=counts["tls_resumed"], tls=tls,
+        tls_failure_reasons=[_lib.mb_result_tls_failure_reason(handle, i).decode(errors="replace")
+                             for i in range(_lib.mb_result_tls_failure_reason_count(handle))],
         timings=timings,
         intervals=intervals,
         report=_text(_lib.mb_result_report_ab, handle),
@@ -363,7 +389,8 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
         body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
         rate=0.0, arrivals="uniform", seed=0, interval=None, on_response=None, on_progress=None, on_interval=None,
         cancel=None, drain=None, socket_buffer=0, resend_non_idempotent=False, start_at=None, shard=None,
-        connect_timeout=None, progress_every=0.1, progress_every_requests=0, _validate_only=False):
+        connect_timeout=None, progress_every=0.1, progress_every_requests=0, tls_version="ALL", ciphers=None,
+        certificate=None, sni=True, verify=False, cacert=None, tls_resume=False, libssl=None, _validate_only=False):
     """Runs n requests (default 1) over c connections and returns a Result; with duration=S, for S
     seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
@@ -383,6 +410,12 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
     met a closed keep-alive connection. Many generators: start_at=T starts at Unix time T (seconds,
     as time.time()); shard=(index, count) runs shard `index` of `count` of this plan (its share of
     n, c and rate; their schedules and seeds interleave).
+
+    https:// (OpenSSL 3's libssl.so.3, loaded at run time; libssl= names another file): tls_version
+    "TLS1.2", "TLS1.3" … or "ALL" (ab -f), ciphers (ab -Z), certificate: a PEM with the client's
+    chain and key (ab -E), sni=False (ab -I), verify=True checks the certificate and its name
+    (against cacert, a PEM file, else the system's authorities), tls_resume=True resumes each
+    thread's last session instead of a full handshake per connection.
     """
     stopper = _Stopper()
     plan = _P()  # mb_plan_destroy accepts NULL
@@ -432,6 +465,14 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
         _check(_lib.mb_plan_set_resend_non_idempotent(plan, int(resend_non_idempotent)))
         if start_at is not None:
             _check(_lib.mb_plan_set_start_at_unix_ms(plan, round(start_at * 1000)))
+        if tls_version not in TLS_VERSIONS:
+            raise ValueError(f"tls_version is one of {', '.join(TLS_VERSIONS)}, not {tls_version!r}")
+        _check(_lib.mb_plan_set_tls(plan, TLS_VERSIONS[tls_version], ciphers.encode() if ciphers else None,
+                                    certificate.encode() if certificate else None, int(sni)))
+        _check(_lib.mb_plan_set_tls_verify(plan, int(verify or cacert is not None), cacert.encode() if cacert else None))
+        _check(_lib.mb_plan_set_tls_resume(plan, int(tls_resume)))
+        if libssl:
+            _check(_lib.mb_plan_set_libssl(plan, libssl.encode()))
         if shard is not None:  # after the requests, connections and rate it divides
             index, count = shard
             _check(_lib.mb_plan_divide(plan, index, count))

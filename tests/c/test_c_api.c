@@ -3,6 +3,7 @@
  * refused port, buffers too small). Exits 0 only if every expectation held. Built twice, linked
  * against the shared and the static libmicrobench. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep, pthreads */
+#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "microbench.h"
@@ -53,7 +55,7 @@ static void null_and_bad_arguments(void) {
     char buf[8] = "xxxxxxx";
     EXPECT(mb_plan_create(NULL, &plan) == MB_INVALID_ARGUMENT && plan == NULL);
     EXPECT(mb_plan_create("http://127.0.0.1/", NULL) == MB_INVALID_ARGUMENT);
-    EXPECT(mb_plan_create("https://127.0.0.1/", &plan) == MB_URL_TLS_UNSUPPORTED && plan == NULL);
+    EXPECT(mb_plan_create("ftp://127.0.0.1/", &plan) == MB_URL_UNSUPPORTED_SCHEME && plan == NULL);
     EXPECT(mb_plan_create("http://127.0.0.1:99999/", &plan) == MB_URL_BAD_PORT);
     EXPECT(mb_plan_create("127.0.0.1/", &plan) == MB_URL_NO_SCHEME);
     /* every setter refuses a NULL plan */
@@ -666,6 +668,88 @@ static void suites(uint16_t port) {
     mb_suite_destroy(suite);
 }
 
+/* A transport in C: the bytes as they are, at most 3 at a time, after a handshake that only
+ * counts itself; every connection it opens is closed. */
+struct passthrough {
+    int fd;
+};
+static int opened, closed_conns;
+static void* pt_open(void* user, int fd, const char* server_name) {
+    struct passthrough* c = (struct passthrough*)malloc(sizeof *c);
+    (void)user;
+    if (!c || strcmp(server_name, "127.0.0.1") != 0) {
+        free(c);
+        return NULL;
+    }
+    c->fd = fd;
+    ++opened;
+    return c;
+}
+static long pt_handshake(void* conn) { return (void)conn, MB_IO_DONE; }
+static long pt_status(ssize_t n) {
+    if (n == 0) return MB_IO_CLOSED;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? MB_IO_WANT_READ : MB_IO_SOCKET_ERROR;
+}
+static long pt_read(void* conn, char* buf, size_t len) {
+    ssize_t n = recv(((struct passthrough*)conn)->fd, buf, len < 3 ? len : 3, 0);
+    return n > 0 ? (long)n : pt_status(n);
+}
+static long pt_write(void* conn, const char* buf, size_t len) {
+    ssize_t n = send(((struct passthrough*)conn)->fd, buf, len < 3 ? len : 3, MSG_NOSIGNAL);
+    if (n > 0) return (long)n;
+    return errno == EAGAIN || errno == EWOULDBLOCK ? MB_IO_WANT_WRITE : MB_IO_SOCKET_ERROR;
+}
+static void pt_close(void* conn) {
+    ++closed_conns;
+    free(conn);
+}
+
+static void tls_and_transports(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    mb_tls_session session;
+    mb_transport t = {NULL, pt_open, pt_handshake, pt_read, pt_write, pt_close, NULL, NULL};
+    mb_transport incomplete = t;
+    incomplete.close = NULL;
+    EXPECT(mb_plan_set_tls(NULL, 0, NULL, NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_tls_verify(NULL, 1, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_tls_resume(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_libssl(NULL, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_transport(NULL, &t) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_result_tls_session(NULL, &session, sizeof session) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_result_tls_failure_reason_count(NULL) == 0 && strcmp(mb_result_tls_failure_reason(NULL, 0), "") == 0);
+
+    /* https:// without libssl: an error value before anything is sent (this process has loaded none yet) */
+    EXPECT(mb_plan_create("https://127.0.0.1:1/", &plan) == MB_OK);
+    EXPECT(mb_plan_set_tls(plan, 0x0300, NULL, NULL, 1) == MB_PLAN_BAD_TLS_VERSION);
+    EXPECT(mb_plan_set_tls(plan, 0x0304, "", "", 0) == MB_OK);
+    EXPECT(mb_plan_set_tls_verify(plan, 1, NULL) == MB_OK && mb_plan_set_tls_resume(plan, 1) == MB_OK);
+    EXPECT(mb_plan_set_libssl(plan, "/nonexistent/libssl.so.3") == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_RUN_TLS_UNAVAILABLE && r == NULL);
+    EXPECT(strstr(mb_status_message(MB_RUN_TLS_UNAVAILABLE), "libssl.so.3") != NULL);
+    mb_plan_destroy(plan);
+
+    /* a transport of the plan's own carries plain HTTP to the reference server */
+    EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_transport(plan, &incomplete) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_transport(plan, &t) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 300) == MB_OK && mb_plan_set_concurrency(plan, 3) == MB_OK);
+    EXPECT(mb_plan_check_factorial(plan, 10) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK && r != NULL);
+    EXPECT(mb_result_count(r, MB_COUNT_COMPLETED) == 300 && mb_result_count(r, MB_COUNT_FAILED) == 0);
+    EXPECT(mb_result_count(r, MB_COUNT_TLS_HANDSHAKES) == 3 && mb_result_count(r, MB_COUNT_TLS_RESUMED) == 0);
+    EXPECT(mb_result_timing_count(r, MB_TIMING_TLS_HANDSHAKE) == 3);
+    EXPECT(mb_result_tls_session(r, &session, sizeof session) == MB_OK && session.protocol[0] == 0);  /* no session() */
+    EXPECT(opened == 3 && closed_conns == 3);
+    mb_result_destroy(r);
+    r = NULL;
+    EXPECT(mb_plan_set_transport(plan, NULL) == MB_OK);  /* none again: plain TCP */
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_TLS_HANDSHAKES) == 0 && opened == 3);
+    EXPECT(mb_result_tls_session(r, &session, sizeof session) == MB_INVALID_ARGUMENT);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
 int main(void) {
     mb_server* server = NULL;
     uint16_t port;
@@ -684,6 +768,7 @@ int main(void) {
     shards_and_start(port);
     intervals_and_poisson(port);
     suites(port);
+    tls_and_transports(port);
     mb_server_stop(server);
     if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);
     else printf("C API: every expectation held\n");

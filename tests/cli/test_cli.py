@@ -214,7 +214,7 @@ class Outputs(unittest.TestCase):
         self.assertEqual(doc["config"]["concurrency"], 4)
         self.assertTrue(doc["config"]["keep_alive"])
         self.assertEqual(doc["bytes"]["document_length"], 21)
-        self.assertEqual(set(doc["failures"]), {"connect", "write", "receive", "parse", "timeout", "length", "check"})
+        self.assertEqual(set(doc["failures"]), {"connect", "write", "receive", "parse", "timeout", "length", "check", "tls"})
         total = doc["latency_ns"]["total"]
         self.assertEqual(total["count"], 400)
         self.assertEqual(set(total["percentiles"]), {"50", "99.9"})
@@ -246,7 +246,8 @@ class Errors(unittest.TestCase):
         cases = [([], "no URL"), (["-n"], "needs a value"), (["-n", "abc", url], "-n"), (["-n", "0", url], "-n"),
                  (["-c", "0", url], "-c"), (["-n", "5", "-c", "10", url], "concurrency level greater"),
                  (["--bogus", url], "unknown option --bogus"), (["-j", url], "unknown option -j"),
-                 (["https://127.0.0.1/"], "TLS"), (["ftp://x/"], "bad URL"), (["http://h:99999/"], "port"),
+                 (["-f", "SSL3", url], "-f"), (["-f", "TLS9", url], "-f"), (["-E", "/nonexistent/cert.pem", url], "cannot read"),
+                 (["--cacert", "/nonexistent/ca.pem", url], "cannot read"), (["ftp://x/"], "bad URL"), (["http://h:99999/"], "port"),
                  (["-X", "proxy:3128", url], "proxy"), (["-s", "0", url], "-s"), (["--pipeline", "4", url], "keep-alive"),
                  (["-t", "soon", url], "-t"), (["-H", "NoColon", url], "-H"), (["-W", "4", "-c", "2", "-n", "9", url], "threads"),
                  (["--expect-status", "abc", url], "--expect-status"), (["--percentiles", "101", url], "--percentiles"),

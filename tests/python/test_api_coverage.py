@@ -25,10 +25,14 @@ OMITTED = {
         # Results are copied into plain Result objects and their handles freed at once; the same
         # page is drawn from their JSON, which reads back exactly (report_html).
         "mb_report_html": "report_html draws from the results' JSON through mb_report_html_json",
+        # Called on the worker threads for every read and write of every connection: a transport
+        # is native code (an embedder's TLS library), plugged in from C.
+        "mb_plan_set_transport": "a transport is native code, given to the plan from C",
     },
     "csharp": {
         # As in Python: Plan.Run copies a result out and releases its handle at once.
         "mb_report_html": "Report.Html draws from the results' JSON through mb_report_html_json",
+        "mb_plan_set_transport": "a transport is native code, given to the plan from C",
     },
 }
 

@@ -10,6 +10,7 @@
 #error "the C API implements every function of microbench.h: build it without MICROBENCH_NO_SERVER and MICROBENCH_NO_REPORTS"
 #endif
 
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -34,11 +35,14 @@ static_assert(MB_URL_BAD_PORT == static_cast<int>(microbench::errc::url_bad_port
                   MB_REQUEST_BAD_HEADER_LINE == static_cast<int>(microbench::errc::request_bad_header_line) &&
                   MB_PLAN_TOO_MANY_IN_FLIGHT == static_cast<int>(microbench::errc::plan_too_many_in_flight) &&
                   MB_RUN_SYSTEM == static_cast<int>(microbench::errc::run_system) &&
+                  MB_RUN_TLS_SETUP == static_cast<int>(microbench::errc::run_tls_setup) &&
+                  MB_PLAN_BAD_TLS_VERSION == static_cast<int>(microbench::errc::plan_bad_tls_version) &&
                   MB_PLAN_TOO_MANY_RECORDS == static_cast<int>(microbench::errc::plan_too_many_records) &&
                   MB_INVALID_ARGUMENT == static_cast<int>(microbench::errc::invalid_argument) &&
                   MB_OUT_OF_MEMORY == static_cast<int>(microbench::errc::out_of_memory),
               "microbench.h status numbers must be the errc numbers");
-static_assert(MB_FAILURE_CHECK == static_cast<int>(microbench::failure::check) && MB_FAILURE_CONNECT == 0,
+static_assert(MB_FAILURE_TLS == static_cast<int>(microbench::failure::tls) && MB_FAILURE_TLS + 1 == microbench::failure_count &&
+                  MB_FAILURE_CONNECT == 0,
               "mb_failure must follow microbench::failure");
 
 // With exceptions on, every entry point catches them all (std::bad_alloc above all).
@@ -113,6 +117,7 @@ inline const histogram* column(const mb_result* r, int which) {
         case MB_TIMING_TOTAL: return &r->r.total_ns;
         case MB_TIMING_RESPONSE: return &r->r.response_ns;
         case MB_TIMING_SCHEDULE_LAG: return &r->r.schedule_lag_ns;
+        case MB_TIMING_TLS_HANDSHAKE: return &r->r.tls_handshake_ns;
     }
     return nullptr;
 }

@@ -32,6 +32,8 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_LOCAL_WAITS: return r.port_waits + r.descriptor_waits + r.memory_waits;
         case MB_COUNT_CONNECTION_WAITS: return r.connection_waits;
         case MB_COUNT_SCHEDULE_MISSED: return r.schedule_missed;
+        case MB_COUNT_TLS_HANDSHAKES: return r.tls_handshakes;
+        case MB_COUNT_TLS_RESUMED: return r.tls_resumed;
     }
     return 0;
 }

@@ -70,6 +70,8 @@ enum class errc : std::uint16_t {
     run_resolve_failed = 100,
     run_fd_limit = 101,
     run_system = 102,
+    run_tls_unavailable = 103,
+    run_tls_setup = 104,
 
     // Plans, continued (120–139)
     plan_too_many_records = 120,
@@ -80,6 +82,8 @@ enum class errc : std::uint16_t {
     plan_bad_shard = 125,
     plan_bad_duration = 126,
     plan_bad_socket_buffer = 127,
+    plan_bad_transport = 128,
+    plan_bad_tls_version = 129,
 
     // Reading saved results (140–159)
     json_bad = 140,
@@ -110,8 +114,8 @@ constexpr errc_entry errc_table[] = {
     {errc::ok, "ok", "no error"},
     {errc::url_empty, "url_empty", "URL is empty"},
     {errc::url_no_scheme, "url_no_scheme", "URL has no scheme; write it as http://host[:port]/path"},
-    {errc::url_unsupported_scheme, "url_unsupported_scheme", "URL scheme is not http"},
-    {errc::url_tls_unsupported, "url_tls_unsupported", "https:// is not supported: microbench speaks plain HTTP/1.1 only (no TLS)"},
+    {errc::url_unsupported_scheme, "url_unsupported_scheme", "URL scheme is neither http nor https"},
+    {errc::url_tls_unsupported, "url_tls_unsupported", "https:// needs TLS, and this build has none (MICROBENCH_NO_TLS): give the plan a transport"},
     {errc::url_userinfo_unsupported, "url_userinfo_unsupported", "user:password@ in URLs is not supported; send an Authorization header instead"},
     {errc::url_empty_host, "url_empty_host", "URL has no host"},
     {errc::url_bad_host, "url_bad_host", "URL host is not a valid host name or IPv4 address"},
@@ -156,6 +160,8 @@ constexpr errc_entry errc_table[] = {
     {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
     {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)"},
     {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
+    {errc::run_tls_unavailable, "run_tls_unavailable", "https:// needs OpenSSL 3 (libssl.so.3), which could not be loaded: install it (apt-get install libssl3), name it with MICROBENCH_LIBSSL, or give the plan a transport"},
+    {errc::run_tls_setup, "run_tls_setup", "the TLS library refused the run's TLS settings (protocol, ciphers, certificate, key or CA file)"},
     {errc::plan_too_many_records, "plan_too_many_records", "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer"},
     {errc::plan_bad_rate, "plan_bad_rate", "rate must be 0 (a closed loop) or from 0.001 to 10,000,000 requests per second, and works without pipelining"},
     {errc::plan_bad_interval, "plan_bad_interval", "the statistics interval must be from 10 ms to 1 hour, or 0 for none"},
@@ -164,6 +170,8 @@ constexpr errc_entry errc_table[] = {
     {errc::plan_bad_shard, "plan_bad_shard", "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at least one connection and one request"},
     {errc::plan_bad_duration, "plan_bad_duration", "the duration must be from 0 (none: a request count ends the run) to 30 days"},
     {errc::plan_bad_socket_buffer, "plan_bad_socket_buffer", "socket buffers must be from 0 (the kernel's size) to 64 MiB"},
+    {errc::plan_bad_transport, "plan_bad_transport", "a transport needs open, handshake, read, write and close functions"},
+    {errc::plan_bad_tls_version, "plan_bad_tls_version", "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)"},
     {errc::json_bad, "json_bad", "not valid JSON (the position is the byte where reading stopped)"},
     {errc::json_too_deep, "json_too_deep", "JSON nested more than 64 levels deep"},
     {errc::result_not_microbench, "result_not_microbench", "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document"},

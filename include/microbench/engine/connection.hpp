@@ -28,6 +28,7 @@ struct connection {
         idle,        // no descriptor, nothing in flight
         waiting,     // requests in flight, no descriptor: the last connect met a local shortage
         connecting,
+        handshaking, // connected; the transport's handshake is under way
         writing,     // the batch is not all written; responses are read meanwhile
         reading,
     };
@@ -48,6 +49,9 @@ struct connection {
     std::size_t write_length = 0;
     std::int64_t deadline_ns = INT64_MAX;  // of the oldest request in flight, or of the connect
     std::int64_t freed_ns = 0;   // when its last request ended: at a fixed rate, one due before then waited for it
+    std::int64_t handshake_ns = 0;  // over a transport: when the TCP connect ended and the handshake began
+    void* tls = nullptr;         // over a transport: its state for this descriptor
+    bool read_wants_write = false;  // over a transport: the last read waits for the socket to be writable
     response_parser parser;
     request_slot* requests;      // `pipeline` slots owned by the worker
     std::string stash;           // a response head split across reads (at most max_header_bytes + 1)

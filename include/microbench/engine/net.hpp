@@ -63,6 +63,7 @@ enum class io : std::uint8_t {
     again,   // would block: wait for the next readiness event
     closed,  // the peer closed (read returned 0)
     error,   // errno says why
+    tls,     // the transport's TLS layer failed (transport.hpp); never from a plain socket
 };
 
 struct io_result {

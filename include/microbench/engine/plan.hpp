@@ -15,8 +15,24 @@
 #include "../http/request.hpp"
 #include "../http/response_parser.hpp"
 #include "../stats/result.hpp"
+#include "transport.hpp"
 
 namespace microbench {
+
+// How the built-in TLS (OpenSSL 3, loaded at run time) connects to an https:// URL; ab's -f, -Z,
+// -E and -I, and what ab lacks. A plan's own transport ignores these.
+struct tls_options {
+    // The one protocol version to speak (0x0303 TLS 1.2, 0x0304 TLS 1.3, as on the wire; ab -f);
+    // 0: any the library allows.
+    std::uint16_t version = 0;
+    std::string ciphers;           // ab -Z: OpenSSL names; TLS_* names choose TLS 1.3's suites
+    std::string certificate_file;  // ab -E: PEM holding the client's certificate chain and its key
+    bool server_name = true;       // send the host in SNI (never for an IP address); ab -I: off
+    bool verify = false;           // check the certificate and that it names the host (off, as in ab, wrk, h2load)
+    std::string ca_file;           // PEM of the authorities to trust under verify; "": the system's
+    bool resume = false;           // each worker resumes its last session instead of a full handshake per connection
+    std::string libssl;            // the library's path; "": $MICROBENCH_LIBSSL, else libssl.so.3
+};
 
 // Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
 // as unfinished) and returns its partial result marked cancelled.
@@ -91,6 +107,7 @@ public:
     // begin together: run() connects nothing before it, prepares, waits, then starts. 0: at once.
     // A time already past starts at once (result::start_requested_ns says how late).
     MICROBENCH_PLAN_FIELD(std::int64_t, start_at_unix_ms)
+    MICROBENCH_PLAN_FIELD(tls_options, tls)  // for https:// without a transport of the plan's own
 #undef MICROBENCH_PLAN_FIELD
 
     // This plan is shard `index` (from 0) of `count` generators sharing one plan (shard.hpp
@@ -124,6 +141,16 @@ public:
         return *this;
     }
     const std::vector<microbench::header>& headers() const { return headers_; }
+
+    // Carries every connection of the run through `t` (its functions, not its user data, are
+    // copied; what `user` points to must outlive the run): an embedder's TLS, whatever the URL's
+    // scheme. Without one, https:// uses the built-in OpenSSL loader (tls_options).
+    plan& transport(const microbench::transport& t) {
+        transport_ = t;
+        return *this;
+    }
+    const microbench::transport& transport() const { return transport_; }
+    bool has_transport() const { return transport_.open != nullptr; }
 
     // Stops the run when `token` is cancelled; the token must outlive the run.
     plan& cancel_with(const cancel_token* token) {
@@ -182,6 +209,7 @@ public:
         if (rate_ > 0 && pipeline_ > 1) return {errc::plan_bad_rate, 0};
         if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
+        if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
         return {};
     }
 
@@ -206,6 +234,7 @@ public:
             if (!within(expected_status_[i], 100, 999)) return {errc::plan_bad_status, i};
         if (start_at_unix_ms_ < 0) return {errc::plan_bad_start_time, 0};
         if (shard_count_ > max_shards) return {errc::plan_bad_shard, 0};
+        if (tls_.version != 0 && !within(tls_.version, 0x0301, 0x0304)) return {errc::plan_bad_tls_version, 0};
         return {};
     }
 
@@ -236,6 +265,8 @@ private:
     std::int64_t interval_ms_ = -1;
     std::int64_t start_at_unix_ms_ = 0;
     std::uint32_t shard_index_ = 0, shard_count_ = 0;
+    tls_options tls_;
+    microbench::transport transport_;
     std::vector<microbench::header> headers_;
     std::vector<int> expected_status_;
     microbench::checks checks_;

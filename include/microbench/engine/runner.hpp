@@ -1,5 +1,6 @@
 // microbench/engine/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
-// once, makes sure the open-file limit allows the connections (raising it only when the plan
+// once, sets up its transport (the plan's, or for https:// the built-in OpenSSL), makes sure the
+// open-file limit allows the connections (raising it only when the plan
 // says so, and restoring it), splits connections and requests across worker threads, starts
 // their clock when all are ready, polls progress and collects per-interval rows while they run,
 // and merges the workers' results after join.
@@ -8,6 +9,7 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -26,6 +28,9 @@
 #include "../stats/result.hpp"
 #include "start_gate.hpp"
 #include "../http/url.hpp"
+#ifndef MICROBENCH_NO_TLS
+#include "tls_openssl.hpp"
+#endif
 #include "worker.hpp"
 
 namespace microbench {
@@ -46,6 +51,12 @@ inline void* run_worker(void* arg) {
     // This thread is the library's own: at a fixed rate its timers may fire 1 µs late instead of
     // the default 50 µs, so the schedule holds.
     if (t->fixed_rate) prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    // A transport may write() to a socket the server has closed: EPIPE, not a SIGPIPE that would
+    // end the host process. Blocked on this thread only; the host's own handling is untouched.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
     t->w->run();
     t->finished.store(true, std::memory_order_release);
     return nullptr;
@@ -154,6 +165,11 @@ struct run_shared {
     std::atomic<std::int64_t> reference_length{-1};
     std::atomic<std::int64_t> failed_length{-1};  // the first whole response that failed a check
     std::int64_t interval_ns = 0;
+    std::string server_name;        // the URL's host, for the transport
+    const transport* carrier = nullptr;  // the plan's transport; null: the built-in TLS or none
+#ifndef MICROBENCH_NO_TLS
+    std::unique_ptr<openssl_run> tls;  // for https:// without a transport of the plan's own
+#endif
 };
 
 // Worker `i` of `t`'s share of the plan: its connections (from `first_connection` on), its quota
@@ -197,6 +213,12 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.reference_length = &shared.reference_length;
     s.failed_length = &shared.failed_length;
     s.ended_counter = &thread.ended;
+    s.tls = shared.carrier;
+#ifndef MICROBENCH_NO_TLS
+    if (shared.tls) s.tls = shared.tls->for_worker(i);
+#endif
+    s.server_name = shared.server_name.c_str();
+    s.stamp_arrivals = s.stamp_arrivals && !s.tls;  // a transport reads the socket itself, without stamps
     return s;
 }
 
@@ -243,6 +265,17 @@ inline error run_plan(const plan& p, result& out) {
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
     if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
+    shared.server_name = target.host;
+    if (p.has_transport()) {
+        shared.carrier = &p.transport();
+    } else if (target.tls) {
+#ifdef MICROBENCH_NO_TLS
+        return {errc::url_tls_unsupported, 0};
+#else
+        shared.tls.reset(new openssl_run());
+        if (error e = shared.tls->start(p.tls(), p.threads())) return e;
+#endif
+    }
     fd_budget budget(descriptors_needed(p), p.raise_fd_limit());
     const std::uint32_t t = p.threads();
     if (!budget.ok()) return {errc::run_fd_limit, 0};

@@ -4,9 +4,9 @@
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
-// This file holds the loop, issuing and sending; worker_connect.hpp opens connections and
-// waits out local shortages; worker_receive.hpp is the receiving half; worker_rate.hpp holds
-// the fixed-rate dispatch and how the worker waits.
+// This file holds the loop, issuing and sending; worker_connect.hpp opens connections, makes
+// the transport's handshake and waits out local shortages; worker_receive.hpp is the receiving
+// half; worker_rate.hpp holds the fixed-rate dispatch and how the worker waits.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +26,7 @@
 #include "../stats/result.hpp"
 #include "schedule.hpp"
 #include "start_gate.hpp"
+#include "transport.hpp"
 
 namespace microbench {
 namespace detail {
@@ -64,6 +65,8 @@ struct worker_setup {
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
     std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
+    const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write); null: plain bytes
+    const char* server_name = "";    // the URL's host, given to the transport
 };
 
 class worker {
@@ -83,6 +86,11 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
+        batch_ = s_.request;
+        if (s_.tls && s_.pipeline > 1) {  // a transport writes a pipelined batch from one buffer, in one record
+            for (std::uint32_t i = 0; i < s_.pipeline; ++i) batch_copies_.append(s_.request.data(), s_.request.size());
+            batch_ = batch_copies_;
+        }
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
@@ -105,7 +113,12 @@ private:
     void wait_for_local(std::uint32_t ci, local_shortage what, std::int64_t now);
     void retry_waiting(std::int64_t now);
     void on_event(std::uint32_t ci, std::uint32_t events);
+    bool connected(std::uint32_t ci, std::int64_t now);
+    bool shake(std::uint32_t ci);
     void on_connected(connection& c, std::int64_t now);
+    io_result receive(connection& c, std::int64_t& stamped);
+    io_result transmit(connection& c);
+    failure tls_failure(connection& c, long status, bool handshaking);
     void try_write(std::uint32_t ci);
     bool on_readable(std::uint32_t ci, bool peer_closed, failure broken);
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
@@ -143,6 +156,8 @@ private:
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
     std::unique_ptr<char[]> read_buf_;
+    std::string_view batch_;      // over a transport: `pipeline` copies of the request, back to back
+    std::string batch_copies_;    // their memory when pipeline > 1
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
     std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
     std::size_t waiting_head_ = 0, waiting_count_ = 0;
@@ -285,9 +300,11 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
     if (c.state == connection::phase::connecting) {
         if (!(events & (EPOLLOUT | EPOLLERR | EPOLLHUP))) return;
         if (connect_result(c.fd) != 0) return fail_in_flight(ci, failure::connect, failure::connect, false);
-        on_connected(c, now_ns());
+        if (!connected(ci, now_ns())) return;
+    } else if (c.state == connection::phase::handshaking) {  // any readiness may be the one it waits for
+        if (!shake(ci)) return;
     }
-    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+    if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) || c.read_wants_write)
         if (!on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR), failure::receive)) return;
     if (c.state == connection::phase::writing) try_write(ci);
 }
@@ -296,17 +313,18 @@ inline void worker::try_write(std::uint32_t ci) {
     connection& c = conns_[ci];
     const std::size_t size = s_.request.size();
     while (c.write_offset < c.write_length) {
-        io_result r = write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
-        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT brings us back
+        io_result r = c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
+        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
         if (r.status != io::ok) {
+            const failure reason = r.status == io::tls ? tls_failure(c, transport_failed, false) : failure::write;
             // A keep-alive connection the server closed while idle: send again, once.
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
-                return resend_or_fail(ci, failure::write, now_ns());
+                return resend_or_fail(ci, reason, now_ns());
             }
             // The server may have answered and then reset: what it sent is still readable.
-            if (!on_readable(ci, true, failure::write)) return;
-            return fail_in_flight(ci, failure::write, failure::write, true);
+            if (!on_readable(ci, true, reason)) return;
+            return fail_in_flight(ci, reason, reason, true);
         }
         c.write_offset += r.bytes;
         stats_.bytes_sent += r.bytes;
@@ -316,30 +334,6 @@ inline void worker::try_write(std::uint32_t ci) {
         }
     }
     c.state = connection::phase::reading;
-}
-
-// The requests in flight met a connection the server closed before answering them: each goes
-// again once on a new connection — a fully sent one only if its method is safe to repeat — and
-// the others fail with `reason`.
-inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now) {
-    connection& c = conns_[ci];
-    const std::uint32_t written = c.written;
-    close_connection(c, false);
-    c.parser.reset(s_.head);
-    std::uint32_t kept = 0;
-    for (std::uint32_t j = c.done; j < c.batch; ++j) {
-        request_slot q = c.requests[j];
-        if (q.retried || (j < written && !s_.resend_sent)) {
-            end_failed(reason);
-            continue;
-        }
-        ++stats_.retries;
-        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.intended_ns};
-    }
-    c.batch = kept;
-    c.done = 0;
-    if (kept == 0) next_ready_.push_back(ci);
-    else send(ci, now);
 }
 
 // Ends every request in flight on `c` as failed (the oldest with `first`, the ones pipelined
@@ -375,9 +369,11 @@ inline void worker::scan_deadlines(std::int64_t now) {
     for (std::uint32_t ci = 0; ci < conns_.size(); ++ci) {
         connection& c = conns_[ci];
         if (c.in_flight() == 0 || now < c.deadline_ns) continue;
-        bool connecting = c.state == connection::phase::connecting || c.state == connection::phase::waiting;
-        fail_in_flight(ci, connecting ? failure::connect : failure::timeout,
-                       connecting ? failure::connect : failure::timeout, true);
+        // The connect timeout covers the handshake; a handshake that outlasts it is a TLS failure.
+        failure reason = c.state == connection::phase::connecting || c.state == connection::phase::waiting ? failure::connect
+                         : c.state == connection::phase::handshaking ? tls_failure(c, transport_want_read, true)
+                                                                     : failure::timeout;
+        fail_in_flight(ci, reason, reason, true);
     }
 }
 

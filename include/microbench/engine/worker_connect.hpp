@@ -1,9 +1,13 @@
 // microbench/engine/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
-// sizes, source address, non-blocking connect, close or reset. A connect that meets a local
+// sizes, source address, non-blocking connect, the transport's handshake (timed apart, and
+// counted in ab's Connect), the transport's reads and writes, close or reset. A connect that meets a local
 // shortage (no free port, descriptor or kernel buffer) is not the server's failure: the
 // connection waits, and is tried again when another connection closes or after a short
 // back-off, within its connect timeout.
 #pragma once
+
+#include <cstdio>
+#include <cstring>
 
 #include "worker.hpp"
 
@@ -37,10 +41,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
     c.state = connection::phase::connecting;
     watch(ci);
     local_backoff_ns_ = defaults::local_retry_min_ns;
-    if (r.status == io::ok) {
-        on_connected(c, now_ns());
-        try_write(ci);
-    }
+    if (r.status == io::ok && connected(ci, now_ns())) try_write(ci);
 }
 
 inline void worker::wait_for_local(std::uint32_t ci, local_shortage what, std::int64_t now) {
@@ -78,6 +79,98 @@ inline void worker::retry_waiting(std::int64_t now) {
     }
 }
 
+// The TCP connect ended: over a transport its handshake starts, else the requests may go. False
+// while the handshake goes on, or when it failed (the requests then failed with it).
+inline bool worker::connected(std::uint32_t ci, std::int64_t now) {
+    connection& c = conns_[ci];
+    if (!s_.tls) {
+        on_connected(c, now);
+        return true;
+    }
+    c.state = connection::phase::handshaking;
+    c.handshake_ns = now;
+    c.tls = s_.tls->open(s_.tls->user, c.fd, s_.server_name);
+    if (!c.tls) {
+        failure reason = tls_failure(c, transport_failed, true);
+        fail_in_flight(ci, reason, reason, true);
+        return false;
+    }
+    return shake(ci);
+}
+
+// One step of the handshake; true when it ended and the requests may go. Waiting needs no epoll
+// change: the descriptor is watched for reading and writing at once, edge-triggered.
+inline bool worker::shake(std::uint32_t ci) {
+    connection& c = conns_[ci];
+    const long r = s_.tls->handshake(c.tls);
+    if (r == transport_want_read || r == transport_want_write) return false;
+    if (r != transport_done && r != transport_resumed) {
+        failure reason = tls_failure(c, r, true);
+        fail_in_flight(ci, reason, reason, true);
+        return false;
+    }
+    const std::int64_t now = now_ns();
+    ++stats_.tls_handshakes;
+    if (r == transport_resumed) ++stats_.tls_resumed;
+    stats_.tls_handshake_ns.record_clamped(now - c.handshake_ns);
+    if (!stats_.tls_used) {
+        stats_.tls_used = true;
+        if (s_.tls->session) s_.tls->session(c.tls, &stats_.tls);
+    }
+    on_connected(c, now);
+    return true;
+}
+
+// The reason a transport's `status` gives the requests on `c`: `tls`, after keeping the first
+// distinct words for why (the layer's own when it has them). A close or a socket error is
+// `tls` only during the handshake; afterwards it is the read's or the write's.
+inline failure worker::tls_failure(connection& c, long status, bool handshaking) {
+    char why[200];
+    std::size_t n = 0;
+    const int err = errno;
+    if (status == transport_failed && c.tls && s_.tls->why) n = s_.tls->why(c.tls, why, sizeof why);
+    if (n == 0 || n >= sizeof why) {
+        const char* what = status == transport_want_read || status == transport_want_write
+                               ? "the handshake did not finish within the connect timeout"
+                           : status == transport_closed ? "the server closed the connection during the handshake"
+                           : status == transport_socket_error ? (err == ECONNRESET ? "the connection was reset during the handshake"
+                                                                                   : "the socket failed during the handshake")
+                           : !c.tls && handshaking ? "the transport could not set up the connection"
+                                                   : "the TLS layer failed without saying why";
+        n = std::strlen(what);
+        std::memcpy(why, what, n);
+    }
+    const std::string_view text(why, n);
+    bool known = stats_.tls_failure_reasons.size() >= defaults::max_tls_failure_reasons;
+    for (const std::string& seen : stats_.tls_failure_reasons) known = known || seen == text;
+    if (!known) stats_.tls_failure_reasons.emplace_back(text);  // a handful per run: not per request
+    return failure::tls;
+}
+
+// Reads through the transport; a read that must wait for the socket to be writable is retried
+// at the next readiness of either kind.
+inline io_result worker::receive(connection& c, std::int64_t& stamped) {
+    const std::size_t cap = defaults::worker_read_buffer_bytes;
+    if (!c.tls) return s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
+    const long n = s_.tls->read(c.tls, read_buf_.get(), cap);
+    c.read_wants_write = n == transport_want_write;
+    if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
+    if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
+    if (n == transport_closed) return {io::closed, 0, 0};
+    if (n == transport_socket_error) return {io::error, 0, errno};
+    return {io::tls, 0, 0};
+}
+
+// Writes the rest of the batch through the transport, from the same bytes after a short write.
+inline io_result worker::transmit(connection& c) {
+    const long n = s_.tls->write(c.tls, batch_.data() + c.write_offset, c.write_length - c.write_offset);
+    if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
+    if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
+    if (n == transport_closed) return {io::error, 0, EPIPE};
+    if (n == transport_socket_error) return {io::error, 0, errno};
+    return {io::tls, 0, 0};
+}
+
 inline void worker::on_connected(connection& c, std::int64_t now) {
     ++stats_.connects;
     if (++open_ > stats_.concurrency_peak) stats_.concurrency_peak = open_;
@@ -89,8 +182,11 @@ inline void worker::on_connected(connection& c, std::int64_t now) {
 inline void worker::close_connection(connection& c, bool abortive) {
     const connection::phase was = c.state;
     c.state = connection::phase::idle;
+    c.read_wants_write = false;
     if (c.fd < 0) return;
-    if (was != connection::phase::connecting) --open_;
+    if (was != connection::phase::connecting && was != connection::phase::handshaking) --open_;
+    if (c.tls) s_.tls->close(c.tls);
+    c.tls = nullptr;
     if (abortive) close_abortive(c.fd);
     else ::close(c.fd);
     c.fd = -1;

@@ -30,8 +30,9 @@ inline void worker::dispatch_due(std::int64_t now) {
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent
 // bytes nobody asked for — either way it is closed, and reopened when its next request is due.
 inline void worker::on_idle_event(connection& c, std::uint32_t events) {
-    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;  // writable again: nothing to do
-    io_result r = read_some(c.fd, read_buf_.get(), defaults::worker_read_buffer_bytes);
+    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && !c.read_wants_write) return;  // writable again: nothing to do
+    std::int64_t stamped = 0;
+    io_result r = receive(c, stamped);  // over TLS: a session ticket is read here, and is not data
     if (r.status == io::again) return;
     if (s_.keep_alive && r.status == io::closed) ++stats_.server_closes;
     close_connection(c, r.status == io::ok);
@@ -61,7 +62,8 @@ inline bool worker::settled() {
     std::size_t kept = 0;
     for (std::uint32_t ci : unsettled_) {
         connection& c = conns_[ci];
-        const bool still = c.state == connection::phase::connecting || c.state == connection::phase::writing ||
+        const bool still = c.state == connection::phase::connecting || c.state == connection::phase::handshaking ||
+                           c.state == connection::phase::writing ||
                            (c.state == connection::phase::reading && c.parser.started());
         if (still) unsettled_[kept++] = ci;
         else c.watched = false;

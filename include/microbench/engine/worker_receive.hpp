@@ -11,6 +11,7 @@ namespace detail {
 
 // Reads until the socket is drained. A short read means drained — unless the peer also closed:
 // its FIN came with the same edge and no further edge will announce it, so read on to EOF.
+// Over a transport a read returns one record at most: it reads on until the transport says so.
 // False when the connection was closed or replaced meanwhile: the caller must leave it alone.
 // `broken` is the reason a read error or an unexpected EOF gives the requests in flight.
 inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure broken) {
@@ -18,7 +19,7 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
     for (;;) {
         connection& c = conns_[ci];
         std::int64_t stamped = 0;
-        io_result r = s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
+        io_result r = receive(c, stamped);
         std::int64_t now = arrival_time(stamped, now_ns());
         // Never before the oldest request in flight was sent, whatever the wall clock did meanwhile.
         if (stamped && c.in_flight()) now = std::max(now, c.oldest().start_ns);
@@ -31,18 +32,19 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
             on_eof(ci, now, broken);
             return false;
         }
-        if (r.status == io::error) {
+        if (r.status == io::error || r.status == io::tls) {
+            const failure reason = r.status == io::tls ? tls_failure(c, transport_failed, false) : broken;
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
-                resend_or_fail(ci, broken, now);
+                resend_or_fail(ci, reason, now);
             } else {
-                fail_in_flight(ci, broken, broken, true);
+                fail_in_flight(ci, reason, reason, true);
             }
             return false;
         }
         stats_.bytes_received += r.bytes;
         if (!consume(ci, read_buf_.get(), r.bytes, now)) return false;
-        if (r.bytes < cap && !peer_closed) {  // drained: the next arrival raises a new edge
+        if (r.bytes < cap && !peer_closed && !conns_[ci].tls) {  // drained: the next arrival raises a new edge
             if (conns_[ci].parser.started()) watch(ci);  // part-way through a response
             return true;
         }
@@ -175,6 +177,30 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
         stats_.requests.push_back(request_timing{q.start_ns, connect, waiting, total - connect, total});
     note_ended();
+}
+
+// The requests in flight met a connection the server closed before answering them: each goes
+// again once on a new connection — a fully sent one only if its method is safe to repeat — and
+// the others fail with `reason`.
+inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now) {
+    connection& c = conns_[ci];
+    const std::uint32_t written = c.written;
+    close_connection(c, false);
+    c.parser.reset(s_.head);
+    std::uint32_t kept = 0;
+    for (std::uint32_t j = c.done; j < c.batch; ++j) {
+        request_slot q = c.requests[j];
+        if (q.retried || (j < written && !s_.resend_sent)) {
+            end_failed(reason);
+            continue;
+        }
+        ++stats_.retries;
+        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.intended_ns};
+    }
+    c.batch = kept;
+    c.done = 0;
+    if (kept == 0) next_ready_.push_back(ci);
+    else send(ci, now);
 }
 
 inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {

@@ -1,5 +1,5 @@
-// microbench/http/url.hpp — parse http://host[:port][/path][?query] into the parts a client needs.
-// Accepts IPv4, [IPv6] and host names; the port defaults to 80 and the target to "/".
+// microbench/http/url.hpp — parse http[s]://host[:port][/path][?query] into the parts a client needs.
+// Accepts IPv4, [IPv6] and host names; the port defaults to 80 (443 for https) and the target to "/".
 // No DNS, no percent-decoding, no normalisation: the target is sent exactly as written.
 // Allocates only for the strings of the result.
 #pragma once
@@ -21,13 +21,15 @@ struct url {
     std::uint16_t port = defaults::http_port;
     std::string target;  // path and query as sent on the request line, never empty
     bool host_is_ipv6 = false;
+    bool tls = false;    // https://
 
-    // The Host header value: "host", "host:8080", "[::1]:8080"; the port only when not 80.
+    std::uint16_t default_port() const { return tls ? defaults::https_port : defaults::http_port; }
+    // The Host header value: "host", "host:8080", "[::1]:8080"; the port only when not the scheme's.
     std::string authority() const {
         std::string out;
         if (host_is_ipv6) out.append("[").append(host).append("]");
         else out.append(host);
-        if (port != defaults::http_port) out.append(":").append(std::to_string(port));
+        if (port != default_port()) out.append(":").append(std::to_string(port));
         return out;
     }
 };
@@ -88,8 +90,8 @@ inline error parse_url(std::string_view text, url& out) {
         scheme_ok = is_alpha(text[i]) || is_digit(text[i]) || text[i] == '+' || text[i] == '-' || text[i] == '.';
     if (!scheme_ok) return {errc::url_no_scheme, 0};
     std::string_view scheme = text.substr(0, sep);
-    if (iequals(scheme, "https")) return {errc::url_tls_unsupported, 0};
-    if (!iequals(scheme, "http")) return {errc::url_unsupported_scheme, 0};
+    const bool tls = iequals(scheme, "https");
+    if (!tls && !iequals(scheme, "http")) return {errc::url_unsupported_scheme, 0};
 
     std::size_t auth_begin = sep + 3;
     std::size_t auth_end = text.find_first_of("/?#", auth_begin);
@@ -119,7 +121,7 @@ inline error parse_url(std::string_view text, url& out) {
         if (!ok) return {errc::url_bad_host, auth_begin};
     }
 
-    std::uint32_t port = defaults::http_port;
+    std::uint32_t port = tls ? defaults::https_port : defaults::http_port;
     if (port_at < auth.size()) {
         std::string_view digits = auth.substr(port_at + 1);
         std::size_t at = auth_begin + port_at + 1;
@@ -138,6 +140,7 @@ inline error parse_url(std::string_view text, url& out) {
     out.host.assign(host.data(), host.size());
     out.port = static_cast<std::uint16_t>(port);
     out.host_is_ipv6 = ipv6;
+    out.tls = tls;
     out.target.clear();
     if (rest.empty() || rest[0] == '?') out.target.push_back('/');
     out.target.append(rest.data(), rest.size());

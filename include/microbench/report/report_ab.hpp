@@ -35,8 +35,9 @@ struct ab_failures {
 // none succeeded, every whole response's (of which only the Total is kept).
 inline const histogram& ab_table_times(const result& r) { return r.total_ns.empty() ? r.responses_total_ns : r.total_ns; }
 
+// A TLS failure is a Connect failure: ab's connect includes the handshake.
 inline ab_failures ab_failure_columns(const result& r) {
-    return {r.failed(failure::connect), r.failed(failure::receive) + r.failed(failure::write),
+    return {r.failed(failure::connect) + r.failed(failure::tls), r.failed(failure::receive) + r.failed(failure::write),
             r.failed(failure::length),
             r.failed(failure::parse) + r.failed(failure::timeout) + r.failed(failure::check)};
 }
@@ -79,7 +80,13 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     const double seconds = static_cast<double>(r.elapsed_ns) / 1e9;
     appendf(out, "Server Software:        %s\n", r.server_software.c_str());
     appendf(out, "Server Hostname:        %s\n", ctx.host.c_str());
-    appendf(out, "Server Port:            %u\n\n", static_cast<unsigned>(ctx.port));
+    appendf(out, "Server Port:            %u\n", static_cast<unsigned>(ctx.port));
+    if (r.tls_used) {  // ab's lines for an https:// run: what the first handshake negotiated
+        appendf(out, "SSL/TLS Protocol:       %s,%s,%d,%d\n", r.tls.protocol, r.tls.cipher, r.tls.server_key_bits, r.tls.secret_bits);
+        if (r.tls.temp_key[0]) appendf(out, "Server Temp Key:        %s\n", r.tls.temp_key);
+        if (r.tls.server_name[0]) appendf(out, "TLS Server Name:        %s\n", r.tls.server_name);
+    }
+    appendf(out, "\n");
     appendf(out, "Document Path:          %s\n", ctx.path.c_str());
     if (ctx.variable_length) appendf(out, "Document Length:        Variable\n\n");
     else appendf(out, "Document Length:        %llu bytes\n\n", static_cast<unsigned long long>(r.first_body_length));

@@ -184,6 +184,24 @@ inline std::string result_json(const run_description& d, const result& r, const 
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
         out += "}";
     }
+    if (r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
+        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"protocol\":", u(r.tls_handshakes), u(r.tls_resumed));
+        detail::append_json_string(out, r.tls.protocol);
+        out += ",\"cipher\":";
+        detail::append_json_string(out, r.tls.cipher);
+        appendf(out, ",\"server_key_bits\":%d,\"secret_bits\":%d,\"temp_key\":", r.tls.server_key_bits, r.tls.secret_bits);
+        detail::append_json_string(out, r.tls.temp_key);
+        out += ",\"server_name\":";
+        detail::append_json_string(out, r.tls.server_name);
+        out += ",\"failure_reasons\":[";
+        for (std::size_t i = 0; i < r.tls_failure_reasons.size(); ++i) {
+            if (i) out += ",";
+            detail::append_json_string(out, r.tls_failure_reasons[i]);
+        }
+        out += "],";
+        detail::append_json_histogram(out, "handshake_ns", r.tls_handshake_ns, percentiles);
+        out += "}";
+    }
     if (r.interval_ns > 0) {  // per-interval rows: times in ns from the run's start
         appendf(out, ",\"interval_ms\":%lld,\"intervals\":[", static_cast<long long>(r.interval_ns / 1'000'000));
         for (std::size_t i = 0; i < r.intervals.size(); ++i) {

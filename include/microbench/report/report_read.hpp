@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -184,7 +185,11 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     requests.number("keep_alive_responses", r.keep_alive_responses);
     requests.number("retries", r.retries);
     detail::json_fields failures = top.object("failures");
-    for (int i = 0; i < failure_count; ++i) failures.number(failure_name(static_cast<failure>(i)), r.failures[i]);
+    for (int i = 0; i < failure_count; ++i) {
+        const char* name = failure_name(static_cast<failure>(i));
+        if (static_cast<failure>(i) == failure::tls && !failures.optional(name, json_value::kind::number)) continue;  // before https
+        failures.number(name, r.failures[i]);
+    }
     if (const json_value* codes = top.get("status_codes", json_value::kind::object)) {
         detail::json_fields status(codes, why, &top, "status_codes");
         for (std::size_t i = 0; i < codes->keys.size(); ++i) {
@@ -230,6 +235,34 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         open.number("schedule_missed", r.schedule_missed);
         detail::read_histogram(open, "response_ns", r.response_ns);
         detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
+    }
+    if (top.optional("tls", json_value::kind::object)) {
+        detail::json_fields tls = top.object("tls");
+        tls.number("handshakes", r.tls_handshakes);
+        tls.number("resumed", r.tls_resumed);
+        std::string text;
+        auto copy = [&](const char* key, char* to, std::size_t cap) {
+            text.clear();
+            tls.text(key, text);
+            std::snprintf(to, cap, "%s", text.c_str());
+        };
+        copy("protocol", r.tls.protocol, sizeof r.tls.protocol);
+        copy("cipher", r.tls.cipher, sizeof r.tls.cipher);
+        copy("temp_key", r.tls.temp_key, sizeof r.tls.temp_key);
+        copy("server_name", r.tls.server_name, sizeof r.tls.server_name);
+        std::uint32_t bits = 0;
+        tls.number("server_key_bits", bits);
+        r.tls.server_key_bits = static_cast<int>(bits);
+        bits = 0;
+        tls.number("secret_bits", bits);
+        r.tls.secret_bits = static_cast<int>(bits);
+        r.tls_used = r.tls.protocol[0] != 0;
+        if (const json_value* reasons = tls.get("failure_reasons", json_value::kind::array))
+            for (const json_value& why : reasons->items) {
+                if (!why.is(json_value::kind::string)) tls.fail("failure_reasons", "holds a value that is not a string");
+                else r.note_tls_failure(why.text);
+            }
+        detail::read_histogram(tls, "handshake_ns", r.tls_handshake_ns);
     }
     if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
         std::int64_t interval_ms = 0;

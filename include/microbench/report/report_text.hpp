@@ -1,6 +1,6 @@
 // microbench/report/report_text.hpp — microbench's own text after ab's report: plain notes about what
 // ab would hide (keep-alive that did not happen, requests sent again, connects that waited for
-// a local port, descriptor or buffer), the opt-in latency
+// a local port, descriptor or buffer, the TLS handshakes and why TLS failed), the opt-in latency
 // section in microseconds, and ab's two files (-e CSV, -g gnuplot TSV). Nothing printed after
 // the report looks like an ab line, so ab parsers skip it.
 #pragma once
@@ -42,6 +42,15 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     if (r.memory_waits)
         appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
+    if (r.tls_handshakes) {
+        const histogram& h = r.tls_handshake_ns;
+        appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f (within ab's Connect)\n",
+                static_cast<unsigned long long>(r.tls_handshakes), static_cast<unsigned long long>(r.tls_resumed), h.min() / 1e6,
+                h.value_at_percentile(50) / 1e6, h.value_at_percentile(99) / 1e6, h.max() / 1e6);
+    }
+    for (std::size_t i = 0; i < r.tls_failure_reasons.size(); ++i)
+        appendf(out, "%s%s", i ? "; " : "TLS failures: ", r.tls_failure_reasons[i].c_str());
+    if (!r.tls_failure_reasons.empty()) appendf(out, "\n");
     const histogram& timed = ab_table_times(r);
     if (!timed.empty() && detail::ab_round_ms(timed.max()) == 0)
         appendf(out, "Note: every time in the table is under 0.5 ms, which ab's whole milliseconds show as 0: "

@@ -20,8 +20,9 @@ enum class failure : std::uint8_t {
     timeout,  // no complete response within the timeout
     length,   // ab's rule: body length differs from the first response's
     check,    // a whole response arrived but failed a check (e.g. an unexpected status)
+    tls,      // the TLS layer failed: handshake, alert, certificate, or a record it could not read
 };
-constexpr int failure_count = 7;
+constexpr int failure_count = 8;
 
 constexpr const char* failure_name(failure f) {
     switch (f) {
@@ -32,6 +33,7 @@ constexpr const char* failure_name(failure f) {
         case failure::timeout: return "timeout";
         case failure::length: return "length";
         case failure::check: return "check";
+        case failure::tls: return "tls";
     }
     return "unknown";
 }
@@ -40,6 +42,16 @@ constexpr const char* failure_name(failure f) {
 enum class arrivals : std::uint8_t {
     uniform,  // evenly spaced: 1/rate apart
     poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
+};
+
+// What a handshake negotiated, as ab reports it; empty strings and zeros where unknown.
+struct tls_session {
+    char protocol[16];     // "TLSv1.3"
+    char cipher[64];       // "TLS_AES_256_GCM_SHA384"
+    int server_key_bits;   // the server certificate's public key
+    int secret_bits;       // the cipher's secret key
+    char temp_key[96];     // "X25519 253 bits": the key exchange, as ab's Server Temp Key line
+    char server_name[256]; // the name sent in SNI; empty when none was sent
 };
 
 // One completed request, kept only when a plan asks for them (ab -g).
@@ -122,6 +134,16 @@ struct result {
     std::vector<interval_stats> intervals;
     std::int64_t interval_ns = 0;
 
+    // Over TLS (a transport): handshakes made, how many resumed a session, each one's time from
+    // the TCP connect to its end (ab's Connect column counts both), what the first one
+    // negotiated, and the first distinct reasons the TLS layer gave for `tls` failures.
+    std::uint64_t tls_handshakes = 0;
+    std::uint64_t tls_resumed = 0;
+    histogram tls_handshake_ns;
+    bool tls_used = false;
+    tls_session tls{};
+    std::vector<std::string> tls_failure_reasons;  // at most defaults::max_tls_failure_reasons
+
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
     // Adds a worker's result. Elapsed is the longest; peaks add up (an upper bound); the run's
@@ -156,10 +178,23 @@ struct result {
         std::uint64_t dropped = connect_ns.merge(o.connect_ns) + waiting_ns.merge(o.waiting_ns) +
                                 processing_ns.merge(o.processing_ns) + total_ns.merge(o.total_ns) +
                                 responses_total_ns.merge(o.responses_total_ns) + response_ns.merge(o.response_ns) +
-                                schedule_lag_ns.merge(o.schedule_lag_ns);
+                                schedule_lag_ns.merge(o.schedule_lag_ns) + tls_handshake_ns.merge(o.tls_handshake_ns);
+        tls_handshakes += o.tls_handshakes;
+        tls_resumed += o.tls_resumed;
+        if (!tls_used && o.tls_used) tls = o.tls;
+        tls_used = tls_used || o.tls_used;
+        for (const std::string& why : o.tls_failure_reasons) note_tls_failure(why);
         connection_waits += o.connection_waits;
         schedule_missed += o.schedule_missed;
         return dropped;
+    }
+
+    // Keeps `why` among the first distinct reasons for `tls` failures.
+    void note_tls_failure(const std::string& why) {
+        if (tls_failure_reasons.size() >= defaults::max_tls_failure_reasons) return;
+        for (const std::string& seen : tls_failure_reasons)
+            if (seen == why) return;
+        tls_failure_reasons.push_back(why);
     }
 
     // Correct responses per second (goodput), next to ab's requests per second.
