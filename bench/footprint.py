@@ -15,7 +15,7 @@ that target's g++ and nothing else:
     least of 3 alternating rounds each), so neither a slower machine nor other work sharing it
     breaks the budget; the seconds are reported beside it;
   - examples/device_selftest.cpp (an on-device check: run, checks, no reports) at -Os, as it is
-    and in the small-device profile (MICROBENCH_NO_SERVER, MICROBENCH_NO_REPORTS,
+    and in the small-device profile (MICROBENCH_NO_SERVER, MICROBENCH_NO_REPORTS, MICROBENCH_NO_TLS,
     MICROBENCH_HISTOGRAM_DIGITS=2): code and data (`size`: text + data, what a device's flash
     holds; an aarch64 file is padded to 64 KB pages), compile time, and natively its peak RSS;
 and, natively only (an emulator's memory is not the program's), peak RSS of the static and the
@@ -115,7 +115,7 @@ def compile_c_library(target, out):
     return os.path.getsize(out)
 
 
-PROFILE = ["-DMICROBENCH_NO_SERVER", "-DMICROBENCH_NO_REPORTS", "-DMICROBENCH_HISTOGRAM_DIGITS=2"]
+PROFILE = ["-DMICROBENCH_NO_SERVER", "-DMICROBENCH_NO_REPORTS", "-DMICROBENCH_NO_TLS", "-DMICROBENCH_HISTOGRAM_DIGITS=2"]
 
 
 def device_program(target, out, switches):

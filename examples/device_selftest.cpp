@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstring>
 
+// The device's own endpoint is plain HTTP here: without the built-in TLS's loader (11 KB). A
+// device that serves https drops this line, or gives the plan its own TLS (plan::transport).
+#define MICROBENCH_NO_TLS
 #include "microbench.hpp"
 
 int main(int argc, char** argv) {

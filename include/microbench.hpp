@@ -42,6 +42,7 @@
 #include "microbench/engine/worker_receive.hpp"
 #include "microbench/engine/worker_rate.hpp"
 #ifndef MICROBENCH_NO_TLS
+#include "microbench/engine/openssl_api.hpp"
 #include "microbench/engine/tls_openssl.hpp"
 #endif
 #include "microbench/engine/runner.hpp"

@@ -154,7 +154,8 @@ enum {
     MB_IO_SOCKET_ERROR = -5  /* the socket failed; errno says why */
 };
 
-/* What a handshake negotiated, in the words of ab's report; "" and 0 where unknown. */
+/* What a handshake negotiated, in the words of ab's report; "" and 0 where unknown. A
+ * transport's session() fills it; the library ends each string at its last byte. */
 typedef struct mb_tls_session {
     char protocol[16];     /* "TLSv1.3" */
     char cipher[64];       /* "TLS_AES_256_GCM_SHA384" */
@@ -166,10 +167,14 @@ typedef struct mb_tls_session {
 
 /* A transport: open() makes a connection's state over the connected, non-blocking socket `fd`
  * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
- * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status;
- * close() frees the state. why() (optional) writes why the last call failed and returns its
- * length; session() (optional) fills what the handshake negotiated. */
+ * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status
+ * (read() may come between a write() that said MB_IO_WANT_* and its retry, which brings the same
+ * bytes); close() frees the state. Optional (NULL): why() writes why the last call failed;
+ * session() fills what the first handshake negotiated; pending() says whether the layer holds
+ * bytes a read would return without the socket. Set size to sizeof(mb_transport): later
+ * versions only append members. */
 typedef struct mb_transport {
+    size_t size;
     void* user;
     void* (*open)(void* user, int fd, const char* server_name);
     long (*handshake)(void* conn);
@@ -178,6 +183,7 @@ typedef struct mb_transport {
     void (*close)(void* conn);
     size_t (*why)(void* conn, char* buf, size_t cap);
     void (*session)(void* conn, mb_tls_session* out);
+    int (*pending)(void* conn);
 } mb_transport;
 
 typedef struct mb_plan mb_plan;

@@ -142,11 +142,14 @@ constexpr std::int64_t max_interval_ms = 3'600'000;
 constexpr std::uint32_t max_socket_buffer_bytes = 64u << 20;
 
 // TLS: the OpenSSL 3 library loaded at run time for https:// when the plan gives no transport
-// (MICROBENCH_LIBSSL or plan::libssl_path name another), the https port, and how many distinct
+// (MICROBENCH_LIBSSL or tls_options::libssl name another), the https port, and how many distinct
 // reasons for `tls` failures a result keeps.
 constexpr const char* libssl_name = "libssl.so.3";
 constexpr std::uint16_t https_port = 443;
 constexpr std::size_t max_tls_failure_reasons = 4;
+// Over a transport, a pipelined batch of a request this small in all is written from one buffer
+// of its copies (one record); a larger one copy by copy.
+constexpr std::size_t transport_batch_bytes = 16 * 1024;
 
 // Scale-out: generators sharing one plan, and how far ahead a run may be told to start.
 constexpr std::uint32_t max_shards = 10'000;
@@ -2794,9 +2797,11 @@ struct result {
 
     // Over TLS (a transport): handshakes made, how many resumed a session, each one's time from
     // the TCP connect to its end (ab's Connect column counts both), what the first one
-    // negotiated, and the first distinct reasons the TLS layer gave for `tls` failures.
+    // negotiated (tls_used: the transport said; its protocol is not empty), and the first
+    // distinct reasons the TLS layer gave for `tls` failures.
     std::uint64_t tls_handshakes = 0;
     std::uint64_t tls_resumed = 0;
+    std::uint64_t tls_handshake_failures = 0;  // of the `tls` failures, those of requests whose handshake failed
     histogram tls_handshake_ns;
     bool tls_used = false;
     tls_session tls{};
@@ -2839,6 +2844,7 @@ struct result {
                                 schedule_lag_ns.merge(o.schedule_lag_ns) + tls_handshake_ns.merge(o.tls_handshake_ns);
         tls_handshakes += o.tls_handshakes;
         tls_resumed += o.tls_resumed;
+        tls_handshake_failures += o.tls_handshake_failures;
         if (!tls_used && o.tls_used) tls = o.tls;
         tls_used = tls_used || o.tls_used;
         for (const std::string& why : o.tls_failure_reasons) note_tls_failure(why);
@@ -2876,18 +2882,22 @@ struct result {
 // The worker calls them on its own thread, for different connections concurrently, never
 // concurrently for one connection. The socket is registered edge-triggered for reading and
 // writing at once, and the worker reads until read() says want_read: bytes the layer holds
-// decrypted are taken before the worker waits again, so it needs no "pending" call.
+// decrypted are taken before the worker waits again. read() may be called between a write()
+// that said want_* and its retry (the server may answer while a request is still going out).
 //   open       after the TCP connect: the connection's state over the connected, non-blocking
 //              socket `fd` (the worker owns and closes the fd); null if it cannot be made
 //   handshake  until it returns done or resumed; want_read / want_write: call again when the
 //              socket is readable / writable
-//   read       bytes > 0, or a status (never 0): closed is the peer's end of the stream, with or
-//              without a close_notify
+//   read       bytes > 0, or a status (0 is taken as closed): closed is the peer's end of the
+//              stream, with or without a close_notify
 //   write      bytes > 0 (may be fewer than asked), or a status; after want_* it is called
 //              again with the same bytes
 //   close      frees the state (the fd is closed by the worker afterwards)
-//   why        optional: writes why the last call on this connection failed; its length
-//   session    optional: after a handshake, what was negotiated (the report's TLS lines)
+//   why        optional: writes why the last call on this connection failed (NUL-terminated;
+//              longer text is cut at cap - 1)
+//   session    optional: after the first handshake, what was negotiated (the report's TLS lines)
+//   pending    optional: whether the layer holds bytes a read would return without the socket:
+//              after the last response of a batch, such bytes were never asked for
 
 #include <cstddef>
 
@@ -2914,6 +2924,7 @@ struct transport {
     void (*close)(void* conn) = nullptr;
     std::size_t (*why)(void* conn, char* buf, std::size_t cap) = nullptr;
     void (*session)(void* conn, tls_session* out) = nullptr;
+    int (*pending)(void* conn) = nullptr;  // 0: none
 
     // The functions every transport must have are there.
     bool complete() const { return open && handshake && read && write && close; }
@@ -2949,6 +2960,11 @@ struct tls_options {
     bool resume = false;           // each worker resumes its last session instead of a full handshake per connection
     std::string libssl;            // the library's path; "": $MICROBENCH_LIBSSL, else libssl.so.3
 };
+
+// run_tls_setup's position: which setting the TLS library refused.
+namespace tls_setup_fault {
+constexpr std::size_t version = 1, ciphers = 2, certificate = 3, ca_file = 4;
+}
 
 // Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
 // as unfinished) and returns its partial result marked cancelled.
@@ -3732,11 +3748,9 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
-        batch_ = s_.request;
-        if (s_.tls && s_.pipeline > 1) {  // a transport writes a pipelined batch from one buffer, in one record
+        // A transport writes a pipelined batch of a small request from one buffer, in one record.
+        if (s_.tls && s_.pipeline > 1 && s_.request.size() * s_.pipeline <= defaults::transport_batch_bytes)
             for (std::uint32_t i = 0; i < s_.pipeline; ++i) batch_copies_.append(s_.request.data(), s_.request.size());
-            batch_ = batch_copies_;
-        }
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
@@ -3764,7 +3778,8 @@ private:
     void on_connected(connection& c, std::int64_t now);
     io_result receive(connection& c, std::int64_t& stamped);
     io_result transmit(connection& c);
-    failure tls_failure(connection& c, long status, bool handshaking);
+    void note_tls_failure(connection& c, long status, bool handshaking);
+    void fail_handshake(std::uint32_t ci, long status);
     void try_write(std::uint32_t ci);
     bool on_readable(std::uint32_t ci, bool peer_closed, failure broken);
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
@@ -3802,8 +3817,7 @@ private:
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
     std::unique_ptr<char[]> read_buf_;
-    std::string_view batch_;      // over a transport: `pipeline` copies of the request, back to back
-    std::string batch_copies_;    // their memory when pipeline > 1
+    std::string batch_copies_;    // over a transport, pipelined: `pipeline` copies of a small request, back to back
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
     std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
     std::size_t waiting_head_ = 0, waiting_count_ = 0;
@@ -3962,7 +3976,8 @@ inline void worker::try_write(std::uint32_t ci) {
         io_result r = c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
         if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
         if (r.status != io::ok) {
-            const failure reason = r.status == io::tls ? tls_failure(c, transport_failed, false) : failure::write;
+            const bool tls = r.status == io::tls;
+            const failure reason = tls ? failure::tls : failure::write;
             // A keep-alive connection the server closed while idle: send again, once.
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
@@ -3970,6 +3985,7 @@ inline void worker::try_write(std::uint32_t ci) {
             }
             // The server may have answered and then reset: what it sent is still readable.
             if (!on_readable(ci, true, reason)) return;
+            if (tls) note_tls_failure(c, transport_failed, false);
             return fail_in_flight(ci, reason, reason, true);
         }
         c.write_offset += r.bytes;
@@ -4016,10 +4032,12 @@ inline void worker::scan_deadlines(std::int64_t now) {
         connection& c = conns_[ci];
         if (c.in_flight() == 0 || now < c.deadline_ns) continue;
         // The connect timeout covers the handshake; a handshake that outlasts it is a TLS failure.
-        failure reason = c.state == connection::phase::connecting || c.state == connection::phase::waiting ? failure::connect
-                         : c.state == connection::phase::handshaking ? tls_failure(c, transport_want_read, true)
-                                                                     : failure::timeout;
-        fail_in_flight(ci, reason, reason, true);
+        if (c.state == connection::phase::handshaking) {
+            fail_handshake(ci, transport_want_read);
+            continue;
+        }
+        const bool connecting = c.state == connection::phase::connecting || c.state == connection::phase::waiting;
+        fail_in_flight(ci, connecting ? failure::connect : failure::timeout, connecting ? failure::connect : failure::timeout, true);
     }
 }
 
@@ -4118,11 +4136,18 @@ inline bool worker::connected(std::uint32_t ci, std::int64_t now) {
     c.handshake_ns = now;
     c.tls = s_.tls->open(s_.tls->user, c.fd, s_.server_name);
     if (!c.tls) {
-        failure reason = tls_failure(c, transport_failed, true);
-        fail_in_flight(ci, reason, reason, true);
+        fail_handshake(ci, transport_failed);
         return false;
     }
     return shake(ci);
+}
+
+// The handshake failed (or outlasted the connect timeout): every request in flight fails as `tls`.
+inline void worker::fail_handshake(std::uint32_t ci, long status) {
+    connection& c = conns_[ci];
+    note_tls_failure(c, status, true);
+    stats_.tls_handshake_failures += c.in_flight();
+    fail_in_flight(ci, failure::tls, failure::tls, true);
 }
 
 // One step of the handshake; true when it ended and the requests may go. Waiting needs no epoll
@@ -4132,31 +4157,33 @@ inline bool worker::shake(std::uint32_t ci) {
     const long r = s_.tls->handshake(c.tls);
     if (r == transport_want_read || r == transport_want_write) return false;
     if (r != transport_done && r != transport_resumed) {
-        failure reason = tls_failure(c, r, true);
-        fail_in_flight(ci, reason, reason, true);
+        fail_handshake(ci, r);
         return false;
     }
     const std::int64_t now = now_ns();
     ++stats_.tls_handshakes;
     if (r == transport_resumed) ++stats_.tls_resumed;
     stats_.tls_handshake_ns.record_clamped(now - c.handshake_ns);
-    if (!stats_.tls_used) {
-        stats_.tls_used = true;
-        if (s_.tls->session) s_.tls->session(c.tls, &stats_.tls);
+    if (stats_.tls_handshakes == 1 && s_.tls->session) {  // what the first handshake negotiated, if the transport says
+        s_.tls->session(c.tls, &stats_.tls);
+        // Each string ends within its array, whatever the transport wrote.
+        stats_.tls.protocol[sizeof stats_.tls.protocol - 1] = stats_.tls.cipher[sizeof stats_.tls.cipher - 1] = 0;
+        stats_.tls.temp_key[sizeof stats_.tls.temp_key - 1] = stats_.tls.server_name[sizeof stats_.tls.server_name - 1] = 0;
+        stats_.tls_used = stats_.tls.protocol[0] != 0;
     }
     on_connected(c, now);
     return true;
 }
 
-// The reason a transport's `status` gives the requests on `c`: `tls`, after keeping the first
-// distinct words for why (the layer's own when it has them). A close or a socket error is
-// `tls` only during the handshake; afterwards it is the read's or the write's.
-inline failure worker::tls_failure(connection& c, long status, bool handshaking) {
+// Keeps the words for why `status` failed requests on `c` as `tls` (the layer's own when it has
+// them) among the first distinct ones. A close or a socket error is `tls` only during the
+// handshake; afterwards it is the read's or the write's.
+inline void worker::note_tls_failure(connection& c, long status, bool handshaking) {
     char why[200];
     std::size_t n = 0;
     const int err = errno;
-    if (status == transport_failed && c.tls && s_.tls->why) n = s_.tls->why(c.tls, why, sizeof why);
-    if (n == 0 || n >= sizeof why) {
+    if (status == transport_failed && c.tls && s_.tls->why) n = std::min(s_.tls->why(c.tls, why, sizeof why), sizeof why - 1);
+    if (n == 0) {
         const char* what = status == transport_want_read || status == transport_want_write
                                ? "the handshake did not finish within the connect timeout"
                            : status == transport_closed ? "the server closed the connection during the handshake"
@@ -4171,7 +4198,6 @@ inline failure worker::tls_failure(connection& c, long status, bool handshaking)
     bool known = stats_.tls_failure_reasons.size() >= defaults::max_tls_failure_reasons;
     for (const std::string& seen : stats_.tls_failure_reasons) known = known || seen == text;
     if (!known) stats_.tls_failure_reasons.emplace_back(text);  // a handful per run: not per request
-    return failure::tls;
 }
 
 // Reads through the transport; a read that must wait for the socket to be writable is retried
@@ -4183,14 +4209,19 @@ inline io_result worker::receive(connection& c, std::int64_t& stamped) {
     c.read_wants_write = n == transport_want_write;
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
     if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
-    if (n == transport_closed) return {io::closed, 0, 0};
+    if (n == transport_closed || n == 0) return {io::closed, 0, 0};
     if (n == transport_socket_error) return {io::error, 0, errno};
     return {io::tls, 0, 0};
 }
 
-// Writes the rest of the batch through the transport, from the same bytes after a short write.
+// Writes the rest of the batch through the transport, from the same bytes after a short write: the
+// batch's copies of the request at once when they are built (a small request, pipelined), else
+// the rest of the current copy.
 inline io_result worker::transmit(connection& c) {
-    const long n = s_.tls->write(c.tls, batch_.data() + c.write_offset, c.write_length - c.write_offset);
+    const std::size_t size = s_.request.size();
+    const std::size_t at = batch_copies_.empty() ? c.write_offset % size : c.write_offset;
+    const std::size_t len = batch_copies_.empty() ? std::min(size - at, c.write_length - c.write_offset) : c.write_length - c.write_offset;
+    const long n = s_.tls->write(c.tls, (batch_copies_.empty() ? s_.request.data() : batch_copies_.data()) + at, len);
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
     if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
     if (n == transport_closed) return {io::error, 0, EPIPE};
@@ -4238,7 +4269,7 @@ namespace detail {
 
 // Reads until the socket is drained. A short read means drained — unless the peer also closed:
 // its FIN came with the same edge and no further edge will announce it, so read on to EOF.
-// Over a transport a read returns one record at most: it reads on until the transport says so.
+// Over a transport a short read does not mean drained: it reads on until the transport says so.
 // False when the connection was closed or replaced meanwhile: the caller must leave it alone.
 // `broken` is the reason a read error or an unexpected EOF gives the requests in flight.
 inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure broken) {
@@ -4260,11 +4291,12 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
             return false;
         }
         if (r.status == io::error || r.status == io::tls) {
-            const failure reason = r.status == io::tls ? tls_failure(c, transport_failed, false) : broken;
+            const failure reason = r.status == io::tls ? failure::tls : broken;
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
                 resend_or_fail(ci, reason, now);
             } else {
+                if (r.status == io::tls) note_tls_failure(c, transport_failed, false);
                 fail_in_flight(ci, reason, reason, true);
             }
             return false;
@@ -4347,7 +4379,7 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         if (c.in_flight() > 0) continue;
         // Batch done on a reusable connection. Bytes beyond it were never asked for: the
         // connection cannot be trusted, so start afresh.
-        const bool extra = used < in.size() || more_follows;
+        const bool extra = used < in.size() || more_follows || (c.tls && s_.tls->pending && s_.tls->pending(c.tls));
         if (extra) close_connection(c, true);
         const std::uint32_t closes = c.closes;
         issue(ci, now);  // may close, or meet a closed connection and open another, or wait (fixed rate)
@@ -4536,28 +4568,24 @@ inline std::int64_t worker::arrival_time(std::int64_t stamped_realtime_ns, std::
 // ---- end include/microbench/engine/worker_rate.hpp ----
 // ---- end include/microbench/engine/worker.hpp ----
 #ifndef MICROBENCH_NO_TLS
-// ---- begin include/microbench/engine/tls_openssl.hpp ----
-// microbench/engine/tls_openssl.hpp — the built-in TLS: OpenSSL 3's libssl.so.3 loaded at run time
-// (dlopen) on the first https:// run, with our own prototypes and constants, so nothing of
-// OpenSSL is needed to build and nothing is loaded by a program that never speaks https. It is
-// one implementation of transport.hpp's interface: the engine drives it like an embedder's TLS.
-// Loaded once per process, under a lock, and never unloaded; a failed load is tried again by
-// the next run. tests/tls/test_openssl_decls.cpp checks every prototype and constant here
-// against the real headers (in CI, where libssl-dev is installed).
+// ---- begin include/microbench/engine/openssl_api.hpp ----
+// microbench/engine/openssl_api.hpp — OpenSSL 3's functions and constants as the built-in TLS uses
+// them, declared here (no OpenSSL headers at build time), and the loader that finds them in
+// libssl.so.3 with dlopen at run time. Loaded once per process, under a lock, and never
+// unloaded; a failed load is tried again by the next run and says why. The first load
+// initialises OpenSSL for the whole process (OPENSSL_init_ssl, with the system's openssl.cnf), as
+// any user of the shared libssl.so.3 does: a host that uses OpenSSL itself shares that one
+// library. tests/tls/test_openssl_decls.cpp checks every prototype and constant here against
+// the real headers (in CI, where libssl-dev is installed).
 
-#include <arpa/inet.h>
 #include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <new>
 #include <string>
-#include <vector>
 
 
 // OpenSSL's opaque types, declared as its headers declare them, so the prototypes below are
@@ -4602,6 +4630,7 @@ namespace detail {
     X(int, SSL_read, (ssl_st*, void*, int))                                                              \
     X(int, SSL_write, (ssl_st*, const void*, int))                                                       \
     X(int, SSL_get_error, (const ssl_st*, int))                                                          \
+    X(int, SSL_has_pending, (const ssl_st*))                                                             \
     X(long, SSL_get_verify_result, (const ssl_st*))                                                      \
     X(const char*, SSL_get_version, (const ssl_st*))                                                     \
     X(const ssl_cipher_st*, SSL_get_current_cipher, (const ssl_st*))                                     \
@@ -4638,6 +4667,7 @@ constexpr int filetype_pem = 1;
 constexpr int sent_shutdown = 1, received_shutdown = 2;
 constexpr long mode_enable_partial_write = 0x1, mode_accept_moving_write_buffer = 0x2;
 constexpr std::uint64_t op_ignore_unexpected_eof = std::uint64_t{1} << 7;
+constexpr int ctrl_set_read_ahead = 41;
 constexpr int ctrl_mode = 33, ctrl_set_tlsext_hostname = 55, ctrl_get_peer_tmp_key = 109,
               ctrl_set_min_proto_version = 123, ctrl_set_max_proto_version = 124;
 constexpr long tlsext_nametype_host_name = 0;
@@ -4651,36 +4681,85 @@ struct openssl_api {
 #undef MICROBENCH_OPENSSL_DECLARE
 };
 
+struct openssl_loader {
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    openssl_api api;
+    bool loaded = false;
+    char problem[320] = "";  // why the last load failed, for the command line's message
+};
+inline openssl_loader& the_openssl_loader() {
+    static openssl_loader loader;
+    return loader;
+}
+
 // The library named by the plan, else by $MICROBENCH_LIBSSL, else libssl.so.3; null when it cannot
-// be loaded (no such file, older than 3.0, a function missing). The first load that works is the
-// process's for good: later runs use it whatever they name.
+// be loaded (no such file, older than 3.0, a function missing), and openssl_load_problem() says
+// which. The first load that works is the process's for good: later runs use it whatever they name.
 inline const openssl_api* load_openssl(const std::string& wanted) {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static openssl_api api;
-    static bool loaded = false;
-    pthread_mutex_lock(&lock);
-    if (!loaded) {
+    openssl_loader& l = the_openssl_loader();
+    pthread_mutex_lock(&l.lock);
+    if (!l.loaded) {
         const char* env = std::getenv("MICROBENCH_LIBSSL");
         const char* path = !wanted.empty() ? wanted.c_str() : env && *env ? env : defaults::libssl_name;
-        if (void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)) {
-            openssl_api found;
-            bool complete = true;
-            // libcrypto's functions are found through libssl's handle: it is among its dependencies.
-#define MICROBENCH_OPENSSL_RESOLVE(ret, name, params)           \
-    if (void* symbol = dlsym(handle, #name))                    \
-        std::memcpy(&found.name, &symbol, sizeof symbol);       \
-    else                                                        \
-        complete = false;
-            MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_RESOLVE)
+        void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (!handle) std::snprintf(l.problem, sizeof l.problem, "%s", dlerror());
+        openssl_api found;
+        const char* missing = nullptr;
+        // libcrypto's functions are found through libssl's handle: it is among its dependencies.
+#define MICROBENCH_OPENSSL_RESOLVE(ret, name, params)               \
+    if (void* symbol = handle && !missing ? dlsym(handle, #name) : nullptr) \
+        std::memcpy(&found.name, &symbol, sizeof symbol);           \
+    else if (handle && !missing)                                    \
+        missing = #name;
+        MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_RESOLVE)
 #undef MICROBENCH_OPENSSL_RESOLVE
-            loaded = complete && found.OpenSSL_version_num() >= openssl::version_3_0 && found.OPENSSL_init_ssl(0, nullptr) == 1;
-            if (loaded) api = found;
-            else dlclose(handle);
-        }
+        if (handle && missing) std::snprintf(l.problem, sizeof l.problem, "%s has no %s: not OpenSSL 3's libssl", path, missing);
+        const unsigned long version = handle && !missing ? found.OpenSSL_version_num() : 0;
+        if (handle && !missing && version < openssl::version_3_0)
+            std::snprintf(l.problem, sizeof l.problem, "%s is OpenSSL %lu.%lu, older than 3.0", path, version >> 28, (version >> 20) & 0xff);
+        l.loaded = version >= openssl::version_3_0 && found.OPENSSL_init_ssl(0, nullptr) == 1;
+        if (l.loaded) l.api = found;
+        else if (handle) dlclose(handle);
     }
-    pthread_mutex_unlock(&lock);
-    return loaded ? &api : nullptr;
+    const openssl_api* out = l.loaded ? &l.api : nullptr;
+    pthread_mutex_unlock(&l.lock);
+    return out;
 }
+
+// Why the last load failed ("libssl.so.3: cannot open shared object file: …"); "" once one worked.
+inline std::string openssl_load_problem() {
+    openssl_loader& l = the_openssl_loader();
+    pthread_mutex_lock(&l.lock);
+    std::string out = l.loaded ? "" : l.problem;
+    pthread_mutex_unlock(&l.lock);
+    return out;
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/openssl_api.hpp ----
+// ---- begin include/microbench/engine/tls_openssl.hpp ----
+// microbench/engine/tls_openssl.hpp — the built-in TLS: OpenSSL 3's libssl.so.3, loaded at run time
+// on the first https:// run (openssl_api.hpp), so nothing of OpenSSL is needed to build and
+// nothing is loaded by a program that never speaks https. One run's SSL_CTX from its
+// tls_options, and the transport over it: one implementation of transport.hpp's interface, which
+// the engine drives like an embedder's TLS.
+
+#include <arpa/inet.h>
+#include <errno.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
 
 struct openssl_worker;
 
@@ -4754,8 +4833,9 @@ inline long openssl_status(openssl_connection* c, int ret) {
         case openssl::error_want_read: return transport_want_read;
         case openssl::error_want_write: return transport_want_write;
         case openssl::error_zero_return: return transport_closed;
-        case openssl::error_syscall:
-            if (a.ERR_peek_last_error() == 0) return errno == 0 ? transport_closed : transport_socket_error;
+        case openssl::error_syscall:  // errno decides: a socket error, else the peer's end of the stream
+            if (errno != 0) return transport_socket_error;
+            if (a.ERR_peek_last_error() == 0) return transport_closed;
             break;
         default: break;
     }
@@ -4789,8 +4869,15 @@ inline long openssl_write(void* conn, const char* buf, std::size_t len) {
     return r > 0 ? r : openssl_status(c, r);
 }
 
+// Bytes the layer holds that a read would return without the socket: decrypted ones, or records
+// read ahead.
+inline int openssl_pending(void* conn) {
+    auto* c = static_cast<openssl_connection*>(conn);
+    return c->worker->run->api->SSL_has_pending(c->ssl);
+}
+
 // Frees the connection; with resumption its session becomes the worker's next one to resume.
-// No close_notify is sent (as ab); marking the connection as shut down keeps SSL_free from
+// No close_notify is sent; marking the connection as shut down keeps SSL_free from
 // taking its session out of use.
 inline void openssl_close(void* conn) {
     auto* c = static_cast<openssl_connection*>(conn);
@@ -4816,7 +4903,8 @@ inline std::size_t openssl_why(void* conn, char* buf, std::size_t cap) {
     auto* c = static_cast<openssl_connection*>(conn);
     const openssl_api& a = *c->worker->run->api;
     const char* reason = c->error ? a.ERR_reason_error_string(c->error) : nullptr;
-    const long verify = a.SSL_get_verify_result(c->ssl);
+    // The check's result is kept even when nothing asked for it: it says why only under verify.
+    const long verify = c->worker->run->verify ? a.SSL_get_verify_result(c->ssl) : openssl::x509_v_ok;
     int n = std::snprintf(buf, cap, "%s", reason ? reason : "TLS error");
     if (verify != openssl::x509_v_ok && n >= 0 && static_cast<std::size_t>(n) < cap)
         n += std::snprintf(buf + n, cap - static_cast<std::size_t>(n), ": %s", a.X509_verify_cert_error_string(verify));
@@ -4879,22 +4967,28 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
     ctx = a.SSL_CTX_new(a.TLS_client_method());
     if (!ctx) return {errc::run_tls_setup, 0};
     a.SSL_CTX_ctrl(ctx, openssl::ctrl_mode, openssl::mode_enable_partial_write | openssl::mode_accept_moving_write_buffer, nullptr);
+    a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_read_ahead, 1, nullptr);  // a read takes what the socket has, not one record's worth
     a.SSL_CTX_set_options(ctx, openssl::op_ignore_unexpected_eof);  // a close without close_notify is a close
     a.SSL_CTX_set_verify(ctx, o.verify ? openssl::verify_peer : openssl::verify_none, nullptr);
-    bool ok = true;
-    if (o.verify)
-        ok = o.ca_file.empty() ? a.SSL_CTX_set_default_verify_paths(ctx) == 1
-                               : a.SSL_CTX_load_verify_locations(ctx, o.ca_file.c_str(), nullptr) == 1;
-    if (ok && o.version)
-        ok = a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_min_proto_version, o.version, nullptr) == 1 &&
-             a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_max_proto_version, o.version, nullptr) == 1;
-    if (ok && !o.ciphers.empty()) ok = set_ciphers(a, ctx, o.ciphers);
-    if (ok && !o.certificate_file.empty())
-        ok = a.SSL_CTX_use_certificate_chain_file(ctx, o.certificate_file.c_str()) == 1 &&
-             a.SSL_CTX_use_PrivateKey_file(ctx, o.certificate_file.c_str(), openssl::filetype_pem) == 1 &&
-             a.SSL_CTX_check_private_key(ctx) == 1;
+    // The error's position says which setting was refused (tls_setup_fault).
+    std::size_t fault = 0;
+    if (o.verify && !(o.ca_file.empty() ? a.SSL_CTX_set_default_verify_paths(ctx) == 1
+                                        : a.SSL_CTX_load_verify_locations(ctx, o.ca_file.c_str(), nullptr) == 1))
+        fault = tls_setup_fault::ca_file;
+    if (!fault && o.version && !(a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_min_proto_version, o.version, nullptr) == 1 &&
+                                 a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_max_proto_version, o.version, nullptr) == 1))
+        fault = tls_setup_fault::version;
+    // TLS 1.0 and 1.1 need security level 0 in OpenSSL 3 (their signatures use SHA-1 and MD5).
+    const std::string old = o.version && o.version < 0x0303 ? ":@SECLEVEL=0" : "";
+    if (!fault && (!o.ciphers.empty() || !old.empty()) && !set_ciphers(a, ctx, (o.ciphers.empty() ? "DEFAULT" : o.ciphers) + old))
+        fault = tls_setup_fault::ciphers;
+    if (!fault && !o.certificate_file.empty() &&
+        !(a.SSL_CTX_use_certificate_chain_file(ctx, o.certificate_file.c_str()) == 1 &&
+          a.SSL_CTX_use_PrivateKey_file(ctx, o.certificate_file.c_str(), openssl::filetype_pem) == 1 &&
+          a.SSL_CTX_check_private_key(ctx) == 1))
+        fault = tls_setup_fault::certificate;
     a.ERR_clear_error();
-    if (!ok) return {errc::run_tls_setup, 0};
+    if (fault) return {errc::run_tls_setup, fault};
     send_server_name = o.server_name;
     verify = o.verify;
     resume = o.resume;
@@ -4909,6 +5003,7 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
         t.read = openssl_read;
         t.write = openssl_write;
         t.close = openssl_close;
+        t.pending = openssl_pending;
         t.why = openssl_why;
         t.session = openssl_session;
     }
@@ -5376,9 +5471,11 @@ struct ab_failures {
 // none succeeded, every whole response's (of which only the Total is kept).
 inline const histogram& ab_table_times(const result& r) { return r.total_ns.empty() ? r.responses_total_ns : r.total_ns; }
 
-// A TLS failure is a Connect failure: ab's connect includes the handshake.
+// A failed TLS handshake is a Connect failure (ab's connect includes the handshake); a TLS failure
+// after it, a Receive one.
 inline ab_failures ab_failure_columns(const result& r) {
-    return {r.failed(failure::connect) + r.failed(failure::tls), r.failed(failure::receive) + r.failed(failure::write),
+    const std::uint64_t handshake = r.tls_handshake_failures;
+    return {r.failed(failure::connect) + handshake, r.failed(failure::receive) + r.failed(failure::write) + r.failed(failure::tls) - handshake,
             r.failed(failure::length),
             r.failed(failure::parse) + r.failed(failure::timeout) + r.failed(failure::check)};
 }
@@ -5902,7 +5999,8 @@ inline std::string result_json(const run_description& d, const result& r, const 
         out += "}";
     }
     if (r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
-        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"protocol\":", u(r.tls_handshakes), u(r.tls_resumed));
+        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":", u(r.tls_handshakes),
+                u(r.tls_resumed), u(r.tls_handshake_failures));
         detail::append_json_string(out, r.tls.protocol);
         out += ",\"cipher\":";
         detail::append_json_string(out, r.tls.cipher);
@@ -6400,6 +6498,9 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         detail::json_fields tls = top.object("tls");
         tls.number("handshakes", r.tls_handshakes);
         tls.number("resumed", r.tls_resumed);
+        tls.number("handshake_failures", r.tls_handshake_failures);
+        if (r.tls_handshake_failures > r.failures[static_cast<int>(failure::tls)])
+            tls.fail("handshake_failures", "is more than the tls failures");
         std::string text;
         auto copy = [&](const char* key, char* to, std::size_t cap) {
             text.clear();
@@ -8593,7 +8694,8 @@ enum {
     MB_IO_SOCKET_ERROR = -5  /* the socket failed; errno says why */
 };
 
-/* What a handshake negotiated, in the words of ab's report; "" and 0 where unknown. */
+/* What a handshake negotiated, in the words of ab's report; "" and 0 where unknown. A
+ * transport's session() fills it; the library ends each string at its last byte. */
 typedef struct mb_tls_session {
     char protocol[16];     /* "TLSv1.3" */
     char cipher[64];       /* "TLS_AES_256_GCM_SHA384" */
@@ -8605,10 +8707,14 @@ typedef struct mb_tls_session {
 
 /* A transport: open() makes a connection's state over the connected, non-blocking socket `fd`
  * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
- * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status;
- * close() frees the state. why() (optional) writes why the last call failed and returns its
- * length; session() (optional) fills what the handshake negotiated. */
+ * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status
+ * (read() may come between a write() that said MB_IO_WANT_* and its retry, which brings the same
+ * bytes); close() frees the state. Optional (NULL): why() writes why the last call failed;
+ * session() fills what the first handshake negotiated; pending() says whether the layer holds
+ * bytes a read would return without the socket. Set size to sizeof(mb_transport): later
+ * versions only append members. */
 typedef struct mb_transport {
+    size_t size;
     void* user;
     void* (*open)(void* user, int fd, const char* server_name);
     long (*handshake)(void* conn);
@@ -8617,6 +8723,7 @@ typedef struct mb_transport {
     void (*close)(void* conn);
     size_t (*why)(void* conn, char* buf, size_t cap);
     void (*session)(void* conn, mb_tls_session* out);
+    int (*pending)(void* conn);
 } mb_transport;
 
 typedef struct mb_plan mb_plan;
@@ -9392,15 +9499,18 @@ extern "C" {
 MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file, int server_name) {
     if (!plan) return microbench::detail::invalid;
     MICROBENCH_C_TRY
-    microbench::tls_options o = plan->p.tls();
-    o.version = version < 0 || version > 0xffff ? 1 : static_cast<std::uint16_t>(version);  // 1: refused below
+    microbench::tls_options o = plan->p.tls(), old = o;
+    o.version = version < 0 || version > 0xffff ? 1 : static_cast<std::uint16_t>(version);  // 1: out of range
     o.ciphers = ciphers ? ciphers : "";
     o.certificate_file = certificate_file ? certificate_file : "";
     o.server_name = server_name != 0;
-    microbench::plan trial = plan->p;
-    trial.tls(o);
-    if (microbench::error e = trial.check_ranges()) return microbench::detail::status_of(e);
+    // As MICROBENCH_C_SET_RANGED: refused only for a fault this call brings.
+    const microbench::error was = plan->p.check_ranges();
     plan->p.tls(o);
+    if (microbench::error e = plan->p.check_ranges(); e && e != was) {
+        plan->p.tls(old);
+        return microbench::detail::status_of(e);
+    }
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
@@ -9428,6 +9538,8 @@ MB_API int mb_plan_set_libssl(mb_plan* plan, const char* path) {
 }
 MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport) {
     microbench::transport t;  // none
+    // This is the table's first version: it must have every member (later ones only append).
+    if (transport && transport->size < sizeof(mb_transport)) return microbench::detail::invalid;
     if (transport) {
         t.user = transport->user;
         t.open = transport->open;
@@ -9436,8 +9548,9 @@ MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport) {
         t.write = transport->write;
         t.close = transport->close;
         t.why = transport->why;
-        // The two session structs are one layout (asserted above): the function may fill either.
+        // The two session structs are one layout (asserted above): the function fills either.
         t.session = reinterpret_cast<void (*)(void*, microbench::tls_session*)>(transport->session);
+        t.pending = transport->pending;
     }
     MICROBENCH_C_SET(plan, !transport || t.complete(), plan->p.transport(t))
 }

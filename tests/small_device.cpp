@@ -1,11 +1,13 @@
-// The small-device profile: with MICROBENCH_NO_SERVER, MICROBENCH_NO_REPORTS and
+// The small-device profile: with MICROBENCH_NO_SERVER, MICROBENCH_NO_REPORTS, MICROBENCH_NO_TLS and
 // MICROBENCH_HISTOGRAM_DIGITS=2 the library still runs, checks and measures — 2000 requests with
 // the factorial check against the reference server in a child process (this build has none),
-// every one correct, every histogram at 2 digits — and leaves the server and the reports out
-// (the names below could not be defined if they were declared).
+// every one correct, every histogram at 2 digits — and leaves the server, the reports and the
+// TLS loader out (the names below could not be defined if they were declared; https:// without
+// a transport is refused with the error that says so).
 //   small_device MICROBENCH_SERVER_BINARY
 #define MICROBENCH_NO_SERVER
 #define MICROBENCH_NO_REPORTS
+#define MICROBENCH_NO_TLS
 #define MICROBENCH_HISTOGRAM_DIGITS 2
 #include <cstdio>
 #include <string>
@@ -15,6 +17,9 @@
 
 namespace microbench {  // each would clash with what the switches leave out
 int server = 0, server_options = 0, self_test = 0, append_ab_report = 0, result_json = 0, apply_gates = 0, run_suite = 0;
+namespace detail {
+int load_openssl = 0, openssl_run = 0;
+}  // namespace detail
 }  // namespace microbench
 
 int main(int argc, char** argv) {
@@ -31,6 +36,9 @@ int main(int argc, char** argv) {
     checks.factorial(10);
     plan.check(checks);
     mb::result r;
+    mb::plan https = plan;
+    https.url("https://127.0.0.1:" + std::to_string(port) + "/factorial/10");
+    if (mb::run(https, r).code != mb::errc::url_tls_unsupported) return std::fprintf(stderr, "small_device: https was not refused\n"), 1;
     mb::error e = mb::run(plan, r);
     if (e) return std::fprintf(stderr, "small_device: %s\n", e.message()), 1;
     const bool ok = r.requests_completed == 2000 && r.requests_failed == 0 && r.total_ns.count() == 2000 &&

@@ -32,6 +32,7 @@ struct toy {
     bool resume_odd = false;          // odd-numbered connections report a resumed session
     std::atomic<int> opens{0}, closes{0}, moved_writes{0};
     std::atomic<long> want_reads{0}, want_writes{0};
+    std::atomic<long> write_blocks{0};  // of the want_writes, those of write() (not of the handshake)
     std::string hello_bytes;
 
     transport table() {
@@ -103,7 +104,7 @@ struct toy {
         ssize_t n = ::send(c->fd, buf, std::min(len, c->owner->io_chunk), MSG_NOSIGNAL);
         if (n > 0) return n;
         long s = status_of(c, n < 0 ? -1 : 0, true);
-        if (s == transport_want_write) c->blocked_at = buf, c->blocked_len = len;
+        if (s == transport_want_write) c->blocked_at = buf, c->blocked_len = len, ++c->owner->write_blocks;
         return s;
     }
     static void close(void* p) {
@@ -201,7 +202,8 @@ TEST_CASE("transport: a write that would block waits for the socket and resumes 
     p.url(s.url("/")).method("POST").body(std::string(2 << 20, 'x')).requests(6).concurrency(2).socket_buffer_bytes(4096).transport(t.table());
     result r = run_counted(p, t);
     CHECK(r.requests_completed == 6);
-    CHECK(t.want_writes.load() > 0);
+    CHECK(t.want_writes.load() > t.write_blocks.load());  // the hello blocked
+    CHECK(t.write_blocks.load() > 0);                    // and so did the requests: each retried with the same bytes
     CHECK(s.requests.load() == 6);
 }
 

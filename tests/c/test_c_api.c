@@ -708,9 +708,10 @@ static void tls_and_transports(uint16_t port) {
     mb_plan* plan = NULL;
     mb_result* r = NULL;
     mb_tls_session session;
-    mb_transport t = {NULL, pt_open, pt_handshake, pt_read, pt_write, pt_close, NULL, NULL};
-    mb_transport incomplete = t;
+    mb_transport t = {sizeof(mb_transport), NULL, pt_open, pt_handshake, pt_read, pt_write, pt_close, NULL, NULL, NULL};
+    mb_transport incomplete = t, unsized = t;
     incomplete.close = NULL;
+    unsized.size = 0;
     EXPECT(mb_plan_set_tls(NULL, 0, NULL, NULL, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_tls_verify(NULL, 1, NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_tls_resume(NULL, 1) == MB_INVALID_ARGUMENT);
@@ -732,6 +733,7 @@ static void tls_and_transports(uint16_t port) {
     /* a transport of the plan's own carries plain HTTP to the reference server */
     EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
     EXPECT(mb_plan_set_transport(plan, &incomplete) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_transport(plan, &unsized) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_transport(plan, &t) == MB_OK);
     EXPECT(mb_plan_set_requests(plan, 300) == MB_OK && mb_plan_set_concurrency(plan, 3) == MB_OK);
     EXPECT(mb_plan_check_factorial(plan, 10) == MB_OK);
@@ -739,7 +741,7 @@ static void tls_and_transports(uint16_t port) {
     EXPECT(mb_result_count(r, MB_COUNT_COMPLETED) == 300 && mb_result_count(r, MB_COUNT_FAILED) == 0);
     EXPECT(mb_result_count(r, MB_COUNT_TLS_HANDSHAKES) == 3 && mb_result_count(r, MB_COUNT_TLS_RESUMED) == 0);
     EXPECT(mb_result_timing_count(r, MB_TIMING_TLS_HANDSHAKE) == 3);
-    EXPECT(mb_result_tls_session(r, &session, sizeof session) == MB_OK && session.protocol[0] == 0);  /* no session() */
+    EXPECT(mb_result_tls_session(r, &session, sizeof session) == MB_INVALID_ARGUMENT);  /* no session(): nothing negotiated to say */
     EXPECT(opened == 3 && closed_conns == 3);
     mb_result_destroy(r);
     r = NULL;

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Tests of `microbench` over https://, run by CTest:
 
-    test_tls_cli.py MICROBENCH_BINARY
+    test_tls_cli.py MICROBENCH_BINARY [MBEDTLS_EXAMPLE]
 
 Makes a test CA and certificates with `openssl`, starts nginx over TLS (and `openssl s_server
 -www`, which closes without close_notify) on 127.0.0.1, and runs real ApacheBench and microbench
 against the same server: ab's TLS report lines value for value, the handshake line and the JSON's
 "tls", each TLS flag, the reasons of `tls` failures, the credentials warning, and exit 2 with the
-remedy when libssl.so.3 cannot be loaded.
+remedy when libssl.so.3 cannot be loaded. With MBEDTLS_EXAMPLE (examples/c/mbedtls_transport.c),
+an embedder's mbedTLS carries a run against the same nginx, with no OpenSSL loaded.
 """
 import json
 import os
@@ -21,7 +22,7 @@ import tempfile
 import time
 import unittest
 
-MICROBENCH = None
+MICROBENCH = MBEDTLS_EXAMPLE = None
 
 
 def run(args, timeout=60, env=None):
@@ -134,6 +135,10 @@ class Tls(unittest.TestCase):
                     self.assertTrue(lines[at + 1].startswith("SSL/TLS Protocol:"))  # where ab prints it
                     self.assertRegex(mb.stdout, r"TLS handshakes: 20 \(0 resumed\), each in ms: min [\d.]+, median [\d.]+, "
                                                 r"p99 [\d.]+, max [\d.]+ \(within ab's Connect\)")
+        # TLS 1.0 is refused by nginx here (TLSv1.2 TLSv1.3 only): every handshake fails, counted as Connect.
+        r = run([MICROBENCH, "-n", "4", "-f", "TLS1", self.nginx.url()])
+        self.assertEqual(field(r.stdout, "Failed requests"), "4")
+        self.assertIn("   (Connect: 4, Receive: 0, Length: 0, Exceptions: 0)", r.stdout)
 
     def test_json_carries_the_handshakes(self):
         out = os.path.join(self.tmp, "run.json")
@@ -179,7 +184,12 @@ class Tls(unittest.TestCase):
         shutil.copy(self.files.path("ca.pem"), bundle)
         r = run([MICROBENCH, "-n", "2", "-E", bundle, self.nginx.url()])
         self.assertEqual(r.returncode, 1)
-        self.assertIn("run_tls_setup", r.stderr)
+        self.assertIn("-E was refused by the TLS library: not a PEM certificate chain with its matching private key", r.stderr)
+        r = run([MICROBENCH, "-n", "2", "-Z", "NO-SUCH-CIPHER", self.nginx.url()])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("-Z was refused by the TLS library: no cipher it knows", r.stderr)
+        r = run([MICROBENCH, "-n", "2", "--cacert", self.files.path("local.ext"), self.nginx.url()])
+        self.assertIn("--cacert was refused by the TLS library", r.stderr)
         r = run([MICROBENCH, "-n", "4", "-f", "TLS1.2", "-Z", "ECDHE-RSA-AES128-GCM-SHA256", self.nginx.url()])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(field(r.stdout, "SSL/TLS Protocol"), "TLSv1.2,ECDHE-RSA-AES128-GCM-SHA256,2048,128")
@@ -207,6 +217,27 @@ class Tls(unittest.TestCase):
             server.kill()
             server.wait()
 
+    def test_an_embedders_mbedtls_through_the_transport(self):
+        if not MBEDTLS_EXAMPLE:
+            self.skipTest("the mbedTLS example is built where libmbedtls-dev is installed")
+        url = self.nginx.url(host="localhost")  # mbedTLS 2.28 matches names, not IP addresses
+        r = run([MBEDTLS_EXAMPLE, url, "300", "5", self.files.path("ca.pem")])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(field(r.stdout, "Complete requests"), "300")
+        self.assertEqual(field(r.stdout, "Failed requests"), "0")
+        self.assertRegex(field(r.stdout, "SSL/TLS Protocol"), r"^TLSv1\.2,TLS-ECDHE-RSA-WITH-[A-Z0-9-]+,0,0$")  # mbedTLS names its suites
+        self.assertIn("libssl loaded: no", r.stdout)
+        folder = os.path.join(self.tmp, "mbedtls-other")
+        os.mkdir(folder)
+        other = Nginx(folder, self.files, cert="other.pem")
+        try:  # the wrong name, checked by mbedTLS: `tls` failures with its words
+            r = run([MBEDTLS_EXAMPLE, other.url(host="localhost"), "4", "2", self.files.path("ca.pem")])
+            self.assertEqual(r.returncode, 1)
+            self.assertEqual(field(r.stdout, "Failed requests"), "4")
+            self.assertIn("TLS failure: X509 - Certificate verification failed", r.stdout)
+        finally:
+            other.stop()
+
     def test_without_libssl_exit_2_with_the_remedy(self):
         for library in ("/nonexistent/libssl.so.3", "libc.so.6"):  # missing; present without OpenSSL's functions
             with self.subTest(library=library):
@@ -215,9 +246,12 @@ class Tls(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
                 self.assertIn("libssl.so.3", r.stderr)
                 self.assertIn("apt-get install libssl3", r.stderr)
+                self.assertIn("cannot open shared object file" if library.startswith("/") else "has no OpenSSL_version_num", r.stderr)
                 self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
 
 
 if __name__ == "__main__":
     MICROBENCH = sys.argv.pop(1)
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        MBEDTLS_EXAMPLE = sys.argv.pop(1)
     unittest.main(verbosity=2)

@@ -3,13 +3,18 @@
 MICROBENCH_LIBRARY set: a load test with exact counts against the reference server, the
 factorial check catching a wrong body, cancel from another thread, the JSON read by the json
 module, errors as exceptions with their status name, the suite and the self-test, the HTML report,
-and all of it alike in a comma locale."""
+and all of it alike in a comma locale; https:// against Python's own TLS server."""
+import http.server
 import json
 import locale
 import math
 import pathlib
+import shutil
 import socket
+import ssl
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -343,6 +348,64 @@ class Binding(unittest.TestCase):
 
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")
+
+
+class _Factorial(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "7")
+        self.end_headers()
+        self.wfile.write(b"3628800")
+
+    def log_message(self, *args):
+        pass
+
+
+class Https(unittest.TestCase):
+    """https:// through the binding: the built-in TLS against Python's ssl module serving 10!."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="microbench-py-tls-")
+        cls.cert, key = f"{cls.tmp}/cert.pem", f"{cls.tmp}/key.pem"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cls.cert, "-days", "30",
+                        "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cls.cert, key)
+        cls.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Factorial)
+        cls.httpd.socket = context.wrap_socket(cls.httpd.socket, server_side=True)
+        cls.thread = threading.Thread(target=cls.httpd.serve_forever, daemon=True)
+        cls.thread.start()
+        cls.url = f"https://127.0.0.1:{cls.httpd.server_address[1]}/factorial/10"
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.httpd.shutdown()
+        cls.httpd.server_close()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_a_verified_run_with_the_factorial_check(self):
+        r = microbench.run(self.url, n=20, c=2, check_factorial=10, cacert=self.cert)
+        self.assertEqual((r.completed, r.failed), (20, 0))
+        self.assertEqual(r.tls_handshakes, 2)  # keep-alive: one per connection
+        self.assertEqual(r.tls["protocol"], "TLSv1.3")
+        self.assertEqual(r.tls["server_key_bits"], 2048)
+        self.assertEqual(r.tls["server_name"], "")  # an IP address is not sent in SNI
+        self.assertEqual(r.timings["tls_handshake"].count, 2)
+        self.assertEqual(r.json["tls"]["handshakes"], 2)
+
+    def test_version_resumption_and_refusals(self):
+        r = microbench.run(self.url, n=4, tls_version="TLS1.2")
+        self.assertEqual(r.tls["protocol"], "TLSv1.2")
+        r = microbench.run(self.url, n=10, keep_alive=False, tls_resume=True)
+        self.assertEqual((r.completed, r.tls_handshakes, r.tls_resumed), (10, 10, 9))
+        r = microbench.run(self.url, n=6, c=2, verify=True)  # a certificate no system authority signed
+        self.assertEqual((r.failed, r.failures["tls"]), (6, 6))
+        self.assertEqual(r.tls_failure_reasons, ["certificate verify failed: self-signed certificate"])
+        with self.assertRaises(ValueError):
+            microbench.run(self.url, tls_version="SSL3")
 
 
 if __name__ == "__main__":

@@ -29,15 +29,18 @@ extern "C" {
 MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file, int server_name) {
     if (!plan) return microbench::detail::invalid;
     MICROBENCH_C_TRY
-    microbench::tls_options o = plan->p.tls();
-    o.version = version < 0 || version > 0xffff ? 1 : static_cast<std::uint16_t>(version);  // 1: refused below
+    microbench::tls_options o = plan->p.tls(), old = o;
+    o.version = version < 0 || version > 0xffff ? 1 : static_cast<std::uint16_t>(version);  // 1: out of range
     o.ciphers = ciphers ? ciphers : "";
     o.certificate_file = certificate_file ? certificate_file : "";
     o.server_name = server_name != 0;
-    microbench::plan trial = plan->p;
-    trial.tls(o);
-    if (microbench::error e = trial.check_ranges()) return microbench::detail::status_of(e);
+    // As MICROBENCH_C_SET_RANGED: refused only for a fault this call brings.
+    const microbench::error was = plan->p.check_ranges();
     plan->p.tls(o);
+    if (microbench::error e = plan->p.check_ranges(); e && e != was) {
+        plan->p.tls(old);
+        return microbench::detail::status_of(e);
+    }
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
@@ -65,6 +68,8 @@ MB_API int mb_plan_set_libssl(mb_plan* plan, const char* path) {
 }
 MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport) {
     microbench::transport t;  // none
+    // This is the table's first version: it must have every member (later ones only append).
+    if (transport && transport->size < sizeof(mb_transport)) return microbench::detail::invalid;
     if (transport) {
         t.user = transport->user;
         t.open = transport->open;
@@ -73,8 +78,9 @@ MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport) {
         t.write = transport->write;
         t.close = transport->close;
         t.why = transport->why;
-        // The two session structs are one layout (asserted above): the function may fill either.
+        // The two session structs are one layout (asserted above): the function fills either.
         t.session = reinterpret_cast<void (*)(void*, microbench::tls_session*)>(transport->session);
+        t.pending = transport->pending;
     }
     MICROBENCH_C_SET(plan, !transport || t.complete(), plan->p.transport(t))
 }

@@ -98,11 +98,14 @@ constexpr std::int64_t max_interval_ms = 3'600'000;
 constexpr std::uint32_t max_socket_buffer_bytes = 64u << 20;
 
 // TLS: the OpenSSL 3 library loaded at run time for https:// when the plan gives no transport
-// (MICROBENCH_LIBSSL or plan::libssl_path name another), the https port, and how many distinct
+// (MICROBENCH_LIBSSL or tls_options::libssl name another), the https port, and how many distinct
 // reasons for `tls` failures a result keeps.
 constexpr const char* libssl_name = "libssl.so.3";
 constexpr std::uint16_t https_port = 443;
 constexpr std::size_t max_tls_failure_reasons = 4;
+// Over a transport, a pipelined batch of a request this small in all is written from one buffer
+// of its copies (one record); a larger one copy by copy.
+constexpr std::size_t transport_batch_bytes = 16 * 1024;
 
 // Scale-out: generators sharing one plan, and how far ahead a run may be told to start.
 constexpr std::uint32_t max_shards = 10'000;

@@ -34,6 +34,11 @@ struct tls_options {
     std::string libssl;            // the library's path; "": $MICROBENCH_LIBSSL, else libssl.so.3
 };
 
+// run_tls_setup's position: which setting the TLS library refused.
+namespace tls_setup_fault {
+constexpr std::size_t version = 1, ciphers = 2, certificate = 3, ca_file = 4;
+}
+
 // Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
 // as unfinished) and returns its partial result marked cancelled.
 class cancel_token {

@@ -6,18 +6,22 @@
 // The worker calls them on its own thread, for different connections concurrently, never
 // concurrently for one connection. The socket is registered edge-triggered for reading and
 // writing at once, and the worker reads until read() says want_read: bytes the layer holds
-// decrypted are taken before the worker waits again, so it needs no "pending" call.
+// decrypted are taken before the worker waits again. read() may be called between a write()
+// that said want_* and its retry (the server may answer while a request is still going out).
 //   open       after the TCP connect: the connection's state over the connected, non-blocking
 //              socket `fd` (the worker owns and closes the fd); null if it cannot be made
 //   handshake  until it returns done or resumed; want_read / want_write: call again when the
 //              socket is readable / writable
-//   read       bytes > 0, or a status (never 0): closed is the peer's end of the stream, with or
-//              without a close_notify
+//   read       bytes > 0, or a status (0 is taken as closed): closed is the peer's end of the
+//              stream, with or without a close_notify
 //   write      bytes > 0 (may be fewer than asked), or a status; after want_* it is called
 //              again with the same bytes
 //   close      frees the state (the fd is closed by the worker afterwards)
-//   why        optional: writes why the last call on this connection failed; its length
-//   session    optional: after a handshake, what was negotiated (the report's TLS lines)
+//   why        optional: writes why the last call on this connection failed (NUL-terminated;
+//              longer text is cut at cap - 1)
+//   session    optional: after the first handshake, what was negotiated (the report's TLS lines)
+//   pending    optional: whether the layer holds bytes a read would return without the socket:
+//              after the last response of a batch, such bytes were never asked for
 #pragma once
 
 #include <cstddef>
@@ -46,6 +50,7 @@ struct transport {
     void (*close)(void* conn) = nullptr;
     std::size_t (*why)(void* conn, char* buf, std::size_t cap) = nullptr;
     void (*session)(void* conn, tls_session* out) = nullptr;
+    int (*pending)(void* conn) = nullptr;  // 0: none
 
     // The functions every transport must have are there.
     bool complete() const { return open && handshake && read && write && close; }

@@ -86,11 +86,9 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
-        batch_ = s_.request;
-        if (s_.tls && s_.pipeline > 1) {  // a transport writes a pipelined batch from one buffer, in one record
+        // A transport writes a pipelined batch of a small request from one buffer, in one record.
+        if (s_.tls && s_.pipeline > 1 && s_.request.size() * s_.pipeline <= defaults::transport_batch_bytes)
             for (std::uint32_t i = 0; i < s_.pipeline; ++i) batch_copies_.append(s_.request.data(), s_.request.size());
-            batch_ = batch_copies_;
-        }
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
@@ -118,7 +116,8 @@ private:
     void on_connected(connection& c, std::int64_t now);
     io_result receive(connection& c, std::int64_t& stamped);
     io_result transmit(connection& c);
-    failure tls_failure(connection& c, long status, bool handshaking);
+    void note_tls_failure(connection& c, long status, bool handshaking);
+    void fail_handshake(std::uint32_t ci, long status);
     void try_write(std::uint32_t ci);
     bool on_readable(std::uint32_t ci, bool peer_closed, failure broken);
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
@@ -156,8 +155,7 @@ private:
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
     std::unique_ptr<char[]> read_buf_;
-    std::string_view batch_;      // over a transport: `pipeline` copies of the request, back to back
-    std::string batch_copies_;    // their memory when pipeline > 1
+    std::string batch_copies_;    // over a transport, pipelined: `pipeline` copies of a small request, back to back
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
     std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
     std::size_t waiting_head_ = 0, waiting_count_ = 0;
@@ -316,7 +314,8 @@ inline void worker::try_write(std::uint32_t ci) {
         io_result r = c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
         if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
         if (r.status != io::ok) {
-            const failure reason = r.status == io::tls ? tls_failure(c, transport_failed, false) : failure::write;
+            const bool tls = r.status == io::tls;
+            const failure reason = tls ? failure::tls : failure::write;
             // A keep-alive connection the server closed while idle: send again, once.
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
@@ -324,6 +323,7 @@ inline void worker::try_write(std::uint32_t ci) {
             }
             // The server may have answered and then reset: what it sent is still readable.
             if (!on_readable(ci, true, reason)) return;
+            if (tls) note_tls_failure(c, transport_failed, false);
             return fail_in_flight(ci, reason, reason, true);
         }
         c.write_offset += r.bytes;
@@ -370,10 +370,12 @@ inline void worker::scan_deadlines(std::int64_t now) {
         connection& c = conns_[ci];
         if (c.in_flight() == 0 || now < c.deadline_ns) continue;
         // The connect timeout covers the handshake; a handshake that outlasts it is a TLS failure.
-        failure reason = c.state == connection::phase::connecting || c.state == connection::phase::waiting ? failure::connect
-                         : c.state == connection::phase::handshaking ? tls_failure(c, transport_want_read, true)
-                                                                     : failure::timeout;
-        fail_in_flight(ci, reason, reason, true);
+        if (c.state == connection::phase::handshaking) {
+            fail_handshake(ci, transport_want_read);
+            continue;
+        }
+        const bool connecting = c.state == connection::phase::connecting || c.state == connection::phase::waiting;
+        fail_in_flight(ci, connecting ? failure::connect : failure::timeout, connecting ? failure::connect : failure::timeout, true);
     }
 }
 

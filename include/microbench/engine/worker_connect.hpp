@@ -91,11 +91,18 @@ inline bool worker::connected(std::uint32_t ci, std::int64_t now) {
     c.handshake_ns = now;
     c.tls = s_.tls->open(s_.tls->user, c.fd, s_.server_name);
     if (!c.tls) {
-        failure reason = tls_failure(c, transport_failed, true);
-        fail_in_flight(ci, reason, reason, true);
+        fail_handshake(ci, transport_failed);
         return false;
     }
     return shake(ci);
+}
+
+// The handshake failed (or outlasted the connect timeout): every request in flight fails as `tls`.
+inline void worker::fail_handshake(std::uint32_t ci, long status) {
+    connection& c = conns_[ci];
+    note_tls_failure(c, status, true);
+    stats_.tls_handshake_failures += c.in_flight();
+    fail_in_flight(ci, failure::tls, failure::tls, true);
 }
 
 // One step of the handshake; true when it ended and the requests may go. Waiting needs no epoll
@@ -105,31 +112,33 @@ inline bool worker::shake(std::uint32_t ci) {
     const long r = s_.tls->handshake(c.tls);
     if (r == transport_want_read || r == transport_want_write) return false;
     if (r != transport_done && r != transport_resumed) {
-        failure reason = tls_failure(c, r, true);
-        fail_in_flight(ci, reason, reason, true);
+        fail_handshake(ci, r);
         return false;
     }
     const std::int64_t now = now_ns();
     ++stats_.tls_handshakes;
     if (r == transport_resumed) ++stats_.tls_resumed;
     stats_.tls_handshake_ns.record_clamped(now - c.handshake_ns);
-    if (!stats_.tls_used) {
-        stats_.tls_used = true;
-        if (s_.tls->session) s_.tls->session(c.tls, &stats_.tls);
+    if (stats_.tls_handshakes == 1 && s_.tls->session) {  // what the first handshake negotiated, if the transport says
+        s_.tls->session(c.tls, &stats_.tls);
+        // Each string ends within its array, whatever the transport wrote.
+        stats_.tls.protocol[sizeof stats_.tls.protocol - 1] = stats_.tls.cipher[sizeof stats_.tls.cipher - 1] = 0;
+        stats_.tls.temp_key[sizeof stats_.tls.temp_key - 1] = stats_.tls.server_name[sizeof stats_.tls.server_name - 1] = 0;
+        stats_.tls_used = stats_.tls.protocol[0] != 0;
     }
     on_connected(c, now);
     return true;
 }
 
-// The reason a transport's `status` gives the requests on `c`: `tls`, after keeping the first
-// distinct words for why (the layer's own when it has them). A close or a socket error is
-// `tls` only during the handshake; afterwards it is the read's or the write's.
-inline failure worker::tls_failure(connection& c, long status, bool handshaking) {
+// Keeps the words for why `status` failed requests on `c` as `tls` (the layer's own when it has
+// them) among the first distinct ones. A close or a socket error is `tls` only during the
+// handshake; afterwards it is the read's or the write's.
+inline void worker::note_tls_failure(connection& c, long status, bool handshaking) {
     char why[200];
     std::size_t n = 0;
     const int err = errno;
-    if (status == transport_failed && c.tls && s_.tls->why) n = s_.tls->why(c.tls, why, sizeof why);
-    if (n == 0 || n >= sizeof why) {
+    if (status == transport_failed && c.tls && s_.tls->why) n = std::min(s_.tls->why(c.tls, why, sizeof why), sizeof why - 1);
+    if (n == 0) {
         const char* what = status == transport_want_read || status == transport_want_write
                                ? "the handshake did not finish within the connect timeout"
                            : status == transport_closed ? "the server closed the connection during the handshake"
@@ -144,7 +153,6 @@ inline failure worker::tls_failure(connection& c, long status, bool handshaking)
     bool known = stats_.tls_failure_reasons.size() >= defaults::max_tls_failure_reasons;
     for (const std::string& seen : stats_.tls_failure_reasons) known = known || seen == text;
     if (!known) stats_.tls_failure_reasons.emplace_back(text);  // a handful per run: not per request
-    return failure::tls;
 }
 
 // Reads through the transport; a read that must wait for the socket to be writable is retried
@@ -156,14 +164,19 @@ inline io_result worker::receive(connection& c, std::int64_t& stamped) {
     c.read_wants_write = n == transport_want_write;
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
     if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
-    if (n == transport_closed) return {io::closed, 0, 0};
+    if (n == transport_closed || n == 0) return {io::closed, 0, 0};
     if (n == transport_socket_error) return {io::error, 0, errno};
     return {io::tls, 0, 0};
 }
 
-// Writes the rest of the batch through the transport, from the same bytes after a short write.
+// Writes the rest of the batch through the transport, from the same bytes after a short write: the
+// batch's copies of the request at once when they are built (a small request, pipelined), else
+// the rest of the current copy.
 inline io_result worker::transmit(connection& c) {
-    const long n = s_.tls->write(c.tls, batch_.data() + c.write_offset, c.write_length - c.write_offset);
+    const std::size_t size = s_.request.size();
+    const std::size_t at = batch_copies_.empty() ? c.write_offset % size : c.write_offset;
+    const std::size_t len = batch_copies_.empty() ? std::min(size - at, c.write_length - c.write_offset) : c.write_length - c.write_offset;
+    const long n = s_.tls->write(c.tls, (batch_copies_.empty() ? s_.request.data() : batch_copies_.data()) + at, len);
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
     if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
     if (n == transport_closed) return {io::error, 0, EPIPE};

@@ -11,7 +11,7 @@ namespace detail {
 
 // Reads until the socket is drained. A short read means drained — unless the peer also closed:
 // its FIN came with the same edge and no further edge will announce it, so read on to EOF.
-// Over a transport a read returns one record at most: it reads on until the transport says so.
+// Over a transport a short read does not mean drained: it reads on until the transport says so.
 // False when the connection was closed or replaced meanwhile: the caller must leave it alone.
 // `broken` is the reason a read error or an unexpected EOF gives the requests in flight.
 inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure broken) {
@@ -33,11 +33,12 @@ inline bool worker::on_readable(std::uint32_t ci, bool peer_closed, failure brok
             return false;
         }
         if (r.status == io::error || r.status == io::tls) {
-            const failure reason = r.status == io::tls ? tls_failure(c, transport_failed, false) : broken;
+            const failure reason = r.status == io::tls ? failure::tls : broken;
             if (c.served && !c.parser.started()) {
                 ++stats_.server_closes;
                 resend_or_fail(ci, reason, now);
             } else {
+                if (r.status == io::tls) note_tls_failure(c, transport_failed, false);
                 fail_in_flight(ci, reason, reason, true);
             }
             return false;
@@ -120,7 +121,7 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         if (c.in_flight() > 0) continue;
         // Batch done on a reusable connection. Bytes beyond it were never asked for: the
         // connection cannot be trusted, so start afresh.
-        const bool extra = used < in.size() || more_follows;
+        const bool extra = used < in.size() || more_follows || (c.tls && s_.tls->pending && s_.tls->pending(c.tls));
         if (extra) close_connection(c, true);
         const std::uint32_t closes = c.closes;
         issue(ci, now);  // may close, or meet a closed connection and open another, or wait (fixed rate)

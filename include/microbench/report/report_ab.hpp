@@ -35,9 +35,11 @@ struct ab_failures {
 // none succeeded, every whole response's (of which only the Total is kept).
 inline const histogram& ab_table_times(const result& r) { return r.total_ns.empty() ? r.responses_total_ns : r.total_ns; }
 
-// A TLS failure is a Connect failure: ab's connect includes the handshake.
+// A failed TLS handshake is a Connect failure (ab's connect includes the handshake); a TLS failure
+// after it, a Receive one.
 inline ab_failures ab_failure_columns(const result& r) {
-    return {r.failed(failure::connect) + r.failed(failure::tls), r.failed(failure::receive) + r.failed(failure::write),
+    const std::uint64_t handshake = r.tls_handshake_failures;
+    return {r.failed(failure::connect) + handshake, r.failed(failure::receive) + r.failed(failure::write) + r.failed(failure::tls) - handshake,
             r.failed(failure::length),
             r.failed(failure::parse) + r.failed(failure::timeout) + r.failed(failure::check)};
 }

@@ -185,7 +185,8 @@ inline std::string result_json(const run_description& d, const result& r, const 
         out += "}";
     }
     if (r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
-        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"protocol\":", u(r.tls_handshakes), u(r.tls_resumed));
+        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":", u(r.tls_handshakes),
+                u(r.tls_resumed), u(r.tls_handshake_failures));
         detail::append_json_string(out, r.tls.protocol);
         out += ",\"cipher\":";
         detail::append_json_string(out, r.tls.cipher);

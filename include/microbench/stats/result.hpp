@@ -136,9 +136,11 @@ struct result {
 
     // Over TLS (a transport): handshakes made, how many resumed a session, each one's time from
     // the TCP connect to its end (ab's Connect column counts both), what the first one
-    // negotiated, and the first distinct reasons the TLS layer gave for `tls` failures.
+    // negotiated (tls_used: the transport said; its protocol is not empty), and the first
+    // distinct reasons the TLS layer gave for `tls` failures.
     std::uint64_t tls_handshakes = 0;
     std::uint64_t tls_resumed = 0;
+    std::uint64_t tls_handshake_failures = 0;  // of the `tls` failures, those of requests whose handshake failed
     histogram tls_handshake_ns;
     bool tls_used = false;
     tls_session tls{};
@@ -181,6 +183,7 @@ struct result {
                                 schedule_lag_ns.merge(o.schedule_lag_ns) + tls_handshake_ns.merge(o.tls_handshake_ns);
         tls_handshakes += o.tls_handshakes;
         tls_resumed += o.tls_resumed;
+        tls_handshake_failures += o.tls_handshake_failures;
         if (!tls_used && o.tls_used) tls = o.tls;
         tls_used = tls_used || o.tls_used;
         for (const std::string& why : o.tls_failure_reasons) note_tls_failure(why);

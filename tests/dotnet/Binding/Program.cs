@@ -1,7 +1,8 @@
 // The C# binding's own checks against the reference server, each exact: a handle the caller forgot
 // to dispose is released when collected; Url; callbacks, and one that throws stopping the run;
 // cancel; checks, shards, drain, start time, validation; the fields against the result's JSON; the
-// suite; all under de-DE. Prints one line per failed check and "binding: ok" (exit 0) only if every check held.
+// suite; https:// against .NET's own SslStream; all under de-DE. Prints one line per failed check and
+// "binding: ok" (exit 0) only if every check held.
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
@@ -264,6 +265,50 @@ foreach (string kind in new[] { "interval", "progress", "response" })
           names.All(suite.Table.Contains) && suite.Html.Contains("<title>C# suite</title>"), suite.Table);
     var (passed, selfTest) = Suite.SelfTest(0.01);
     Check("Suite.SelfTest:", passed && selfTest.Scenarios.Count == 10, $"passed {passed}, {selfTest.Scenarios.Count} scenarios");
+}
+
+// https:// through the binding: the built-in TLS (libssl.so.3, loaded by the native library) against
+// .NET's SslStream serving 10! with a certificate made here; each connection serves one request.
+{
+    using var rsa = System.Security.Cryptography.RSA.Create(2048);
+    var request = new System.Security.Cryptography.X509Certificates.CertificateRequest(
+        "CN=localhost", rsa, System.Security.Cryptography.HashAlgorithmName.SHA256, System.Security.Cryptography.RSASignaturePadding.Pkcs1);
+    using var made = request.CreateSelfSigned(DateTimeOffset.Now.AddDays(-1), DateTimeOffset.Now.AddDays(30));
+    using var cert = System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadPkcs12(
+        made.Export(System.Security.Cryptography.X509Certificates.X509ContentType.Pfx), null);
+    var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+    listener.Start();
+    int tlsPort = ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+    var served = 0;
+    var serving = Task.Run(() =>
+    {
+        try
+        {
+            for (;;)
+            {
+                using var client = listener.AcceptTcpClient();
+                using var tls = new System.Net.Security.SslStream(client.GetStream());
+                tls.AuthenticateAsServer(cert);
+                var head = new List<byte>();
+                var one = new byte[1];
+                while (!(head.Count >= 4 && head[^4] == '\r' && head[^3] == '\n' && head[^2] == '\r' && head[^1] == '\n') && tls.Read(one, 0, 1) == 1)
+                    head.Add(one[0]);
+                tls.Write(System.Text.Encoding.ASCII.GetBytes("HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\n3628800"));
+                ++served;
+            }
+        }
+        catch (Exception) { }  // the listener stopped
+    });
+    using var plan = new Plan($"https://127.0.0.1:{tlsPort}/factorial/10") { Requests = 4, KeepAlive = false, CheckFactorial = 10 };
+    plan.SetTls(TlsVersion.Tls12);
+    var r = plan.Run();
+    listener.Stop();
+    serving.Wait();
+    Check("https: a run", r.Completed == 4 && served == 4 && r.TlsHandshakes == 4 && r.Tls?.Protocol == "TLSv1.2" &&
+          r.Tls?.ServerKeyBits == 2048 && r.TlsHandshake.Count == 4, $"{r.Completed} completed, {r.TlsHandshakes} handshakes, {r.Tls}");
+    string name = "accepted";
+    try { plan.SetTls((TlsVersion)0x0200); } catch (MicrobenchException e) { name = e.Name; }
+    Check("https: a TLS version out of range", name == "plan_bad_tls_version", name);
 }
 
 foreach (var line in failed) Console.WriteLine($"FAILED: {line}");
