@@ -1,7 +1,8 @@
 """The comparison's peer servers on free loopback ports: the ASP.NET Core minimal API under Kestrel
 (examples/peers/aspnet, built with the .NET SDK), FastAPI under Debian's uvicorn
 (examples/peers/fastapi) and Flask (examples/peers/flask). Each start waits for the port within
-a bound; each stop signals the PID it started. Used by tools/compare-stacks and tests/peers."""
+a bound; each stop signals the PID it started. Kestrel and uvicorn also serve https, with a PEM
+certificate make_certificate() makes. Used by tools/compare-stacks and tests/peers."""
 import os
 import pathlib
 import shutil
@@ -20,14 +21,23 @@ def free_port():
         return s.getsockname()[1]
 
 
+def make_certificate(folder):
+    """A self-signed certificate for 127.0.0.1 and localhost, made by openssl in `folder`: (cert, key)."""
+    cert, key = str(pathlib.Path(folder) / "peer-cert.pem"), str(pathlib.Path(folder) / "peer-key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True,
+                   capture_output=True)
+    return cert, key
+
+
 class Peer:
     """A started server: `url(n)` is its factorial URL for n; stop() ends the process it started."""
 
-    def __init__(self, name, proc, port, path):
-        self.name, self.proc, self.port, self.path = name, proc, port, path
+    def __init__(self, name, proc, port, path, scheme="http"):
+        self.name, self.proc, self.port, self.path, self.scheme = name, proc, port, path, scheme
 
     def url(self, n):
-        return f"http://127.0.0.1:{self.port}{self.path.format(n=n)}"
+        return f"{self.scheme}://127.0.0.1:{self.port}{self.path.format(n=n)}"
 
     def stop(self):
         if self.proc.poll() is None:
@@ -72,22 +82,27 @@ def build_aspnet(out_dir):
     return pathlib.Path(out_dir) / "bin" / "FactorialApi" / "release" / "factorial-api.dll"
 
 
-def start_aspnet(dll, seconds=60):
-    port = free_port()
-    env = dict(os.environ, ASPNETCORE_URLS=f"http://127.0.0.1:{port}", Logging__LogLevel__Default="Warning",
+def start_aspnet(dll, seconds=60, tls=None):
+    """Kestrel on http, or with tls=(cert, key) on https with that PEM certificate."""
+    port, scheme = free_port(), "https" if tls else "http"
+    env = dict(os.environ, ASPNETCORE_URLS=f"{scheme}://127.0.0.1:{port}", Logging__LogLevel__Default="Warning",
                DOTNET_NOLOGO="1", DOTNET_gcServer="0")
+    if tls:
+        env.update(Kestrel__Certificates__Default__Path=tls[0], Kestrel__Certificates__Default__KeyPath=tls[1])
     proc = subprocess.Popen(["dotnet", str(dll)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _wait_for("Kestrel", proc, port, seconds)
-    return Peer("ASP.NET Core (Kestrel)", proc, port, "/factorial?n={n}")
+    return Peer("ASP.NET Core (Kestrel)", proc, port, "/factorial?n={n}", scheme)
 
 
-def start_fastapi(seconds=60):
+def start_fastapi(seconds=60, tls=None):
+    """uvicorn on http, or with tls=(cert, key) on https."""
     port = free_port()
     proc = subprocess.Popen([PYTHON, "-m", "uvicorn", "app:app", "--app-dir", str(ROOT / "examples" / "peers" / "fastapi"),
-                             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"],
+                             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"] +
+                            (["--ssl-certfile", tls[0], "--ssl-keyfile", tls[1]] if tls else []),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _wait_for("uvicorn", proc, port, seconds)
-    return Peer("FastAPI (uvicorn)", proc, port, "/factorial/{n}")
+    return Peer("FastAPI (uvicorn)", proc, port, "/factorial/{n}", "https" if tls else "http")
 
 
 def start_flask(seconds=60):

@@ -6,14 +6,16 @@ Kestrel and FastAPI under uvicorn, each on a free loopback port, bounded in time
 
 Asserts that --check factorial passes every Kestrel answer for n=10 and fails every one for n=21
 and n=25 (long overflows; exit 3); that FastAPI's answers pass up to its recursion limit and are
-500s (non-2xx) past it; that the five-scenario suite runs against both with exact counts; and that
-tools/compare-stacks runs and shows the wrong answers at a glance.
+500s (non-2xx) past it; that the five-scenario suite runs against both with exact counts, over
+http and over https (Kestrel with a PEM certificate, uvicorn with --ssl-certfile); and that
+tools/compare-stacks runs, over both, and shows the wrong answers at a glance.
 """
 import json
 import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -75,12 +77,36 @@ class Peers(unittest.TestCase):
             self.assertEqual(res["requests"]["failed"], 0, item["scenario"])
 
     def test_compare_stacks_shows_the_wrong_answers(self):
-        r = subprocess.run([sys.executable, str(ROOT / "tools" / "compare-stacks"), "--scale", "0.01", "--rounds", "1", "--microbench", MICROBENCH,
-                            "--check-requests", "20", "--ns", "10,21,1000"], capture_output=True, text=True, timeout=900)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(len(re.findall(r"^\| (basic load|latency|failure rate|keep-alive|stress) ", r.stdout, re.M)), 10)
-        self.assertRegex(r.stdout, r"\| 21 \| wrong \(-4249290049419214848\) \| 0 / 20 / 0 \| 0 \| correct \| 20 / 0 / 0 \|")
-        self.assertRegex(r.stdout, r"\| 1000 \| wrong \(0\) \| 0 / 20 / 0 \| 0 \| error \(HTTP 500\) \| 0 / 0 / 20 \| 0 \|")
+        for https in ([], ["--https"]):
+            with self.subTest(https=https):
+                r = subprocess.run([sys.executable, str(ROOT / "tools" / "compare-stacks"), "--scale", "0.01", "--rounds", "1",
+                                    "--microbench", MICROBENCH, "--check-requests", "20", "--ns", "10,21,1000"] + https,
+                                   capture_output=True, text=True, timeout=900)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("https://" if https else "http://", r.stdout.splitlines()[0])
+                self.assertEqual(len(re.findall(r"^\| (basic load|latency|failure rate|keep-alive|stress) ", r.stdout, re.M)), 10)
+                self.assertRegex(r.stdout, r"\| 21 \| wrong \(-4249290049419214848\) \| 0 / 20 / 0 \| 0 \| correct \| 20 / 0 / 0 \|")
+                self.assertRegex(r.stdout, r"\| 1000 \| wrong \(0\) \| 0 / 20 / 0 \| 0 \| error \(HTTP 500\) \| 0 / 0 / 20 \| 0 \|")
+
+    def test_suite_over_https_against_kestrel_and_uvicorn(self):
+        with tempfile.TemporaryDirectory() as folder:
+            tls = peers.make_certificate(folder)
+            with peers.start_aspnet(pathlib.Path(BUILD) / "aspnet" / "bin" / "FactorialApi" / "release" / "factorial-api.dll",
+                                    tls=tls) as a, peers.start_fastapi(tls=tls) as b:
+                r = microbench("--suite", a.url(10), b.url(10), "--scale", "0.01", "--check", "factorial", "--cacert", tls[0],
+                               "--json", "-", timeout=600)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                results = json.loads(r.stdout)
+                self.assertEqual(len(results), 10)
+                for item in results:
+                    res, planned = item["result"], item["result"]["config"]["requests"]
+                    self.assertTrue(item["result"]["config"]["url"].startswith("https://"))
+                    self.assertEqual(res["requests"]["completed"], planned, item["scenario"])
+                    self.assertEqual(res["requests"]["failed"], 0, item["scenario"])
+                    self.assertGreater(res["tls"]["handshakes"], 0, item["scenario"])
+                r = microbench("-q", "-n", "100", "-c", "10", "-k", "--cacert", tls[0], "--check", "factorial", a.url(21))
+                self.assertEqual(r.returncode, 3, r.stdout)  # Kestrel's long overflow, over TLS as over TCP
+                self.assertIn("Failure reasons:        check 100\n", r.stdout)
 
 
 if __name__ == "__main__":
