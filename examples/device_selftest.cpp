@@ -6,7 +6,9 @@
 
 // The device's own endpoint is plain HTTP here: without the built-in TLS's loader (11 KB). A
 // device that serves https drops this line, or gives the plan its own TLS (plan::transport).
+#ifndef MICROBENCH_NO_TLS
 #define MICROBENCH_NO_TLS
+#endif
 #include "microbench.hpp"
 
 int main(int argc, char** argv) {

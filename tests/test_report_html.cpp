@@ -209,6 +209,58 @@ TEST_CASE("saved results come back exactly: the same JSON, the same report") {
     }
 }
 
+TEST_CASE("saved results over TLS come back exactly, with the handshakes in the notes and a TLS table") {
+    plan p;
+    result r;
+    run_sample(p, r, "/factorial/20");
+    REQUIRE_FALSE(r.tls_used);  // plain HTTP: what follows is set by hand
+    r.tls_handshakes = 10;
+    r.tls_resumed = 3;
+    r.failures[static_cast<int>(failure::tls)] = 2;
+    r.tls_handshake_failures = 1;
+    r.requests_failed += 2;
+    r.requests_ended += 2;
+    r.tls_used = true;
+    std::snprintf(r.tls.protocol, sizeof r.tls.protocol, "TLSv1.3");
+    std::snprintf(r.tls.cipher, sizeof r.tls.cipher, "TLS_AES_256_GCM_SHA384");
+    r.tls.server_key_bits = 2048;
+    r.tls.secret_bits = 256;
+    std::snprintf(r.tls.temp_key, sizeof r.tls.temp_key, "X25519 253 bits");
+    std::snprintf(r.tls.server_name, sizeof r.tls.server_name, "localhost");
+    for (std::int64_t ns : {1'500'000, 2'000'000, 9'000'000}) r.tls_handshake_ns.record(ns);
+    r.note_tls_failure("certificate verify failed: hostname mismatch");
+    r.note_tls_failure("tlsv13 alert certificate required");
+    const std::string json = result_json(p, r, {50, 99});
+    CHECK(json.find("\"tls\":{\"handshakes\":10,\"resumed\":3,\"handshake_failures\":1,\"protocol\":\"TLSv1.3\"") != std::string::npos);
+    std::vector<report_run> back;
+    REQUIRE_FALSE(read_report_runs(json, "", back));
+    CHECK(result_json(back[0].config, back[0].r, {50, 99}) == json);
+    CHECK(back[0].r.tls_failure_reasons == r.tls_failure_reasons);
+    std::string notes;
+    append_report_notes(report_context_of(back[0].config), back[0].r, notes);
+    CHECK(notes.find("TLS handshakes: 10 (3 resumed), each in ms: min 1.500") != std::string::npos);
+    CHECK(notes.find("TLS failures: certificate verify failed: hostname mismatch; tlsv13 alert certificate required\n") !=
+          std::string::npos);
+    std::string ab;
+    append_ab_report(report_context_of(back[0].config), back[0].r, ab);
+    CHECK(ab.find("Server Port:            " + std::to_string(report_context_of(back[0].config).port) +
+                  "\nSSL/TLS Protocol:       TLSv1.3,TLS_AES_256_GCM_SHA384,2048,256\nServer Temp Key:        X25519 253 bits\n"
+                  "TLS Server Name:        localhost\n\n") != std::string::npos);
+    const std::string page = html_report(back, html_options{});
+    CHECK(page.find("TLS (handshakes within Connect)") != std::string::npos);
+    CHECK(page.find("TLSv1.3, TLS_AES_256_GCM_SHA384, 2048, 256") != std::string::npos);
+    std::vector<report_run> plain;
+    REQUIRE_FALSE(read_report_runs(result_json(p, result(), {50}), "", plain));
+    CHECK(html_report(plain, html_options{}).find("TLS (handshakes") == std::string::npos);  // only for runs over TLS
+
+    // More handshake failures than tls failures cannot be: refused, naming the field.
+    std::string bad = json;
+    bad.replace(bad.find("\"handshake_failures\":1"), 22, "\"handshake_failures\":5");
+    std::string why;
+    CHECK(read_report_runs(bad, "", back, &why).code == errc::result_bad_field);
+    CHECK(why.find("tls.handshake_failures") != std::string::npos);
+}
+
 TEST_CASE("saved results: rows saved with \"target\" read as rows with \"target_requests\"") {
     plan p;
     result r;

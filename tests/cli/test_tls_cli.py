@@ -238,6 +238,29 @@ class Tls(unittest.TestCase):
         finally:
             other.stop()
 
+    def test_a_tls_alert_from_the_server(self):
+        # openssl s_server asking for a client certificate that never comes: over TLS 1.2 its alert
+        # ends the handshake (ab's Connect column); over TLS 1.3 the handshake is already done on
+        # the client's side, and the alert comes with the first read (Receive).
+        port = free_port()
+        server = subprocess.Popen(["openssl", "s_server", "-accept", f"127.0.0.1:{port}", "-cert", self.files.path("server.pem"),
+                                   "-key", self.files.path("server.key"), "-Verify", "1", "-verify_return_error", "-www", "-quiet"],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            self.assertTrue(wait_for_port(port, server))
+            for protocol, columns, words in (("TLS1.2", "Connect: 5, Receive: 0", "alert handshake failure"),
+                                             ("TLS1.3", "Connect: 0, Receive: 5", "alert certificate required")):
+                with self.subTest(protocol=protocol):
+                    r = run([MICROBENCH, "-n", "5", "-c", "1", "-f", protocol, f"https://127.0.0.1:{port}/"])
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertEqual(field(r.stdout, "Failed requests"), "5")
+                    self.assertIn(f"   ({columns}, Length: 0, Exceptions: 0)", r.stdout)
+                    self.assertIn("Failure reasons:        tls 5", r.stdout)
+                    self.assertRegex(r.stdout, r"TLS failures: .*" + words)
+        finally:
+            server.kill()
+            server.wait()
+
     def test_without_libssl_exit_2_with_the_remedy(self):
         for library in ("/nonexistent/libssl.so.3", "libc.so.6"):  # missing; present without OpenSSL's functions
             with self.subTest(library=library):

@@ -73,6 +73,8 @@ enum class run_figure : std::uint8_t {
     rate_target, rate_achieved, rate_arrivals, response_p99, lag_p99, sent_late, never_sent,
     url, method, requests, duration, concurrency, threads, keep_alive_on, pipeline, timeout, length_check,
     started, interrupted,
+    tls_protocol, tls_temp_key, tls_server_name, tls_handshakes, tls_resumed, tls_handshake_failures, tls_handshake_p50,
+    tls_handshake_p99, tls_handshake_max,
 };
 
 // Appends one cell's figure: numbers as the JSON rounds them, text escaped.
@@ -140,6 +142,20 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::length_check: return text(x.config.length_check ? "yes" : "no (-l)");
         case run_figure::started: return text(r.start_realtime_ns ? utc_text(r.start_realtime_ns / 1'000'000) : "-");
         case run_figure::interrupted: return text(r.cancelled ? "yes: partial figures" : "no");
+        case run_figure::tls_protocol:  // ab's SSL/TLS Protocol line
+            if (!r.tls_used) return text("-");
+            text(r.tls.protocol), out += ", ", text(r.tls.cipher);
+            return appendf(out, ", %d, %d", r.tls.server_key_bits, r.tls.secret_bits);
+        case run_figure::tls_temp_key: return text(r.tls.temp_key[0] ? r.tls.temp_key : "-");
+        case run_figure::tls_server_name: return text(r.tls.server_name[0] ? r.tls.server_name : "-");
+        case run_figure::tls_handshakes: return count(r.tls_handshakes);
+        case run_figure::tls_resumed: return count(r.tls_resumed);
+        case run_figure::tls_handshake_failures: return count(r.tls_handshake_failures);
+        case run_figure::tls_handshake_p50:
+            return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(50)));
+        case run_figure::tls_handshake_p99:
+            return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(99)));
+        case run_figure::tls_handshake_max: return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.max()));
     }
 }
 
@@ -182,8 +198,12 @@ void append_table(const char* caption, const table_row (&rows)[n], const std::ve
 
 inline void append_run_tables(const std::vector<const report_run*>& runs, const html_options& o, std::string& out) {
     using f = run_figure;
-    bool checked = false, open = false;
-    for (const report_run* run : runs) checked = checked || !run->config.checks.empty(), open = open || run->r.rate_target > 0;
+    bool checked = false, open = false, tls = false;
+    for (const report_run* run : runs) {
+        checked = checked || !run->config.checks.empty();
+        open = open || run->r.rate_target > 0;
+        tls = tls || run->r.tls_handshakes > 0 || run->r.failed(failure::tls) > 0;
+    }
     static constexpr table_row summary[] = {
         {"Complete requests", f::ended}, {"Failed requests", f::failed}, {"Non-2xx responses", f::non_2xx},
         {"Unfinished requests", f::unfinished}, {"Time taken (s)", f::seconds}, {"Requests per second", f::rps},
@@ -197,6 +217,11 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
         {"target (requests/s)", f::rate_target}, {"achieved (requests/s)", f::rate_achieved}, {"arrivals", f::rate_arrivals},
         {"response p99 (ms)", f::response_p99}, {"schedule lag p99 (ms)", f::lag_p99},
         {"sent late (no free connection)", f::sent_late}, {"never sent", f::never_sent}};
+    static constexpr table_row tls_rows[] = {
+        {"protocol, cipher, key bits, secret bits", f::tls_protocol}, {"server temp key", f::tls_temp_key},
+        {"server name (SNI)", f::tls_server_name}, {"handshakes", f::tls_handshakes}, {"resumed", f::tls_resumed},
+        {"failed handshakes (requests)", f::tls_handshake_failures}, {"handshake p50 (ms)", f::tls_handshake_p50},
+        {"handshake p99 (ms)", f::tls_handshake_p99}, {"handshake max (ms)", f::tls_handshake_max}};
     static constexpr table_row configuration[] = {
         {"URL", f::url}, {"method", f::method}, {"requests (-n)", f::requests}, {"duration", f::duration},
         {"connections (-c)", f::concurrency}, {"threads", f::threads}, {"keep-alive", f::keep_alive_on},
@@ -226,6 +251,7 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     out += "</tbody></table></div>\n";
     if (checked) append_table("Checks", checks, runs, out);
     if (open) append_table("Open model", open_model, runs, out);
+    if (tls) append_table("TLS (handshakes within Connect)", tls_rows, runs, out);
     append_table("Configuration", configuration, runs, out);
     out += "</div>\n";
 }
