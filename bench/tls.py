@@ -11,8 +11,8 @@ RSS; per scenario the median over rounds.
 
   ka100     keep-alive, c=100: one handshake per connection, then requests (microbench -k, wrk, ab -k, h2load --h1)
   full10    a full handshake per request, c=10 (microbench, ab: a new connection each time)
-  resume10  a new connection per request resuming the session, c=10 (microbench --tls-resume; wrk with
-            Connection: close, which resumes on its own)
+  resume10  a new connection per request, c=10, microbench resuming the session (--tls-resume), next to wrk
+            with Connection: close (whether wrk resumes is not checked here)
   ka1000    keep-alive, c=1000: peak RSS against wrk's
 
 Needs nginx, openssl, ab (apache2-utils), wrk, h2load (nghttp2-client) and taskset; build first:

@@ -184,19 +184,20 @@ int start_failed(const mb::error& e, const cli::options& o, const mb::plan& p, c
                      need + 1024, need + 1024);
     } else if (fault) {
         std::fprintf(stderr, "microbench: %s\n", cli::bind_fault_line(o.bind_address, fault).c_str());
+#ifndef MICROBENCH_NO_TLS
     } else if (e.code == mb::errc::run_tls_unavailable) {  // the remedy, and what the loader met
         std::fprintf(stderr, "microbench: %s (%s): %s\n", e.message(), e.name(), mb::detail::openssl_load_problem().c_str());
-    } else if (e.code == mb::errc::run_tls_setup) {  // which flag's setting the TLS library refused
-        const char* flag = e.position == mb::tls_setup_fault::version ? "-f"
-                           : e.position == mb::tls_setup_fault::ciphers ? "-Z"
-                           : e.position == mb::tls_setup_fault::certificate ? "-E"
-                                                                              : "--cacert";
-        std::fprintf(stderr, "microbench: %s%s was refused by the TLS library: %s (%s)\n", who.c_str(), flag,
-                     e.position == mb::tls_setup_fault::certificate ? "not a PEM certificate chain with its matching private key"
-                     : e.position == mb::tls_setup_fault::ca_file   ? "no certificate authorities could be read from it"
-                     : e.position == mb::tls_setup_fault::ciphers   ? "no cipher it knows (openssl ciphers -v lists them)"
-                                                                    : "a version it will not speak",
-                     e.name());
+#endif
+    } else if (e.code == mb::errc::run_tls_setup && e.position != 0) {  // which flag's setting the TLS library refused
+        const char* flag = "-f";
+        const char* why = "a version it will not speak";
+        switch (e.position) {
+            case mb::tls_setup_fault::ciphers: flag = "-Z", why = "no cipher it knows (openssl ciphers -v lists them)"; break;
+            case mb::tls_setup_fault::certificate: flag = "-E", why = "not a PEM certificate chain with its matching private key"; break;
+            case mb::tls_setup_fault::ca_file: flag = "--cacert", why = "no certificate authorities could be read from it"; break;
+            default: break;
+        }
+        std::fprintf(stderr, "microbench: %s%s was refused by the TLS library: %s (%s)\n", who.c_str(), flag, why, e.name());
     } else {
         std::fprintf(stderr, "microbench: %s (%s)\n", e.message(), e.name());
     }

@@ -103,7 +103,8 @@ typedef enum mb_count {
     MB_COUNT_CONNECTION_WAITS = 15, /* fixed rate: requests sent late, every connection busy at their time */
     MB_COUNT_SCHEDULE_MISSED = 16,  /* fixed rate: requests whose time came before the end, never sent */
     MB_COUNT_TLS_HANDSHAKES = 17,   /* over TLS: handshakes made */
-    MB_COUNT_TLS_RESUMED = 18       /* over TLS: of them, those that resumed a session */
+    MB_COUNT_TLS_RESUMED = 18,      /* over TLS: of them, those that resumed a session */
+    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19 /* of the tls failures, requests whose handshake failed (ab's Connect column) */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -269,8 +270,9 @@ MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
-/* Over TLS: what the first handshake negotiated (MB_INVALID_ARGUMENT when no handshake
- * finished; pass sizeof(mb_tls_session)), and the first distinct reasons of `tls` failures. */
+/* Over TLS: what the first handshake negotiated (MB_INVALID_ARGUMENT when no handshake finished,
+ * or the transport has no session() or left its protocol empty; pass sizeof(mb_tls_session)),
+ * and the first distinct reasons of `tls` failures. */
 MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, size_t size);
 MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result);
 MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index);  /* owned by the result; "" past the end */

@@ -147,8 +147,8 @@ constexpr std::uint32_t max_socket_buffer_bytes = 64u << 20;
 constexpr const char* libssl_name = "libssl.so.3";
 constexpr std::uint16_t https_port = 443;
 constexpr std::size_t max_tls_failure_reasons = 4;
-// Over a transport, a pipelined batch of a request this small in all is written from one buffer
-// of its copies (one record); a larger one copy by copy.
+// Over a transport, a pipelined batch is written from copies of the request back to back, as many
+// as fit in this (at least two), so that a record carries several requests.
 constexpr std::size_t transport_batch_bytes = 16 * 1024;
 
 // Scale-out: generators sharing one plan, and how far ahead a run may be told to start.
@@ -3748,9 +3748,11 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
-        // A transport writes a pipelined batch of a small request from one buffer, in one record.
-        if (s_.tls && s_.pipeline > 1 && s_.request.size() * s_.pipeline <= defaults::transport_batch_bytes)
-            for (std::uint32_t i = 0; i < s_.pipeline; ++i) batch_copies_.append(s_.request.data(), s_.request.size());
+        // A transport writes a pipelined batch from copies of the request back to back, as many
+        // as fit in transport_batch_bytes (at least two): a record carries several requests.
+        const std::size_t fit = std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
+        if (s_.tls && s_.pipeline > 1)
+            for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i) batch_copies_.append(s_.request.data(), s_.request.size());
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
@@ -3817,7 +3819,7 @@ private:
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
     std::unique_ptr<char[]> read_buf_;
-    std::string batch_copies_;    // over a transport, pipelined: `pipeline` copies of a small request, back to back
+    std::string batch_copies_;    // over a transport, pipelined: copies of the request, back to back
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
     std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
     std::size_t waiting_head_ = 0, waiting_count_ = 0;
@@ -3983,9 +3985,10 @@ inline void worker::try_write(std::uint32_t ci) {
                 ++stats_.server_closes;
                 return resend_or_fail(ci, reason, now_ns());
             }
+            // The write's own words, before a read replaces them (the requests will fail as tls).
+            if (tls) note_tls_failure(c, transport_failed, false);
             // The server may have answered and then reset: what it sent is still readable.
             if (!on_readable(ci, true, reason)) return;
-            if (tls) note_tls_failure(c, transport_failed, false);
             return fail_in_flight(ci, reason, reason, true);
         }
         c.write_offset += r.bytes;
@@ -4214,14 +4217,13 @@ inline io_result worker::receive(connection& c, std::int64_t& stamped) {
     return {io::tls, 0, 0};
 }
 
-// Writes the rest of the batch through the transport, from the same bytes after a short write: the
-// batch's copies of the request at once when they are built (a small request, pipelined), else
-// the rest of the current copy.
+// Writes the rest of the batch through the transport, from the same bytes after a short write: as
+// much of it as the copies of the request hold from where it stands (the batch is the request
+// repeated, so any window of the copies is the batch's).
 inline io_result worker::transmit(connection& c) {
-    const std::size_t size = s_.request.size();
-    const std::size_t at = batch_copies_.empty() ? c.write_offset % size : c.write_offset;
-    const std::size_t len = batch_copies_.empty() ? std::min(size - at, c.write_length - c.write_offset) : c.write_length - c.write_offset;
-    const long n = s_.tls->write(c.tls, (batch_copies_.empty() ? s_.request.data() : batch_copies_.data()) + at, len);
+    const std::string_view from = batch_copies_.empty() ? s_.request : std::string_view(batch_copies_);
+    const std::size_t at = c.write_offset % from.size();
+    const long n = s_.tls->write(c.tls, from.data() + at, std::min(from.size() - at, c.write_length - c.write_offset));
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
     if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
     if (n == transport_closed) return {io::error, 0, EPIPE};
@@ -4718,6 +4720,7 @@ inline const openssl_api* load_openssl(const std::string& wanted) {
         if (handle && !missing && version < openssl::version_3_0)
             std::snprintf(l.problem, sizeof l.problem, "%s is OpenSSL %lu.%lu, older than 3.0", path, version >> 28, (version >> 20) & 0xff);
         l.loaded = version >= openssl::version_3_0 && found.OPENSSL_init_ssl(0, nullptr) == 1;
+        if (!l.loaded && version >= openssl::version_3_0) std::snprintf(l.problem, sizeof l.problem, "%s could not be initialised", path);
         if (l.loaded) l.api = found;
         else if (handle) dlclose(handle);
     }
@@ -4955,6 +4958,7 @@ inline bool set_ciphers(const openssl_api& a, ssl_ctx_st* ctx, const std::string
         if (!name.empty()) part.append(part.empty() ? "" : ":").append(name);
         at = end + 1;
     }
+    if (!v12.empty() && v12[0] == '@') v12.insert(0, "DEFAULT:");  // only a directive (@SECLEVEL=0): the default ciphers
     if (!v12.empty() && a.SSL_CTX_set_cipher_list(ctx, v12.c_str()) != 1) return false;
     if (!v13.empty() && a.SSL_CTX_set_ciphersuites(ctx, v13.c_str()) != 1) return false;
     return !v12.empty() || !v13.empty();
@@ -5998,13 +6002,14 @@ inline std::string result_json(const run_description& d, const result& r, const 
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
         out += "}";
     }
-    if (r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
+    if (r.tls_handshakes || r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
         appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":", u(r.tls_handshakes),
                 u(r.tls_resumed), u(r.tls_handshake_failures));
         detail::append_json_string(out, r.tls.protocol);
         out += ",\"cipher\":";
         detail::append_json_string(out, r.tls.cipher);
-        appendf(out, ",\"server_key_bits\":%d,\"secret_bits\":%d,\"temp_key\":", r.tls.server_key_bits, r.tls.secret_bits);
+        appendf(out, ",\"server_key_bits\":%d,\"secret_bits\":%d,\"temp_key\":", std::max(r.tls.server_key_bits, 0),
+                std::max(r.tls.secret_bits, 0));
         detail::append_json_string(out, r.tls.temp_key);
         out += ",\"server_name\":";
         detail::append_json_string(out, r.tls.server_name);
@@ -6498,7 +6503,9 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         detail::json_fields tls = top.object("tls");
         tls.number("handshakes", r.tls_handshakes);
         tls.number("resumed", r.tls_resumed);
-        tls.number("handshake_failures", r.tls_handshake_failures);
+        // Files written before it was saved counted every tls failure in ab's Connect column.
+        if (tls.optional("handshake_failures", json_value::kind::number)) tls.number("handshake_failures", r.tls_handshake_failures);
+        else r.tls_handshake_failures = r.failures[static_cast<int>(failure::tls)];
         if (r.tls_handshake_failures > r.failures[static_cast<int>(failure::tls)])
             tls.fail("handshake_failures", "is more than the tls failures");
         std::string text;
@@ -8669,7 +8676,8 @@ typedef enum mb_count {
     MB_COUNT_CONNECTION_WAITS = 15, /* fixed rate: requests sent late, every connection busy at their time */
     MB_COUNT_SCHEDULE_MISSED = 16,  /* fixed rate: requests whose time came before the end, never sent */
     MB_COUNT_TLS_HANDSHAKES = 17,   /* over TLS: handshakes made */
-    MB_COUNT_TLS_RESUMED = 18       /* over TLS: of them, those that resumed a session */
+    MB_COUNT_TLS_RESUMED = 18,      /* over TLS: of them, those that resumed a session */
+    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19 /* of the tls failures, requests whose handshake failed (ab's Connect column) */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -8835,8 +8843,9 @@ MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
-/* Over TLS: what the first handshake negotiated (MB_INVALID_ARGUMENT when no handshake
- * finished; pass sizeof(mb_tls_session)), and the first distinct reasons of `tls` failures. */
+/* Over TLS: what the first handshake negotiated (MB_INVALID_ARGUMENT when no handshake finished,
+ * or the transport has no session() or left its protocol empty; pass sizeof(mb_tls_session)),
+ * and the first distinct reasons of `tls` failures. */
 MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, size_t size);
 MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result);
 MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index);  /* owned by the result; "" past the end */
@@ -9247,6 +9256,7 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_SCHEDULE_MISSED: return r.schedule_missed;
         case MB_COUNT_TLS_HANDSHAKES: return r.tls_handshakes;
         case MB_COUNT_TLS_RESUMED: return r.tls_resumed;
+        case MB_COUNT_TLS_HANDSHAKE_FAILURES: return r.tls_handshake_failures;
     }
     return 0;
 }
@@ -9564,8 +9574,9 @@ MB_API int mb_plan_set_libssl(mb_plan* plan, const char* path) {
 }
 MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport) {
     microbench::transport t;  // none
-    // This is the table's first version: it must have every member (later ones only append).
-    if (transport && transport->size < sizeof(mb_transport)) return microbench::detail::invalid;
+    // The table's first version ends with pending(); later versions only append members.
+    constexpr std::size_t first_version = offsetof(mb_transport, pending) + sizeof(transport->pending);
+    if (transport && transport->size < first_version) return microbench::detail::invalid;
     if (transport) {
         t.user = transport->user;
         t.open = transport->open;

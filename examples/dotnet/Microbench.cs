@@ -74,6 +74,7 @@ public sealed record Result
     public required string ServerSoftware { get; init; }
     public ulong TlsHandshakes { get; init; }          // over TLS (https://): handshakes made
     public ulong TlsResumed { get; init; }             // of them, those that resumed a session
+    public ulong TlsHandshakeFailures { get; init; }   // of the Failure.Tls ones, requests whose handshake failed (ab's Connect)
     public TlsSession? Tls { get; init; }              // what the first handshake negotiated; null without TLS
     public required IReadOnlyList<string> TlsFailureReasons { get; init; }  // the first distinct reasons of Failure.Tls
     public required Timing TlsHandshake { get; init; } // each handshake, within Connect
@@ -124,6 +125,7 @@ public sealed record Result
             RequestsPerSecond = Native.ResultRequestsPerSecond(r), GoodputPerSecond = Native.ResultGoodputPerSecond(r),
             ServerSoftware = Marshal.PtrToStringUTF8(Native.ResultServerSoftware(r)) ?? "",
             TlsHandshakes = Native.ResultCount(r, Count.TlsHandshakes), TlsResumed = Native.ResultCount(r, Count.TlsResumed),
+            TlsHandshakeFailures = Native.ResultCount(r, Count.TlsHandshakeFailures),
             Tls = TlsSession.Of(r), TlsFailureReasons = reasons, TlsHandshake = TimingOf(r, Column.TlsHandshake),
             Connect = TimingOf(r, Column.Connect), Waiting = TimingOf(r, Column.Waiting), Processing = TimingOf(r, Column.Processing),
             Total = TimingOf(r, Column.Total), Response = TimingOf(r, Column.Response), ScheduleLag = TimingOf(r, Column.ScheduleLag),

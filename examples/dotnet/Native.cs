@@ -43,7 +43,7 @@ internal enum Count
 {
     Ended = 0, Completed = 1, Failed = 2, Unfinished = 3, Non2xx = 4, KeepAliveRequests = 5, Retries = 6, Connects = 7,
     ServerCloses = 8, BytesSent = 9, BytesReceived = 10, BodyBytes = 11, DocumentLength = 12, ConcurrencyPeak = 13,
-    LocalWaits = 14, ConnectionWaits = 15, ScheduleMissed = 16, TlsHandshakes = 17, TlsResumed = 18,
+    LocalWaits = 14, ConnectionWaits = 15, ScheduleMissed = 16, TlsHandshakes = 17, TlsResumed = 18, TlsHandshakeFailures = 19,
 }
 
 /// <summary>mb_timing: ab's timing columns.</summary>

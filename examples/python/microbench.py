@@ -27,7 +27,8 @@ TIMINGS = ("connect", "waiting", "processing", "total", "response", "schedule_la
            "tls_handshake")  # over TLS: each handshake, within "connect"
 _COUNTS = ("ended", "completed", "failed", "unfinished", "non_2xx", "keep_alive_requests", "retries", "connects",
            "server_closes", "bytes_sent", "bytes_received", "body_bytes", "document_length", "concurrency_peak",
-           "local_waits", "connection_waits", "schedule_missed", "tls_handshakes", "tls_resumed")
+           "local_waits", "connection_waits", "schedule_missed", "tls_handshakes", "tls_resumed",
+           "tls_handshake_failures")
 TLS_VERSIONS = {"ALL": 0, "TLS1": 0x0301, "TLS1.1": 0x0302, "TLS1.2": 0x0303, "TLS1.3": 0x0304}  # ab -f's names
 
 
@@ -263,6 +264,7 @@ class Result:
     server_software: str
     tls_handshakes: int     # over TLS (https://): handshakes made, and how many resumed a session
     tls_resumed: int
+    tls_handshake_failures: int  # of the tls failures, requests whose handshake failed (ab's Connect column)
     tls: dict               # what the first handshake negotiated (protocol, cipher, server_key_bits, secret_bits,
                             # temp_key, server_name), as ab reports it; {} without TLS
     tls_failure_reasons: list  # the first distinct reasons of `tls` failures
@@ -308,7 +310,8 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         requests_per_second=_lib.mb_result_requests_per_second(handle),
         goodput_per_second=_lib.mb_result_goodput_per_second(handle),
         server_software=_lib.mb_result_server_software(handle).decode(errors="replace"),
-        tls_handshakes=counts["tls_handshakes"], tls_resumed=counts["tls_resumed"], tls=tls,
+        tls_handshakes=counts["tls_handshakes"], tls_resumed=counts["tls_resumed"],
+        tls_handshake_failures=counts["tls_handshake_failures"], tls=tls,
         tls_failure_reasons=[_lib.mb_result_tls_failure_reason(handle, i).decode(errors="replace")
                              for i in range(_lib.mb_result_tls_failure_reason_count(handle))],
         timings=timings,

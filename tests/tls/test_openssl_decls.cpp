@@ -1,4 +1,4 @@
-// Every OpenSSL prototype and constant tls_openssl.hpp declares for itself, checked at compile time
+// Every OpenSSL prototype and constant openssl_api.hpp declares for itself, checked at compile time
 // against OpenSSL's own headers (Debian's libssl-dev, which CI installs): a wrong type or value
 // does not compile. Nothing of OpenSSL is linked; main() only says what was checked.
 #include <openssl/crypto.h>
@@ -40,6 +40,7 @@ static_assert(k::ctrl_mode == SSL_CTRL_MODE && k::ctrl_set_tlsext_hostname == SS
               k::ctrl_set_min_proto_version == SSL_CTRL_SET_MIN_PROTO_VERSION &&
               k::ctrl_set_max_proto_version == SSL_CTRL_SET_MAX_PROTO_VERSION, "SSL_CTRL_*");
 static_assert(k::tlsext_nametype_host_name == TLSEXT_NAMETYPE_host_name, "TLSEXT_NAMETYPE_host_name");
+static_assert(k::ctrl_set_read_ahead == SSL_CTRL_SET_READ_AHEAD, "SSL_CTRL_SET_READ_AHEAD");
 static_assert(k::x509_v_ok == X509_V_OK, "X509_V_OK");
 static_assert(k::evp_pkey_rsa == EVP_PKEY_RSA && k::evp_pkey_dh == EVP_PKEY_DH && k::evp_pkey_ec == EVP_PKEY_EC, "EVP_PKEY_*");
 static_assert(k::version_3_0 == 0x30000000UL && OPENSSL_VERSION_NUMBER >= k::version_3_0, "the 3.0 version number");

@@ -68,8 +68,9 @@ MB_API int mb_plan_set_libssl(mb_plan* plan, const char* path) {
 }
 MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport) {
     microbench::transport t;  // none
-    // This is the table's first version: it must have every member (later ones only append).
-    if (transport && transport->size < sizeof(mb_transport)) return microbench::detail::invalid;
+    // The table's first version ends with pending(); later versions only append members.
+    constexpr std::size_t first_version = offsetof(mb_transport, pending) + sizeof(transport->pending);
+    if (transport && transport->size < first_version) return microbench::detail::invalid;
     if (transport) {
         t.user = transport->user;
         t.open = transport->open;

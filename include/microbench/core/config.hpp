@@ -103,8 +103,8 @@ constexpr std::uint32_t max_socket_buffer_bytes = 64u << 20;
 constexpr const char* libssl_name = "libssl.so.3";
 constexpr std::uint16_t https_port = 443;
 constexpr std::size_t max_tls_failure_reasons = 4;
-// Over a transport, a pipelined batch of a request this small in all is written from one buffer
-// of its copies (one record); a larger one copy by copy.
+// Over a transport, a pipelined batch is written from copies of the request back to back, as many
+// as fit in this (at least two), so that a record carries several requests.
 constexpr std::size_t transport_batch_bytes = 16 * 1024;
 
 // Scale-out: generators sharing one plan, and how far ahead a run may be told to start.

@@ -149,6 +149,7 @@ inline const openssl_api* load_openssl(const std::string& wanted) {
         if (handle && !missing && version < openssl::version_3_0)
             std::snprintf(l.problem, sizeof l.problem, "%s is OpenSSL %lu.%lu, older than 3.0", path, version >> 28, (version >> 20) & 0xff);
         l.loaded = version >= openssl::version_3_0 && found.OPENSSL_init_ssl(0, nullptr) == 1;
+        if (!l.loaded && version >= openssl::version_3_0) std::snprintf(l.problem, sizeof l.problem, "%s could not be initialised", path);
         if (l.loaded) l.api = found;
         else if (handle) dlclose(handle);
     }

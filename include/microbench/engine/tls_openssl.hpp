@@ -220,6 +220,7 @@ inline bool set_ciphers(const openssl_api& a, ssl_ctx_st* ctx, const std::string
         if (!name.empty()) part.append(part.empty() ? "" : ":").append(name);
         at = end + 1;
     }
+    if (!v12.empty() && v12[0] == '@') v12.insert(0, "DEFAULT:");  // only a directive (@SECLEVEL=0): the default ciphers
     if (!v12.empty() && a.SSL_CTX_set_cipher_list(ctx, v12.c_str()) != 1) return false;
     if (!v13.empty() && a.SSL_CTX_set_ciphersuites(ctx, v13.c_str()) != 1) return false;
     return !v12.empty() || !v13.empty();

@@ -86,9 +86,11 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
-        // A transport writes a pipelined batch of a small request from one buffer, in one record.
-        if (s_.tls && s_.pipeline > 1 && s_.request.size() * s_.pipeline <= defaults::transport_batch_bytes)
-            for (std::uint32_t i = 0; i < s_.pipeline; ++i) batch_copies_.append(s_.request.data(), s_.request.size());
+        // A transport writes a pipelined batch from copies of the request back to back, as many
+        // as fit in transport_batch_bytes (at least two): a record carries several requests.
+        const std::size_t fit = std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
+        if (s_.tls && s_.pipeline > 1)
+            for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i) batch_copies_.append(s_.request.data(), s_.request.size());
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
@@ -155,7 +157,7 @@ private:
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
     std::unique_ptr<char[]> read_buf_;
-    std::string batch_copies_;    // over a transport, pipelined: `pipeline` copies of a small request, back to back
+    std::string batch_copies_;    // over a transport, pipelined: copies of the request, back to back
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
     std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
     std::size_t waiting_head_ = 0, waiting_count_ = 0;
@@ -321,9 +323,10 @@ inline void worker::try_write(std::uint32_t ci) {
                 ++stats_.server_closes;
                 return resend_or_fail(ci, reason, now_ns());
             }
+            // The write's own words, before a read replaces them (the requests will fail as tls).
+            if (tls) note_tls_failure(c, transport_failed, false);
             // The server may have answered and then reset: what it sent is still readable.
             if (!on_readable(ci, true, reason)) return;
-            if (tls) note_tls_failure(c, transport_failed, false);
             return fail_in_flight(ci, reason, reason, true);
         }
         c.write_offset += r.bytes;

@@ -169,14 +169,13 @@ inline io_result worker::receive(connection& c, std::int64_t& stamped) {
     return {io::tls, 0, 0};
 }
 
-// Writes the rest of the batch through the transport, from the same bytes after a short write: the
-// batch's copies of the request at once when they are built (a small request, pipelined), else
-// the rest of the current copy.
+// Writes the rest of the batch through the transport, from the same bytes after a short write: as
+// much of it as the copies of the request hold from where it stands (the batch is the request
+// repeated, so any window of the copies is the batch's).
 inline io_result worker::transmit(connection& c) {
-    const std::size_t size = s_.request.size();
-    const std::size_t at = batch_copies_.empty() ? c.write_offset % size : c.write_offset;
-    const std::size_t len = batch_copies_.empty() ? std::min(size - at, c.write_length - c.write_offset) : c.write_length - c.write_offset;
-    const long n = s_.tls->write(c.tls, (batch_copies_.empty() ? s_.request.data() : batch_copies_.data()) + at, len);
+    const std::string_view from = batch_copies_.empty() ? s_.request : std::string_view(batch_copies_);
+    const std::size_t at = c.write_offset % from.size();
+    const long n = s_.tls->write(c.tls, from.data() + at, std::min(from.size() - at, c.write_length - c.write_offset));
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
     if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
     if (n == transport_closed) return {io::error, 0, EPIPE};

@@ -184,13 +184,14 @@ inline std::string result_json(const run_description& d, const result& r, const 
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
         out += "}";
     }
-    if (r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
+    if (r.tls_handshakes || r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
         appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":", u(r.tls_handshakes),
                 u(r.tls_resumed), u(r.tls_handshake_failures));
         detail::append_json_string(out, r.tls.protocol);
         out += ",\"cipher\":";
         detail::append_json_string(out, r.tls.cipher);
-        appendf(out, ",\"server_key_bits\":%d,\"secret_bits\":%d,\"temp_key\":", r.tls.server_key_bits, r.tls.secret_bits);
+        appendf(out, ",\"server_key_bits\":%d,\"secret_bits\":%d,\"temp_key\":", std::max(r.tls.server_key_bits, 0),
+                std::max(r.tls.secret_bits, 0));
         detail::append_json_string(out, r.tls.temp_key);
         out += ",\"server_name\":";
         detail::append_json_string(out, r.tls.server_name);

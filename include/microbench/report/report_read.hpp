@@ -240,7 +240,9 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         detail::json_fields tls = top.object("tls");
         tls.number("handshakes", r.tls_handshakes);
         tls.number("resumed", r.tls_resumed);
-        tls.number("handshake_failures", r.tls_handshake_failures);
+        // Files written before it was saved counted every tls failure in ab's Connect column.
+        if (tls.optional("handshake_failures", json_value::kind::number)) tls.number("handshake_failures", r.tls_handshake_failures);
+        else r.tls_handshake_failures = r.failures[static_cast<int>(failure::tls)];
         if (r.tls_handshake_failures > r.failures[static_cast<int>(failure::tls)])
             tls.fail("handshake_failures", "is more than the tls failures");
         std::string text;
