@@ -20,8 +20,8 @@
 //   why        optional: writes why the last call on this connection failed (NUL-terminated;
 //              longer text is cut at cap - 1)
 //   session    optional: after the first handshake, what was negotiated (the report's TLS lines)
-//   pending    optional: whether the layer holds bytes a read would return without the socket:
-//              after the last response of a batch, such bytes were never asked for
+//   pending    optional: nonzero when a read would return bytes at once (held by the layer, or
+//              already in the socket): after the last response of a batch they were never asked for
 #pragma once
 
 #include <cstddef>
