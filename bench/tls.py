@@ -21,14 +21,14 @@ cmake --build build/run --target microbench-cli microbench-rusage
 import argparse
 import os
 import re
-import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare import free_port, raise_nofile, run_measured, wait_for  # noqa: E402  (the same harness)
 
 PATH = "/factorial/10"
 SCENARIOS = {
@@ -60,37 +60,6 @@ http {{
 """
 
 
-def raise_nofile():
-    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(port):
-    for _ in range(200):
-        try:
-            socket.create_connection(("127.0.0.1", port)).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on {port}")
-
-
-def run_measured(cmd, build):
-    """Runs cmd pinned to CPU 0 under microbench-rusage: (output, CPU s, peak RSS KiB)."""
-    p = subprocess.run(["taskset", "-c", "0", f"{build}/bench/microbench-rusage"] + cmd, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, timeout=300, preexec_fn=raise_nofile)
-    m = re.search(r"rusage user_s=([\d.]+) sys_s=([\d.]+) maxrss_kib=(\d+) exit=(\d+)", p.stdout)
-    if not m:
-        raise RuntimeError(f"no rusage line from {cmd}:\n{p.stdout}")
-    return p.stdout, float(m.group(1)) + float(m.group(2)), int(m.group(3))
-
-
 def measure(tool, scenario, port, build):
     keep_alive, c, n, seconds, _ = SCENARIOS[scenario]
     url = f"https://127.0.0.1:{port}{PATH}"
@@ -103,7 +72,7 @@ def measure(tool, scenario, port, build):
         cmd = ["wrk", "-t1", f"-c{c}", f"-d{seconds}s"] + ([] if keep_alive else ["-H", "Connection: close"]) + [url]
     else:  # h2load over HTTP/1.1: each client keeps its connection
         cmd = ["h2load", "--h1", "-n", str(n), "-c", str(c), url]
-    out, cpu, rss = run_measured(cmd, build)
+    out, cpu, rss, _ = run_measured(cmd, build)
     if tool in ("microbench", "ab"):
         requests = int(re.search(r"Complete requests:\s+(\d+)", out).group(1))
         requests -= int(re.search(r"Failed requests:\s+(\d+)", out).group(1))

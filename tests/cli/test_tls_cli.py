@@ -48,6 +48,29 @@ def wait_for_port(port, proc, seconds=5):
     return False
 
 
+class SServer:
+    """`openssl s_server -www` on a free port with the test's certificate and `extra` flags; stopped on exit."""
+
+    def __init__(self, files, *extra):
+        self.port = free_port()
+        self.proc = subprocess.Popen(["openssl", "s_server", "-accept", f"127.0.0.1:{self.port}", "-cert", files.path("server.pem"),
+                                      "-key", files.path("server.key"), *extra, "-www", "-quiet"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not wait_for_port(self.port, self.proc):
+            self.__exit__()
+            raise RuntimeError("openssl s_server did not start")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.kill()
+        self.proc.wait()
+
+    def url(self):
+        return f"https://127.0.0.1:{self.port}/"
+
+
 def field(report, name):
     """The value of an ab report line `name:   value`, or None."""
     m = re.search(r"^" + re.escape(name) + r":\s+(.*)$", report, re.M)
@@ -204,19 +227,11 @@ class Tls(unittest.TestCase):
         self.assertNotIn("warning:", r.stderr)
 
     def test_a_server_that_closes_without_close_notify(self):
-        port = free_port()
-        server = subprocess.Popen(["openssl", "s_server", "-accept", f"127.0.0.1:{port}", "-cert", self.files.path("server.pem"),
-                                   "-key", self.files.path("server.key"), "-www", "-quiet"],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            self.assertTrue(wait_for_port(port, server))
-            r = run([MICROBENCH, "-n", "20", "-c", "1", "-l", f"https://127.0.0.1:{port}/"])
+        with SServer(self.files) as server:
+            r = run([MICROBENCH, "-n", "20", "-c", "1", "-l", server.url()])
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(field(r.stdout, "Complete requests"), "20")
             self.assertEqual(field(r.stdout, "Failed requests"), "0")
-        finally:
-            server.kill()
-            server.wait()
 
     def test_an_embedders_mbedtls_through_the_transport(self):
         if not MBEDTLS_EXAMPLE:  # built wherever libmbedtls-dev is installed, as CI installs it
@@ -242,42 +257,26 @@ class Tls(unittest.TestCase):
 
     def test_tls_1_0_where_a_server_still_speaks_it(self):
         # OpenSSL 3 speaks TLS 1.0 only at security level 0, which -f TLS1 asks for.
-        port = free_port()
-        server = subprocess.Popen(["openssl", "s_server", "-accept", f"127.0.0.1:{port}", "-cert", self.files.path("server.pem"),
-                                   "-key", self.files.path("server.key"), "-tls1", "-cipher", "DEFAULT@SECLEVEL=0", "-www", "-quiet"],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            self.assertTrue(wait_for_port(port, server))
-            r = run([MICROBENCH, "-n", "4", "-f", "TLS1", f"https://127.0.0.1:{port}/"])
+        with SServer(self.files, "-tls1", "-cipher", "DEFAULT@SECLEVEL=0") as server:
+            r = run([MICROBENCH, "-n", "4", "-f", "TLS1", server.url()])
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(field(r.stdout, "Failed requests"), "0")
             self.assertTrue(field(r.stdout, "SSL/TLS Protocol").startswith("TLSv1,"), r.stdout)
-        finally:
-            server.kill()
-            server.wait()
 
     def test_a_tls_alert_from_the_server(self):
         # openssl s_server asking for a client certificate that never comes: over TLS 1.2 its alert
         # ends the handshake (ab's Connect column); over TLS 1.3 the handshake is already done on
         # the client's side, and the alert comes with the first read (Receive).
-        port = free_port()
-        server = subprocess.Popen(["openssl", "s_server", "-accept", f"127.0.0.1:{port}", "-cert", self.files.path("server.pem"),
-                                   "-key", self.files.path("server.key"), "-Verify", "1", "-verify_return_error", "-www", "-quiet"],
-                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            self.assertTrue(wait_for_port(port, server))
+        with SServer(self.files, "-Verify", "1", "-verify_return_error") as server:
             for protocol, columns, words in (("TLS1.2", "Connect: 5, Receive: 0", "alert handshake failure"),
                                              ("TLS1.3", "Connect: 0, Receive: 5", "alert certificate required")):
                 with self.subTest(protocol=protocol):
-                    r = run([MICROBENCH, "-n", "5", "-c", "1", "-f", protocol, f"https://127.0.0.1:{port}/"])
+                    r = run([MICROBENCH, "-n", "5", "-c", "1", "-f", protocol, server.url()])
                     self.assertEqual(r.returncode, 0, r.stderr)
                     self.assertEqual(field(r.stdout, "Failed requests"), "5")
                     self.assertIn(f"   ({columns}, Length: 0, Exceptions: 0)", r.stdout)
                     self.assertIn("Failure reasons:        tls 5", r.stdout)
                     self.assertRegex(r.stdout, r"TLS failures: .*" + words)
-        finally:
-            server.kill()
-            server.wait()
 
     def test_without_libssl_exit_2_with_the_remedy(self):
         for library in ("/nonexistent/libssl.so.3", "libc.so.6"):  # missing; present without OpenSSL's functions
