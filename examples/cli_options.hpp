@@ -110,6 +110,7 @@ inline const char* short_usage() {
            "  --rate R        requests/s on a fixed schedule (open model: response time from the intended send)\n"
            "  --arrivals poisson [--seed S]  --interval D (1s with --rate or --intervals)  --intervals FILE (CSV)\n"
            "  --suite URL [URL_B] [--scale F]   --compare URL_A URL_B [--rounds N]   --self-test\n"
+           "  -f TLS1.2|TLS1.3  -Z ciphers  -E certfile  -I  --verify  --cacert FILE  --tls-resume   (https://)\n"
            "  --shard I/N  --start-at UNIX_TIME  --start-in SECONDS  --check-args   (many generators, one plan)\n"
            "  microbench report RESULT.json... --html FILE   (saved --json results drawn together)\n"
            "  microbench merge RESULT.json... [--json OUT] [--html OUT]   (the generators' results as one)\n"
