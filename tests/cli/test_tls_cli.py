@@ -234,6 +234,8 @@ class Tls(unittest.TestCase):
             self.assertEqual(field(r.stdout, "Failed requests"), "0")
 
     def test_an_embedders_mbedtls_through_the_transport(self):
+        if MBEDTLS_EXAMPLE and MBEDTLS_EXAMPLE.startswith("skip:"):  # the build said why it left the example out
+            self.skipTest(MBEDTLS_EXAMPLE[len("skip:"):])
         if not MBEDTLS_EXAMPLE:  # built wherever libmbedtls-dev is installed, as CI installs it
             self.assertFalse(os.path.exists("/usr/include/mbedtls/ssl.h"), "libmbedtls-dev is installed but the example was not built")
             self.skipTest("libmbedtls-dev is not installed")
