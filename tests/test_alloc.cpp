@@ -45,6 +45,7 @@ void count(const void* caller, std::size_t bytes) {
 extern "C" void* __libc_malloc(std::size_t);
 extern "C" void* __libc_calloc(std::size_t, std::size_t);
 extern "C" void* __libc_realloc(void*, std::size_t);
+extern "C" void __libc_free(void*);
 extern "C" void* malloc(std::size_t n) {
     count(__builtin_return_address(0), n);
     return __libc_malloc(n);
@@ -57,6 +58,8 @@ extern "C" void* realloc(void* p, std::size_t n) {
     count(__builtin_return_address(0), n);
     return __libc_realloc(p, n);
 }
+// delete frees through __libc_free: GCC, seeing operator new inlined into malloc and delete into
+// free, takes them for a mismatched pair (-Wmismatched-new-delete at -O3).
 void* operator new(std::size_t n) {
     if (void* p = malloc(n ? n : 1)) return p;
     std::abort();
@@ -64,10 +67,10 @@ void* operator new(std::size_t n) {
 void* operator new[](std::size_t n) { return operator new(n); }
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return malloc(n ? n : 1); }
 void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return malloc(n ? n : 1); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { __libc_free(p); }
+void operator delete[](void* p) noexcept { __libc_free(p); }
+void operator delete(void* p, std::size_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { __libc_free(p); }
 
 namespace {
 
