@@ -1,6 +1,7 @@
 // microbench/core/error.hpp — error codes and the small `error` value every fallible call returns.
 // Codes have explicit numbers that are never reused: the C API exposes them as MB_ statuses.
-// No exceptions, no allocation: names and messages are static strings.
+// One list below gives each code its number, its name and its message; the names and messages
+// live in one array of text (no table of pointers). No exceptions, no allocation.
 #pragma once
 
 #include <cstddef>
@@ -8,201 +9,150 @@
 
 namespace microbench {
 
+// X(name, number, message): every code, its number (never reused) and one sentence for people.
+#define MICROBENCH_ERRORS(X) \
+    X(ok, 0, "no error") \
+    /* URL (10–29) */ \
+    X(url_empty, 10, "URL is empty") \
+    X(url_no_scheme, 11, "URL has no scheme; write it as http://host[:port]/path") \
+    X(url_unsupported_scheme, 12, "URL scheme is neither http nor https") \
+    X(url_tls_unsupported, 13, "https:// needs TLS, and this build has none (MICROBENCH_NO_TLS): give the plan a transport") \
+    X(url_userinfo_unsupported, 14, "user:password@ in URLs is not supported; send an Authorization header instead") \
+    X(url_empty_host, 15, "URL has no host") \
+    X(url_bad_host, 16, "URL host is not a valid host name or IPv4 address") \
+    X(url_bad_ipv6, 17, "URL host is not a valid bracketed IPv6 address") \
+    X(url_bad_port, 18, "URL port must be a number from 1 to 65535") \
+    X(url_bad_char, 19, "URL contains a space, control or non-ASCII character (percent-encode it)") \
+    /* Request building (30–39) */ \
+    X(request_bad_method, 30, "method is not a valid HTTP token") \
+    X(request_bad_header_name, 31, "header name is empty or not a valid HTTP token") \
+    X(request_bad_header_value, 32, "header value contains CR, LF or another control character") \
+    X(request_content_length_mismatch, 33, "Content-Length header does not match the body size") \
+    X(request_transfer_encoding_unsupported, 34, "Transfer-Encoding request headers are not supported; the body is sent with Content-Length") \
+    X(request_bad_header_line, 35, "header must be written as 'Name: value'") \
+    /* Response parsing (40–69) */ \
+    X(response_bad_status_line, 40, "malformed status line") \
+    X(response_bad_version, 41, "response is not HTTP/1.x") \
+    X(response_bad_status_code, 42, "status code is not three digits from 100 to 999") \
+    X(response_bad_header, 43, "malformed header field") \
+    X(response_obsolete_line_folding, 44, "header uses obsolete line folding") \
+    X(response_headers_too_large, 45, "response head exceeds the header size limit") \
+    X(response_too_many_headers, 46, "response has more header fields than the limit") \
+    X(response_bad_content_length, 47, "Content-Length is not a decimal number") \
+    X(response_duplicate_content_length, 48, "Content-Length appears more than once") \
+    X(response_conflicting_content_length, 49, "Content-Length appears more than once with different values") \
+    X(response_bad_chunk_size, 50, "chunk size is not a hexadecimal number below 2^60") \
+    X(response_bad_chunk, 51, "malformed chunk framing") \
+    X(response_trailers_too_large, 52, "chunk extensions or trailers exceed the header size limit") \
+    X(response_truncated, 53, "connection closed before the response was complete") \
+    /* Histogram (70–89) */ \
+    X(histogram_bad_config, 70, "histogram needs 1 <= lowest, 2 * lowest <= highest, 1..5 significant figures") \
+    X(histogram_encoding_bad_magic, 71, "not an encoded microbench histogram") \
+    X(histogram_encoding_bad_version, 72, "encoded histogram has an unsupported format version") \
+    X(histogram_encoding_truncated, 73, "encoded histogram ends early") \
+    X(histogram_encoding_corrupt, 74, "encoded histogram is inconsistent") \
+    /* Plans (90–99) */ \
+    X(plan_bad_concurrency, 90, "concurrency must be from 1 to 1,000,000 connections") \
+    X(plan_bad_threads, 91, "threads must be from 1 to 1024 and at most the concurrency") \
+    X(plan_no_limit, 92, "give a request count, a duration or both") \
+    X(plan_concurrency_above_requests, 93, "concurrency is greater than the number of requests") \
+    X(plan_bad_timeout, 94, "timeouts must be from 1 ms to 1 hour") \
+    X(plan_bad_pipeline, 95, "pipeline depth must be from 1 to 256, and above 1 only with keep-alive") \
+    X(plan_bad_bind_address, 96, "local bind address (or one of a list or range) is not a numeric address of the target's family on this machine, or there are more than 1024") \
+    X(plan_bad_status, 97, "expected status codes must be from 100 to 999") \
+    X(plan_not_factorial_url, 98, "the factorial check needs a /factorial/{n} or /factorial?n=N URL") \
+    X(plan_too_many_in_flight, 99, "concurrency x pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth") \
+    /* Starting a run (100–119) */ \
+    X(run_resolve_failed, 100, "cannot resolve the target host") \
+    X(run_fd_limit, 101, "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)") \
+    X(run_system, 102, "the system refused a resource the run needs (epoll, thread or memory)") \
+    X(run_tls_unavailable, 103, "https:// needs OpenSSL 3 (libssl.so.3), which could not be loaded: install it (apt-get install libssl3), name it with MICROBENCH_LIBSSL, or give the plan a transport") \
+    X(run_tls_setup, 104, "the TLS library refused the run's TLS settings (protocol, ciphers, certificate, key or CA file)") \
+    /* Plans, continued (120–139) */ \
+    X(plan_too_many_records, 120, "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer") \
+    X(plan_bad_rate, 121, "rate must be 0 (a closed loop) or from 0.001 to 10,000,000 requests per second, and works without pipelining") \
+    X(plan_bad_interval, 122, "the statistics interval must be from 10 ms to 1 hour, or 0 for none") \
+    X(plan_bad_arrivals, 123, "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson") \
+    X(plan_bad_start_time, 124, "the start time must be a Unix time in milliseconds, at most 7 days ahead") \
+    X(plan_bad_shard, 125, "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at least one connection and one request") \
+    X(plan_bad_duration, 126, "the duration must be from 0 (none: a request count ends the run) to 30 days") \
+    X(plan_bad_socket_buffer, 127, "socket buffers must be from 0 (the kernel's size) to 64 MiB") \
+    X(plan_bad_transport, 128, "a transport needs open, handshake, read, write and close functions") \
+    X(plan_bad_tls_version, 129, "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
+    /* Reading saved results (140–159) */ \
+    X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
+    X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
+    X(result_not_microbench, 142, "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document") \
+    X(result_bad_field, 143, "a field of the result is missing or has the wrong type (or its histogram does not decode)") \
+    X(merge_nothing, 144, "nothing to merge: give the results of one plan, each a single run (--json of a run or a shard)") \
+    X(merge_different_plans, 145, "the results come from different targets or plans (URL, method, keep-alive, pipeline, timeout, duration, checks, rate or shards differ)") \
+    X(merge_incompatible_histograms, 146, "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly") \
+    X(merge_duplicate_shard, 147, "the same shard appears twice") \
+    X(merge_too_many_intervals, 148, "the results' interval rows would span more than 1,000,000 intervals on the wall clock: their starts (or a row's) are too far apart") \
+    /* Calls through the C API (200–219) */ \
+    X(invalid_argument, 200, "a null handle or pointer, or a value out of range, was passed to the C API") \
+    X(out_of_memory, 201, "memory ran out")
+
 enum class errc : std::uint16_t {
-    ok = 0,
-
-    // URL (10–29)
-    url_empty = 10,
-    url_no_scheme = 11,
-    url_unsupported_scheme = 12,
-    url_tls_unsupported = 13,
-    url_userinfo_unsupported = 14,
-    url_empty_host = 15,
-    url_bad_host = 16,
-    url_bad_ipv6 = 17,
-    url_bad_port = 18,
-    url_bad_char = 19,
-
-    // Request building (30–39)
-    request_bad_method = 30,
-    request_bad_header_name = 31,
-    request_bad_header_value = 32,
-    request_content_length_mismatch = 33,
-    request_transfer_encoding_unsupported = 34,
-    request_bad_header_line = 35,
-
-    // Response parsing (40–69)
-    response_bad_status_line = 40,
-    response_bad_version = 41,
-    response_bad_status_code = 42,
-    response_bad_header = 43,
-    response_obsolete_line_folding = 44,
-    response_headers_too_large = 45,
-    response_too_many_headers = 46,
-    response_bad_content_length = 47,
-    response_duplicate_content_length = 48,
-    response_conflicting_content_length = 49,
-    response_bad_chunk_size = 50,
-    response_bad_chunk = 51,
-    response_trailers_too_large = 52,
-    response_truncated = 53,
-
-    // Histogram (70–89)
-    histogram_bad_config = 70,
-    histogram_encoding_bad_magic = 71,
-    histogram_encoding_bad_version = 72,
-    histogram_encoding_truncated = 73,
-    histogram_encoding_corrupt = 74,
-
-    // Plans (90–99)
-    plan_bad_concurrency = 90,
-    plan_bad_threads = 91,
-    plan_no_limit = 92,
-    plan_concurrency_above_requests = 93,
-    plan_bad_timeout = 94,
-    plan_bad_pipeline = 95,
-    plan_bad_bind_address = 96,
-    plan_bad_status = 97,
-    plan_not_factorial_url = 98,
-    plan_too_many_in_flight = 99,
-
-    // Starting a run (100–119)
-    run_resolve_failed = 100,
-    run_fd_limit = 101,
-    run_system = 102,
-    run_tls_unavailable = 103,
-    run_tls_setup = 104,
-
-    // Plans, continued (120–139)
-    plan_too_many_records = 120,
-    plan_bad_rate = 121,
-    plan_bad_interval = 122,
-    plan_bad_arrivals = 123,
-    plan_bad_start_time = 124,
-    plan_bad_shard = 125,
-    plan_bad_duration = 126,
-    plan_bad_socket_buffer = 127,
-    plan_bad_transport = 128,
-    plan_bad_tls_version = 129,
-
-    // Reading saved results (140–159)
-    json_bad = 140,
-    json_too_deep = 141,
-    result_not_microbench = 142,
-    result_bad_field = 143,
-    merge_nothing = 144,
-    merge_different_plans = 145,
-    merge_incompatible_histograms = 146,
-    merge_duplicate_shard = 147,
-    merge_too_many_intervals = 148,
-
-    // Calls through the C API (200–219)
-    invalid_argument = 200,
-    out_of_memory = 201,
+#define MICROBENCH_ERRC_ENUM(name, number, message) name = number,
+    MICROBENCH_ERRORS(MICROBENCH_ERRC_ENUM)
+#undef MICROBENCH_ERRC_ENUM
 };
 
 namespace detail {
 
-struct errc_entry {
-    errc code;
-    const char* name;
-    const char* message;
-};
+#define MICROBENCH_ERRC_NUMBER(name, number, message) number,
+#define MICROBENCH_ERRC_TEXT(name, number, message) #name "\0" message "\0"
+constexpr std::uint16_t errc_numbers[] = {MICROBENCH_ERRORS(MICROBENCH_ERRC_NUMBER)};
+// Each code's name then its message, each ended by a NUL, in the list's order.
+constexpr char errc_text[] = MICROBENCH_ERRORS(MICROBENCH_ERRC_TEXT);
+#undef MICROBENCH_ERRC_NUMBER
+#undef MICROBENCH_ERRC_TEXT
+constexpr std::size_t errc_count = sizeof(errc_numbers) / sizeof(errc_numbers[0]);
 
-// One row per code; keep in the enum's order.
-constexpr errc_entry errc_table[] = {
-    {errc::ok, "ok", "no error"},
-    {errc::url_empty, "url_empty", "URL is empty"},
-    {errc::url_no_scheme, "url_no_scheme", "URL has no scheme; write it as http://host[:port]/path"},
-    {errc::url_unsupported_scheme, "url_unsupported_scheme", "URL scheme is neither http nor https"},
-    {errc::url_tls_unsupported, "url_tls_unsupported", "https:// needs TLS, and this build has none (MICROBENCH_NO_TLS): give the plan a transport"},
-    {errc::url_userinfo_unsupported, "url_userinfo_unsupported", "user:password@ in URLs is not supported; send an Authorization header instead"},
-    {errc::url_empty_host, "url_empty_host", "URL has no host"},
-    {errc::url_bad_host, "url_bad_host", "URL host is not a valid host name or IPv4 address"},
-    {errc::url_bad_ipv6, "url_bad_ipv6", "URL host is not a valid bracketed IPv6 address"},
-    {errc::url_bad_port, "url_bad_port", "URL port must be a number from 1 to 65535"},
-    {errc::url_bad_char, "url_bad_char", "URL contains a space, control or non-ASCII character (percent-encode it)"},
-    {errc::request_bad_method, "request_bad_method", "method is not a valid HTTP token"},
-    {errc::request_bad_header_name, "request_bad_header_name", "header name is empty or not a valid HTTP token"},
-    {errc::request_bad_header_value, "request_bad_header_value", "header value contains CR, LF or another control character"},
-    {errc::request_content_length_mismatch, "request_content_length_mismatch", "Content-Length header does not match the body size"},
-    {errc::request_transfer_encoding_unsupported, "request_transfer_encoding_unsupported", "Transfer-Encoding request headers are not supported; the body is sent with Content-Length"},
-    {errc::request_bad_header_line, "request_bad_header_line", "header must be written as 'Name: value'"},
-    {errc::response_bad_status_line, "response_bad_status_line", "malformed status line"},
-    {errc::response_bad_version, "response_bad_version", "response is not HTTP/1.x"},
-    {errc::response_bad_status_code, "response_bad_status_code", "status code is not three digits from 100 to 999"},
-    {errc::response_bad_header, "response_bad_header", "malformed header field"},
-    {errc::response_obsolete_line_folding, "response_obsolete_line_folding", "header uses obsolete line folding"},
-    {errc::response_headers_too_large, "response_headers_too_large", "response head exceeds the header size limit"},
-    {errc::response_too_many_headers, "response_too_many_headers", "response has more header fields than the limit"},
-    {errc::response_bad_content_length, "response_bad_content_length", "Content-Length is not a decimal number"},
-    {errc::response_duplicate_content_length, "response_duplicate_content_length", "Content-Length appears more than once"},
-    {errc::response_conflicting_content_length, "response_conflicting_content_length", "Content-Length appears more than once with different values"},
-    {errc::response_bad_chunk_size, "response_bad_chunk_size", "chunk size is not a hexadecimal number below 2^60"},
-    {errc::response_bad_chunk, "response_bad_chunk", "malformed chunk framing"},
-    {errc::response_trailers_too_large, "response_trailers_too_large", "chunk extensions or trailers exceed the header size limit"},
-    {errc::response_truncated, "response_truncated", "connection closed before the response was complete"},
-    {errc::histogram_bad_config, "histogram_bad_config", "histogram needs 1 <= lowest, 2 * lowest <= highest, 1..5 significant figures"},
-    {errc::histogram_encoding_bad_magic, "histogram_encoding_bad_magic", "not an encoded microbench histogram"},
-    {errc::histogram_encoding_bad_version, "histogram_encoding_bad_version", "encoded histogram has an unsupported format version"},
-    {errc::histogram_encoding_truncated, "histogram_encoding_truncated", "encoded histogram ends early"},
-    {errc::histogram_encoding_corrupt, "histogram_encoding_corrupt", "encoded histogram is inconsistent"},
-    {errc::plan_bad_concurrency, "plan_bad_concurrency", "concurrency must be from 1 to 1,000,000 connections"},
-    {errc::plan_bad_threads, "plan_bad_threads", "threads must be from 1 to 1024 and at most the concurrency"},
-    {errc::plan_no_limit, "plan_no_limit", "give a request count, a duration or both"},
-    {errc::plan_concurrency_above_requests, "plan_concurrency_above_requests", "concurrency is greater than the number of requests"},
-    {errc::plan_bad_timeout, "plan_bad_timeout", "timeouts must be from 1 ms to 1 hour"},
-    {errc::plan_bad_pipeline, "plan_bad_pipeline", "pipeline depth must be from 1 to 256, and above 1 only with keep-alive"},
-    {errc::plan_bad_bind_address, "plan_bad_bind_address", "local bind address (or one of a list or range) is not a numeric address of the target's family on this machine, or there are more than 1024"},
-    {errc::plan_bad_status, "plan_bad_status", "expected status codes must be from 100 to 999"},
-    {errc::plan_not_factorial_url, "plan_not_factorial_url", "the factorial check needs a /factorial/{n} or /factorial?n=N URL"},
-    {errc::plan_too_many_in_flight, "plan_too_many_in_flight", "concurrency x pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth"},
-    {errc::run_resolve_failed, "run_resolve_failed", "cannot resolve the target host"},
-    {errc::run_fd_limit, "run_fd_limit", "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)"},
-    {errc::run_system, "run_system", "the system refused a resource the run needs (epoll, thread or memory)"},
-    {errc::run_tls_unavailable, "run_tls_unavailable", "https:// needs OpenSSL 3 (libssl.so.3), which could not be loaded: install it (apt-get install libssl3), name it with MICROBENCH_LIBSSL, or give the plan a transport"},
-    {errc::run_tls_setup, "run_tls_setup", "the TLS library refused the run's TLS settings (protocol, ciphers, certificate, key or CA file)"},
-    {errc::plan_too_many_records, "plan_too_many_records", "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer"},
-    {errc::plan_bad_rate, "plan_bad_rate", "rate must be 0 (a closed loop) or from 0.001 to 10,000,000 requests per second, and works without pipelining"},
-    {errc::plan_bad_interval, "plan_bad_interval", "the statistics interval must be from 10 ms to 1 hour, or 0 for none"},
-    {errc::plan_bad_arrivals, "plan_bad_arrivals", "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson"},
-    {errc::plan_bad_start_time, "plan_bad_start_time", "the start time must be a Unix time in milliseconds, at most 7 days ahead"},
-    {errc::plan_bad_shard, "plan_bad_shard", "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at least one connection and one request"},
-    {errc::plan_bad_duration, "plan_bad_duration", "the duration must be from 0 (none: a request count ends the run) to 30 days"},
-    {errc::plan_bad_socket_buffer, "plan_bad_socket_buffer", "socket buffers must be from 0 (the kernel's size) to 64 MiB"},
-    {errc::plan_bad_transport, "plan_bad_transport", "a transport needs open, handshake, read, write and close functions"},
-    {errc::plan_bad_tls_version, "plan_bad_tls_version", "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)"},
-    {errc::json_bad, "json_bad", "not valid JSON (the position is the byte where reading stopped)"},
-    {errc::json_too_deep, "json_too_deep", "JSON nested more than 64 levels deep"},
-    {errc::result_not_microbench, "result_not_microbench", "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document"},
-    {errc::result_bad_field, "result_bad_field", "a field of the result is missing or has the wrong type (or its histogram does not decode)"},
-    {errc::merge_nothing, "merge_nothing", "nothing to merge: give the results of one plan, each a single run (--json of a run or a shard)"},
-    {errc::merge_different_plans, "merge_different_plans", "the results come from different targets or plans (URL, method, keep-alive, pipeline, timeout, duration, checks, rate or shards differ)"},
-    {errc::merge_incompatible_histograms, "merge_incompatible_histograms", "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly"},
-    {errc::merge_duplicate_shard, "merge_duplicate_shard", "the same shard appears twice"},
-    {errc::merge_too_many_intervals, "merge_too_many_intervals", "the results' interval rows would span more than 1,000,000 intervals on the wall clock: their starts (or a row's) are too far apart"},
-    {errc::invalid_argument, "invalid_argument", "a null handle or pointer, or a value out of range, was passed to the C API"},
-    {errc::out_of_memory, "out_of_memory", "memory ran out"},
+// Where each code's name starts in errc_text, found at compile time.
+struct errc_offsets {
+    std::uint16_t at[errc_count];
+    constexpr errc_offsets() : at() {
+        std::size_t i = 0;
+        for (std::size_t k = 0; k < errc_count; ++k) {
+            at[k] = static_cast<std::uint16_t>(i);
+            for (int part = 0; part < 2; ++part) {  // the name, then the message
+                while (errc_text[i] != '\0') ++i;
+                ++i;
+            }
+        }
+    }
 };
+constexpr errc_offsets errc_index{};
+static_assert(sizeof(errc_text) < 65536, "errc_text outgrew its 16-bit offsets");
 
-constexpr const errc_entry* find_errc(errc code) {
-    for (const errc_entry& e : errc_table)
-        if (e.code == code) return &e;
-    return nullptr;
+// The name of the code at `k` in the list, its message right after it.
+constexpr const char* errc_name_at(std::size_t k) { return errc_text + errc_index.at[k]; }
+constexpr const char* errc_message_at(std::size_t k) {
+    const char* p = errc_name_at(k);
+    while (*p != '\0') ++p;
+    return p + 1;
+}
+
+constexpr std::size_t errc_position(errc code) {
+    for (std::size_t k = 0; k < errc_count; ++k)
+        if (errc_numbers[k] == static_cast<std::uint16_t>(code)) return k;
+    return errc_count;
 }
 
 }  // namespace detail
 
 // "response_truncated": stable, for logs, JSON and tests.
 constexpr const char* errc_name(errc code) {
-    const detail::errc_entry* e = detail::find_errc(code);
-    return e ? e->name : "unknown";
+    const std::size_t k = detail::errc_position(code);
+    return k < detail::errc_count ? detail::errc_name_at(k) : "unknown";
 }
 
 // One sentence for people.
 constexpr const char* errc_message(errc code) {
-    const detail::errc_entry* e = detail::find_errc(code);
-    return e ? e->message : "unknown error";
+    const std::size_t k = detail::errc_position(code);
+    return k < detail::errc_count ? detail::errc_message_at(k) : "unknown error";
 }
 
 // What a fallible call returns. `position` locates the fault: a byte offset into the URL or
