@@ -136,8 +136,16 @@ constexpr unsigned suite_too = in_single | in_suite | in_compare;   // the suite
 constexpr unsigned gated = in_single | in_suite | in_compare;       // the gates: not the self-test's
 
 // clang-format off
-inline const std::vector<option_spec>& option_table() {
-    static const std::vector<option_spec> table = {
+// The options, in --help-all's order within each section: a constant array, no code builds it.
+struct option_list {
+    const option_spec* first;
+    std::size_t count;
+    const option_spec* begin() const { return first; }
+    const option_spec* end() const { return first + count; }
+};
+
+inline option_list option_table() {
+    static const option_spec table[] = {
         {'n', nullptr, nullptr, takes::value, workload, section::ab, "-n requests", "Number of requests to perform (default 1).",
          [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
@@ -583,7 +591,7 @@ inline const std::vector<option_spec>& option_table() {
         {'y', nullptr, nullptr, takes::nothing, everywhere, section::unsupported, nullptr, nullptr, refuse_html},
         {'z', nullptr, nullptr, takes::nothing, everywhere, section::unsupported, nullptr, nullptr, refuse_html},
     };
-    return table;
+    return {table, sizeof table / sizeof table[0]};
 }
 // clang-format on
 

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -112,6 +113,15 @@ struct openssl_api {
 #undef MICROBENCH_OPENSSL_DECLARE
 };
 
+// The functions' names, each ended by a NUL, and where each one's pointer sits in openssl_api: the
+// loader walks them in step.
+#define MICROBENCH_OPENSSL_NAME(ret, name, params) #name "\0"
+#define MICROBENCH_OPENSSL_OFFSET(ret, name, params) static_cast<std::uint16_t>(offsetof(openssl_api, name)),
+constexpr char openssl_names[] = MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_NAME);
+constexpr std::uint16_t openssl_offsets[] = {MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_OFFSET)};
+#undef MICROBENCH_OPENSSL_NAME
+#undef MICROBENCH_OPENSSL_OFFSET
+
 struct openssl_loader {
     pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     openssl_api api;
@@ -137,13 +147,16 @@ inline const openssl_api* load_openssl(const std::string& wanted) {
         openssl_api found;
         const char* missing = nullptr;
         // libcrypto's functions are found through libssl's handle: it is among its dependencies.
-#define MICROBENCH_OPENSSL_RESOLVE(ret, name, params)               \
-    if (void* symbol = handle && !missing ? dlsym(handle, #name) : nullptr) \
-        std::memcpy(&found.name, &symbol, sizeof symbol);           \
-    else if (handle && !missing)                                    \
-        missing = #name;
-        MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_RESOLVE)
-#undef MICROBENCH_OPENSSL_RESOLVE
+        const char* name = openssl_names;
+        for (std::uint16_t offset : openssl_offsets) {
+            void* symbol = handle ? dlsym(handle, name) : nullptr;
+            if (!symbol) {
+                missing = handle ? name : nullptr;
+                break;
+            }
+            std::memcpy(reinterpret_cast<char*>(&found) + offset, &symbol, sizeof symbol);
+            name += std::strlen(name) + 1;
+        }
         if (handle && missing) std::snprintf(l.problem, sizeof l.problem, "%s has no %s: not OpenSSL 3's libssl", path, missing);
         const unsigned long version = handle && !missing ? found.OpenSSL_version_num() : 0;
         if (handle && !missing && version < openssl::version_3_0)
