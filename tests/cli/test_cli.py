@@ -505,9 +505,10 @@ class Errors(unittest.TestCase):
         for row, j in zip(rows, doc["intervals"]):
             self.assertAlmostEqual(float(row["start_s"]), j["start_ns"] / 1e9, places=3)
             self.assertEqual(int(row["ended"]), j["ended"])
-        # The report sums them up; a closed loop has none unless asked.
+        # The report sums them up; a closed loop has none unless asked. Two seconds make two rows, and a
+        # third when the last responses arrive after the end (a loaded machine: seen under ASan in CI).
         r = run([MICROBENCH, "-q", "-t", "2", "-c", "2", "-k", "--rate", "200", Servers.url()])
-        self.assertRegex(r.stdout, r"\nIntervals: 2 of 1.000 s .*\n  requests/s +min +[\d.]+ +median +[\d.]+ +max +[\d.]+\n")
+        self.assertRegex(r.stdout, r"\nIntervals: [23] of 1.000 s .*\n  requests/s +min +[\d.]+ +median +[\d.]+ +max +[\d.]+\n")
         doc = json.loads(run([MICROBENCH, "-q", "-n", "100", "-c", "2", "-k", "--json", "-", Servers.url()]).stdout)
         self.assertNotIn("intervals", doc)
         doc = json.loads(run([MICROBENCH, "-q", "-n", "100", "-c", "2", "-k", "--interval", "1s", "--json", "-", Servers.url()]).stdout)
