@@ -18,6 +18,8 @@ that target's g++ and nothing else:
     and in the small-device profile (MICROBENCH_NO_SERVER, MICROBENCH_NO_REPORTS, MICROBENCH_NO_TLS,
     MICROBENCH_HISTOGRAM_DIGITS=2): code and data (`size`: text + data, what a device's flash
     holds; an aarch64 file is padded to 64 KB pages), compile time, and natively its peak RSS;
+    and that it carries none of the TLS loader (no dlopen, no OpenSSL function names) while the
+    CLI does;
 and, natively only (an emulator's memory is not the program's), peak RSS of the static and the
 dynamic CLI at start (-V), of one request, of --self-test, and of keep-alive runs at c=100 and
 c=10,000 against the reference server (bench/rusage.cpp measures; build microbench-rusage and
@@ -193,6 +195,14 @@ def memory(build, cli):
                 "c=10000": peak_rss_kib(build, [cli, "-q", "-k", "-n", "50000", "-c", "10000", url])}
 
 
+def carries_tls_loader(path):
+    """Whether a program holds the built-in TLS's loader: an import of dlopen, or the names of the
+    OpenSSL functions it looks up (SSL_CTX_new)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return b"dlopen" in data or b"SSL_CTX_new" in data
+
+
 def device_rss(build, program):
     with reference_server(build) as url:
         return peak_rss_kib(build, [program, url])
@@ -238,6 +248,12 @@ def main():
                         figures["self_test_rss_static_kib"] = rss["--self-test"]
                 print(f"{target}: device self-test peak RSS, 200 requests: {device_rss(args.build, f'{work}/device-{target}') / 1024:.2f} MiB; "
                       f"small-device profile {device_rss(args.build, f'{work}/device-small-{target}') / 1024:.2f} MiB")
+            # A program that never uses https pays nothing for the loader: the device self-test (built
+            # without it) holds neither libssl's name nor dlopen; the CLI, which loads it, holds both.
+            if carries_tls_loader(f"{work}/device-{target}"):
+                broken.append(f"{target}: the device self-test carries the TLS loader (dlopen, SSL_CTX_new)")
+            if not carries_tls_loader(f"{work}/cli-{target}"):
+                broken.append(f"{target}: the CLI carries no TLS loader: the check above cannot tell")
             for name, limit in dict(BUDGETS, **TARGET_BUDGETS.get(target, {})).items():
                 if name in figures and figures[name] > limit:
                     broken.append(f"{target}: {name} {figures[name]:.6g} above the budget {limit:.6g}")
