@@ -145,7 +145,7 @@ struct option_list {
 };
 
 inline option_list option_table() {
-    static const option_spec table[] = {
+    static constexpr option_spec table[] = {
         {'n', nullptr, nullptr, takes::value, workload, section::ab, "-n requests", "Number of requests to perform (default 1).",
          [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;

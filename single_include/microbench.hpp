@@ -263,9 +263,9 @@ namespace detail {
 
 #define MICROBENCH_ERRC_NUMBER(name, number, message) number,
 #define MICROBENCH_ERRC_TEXT(name, number, message) #name "\0" message "\0"
-constexpr std::uint16_t errc_numbers[] = {MICROBENCH_ERRORS(MICROBENCH_ERRC_NUMBER)};
+inline constexpr std::uint16_t errc_numbers[] = {MICROBENCH_ERRORS(MICROBENCH_ERRC_NUMBER)};
 // Each code's name then its message, each ended by a NUL, in the list's order.
-constexpr char errc_text[] = MICROBENCH_ERRORS(MICROBENCH_ERRC_TEXT);
+inline constexpr char errc_text[] = MICROBENCH_ERRORS(MICROBENCH_ERRC_TEXT);
 #undef MICROBENCH_ERRC_NUMBER
 #undef MICROBENCH_ERRC_TEXT
 constexpr std::size_t errc_count = sizeof(errc_numbers) / sizeof(errc_numbers[0]);
@@ -284,7 +284,7 @@ struct errc_offsets {
         }
     }
 };
-constexpr errc_offsets errc_index{};
+inline constexpr errc_offsets errc_index{};
 static_assert(sizeof(errc_text) < 65536, "errc_text outgrew its 16-bit offsets");
 
 // The name of the code at `k` in the list, its message right after it.
@@ -4638,8 +4638,8 @@ struct openssl_api {
 // loader walks them in step.
 #define MICROBENCH_OPENSSL_NAME(ret, name, params) #name "\0"
 #define MICROBENCH_OPENSSL_OFFSET(ret, name, params) static_cast<std::uint16_t>(offsetof(openssl_api, name)),
-constexpr char openssl_names[] = MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_NAME);
-constexpr std::uint16_t openssl_offsets[] = {MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_OFFSET)};
+inline constexpr char openssl_names[] = MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_NAME);
+inline constexpr std::uint16_t openssl_offsets[] = {MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_OFFSET)};
 #undef MICROBENCH_OPENSSL_NAME
 #undef MICROBENCH_OPENSSL_OFFSET
 

@@ -54,7 +54,10 @@ def main() -> int:
                 problems.append(f"{rel}:{n}: exceptions and RTTI are not used in the library")
     # Every error number the C API can return (all but the parser's and the histogram codec's) is
     # a status constant of microbench.h, with the same value.
-    errc = dict(re.findall(r"^\s+X\((\w+), (\d+),", (ROOT / "include" / "microbench" / "core" / "error.hpp").read_text(encoding="utf-8"), re.M))
+    error_hpp = (ROOT / "include" / "microbench" / "core" / "error.hpp").read_text(encoding="utf-8")
+    errc = dict(re.findall(r"^\s+X\((\w+), (\d+),", error_hpp, re.M))
+    if not errc or len(errc) != len(re.findall(r"^\s+X\(", error_hpp, re.M)):  # a layout this reader cannot follow
+        problems.append("include/microbench/core/error.hpp: the MICROBENCH_ERRORS list is not in the form X(name, number, \"message\")")
     c_header = (ROOT / "include" / "microbench.h").read_text(encoding="utf-8")
     for name, number in errc.items():
         if name.startswith(("response_", "histogram_")):

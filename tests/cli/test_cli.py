@@ -508,6 +508,7 @@ class Errors(unittest.TestCase):
         # The report sums them up; a closed loop has none unless asked. Two seconds make two rows, and a
         # third when the last responses arrive after the end (a loaded machine: seen under ASan in CI).
         r = run([MICROBENCH, "-q", "-t", "2", "-c", "2", "-k", "--rate", "200", Servers.url()])
+        self.assertEqual(r.returncode, 0, r.stderr)
         self.assertRegex(r.stdout, r"\nIntervals: [23] of 1.000 s .*\n  requests/s +min +[\d.]+ +median +[\d.]+ +max +[\d.]+\n")
         doc = json.loads(run([MICROBENCH, "-q", "-n", "100", "-c", "2", "-k", "--json", "-", Servers.url()]).stdout)
         self.assertNotIn("intervals", doc)

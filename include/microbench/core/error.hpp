@@ -103,9 +103,9 @@ namespace detail {
 
 #define MICROBENCH_ERRC_NUMBER(name, number, message) number,
 #define MICROBENCH_ERRC_TEXT(name, number, message) #name "\0" message "\0"
-constexpr std::uint16_t errc_numbers[] = {MICROBENCH_ERRORS(MICROBENCH_ERRC_NUMBER)};
+inline constexpr std::uint16_t errc_numbers[] = {MICROBENCH_ERRORS(MICROBENCH_ERRC_NUMBER)};
 // Each code's name then its message, each ended by a NUL, in the list's order.
-constexpr char errc_text[] = MICROBENCH_ERRORS(MICROBENCH_ERRC_TEXT);
+inline constexpr char errc_text[] = MICROBENCH_ERRORS(MICROBENCH_ERRC_TEXT);
 #undef MICROBENCH_ERRC_NUMBER
 #undef MICROBENCH_ERRC_TEXT
 constexpr std::size_t errc_count = sizeof(errc_numbers) / sizeof(errc_numbers[0]);
@@ -124,7 +124,7 @@ struct errc_offsets {
         }
     }
 };
-constexpr errc_offsets errc_index{};
+inline constexpr errc_offsets errc_index{};
 static_assert(sizeof(errc_text) < 65536, "errc_text outgrew its 16-bit offsets");
 
 // The name of the code at `k` in the list, its message right after it.

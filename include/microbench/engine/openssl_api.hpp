@@ -117,8 +117,8 @@ struct openssl_api {
 // loader walks them in step.
 #define MICROBENCH_OPENSSL_NAME(ret, name, params) #name "\0"
 #define MICROBENCH_OPENSSL_OFFSET(ret, name, params) static_cast<std::uint16_t>(offsetof(openssl_api, name)),
-constexpr char openssl_names[] = MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_NAME);
-constexpr std::uint16_t openssl_offsets[] = {MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_OFFSET)};
+inline constexpr char openssl_names[] = MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_NAME);
+inline constexpr std::uint16_t openssl_offsets[] = {MICROBENCH_OPENSSL_FUNCTIONS(MICROBENCH_OPENSSL_OFFSET)};
 #undef MICROBENCH_OPENSSL_NAME
 #undef MICROBENCH_OPENSSL_OFFSET
 
