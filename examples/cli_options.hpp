@@ -55,6 +55,7 @@ struct options {
     bool poisson = false;         // --arrivals poisson
     std::uint64_t seed = 0;       // --seed S
     bool seed_given = false;
+    std::int64_t max_batch_lag_us = -1;  // --max-batch-lag US; -1: the library's default
     std::int64_t interval_ms = -1;  // --interval D; -1: 1 s with --rate or --intervals, else none
     std::string intervals_path;   // --intervals FILE: CSV, a row per interval as it closes
     double scale = 1.0;
@@ -216,6 +217,7 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .rate(o.rate)
         .arrivals(o.poisson ? mb::arrivals::poisson : mb::arrivals::uniform)
         .seed(o.seed)
+        .max_batch_lag_us(o.max_batch_lag_us)
         .interval_ms(o.interval_ms < 0 && !o.intervals_path.empty() ? 1000 : o.interval_ms);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);

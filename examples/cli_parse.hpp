@@ -393,6 +393,18 @@ inline option_list option_table() {
              o.seed_given = true;
              return parse_outcome{};
          }},
+        {0, "max-batch-lag", nullptr, takes::value, workload, section::own, "--max-batch-lag US",
+         "At a fixed rate: send a request up to US microseconds late (0 to 10000) when\n"
+         "one wake can then send it with the requests due after it; each is still timed\n"
+         "from its own intended time. Fewer wakes, less client CPU; lag grows by at most\n"
+         "US. Default 50.",
+         [](options& o, const std::string&, const std::string& v) {
+             std::uint64_t n = 0;
+             if (!parse_uint(v.c_str(), 0, mb::defaults::batch_lag_limit_us, n))
+                 return bad_value(range_rule("--max-batch-lag", 0, mb::defaults::batch_lag_limit_us), v);
+             o.max_batch_lag_us = static_cast<std::int64_t>(n);
+             return parse_outcome{};
+         }},
         {0, "interval", nullptr, takes::value, workload, section::own, "--interval D",
          "Statistics per interval of D (10ms to 1h; 0 for none): requests sent and\n"
          "ended, failures, achieved rate, p50/p90/p99/max response time (and schedule\n"
@@ -690,6 +702,7 @@ inline parse_outcome check_combination(options& o, const std::vector<given_flag>
     if (o.rate > 0 && o.pipeline > 1) return usage_error("--rate sends one request at a time per connection: drop --pipeline");
     if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
     if (o.seed_given && !o.poisson) return usage_error("--seed is for --arrivals poisson");
+    if (o.max_batch_lag_us >= 0 && o.rate == 0) return usage_error("--max-batch-lag is for --rate");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
     if (o.stdout_writers() > 1)
         return usage_error("--json -, --intervals -, -e - and -g - would share stdout: send all but one to files");

@@ -123,6 +123,8 @@ constexpr std::int64_t progress_poll_ms = 10;
 // Per-interval statistics: every second at a fixed rate unless the plan says otherwise, and
 // never finer than 10 ms (each interval costs the calling thread a merge of the workers' slots).
 constexpr std::int64_t interval_ms_at_rate = 1'000;
+constexpr std::int64_t batch_lag_us = 50;        // plan::max_batch_lag_us's default (measured: bench/open_model.py)
+constexpr std::int64_t batch_lag_limit_us = 10'000;  // plan::max_batch_lag_us at most
 constexpr std::int64_t min_interval_ms = 10;
 
 // What a plan may ask for before validate() refuses it, naming the knob and this range — the one
@@ -239,6 +241,7 @@ namespace microbench {
     X(plan_bad_socket_buffer, 127, "socket buffers must be from 0 (the kernel's size) to 64 MiB") \
     X(plan_bad_transport, 128, "a transport needs open, handshake, read, write and close functions") \
     X(plan_bad_tls_version, 129, "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
+    X(plan_bad_batch_lag, 131, "the batch lag must be from 0 to 10,000 microseconds, or -1 for the default") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
@@ -2738,6 +2741,7 @@ struct result {
     double rate_target = 0;              // requests/s asked for; 0: closed loop
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;         // of Poisson arrivals
+    std::int64_t rate_batch_lag_ns = 0;  // plan::max_batch_lag_us in effect: how much of the lag batching may add
     std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
     std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
@@ -2982,6 +2986,10 @@ public:
     MICROBENCH_PLAN_FIELD(double, rate)
     MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
     MICROBENCH_PLAN_FIELD(std::uint64_t, seed)             // of the Poisson arrivals: the same seed, the same schedule
+    // At a fixed rate: how late a request may be sent so that one wake sends it together with
+    // the requests due after it (0 to max_batch_lag_us). Each is still timed from its own
+    // intended time; its lag grows by at most this. -1, the default: defaults::batch_lag_us.
+    MICROBENCH_PLAN_FIELD(std::int64_t, max_batch_lag_us)
     // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
     MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
@@ -3062,6 +3070,8 @@ public:
     std::int64_t effective_interval_ms() const {
         return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
     }
+    // The batch lag this plan's fixed rate uses, in microseconds.
+    std::int64_t effective_batch_lag_us() const { return max_batch_lag_us_ >= 0 ? max_batch_lag_us_ : defaults::batch_lag_us; }
 
     progress_fn progress_callback() const { return progress_fn_; }
     void* progress_user() const { return progress_user_; }
@@ -3110,6 +3120,7 @@ public:
         if (socket_buffer_bytes_ > max_socket_buffer_bytes) return {errc::plan_bad_socket_buffer, 0};
         if (rate_ != 0 && !within(rate_, min_rate, max_rate)) return {errc::plan_bad_rate, 0};
         if (arrivals_ != microbench::arrivals::uniform && arrivals_ != microbench::arrivals::poisson) return {errc::plan_bad_arrivals, 0};
+        if (max_batch_lag_us_ != -1 && !within(max_batch_lag_us_, std::int64_t{0}, batch_lag_limit_us)) return {errc::plan_bad_batch_lag, 0};
         if (interval_ms_ != -1 && interval_ms_ != 0 && !within(interval_ms_, min_interval_ms, max_interval_ms))
             return {errc::plan_bad_interval, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
@@ -3144,6 +3155,7 @@ private:
     double rate_ = 0;
     microbench::arrivals arrivals_ = microbench::arrivals::uniform;
     std::uint64_t seed_ = 0;
+    std::int64_t max_batch_lag_us_ = -1;
     std::int64_t interval_ms_ = -1;
     std::int64_t start_at_unix_ms_ = 0;
     std::uint32_t shard_index_ = 0, shard_count_ = 0;
@@ -3327,6 +3339,7 @@ private:
 // shard and the worker, so the same seed gives the same schedule. Off (a closed loop) when the
 // gap is 0.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -3365,6 +3378,27 @@ public:
         std::uint64_t n = 0;
         for (; n < limit && copy.next() < stop_ns; ++n) copy.at_ns_ += copy.draw_gap();
         return n;
+    }
+
+    // The latest of the next `limit` intended times (from next() on) that is at most `window_ns`
+    // after next() and before `stop_ns`: waking then sends them all at once, none later than the
+    // window. next() itself when no other fits (or limit ≤ 1).
+    std::int64_t last_within(std::int64_t window_ns, std::uint64_t limit, std::int64_t stop_ns) const {
+        const std::int64_t first = next(), end = std::min(first + window_ns, stop_ns - 1);
+        if (limit <= 1 || end <= first) return first;
+        if (!poisson_) {
+            auto more = static_cast<std::uint64_t>(static_cast<double>(end - first) / gap_ns_);
+            more = std::min(more, limit - 1);
+            return first + static_cast<std::int64_t>(static_cast<double>(more) * gap_ns_);
+        }
+        rate_schedule copy = *this;
+        std::int64_t last = first;
+        for (std::uint64_t n = 1; n < limit; ++n) {
+            copy.at_ns_ += copy.draw_gap();
+            if (copy.next() > end) break;
+            last = copy.next();
+        }
+        return last;
     }
 
 private:
@@ -3665,6 +3699,7 @@ struct worker_setup {
     double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
+    std::int64_t batch_lag_ns = 0;      // plan::max_batch_lag_us: how late a wake may be to send several due requests at once
     bool stamp_arrivals = false;        // read responses with kernel arrival times and sleep through to sends (worker_rate.hpp)
     interval_ring* intervals = nullptr; // per-interval statistics; null: none
     std::int64_t interval_ns = 0;
@@ -3757,6 +3792,7 @@ private:
     // At a fixed rate: the next request's time has come.
     bool due(std::int64_t now) const { return schedule_pending() && schedule_.next() <= now; }
     void dispatch_due(std::int64_t now);
+    std::int64_t batch_wake() const;
     void on_idle_event(connection& c, std::uint32_t events);
     void note_ended() {
         ++stats_.requests_ended;
@@ -3839,7 +3875,7 @@ inline void worker::run() {
             next_scan = now + scan_every;
         }
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
-        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, schedule_.next());
+        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, batch_wake());
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
         int n = wait_for_events(events, now, wake, more_now);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);
@@ -4461,6 +4497,16 @@ inline void worker::dispatch_due(std::int64_t now) {
         idle_.pop_back();
         issue(ci, now);
     }
+}
+
+// When to wake for the schedule: at the next request's time, or later by at most the plan's
+// batch lag when requests due within it can go out together — on idle connections, within the
+// quota, before the stop time. Each still counts from its own intended time.
+inline std::int64_t worker::batch_wake() const {
+    if (s_.batch_lag_ns == 0) return schedule_.next();
+    std::uint64_t limit = idle_.size();
+    if (s_.quota) limit = std::min<std::uint64_t>(limit, s_.quota - issued_);
+    return schedule_.last_within(s_.batch_lag_ns, limit, stop_issuing_ns_);
 }
 
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent
@@ -5179,6 +5225,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.rate_offset_ns = rate.offset_ns;
     s.rate_seed = rate.seed;
     s.rate_arrivals = p.arrivals();
+    s.batch_lag_ns = p.effective_batch_lag_us() * 1000;
     s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
     if (shared.interval_ns) {
         s.intervals = thread.intervals.get();
@@ -5219,6 +5266,7 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     out.rate_target = p.rate();
     out.rate_arrivals = p.arrivals();
     out.rate_seed = p.seed();
+    out.rate_batch_lag_ns = p.rate() > 0 ? p.effective_batch_lag_us() * 1000 : 0;
     out.start_ns = start;
     out.start_realtime_ns = wall;
     out.start_requested_realtime_ns = p.start_at_unix_ms() * 1'000'000;
@@ -5652,6 +5700,9 @@ inline void append_open_model_section(const result& r, std::string& out) {
     appendf(out, "  response = intended send time -> last byte (what a user in line sees); service = actual send -> last byte\n"
                  "  (ab's lines above, at a fixed rate: Time per request is -c x elapsed / requests and elapsed / requests,\n"
                  "  the schedule's pacing rather than a response time; Connection Times are service times in whole ms)\n");
+    if (r.rate_batch_lag_ns > 0)
+        appendf(out, "  schedule lag = intended -> actual send; up to %lld us of it lets one wake send several (--max-batch-lag)\n",
+                static_cast<long long>(r.rate_batch_lag_ns / 1000));
     // Behind: below 99.5 % of the target, requests never sent, or more than 1 % sent late for want of a connection.
     const bool behind = achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
     if (!behind) return;
@@ -5956,10 +6007,10 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_histogram(out, "responses_total", r.responses_total_ns, percentiles);
     out += "}";
     if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
-        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,"
+        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,\"max_batch_lag_us\":%lld,"
                      "\"connection_waits\":%llu,\"schedule_missed\":%llu,",
                 r.rate_target, r.requests_per_second(), r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform", u(r.rate_seed),
-                u(r.connection_waits), u(r.schedule_missed));
+                static_cast<long long>(r.rate_batch_lag_ns / 1000), u(r.connection_waits), u(r.schedule_missed));
         detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
         out += ",";
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
@@ -6457,6 +6508,10 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         open.text("arrivals", kind);
         r.rate_arrivals = kind == "poisson" ? arrivals::poisson : arrivals::uniform;
         open.number("seed", r.rate_seed);
+        std::uint64_t batch_lag_us = 0;  // written since batching came
+        if (open.optional("max_batch_lag_us", json_value::kind::number) &&
+            open.number_to("max_batch_lag_us", static_cast<std::uint64_t>(defaults::batch_lag_limit_us), batch_lag_us))
+            r.rate_batch_lag_ns = static_cast<std::int64_t>(batch_lag_us) * 1000;
         open.number("connection_waits", r.connection_waits);
         open.number("schedule_missed", r.schedule_missed);
         detail::read_histogram(open, "response_ns", r.response_ns);
@@ -8600,7 +8655,7 @@ enum {
     MB_RUN_TLS_SETUP = 104,
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
-    MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129,
+    MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
     MB_MERGE_TOO_MANY_INTERVALS = 148,
@@ -8768,6 +8823,10 @@ MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default); 0.001..10000000 */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
+/* At a fixed rate: a request may go up to `us` microseconds late (0..10000) when one wake then
+ * sends it with the requests due after it; each is still timed from its own intended time.
+ * -1 (default): 50. */
+MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us);
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
 /* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan
  * shard `index` (from 0) of `count` — its share of the requests, connections and rate, set
@@ -9118,6 +9177,7 @@ MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
     MICROBENCH_C_SET(plan, arrivals == MB_ARRIVALS_UNIFORM || arrivals == MB_ARRIVALS_POISSON,
                      plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
 }
+MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) { MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us) }
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
     MICROBENCH_C_SET_RANGED(plan, interval_ms, interval_ms)
 }

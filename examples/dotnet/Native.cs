@@ -126,6 +126,7 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_tls_resume")] internal static partial int PlanSetTlsResume(PlanHandle plan, int on);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_libssl", StringMarshalling = StringMarshalling.Utf8)] internal static partial int PlanSetLibssl(PlanHandle plan, string? path);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_rate")] internal static partial int PlanSetRate(PlanHandle plan, double perSecond);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_max_batch_lag_us")] internal static partial int PlanSetMaxBatchLagUs(PlanHandle plan, long us);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_arrivals")] internal static partial int PlanSetArrivals(PlanHandle plan, Arrivals arrivals, ulong seed);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_interval_ms")] internal static partial int PlanSetIntervalMs(PlanHandle plan, long ms);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_start_at_unix_ms")] internal static partial int PlanSetStartAtUnixMs(PlanHandle plan, long unixMs);

@@ -106,6 +106,7 @@ _SIGNATURES = {
     "mb_plan_set_raise_fd_limit": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_rate": (ctypes.c_int, [_P, ctypes.c_double]),
     "mb_plan_set_arrivals": (ctypes.c_int, [_P, ctypes.c_int, _U64]),
+    "mb_plan_set_max_batch_lag_us": (ctypes.c_int, [_P, ctypes.c_int64]),
     "mb_plan_set_interval_ms": (ctypes.c_int, [_P, _I64]),
     "mb_plan_on_interval": (ctypes.c_int, [_P, _INTERVAL_FN, _P]),
     "mb_plan_expect_status": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), _SZ]),
@@ -390,7 +391,7 @@ class _Stopper:
 def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
         headers=None, body=None, content_type=None, expect_status=None, check_factorial=None, body_equals=None,
         body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
-        rate=0.0, arrivals="uniform", seed=0, interval=None, on_response=None, on_progress=None, on_interval=None,
+        rate=0.0, arrivals="uniform", seed=0, max_batch_lag=None, interval=None, on_response=None, on_progress=None, on_interval=None,
         cancel=None, drain=None, socket_buffer=0, resend_non_idempotent=False, start_at=None, shard=None,
         connect_timeout=None, progress_every=0.1, progress_every_requests=0, tls_version="ALL", ciphers=None,
         certificate=None, sni=True, verify=False, cacert=None, tls_resume=False, libssl=None, _validate_only=False):
@@ -398,6 +399,8 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
     seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
     evenly spaced or, with arrivals="poisson", as independent arrivals drawn from `seed`.
+    max_batch_lag=S lets a request at a fixed rate go up to S seconds (at most 0.01) late so that one
+    wake sends it with the requests due after it (default: 50 µs).
 
     interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate, else none; 0: none).
     on_response(status, body_bytes) -> bool is called on worker threads for every whole response
@@ -441,6 +444,8 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
         if arrivals not in ("uniform", "poisson"):
             raise ValueError(f"arrivals is 'uniform' or 'poisson', not {arrivals!r}")
         _check(_lib.mb_plan_set_arrivals(plan, int(arrivals == "poisson"), seed))
+        if max_batch_lag is not None:
+            _check(_lib.mb_plan_set_max_batch_lag_us(plan, round(max_batch_lag * 1e6)))
         if interval is not None:
             _check(_lib.mb_plan_set_interval_ms(plan, round(interval * 1000)))
         if duration is not None:

@@ -107,6 +107,9 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_rate(plan, 1e-9) == MB_PLAN_BAD_RATE && mb_plan_set_rate(plan, 0.000999) == MB_PLAN_BAD_RATE);
     EXPECT(mb_plan_set_rate(plan, 10000000.5) == MB_PLAN_BAD_RATE);
     EXPECT(mb_plan_set_rate(plan, 0.001) == MB_OK && mb_plan_set_rate(plan, 10000000) == MB_OK && mb_plan_set_rate(plan, 0) == MB_OK);
+    EXPECT(mb_plan_set_max_batch_lag_us(plan, -2) == MB_PLAN_BAD_BATCH_LAG && mb_plan_set_max_batch_lag_us(plan, 10001) == MB_PLAN_BAD_BATCH_LAG);
+    EXPECT(mb_plan_set_max_batch_lag_us(plan, 0) == MB_OK && mb_plan_set_max_batch_lag_us(plan, 10000) == MB_OK && mb_plan_set_max_batch_lag_us(plan, -1) == MB_OK);
+    EXPECT(mb_plan_set_max_batch_lag_us(NULL, 0) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_concurrency(plan, 1000001) == MB_PLAN_BAD_CONCURRENCY);
     EXPECT(mb_plan_set_threads(plan, 1025) == MB_PLAN_BAD_THREADS);
     EXPECT(mb_plan_set_timeout_ms(plan, 3600001, 100) == MB_PLAN_BAD_TIMEOUT && mb_plan_set_timeout_ms(plan, 3600000, 3600000) == MB_OK);

@@ -323,6 +323,7 @@ class Errors(unittest.TestCase):
             "--rounds": ["", "-1", "0", "abc", "101"],
             "--rate": ["", "-1", "0", "abc", "nan", "inf", "1e400", "10000001", "0.0009", "1e-300"],
             "--seed": ["", "-1", "abc", "99999999999999999999999"],
+            "--max-batch-lag": ["", "-1", "abc", "1.5", "10001", "99999999999999999999999"],
             "--interval": ["", "-1", "abc", "5ms", "nan", "inf", "2h"],
             "--max-p99-ms": ["", "-1", "0", "abc", "nan", "inf"],
             "--percentiles": ["", "-1", "abc", "101", "nan", "50,,99"],
@@ -336,6 +337,8 @@ class Errors(unittest.TestCase):
                 args = [f"{flag}={v}"] if flag.startswith("--") else [flag, v]
                 if flag == "--seed":
                     args += ["--rate", "10", "--arrivals", "poisson"]
+                if flag == "--max-batch-lag":
+                    args += ["--rate", "10"]
                 with self.subTest(flag=flag, value=v):
                     self.assert_usage_error(args + [url], flag)
                     checked += 1
@@ -354,6 +357,7 @@ class Errors(unittest.TestCase):
                  (["-n", "1000000", "-c", "1000000"], ["-n", "1000001", "-c", "1000001"]),
                  (["-n", "1024", "-c", "1024", "-W", "1024"], ["-n", "1025", "-c", "1025", "-W", "1025"]),
                  (["-k", "--pipeline", "256"], ["-k", "--pipeline", "257"]),
+                 (["-t", "1", "--rate", "10", "--max-batch-lag", "10000"], ["-t", "1", "--rate", "10", "--max-batch-lag", "10001"]),
                  (["-b", "67108864"], ["-b", "67108865"])]
         for inside, outside in edges:
             with self.subTest(inside=inside):
@@ -483,6 +487,14 @@ class Errors(unittest.TestCase):
         r = run([MICROBENCH, "-n", "10", "-k", "--pipeline", "4", "--rate", "10", Servers.url()])
         self.assertEqual(r.returncode, 1)
         self.assertIn("--rate sends one request at a time", r.stderr)
+        # --max-batch-lag reaches the run: 5 ms at 2,000/s sends about eleven a wake, each waiting
+        # for the last of its window (a loaded machine only adds lag).
+        r = run([MICROBENCH, "-q", "-n", "200", "-c", "20", "-k", "--rate", "2000", "--max-batch-lag", "5000", "--json", "-",
+                 Servers.url()])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        om = json.loads(r.stdout)["open_model"]
+        self.assertEqual(om["schedule_lag_ns"]["count"], 200)
+        self.assertGreaterEqual(om["schedule_lag_ns"]["percentiles"]["50"], 1_000_000)
 
     def test_intervals_csv_and_json_add_up_to_the_totals(self):
         with tempfile.TemporaryDirectory() as d:
@@ -521,6 +533,7 @@ class Errors(unittest.TestCase):
                  (["--interval", "soon", url], "--interval"), (["--arrivals", "bursty", "--rate", "10", url], "--arrivals"),
                  (["--arrivals", "poisson", url], "needs --rate"), (["--seed", "1", "--rate", "10", url], "--seed"),
                  (["--seed", "-1", "--rate", "10", "--arrivals", "poisson", url], "--seed"),
+                 (["--max-batch-lag", "50", url], "--max-batch-lag is for --rate"),
                  (["--intervals", "x.csv", "--interval", "0", url], "--intervals"),
                  (["--suite", "--intervals", "x.csv", url], "--intervals")]
         for args, words in cases:

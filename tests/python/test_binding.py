@@ -213,6 +213,14 @@ class Binding(unittest.TestCase):
         self.assertLessEqual(response.max_ms, total.max_ms + lag.max_ms)
         self.assertGreater(lag.max_ms, 0)  # nothing leaves at its exact nanosecond
         self.assertEqual(r.json["open_model"]["rate"], 1000)
+        # A batch lag of 2 ms at 5,000/s: ten requests a wake, each waiting for the last of its window
+        # (a late, loaded machine only adds to the lag).
+        r = microbench.run(self.server.url("/factorial/10"), n=200, c=20, rate=5000, max_batch_lag=0.002)
+        self.assertEqual((r.completed, r.timings["schedule_lag"].count), (200, 200))
+        self.assertGreaterEqual(r.timings["schedule_lag"].mean_ms, 0.3)
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.run(self.server.url("/"), n=10, rate=10, max_batch_lag=0.0101)
+        self.assertEqual(e.exception.name, "plan_bad_batch_lag")
 
     def test_intervals_and_poisson_arrivals(self):
         seen = []

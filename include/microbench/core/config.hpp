@@ -79,6 +79,8 @@ constexpr std::int64_t progress_poll_ms = 10;
 // Per-interval statistics: every second at a fixed rate unless the plan says otherwise, and
 // never finer than 10 ms (each interval costs the calling thread a merge of the workers' slots).
 constexpr std::int64_t interval_ms_at_rate = 1'000;
+constexpr std::int64_t batch_lag_us = 50;        // plan::max_batch_lag_us's default (measured: bench/open_model.py)
+constexpr std::int64_t batch_lag_limit_us = 10'000;  // plan::max_batch_lag_us at most
 constexpr std::int64_t min_interval_ms = 10;
 
 // What a plan may ask for before validate() refuses it, naming the knob and this range — the one

@@ -105,6 +105,10 @@ public:
     MICROBENCH_PLAN_FIELD(double, rate)
     MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
     MICROBENCH_PLAN_FIELD(std::uint64_t, seed)             // of the Poisson arrivals: the same seed, the same schedule
+    // At a fixed rate: how late a request may be sent so that one wake sends it together with
+    // the requests due after it (0 to max_batch_lag_us). Each is still timed from its own
+    // intended time; its lag grows by at most this. -1, the default: defaults::batch_lag_us.
+    MICROBENCH_PLAN_FIELD(std::int64_t, max_batch_lag_us)
     // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
     MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
@@ -185,6 +189,8 @@ public:
     std::int64_t effective_interval_ms() const {
         return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
     }
+    // The batch lag this plan's fixed rate uses, in microseconds.
+    std::int64_t effective_batch_lag_us() const { return max_batch_lag_us_ >= 0 ? max_batch_lag_us_ : defaults::batch_lag_us; }
 
     progress_fn progress_callback() const { return progress_fn_; }
     void* progress_user() const { return progress_user_; }
@@ -233,6 +239,7 @@ public:
         if (socket_buffer_bytes_ > max_socket_buffer_bytes) return {errc::plan_bad_socket_buffer, 0};
         if (rate_ != 0 && !within(rate_, min_rate, max_rate)) return {errc::plan_bad_rate, 0};
         if (arrivals_ != microbench::arrivals::uniform && arrivals_ != microbench::arrivals::poisson) return {errc::plan_bad_arrivals, 0};
+        if (max_batch_lag_us_ != -1 && !within(max_batch_lag_us_, std::int64_t{0}, batch_lag_limit_us)) return {errc::plan_bad_batch_lag, 0};
         if (interval_ms_ != -1 && interval_ms_ != 0 && !within(interval_ms_, min_interval_ms, max_interval_ms))
             return {errc::plan_bad_interval, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
@@ -267,6 +274,7 @@ private:
     double rate_ = 0;
     microbench::arrivals arrivals_ = microbench::arrivals::uniform;
     std::uint64_t seed_ = 0;
+    std::int64_t max_batch_lag_us_ = -1;
     std::int64_t interval_ms_ = -1;
     std::int64_t start_at_unix_ms_ = 0;
     std::uint32_t shard_index_ = 0, shard_count_ = 0;

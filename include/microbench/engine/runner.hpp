@@ -199,6 +199,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.rate_offset_ns = rate.offset_ns;
     s.rate_seed = rate.seed;
     s.rate_arrivals = p.arrivals();
+    s.batch_lag_ns = p.effective_batch_lag_us() * 1000;
     s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
     if (shared.interval_ns) {
         s.intervals = thread.intervals.get();
@@ -239,6 +240,7 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     out.rate_target = p.rate();
     out.rate_arrivals = p.arrivals();
     out.rate_seed = p.seed();
+    out.rate_batch_lag_ns = p.rate() > 0 ? p.effective_batch_lag_us() * 1000 : 0;
     out.start_ns = start;
     out.start_realtime_ns = wall;
     out.start_requested_realtime_ns = p.start_at_unix_ms() * 1'000'000;

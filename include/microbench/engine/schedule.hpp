@@ -6,6 +6,7 @@
 // gap is 0.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -46,6 +47,27 @@ public:
         std::uint64_t n = 0;
         for (; n < limit && copy.next() < stop_ns; ++n) copy.at_ns_ += copy.draw_gap();
         return n;
+    }
+
+    // The latest of the next `limit` intended times (from next() on) that is at most `window_ns`
+    // after next() and before `stop_ns`: waking then sends them all at once, none later than the
+    // window. next() itself when no other fits (or limit ≤ 1).
+    std::int64_t last_within(std::int64_t window_ns, std::uint64_t limit, std::int64_t stop_ns) const {
+        const std::int64_t first = next(), end = std::min(first + window_ns, stop_ns - 1);
+        if (limit <= 1 || end <= first) return first;
+        if (!poisson_) {
+            auto more = static_cast<std::uint64_t>(static_cast<double>(end - first) / gap_ns_);
+            more = std::min(more, limit - 1);
+            return first + static_cast<std::int64_t>(static_cast<double>(more) * gap_ns_);
+        }
+        rate_schedule copy = *this;
+        std::int64_t last = first;
+        for (std::uint64_t n = 1; n < limit; ++n) {
+            copy.at_ns_ += copy.draw_gap();
+            if (copy.next() > end) break;
+            last = copy.next();
+        }
+        return last;
     }
 
 private:

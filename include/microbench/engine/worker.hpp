@@ -53,6 +53,7 @@ struct worker_setup {
     double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
+    std::int64_t batch_lag_ns = 0;      // plan::max_batch_lag_us: how late a wake may be to send several due requests at once
     bool stamp_arrivals = false;        // read responses with kernel arrival times and sleep through to sends (worker_rate.hpp)
     interval_ring* intervals = nullptr; // per-interval statistics; null: none
     std::int64_t interval_ns = 0;
@@ -145,6 +146,7 @@ private:
     // At a fixed rate: the next request's time has come.
     bool due(std::int64_t now) const { return schedule_pending() && schedule_.next() <= now; }
     void dispatch_due(std::int64_t now);
+    std::int64_t batch_wake() const;
     void on_idle_event(connection& c, std::uint32_t events);
     void note_ended() {
         ++stats_.requests_ended;
@@ -227,7 +229,7 @@ inline void worker::run() {
             next_scan = now + scan_every;
         }
         std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
-        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, schedule_.next());
+        if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, batch_wake());
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
         int n = wait_for_events(events, now, wake, more_now);
         for (int i = 0; i < n; ++i) on_event(static_cast<std::uint32_t>(events[i].data.u64), events[i].events);

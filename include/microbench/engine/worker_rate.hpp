@@ -27,6 +27,16 @@ inline void worker::dispatch_due(std::int64_t now) {
     }
 }
 
+// When to wake for the schedule: at the next request's time, or later by at most the plan's
+// batch lag when requests due within it can go out together — on idle connections, within the
+// quota, before the stop time. Each still counts from its own intended time.
+inline std::int64_t worker::batch_wake() const {
+    if (s_.batch_lag_ns == 0) return schedule_.next();
+    std::uint64_t limit = idle_.size();
+    if (s_.quota) limit = std::min<std::uint64_t>(limit, s_.quota - issued_);
+    return schedule_.last_within(s_.batch_lag_ns, limit, stop_issuing_ns_);
+}
+
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent
 // bytes nobody asked for — either way it is closed, and reopened when its next request is due.
 inline void worker::on_idle_event(connection& c, std::uint32_t events) {

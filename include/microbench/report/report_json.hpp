@@ -175,10 +175,10 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_histogram(out, "responses_total", r.responses_total_ns, percentiles);
     out += "}";
     if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
-        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,"
+        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,\"max_batch_lag_us\":%lld,"
                      "\"connection_waits\":%llu,\"schedule_missed\":%llu,",
                 r.rate_target, r.requests_per_second(), r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform", u(r.rate_seed),
-                u(r.connection_waits), u(r.schedule_missed));
+                static_cast<long long>(r.rate_batch_lag_ns / 1000), u(r.connection_waits), u(r.schedule_missed));
         detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
         out += ",";
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);

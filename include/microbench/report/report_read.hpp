@@ -231,6 +231,10 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         open.text("arrivals", kind);
         r.rate_arrivals = kind == "poisson" ? arrivals::poisson : arrivals::uniform;
         open.number("seed", r.rate_seed);
+        std::uint64_t batch_lag_us = 0;  // written since batching came
+        if (open.optional("max_batch_lag_us", json_value::kind::number) &&
+            open.number_to("max_batch_lag_us", static_cast<std::uint64_t>(defaults::batch_lag_limit_us), batch_lag_us))
+            r.rate_batch_lag_ns = static_cast<std::int64_t>(batch_lag_us) * 1000;
         open.number("connection_waits", r.connection_waits);
         open.number("schedule_missed", r.schedule_missed);
         detail::read_histogram(open, "response_ns", r.response_ns);

@@ -79,6 +79,9 @@ inline void append_open_model_section(const result& r, std::string& out) {
     appendf(out, "  response = intended send time -> last byte (what a user in line sees); service = actual send -> last byte\n"
                  "  (ab's lines above, at a fixed rate: Time per request is -c x elapsed / requests and elapsed / requests,\n"
                  "  the schedule's pacing rather than a response time; Connection Times are service times in whole ms)\n");
+    if (r.rate_batch_lag_ns > 0)
+        appendf(out, "  schedule lag = intended -> actual send; up to %lld us of it lets one wake send several (--max-batch-lag)\n",
+                static_cast<long long>(r.rate_batch_lag_ns / 1000));
     // Behind: below 99.5 % of the target, requests never sent, or more than 1 % sent late for want of a connection.
     const bool behind = achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
     if (!behind) return;

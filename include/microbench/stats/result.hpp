@@ -127,6 +127,7 @@ struct result {
     double rate_target = 0;              // requests/s asked for; 0: closed loop
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;         // of Poisson arrivals
+    std::int64_t rate_batch_lag_ns = 0;  // plan::max_batch_lag_us in effect: how much of the lag batching may add
     std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
     std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,

@@ -180,6 +180,13 @@ foreach (string kind in new[] { "interval", "progress", "response" })
     Check("response = lag + total:", r.Completed == 200 && r.ScheduleLag.Count == 200 && r.Response.Count == 200 && r.Total.MinMs >= 2.0 &&
           Math.Abs(r.Response.MeanMs - (r.Total.MeanMs + r.ScheduleLag.MeanMs)) <= 1e-9 * r.Response.MeanMs && r.ScheduleMissed == 0,
           $"{r.Response.MeanMs} vs {r.Total.MeanMs} + {r.ScheduleLag.MeanMs}");
+    // A batch lag of 2 ms at 5,000/s: ten requests a wake, each waiting for the last of its window.
+    using var batched = new Plan(shared.Url("/factorial/10")) { Requests = 200, Concurrency = 20, Rate = 5000, MaxBatchLag = TimeSpan.FromMilliseconds(2) };
+    r = batched.Run();
+    Check("a batch lag:", r.Completed == 200 && r.ScheduleLag.Count == 200 && r.ScheduleLag.MeanMs >= 0.3, $"{r.Completed} completed, lag {r.ScheduleLag.MeanMs} ms");
+    string name = "accepted";
+    try { batched.MaxBatchLag = TimeSpan.FromMilliseconds(11); } catch (MicrobenchException e) { name = e.Name; }
+    Check("a batch lag out of range", name == "plan_bad_batch_lag", name);
 }
 
 // Shards, drain, start time, bind lists, the URL, validation.
