@@ -395,9 +395,9 @@ inline option_list option_table() {
          }},
         {0, "max-batch-lag", nullptr, takes::value, workload, section::own, "--max-batch-lag US",
          "At a fixed rate: send a request up to US microseconds late (0 to 10000) when\n"
-         "one wake can then send it with the requests due after it; each is still timed\n"
-         "from its own intended time. Fewer wakes, less client CPU; lag grows by at most\n"
-         "US. Default 50.",
+         "one wake of its thread can then send it with the requests due after it; each\n"
+         "is still timed from its own intended time. Fewer wakes, less client CPU; lag\n"
+         "grows by at most US. Default 50.",
          [](options& o, const std::string&, const std::string& v) {
              std::uint64_t n = 0;
              if (!parse_uint(v.c_str(), 0, mb::defaults::batch_lag_limit_us, n))

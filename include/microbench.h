@@ -230,9 +230,9 @@ MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default); 0.001..10000000 */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
-/* At a fixed rate: a request may go up to `us` microseconds late (0..10000) when one wake then
- * sends it with the requests due after it; each is still timed from its own intended time.
- * -1 (default): 50. */
+/* At a fixed rate: a request may go up to `us` microseconds late (0..10000) when one wake of its
+ * worker thread then sends it with the requests due after it; each is still timed from its own
+ * intended time. -1 (default): 50. */
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us);
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
 /* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan

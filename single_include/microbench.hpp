@@ -2986,9 +2986,10 @@ public:
     MICROBENCH_PLAN_FIELD(double, rate)
     MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
     MICROBENCH_PLAN_FIELD(std::uint64_t, seed)             // of the Poisson arrivals: the same seed, the same schedule
-    // At a fixed rate: how late a request may be sent so that one wake sends it together with
-    // the requests due after it (0 to max_batch_lag_us). Each is still timed from its own
-    // intended time; its lag grows by at most this. -1, the default: defaults::batch_lag_us.
+    // At a fixed rate: how late a request may be sent so that one wake of its worker thread sends
+    // it together with the requests due after it, in microseconds (0 to 10,000). Each is still
+    // timed from its own intended time; its lag grows by at most this. -1, the default:
+    // defaults::batch_lag_us.
     MICROBENCH_PLAN_FIELD(std::int64_t, max_batch_lag_us)
     // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
@@ -3381,15 +3382,16 @@ public:
     }
 
     // The latest of the next `limit` intended times (from next() on) that is at most `window_ns`
-    // after next() and before `stop_ns`: waking then sends them all at once, none later than the
-    // window. next() itself when no other fits (or limit ≤ 1).
+    // after next(): waking then sends them all at once, none later than the window. next() itself
+    // when no other fits, when limit ≤ 1, and when the window reaches `stop_ns` (a wake late past
+    // the stop would send none of them).
     std::int64_t last_within(std::int64_t window_ns, std::uint64_t limit, std::int64_t stop_ns) const {
-        const std::int64_t first = next(), end = std::min(first + window_ns, stop_ns - 1);
-        if (limit <= 1 || end <= first) return first;
-        if (!poisson_) {
-            auto more = static_cast<std::uint64_t>(static_cast<double>(end - first) / gap_ns_);
+        const std::int64_t first = next(), end = first + window_ns;
+        if (limit <= 1 || window_ns <= 0 || end >= stop_ns) return first;
+        if (!poisson_) {  // the next time plus whole gaps
+            auto more = static_cast<std::uint64_t>(static_cast<double>(window_ns) / gap_ns_);
             more = std::min(more, limit - 1);
-            return first + static_cast<std::int64_t>(static_cast<double>(more) * gap_ns_);
+            return start_ns_ + static_cast<std::int64_t>(at_ns_ + static_cast<double>(more) * gap_ns_);
         }
         rate_schedule copy = *this;
         std::int64_t last = first;
@@ -3792,7 +3794,7 @@ private:
     // At a fixed rate: the next request's time has come.
     bool due(std::int64_t now) const { return schedule_pending() && schedule_.next() <= now; }
     void dispatch_due(std::int64_t now);
-    std::int64_t batch_wake() const;
+    std::int64_t batch_wake();
     void on_idle_event(connection& c, std::uint32_t events);
     void note_ended() {
         ++stats_.requests_ended;
@@ -3823,6 +3825,10 @@ private:
     std::int64_t stopped_ns_ = 0;
     std::vector<std::uint32_t> idle_;       // at a fixed rate: connections waiting for the schedule
     rate_schedule schedule_;                // off in a closed loop
+    struct {
+        std::uint64_t issued, limit;
+        std::int64_t wake;
+    } batch_wake_for_{UINT64_MAX, 0, 0};    // batch_wake()'s last answer, and what it was for
     interval_recorder intervals_;           // off unless the plan asks for intervals
     std::vector<std::uint32_t> unsettled_;  // with stamp_arrivals: connections whose events must wake the worker
     std::int64_t realtime_offset_ns_ = 0;   // with stamp_arrivals: wall clock − monotonic clock, this pass
@@ -4473,11 +4479,12 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
 // ---- end include/microbench/engine/worker_receive.hpp ----
 // ---- begin include/microbench/engine/worker_rate.hpp ----
 // microbench/engine/worker_rate.hpp — the worker at a fixed rate, and how a worker waits. Due requests
-// go out on idle connections; an idle keep-alive connection that hears from the server between
-// requests is closed. A worker waits in epoll, woken by the first readiness or the earliest
-// timer — except at a fixed rate with keep-alive, when its next job is to send a request within
-// defaults::sleep_through_max_ns on an idle connection: then it sleeps through to that time
-// instead of waking for each response, and reads the responses that came meanwhile with the time
+// go out on idle connections; the schedule's wake is the next request's time, or up to the plan's
+// batch lag later when that lets one wake send several. An idle keep-alive connection that hears
+// from the server between requests is closed. A worker waits in epoll, woken by the first
+// readiness or the earliest timer — except at a fixed rate with keep-alive, when its next job is
+// to send within defaults::sleep_through_max_ns (plus the batch lag) on an idle connection: then
+// it sleeps through to that time instead of waking for each response, and reads the responses that came meanwhile with the time
 // the kernel received them (SO_TIMESTAMPNS), so a request costs one wake instead of two and its
 // times stay exact. Not while a connection is connecting, writing or part-way through a
 // response ("unsettled"): those times are the worker's own, read when the event comes. And only
@@ -4502,11 +4509,14 @@ inline void worker::dispatch_due(std::int64_t now) {
 // When to wake for the schedule: at the next request's time, or later by at most the plan's
 // batch lag when requests due within it can go out together — on idle connections, within the
 // quota, before the stop time. Each still counts from its own intended time.
-inline std::int64_t worker::batch_wake() const {
+// Kept until a request is issued or the idle connections change: Poisson times are drawn to find it.
+inline std::int64_t worker::batch_wake() {
     if (s_.batch_lag_ns == 0) return schedule_.next();
     std::uint64_t limit = idle_.size();
     if (s_.quota) limit = std::min<std::uint64_t>(limit, s_.quota - issued_);
-    return schedule_.last_within(s_.batch_lag_ns, limit, stop_issuing_ns_);
+    if (issued_ != batch_wake_for_.issued || limit != batch_wake_for_.limit)
+        batch_wake_for_ = {issued_, limit, schedule_.last_within(s_.batch_lag_ns, limit, stop_issuing_ns_)};
+    return batch_wake_for_.wake;
 }
 
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent
@@ -4523,7 +4533,7 @@ inline void worker::on_idle_event(connection& c, std::uint32_t events) {
 inline int worker::wait_for_events(epoll_event* events, std::int64_t now, std::int64_t wake, bool more_now) {
     if (more_now) return loop_.wait_ns(events, defaults::worker_event_batch, 0);
     const bool sleep_through = stamps_work_ && !idle_.empty() && schedule_pending() &&
-                               wake - now <= defaults::sleep_through_max_ns && settled();
+                               wake - now <= defaults::sleep_through_max_ns + s_.batch_lag_ns && settled();
     if (!sleep_through) return loop_.wait_ns(events, defaults::worker_event_batch, std::max<std::int64_t>(0, wake - now));
     timespec until{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
@@ -6694,6 +6704,7 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
     differs_number("rate (requests/s)", a.r.rate_target, b.r.rate_target);
     differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
             b.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform");
+    differs_number("batch lag (us)", static_cast<double>(a.r.rate_batch_lag_ns / 1000), static_cast<double>(b.r.rate_batch_lag_ns / 1000));
     differs_number("interval (ms)", static_cast<double>(a.r.interval_ns / 1'000'000), static_cast<double>(b.r.interval_ns / 1'000'000));
     return why;
 }
@@ -8823,9 +8834,9 @@ MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default); 0.001..10000000 */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
-/* At a fixed rate: a request may go up to `us` microseconds late (0..10000) when one wake then
- * sends it with the requests due after it; each is still timed from its own intended time.
- * -1 (default): 50. */
+/* At a fixed rate: a request may go up to `us` microseconds late (0..10000) when one wake of its
+ * worker thread then sends it with the requests due after it; each is still timed from its own
+ * intended time. -1 (default): 50. */
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us);
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
 /* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan

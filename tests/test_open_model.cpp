@@ -167,8 +167,8 @@ TEST_CASE("responses read after sleeping through keep the times the kernel recei
 }
 
 // The batch lag's wake: the latest intended time within the window after the next one, among as
-// many as there are idle connections, before the stop — never before the next one, never later
-// than the window.
+// many as there are idle connections — never before the next one, never later than the window,
+// and no batching into the stop (a wake late past it would send none).
 TEST_CASE("a batch wake is the last intended time within the lag window") {
     detail::rate_schedule u;
     u.start(1'000'000, 100'000.0, 0, arrivals::uniform, 0);  // every 100 us from 1 ms
@@ -178,7 +178,8 @@ TEST_CASE("a batch wake is the last intended time within the lag window") {
     CHECK(u.last_within(1'000'000, 50, INT64_MAX) == 2'000'000);  // 11 in 1 ms
     CHECK(u.last_within(1'000'000, 4, INT64_MAX) == 1'300'000);   // 4 idle connections: 4 requests
     CHECK(u.last_within(1'000'000, 1, INT64_MAX) == 1'000'000);
-    CHECK(u.last_within(1'000'000, 50, 1'250'000) == 1'200'000);  // nothing at or after the stop
+    CHECK(u.last_within(1'000'000, 50, 2'000'001) == 2'000'000);
+    CHECK(u.last_within(1'000'000, 50, 2'000'000) == 1'000'000);  // the window reaches the stop: no batching
     u.advance(1);
     CHECK(u.last_within(250'000, 50, INT64_MAX) == 1'300'000);  // from the next one on
 

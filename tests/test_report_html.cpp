@@ -516,3 +516,37 @@ TEST_CASE("html: a section per scenario, a colour per label in every section") {
     CHECK(html.find("<script") == std::string::npos);
     CHECK(html.find("https://") == std::string::npos);
 }
+
+TEST_CASE("a fixed rate's batch lag is saved, read back, named in the report, and kept apart by merge") {
+    plan p;
+    result r;
+    run_sample(p, r, "/factorial/20");
+    r.rate_target = 1000;  // set by hand: what a fixed-rate run with 200 us of batch lag records
+    r.rate_batch_lag_ns = 200'000;
+    const std::string json = result_json(p, r, {50, 99});
+    CHECK(json.find("\"max_batch_lag_us\":200,") != std::string::npos);
+    std::vector<report_run> back;
+    REQUIRE_FALSE(read_report_runs(json, "", back));
+    CHECK(back[0].r.rate_batch_lag_ns == 200'000);
+    CHECK(result_json(back[0].config, back[0].r, {50, 99}) == json);
+    std::string text;
+    append_open_model_section(back[0].r, text);
+    CHECK(text.find("up to 200 us of it lets one wake send several (--max-batch-lag)") != std::string::npos);
+    // A file from before batching has no such field: read as 0, which is what that engine did.
+    std::string old = json;
+    old.erase(old.find("\"max_batch_lag_us\":200,"), std::strlen("\"max_batch_lag_us\":200,"));
+    std::vector<report_run> before;  // read_report_runs appends
+    REQUIRE_FALSE(read_report_runs(old, "", before));
+    REQUIRE(before.size() == 1);
+    CHECK(before[0].r.rate_batch_lag_ns == 0);
+    text.clear();
+    append_open_model_section(before[0].r, text);
+    CHECK(text.find("--max-batch-lag") == std::string::npos);
+    // Runs with different batch lags are different plans to merge.
+    std::vector<report_run> both = back;
+    both.push_back(before[0]);
+    report_run merged;
+    merge_summary s;
+    CHECK(merge_runs(both, merged, s).code == errc::merge_different_plans);
+    CHECK(s.problem.find("batch lag (us)") != std::string::npos);
+}

@@ -359,9 +359,16 @@ public sealed class Plan : IDisposable
     public int[] ExpectStatus { set => MicrobenchException.Check(Native.PlanExpectStatus(handle, value, (nuint)value.Length)); }
     /// <summary>Requests per second on a fixed schedule (the open model); 0: a closed loop.</summary>
     public double Rate { set => MicrobenchException.Check(Native.PlanSetRate(handle, value)); }
-    /// <summary>At a fixed rate: how late a request may go (0 to 10 ms) so that one wake sends it with
-    /// the requests due after it; each is still timed from its own intended time.</summary>
-    public TimeSpan MaxBatchLag { set => MicrobenchException.Check(Native.PlanSetMaxBatchLagUs(handle, (long)Math.Round(value.TotalMicroseconds))); }
+    /// <summary>At a fixed rate: how late a request may go (0 to 10 ms) so that one wake of its worker
+    /// thread sends it with the requests due after it; each is still timed from its own intended time.</summary>
+    public TimeSpan MaxBatchLag
+    {
+        set
+        {
+            if (value < TimeSpan.Zero) throw new ArgumentOutOfRangeException(nameof(value), "a batch lag is from 0 to 10 ms");
+            MicrobenchException.Check(Native.PlanSetMaxBatchLagUs(handle, (long)Math.Round(value.TotalMicroseconds)));
+        }
+    }
     /// <summary>Rows in Result.Intervals every this long (10 ms to 1 h; zero: none). Default: 1 s at a fixed rate.</summary>
     public TimeSpan Interval { set => MicrobenchException.Check(Native.PlanSetIntervalMs(handle, (long)value.TotalMilliseconds)); }
     /// <summary>Start at this wall-clock time (generators on several machines together); nothing connects before it.</summary>

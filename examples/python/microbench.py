@@ -106,7 +106,7 @@ _SIGNATURES = {
     "mb_plan_set_raise_fd_limit": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_rate": (ctypes.c_int, [_P, ctypes.c_double]),
     "mb_plan_set_arrivals": (ctypes.c_int, [_P, ctypes.c_int, _U64]),
-    "mb_plan_set_max_batch_lag_us": (ctypes.c_int, [_P, ctypes.c_int64]),
+    "mb_plan_set_max_batch_lag_us": (ctypes.c_int, [_P, _I64]),
     "mb_plan_set_interval_ms": (ctypes.c_int, [_P, _I64]),
     "mb_plan_on_interval": (ctypes.c_int, [_P, _INTERVAL_FN, _P]),
     "mb_plan_expect_status": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), _SZ]),
@@ -399,8 +399,8 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
     seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
     evenly spaced or, with arrivals="poisson", as independent arrivals drawn from `seed`.
-    max_batch_lag=S lets a request at a fixed rate go up to S seconds (at most 0.01) late so that one
-    wake sends it with the requests due after it (default: 50 µs).
+    max_batch_lag=S lets a request at a fixed rate go up to S seconds (0 to 0.01) late so that one
+    wake of its worker thread sends it with the requests due after it (default: 50 µs).
 
     interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate, else none; 0: none).
     on_response(status, body_bytes) -> bool is called on worker threads for every whole response
@@ -445,6 +445,8 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
             raise ValueError(f"arrivals is 'uniform' or 'poisson', not {arrivals!r}")
         _check(_lib.mb_plan_set_arrivals(plan, int(arrivals == "poisson"), seed))
         if max_batch_lag is not None:
+            if not max_batch_lag >= 0:  # -1 would mean the default to the C API
+                raise ValueError(f"max_batch_lag is seconds from 0 to 0.01, not {max_batch_lag!r}")
             _check(_lib.mb_plan_set_max_batch_lag_us(plan, round(max_batch_lag * 1e6)))
         if interval is not None:
             _check(_lib.mb_plan_set_interval_ms(plan, round(interval * 1000)))

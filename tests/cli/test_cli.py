@@ -468,6 +468,7 @@ class Errors(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         doc = json.loads(r.stdout)
         self.assertEqual(doc["open_model"]["rate"], 400)
+        self.assertEqual(doc["open_model"]["max_batch_lag_us"], 50)  # the default
         self.assertEqual(doc["open_model"]["response_ns"]["count"], 400)
         self.assertGreaterEqual(doc["elapsed_s"], 0.95)  # 400 at 400/s
         with tempfile.TemporaryDirectory() as d:
@@ -493,6 +494,7 @@ class Errors(unittest.TestCase):
                  Servers.url()])
         self.assertEqual(r.returncode, 0, r.stderr)
         om = json.loads(r.stdout)["open_model"]
+        self.assertEqual(om["max_batch_lag_us"], 5000)
         self.assertEqual(om["schedule_lag_ns"]["count"], 200)
         self.assertGreaterEqual(om["schedule_lag_ns"]["percentiles"]["50"], 1_000_000)
 

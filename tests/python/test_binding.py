@@ -221,6 +221,8 @@ class Binding(unittest.TestCase):
         with self.assertRaises(microbench.MicrobenchError) as e:
             microbench.run(self.server.url("/"), n=10, rate=10, max_batch_lag=0.0101)
         self.assertEqual(e.exception.name, "plan_bad_batch_lag")
+        with self.assertRaises(ValueError):  # not the C API's -1, "the default"
+            microbench.run(self.server.url("/"), n=10, rate=10, max_batch_lag=-1e-6)
 
     def test_intervals_and_poisson_arrivals(self):
         seen = []

@@ -105,9 +105,10 @@ public:
     MICROBENCH_PLAN_FIELD(double, rate)
     MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
     MICROBENCH_PLAN_FIELD(std::uint64_t, seed)             // of the Poisson arrivals: the same seed, the same schedule
-    // At a fixed rate: how late a request may be sent so that one wake sends it together with
-    // the requests due after it (0 to max_batch_lag_us). Each is still timed from its own
-    // intended time; its lag grows by at most this. -1, the default: defaults::batch_lag_us.
+    // At a fixed rate: how late a request may be sent so that one wake of its worker thread sends
+    // it together with the requests due after it, in microseconds (0 to 10,000). Each is still
+    // timed from its own intended time; its lag grows by at most this. -1, the default:
+    // defaults::batch_lag_us.
     MICROBENCH_PLAN_FIELD(std::int64_t, max_batch_lag_us)
     // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.

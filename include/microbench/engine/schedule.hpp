@@ -50,15 +50,16 @@ public:
     }
 
     // The latest of the next `limit` intended times (from next() on) that is at most `window_ns`
-    // after next() and before `stop_ns`: waking then sends them all at once, none later than the
-    // window. next() itself when no other fits (or limit ≤ 1).
+    // after next(): waking then sends them all at once, none later than the window. next() itself
+    // when no other fits, when limit ≤ 1, and when the window reaches `stop_ns` (a wake late past
+    // the stop would send none of them).
     std::int64_t last_within(std::int64_t window_ns, std::uint64_t limit, std::int64_t stop_ns) const {
-        const std::int64_t first = next(), end = std::min(first + window_ns, stop_ns - 1);
-        if (limit <= 1 || end <= first) return first;
-        if (!poisson_) {
-            auto more = static_cast<std::uint64_t>(static_cast<double>(end - first) / gap_ns_);
+        const std::int64_t first = next(), end = first + window_ns;
+        if (limit <= 1 || window_ns <= 0 || end >= stop_ns) return first;
+        if (!poisson_) {  // the next time plus whole gaps
+            auto more = static_cast<std::uint64_t>(static_cast<double>(window_ns) / gap_ns_);
             more = std::min(more, limit - 1);
-            return first + static_cast<std::int64_t>(static_cast<double>(more) * gap_ns_);
+            return start_ns_ + static_cast<std::int64_t>(at_ns_ + static_cast<double>(more) * gap_ns_);
         }
         rate_schedule copy = *this;
         std::int64_t last = first;

@@ -146,7 +146,7 @@ private:
     // At a fixed rate: the next request's time has come.
     bool due(std::int64_t now) const { return schedule_pending() && schedule_.next() <= now; }
     void dispatch_due(std::int64_t now);
-    std::int64_t batch_wake() const;
+    std::int64_t batch_wake();
     void on_idle_event(connection& c, std::uint32_t events);
     void note_ended() {
         ++stats_.requests_ended;
@@ -177,6 +177,10 @@ private:
     std::int64_t stopped_ns_ = 0;
     std::vector<std::uint32_t> idle_;       // at a fixed rate: connections waiting for the schedule
     rate_schedule schedule_;                // off in a closed loop
+    struct {
+        std::uint64_t issued, limit;
+        std::int64_t wake;
+    } batch_wake_for_{UINT64_MAX, 0, 0};    // batch_wake()'s last answer, and what it was for
     interval_recorder intervals_;           // off unless the plan asks for intervals
     std::vector<std::uint32_t> unsettled_;  // with stamp_arrivals: connections whose events must wake the worker
     std::int64_t realtime_offset_ns_ = 0;   // with stamp_arrivals: wall clock − monotonic clock, this pass

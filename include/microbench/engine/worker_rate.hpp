@@ -1,9 +1,10 @@
 // microbench/engine/worker_rate.hpp — the worker at a fixed rate, and how a worker waits. Due requests
-// go out on idle connections; an idle keep-alive connection that hears from the server between
-// requests is closed. A worker waits in epoll, woken by the first readiness or the earliest
-// timer — except at a fixed rate with keep-alive, when its next job is to send a request within
-// defaults::sleep_through_max_ns on an idle connection: then it sleeps through to that time
-// instead of waking for each response, and reads the responses that came meanwhile with the time
+// go out on idle connections; the schedule's wake is the next request's time, or up to the plan's
+// batch lag later when that lets one wake send several. An idle keep-alive connection that hears
+// from the server between requests is closed. A worker waits in epoll, woken by the first
+// readiness or the earliest timer — except at a fixed rate with keep-alive, when its next job is
+// to send within defaults::sleep_through_max_ns (plus the batch lag) on an idle connection: then
+// it sleeps through to that time instead of waking for each response, and reads the responses that came meanwhile with the time
 // the kernel received them (SO_TIMESTAMPNS), so a request costs one wake instead of two and its
 // times stay exact. Not while a connection is connecting, writing or part-way through a
 // response ("unsettled"): those times are the worker's own, read when the event comes. And only
@@ -30,11 +31,14 @@ inline void worker::dispatch_due(std::int64_t now) {
 // When to wake for the schedule: at the next request's time, or later by at most the plan's
 // batch lag when requests due within it can go out together — on idle connections, within the
 // quota, before the stop time. Each still counts from its own intended time.
-inline std::int64_t worker::batch_wake() const {
+// Kept until a request is issued or the idle connections change: Poisson times are drawn to find it.
+inline std::int64_t worker::batch_wake() {
     if (s_.batch_lag_ns == 0) return schedule_.next();
     std::uint64_t limit = idle_.size();
     if (s_.quota) limit = std::min<std::uint64_t>(limit, s_.quota - issued_);
-    return schedule_.last_within(s_.batch_lag_ns, limit, stop_issuing_ns_);
+    if (issued_ != batch_wake_for_.issued || limit != batch_wake_for_.limit)
+        batch_wake_for_ = {issued_, limit, schedule_.last_within(s_.batch_lag_ns, limit, stop_issuing_ns_)};
+    return batch_wake_for_.wake;
 }
 
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent
@@ -51,7 +55,7 @@ inline void worker::on_idle_event(connection& c, std::uint32_t events) {
 inline int worker::wait_for_events(epoll_event* events, std::int64_t now, std::int64_t wake, bool more_now) {
     if (more_now) return loop_.wait_ns(events, defaults::worker_event_batch, 0);
     const bool sleep_through = stamps_work_ && !idle_.empty() && schedule_pending() &&
-                               wake - now <= defaults::sleep_through_max_ns && settled();
+                               wake - now <= defaults::sleep_through_max_ns + s_.batch_lag_ns && settled();
     if (!sleep_through) return loop_.wait_ns(events, defaults::worker_event_batch, std::max<std::int64_t>(0, wake - now));
     timespec until{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {

@@ -62,6 +62,7 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
     differs_number("rate (requests/s)", a.r.rate_target, b.r.rate_target);
     differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
             b.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform");
+    differs_number("batch lag (us)", static_cast<double>(a.r.rate_batch_lag_ns / 1000), static_cast<double>(b.r.rate_batch_lag_ns / 1000));
     differs_number("interval (ms)", static_cast<double>(a.r.interval_ns / 1'000'000), static_cast<double>(b.r.interval_ns / 1'000'000));
     return why;
 }
