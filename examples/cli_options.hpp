@@ -37,6 +37,7 @@ struct options {
     bool length_check = true;
     std::vector<int> expect_status;
     std::string csv_path, json_path, gnuplot_path;
+    std::string hgrm_path;  // --hgrm FILE|-: HdrHistogram's percentile spectrum
     std::string html_path;        // --html FILE: the report with charts, self-contained
     std::uint32_t shard_index = 0, shard_count = 0;  // --shard I/N (or JOB_COMPLETION_INDEX and MICROBENCH_SHARDS)
     std::int64_t start_at_unix_ms = 0;               // --start-at T / --start-in S
@@ -80,7 +81,9 @@ struct options {
     bool checks_responses() const { return check_factorial || !expect_body_path.empty() || !expect_status.empty(); }
 
     // How many files go to stdout (--json -, --intervals -, -e -, -g -); with any, the report does not.
-    int stdout_writers() const { return (json_path == "-") + (intervals_path == "-") + (csv_path == "-") + (gnuplot_path == "-"); }
+    int stdout_writers() const {
+        return (json_path == "-") + (intervals_path == "-") + (csv_path == "-") + (gnuplot_path == "-") + (hgrm_path == "-");
+    }
     bool stdout_is_data() const { return stdout_writers() > 0; }
 
     options without_shard() const {

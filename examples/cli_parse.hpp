@@ -350,6 +350,16 @@ inline option_list option_table() {
              o.json_path = v;
              return parse_outcome{};
          }},
+        {0, "hgrm", nullptr, takes::value, in_single, section::own, "--hgrm FILE|-",
+         "Write the percentile spectrum in HdrHistogram's .hgrm text, in ms, as wrk2\n"
+         "prints it (HdrHistogram's plotter reads it): the total time; at a fixed rate\n"
+         "the response time, and the service time in FILE with .service before its\n"
+         "extension (- = stdout, both, each after wrk2's title).",
+         [](options& o, const std::string&, const std::string& v) {
+             if (v.empty()) return usage_error("--hgrm needs a file name, or - for stdout");
+             o.hgrm_path = v;
+             return parse_outcome{};
+         }},
         {0, "html", nullptr, takes::value, everywhere, section::own, "--html FILE",
          "Write the report as one self-contained HTML file (inline SVG charts, no\n"
          "script or link): latency by percentile, throughput and response time over\n"
@@ -705,7 +715,7 @@ inline parse_outcome check_combination(options& o, const std::vector<given_flag>
     if (o.max_batch_lag_us >= 0 && o.rate == 0) return usage_error("--max-batch-lag is for --rate");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
     if (o.stdout_writers() > 1)
-        return usage_error("--json -, --intervals -, -e - and -g - would share stdout: send all but one to files");
+        return usage_error("--json -, --intervals -, --hgrm -, -e - and -g - would share stdout: send all but one to files");
     if (o.shard_count) {
         mb::plan whole = to_plan(o.without_shard(), o.url_text);
         if (mb::error e = mb::divide_plan(whole, o.shard_index, o.shard_count); e.code == mb::errc::plan_bad_rate)

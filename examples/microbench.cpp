@@ -67,6 +67,31 @@ void on_progress(const mb::progress& p, void* user) {
 
 bool write_file(const std::string& path, const std::string& text) { return cli::write_text_file(path, text); }
 
+// PATH with `tag` before its extension (r.hgrm -> r.service.hgrm; r -> r.service).
+std::string tagged_path(const std::string& path, const char* tag) {
+    const std::size_t slash = path.rfind('/'), dot = path.rfind('.');
+    const bool has_ext = dot != std::string::npos && dot > 0 && (slash == std::string::npos || dot > slash + 1);
+    return has_ext ? path.substr(0, dot) + "." + tag + path.substr(dot) : path + "." + tag;
+}
+
+// --hgrm: the total time's spectrum in a closed loop; at a fixed rate the response time's in PATH
+// and the service time's beside it, or both on stdout after wrk2's titles.
+bool write_hgrm(const std::string& path, const mb::result& r) {
+    constexpr double ms = 1e6;
+    std::string main_text, service_text;
+    if (r.rate_target <= 0) {
+        mb::append_hgrm(r.total_ns, ms, 5, main_text);
+        return write_file(path, main_text);
+    }
+    mb::append_hgrm(r.response_ns, ms, 5, main_text);
+    mb::append_hgrm(r.total_ns, ms, 5, service_text);
+    if (path == "-")
+        return write_file(path, "  Latency Distribution (HdrHistogram - Recorded Latency)\n" + main_text +
+                                    "\n  Latency Distribution (HdrHistogram - Uncorrected Latency (measured without taking delayed starts into "
+                                    "account))\n" + service_text);
+    return write_file(path, main_text) && write_file(tagged_path(path, "service"), service_text);
+}
+
 // --html FILE: the runs drawn in one report; false (said on stderr) when it cannot be written.
 bool write_html(const cli::options& o, const std::vector<mb::report_run>& runs, const std::string& title) {
     mb::html_options ho;
@@ -460,6 +485,7 @@ int run_single(const cli::options& o) {
     int status = r.cancelled ? 130 : broken ? 3 : 0;
     if (!o.csv_path.empty() && !write_file(o.csv_path, mb::percentiles_csv(r))) status = 1;
     if (!o.gnuplot_path.empty() && !write_file(o.gnuplot_path, mb::gnuplot_tsv(r))) status = 1;
+    if (!o.hgrm_path.empty() && !write_hgrm(o.hgrm_path, r)) status = 1;
     if (csv.error) {
         cli::say_cannot_write("microbench", o.intervals_path, csv.error);
         status = 1;

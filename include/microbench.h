@@ -291,6 +291,10 @@ MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column);
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
 MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
+/* One timing column's percentile spectrum as HdrHistogram's .hgrm text in ms (what
+ * hdr_percentiles_print(h, f, 5, 1e6, CLASSIC) prints; wrk2's distribution), for HdrHistogram's
+ * plotter. `column` an mb_timing; 0 (and "" in a buffer) for a bad one. */
+MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, size_t size);
 /* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
  * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ...); title NULL:
  * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */

@@ -27,9 +27,10 @@ public sealed class MicrobenchException(int status)
 public enum Failure { Connect = 0, Write = 1, Receive = 2, Parse = 3, Timeout = 4, Length = 5, Check = 6, Tls = 7 }
 
 /// <summary>One of ab's timing columns in milliseconds: exact count, min, mean, max; percentiles within 0.1 %;
-/// the standard deviation (population) from the histogram's buckets around the exact mean.</summary>
+/// the standard deviation (population) from the histogram's buckets around the exact mean; Hgrm, the percentile
+/// spectrum as HdrHistogram's .hgrm text in ms, for its plotter (wrk2's distribution).</summary>
 public sealed record Timing(ulong Count, double MinMs, double MeanMs, double MaxMs, double P50Ms, double P90Ms, double P99Ms, double P999Ms,
-                            double StddevMs);
+                            double StddevMs, string Hgrm);
 
 /// <summary>How requests are spread over time at a fixed rate.</summary>
 public enum Arrivals { Uniform = 0, Poisson = 1 }  // mb_arrivals
@@ -140,7 +141,8 @@ public sealed record Result
         new(Native.TimingCount(r, column), Native.TimingMinNs(r, column) / 1e6, Native.TimingMeanNs(r, column) / 1e6,
             Native.TimingMaxNs(r, column) / 1e6, Native.TimingPercentileNs(r, column, 50) / 1e6,
             Native.TimingPercentileNs(r, column, 90) / 1e6, Native.TimingPercentileNs(r, column, 99) / 1e6,
-            Native.TimingPercentileNs(r, column, 99.9) / 1e6, Native.TimingStddevNs(r, column) / 1e6);
+            Native.TimingPercentileNs(r, column, 99.9) / 1e6, Native.TimingStddevNs(r, column) / 1e6,
+            Text.Of((buf, size) => Native.ResultHgrm(r, column, buf, size)));
 
     // An owned result: read while its handle is held.
     internal static Result Of(ResultHandle owned)

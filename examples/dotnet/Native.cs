@@ -171,6 +171,7 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_result_report_ab")] internal static partial nuint ReportAb(IntPtr result, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_report_latency")]
     internal static partial nuint ReportLatency(IntPtr result, double[]? percentiles, nuint count, byte[]? buf, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_result_hgrm")] internal static partial nuint ResultHgrm(IntPtr result, Column column, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_json")]
     internal static partial nuint ResultJson(IntPtr result, double[]? percentiles, nuint count, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_report_html_json", StringMarshalling = StringMarshalling.Utf8)]

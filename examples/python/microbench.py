@@ -144,6 +144,7 @@ _SIGNATURES = {
     "mb_result_timing_stddev_ns": (_D, [_P, ctypes.c_int]),
     "mb_result_report_ab": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_result_report_latency": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
+    "mb_result_hgrm": (_SZ, [_P, ctypes.c_int, ctypes.c_char_p, _SZ]),
     "mb_result_json": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
     "mb_report_html_json": (ctypes.c_int, [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), _SZ,
                                            ctypes.c_char_p, ctypes.c_char_p, _SZ, ctypes.POINTER(_SZ)]),
@@ -198,6 +199,7 @@ class Timing:
     max_ms: float
     percentiles_ms: dict  # {50: …, 90: …, 99: …, 99.9: …}
     stddev_ms: float = 0.0  # population, from the histogram's buckets around the exact mean
+    hgrm: str = ""  # the percentile spectrum as HdrHistogram's .hgrm text in ms, for its plotter (wrk2's distribution)
 
     @property
     def p50_ms(self):
@@ -286,7 +288,8 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
             mean_ms=_lib.mb_result_timing_mean_ns(handle, i) / 1e6,
             max_ms=_lib.mb_result_timing_max_ns(handle, i) / 1e6,
             percentiles_ms={p: _lib.mb_result_timing_percentile_ns(handle, i, p) / 1e6 for p in percentiles},
-            stddev_ms=_lib.mb_result_timing_stddev_ns(handle, i) / 1e6)
+            stddev_ms=_lib.mb_result_timing_stddev_ns(handle, i) / 1e6,
+            hgrm=_text(_lib.mb_result_hgrm, handle, i))
     ps = (ctypes.c_double * len(percentiles))(*percentiles)
     session, tls = _TlsSession(), {}
     if _lib.mb_result_tls_session(handle, ctypes.byref(session), ctypes.sizeof(session)) == 0:

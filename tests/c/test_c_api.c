@@ -173,6 +173,7 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_result_report_ab(NULL, buf, sizeof buf) == 0 && strcmp(buf, "xxxxxxx") == 0);
     EXPECT(mb_result_report_latency(NULL, NULL, 0, buf, sizeof buf) == 0);
     EXPECT(mb_result_json(NULL, NULL, 0, buf, sizeof buf) == 0);
+    EXPECT(mb_result_hgrm(NULL, MB_TIMING_TOTAL, buf, sizeof buf) == 0 && buf[0] == '\0');
     EXPECT(mb_report_html(NULL, NULL, 1, NULL, buf, sizeof buf) == 0);
     EXPECT(mb_suite_report_html(NULL, NULL, buf, sizeof buf) == 0);
     EXPECT(mb_report_html_json(NULL, NULL, 1, NULL, buf, sizeof buf, NULL) == MB_INVALID_ARGUMENT);
@@ -313,6 +314,13 @@ static void load_test(uint16_t port, mb_server* server) {
     text = (char*)malloc(n + 1);
     EXPECT(mb_result_json(r, NULL, 0, text, n + 1) == n && strstr(text, "\"completed\":1000") != NULL);
     free(text);
+    /* HdrHistogram's .hgrm text of a column: the header, then the footer with the exact count */
+    n = mb_result_hgrm(r, MB_TIMING_TOTAL, NULL, 0);
+    text = (char*)malloc(n + 1);
+    EXPECT(mb_result_hgrm(r, MB_TIMING_TOTAL, text, n + 1) == n && strncmp(text, "       Value   Percentile", 25) == 0);
+    EXPECT(strstr(text, "\n#[Max     = ") != NULL && strstr(text, "Total count    =         1000]\n") != NULL);
+    free(text);
+    EXPECT(mb_result_hgrm(r, 99, small, sizeof small) == 0 && small[0] == '\0');
     {  /* the HTML report of this result twice, labelled, and with default labels */
         const mb_result* both[2];
         const char* labels[2] = {"first", "second <b>"};

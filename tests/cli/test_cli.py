@@ -204,6 +204,58 @@ class Outputs(unittest.TestCase):
         self.assertEqual(seconds, sorted(seconds))
         self.assertLess(abs(seconds[0] - time.time()), 60)
 
+    def test_hgrm(self):
+        # HdrHistogram's .hgrm text, read as its plotter reads it: the header, rows of four numbers,
+        # '#' footer lines. The spectrum is the JSON's histogram: the same count, and the row at
+        # each percentile the same bucket as the JSON's value (shown in ms to 3 decimals).
+        def spectrum(text):
+            lines = text.splitlines()
+            self.assertEqual(lines[0].split(), ["Value", "Percentile", "TotalCount", "1/(1-Percentile)"])
+            self.assertEqual(lines[1], "")
+            rows = [line.split() for line in lines[2:] if not line.startswith("#")]
+            footer = [line for line in lines if line.startswith("#[")]
+            self.assertEqual(len(footer), 3)
+            for r in rows[:-1]:
+                # from the percentile before it was rounded to 6 decimals
+                self.assertAlmostEqual(float(r[3]), 1 / (1 - float(r[1])), delta=0.01 + float(r[3]) * 1e-3)
+            self.assertEqual(rows[-1][1:], ["1.000000", rows[-1][2], "inf"])
+            counts = [int(r[2]) for r in rows]
+            self.assertEqual(counts, sorted(counts))
+            return {float(r[1]): (float(r[0]), int(r[2])) for r in reversed(rows)}, footer  # the first row of each level
+
+        def agrees(rows, histogram, count):
+            self.assertEqual(rows[1.0][1], count)
+            for p in ("50", "90", "95", "97.5"):  # levels the spectrum has a row at (it has none at 99 %)
+                ms, _ = rows[float(p) / 100]
+                ns = histogram["percentiles"][p]
+                # The same bucket: its top, or the exact maximum when that is in it; then rounding to 3 decimals.
+                self.assertLessEqual(abs(ms * 1e6 - ns), 500 + ns * 0.001, p)
+
+        with tempfile.TemporaryDirectory() as d:
+            mb = run([MICROBENCH, "-q", "-n", "300", "-c", "4", "-k", "--percentiles", "50,90,95,97.5", "--json", f"{d}/r.json",
+                      "--hgrm", f"{d}/r.hgrm", Servers.url()])
+            self.assertEqual(mb.returncode, 0, mb.stderr)
+            doc = json.load(open(f"{d}/r.json"))
+            rows, footer = spectrum(open(f"{d}/r.hgrm").read())
+            agrees(rows, doc["latency_ns"]["total"], 300)
+            self.assertRegex(footer[1], r"^#\[Max     = +[\d.]+, Total count    = +300\]$")
+            self.assertFalse(os.path.exists(f"{d}/r.service.hgrm"))  # a closed loop: total time only
+            # At a fixed rate: the response time in the file, the service time beside it.
+            mb = run([MICROBENCH, "-q", "-n", "200", "-c", "4", "-k", "--rate", "400", "--percentiles", "50,90,95,97.5", "--json",
+                      f"{d}/f.json", "--hgrm", f"{d}/f.hgrm", Servers.url()])
+            self.assertEqual(mb.returncode, 0, mb.stderr)
+            doc = json.load(open(f"{d}/f.json"))
+            agrees(spectrum(open(f"{d}/f.hgrm").read())[0], doc["open_model"]["response_ns"], 200)
+            agrees(spectrum(open(f"{d}/f.service.hgrm").read())[0], doc["latency_ns"]["total"], 200)
+        # On stdout, both after wrk2's titles, and nothing else.
+        mb = run([MICROBENCH, "-q", "-n", "100", "-c", "2", "-k", "--rate", "400", "--hgrm", "-", Servers.url()])
+        self.assertEqual(mb.returncode, 0, mb.stderr)
+        first, second = mb.stdout.split("\n\n  Latency Distribution (HdrHistogram - Uncorrected Latency (measured without taking "
+                                        "delayed starts into account))\n")
+        self.assertTrue(first.startswith("  Latency Distribution (HdrHistogram - Recorded Latency)\n"))
+        for text in (first.split("\n", 1)[1], second):
+            self.assertEqual(spectrum(text)[0][1.0][1], 100)
+
     def test_json(self):
         mb = run([MICROBENCH, "-n", "400", "-c", "4", "-k", "--json", "-", "--percentiles", "50,99.9", Servers.url()])
         self.assertEqual(mb.returncode, 0, mb.stderr)
@@ -328,7 +380,7 @@ class Errors(unittest.TestCase):
             "--max-p99-ms": ["", "-1", "0", "abc", "nan", "inf"],
             "--percentiles": ["", "-1", "abc", "101", "nan", "50,,99"],
             "--expect-status": ["", "-1", "abc", "99", "1000", "200,"],
-            "--json": [""], "--intervals": [""],
+            "--json": [""], "--intervals": [""], "--hgrm": [""],
         }
         url = Servers.url()
         checked = 0
@@ -595,6 +647,7 @@ class Errors(unittest.TestCase):
         self.assert_usage_error(["-t", "1", "--rate", "10", "--intervals", "-", "--json", "-", url], "--intervals -")
         self.assert_usage_error(["-n", "5", "-e", "-", "--json", "-", url], "would share stdout")
         self.assert_usage_error(["-n", "5", "-g", "-", "-e", "-", url], "would share stdout")
+        self.assert_usage_error(["-n", "5", "--hgrm", "-", "--json", "-", url], "would share stdout")
         with tempfile.TemporaryDirectory() as d:
             # A run that cannot start leaves an existing --intervals file as it was, and makes none.
             kept, made = os.path.join(d, "kept.csv"), os.path.join(d, "made.csv")
@@ -629,7 +682,7 @@ class Errors(unittest.TestCase):
             with open(kept) as f:
                 self.assertEqual(f.read(), "yesterday's rows\n")
         # A failed write says why it failed, not what errno held at the end of the run.
-        for flag in ("--intervals", "--json", "-e", "-g", "--html"):
+        for flag in ("--intervals", "--json", "-e", "-g", "--html", "--hgrm"):
             with self.subTest(flag=flag):
                 r = run([MICROBENCH, "-q", "-t", "1", "--rate", "20", flag, "/dev/full", url])
                 self.assertEqual(r.returncode, 1, r.stderr)

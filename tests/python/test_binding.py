@@ -276,6 +276,10 @@ class Binding(unittest.TestCase):
         rows = {line.split()[0]: line.split()[-1] for line in r.latency_report.splitlines()[3:] if line.strip()}
         self.assertEqual(rows["stddev"], f"{t.stddev_ms * 1000:.1f}")  # total is the last column, in µs
         self.assertEqual(rows["p99"], f"{t.percentiles_ms[99] * 1000:.1f}")
+        # HdrHistogram's .hgrm text of the column: its header, its 100 % row and footer with the count.
+        self.assertTrue(t.hgrm.startswith("       Value   Percentile   TotalCount 1/(1-Percentile)\n\n"))
+        self.assertIn(" 1.000000           60          inf\n", t.hgrm)
+        self.assertIn("Total count    =           60]\n", t.hgrm)
         answered = microbench.run(self.server.url("/status/503"), n=3)
         self.assertEqual((answered.status_codes, answered.non_2xx), ({503: 3}, 3))
 

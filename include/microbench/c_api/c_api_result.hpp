@@ -108,6 +108,15 @@ MB_API size_t mb_result_json(const mb_result* result, const double* percentiles,
     return microbench::detail::copy_out(text, buf, size);
     MICROBENCH_C_CATCH(0)
 }
+MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, size_t size) {
+    const microbench::histogram* h = microbench::detail::column(result, column);
+    if (!h) return microbench::detail::copy_out(std::string(), buf, size);
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::append_hgrm(*h, 1e6, 5, text);
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
 
 MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
                              char* buf, size_t size) {

@@ -171,6 +171,8 @@ foreach (string kind in new[] { "interval", "progress", "response" })
                                                                                      l => l.Split(' ', StringSplitOptions.RemoveEmptyEntries)[^1]);
     Check("LatencyReport:", rows["stddev"] == (r.Total.StddevMs * 1000).ToString("F1", CultureInfo.InvariantCulture) &&
           rows["p99"] == (r.Total.P99Ms * 1000).ToString("F1", CultureInfo.InvariantCulture), r.LatencyReport);
+    Check("Hgrm:", r.Total.Hgrm.StartsWith("       Value   Percentile   TotalCount 1/(1-Percentile)\n\n") &&
+          r.Total.Hgrm.Contains(" 1.000000           60          inf\n") && r.Total.Hgrm.Contains("Total count    =           60]\n"), r.Total.Hgrm);
 }
 
 // At a fixed rate each response time is the request's schedule lag plus its total time.
