@@ -4,6 +4,8 @@
 // given twice (or under two names for one setting) or where the mode does not read it is refused.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -351,10 +353,10 @@ inline option_list option_table() {
              return parse_outcome{};
          }},
         {0, "hgrm", nullptr, takes::value, in_single, section::own, "--hgrm FILE|-",
-         "Write the percentile spectrum in HdrHistogram's .hgrm text, in ms, as wrk2\n"
-         "prints it (HdrHistogram's plotter reads it): the total time; at a fixed rate\n"
-         "the response time, and the service time in FILE with .service before its\n"
-         "extension (- = stdout, both, each after wrk2's title).",
+         "Write the percentile spectrum as HdrHistogram's .hgrm text in ms (what\n"
+         "HdrHistogram_c's hdr_percentiles_print prints; its plotter reads it): the total\n"
+         "time; at a fixed rate the response time, and the service time in FILE with\n"
+         ".service before its extension (- = stdout: both, each after a title line).",
          [](options& o, const std::string&, const std::string& v) {
              if (v.empty()) return usage_error("--hgrm needs a file name, or - for stdout");
              o.hgrm_path = v;
@@ -713,6 +715,9 @@ inline parse_outcome check_combination(options& o, const std::vector<given_flag>
     if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
     if (o.seed_given && !o.poisson) return usage_error("--seed is for --arrivals poisson");
     if (o.max_batch_lag_us >= 0 && o.rate == 0) return usage_error("--max-batch-lag is for --rate");
+    struct stat st {};
+    if (o.rate > 0 && !o.hgrm_path.empty() && o.hgrm_path != "-" && stat(o.hgrm_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        return usage_error("--hgrm at a fixed rate writes FILE and FILE.service: give a file's name (not a device or pipe), or -");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
     if (o.stdout_writers() > 1)
         return usage_error("--json -, --intervals -, --hgrm -, -e - and -g - would share stdout: send all but one to files");

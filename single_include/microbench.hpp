@@ -6079,7 +6079,9 @@ inline std::string result_json(const plan& p, const result& r, const std::vector
 // #[Mean/StdDeviation], #[Max/Total count], #[Buckets/SubBuckets] footer. Every figure is computed
 // as HdrHistogram_c computes it — mean and deviation from each bucket's middle value, the maximum
 // at the top of its bucket — so the text equals HdrHistogram_c's for the same counts (a test
-// holds a file it printed). HdrHistogram's plotter and wrk2's readers take it as it is.
+// holds files it printed): the text HdrHistogram's plotter and wrk2's plotting scripts take. Two
+// differences: counts of 2^31 and more print whole (HdrHistogram_c's %d cuts them), and an empty
+// histogram's footer shows 0 (HdrHistogram_c's shows -nan).
 
 #include <cmath>
 #include <cstdint>
@@ -6090,8 +6092,8 @@ namespace microbench {
 
 // Appends `h`'s spectrum to `out`, values divided by `value_scale` (1e6: nanoseconds to
 // milliseconds), with `ticks_per_half_distance` steps each time the distance to 100 % halves (wrk2
-// and HdrHistogram's examples: 5; below 1 counts as 1). An empty histogram gives the 100 % row at 0 and a footer of 0s
-// (HdrHistogram_c prints nan there).
+// and HdrHistogram's examples: 5; below 1 counts as 1). An empty histogram gives the 100 % row at 0
+// and a footer of 0s.
 inline void append_hgrm(const histogram& h, double value_scale, int ticks_per_half_distance, std::string& out) {
     using detail::appendf;
     const int digits = h.config().significant_figures;
@@ -6118,8 +6120,11 @@ inline void append_hgrm(const histogram& h, double value_scale, int ticks_per_ha
             row(top, level, cumulative);
             // The step halves each time the distance to 100 % halves (computed as HdrHistogram_c does).
             const auto halvings = static_cast<int>(std::log(100 / (100.0 - level)) / std::log(2)) + 1;
-            level += 100.0 / std::ldexp(static_cast<double>(ticks), halvings);
-            if (cumulative >= total) break;
+            const double next = level + 100.0 / std::ldexp(static_cast<double>(ticks), halvings);
+            // With counts past ~1e15 the step drops below the rounding of `level`: stop there
+            // (HdrHistogram_c loops for ever); the 100 % row follows.
+            if (cumulative >= total || !(next > level && next < 100.0)) break;
+            level = next;
         }
     }
     row(top, 100.0, cumulative);

@@ -30,7 +30,7 @@ public enum Failure { Connect = 0, Write = 1, Receive = 2, Parse = 3, Timeout = 
 /// the standard deviation (population) from the histogram's buckets around the exact mean; Hgrm, the percentile
 /// spectrum as HdrHistogram's .hgrm text in ms, for its plotter (wrk2's distribution).</summary>
 public sealed record Timing(ulong Count, double MinMs, double MeanMs, double MaxMs, double P50Ms, double P90Ms, double P99Ms, double P999Ms,
-                            double StddevMs, string Hgrm);
+                            double StddevMs, string Hgrm = "");
 
 /// <summary>How requests are spread over time at a fixed rate.</summary>
 public enum Arrivals { Uniform = 0, Poisson = 1 }  // mb_arrivals

@@ -199,7 +199,7 @@ class Timing:
     max_ms: float
     percentiles_ms: dict  # {50: …, 90: …, 99: …, 99.9: …}
     stddev_ms: float = 0.0  # population, from the histogram's buckets around the exact mean
-    hgrm: str = ""  # the percentile spectrum as HdrHistogram's .hgrm text in ms, for its plotter (wrk2's distribution)
+    hgrm: str = dataclasses.field(default="", repr=False)  # the spectrum as HdrHistogram's .hgrm text in ms, for its plotter
 
     @property
     def p50_ms(self):

@@ -588,6 +588,7 @@ class Errors(unittest.TestCase):
                  (["--arrivals", "poisson", url], "needs --rate"), (["--seed", "1", "--rate", "10", url], "--seed"),
                  (["--seed", "-1", "--rate", "10", "--arrivals", "poisson", url], "--seed"),
                  (["--max-batch-lag", "50", url], "--max-batch-lag is for --rate"),
+                 (["--rate", "10", "--hgrm", "/dev/null", url], "--hgrm at a fixed rate writes FILE and FILE.service"),
                  (["--intervals", "x.csv", "--interval", "0", url], "--intervals"),
                  (["--suite", "--intervals", "x.csv", url], "--intervals")]
         for args, words in cases:
@@ -684,7 +685,8 @@ class Errors(unittest.TestCase):
         # A failed write says why it failed, not what errno held at the end of the run.
         for flag in ("--intervals", "--json", "-e", "-g", "--html", "--hgrm"):
             with self.subTest(flag=flag):
-                r = run([MICROBENCH, "-q", "-t", "1", "--rate", "20", flag, "/dev/full", url])
+                rate = ["--rate", "20"] if flag != "--hgrm" else []  # at a fixed rate --hgrm wants a file's name (below)
+                r = run([MICROBENCH, "-q", "-t", "1"] + rate + [flag, "/dev/full", url])
                 self.assertEqual(r.returncode, 1, r.stderr)
                 self.assertIn("cannot write /dev/full: No space left on device", r.stderr)
 
