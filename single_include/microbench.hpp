@@ -1492,10 +1492,11 @@ public:
     std::uint64_t sum() const { return sum_; }  // exact, of the recorded values
     double mean() const { return total_ ? static_cast<double>(sum_) / static_cast<double>(total_) : 0.0; }
 
-    // Standard deviation (population), from bucket midpoints around the exact mean.
-    double stddev() const {
+    // Standard deviation (population) from bucket midpoints: around the exact mean, or around `m`.
+    double stddev() const { return deviation_around(mean()); }
+    double deviation_around(double m) const {
         if (total_ == 0) return 0.0;
-        double m = mean(), acc = 0.0;
+        double acc = 0.0;
         for_each_recorded([&](const histogram_bucket& b) {
             double d = static_cast<double>(median_equivalent(b.lowest_value)) - m;
             acc += d * d * static_cast<double>(b.count);
@@ -6134,12 +6135,7 @@ inline void append_hgrm(const histogram& h, double value_scale, int ticks_per_ha
         std::uint64_t sum = 0;
         h.for_each_recorded([&](const histogram_bucket& b) { sum += b.count * static_cast<std::uint64_t>(h.median_equivalent(b.lowest_value)); });
         mean = static_cast<double>(static_cast<std::int64_t>(sum)) / static_cast<double>(total);
-        double squares = 0;
-        h.for_each_recorded([&](const histogram_bucket& b) {
-            const double d = static_cast<double>(h.median_equivalent(b.lowest_value)) - mean;
-            squares += d * d * static_cast<double>(b.count);
-        });
-        deviation = std::sqrt(squares / static_cast<double>(total));
+        deviation = h.deviation_around(mean);
     }
     const std::int64_t max = h.max() == 0 ? 0 : h.highest_equivalent(h.max());
     appendf(out, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n", mean / value_scale, deviation / value_scale);

@@ -63,12 +63,7 @@ inline void append_hgrm(const histogram& h, double value_scale, int ticks_per_ha
         std::uint64_t sum = 0;
         h.for_each_recorded([&](const histogram_bucket& b) { sum += b.count * static_cast<std::uint64_t>(h.median_equivalent(b.lowest_value)); });
         mean = static_cast<double>(static_cast<std::int64_t>(sum)) / static_cast<double>(total);
-        double squares = 0;
-        h.for_each_recorded([&](const histogram_bucket& b) {
-            const double d = static_cast<double>(h.median_equivalent(b.lowest_value)) - mean;
-            squares += d * d * static_cast<double>(b.count);
-        });
-        deviation = std::sqrt(squares / static_cast<double>(total));
+        deviation = h.deviation_around(mean);
     }
     const std::int64_t max = h.max() == 0 ? 0 : h.highest_equivalent(h.max());
     appendf(out, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n", mean / value_scale, deviation / value_scale);

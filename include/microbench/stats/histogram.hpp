@@ -244,10 +244,11 @@ public:
     std::uint64_t sum() const { return sum_; }  // exact, of the recorded values
     double mean() const { return total_ ? static_cast<double>(sum_) / static_cast<double>(total_) : 0.0; }
 
-    // Standard deviation (population), from bucket midpoints around the exact mean.
-    double stddev() const {
+    // Standard deviation (population) from bucket midpoints: around the exact mean, or around `m`.
+    double stddev() const { return deviation_around(mean()); }
+    double deviation_around(double m) const {
         if (total_ == 0) return 0.0;
-        double m = mean(), acc = 0.0;
+        double acc = 0.0;
         for_each_recorded([&](const histogram_bucket& b) {
             double d = static_cast<double>(median_equivalent(b.lowest_value)) - m;
             acc += d * d * static_cast<double>(b.count);
