@@ -38,6 +38,7 @@ struct options {
     std::vector<int> expect_status;
     std::string csv_path, json_path, gnuplot_path;
     std::string hgrm_path;  // --hgrm FILE|-: HdrHistogram's percentile spectrum
+    std::string hlog_path;  // --hlog FILE|-: HdrHistogram's interval log
     std::string html_path;        // --html FILE: the report with charts, self-contained
     std::uint32_t shard_index = 0, shard_count = 0;  // --shard I/N (or JOB_COMPLETION_INDEX and MICROBENCH_SHARDS)
     std::int64_t start_at_unix_ms = 0;               // --start-at T / --start-in S
@@ -80,9 +81,10 @@ struct options {
     }
     bool checks_responses() const { return check_factorial || !expect_body_path.empty() || !expect_status.empty(); }
 
-    // How many files go to stdout (--json -, --intervals -, -e -, -g -); with any, the report does not.
+    // How many files go to stdout (--json -, --intervals -, -e -, -g -, --hgrm -, --hlog -); with any, the report does not.
     int stdout_writers() const {
-        return (json_path == "-") + (intervals_path == "-") + (csv_path == "-") + (gnuplot_path == "-") + (hgrm_path == "-");
+        return (json_path == "-") + (intervals_path == "-") + (csv_path == "-") + (gnuplot_path == "-") + (hgrm_path == "-") +
+               (hlog_path == "-");
     }
     bool stdout_is_data() const { return stdout_writers() > 0; }
 
@@ -112,7 +114,8 @@ inline const char* short_usage() {
            "  --expect-status LIST  --expect-body FILE  --check factorial  --no-length-check\n"
            "  --max-failures N  --max-p99-ms X  --min-rps R        (broken gates exit 3)\n"
            "  --rate R        requests/s on a fixed schedule (open model: response time from the intended send)\n"
-           "  --arrivals poisson [--seed S]  --interval D (1s with --rate or --intervals)  --intervals FILE (CSV)\n"
+           "  --arrivals poisson [--seed S]  --interval D (1s with --rate, --intervals, --hlog)  --intervals FILE (CSV)\n"
+           "  --hgrm FILE|-  --hlog FILE|-   (HdrHistogram's percentile spectrum, its interval log)\n"
            "  --suite URL [URL_B] [--scale F]   --compare URL_A URL_B [--rounds N]   --self-test\n"
            "  -f TLS1.2|TLS1.3  -Z ciphers  -E certfile  -I  --verify  --cacert FILE  --tls-resume   (https://)\n"
            "  --shard I/N  --start-at UNIX_TIME  --start-in SECONDS  --check-args   (many generators, one plan)\n"
@@ -221,7 +224,7 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .arrivals(o.poisson ? mb::arrivals::poisson : mb::arrivals::uniform)
         .seed(o.seed)
         .max_batch_lag_us(o.max_batch_lag_us)
-        .interval_ms(o.interval_ms < 0 && !o.intervals_path.empty() ? 1000 : o.interval_ms);
+        .interval_ms(o.interval_ms < 0 && (!o.intervals_path.empty() || !o.hlog_path.empty()) ? 1000 : o.interval_ms);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);

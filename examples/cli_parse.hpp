@@ -362,6 +362,16 @@ inline option_list option_table() {
              o.hgrm_path = v;
              return parse_outcome{};
          }},
+        {0, "hlog", nullptr, takes::value, in_single, section::own, "--hlog FILE|-",
+         "Write HdrHistogram's interval log (format 1.3; its log processor, plotter\n"
+         "and libraries read it), a row per metric as each interval closes: Tag=total;\n"
+         "at a fixed rate Tag=response, Tag=service and Tag=schedule_lag (ns; 1s\n"
+         "intervals unless --interval says).",
+         [](options& o, const std::string&, const std::string& v) {
+             if (v.empty()) return usage_error("--hlog needs a file name, or - for stdout");
+             o.hlog_path = v;
+             return parse_outcome{};
+         }},
         {0, "html", nullptr, takes::value, everywhere, section::own, "--html FILE",
          "Write the report as one self-contained HTML file (inline SVG charts, no\n"
          "script or link): latency by percentile, throughput and response time over\n"
@@ -719,8 +729,12 @@ inline parse_outcome check_combination(options& o, const std::vector<given_flag>
     if (o.rate > 0 && !o.hgrm_path.empty() && o.hgrm_path != "-" && stat(o.hgrm_path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
         return usage_error("--hgrm at a fixed rate writes FILE and FILE.service: give a file's name (not a device or pipe), or -");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
+    if (!o.hlog_path.empty() && o.interval_ms == 0) return usage_error("--hlog needs intervals: drop --interval 0");
+    for (const std::string* other : {&o.intervals_path, &o.json_path, &o.hgrm_path, &o.csv_path, &o.gnuplot_path, &o.html_path})
+        if (!o.hlog_path.empty() && o.hlog_path != "-" && o.hlog_path == *other)
+            return usage_errorf("--hlog and another output both write '%s': give each its own file", shown(o.hlog_path).c_str());
     if (o.stdout_writers() > 1)
-        return usage_error("--json -, --intervals -, --hgrm -, -e - and -g - would share stdout: send all but one to files");
+        return usage_error("--json -, --intervals -, --hgrm -, --hlog -, -e - and -g - would share stdout: send all but one to files");
     if (o.shard_count) {
         mb::plan whole = to_plan(o.without_shard(), o.url_text);
         if (mb::error e = mb::divide_plan(whole, o.shard_index, o.shard_count); e.code == mb::errc::plan_bad_rate)

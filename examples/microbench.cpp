@@ -110,11 +110,12 @@ void add_run(std::vector<mb::report_run>& runs, std::string label, const std::st
     runs.back().r = r;
 }
 
-// --intervals FILE: a row written and flushed as each interval closes. The file is opened before
-// the run (so an unwritable path stops it at once) but emptied only once the run has started: a
-// run that cannot start leaves an existing file as it was, and removes one it made.
-struct interval_csv {
+// --intervals FILE and --hlog FILE: a row written and flushed as each interval closes. The file is
+// opened before the run (so an unwritable path stops it at once) but emptied only once the run has
+// started: a run that cannot start leaves an existing file as it was, and removes one it made.
+struct interval_file {
     std::string path;
+    std::string header;    // written first, when the run has started
     FILE* file = nullptr;
     bool made = false;     // the file did not exist before
     bool started = false;  // emptied and headed
@@ -138,7 +139,7 @@ struct interval_csv {
             struct stat st {};
             const bool regular = file != stdout && fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode);
             if (regular && ftruncate(fileno(file), 0) != 0) error = errno;  // not a pipe or a device
-            write(mb::intervals_csv_header);
+            write(header);
         }
         if (!error && (std::fwrite(text.data(), 1, text.size(), file) != text.size() || std::fflush(file) != 0)) error = errno;
     }
@@ -155,10 +156,25 @@ struct interval_csv {
 };
 
 void on_interval(const mb::interval_stats& row, void* user) {
-    auto* csv = static_cast<interval_csv*>(user);
+    auto* csv = static_cast<interval_file*>(user);
     csv->line.clear();
     mb::append_interval_csv_row(row, csv->line);
     csv->write(csv->line);
+}
+
+// --hlog: the interval's histograms as tagged rows of HdrHistogram's log, its header first.
+void on_interval_histograms(const mb::interval_stats& row, const mb::interval_histograms& h, void* user) {
+    auto* log = static_cast<interval_file*>(user);
+    if (!log->started) mb::append_hlog_header(static_cast<double>(h.run_start_realtime_ns) / 1e9, log->header);
+    log->line.clear();
+    const double start = static_cast<double>(row.start_ns) / 1e9, length = static_cast<double>(row.duration_ns) / 1e9;
+    const bool fixed_rate = row.target > 0 || !h.schedule_lag->empty();
+    mb::append_hlog_row(fixed_rate ? "response" : "total", start, length, *h.response, log->line);
+    if (fixed_rate) {
+        mb::append_hlog_row("service", start, length, *h.service, log->line);
+        mb::append_hlog_row("schedule_lag", start, length, *h.schedule_lag, log->line);
+    }
+    log->write(log->line);
 }
 
 // The gates' verdicts on a result, judged once: for stderr and for the JSON.
@@ -416,14 +432,24 @@ int run_single(const cli::options& o) {
         const std::int64_t every_ms = progress.tty ? 200 : progress.timed ? std::max<std::int64_t>(o.duration_ms / 10, 1) : 0;
         plan.on_progress(on_progress, &progress, every_ms, progress.tty ? 0 : progress.every);
     }
-    interval_csv csv;
+    interval_file csv, hlog;
     if (!o.intervals_path.empty()) {
         csv.path = o.intervals_path;
+        csv.header = mb::intervals_csv_header;
         if (!csv.open()) {
             cli::say_cannot_write("microbench", csv.path, errno);
             return 1;
         }
         plan.on_interval(on_interval, &csv);
+    }
+    if (!o.hlog_path.empty()) {
+        hlog.path = o.hlog_path;
+        if (!hlog.open()) {
+            cli::say_cannot_write("microbench", hlog.path, errno);
+            csv.close(false);
+            return 1;
+        }
+        plan.on_interval_histograms(on_interval_histograms, &hlog);
     }
     const bool stdout_is_data = o.stdout_is_data();  // then no banner, request block or report there
     // ab's banner: its line ends at once when heartbeats follow (more than 150 requests, or a
@@ -449,6 +475,8 @@ int run_single(const cli::options& o) {
     }
     if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
     csv.close(!e && r.start_realtime_ns != 0);  // a run cancelled while it waited to start never started
+    if (!hlog.started) mb::append_hlog_header(static_cast<double>(r.start_realtime_ns) / 1e9, hlog.header);
+    hlog.close(!e && r.start_realtime_ns != 0);
     if (e && dots && !stdout_is_data) std::printf("\n");  // end the banner's line of dots
     if (e) return start_failed(e, o, plan);
     if (!o.quiet && !progress.tty && (progress.every || progress.timed)) {  // the heartbeats the last poll missed, then ab's last line
@@ -486,10 +514,11 @@ int run_single(const cli::options& o) {
     if (!o.csv_path.empty() && !write_file(o.csv_path, mb::percentiles_csv(r))) status = 1;
     if (!o.gnuplot_path.empty() && !write_file(o.gnuplot_path, mb::gnuplot_tsv(r))) status = 1;
     if (!o.hgrm_path.empty() && !write_hgrm(o.hgrm_path, r)) status = 1;
-    if (csv.error) {
-        cli::say_cannot_write("microbench", o.intervals_path, csv.error);
-        status = 1;
-    }
+    for (const interval_file* f : {&csv, &hlog})
+        if (f->error) {
+            cli::say_cannot_write("microbench", f->path, f->error);
+            status = 1;
+        }
     if (!o.json_path.empty() && !write_file(o.json_path, mb::result_json(mb::describe(plan), r, o.percentiles, verdicts.json))) status = 1;
     if (!o.html_path.empty()) {
         std::vector<mb::report_run> runs;

@@ -3,7 +3,7 @@
 // are grouped by layer, each including only its own layer and those before it: core/ (version,
 // errors, text helpers), http/ (URLs, requests, the response parser, checks), stats/ (histograms,
 // the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
-// report/ (ab's report, text, JSON, HdrHistogram's .hgrm, HTML, merge, gates, suite) and c_api/ (microbench.h's implementation).
+// report/ (ab's report, text, JSON, HdrHistogram's .hgrm and interval logs, HTML, merge, gates, suite) and c_api/ (microbench.h's implementation).
 // For a small device, define before including it (README, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
@@ -23,6 +23,8 @@
 #include "microbench/http/response_parser.hpp"
 #include "microbench/stats/histogram.hpp"
 #include "microbench/stats/histogram_codec.hpp"
+#include "microbench/core/zlib.hpp"
+#include "microbench/stats/histogram_hdr.hpp"
 #include "microbench/core/bigint.hpp"
 #include "microbench/http/checks.hpp"
 #include "microbench/core/clock.hpp"
@@ -53,6 +55,7 @@
 #include "microbench/report/report_text.hpp"
 #include "microbench/report/report_json.hpp"
 #include "microbench/report/report_hgrm.hpp"
+#include "microbench/report/report_hlog.hpp"
 #include "microbench/core/json_read.hpp"
 #include "microbench/report/report_read.hpp"
 #include "microbench/report/report_merge.hpp"

@@ -8,7 +8,7 @@
 // are grouped by layer, each including only its own layer and those before it: core/ (version,
 // errors, text helpers), http/ (URLs, requests, the response parser, checks), stats/ (histograms,
 // the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
-// report/ (ab's report, text, JSON, HdrHistogram's .hgrm, HTML, merge, gates, suite) and c_api/ (microbench.h's implementation).
+// report/ (ab's report, text, JSON, HdrHistogram's .hgrm and interval logs, HTML, merge, gates, suite) and c_api/ (microbench.h's implementation).
 // For a small device, define before including it (README, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
@@ -1445,7 +1445,7 @@ public:
                            layout_.sub_bucket_count == other.layout_.sub_bucket_count;
         std::uint64_t dropped = 0, accepted = 0, approx_sum = 0;
         std::int64_t highest_accepted = 0;
-        for (std::size_t i = 0; i < other.layout_.counts_length; ++i) {
+        for (std::size_t i = 0; i < other.layout_.counts_length && accepted + dropped < other.total_; ++i) {
             std::uint64_t c = other.counts_[i];
             if (c == 0) continue;
             std::int64_t v = other.value_at_index(i);
@@ -1840,6 +1840,455 @@ inline bool base64_decode(std::string_view in, std::string& out) {
 
 }  // namespace microbench
 // ---- end include/microbench/stats/histogram_codec.hpp ----
+// ---- begin include/microbench/core/zlib.hpp ----
+// microbench/core/zlib.hpp — zlib streams (RFC 1950) both ways, with no library: zlib_store()
+// frames bytes in deflate's stored blocks (no compression: what HdrHistogram's logs need is the
+// framing, and stored blocks keep the writer a few lines), zlib_inflate() reads any deflate stream
+// (RFC 1951: stored, fixed and dynamic Huffman blocks) as zlib, Java's Deflater, .NET's
+// DeflateStream and pako write it. The reader trusts nothing: a bad header, block, code, distance
+// or Adler-32 is an error value, never a read past the input, and the output never grows past the
+// caller's limit.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace microbench {
+
+// Adler-32 of `in`, continuing from `a` (1 for a new stream).
+inline std::uint32_t adler32(std::string_view in, std::uint32_t a = 1) {
+    std::uint32_t lo = a & 0xffff, hi = a >> 16;
+    for (std::size_t i = 0; i < in.size();) {
+        // 5552 bytes is the most that cannot overflow 32 bits before the modulo (zlib's NMAX).
+        for (std::size_t end = i + 5552 < in.size() ? i + 5552 : in.size(); i < end; ++i) {
+            lo += static_cast<unsigned char>(in[i]);
+            hi += lo;
+        }
+        lo %= 65521;
+        hi %= 65521;
+    }
+    return (hi << 16) | lo;
+}
+
+// Appends `in` to `out` as a zlib stream of stored blocks (65,535 bytes each at most).
+inline void zlib_store(std::string_view in, std::string& out) {
+    out.push_back(static_cast<char>(0x78));  // deflate, 32 KiB window
+    out.push_back(static_cast<char>(0x01));  // no dictionary, fastest level; 0x7801 % 31 == 0
+    std::size_t pos = 0;
+    do {
+        const std::size_t n = in.size() - pos < 65535 ? in.size() - pos : 65535;
+        out.push_back(static_cast<char>(pos + n == in.size() ? 1 : 0));  // BFINAL, BTYPE 00
+        out.push_back(static_cast<char>(n & 0xff));
+        out.push_back(static_cast<char>(n >> 8));
+        out.push_back(static_cast<char>(~n & 0xff));
+        out.push_back(static_cast<char>((~n >> 8) & 0xff));
+        out.append(in.substr(pos, n));
+        pos += n;
+    } while (pos < in.size());
+    const std::uint32_t a = adler32(in);
+    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>((a >> shift) & 0xff));
+}
+
+namespace detail {
+
+// Canonical Huffman code as deflate defines it: how many codes of each length, and the symbols
+// ordered by code. Decoded one bit at a time: slow next to zlib's tables, ample for log lines.
+struct huffman {
+    std::uint16_t count[16] = {};
+    std::uint16_t symbol[288] = {};
+
+    // False when the lengths over-subscribe the code (an incomplete code is allowed: a code it
+    // lacks fails in decode).
+    bool build(const std::uint8_t* lengths, int n) {
+        for (auto& c : count) c = 0;
+        for (int i = 0; i < n; ++i) ++count[lengths[i]];
+        int left = 1;
+        for (int len = 1; len < 16; ++len) {
+            left = left * 2 - count[len];
+            if (left < 0) return false;
+        }
+        std::uint16_t offset[16] = {};
+        for (int len = 1; len < 15; ++len) offset[len + 1] = static_cast<std::uint16_t>(offset[len] + count[len]);
+        for (int i = 0; i < n; ++i)
+            if (lengths[i]) symbol[offset[lengths[i]]++] = static_cast<std::uint16_t>(i);
+        return true;
+    }
+};
+
+class inflater {
+public:
+    inflater(std::string_view in, std::string& out, std::size_t limit) : in_(in), out_(out), limit_(limit) {}
+
+    errc run() {
+        int final_block = 0;
+        do {
+            std::uint32_t header = 0;
+            if (!bits(3, header)) return errc::histogram_encoding_truncated;
+            final_block = header & 1;
+            errc e = errc::histogram_encoding_corrupt;
+            switch (header >> 1) {
+                case 0: e = stored(); break;
+                case 1: e = fixed(); break;
+                case 2: e = dynamic(); break;
+                default: break;  // type 3 is reserved
+            }
+            if (e != errc::ok) return e;
+        } while (!final_block);
+        bit_count_ = 0;  // the rest of the last byte is padding
+        return errc::ok;
+    }
+    std::size_t position() const { return pos_; }
+
+private:
+    bool bits(int n, std::uint32_t& v) {
+        while (bit_count_ < n) {
+            if (pos_ == in_.size()) return false;
+            bit_buffer_ |= static_cast<std::uint32_t>(static_cast<unsigned char>(in_[pos_++])) << bit_count_;
+            bit_count_ += 8;
+        }
+        v = bit_buffer_ & ((std::uint32_t{1} << n) - 1);
+        bit_buffer_ >>= n;
+        bit_count_ -= n;
+        return true;
+    }
+
+    // The next symbol of `h`, or -1 (truncated) / -2 (no such code).
+    int decode(const huffman& h) {
+        int code = 0, first = 0, index = 0;
+        for (int len = 1; len < 16; ++len) {
+            std::uint32_t bit = 0;
+            if (!bits(1, bit)) return -1;
+            code |= static_cast<int>(bit);
+            const int count = h.count[len];
+            if (code - count < first) return h.symbol[index + (code - first)];
+            index += count;
+            first = (first + count) << 1;
+            code <<= 1;
+        }
+        return -2;
+    }
+
+    errc stored() {
+        bit_buffer_ = 0;  // to the byte boundary
+        bit_count_ = 0;
+        if (in_.size() - pos_ < 4) return errc::histogram_encoding_truncated;
+        auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(in_[pos_ + i])); };
+        const std::uint32_t len = byte(0) | byte(1) << 8, nlen = byte(2) | byte(3) << 8;
+        if (len != (~nlen & 0xffff)) return errc::histogram_encoding_corrupt;
+        pos_ += 4;
+        if (in_.size() - pos_ < len) return errc::histogram_encoding_truncated;
+        if (limit_ - out_.size() < len) return errc::histogram_encoding_corrupt;
+        out_.append(in_.substr(pos_, len));
+        pos_ += len;
+        return errc::ok;
+    }
+
+    errc fixed() {
+        std::uint8_t lengths[288 + 30];
+        for (int i = 0; i < 288; ++i) lengths[i] = i < 144 ? 8 : i < 256 ? 9 : i < 280 ? 7 : 8;
+        for (int i = 0; i < 30; ++i) lengths[288 + i] = 5;
+        huffman literal, distance;
+        literal.build(lengths, 288);
+        distance.build(lengths + 288, 30);
+        return codes(literal, distance);
+    }
+
+    errc dynamic() {
+        std::uint32_t nlen = 0, ndist = 0, ncode = 0;
+        if (!bits(5, nlen) || !bits(5, ndist) || !bits(4, ncode)) return errc::histogram_encoding_truncated;
+        nlen += 257;
+        ndist += 1;
+        ncode += 4;
+        if (nlen > 286 || ndist > 30) return errc::histogram_encoding_corrupt;
+        static constexpr std::uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+        std::uint8_t lengths[286 + 30] = {};
+        for (std::uint32_t i = 0; i < ncode; ++i) {
+            std::uint32_t v = 0;
+            if (!bits(3, v)) return errc::histogram_encoding_truncated;
+            lengths[order[i]] = static_cast<std::uint8_t>(v);
+        }
+        huffman code_lengths;
+        if (!code_lengths.build(lengths, 19)) return errc::histogram_encoding_corrupt;
+        for (std::uint32_t i = 0; i < nlen + ndist;) {
+            const int sym = decode(code_lengths);
+            if (sym < 0) return sym == -1 ? errc::histogram_encoding_truncated : errc::histogram_encoding_corrupt;
+            if (sym < 16) {
+                lengths[i++] = static_cast<std::uint8_t>(sym);
+                continue;
+            }
+            std::uint8_t value = 0;
+            std::uint32_t repeat = 0;
+            bool ok = true;
+            if (sym == 16) {
+                if (i == 0) return errc::histogram_encoding_corrupt;  // nothing to repeat
+                value = lengths[i - 1];
+                ok = bits(2, repeat), repeat += 3;
+            } else if (sym == 17) {
+                ok = bits(3, repeat), repeat += 3;
+            } else {
+                ok = bits(7, repeat), repeat += 11;
+            }
+            if (!ok) return errc::histogram_encoding_truncated;
+            if (i + repeat > nlen + ndist) return errc::histogram_encoding_corrupt;
+            while (repeat--) lengths[i++] = value;
+        }
+        if (lengths[256] == 0) return errc::histogram_encoding_corrupt;  // no end-of-block code
+        huffman literal, distance;
+        if (!literal.build(lengths, static_cast<int>(nlen)) || !distance.build(lengths + nlen, static_cast<int>(ndist)))
+            return errc::histogram_encoding_corrupt;
+        return codes(literal, distance);
+    }
+
+    // The literals and copies of one Huffman block, up to its end-of-block code.
+    errc codes(const huffman& literal, const huffman& distance) {
+        static constexpr std::uint16_t length_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                                          31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+        static constexpr std::uint8_t length_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                                          2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+        static constexpr std::uint16_t distance_base[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,
+                                                            33,  49,  65,  97,  129, 193,  257,  385,  513,  769,
+                                                            1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+        static constexpr std::uint8_t distance_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
+                                                            6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
+        for (;;) {
+            int sym = decode(literal);
+            if (sym < 0) return sym == -1 ? errc::histogram_encoding_truncated : errc::histogram_encoding_corrupt;
+            if (sym < 256) {
+                if (out_.size() >= limit_) return errc::histogram_encoding_corrupt;
+                out_.push_back(static_cast<char>(sym));
+                continue;
+            }
+            if (sym == 256) return errc::ok;
+            sym -= 257;
+            if (sym >= 29) return errc::histogram_encoding_corrupt;
+            std::uint32_t extra = 0;
+            if (!bits(length_extra[sym], extra)) return errc::histogram_encoding_truncated;
+            const std::size_t length = length_base[sym] + extra;
+            const int dsym = decode(distance);
+            if (dsym < 0) return dsym == -1 ? errc::histogram_encoding_truncated : errc::histogram_encoding_corrupt;
+            if (dsym >= 30) return errc::histogram_encoding_corrupt;
+            if (!bits(distance_extra[dsym], extra)) return errc::histogram_encoding_truncated;
+            const std::size_t dist = distance_base[dsym] + extra;
+            if (dist > out_.size() - start_ || limit_ - out_.size() < length) return errc::histogram_encoding_corrupt;
+            for (std::size_t k = 0; k < length; ++k) out_.push_back(out_[out_.size() - dist]);  // may overlap itself
+        }
+    }
+
+    std::string_view in_;
+    std::string& out_;
+    std::size_t limit_;
+    std::size_t start_ = out_.size();  // copies reach back no further than this stream's output
+    std::size_t pos_ = 0;
+    std::uint32_t bit_buffer_ = 0;
+    int bit_count_ = 0;
+};
+
+}  // namespace detail
+
+// Appends the bytes of the zlib stream `in` to `out`, which may grow by at most `limit` bytes.
+// errc::histogram_encoding_truncated when the stream ends early; histogram_encoding_corrupt for a
+// bad header, a preset dictionary, a bad block or code, a copy from before the start, more than
+// `limit` bytes, or an Adler-32 that does not match. A stream that ends right after its last block
+// is read without its Adler-32, as HdrHistogram.NET writes it (and Java's and .NET's inflaters
+// accept it); 1 to 3 bytes of one are truncated. Bytes after the Adler-32 are ignored.
+inline error zlib_inflate(std::string_view in, std::string& out, std::size_t limit) {
+    if (in.size() < 2) return {errc::histogram_encoding_truncated, 0};
+    const auto cmf = static_cast<unsigned char>(in[0]), flg = static_cast<unsigned char>(in[1]);
+    if ((cmf & 0x0f) != 8 || (cmf >> 4) > 7 || (cmf * 256u + flg) % 31 != 0 || (flg & 0x20))
+        return {errc::histogram_encoding_corrupt, 0};
+    const std::size_t start = out.size();
+    const std::size_t cap = limit > out.max_size() - start ? out.max_size() : start + limit;
+    detail::inflater inflate(in.substr(2), out, cap);
+    if (errc e = inflate.run(); e != errc::ok) return {e, 0};
+    const std::size_t end = 2 + inflate.position();
+    if (in.size() == end) return {};
+    if (in.size() - end < 4) return {errc::histogram_encoding_truncated, 0};
+    std::uint32_t stated = 0;
+    for (std::size_t i = 0; i < 4; ++i) stated = stated << 8 | static_cast<unsigned char>(in[end + i]);
+    if (stated != adler32(std::string_view(out).substr(start))) return {errc::histogram_encoding_corrupt, 0};
+    return {};
+}
+
+}  // namespace microbench
+// ---- end include/microbench/core/zlib.hpp ----
+// ---- begin include/microbench/stats/histogram_hdr.hpp ----
+// microbench/stats/histogram_hdr.hpp — a histogram in HdrHistogram's own V2 encoding, the form its
+// libraries (Java, C, .NET, JS, Go, Python) exchange and its interval logs carry, both ways.
+// Uncompressed: a 40-byte big-endian header (cookie 0x1c849313, payload length, normalizing
+// index offset 0, significant figures, lowest discernible and highest trackable value, the
+// integer-to-double ratio 1.0; a decoder ignores the offset and the ratio, as HdrHistogram.NET
+// and hdr-histogram-js do, whose writer puts 1 in both: the counts come in value order), then a count per bucket index up to the highest one in use, each a
+// ZigZag LEB128 number of at most 9 bytes, a run of k > 1 empty buckets written as -k.
+// Compressed: cookie 0x1c849314, the zlib stream's length, the zlib stream of the uncompressed
+// form. The bucket indexes are HdrHistogram's, so the bytes equal its libraries' for the same
+// counts (zlib aside: microbench stores, they deflate). Decoding rebuilds the counts exactly; as
+// in HdrHistogram, min and max become their buckets' edges and the sum comes from bucket middles.
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+
+namespace microbench {
+
+namespace detail {
+
+constexpr std::uint32_t hdr_v2_cookie = 0x1c849313;
+constexpr std::uint32_t hdr_v2_compressed_cookie = 0x1c849314;
+constexpr std::size_t hdr_v2_header_bytes = 40;
+
+inline void put_be(std::string& out, std::uint64_t v, int bytes) {
+    for (int shift = (bytes - 1) * 8; shift >= 0; shift -= 8) out.push_back(static_cast<char>((v >> shift) & 0xff));
+}
+inline std::uint64_t get_be(std::string_view in, std::size_t at, int bytes) {
+    std::uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v = v << 8 | static_cast<unsigned char>(in[at + static_cast<std::size_t>(i)]);
+    return v;
+}
+
+// ZigZag, then LEB128 in at most 9 bytes: eight of 7 bits, the ninth whole (HdrHistogram's ZigZagEncoding).
+inline void put_zigzag(std::string& out, std::int64_t value) {
+    std::uint64_t v = (static_cast<std::uint64_t>(value) << 1) ^ static_cast<std::uint64_t>(value >> 63);
+    for (int i = 0; i < 8; ++i) {
+        if (v < 0x80) {
+            out.push_back(static_cast<char>(v));
+            return;
+        }
+        out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+}
+// False when the input ends inside the number.
+inline bool get_zigzag(std::string_view in, std::size_t& pos, std::int64_t& value) {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 9; ++i) {
+        if (pos == in.size()) return false;
+        const auto byte = static_cast<unsigned char>(in[pos++]);
+        if (i == 8) {
+            v |= static_cast<std::uint64_t>(byte) << 56;
+            break;
+        }
+        v |= static_cast<std::uint64_t>(byte & 0x7f) << (7 * i);
+        if (!(byte & 0x80)) break;
+    }
+    value = static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
+    return true;
+}
+
+}  // namespace detail
+
+// Appends `h` in the uncompressed V2 encoding.
+inline void encode_hdr_v2(const histogram& h, std::string& out) {
+    using namespace detail;
+    // Up to the highest index in use, at least one: what HdrHistogram writes for an empty histogram too.
+    std::size_t n = 1;
+    for (std::size_t i = h.counts_length(); i > 0; --i)
+        if (h.count_at_index(i - 1)) {
+            n = i;
+            break;
+        }
+    std::string payload;
+    for (std::size_t i = 0; i < n;) {
+        const std::uint64_t count = h.count_at_index(i++);
+        std::size_t zeros = 0;
+        if (count == 0)
+            for (zeros = 1; i < n && h.count_at_index(i) == 0; ++i) ++zeros;
+        put_zigzag(payload, zeros > 1 ? -static_cast<std::int64_t>(zeros) : static_cast<std::int64_t>(count));
+    }
+    const histogram_config& c = h.config();
+    double ratio = 1.0;
+    std::uint64_t ratio_bits = 0;
+    std::memcpy(&ratio_bits, &ratio, sizeof ratio_bits);
+    put_be(out, hdr_v2_cookie, 4);
+    put_be(out, payload.size(), 4);
+    put_be(out, 0, 4);  // normalizing index offset
+    put_be(out, static_cast<std::uint64_t>(c.significant_figures), 4);
+    put_be(out, static_cast<std::uint64_t>(c.lowest_discernible_value), 8);
+    put_be(out, static_cast<std::uint64_t>(c.highest_trackable_value), 8);
+    put_be(out, ratio_bits, 8);
+    out += payload;
+}
+
+// Appends `h` in the compressed V2 encoding (what an interval log's rows hold, before base64).
+inline void encode_hdr_v2_compressed(const histogram& h, std::string& out) {
+    std::string plain, framed;
+    encode_hdr_v2(h, plain);
+    zlib_store(plain, framed);
+    detail::put_be(out, detail::hdr_v2_compressed_cookie, 4);
+    detail::put_be(out, framed.size(), 4);
+    out += framed;
+}
+
+// Replaces `out` with the histogram `in` holds, in the V2 encoding, compressed or not (the cookie
+// tells). errc::histogram_encoding_bad_magic: not a V2 encoding (V0 and V1, HdrHistogram's before
+// 2.1.8, and DoubleHistogram's are not read); histogram_encoding_truncated / _corrupt: the bytes
+// end early or disagree with themselves (a bad zlib stream, a bucket past the layout);
+// histogram_bad_config: a layout microbench cannot hold (it needs 1 to 5
+// significant figures). Counts beyond 2^63 are corrupt.
+inline error decode_hdr_v2(std::string_view in, histogram& out) {
+    using namespace detail;
+    if (in.size() < 8) return {errc::histogram_encoding_truncated, 0};
+    std::string inflated;
+    const auto cookie = static_cast<std::uint32_t>(get_be(in, 0, 4));
+    if ((cookie & ~0xf0u) == (hdr_v2_compressed_cookie & ~0xf0u)) {
+        const std::uint64_t length = get_be(in, 4, 4);
+        if (in.size() - 8 < length) return {errc::histogram_encoding_truncated, 0};
+        // The header states the payload length; a bucket takes a byte at least, so no honest
+        // histogram of microbench's largest layout inflates past a few megabytes.
+        if (error e = zlib_inflate(in.substr(8, static_cast<std::size_t>(length)), inflated, std::size_t{64} << 20)) return e;
+        in = inflated;
+        if (in.size() < 4) return {errc::histogram_encoding_truncated, 0};
+    }
+    if ((get_be(in, 0, 4) & ~0xf0u) != (hdr_v2_cookie & ~0xf0u)) return {errc::histogram_encoding_bad_magic, 0};
+    if (in.size() < hdr_v2_header_bytes) return {errc::histogram_encoding_truncated, 0};
+    const std::uint64_t payload_length = get_be(in, 4, 4);
+    histogram_config config;
+    config.significant_figures = static_cast<int>(get_be(in, 12, 4));
+    config.lowest_discernible_value = static_cast<std::int64_t>(get_be(in, 16, 8));
+    config.highest_trackable_value = static_cast<std::int64_t>(get_be(in, 24, 8));
+    if (get_be(in, 12, 4) > 5) return {errc::histogram_bad_config, 0};
+    if (error e = validate(config)) return e;
+    if (in.size() - hdr_v2_header_bytes < payload_length) return {errc::histogram_encoding_truncated, 0};
+    const std::string_view payload = in.substr(hdr_v2_header_bytes, static_cast<std::size_t>(payload_length));
+    histogram h(config);
+    std::size_t pos = 0, index = 0;
+    std::uint64_t total = 0;
+    double sum = 0;
+    std::size_t lowest = SIZE_MAX, highest = 0;
+    while (pos < payload.size()) {
+        std::int64_t v = 0;
+        if (!get_zigzag(payload, pos, v)) return {errc::histogram_encoding_truncated, 0};
+        if (v < 0) {
+            const auto zeros = static_cast<std::uint64_t>(-(v + 1)) + 1;  // -INT64_MIN without overflow
+            if (zeros > h.counts_length() - index) return {errc::histogram_encoding_corrupt, 0};
+            index += static_cast<std::size_t>(zeros);
+            continue;
+        }
+        if (index >= h.counts_length()) return {errc::histogram_encoding_corrupt, 0};
+        const auto count = static_cast<std::uint64_t>(v);
+        if (count) {
+            if (count > (std::uint64_t{1} << 63) - total) return {errc::histogram_encoding_corrupt, 0};
+            h.add_at_index(index, count);
+            total += count;
+            sum += static_cast<double>(h.median_equivalent(h.value_at_index(index))) * static_cast<double>(count);
+            if (lowest == SIZE_MAX) lowest = index;
+            highest = index;
+        }
+        ++index;
+    }
+    if (total) {
+        const std::uint64_t whole_sum = sum < 1.8e19 ? static_cast<std::uint64_t>(sum) : UINT64_MAX;
+        h.restore_totals(total, whole_sum, h.value_at_index(lowest), h.highest_equivalent(h.value_at_index(highest)));
+    }
+    out = std::move(h);
+    return {};
+}
+
+}  // namespace microbench
+// ---- end include/microbench/stats/histogram_hdr.hpp ----
 // ---- begin include/microbench/core/bigint.hpp ----
 // microbench/core/bigint.hpp — exact n! in decimal, for the factorial endpoint and its checks.
 // Schoolbook multiplication in base 10^9 limbs: 10000! (35,660 digits) takes a few ms.
@@ -2941,6 +3390,16 @@ struct progress {
 using progress_fn = void (*)(const progress&, void* user);
 // Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
 using interval_fn = void (*)(const interval_stats&, void* user);
+// The histograms behind an interval's row, in nanoseconds: response time (the total time in a
+// closed loop) and, at a fixed rate, service time and schedule lag (empty in a closed loop); and
+// when the run started on the real-time clock, to place the row in time. Valid during the call.
+struct interval_histograms {
+    const histogram* response;
+    const histogram* service;
+    const histogram* schedule_lag;
+    std::int64_t run_start_realtime_ns;
+};
+using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
 
 
 class plan {
@@ -3068,6 +3527,15 @@ public:
     }
     interval_fn interval_callback() const { return interval_fn_; }
     void* interval_user() const { return interval_user_; }
+    // Calls fn with each interval's row and its histograms (to log them, as --hlog does), right
+    // after the on_interval callback, on the same thread; only when the plan has intervals.
+    plan& on_interval_histograms(interval_histograms_fn fn, void* user) {
+        interval_histograms_fn_ = fn;
+        interval_histograms_user_ = user;
+        return *this;
+    }
+    interval_histograms_fn interval_histograms_callback() const { return interval_histograms_fn_; }
+    void* interval_histograms_user() const { return interval_histograms_user_; }
     // The interval this plan's statistics use, in milliseconds; 0: none.
     std::int64_t effective_interval_ms() const {
         return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
@@ -3173,6 +3641,8 @@ private:
     std::uint64_t progress_every_requests_ = 0;
     interval_fn interval_fn_ = nullptr;
     void* interval_user_ = nullptr;
+    interval_histograms_fn interval_histograms_fn_ = nullptr;
+    void* interval_histograms_user_ = nullptr;
 };
 
 }  // namespace microbench
@@ -3451,9 +3921,10 @@ inline worker_rate rate_of_worker(const plan& p, std::uint32_t i, std::uint32_t 
 // ---- begin include/microbench/engine/intervals.hpp ----
 // microbench/engine/intervals.hpp — per-interval statistics in constant memory. Each worker counts the
 // requests it sends and ends into the open slot of a small ring of reusable slots (counters and
-// two histograms) and hands each finished interval over to the calling thread; the calling
+// three histograms) and hands each finished interval over to the calling thread; the calling
 // thread merges the workers' slots of an interval into one row, passes it to the plan's callback,
-// clears the slots and gives them back. Only the rows grow: one small struct per interval.
+// clears the slots and gives them back. Only the rows grow: one small struct per interval. The
+// merged histograms go to the plan's histogram callback, if it has one, before they are cleared.
 // A request counts in the interval in which its worker saw it sent, and saw it end.
 
 #include <algorithm>
@@ -3470,11 +3941,12 @@ namespace detail {
 struct interval_slot {
     std::int64_t first = 0, last = 0;
     std::uint64_t sent = 0, ended = 0, completed = 0, failed = 0;
-    histogram response_ns, schedule_lag_ns;
+    histogram response_ns, service_ns, schedule_lag_ns;  // service and lag at a fixed rate only
 
     void clear() {
         sent = ended = completed = failed = 0;
         response_ns.reset();
+        service_ns.reset();
         schedule_lag_ns.reset();
     }
 };
@@ -3525,7 +3997,9 @@ public:
         ++s.ended;
         ++s.completed;
         s.response_ns.record_clamped(response_ns);
-        if (fixed_rate) s.schedule_lag_ns.record_clamped(lag_ns);
+        if (!fixed_rate) return;
+        s.service_ns.record_clamped(response_ns - lag_ns);
+        s.schedule_lag_ns.record_clamped(lag_ns);
     }
 
 private:
@@ -3565,6 +4039,8 @@ public:
     }
 
     void add(interval_ring* ring) { rings_.push_back(ring); }
+    // When the run started on the real-time clock, for the histogram callback.
+    void started(std::int64_t realtime_ns) { start_realtime_ns_ = realtime_ns; }
 
     // Emits every row whose intervals every worker has handed over. `final`: the workers have all
     // been joined — their open slots count too, and the rows run to `end_ns` after the start.
@@ -3617,6 +4093,7 @@ private:
         if (final && run_end_ns > row.start_ns && run_end_ns < end_ns) end_ns = run_end_ns;  // the run ended inside it
         row.duration_ns = end_ns - row.start_ns;
         response_.reset();
+        service_.reset();
         lag_.reset();
         for (interval_ring* r : rings_) {
             const std::uint64_t end = readable_end(*r, final);
@@ -3628,6 +4105,7 @@ private:
                 row.completed += s.completed;
                 row.failed += s.failed;
                 response_.merge(s.response_ns);
+                service_.merge(s.service_ns);
                 lag_.merge(s.schedule_lag_ns);
                 s.clear();
             }
@@ -3643,6 +4121,9 @@ private:
         row.lag_max_ns = lag_.max();
         rows_.push_back(row);
         if (plan_.interval_callback()) plan_.interval_callback()(row, plan_.interval_user());
+        if (plan_.interval_histograms_callback())
+            plan_.interval_histograms_callback()(row, interval_histograms{&response_, &service_, &lag_, start_realtime_ns_},
+                                                 plan_.interval_histograms_user());
         next_ = last + 1;
     }
 
@@ -3651,7 +4132,8 @@ private:
     std::vector<interval_stats>& rows_;
     std::vector<interval_ring*> rings_;
     std::int64_t next_ = 0;  // the first interval not yet in a row
-    histogram response_, lag_;
+    std::int64_t start_realtime_ns_ = 0;
+    histogram response_, service_, lag_;
 };
 
 }  // namespace detail
@@ -5357,6 +5839,7 @@ inline error run_plan(const plan& p, result& out) {
     const std::int64_t start = now_ns();
     const std::int64_t wall = realtime_ns();  // labels per-request records (ab -g) and aligns merged results
     shared.gate.open(start);
+    if (rows) rows->started(wall);
 
     if (p.progress_callback() || rows) watch_workers(p, threads.get(), t, start, rows.get());
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
@@ -6148,6 +6631,224 @@ inline void append_hgrm(const histogram& h, double value_scale, int ticks_per_ha
 
 }  // namespace microbench
 // ---- end include/microbench/report/report_hgrm.hpp ----
+// ---- begin include/microbench/report/report_hlog.hpp ----
+// microbench/report/report_hlog.hpp — HdrHistogram's interval log, format version 1.3, both ways.
+// Written as Java's HistogramLogWriter writes it: "#[Logged with …]", "#[Histogram log format
+// version 1.3]", "#[StartTime: …]", "#[BaseTime: …]", the legend, then a row per metric per
+// interval, "Tag=NAME,start,length,max,BASE64": start relative to BaseTime and length in seconds,
+// the interval's maximum in milliseconds (values are nanoseconds), the histogram in the compressed
+// V2 encoding (histogram_hdr.hpp). HdrHistogram's log processor, plotter and libraries read it.
+// Read as its readers read it: comments and the legend skipped, StartTime and BaseTime taken, a
+// log without BaseTime taken as absolute unless its first row lies more than a year before its
+// StartTime (then relative to it); tags optional; UTF-8, or UTF-16 as HdrHistogram.NET writes.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace microbench {
+
+// Appends the log's header for a run that started `start_s` seconds after the epoch; rows then
+// give their start relative to it.
+inline void append_hlog_header(double start_s, std::string& out) {
+    static constexpr char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+    static constexpr char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    const auto whole = static_cast<std::time_t>(start_s);
+    std::tm t{};
+    gmtime_r(&whole, &t);
+    using detail::appendf;
+    appendf(out, "#[Logged with microbench %s]\n", MICROBENCH_VERSION_STRING);
+    appendf(out, "#[Histogram log format version 1.3]\n");
+    // The date as Java's Date.toString() gives it, in UTC and in English whatever the locale.
+    appendf(out, "#[StartTime: %.3f (seconds since epoch), %s %s %02d %02d:%02d:%02d UTC %d]\n", start_s, days[t.tm_wday % 7],
+            months[t.tm_mon % 12], t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, t.tm_year + 1900);
+    appendf(out, "#[BaseTime: %.3f (seconds since epoch)]\n", start_s);
+    out += "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n";
+}
+
+// Appends one interval's row: `tag` (letters, digits, '_' or '-'; empty: none), its start after
+// the log's BaseTime and its length in seconds, and `h` (nanoseconds). False, and nothing
+// appended, for a tag with another character (a ',' or a line break would break the row).
+inline bool append_hlog_row(std::string_view tag, double start_s, double length_s, const histogram& h, std::string& out) {
+    for (char c : tag)
+        if (!detail::is_alpha(c) && !detail::is_digit(c) && c != '_' && c != '-') return false;
+    std::string encoded, text;
+    encode_hdr_v2_compressed(h, encoded);
+    base64_encode(encoded, text);
+    if (!tag.empty()) out.append("Tag=").append(tag).push_back(',');
+    detail::appendf(out, "%.3f,%.3f,%.3f,", start_s, length_s, static_cast<double>(h.max()) / 1e6);
+    out += text;
+    out.push_back('\n');
+    return true;
+}
+
+// One row of a log.
+struct hlog_interval {
+    std::string tag;  // empty when the row has none
+    double start_s = 0;   // seconds since the epoch (or since the log's start when it gives no time)
+    double length_s = 0;
+    histogram values;
+};
+
+// Reads a log's rows one at a time, from its own copy of the text.
+class hlog_reader {
+public:
+    explicit hlog_reader(std::string text) : text_(std::move(text)) {
+        const std::string_view t = text_;
+        if (t.size() >= 2 && static_cast<unsigned char>(t[0]) == 0xff && static_cast<unsigned char>(t[1]) == 0xfe) {
+            narrow_utf16(t.substr(2));
+        } else if (t.size() >= 2 && t[0] != 0 && t[1] == 0) {
+            narrow_utf16(t);
+        } else if (t.substr(0, 3) == "\xef\xbb\xbf") {
+            pos_ = 3;
+        }
+    }
+
+    // The next row into `out`: true; false at the end of the log, or at a line it cannot read —
+    // then message() says which line and why.
+    bool next(hlog_interval& out) {
+        while (message_.empty() && pos_ < text_.size()) {
+            std::size_t end = text_.find('\n', pos_);
+            if (end == std::string::npos) end = text_.size();
+            std::string_view line = std::string_view(text_).substr(pos_, end - pos_);
+            pos_ = end + 1;
+            ++line_number_;
+            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+            if (line.empty() || line[0] == '"') continue;  // the legend
+            if (line[0] == '#') {
+                header_time(line, "#[StartTime: ", start_time_s_);
+                if (header_time(line, "#[BaseTime: ", base_time_s_)) base_known_ = true;
+                continue;
+            }
+            if (row(line, out)) return true;
+        }
+        return false;
+    }
+
+    const std::string& message() const { return message_; }
+    // The line the last row (or the message) came from, from 1.
+    std::size_t line_number() const { return line_number_; }
+    // From #[StartTime: …], NaN when the log has none.
+    double start_time_s() const { return start_time_s_; }
+
+private:
+    // HdrHistogram.NET writes UTF-16LE; a log is ASCII, so every second byte must be 0.
+    void narrow_utf16(std::string_view wide) {
+        std::string narrow;
+        for (std::size_t i = 0; i + 1 < wide.size(); i += 2) {
+            if (wide[i + 1] != 0 || wide[i] == 0) {
+                line_number_ = 1 + static_cast<std::size_t>(std::count(narrow.begin(), narrow.end(), '\n'));
+                fail("the log is UTF-16 with characters beyond ASCII");
+                break;
+            }
+            narrow.push_back(wide[i]);
+        }
+        text_ = std::move(narrow);
+    }
+
+    static bool header_time(std::string_view line, std::string_view prefix, double& out) {
+        if (line.substr(0, prefix.size()) != prefix) return false;
+        line.remove_prefix(prefix.size());
+        return detail::parse_real(line.substr(0, line.find_first_of(" ]")), out);
+    }
+
+    bool fail(const char* why) {
+        message_ = "line " + std::to_string(line_number_) + ": " + why;
+        return false;
+    }
+
+    bool row(std::string_view line, hlog_interval& out) {
+        out.tag.clear();
+        if (line.substr(0, 4) == "Tag=") {
+            const std::size_t comma = line.find(',');
+            if (comma == std::string_view::npos || comma == 4) return fail("a tag without a row");
+            out.tag.assign(line.substr(4, comma - 4));
+            line.remove_prefix(comma + 1);
+        }
+        double fields[3];
+        for (double& f : fields) {
+            const std::size_t comma = line.find(',');
+            if (comma == std::string_view::npos || !detail::parse_real(line.substr(0, comma), f))
+                return fail("not a row: expected [Tag=NAME,]START,LENGTH,MAX,HISTOGRAM");
+            line.remove_prefix(comma + 1);
+        }
+        std::string bytes;
+        if (!base64_decode(line, bytes)) return fail("the histogram is not base64");
+        if (error e = decode_hdr_v2(bytes, out.values)) {
+            message_ = "line " + std::to_string(line_number_) + ": the histogram does not decode: " + e.message();
+            return false;
+        }
+        if (!base_decided_) {  // as HdrHistogram's readers decide it, from the first row
+            if (std::isnan(start_time_s_)) start_time_s_ = fields[0];
+            if (!base_known_) base_time_s_ = fields[0] < start_time_s_ - 365 * 24 * 3600.0 ? start_time_s_ : 0.0;
+            base_decided_ = true;
+        }
+        out.start_s = fields[0] + base_time_s_;
+        out.length_s = fields[1];
+        return true;
+    }
+
+    std::string text_;
+    std::size_t pos_ = 0, line_number_ = 0;
+    double start_time_s_ = NAN, base_time_s_ = 0;
+    bool base_known_ = false, base_decided_ = false;
+    std::string message_;
+};
+
+// One tag's intervals merged.
+struct hlog_tag_total {
+    std::string tag;
+    std::size_t intervals = 0;
+    double first_start_s = 0, last_end_s = 0;
+    // The lowest value and significant figures of the tag's first row, up to the largest value
+    // there is: rows laid out alike (whatever their highest trackable value, so auto-resizing
+    // histograms' too) merge bucket for bucket; others at each bucket's lowest value.
+    histogram values;
+};
+
+// At most this many tags in the logs given to add_hlog_totals.
+constexpr std::size_t hlog_max_tags = 256;
+
+// Adds every row of the log `text` to `totals`, by tag (a new tag is appended). False, with the
+// line and why in `message` ("line N: …"), when a line cannot be read or would make more than
+// hlog_max_tags tags; the rows before it stay added.
+inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& totals, std::string& message) {
+    hlog_reader reader(std::move(text));
+    hlog_interval row;
+    while (reader.next(row)) {
+        hlog_tag_total* t = nullptr;
+        for (hlog_tag_total& each : totals)
+            if (each.tag == row.tag) t = &each;
+        if (!t && totals.size() == hlog_max_tags) {
+            message = "line " + std::to_string(reader.line_number()) + ": more than " + std::to_string(hlog_max_tags) + " tags";
+            return false;
+        }
+        if (!t) {
+            histogram_config widest = row.values.config();
+            widest.highest_trackable_value = INT64_MAX;
+            totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, histogram(widest)});
+            t = &totals.back();
+        }
+        if (t->values.merge(row.values)) {  // nothing is above INT64_MAX: a histogram this cannot merge
+            message = "line " + std::to_string(reader.line_number()) + ": the histogram cannot be merged";
+            return false;
+        }
+        ++t->intervals;
+        if (row.start_s < t->first_start_s) t->first_start_s = row.start_s;
+        if (row.start_s + row.length_s > t->last_end_s) t->last_end_s = row.start_s + row.length_s;
+    }
+    message = reader.message();
+    return message.empty();
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_hlog.hpp ----
 // ---- begin include/microbench/core/json_read.hpp ----
 // microbench/core/json_read.hpp — a small JSON reader (RFC 8259) for reading saved results back:
 // parse_json() builds a tree of json_value; numbers keep their text, so 64-bit counts come back

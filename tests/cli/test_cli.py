@@ -17,17 +17,19 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import tempfile
 import sys
 import threading
 import time
 import unittest
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from http_fixture import scripted_http  # noqa: E402
 
-MICROBENCH = SERVER = None
+MICROBENCH = SERVER = HLOG = None  # HLOG: microbench-hlog, beside MICROBENCH
 AB_HEADER = ("This is ApacheBench", "Copyright", "Licensed to", "Benchmarking", "Completed ", "Finished ")
 
 
@@ -255,6 +257,148 @@ class Outputs(unittest.TestCase):
         self.assertTrue(first.startswith("  Latency Distribution (HdrHistogram - Recorded Latency)\n"))
         for text in (first.split("\n", 1)[1], second):
             self.assertEqual(spectrum(text)[0][1.0][1], 100)
+
+    def test_hlog(self):
+        # HdrHistogram's interval log, read here with Python's own zlib and base64 (not microbench's
+        # reader): the header Java's HistogramLogWriter writes, one row per tag per interval, each
+        # histogram's counts adding up to the JSON's row for that interval, its maximum the row's.
+        def v2_counts(text):
+            raw = base64.b64decode(text)
+            cookie, length = struct.unpack(">II", raw[:8])
+            self.assertEqual(cookie, 0x1C849314)
+            plain = zlib.decompress(raw[8:8 + length])  # a zlib stream: checksum and all
+            cookie, payload_length, offset, digits, lowest, highest, ratio = struct.unpack(">IIIIqqd", plain[:40])
+            self.assertEqual((cookie, offset, digits, lowest, highest, ratio), (0x1C849313, 0, 3, 1, 3600 * 10**9, 1.0))
+            payload, pos, index, counts = plain[40:40 + payload_length], 0, 0, {}
+            self.assertEqual(len(payload), payload_length)
+            while pos < len(payload):
+                v = 0
+                for i in range(9):
+                    byte = payload[pos]
+                    pos += 1
+                    v |= (byte if i == 8 else byte & 0x7F) << (7 * i)
+                    if i == 8 or not byte & 0x80:
+                        break
+                v = (v >> 1) ^ -(v & 1)
+                if v < 0:
+                    index -= v
+                else:
+                    counts[index] = v
+                    index += 1
+            return counts
+
+        with tempfile.TemporaryDirectory() as d:
+            log, result = os.path.join(d, "r.hlog"), os.path.join(d, "r.json")
+            r = run([MICROBENCH, "-q", "-n", "600", "-c", "4", "-k", "--rate", "1000", "--interval", "200ms", "--hlog", log,
+                     "--json", result, Servers.url()])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(result) as f:
+                doc = json.load(f)
+            with open(log) as f:
+                lines = f.read().splitlines()
+            self.assertEqual(lines[0], f"#[Logged with microbench {doc['microbench']}]")
+            self.assertEqual(lines[1], "#[Histogram log format version 1.3]")
+            start = doc["start_unix_ns"] / 1e9
+            m = re.fullmatch(r"#\[StartTime: (\d+\.\d{3}) \(seconds since epoch\), (\w{3} \w{3} \d\d \d\d:\d\d:\d\d) UTC (\d{4})\]", lines[2])
+            self.assertTrue(m, lines[2])
+            self.assertAlmostEqual(float(m.group(1)), start, delta=0.002)
+            self.assertEqual(f"{m.group(2)} {m.group(3)}", time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(int(float(m.group(1))))))
+            self.assertEqual(lines[3], f"#[BaseTime: {m.group(1)} (seconds since epoch)]")
+            self.assertEqual(lines[4], '"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"')
+            rows = [line.split(",") for line in lines[5:]]
+            self.assertEqual(len(rows), 3 * len(doc["intervals"]))
+            for k, interval in enumerate(doc["intervals"]):
+                tags = [row[0] for row in rows[3 * k:3 * k + 3]]
+                self.assertEqual(tags, ["Tag=response", "Tag=service", "Tag=schedule_lag"])
+                for row in rows[3 * k:3 * k + 3]:
+                    self.assertEqual(float(row[1]), round(interval["start_ns"] / 1e9, 3))
+                    self.assertEqual(float(row[2]), round(interval["duration_ns"] / 1e9, 3))
+                    self.assertEqual(sum(v2_counts(row[4]).values()), interval["completed"], row[0])
+                self.assertAlmostEqual(float(rows[3 * k][3]), interval["response_ns"]["max"] / 1e6, delta=0.0006)
+                self.assertAlmostEqual(float(rows[3 * k + 2][3]), interval["schedule_lag_ns"]["max"] / 1e6, delta=0.0006)
+            self.assertEqual(sum(i["completed"] for i in doc["intervals"]), 600)
+            # microbench-hlog reads it back: every interval merged, per tag.
+            r = run([HLOG, log])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            table = {line.split()[0]: line.split() for line in r.stdout.splitlines()[3:]}
+            self.assertEqual(sorted(table), ["response", "schedule_lag", "service"])
+            for tag in table:
+                self.assertEqual(table[tag][1:3], [str(len(doc["intervals"])), "600"])
+            r = run([HLOG, log, "--hgrm", "service"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertRegex(r.stdout, r"#\[Max     = +[\d.]+, Total count    = +600\]")
+            # A closed loop: Tag=total, 1 s intervals unless --interval says, rows written as
+            # intervals close (the file holds rows while the run still runs).
+            os.unlink(log)
+            p = subprocess.Popen([MICROBENCH, "-q", "--duration", "2500ms", "-c", "2", "-k", "--hlog", log, Servers.url()],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            during = []
+            for _ in range(200):  # the first interval's row, while the run still runs
+                if os.path.exists(log):
+                    with open(log) as f:
+                        during = f.read().splitlines()
+                if len(during) > 5 or p.poll() is not None:
+                    break
+                time.sleep(0.05)
+            running = p.poll() is None
+            out, err = p.communicate(timeout=30)
+            self.assertEqual(p.returncode, 0, err)
+            self.assertTrue(running, "the run had ended before its first row was in the file")
+            self.assertEqual([line[:15] for line in during[5:]], ["Tag=total,0.000"])
+            with open(log) as f:
+                after = [line.split(",") for line in f.read().splitlines()[5:]]
+            self.assertEqual([row[:3] for row in after[:2]], [["Tag=total", "0.000", "1.000"], ["Tag=total", "1.000", "1.000"]])
+            self.assertEqual(after[2][:2], ["Tag=total", "2.000"])
+            self.assertTrue(0.5 <= float(after[2][2]) < 0.6, after[2][2])  # the run's end, stragglers included
+            self.assertEqual(len(after), 3)
+
+    def test_hlog_tool_reads_other_writers_logs(self):
+        # Logs HdrHistogram.NET (UTF-16, .NET's deflate, no Adler-32) and hdr-histogram-js (pako)
+        # wrote (tests/fuzz/hlog_corpus/README says how), read as their writers printed them: rows,
+        # counts and the minimum (its bucket's lowest value: HdrHistogram.NET printed 22271 and
+        # 16159, the same buckets' highest; hdr-histogram-js printed 51680 and 14584).
+        corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "hlog_corpus")
+        for name, expected in (("net_200.hlog", {"response": "3 600 0.022256", "service": "3 600 0.016152"}),
+                               ("js_200.hlog", {"response": "3 600 0.051680", "service": "3 600 0.014584"})):
+            r = run([HLOG, os.path.join(corpus, name)])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            table = {line.split()[0]: " ".join(line.split()[1:4]) for line in r.stdout.splitlines()[3:]}
+            self.assertEqual(table, expected, r.stdout)
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.hlog")
+            with open(os.path.join(corpus, "closed_loop.hlog")) as f:
+                lines = f.read().splitlines()
+            with open(bad, "w") as f:
+                f.write("\n".join(lines[:5] + [lines[5][:-8] + "AAAAAAAA"]) + "\n")
+            r = run([HLOG, bad])
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("bad.hlog: line 6: the histogram does not decode: ", r.stderr)
+            r = run([HLOG, os.path.join(corpus, "..", "report_corpus", "single.json")])
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("single.json: line 1: not a row: expected [Tag=NAME,]START,LENGTH,MAX,HISTOGRAM", r.stderr)
+            empty = os.path.join(d, "empty.hlog")
+            with open(empty, "w") as f:
+                f.write("#[Histogram log format version 1.3]\n")
+            r = run([HLOG, empty])
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("no interval rows in", r.stderr)
+            for missing in ([], [""]):
+                r = run([HLOG, empty, "--hgrm"] + missing)
+                self.assertEqual(r.returncode, 1)
+                self.assertIn("--hgrm needs a tag", r.stderr)
+            r = run([HLOG, os.path.join(corpus, "closed_loop.hlog"), "--hgrm", "response"])
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("no rows tagged response", r.stderr)
+            # Untagged rows: "(none)" in the table, and what --hgrm "(none)" picks.
+            untagged = os.path.join(d, "untagged.hlog")
+            with open(untagged, "w") as f:
+                f.write("\n".join(line.replace("Tag=total,", "") for line in lines) + "\n")
+            r = run([HLOG, untagged])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.splitlines()[3].split()[:3], ["(none)", "1", "100"])
+            r = run([HLOG, untagged, "--hgrm", "(none)"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertRegex(r.stdout, r"Total count    = +100\]")
 
     def test_json(self):
         mb = run([MICROBENCH, "-n", "400", "-c", "4", "-k", "--json", "-", "--percentiles", "50,99.9", Servers.url()])
@@ -642,6 +786,15 @@ class Errors(unittest.TestCase):
                       "limit, ulimit -Hn): raise it (as root: ulimit -Hn 4041 && ulimit -n 4041", r.stderr)
         self.assertNotIn("plan::", r.stderr)
 
+    def test_hlog_usage(self):
+        url = Servers.url()
+        self.assert_usage_error(["-n", "5", "--hlog", "", url], "--hlog needs a file name")
+        self.assert_usage_error(["-n", "5", "--interval", "0", "--hlog", "x.hlog", url], "--hlog needs intervals")
+        self.assert_usage_error(["-n", "5", "--hlog", "-", "--json", "-", url], "would share stdout")
+        for flag in ("--intervals", "--json", "--hgrm", "-e", "-g", "--html"):
+            self.assert_usage_error(["-n", "5", "--hlog", "x", flag, "x", url], "--hlog and another output both write 'x'")
+        self.assert_usage_error(["--self-test", "--hlog", "x.hlog"], "--hlog does not apply to --self-test")
+
     def test_interval_files_regressions(self):
         url = Servers.url()
         # CSV rows and JSON on one stdout would interleave: the pair is refused.
@@ -683,7 +836,7 @@ class Errors(unittest.TestCase):
             with open(kept) as f:
                 self.assertEqual(f.read(), "yesterday's rows\n")
         # A failed write says why it failed, not what errno held at the end of the run.
-        for flag in ("--intervals", "--json", "-e", "-g", "--html", "--hgrm"):
+        for flag in ("--intervals", "--json", "-e", "-g", "--html", "--hgrm", "--hlog"):
             with self.subTest(flag=flag):
                 rate = ["--rate", "20"] if flag != "--hgrm" else []  # at a fixed rate --hgrm wants a file's name (below)
                 r = run([MICROBENCH, "-q", "-t", "1"] + rate + [flag, "/dev/full", url])
@@ -1058,6 +1211,7 @@ class Uvicorn(unittest.TestCase):
 
 if __name__ == "__main__":
     MICROBENCH, SERVER = sys.argv[1], sys.argv[2]
+    HLOG = os.path.join(os.path.dirname(os.path.abspath(MICROBENCH)), "microbench-hlog")
     Servers.start()
     try:
         result = unittest.main(argv=[sys.argv[0], "-v"], exit=False).result

@@ -1,8 +1,9 @@
 // microbench/engine/intervals.hpp — per-interval statistics in constant memory. Each worker counts the
 // requests it sends and ends into the open slot of a small ring of reusable slots (counters and
-// two histograms) and hands each finished interval over to the calling thread; the calling
+// three histograms) and hands each finished interval over to the calling thread; the calling
 // thread merges the workers' slots of an interval into one row, passes it to the plan's callback,
-// clears the slots and gives them back. Only the rows grow: one small struct per interval.
+// clears the slots and gives them back. Only the rows grow: one small struct per interval. The
+// merged histograms go to the plan's histogram callback, if it has one, before they are cleared.
 // A request counts in the interval in which its worker saw it sent, and saw it end.
 #pragma once
 
@@ -23,11 +24,12 @@ namespace detail {
 struct interval_slot {
     std::int64_t first = 0, last = 0;
     std::uint64_t sent = 0, ended = 0, completed = 0, failed = 0;
-    histogram response_ns, schedule_lag_ns;
+    histogram response_ns, service_ns, schedule_lag_ns;  // service and lag at a fixed rate only
 
     void clear() {
         sent = ended = completed = failed = 0;
         response_ns.reset();
+        service_ns.reset();
         schedule_lag_ns.reset();
     }
 };
@@ -78,7 +80,9 @@ public:
         ++s.ended;
         ++s.completed;
         s.response_ns.record_clamped(response_ns);
-        if (fixed_rate) s.schedule_lag_ns.record_clamped(lag_ns);
+        if (!fixed_rate) return;
+        s.service_ns.record_clamped(response_ns - lag_ns);
+        s.schedule_lag_ns.record_clamped(lag_ns);
     }
 
 private:
@@ -118,6 +122,8 @@ public:
     }
 
     void add(interval_ring* ring) { rings_.push_back(ring); }
+    // When the run started on the real-time clock, for the histogram callback.
+    void started(std::int64_t realtime_ns) { start_realtime_ns_ = realtime_ns; }
 
     // Emits every row whose intervals every worker has handed over. `final`: the workers have all
     // been joined — their open slots count too, and the rows run to `end_ns` after the start.
@@ -170,6 +176,7 @@ private:
         if (final && run_end_ns > row.start_ns && run_end_ns < end_ns) end_ns = run_end_ns;  // the run ended inside it
         row.duration_ns = end_ns - row.start_ns;
         response_.reset();
+        service_.reset();
         lag_.reset();
         for (interval_ring* r : rings_) {
             const std::uint64_t end = readable_end(*r, final);
@@ -181,6 +188,7 @@ private:
                 row.completed += s.completed;
                 row.failed += s.failed;
                 response_.merge(s.response_ns);
+                service_.merge(s.service_ns);
                 lag_.merge(s.schedule_lag_ns);
                 s.clear();
             }
@@ -196,6 +204,9 @@ private:
         row.lag_max_ns = lag_.max();
         rows_.push_back(row);
         if (plan_.interval_callback()) plan_.interval_callback()(row, plan_.interval_user());
+        if (plan_.interval_histograms_callback())
+            plan_.interval_histograms_callback()(row, interval_histograms{&response_, &service_, &lag_, start_realtime_ns_},
+                                                 plan_.interval_histograms_user());
         next_ = last + 1;
     }
 
@@ -204,7 +215,8 @@ private:
     std::vector<interval_stats>& rows_;
     std::vector<interval_ring*> rings_;
     std::int64_t next_ = 0;  // the first interval not yet in a row
-    histogram response_, lag_;
+    std::int64_t start_realtime_ns_ = 0;
+    histogram response_, service_, lag_;
 };
 
 }  // namespace detail

@@ -59,6 +59,16 @@ struct progress {
 using progress_fn = void (*)(const progress&, void* user);
 // Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
 using interval_fn = void (*)(const interval_stats&, void* user);
+// The histograms behind an interval's row, in nanoseconds: response time (the total time in a
+// closed loop) and, at a fixed rate, service time and schedule lag (empty in a closed loop); and
+// when the run started on the real-time clock, to place the row in time. Valid during the call.
+struct interval_histograms {
+    const histogram* response;
+    const histogram* service;
+    const histogram* schedule_lag;
+    std::int64_t run_start_realtime_ns;
+};
+using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
 
 
 class plan {
@@ -186,6 +196,15 @@ public:
     }
     interval_fn interval_callback() const { return interval_fn_; }
     void* interval_user() const { return interval_user_; }
+    // Calls fn with each interval's row and its histograms (to log them, as --hlog does), right
+    // after the on_interval callback, on the same thread; only when the plan has intervals.
+    plan& on_interval_histograms(interval_histograms_fn fn, void* user) {
+        interval_histograms_fn_ = fn;
+        interval_histograms_user_ = user;
+        return *this;
+    }
+    interval_histograms_fn interval_histograms_callback() const { return interval_histograms_fn_; }
+    void* interval_histograms_user() const { return interval_histograms_user_; }
     // The interval this plan's statistics use, in milliseconds; 0: none.
     std::int64_t effective_interval_ms() const {
         return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
@@ -291,6 +310,8 @@ private:
     std::uint64_t progress_every_requests_ = 0;
     interval_fn interval_fn_ = nullptr;
     void* interval_user_ = nullptr;
+    interval_histograms_fn interval_histograms_fn_ = nullptr;
+    void* interval_histograms_user_ = nullptr;
 };
 
 }  // namespace microbench

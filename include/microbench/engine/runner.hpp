@@ -320,6 +320,7 @@ inline error run_plan(const plan& p, result& out) {
     const std::int64_t start = now_ns();
     const std::int64_t wall = realtime_ns();  // labels per-request records (ab -g) and aligns merged results
     shared.gate.open(start);
+    if (rows) rows->started(wall);
 
     if (p.progress_callback() || rows) watch_workers(p, threads.get(), t, start, rows.get());
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);

@@ -197,7 +197,7 @@ public:
                            layout_.sub_bucket_count == other.layout_.sub_bucket_count;
         std::uint64_t dropped = 0, accepted = 0, approx_sum = 0;
         std::int64_t highest_accepted = 0;
-        for (std::size_t i = 0; i < other.layout_.counts_length; ++i) {
+        for (std::size_t i = 0; i < other.layout_.counts_length && accepted + dropped < other.total_; ++i) {
             std::uint64_t c = other.counts_[i];
             if (c == 0) continue;
             std::int64_t v = other.value_at_index(i);

@@ -1,0 +1,94 @@
+// microbench-hlog LOG... [--hgrm TAG]: HdrHistogram interval logs — microbench --hlog's, or any
+// HdrHistogram writer's (Java, C, .NET's UTF-16, hdr-histogram-js') — read, and every interval of
+// every file merged exactly, per tag: a table of counts and percentiles in milliseconds, or one
+// tag's .hgrm spectrum (HdrHistogram's plotter reads it; "(none)" picks untagged rows). Several generators' logs give the whole
+// fleet's percentiles. A program of its own: the microbench CLI keeps to its 256 KB budget.
+// Exit: 0 printed, 1 a usage error or a file that cannot be read or is not a log.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "microbench.hpp"
+
+namespace mb = microbench;
+
+namespace {
+
+const char usage[] = "Usage: microbench-hlog LOG... [--hgrm TAG]\n";
+
+int usage_error(const std::string& problem) {
+    std::fprintf(stderr, "microbench-hlog: %s\n%s", problem.c_str(), usage);
+    return 1;
+}
+
+bool read_file(const char* path, std::string& out) {
+    FILE* f = std::fopen(path, "rb");
+    if (!f) return false;
+    char buf[65536];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    const bool ok = !std::ferror(f);
+    std::fclose(f);
+    return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> files;
+    std::string hgrm_tag;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--hgrm") {
+            if (i + 1 >= argc || !*argv[i + 1]) return usage_error("--hgrm needs a tag (\"(none)\" for untagged rows)");
+            hgrm_tag = argv[++i];
+        } else if (arg == "-h" || arg == "--help") {
+            return std::fputs(usage, stdout) < 0;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            return usage_error("unknown option " + arg);
+        } else {
+            files.push_back(arg);
+        }
+    }
+    if (files.empty()) return usage_error("no logs given");
+    std::vector<mb::hlog_tag_total> totals;
+    for (const std::string& path : files) {
+        std::string text, problem;
+        if (!read_file(path.c_str(), text)) {
+            std::fprintf(stderr, "microbench-hlog: cannot read %s: %s\n", path.c_str(), std::strerror(errno));
+            return 1;
+        }
+        if (!mb::add_hlog_totals(std::move(text), totals, problem)) {
+            std::fprintf(stderr, "microbench-hlog: %s: %s\n", path.c_str(), problem.c_str());
+            return 1;
+        }
+    }
+    if (totals.empty()) {
+        std::fprintf(stderr, "microbench-hlog: no interval rows in %s\n", files.size() == 1 ? files[0].c_str() : "these logs");
+        return 1;
+    }
+    std::string out;
+    using mb::detail::appendf;
+    if (!hgrm_tag.empty()) {
+        for (const mb::hlog_tag_total& t : totals)
+            if ((t.tag.empty() ? "(none)" : t.tag) == hgrm_tag) mb::append_hgrm(t.values, 1e6, 5, out);
+        if (out.empty()) return usage_error("no rows tagged " + hgrm_tag);
+    } else {
+        appendf(out, "%zu log%s, every interval merged exactly; values in ms\n\n", files.size(), files.size() == 1 ? "" : "s");
+        appendf(out, "%-14s %9s %12s %12s %12s %12s %12s %12s %12s %12s %9s\n", "Tag", "Intervals", "Count", "Min", "50%", "90%",
+                "99%", "99.9%", "99.99%", "Max", "Seconds");
+        for (const mb::hlog_tag_total& t : totals) {
+            const mb::histogram& h = t.values;
+            appendf(out, "%-14s %9zu %12llu %12.6f", t.tag.empty() ? "(none)" : t.tag.c_str(), t.intervals,
+                    static_cast<unsigned long long>(h.count()), static_cast<double>(h.min()) / 1e6);
+            for (double p : {50.0, 90.0, 99.0, 99.9, 99.99}) appendf(out, " %12.6f", static_cast<double>(h.value_at_percentile(p)) / 1e6);
+            appendf(out, " %12.6f %9.3f\n", static_cast<double>(h.max()) / 1e6, t.last_end_s - t.first_start_s);
+        }
+    }
+    if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
+        std::fprintf(stderr, "microbench-hlog: cannot write the output: %s\n", std::strerror(errno));
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,224 @@
+// microbench/report/report_hlog.hpp — HdrHistogram's interval log, format version 1.3, both ways.
+// Written as Java's HistogramLogWriter writes it: "#[Logged with …]", "#[Histogram log format
+// version 1.3]", "#[StartTime: …]", "#[BaseTime: …]", the legend, then a row per metric per
+// interval, "Tag=NAME,start,length,max,BASE64": start relative to BaseTime and length in seconds,
+// the interval's maximum in milliseconds (values are nanoseconds), the histogram in the compressed
+// V2 encoding (histogram_hdr.hpp). HdrHistogram's log processor, plotter and libraries read it.
+// Read as its readers read it: comments and the legend skipped, StartTime and BaseTime taken, a
+// log without BaseTime taken as absolute unless its first row lies more than a year before its
+// StartTime (then relative to it); tags optional; UTF-8, or UTF-16 as HdrHistogram.NET writes.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../core/appendf.hpp"
+#include "../core/ascii.hpp"
+#include "../core/decimal.hpp"
+#include "../core/version.hpp"
+#include "../stats/histogram.hpp"
+#include "../stats/histogram_codec.hpp"
+#include "../stats/histogram_hdr.hpp"
+
+namespace microbench {
+
+// Appends the log's header for a run that started `start_s` seconds after the epoch; rows then
+// give their start relative to it.
+inline void append_hlog_header(double start_s, std::string& out) {
+    static constexpr char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+    static constexpr char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    const auto whole = static_cast<std::time_t>(start_s);
+    std::tm t{};
+    gmtime_r(&whole, &t);
+    using detail::appendf;
+    appendf(out, "#[Logged with microbench %s]\n", MICROBENCH_VERSION_STRING);
+    appendf(out, "#[Histogram log format version 1.3]\n");
+    // The date as Java's Date.toString() gives it, in UTC and in English whatever the locale.
+    appendf(out, "#[StartTime: %.3f (seconds since epoch), %s %s %02d %02d:%02d:%02d UTC %d]\n", start_s, days[t.tm_wday % 7],
+            months[t.tm_mon % 12], t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, t.tm_year + 1900);
+    appendf(out, "#[BaseTime: %.3f (seconds since epoch)]\n", start_s);
+    out += "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n";
+}
+
+// Appends one interval's row: `tag` (letters, digits, '_' or '-'; empty: none), its start after
+// the log's BaseTime and its length in seconds, and `h` (nanoseconds). False, and nothing
+// appended, for a tag with another character (a ',' or a line break would break the row).
+inline bool append_hlog_row(std::string_view tag, double start_s, double length_s, const histogram& h, std::string& out) {
+    for (char c : tag)
+        if (!detail::is_alpha(c) && !detail::is_digit(c) && c != '_' && c != '-') return false;
+    std::string encoded, text;
+    encode_hdr_v2_compressed(h, encoded);
+    base64_encode(encoded, text);
+    if (!tag.empty()) out.append("Tag=").append(tag).push_back(',');
+    detail::appendf(out, "%.3f,%.3f,%.3f,", start_s, length_s, static_cast<double>(h.max()) / 1e6);
+    out += text;
+    out.push_back('\n');
+    return true;
+}
+
+// One row of a log.
+struct hlog_interval {
+    std::string tag;  // empty when the row has none
+    double start_s = 0;   // seconds since the epoch (or since the log's start when it gives no time)
+    double length_s = 0;
+    histogram values;
+};
+
+// Reads a log's rows one at a time, from its own copy of the text.
+class hlog_reader {
+public:
+    explicit hlog_reader(std::string text) : text_(std::move(text)) {
+        const std::string_view t = text_;
+        if (t.size() >= 2 && static_cast<unsigned char>(t[0]) == 0xff && static_cast<unsigned char>(t[1]) == 0xfe) {
+            narrow_utf16(t.substr(2));
+        } else if (t.size() >= 2 && t[0] != 0 && t[1] == 0) {
+            narrow_utf16(t);
+        } else if (t.substr(0, 3) == "\xef\xbb\xbf") {
+            pos_ = 3;
+        }
+    }
+
+    // The next row into `out`: true; false at the end of the log, or at a line it cannot read —
+    // then message() says which line and why.
+    bool next(hlog_interval& out) {
+        while (message_.empty() && pos_ < text_.size()) {
+            std::size_t end = text_.find('\n', pos_);
+            if (end == std::string::npos) end = text_.size();
+            std::string_view line = std::string_view(text_).substr(pos_, end - pos_);
+            pos_ = end + 1;
+            ++line_number_;
+            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+            if (line.empty() || line[0] == '"') continue;  // the legend
+            if (line[0] == '#') {
+                header_time(line, "#[StartTime: ", start_time_s_);
+                if (header_time(line, "#[BaseTime: ", base_time_s_)) base_known_ = true;
+                continue;
+            }
+            if (row(line, out)) return true;
+        }
+        return false;
+    }
+
+    const std::string& message() const { return message_; }
+    // The line the last row (or the message) came from, from 1.
+    std::size_t line_number() const { return line_number_; }
+    // From #[StartTime: …], NaN when the log has none.
+    double start_time_s() const { return start_time_s_; }
+
+private:
+    // HdrHistogram.NET writes UTF-16LE; a log is ASCII, so every second byte must be 0.
+    void narrow_utf16(std::string_view wide) {
+        std::string narrow;
+        for (std::size_t i = 0; i + 1 < wide.size(); i += 2) {
+            if (wide[i + 1] != 0 || wide[i] == 0) {
+                line_number_ = 1 + static_cast<std::size_t>(std::count(narrow.begin(), narrow.end(), '\n'));
+                fail("the log is UTF-16 with characters beyond ASCII");
+                break;
+            }
+            narrow.push_back(wide[i]);
+        }
+        text_ = std::move(narrow);
+    }
+
+    static bool header_time(std::string_view line, std::string_view prefix, double& out) {
+        if (line.substr(0, prefix.size()) != prefix) return false;
+        line.remove_prefix(prefix.size());
+        return detail::parse_real(line.substr(0, line.find_first_of(" ]")), out);
+    }
+
+    bool fail(const char* why) {
+        message_ = "line " + std::to_string(line_number_) + ": " + why;
+        return false;
+    }
+
+    bool row(std::string_view line, hlog_interval& out) {
+        out.tag.clear();
+        if (line.substr(0, 4) == "Tag=") {
+            const std::size_t comma = line.find(',');
+            if (comma == std::string_view::npos || comma == 4) return fail("a tag without a row");
+            out.tag.assign(line.substr(4, comma - 4));
+            line.remove_prefix(comma + 1);
+        }
+        double fields[3];
+        for (double& f : fields) {
+            const std::size_t comma = line.find(',');
+            if (comma == std::string_view::npos || !detail::parse_real(line.substr(0, comma), f))
+                return fail("not a row: expected [Tag=NAME,]START,LENGTH,MAX,HISTOGRAM");
+            line.remove_prefix(comma + 1);
+        }
+        std::string bytes;
+        if (!base64_decode(line, bytes)) return fail("the histogram is not base64");
+        if (error e = decode_hdr_v2(bytes, out.values)) {
+            message_ = "line " + std::to_string(line_number_) + ": the histogram does not decode: " + e.message();
+            return false;
+        }
+        if (!base_decided_) {  // as HdrHistogram's readers decide it, from the first row
+            if (std::isnan(start_time_s_)) start_time_s_ = fields[0];
+            if (!base_known_) base_time_s_ = fields[0] < start_time_s_ - 365 * 24 * 3600.0 ? start_time_s_ : 0.0;
+            base_decided_ = true;
+        }
+        out.start_s = fields[0] + base_time_s_;
+        out.length_s = fields[1];
+        return true;
+    }
+
+    std::string text_;
+    std::size_t pos_ = 0, line_number_ = 0;
+    double start_time_s_ = NAN, base_time_s_ = 0;
+    bool base_known_ = false, base_decided_ = false;
+    std::string message_;
+};
+
+// One tag's intervals merged.
+struct hlog_tag_total {
+    std::string tag;
+    std::size_t intervals = 0;
+    double first_start_s = 0, last_end_s = 0;
+    // The lowest value and significant figures of the tag's first row, up to the largest value
+    // there is: rows laid out alike (whatever their highest trackable value, so auto-resizing
+    // histograms' too) merge bucket for bucket; others at each bucket's lowest value.
+    histogram values;
+};
+
+// At most this many tags in the logs given to add_hlog_totals.
+constexpr std::size_t hlog_max_tags = 256;
+
+// Adds every row of the log `text` to `totals`, by tag (a new tag is appended). False, with the
+// line and why in `message` ("line N: …"), when a line cannot be read or would make more than
+// hlog_max_tags tags; the rows before it stay added.
+inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& totals, std::string& message) {
+    hlog_reader reader(std::move(text));
+    hlog_interval row;
+    while (reader.next(row)) {
+        hlog_tag_total* t = nullptr;
+        for (hlog_tag_total& each : totals)
+            if (each.tag == row.tag) t = &each;
+        if (!t && totals.size() == hlog_max_tags) {
+            message = "line " + std::to_string(reader.line_number()) + ": more than " + std::to_string(hlog_max_tags) + " tags";
+            return false;
+        }
+        if (!t) {
+            histogram_config widest = row.values.config();
+            widest.highest_trackable_value = INT64_MAX;
+            totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, histogram(widest)});
+            t = &totals.back();
+        }
+        if (t->values.merge(row.values)) {  // nothing is above INT64_MAX: a histogram this cannot merge
+            message = "line " + std::to_string(reader.line_number()) + ": the histogram cannot be merged";
+            return false;
+        }
+        ++t->intervals;
+        if (row.start_s < t->first_start_s) t->first_start_s = row.start_s;
+        if (row.start_s + row.length_s > t->last_end_s) t->last_end_s = row.start_s + row.length_s;
+    }
+    message = reader.message();
+    return message.empty();
+}
+
+}  // namespace microbench
