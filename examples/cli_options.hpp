@@ -39,6 +39,7 @@ struct options {
     std::string csv_path, json_path, gnuplot_path;
     std::string hgrm_path;  // --hgrm FILE|-: HdrHistogram's percentile spectrum
     std::string hlog_path;  // --hlog FILE|-: HdrHistogram's interval log
+    bool interval_histograms = false;  // --interval-histograms: each interval's histograms in the JSON
     std::string html_path;        // --html FILE: the report with charts, self-contained
     std::uint32_t shard_index = 0, shard_count = 0;  // --shard I/N (or JOB_COMPLETION_INDEX and MICROBENCH_SHARDS)
     std::int64_t start_at_unix_ms = 0;               // --start-at T / --start-in S
@@ -224,7 +225,8 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .arrivals(o.poisson ? mb::arrivals::poisson : mb::arrivals::uniform)
         .seed(o.seed)
         .max_batch_lag_us(o.max_batch_lag_us)
-        .interval_ms(o.interval_ms < 0 && (!o.intervals_path.empty() || !o.hlog_path.empty()) ? 1000 : o.interval_ms);
+        .interval_ms(o.interval_ms < 0 && (!o.intervals_path.empty() || !o.hlog_path.empty() || o.interval_histograms) ? 1000 : o.interval_ms)
+        .interval_histograms(o.interval_histograms);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);

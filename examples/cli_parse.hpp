@@ -372,6 +372,14 @@ inline option_list option_table() {
              o.hlog_path = v;
              return parse_outcome{};
          }},
+        {0, "interval-histograms", nullptr, takes::nothing, in_single, section::own, "--interval-histograms",
+         "Keep each interval's histograms in --json (1s intervals unless --interval\n"
+         "says): microbench merge then gives merged intervals exact percentiles, and\n"
+         "microbench-hlog --from RESULT.json writes them as HdrHistogram's log.",
+         [](options& o, const std::string&, const std::string&) {
+             o.interval_histograms = true;
+             return parse_outcome{};
+         }},
         {0, "html", nullptr, takes::value, everywhere, section::own, "--html FILE",
          "Write the report as one self-contained HTML file (inline SVG charts, no\n"
          "script or link): latency by percentile, throughput and response time over\n"
@@ -730,6 +738,7 @@ inline parse_outcome check_combination(options& o, const std::vector<given_flag>
         return usage_error("--hgrm at a fixed rate writes FILE and FILE.service: give a file's name (not a device or pipe), or -");
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
     if (!o.hlog_path.empty() && o.interval_ms == 0) return usage_error("--hlog needs intervals: drop --interval 0");
+    if (o.interval_histograms && o.interval_ms == 0) return usage_error("--interval-histograms needs intervals: drop --interval 0");
     for (const std::string* other : {&o.intervals_path, &o.json_path, &o.hgrm_path, &o.csv_path, &o.gnuplot_path, &o.html_path})
         if (!o.hlog_path.empty() && o.hlog_path != "-" && o.hlog_path == *other)
             return usage_errorf("--hlog and another output both write '%s': give each its own file", shown(o.hlog_path).c_str());
@@ -829,7 +838,9 @@ inline std::string long_usage() {
                    "                         One result from the generators' --json: counts summed, histograms merged\n"
                    "                         exactly, elapsed from the earliest start to the latest end, interval rows\n"
                    "                         aligned on the wall clock (a merged row's percentiles are its parts'\n"
-                   "                         highest). Refuses different targets or plans, or histograms that cannot merge\n"
+                   "                         highest, or exact when every run kept them: --interval-histograms; then\n"
+                   "                         microbench-hlog --from OUT writes them as HdrHistogram's log). Refuses\n"
+                   "                         different targets or plans, or histograms that cannot merge\n"
                    "                         exactly, naming the input and the difference; says which shards are missing\n"
                    "                         and how many values the merge dropped.\n"
                    "\nReports from saved results:\n"

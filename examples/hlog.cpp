@@ -2,8 +2,10 @@
 // HdrHistogram writer's (Java, C, .NET's UTF-16, hdr-histogram-js') — read, and every interval of
 // every file merged exactly, per tag: a table of counts and percentiles in milliseconds, or one
 // tag's .hgrm spectrum (HdrHistogram's plotter reads it; "(none)" picks untagged rows). Several generators' logs give the whole
-// fleet's percentiles. A program of its own: the microbench CLI keeps to its 256 KB budget.
-// Exit: 0 printed, 1 a usage error or a file that cannot be read or is not a log.
+// fleet's percentiles. `microbench-hlog --from RESULT.json` prints the log of a saved result that
+// kept its intervals' histograms (microbench --interval-histograms --json, or microbench merge's
+// --json of such results). A program of its own: the microbench CLI keeps to its 256 KB budget.
+// Exit: 0 printed, 1 a usage error or a file that cannot be read, is not a log or kept nothing.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,7 +18,7 @@ namespace mb = microbench;
 
 namespace {
 
-const char usage[] = "Usage: microbench-hlog LOG... [--hgrm TAG]\n";
+const char usage[] = "Usage: microbench-hlog LOG... [--hgrm TAG]\n       microbench-hlog --from RESULT.json\n";
 
 int usage_error(const std::string& problem) {
     std::fprintf(stderr, "microbench-hlog: %s\n%s", problem.c_str(), usage);
@@ -33,9 +35,44 @@ bool read_file(const char* path, std::string& out) {
     return ok;
 }
 
+bool write_out(const std::string& out) {
+    if (std::fwrite(out.data(), 1, out.size(), stdout) == out.size() && std::fflush(stdout) == 0) return true;
+    std::fprintf(stderr, "microbench-hlog: cannot write the output: %s\n", std::strerror(errno));
+    return false;
+}
+
+// --from: a saved single-run result's kept interval histograms as a log.
+int log_of_result(const char* path) {
+    std::string text, problem;
+    if (!read_file(path, text)) {
+        std::fprintf(stderr, "microbench-hlog: cannot read %s: %s\n", path, std::strerror(errno));
+        return 1;
+    }
+    mb::json_value doc;
+    mb::run_description d;
+    mb::result r;
+    mb::error e = mb::parse_json(text, doc);
+    if (!e && !doc.find("microbench")) e = {mb::errc::merge_nothing, 0};  // a --compare or --suite document
+    if (!e) e = mb::read_result_json(doc, d, r, &problem);
+    if (e) {
+        std::fprintf(stderr, "microbench-hlog: %s: %s%s%s\n", path, e.message(), problem.empty() ? "" : ": ", problem.c_str());
+        return 1;
+    }
+    std::string log;
+    if (!mb::append_hlog(r, log)) {
+        std::fprintf(stderr, "microbench-hlog: %s kept no interval histograms: run it with --interval-histograms\n", path);
+        return 1;
+    }
+    return write_out(log) ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc >= 2 && std::string(argv[1]) == "--from") {
+        if (argc != 3) return usage_error("--from takes one result");
+        return log_of_result(argv[2]);
+    }
     std::vector<std::string> files;
     std::string hgrm_tag;
     for (int i = 1; i < argc; ++i) {
@@ -86,9 +123,5 @@ int main(int argc, char** argv) {
             appendf(out, " %12.6f %9.3f\n", static_cast<double>(h.max()) / 1e6, t.last_end_s - t.first_start_s);
         }
     }
-    if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
-        std::fprintf(stderr, "microbench-hlog: cannot write the output: %s\n", std::strerror(errno));
-        return 1;
-    }
-    return 0;
+    return write_out(out) ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 // examples/merge_command.hpp — `microbench merge RESULT.json... [--json OUT] [--html OUT]`: the
 // results of one plan from many generators (each one's --json, e.g. the shards of a Kubernetes
 // Indexed Job) merged into one, printed as ab's report of the whole with what was merged: which
-// shards (and which are missing), and how many histogram values the merge dropped. Exit: 0
+// shards (and which are missing), and how many histogram values the merge dropped; rows of runs
+// that kept their intervals' histograms (--interval-histograms) merge exactly. Exit: 0
 // merged, 1 a usage error, an unreadable file, or inputs that do not merge (the message says
 // which input differs and how).
 #pragma once

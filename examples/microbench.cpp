@@ -167,13 +167,7 @@ void on_interval_histograms(const mb::interval_stats& row, const mb::interval_hi
     auto* log = static_cast<interval_file*>(user);
     if (!log->started) mb::append_hlog_header(static_cast<double>(h.run_start_realtime_ns) / 1e9, log->header);
     log->line.clear();
-    const double start = static_cast<double>(row.start_ns) / 1e9, length = static_cast<double>(row.duration_ns) / 1e9;
-    const bool fixed_rate = row.target > 0 || !h.schedule_lag->empty();
-    mb::append_hlog_row(fixed_rate ? "response" : "total", start, length, *h.response, log->line);
-    if (fixed_rate) {
-        mb::append_hlog_row("service", start, length, *h.service, log->line);
-        mb::append_hlog_row("schedule_lag", start, length, *h.schedule_lag, log->line);
-    }
+    mb::append_hlog_interval(row, row.target > 0, *h.response, *h.service, *h.schedule_lag, log->line);
     log->write(log->line);
 }
 

@@ -3141,6 +3141,13 @@ struct interval_stats {
     double target_rate() const { return duration_ns > 0 ? target * 1e9 / static_cast<double>(duration_ns) : 0.0; }
 };
 
+// One interval's histograms in histogram_codec's encoding (exact counts, min, max and sum):
+// response time (the total time in a closed loop) and, at a fixed rate, service time and schedule
+// lag (empty histograms in a closed loop).
+struct interval_histogram_set {
+    std::string response, service, schedule_lag;
+};
+
 struct result {
     std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
     std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
@@ -3197,6 +3204,8 @@ struct result {
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
     // merge() leaves it alone.
     std::vector<interval_stats> intervals;
+    // With plan::interval_histograms: each row's histograms, one set per row of `intervals`.
+    std::vector<interval_histogram_set> interval_histograms;
     std::int64_t interval_ns = 0;
 
     // Over TLS (a transport): handshakes made, how many resumed a session, each one's time from
@@ -3454,6 +3463,9 @@ public:
     // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
     MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
+    // Keep each interval's histograms in result::interval_histograms (and the JSON): merged rows
+    // of many generators then get exact percentiles, and a result writes HdrHistogram's log.
+    MICROBENCH_PLAN_FIELD(bool, interval_histograms)
     // The wall-clock time (Unix milliseconds) the run starts at, so generators on several machines
     // begin together: run() connects nothing before it, prepares, waits, then starts. 0: at once.
     // A time already past starts at once (result::start_requested_ns says how late).
@@ -3627,6 +3639,7 @@ private:
     std::uint64_t seed_ = 0;
     std::int64_t max_batch_lag_us_ = -1;
     std::int64_t interval_ms_ = -1;
+    bool interval_histograms_ = false;
     std::int64_t start_at_unix_ms_ = 0;
     std::uint32_t shard_index_ = 0, shard_count_ = 0;
     tls_options tls_;
@@ -3923,8 +3936,9 @@ inline worker_rate rate_of_worker(const plan& p, std::uint32_t i, std::uint32_t 
 // requests it sends and ends into the open slot of a small ring of reusable slots (counters and
 // three histograms) and hands each finished interval over to the calling thread; the calling
 // thread merges the workers' slots of an interval into one row, passes it to the plan's callback,
-// clears the slots and gives them back. Only the rows grow: one small struct per interval. The
-// merged histograms go to the plan's histogram callback, if it has one, before they are cleared.
+// clears the slots and gives them back. Only the rows grow: one small struct per interval (and,
+// when the plan keeps them, its histograms encoded). The merged histograms go to the plan's
+// histogram callback, if it has one, before they are cleared.
 // A request counts in the interval in which its worker saw it sent, and saw it end.
 
 #include <algorithm>
@@ -4030,8 +4044,8 @@ public:
     // Reserves the rows a run of this plan is expected to need (from its duration, or its count at
     // a fixed rate; 256 when neither tells; at most 4096), so a run that keeps to it allocates no
     // row while it runs; a longer one grows the rows by doubling, never per request.
-    interval_collector(const plan& p, std::vector<interval_stats>& rows)
-        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows) {
+    interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept)
+        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows), kept_(kept) {
         double seconds = static_cast<double>(p.duration_ms() > 0 ? p.duration_ms() + p.drain_ms() : 0) / 1e3;
         if (seconds == 0 && p.rate() > 0) seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
         const double expected = seconds > 0 ? seconds * 1e9 / static_cast<double>(interval_ns_) + 2 : 256;
@@ -4120,6 +4134,12 @@ private:
         row.lag_p99_ns = lag_.value_at_percentile(99);
         row.lag_max_ns = lag_.max();
         rows_.push_back(row);
+        if (plan_.interval_histograms()) {
+            kept_.emplace_back();
+            encode_histogram(response_, kept_.back().response);
+            encode_histogram(service_, kept_.back().service);
+            encode_histogram(lag_, kept_.back().schedule_lag);
+        }
         if (plan_.interval_callback()) plan_.interval_callback()(row, plan_.interval_user());
         if (plan_.interval_histograms_callback())
             plan_.interval_histograms_callback()(row, interval_histograms{&response_, &service_, &lag_, start_realtime_ns_},
@@ -4130,6 +4150,7 @@ private:
     std::int64_t interval_ns_;
     const plan& plan_;
     std::vector<interval_stats>& rows_;
+    std::vector<interval_histogram_set>& kept_;
     std::vector<interval_ring*> rings_;
     std::int64_t next_ = 0;  // the first interval not yet in a row
     std::int64_t start_realtime_ns_ = 0;
@@ -5745,7 +5766,8 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
 // After every worker has joined: their results merged into `out`, with the rows and what the plan
 // asked for.
 inline void collect_result(const plan& p, run_shared& shared, worker_thread* threads, std::uint32_t t, std::int64_t start,
-                           std::int64_t wall, interval_collector* rows, std::vector<interval_stats>& interval_rows, result& out) {
+                           std::int64_t wall, interval_collector* rows, std::vector<interval_stats>& interval_rows,
+                           std::vector<interval_histogram_set>& kept, result& out) {
     out = result();
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
     if (rows) {
@@ -5753,6 +5775,7 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
         for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
         rows->collect(true, stopped);
         out.intervals.swap(interval_rows);
+        out.interval_histograms.swap(kept);
         out.interval_ns = shared.interval_ns;
     }
     out.concurrency_requested = p.concurrency();
@@ -5806,8 +5829,9 @@ inline error run_plan(const plan& p, result& out) {
     shared.interval_ns = p.effective_interval_ms() * 1'000'000;
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     std::vector<interval_stats> interval_rows;
+    std::vector<interval_histogram_set> kept;
     std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
-    if (shared.interval_ns) rows.reset(new interval_collector(p, interval_rows));
+    if (shared.interval_ns) rows.reset(new interval_collector(p, interval_rows, kept));
     for (std::uint32_t i = 0, first_connection = 0; i < t; ++i) {
         if (rows) {
             threads[i].intervals.reset(new interval_ring());
@@ -5844,7 +5868,7 @@ inline error run_plan(const plan& p, result& out) {
     if (p.progress_callback() || rows) watch_workers(p, threads.get(), t, start, rows.get());
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
     // After every join: nothing below may leave a thread running.
-    collect_result(p, shared, threads.get(), t, start, wall, rows.get(), interval_rows, out);
+    collect_result(p, shared, threads.get(), t, start, wall, rows.get(), interval_rows, kept, out);
     return {};
 }
 
@@ -6339,6 +6363,7 @@ inline std::string gnuplot_tsv(const result& r) {
 // Hand-written and dependency-free; strings are escaped per RFC 8259.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 
@@ -6536,11 +6561,23 @@ inline std::string result_json(const run_description& d, const result& r, const 
             const interval_stats& row = r.intervals[i];
             appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
                          "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_requests\":%.6f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
-                         "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
+                         "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}",
                     i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
                     u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
                     static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
                     static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
+            if (r.interval_histograms.size() == r.intervals.size()) {  // kept (plan::interval_histograms)
+                const interval_histogram_set& kept = r.interval_histograms[i];
+                std::string text;
+                const char* separator = ",\"histograms\":{";
+                for (const auto& [name, bytes] : {std::pair{"response", &kept.response}, std::pair{"service", &kept.service}, std::pair{"schedule_lag", &kept.schedule_lag}}) {
+                    base64_encode(*bytes, text);
+                    appendf(out, "%s\"%s\":\"%s\"", separator, name, text.c_str());
+                    separator = ",";
+                }
+                out += "}";
+            }
+            out += "}";
         }
         out += "]";
     }
@@ -6685,6 +6722,36 @@ inline bool append_hlog_row(std::string_view tag, double start_s, double length_
     detail::appendf(out, "%.3f,%.3f,%.3f,", start_s, length_s, static_cast<double>(h.max()) / 1e6);
     out += text;
     out.push_back('\n');
+    return true;
+}
+
+// Appends one interval's rows as microbench tags them: Tag=total in a closed loop; at a fixed
+// rate Tag=response, Tag=service and Tag=schedule_lag.
+inline void append_hlog_interval(const interval_stats& row, bool fixed_rate, const histogram& response, const histogram& service,
+                                 const histogram& schedule_lag, std::string& out) {
+    const double start = static_cast<double>(row.start_ns) / 1e9, length = static_cast<double>(row.duration_ns) / 1e9;
+    append_hlog_row(fixed_rate ? "response" : "total", start, length, response, out);
+    if (!fixed_rate) return;
+    append_hlog_row("service", start, length, service, out);
+    append_hlog_row("schedule_lag", start, length, schedule_lag, out);
+}
+
+// Appends the whole log of a run that kept its interval histograms (plan::interval_histograms):
+// the header at the run's start, then each interval's rows. False, and nothing appended, when the
+// result has no intervals, kept no histograms, or one does not decode.
+inline bool append_hlog(const result& r, std::string& out) {
+    if (r.interval_ns <= 0 || r.interval_histograms.size() != r.intervals.size()) return false;
+    std::string log;
+    append_hlog_header(static_cast<double>(r.start_realtime_ns) / 1e9, log);
+    histogram response, service, lag;
+    for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+        const interval_histogram_set& kept = r.interval_histograms[i];
+        if (decode_histogram(kept.response, response) || decode_histogram(kept.service, service) ||
+            decode_histogram(kept.schedule_lag, lag))
+            return false;
+        append_hlog_interval(r.intervals[i], r.rate_target > 0, response, service, lag, log);
+    }
+    out += log;
     return true;
 }
 
@@ -7364,7 +7431,18 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             lag.time("p99", row.lag_p99_ns);
             lag.time("max", row.lag_max_ns);
             r.intervals.push_back(row);
+            if (!item.find("histograms")) continue;
+            detail::json_fields kept = f.object("histograms");  // plan::interval_histograms
+            r.interval_histograms.emplace_back();
+            interval_histogram_set& set = r.interval_histograms.back();
+            for (const auto& [name, bytes] : {std::pair{"response", &set.response}, std::pair{"service", &set.service}, std::pair{"schedule_lag", &set.schedule_lag}}) {
+                const json_value* text = kept.get(name, json_value::kind::string);
+                histogram check;
+                if (text && (!base64_decode(text->text, *bytes) || decode_histogram(*bytes, check))) kept.fail(name, "does not decode");
+            }
         }
+        if (!r.interval_histograms.empty() && r.interval_histograms.size() != r.intervals.size())
+            top.fail("intervals", "have histograms in some rows only");
     }
     r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
     if (problem) *problem = why;
@@ -7506,7 +7584,7 @@ struct rows_at {
 };
 
 // Adds `row` into the merged row `m`: counts add up; percentiles of a merged row are the highest of
-// its parts' (an upper bound: rows keep no histogram), exact when one generator's row is alone.
+// its parts' (an upper bound, made exact by merge_kept_histograms when the rows kept histograms).
 inline void add_interval_row(interval_stats& m, const interval_stats& row) {
     m.sent += row.sent, m.ended += row.ended, m.completed += row.completed, m.failed += row.failed;
     m.target += row.target;
@@ -7521,10 +7599,11 @@ inline void add_interval_row(interval_stats& m, const interval_stats& row) {
 // (one that spans several, because its generator fell behind, covers them all); intervals that
 // rows cover together become one merged row, intervals no row covers become empty rows, and the
 // last row ends where the latest row ends. Time and memory grow with the rows and the intervals
-// (one sweep). Refused (the input's index in `bad_input`, the interval its row starts in in
-// `bad_at`) when a row would reach max_merged_intervals or beyond: the rows would not fit.
+// (one sweep). `merged_into` gets, for every input row in input order, the merged row it went to.
+// Refused (the input's index in `bad_input`, the interval its row starts in in `bad_at`) when a
+// row would reach max_merged_intervals or beyond: the rows would not fit.
 inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns, std::vector<interval_stats>& rows,
-                                std::size_t& bad_input, std::uint64_t& bad_at) {
+                                std::vector<std::size_t>& merged_into, std::size_t& bad_input, std::uint64_t& bad_at) {
     struct placed {
         std::int64_t first, count;
         const interval_stats* row;
@@ -7549,6 +7628,7 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
             end_ns = std::max(end_ns, start + row.duration_ns);
         }
     rows.clear();
+    merged_into.clear();
     if (last < 0) return true;
     std::vector<std::int64_t> reach(static_cast<std::size_t>(last + 1), -1);  // from interval k, rows cover up to reach[k]
     for (const placed& p : all) reach[static_cast<std::size_t>(p.first)] = std::max(reach[static_cast<std::size_t>(p.first)], p.first + p.count - 1);
@@ -7564,7 +7644,40 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
         row_of[static_cast<std::size_t>(k)] = rows.size() - 1;
     }
     rows.back().duration_ns = std::max<std::int64_t>(1, end_ns - rows.back().start_ns);
-    for (const placed& p : all) add_interval_row(rows[row_of[static_cast<std::size_t>(p.first)]], *p.row);
+    for (const placed& p : all) {
+        merged_into.push_back(row_of[static_cast<std::size_t>(p.first)]);
+        add_interval_row(rows[merged_into.back()], *p.row);
+    }
+    return true;
+}
+
+// When every input row kept its histograms: each merged row's are its rows' merged bucket for
+// bucket, and its percentiles theirs, exact (in place of add_interval_row's upper bound). False
+// when a kept histogram does not decode.
+inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::vector<std::size_t>& merged_into, result& out) {
+    std::vector<std::vector<const interval_histogram_set*>> parts(out.intervals.size());
+    std::size_t k = 0;
+    for (const report_run& run : in)
+        for (const interval_histogram_set& kept : run.r.interval_histograms) parts[merged_into[k++]].push_back(&kept);
+    histogram_config widest = in[0].r.total_ns.config();  // merge_runs has checked the inputs are laid out alike
+    widest.highest_trackable_value = INT64_MAX;
+    histogram sum[3] = {histogram(widest), histogram(widest), histogram(widest)}, part;
+    out.interval_histograms.assign(out.intervals.size(), interval_histogram_set());
+    for (std::size_t m = 0; m < parts.size(); ++m) {
+        for (histogram& h : sum) h.reset();
+        for (const interval_histogram_set* kept : parts[m]) {
+            const std::string* bytes[3] = {&kept->response, &kept->service, &kept->schedule_lag};
+            for (int i = 0; i < 3; ++i)
+                if (decode_histogram(*bytes[i], part) || sum[i].merge(part)) return false;
+        }
+        interval_stats& row = out.intervals[m];
+        row.p50_ns = sum[0].value_at_percentile(50), row.p90_ns = sum[0].value_at_percentile(90);
+        row.p99_ns = sum[0].value_at_percentile(99), row.max_ns = sum[0].max();
+        row.lag_p99_ns = sum[2].value_at_percentile(99), row.lag_max_ns = sum[2].max();
+        encode_histogram(sum[0], out.interval_histograms[m].response);
+        encode_histogram(sum[1], out.interval_histograms[m].service);
+        encode_histogram(sum[2], out.interval_histograms[m].schedule_lag);
+    }
     return true;
 }
 
@@ -7574,7 +7687,8 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
 // failures, status codes, bytes and connections summed; -n, -c, threads and the rate of the whole
 // (the shards' shares add up to the plan); the histograms merged into the widest range among
 // them; elapsed from the earliest start to the latest end on the wall clock; interval rows
-// aligned on it (merge_interval_rows).
+// aligned on it (merge_interval_rows), with exact percentiles and their histograms kept when every
+// input kept its rows' histograms (merge_kept_histograms).
 inline error merge_runs(const std::vector<report_run>& in, report_run& out, merge_summary& s) {
     s = merge_summary();
     s.inputs = in.size();
@@ -7614,6 +7728,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.config.requests = out.config.concurrency = out.config.threads = 0;
     out.r = in[widest].r;
     out.r.intervals.clear();
+    out.r.interval_histograms.clear();
     std::int64_t start = first.r.start_realtime_ns, end = first.r.start_realtime_ns + first.r.elapsed_ns;
     double rate = 0;
     std::uint32_t requested = 0;
@@ -7637,10 +7752,18 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         for (const report_run& run : in) rows.push_back({&run.r.intervals, run.r.start_realtime_ns - start});
         std::size_t bad = 0;
         std::uint64_t at = 0;
-        if (!detail::merge_interval_rows(rows, first.r.interval_ns, out.r.intervals, bad, at)) {
+        std::vector<std::size_t> merged_into;
+        if (!detail::merge_interval_rows(rows, first.r.interval_ns, out.r.intervals, merged_into, bad, at)) {
             detail::appendf(s.problem, "%s has an interval starting %llu intervals after the earliest start, reaching past %zu",
                             in[bad].label.c_str(), static_cast<unsigned long long>(at), max_merged_intervals);
             return {errc::merge_too_many_intervals, bad};
+        }
+        const bool all_kept = std::all_of(in.begin(), in.end(), [](const report_run& run) {
+            return run.r.interval_histograms.size() == run.r.intervals.size();
+        }) && !out.r.intervals.empty();
+        if (all_kept && !detail::merge_kept_histograms(in, merged_into, out.r)) {
+            s.problem = "an interval's kept histograms do not decode";
+            return {errc::merge_incompatible_histograms, 0};
         }
     }
     return {};

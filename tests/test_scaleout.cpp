@@ -26,12 +26,15 @@ namespace {
 std::int64_t unix_ms_now() { return realtime_ns() / 1'000'000; }
 
 // A run as merge sees it: written as JSON and read back, as from a generator's --json.
-report_run saved(const plan& p, const result& r, const std::string& label) {
+report_run saved(const run_description& p, const result& r, const std::string& label) {
     std::vector<report_run> back;
     REQUIRE_FALSE(read_report_runs(result_json(p, r, {50}), label, back));
     REQUIRE(back.size() == 1);
     return back[0];
 }
+
+report_run saved(const plan& p, const result& r, const std::string& label) { return saved(describe(p), r, label); }
+report_run saved_copy(const report_run& run) { return saved(run.config, run.r, run.label); }
 
 }  // namespace
 
@@ -565,4 +568,110 @@ TEST_CASE("shards' uniform schedules interleave into the one schedule of the und
     CHECK(worst_ns <= 1.0);  // the same times to the nanosecond (rounding of the offsets)
     CHECK(one.front() == 0.0);
     CHECK(std::fabs(one[1] - one[0] - 1e9 / 3000) <= 1.0);
+}
+
+namespace {
+
+std::string encoded(std::initializer_list<std::pair<std::int64_t, std::uint64_t>> values) {
+    histogram h;
+    for (const auto& [value, count] : values) h.record(value, count);
+    std::string out;
+    encode_histogram(h, out);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("merge: rows that kept their histograms merge to exact percentiles, kept again") {
+    // Interval 0: a's 110 requests at 1 ms, b's 90 at 5 ms and 1 at 9 ms. The parts' highest p50
+    // is 5 ms; the exact p50 of the 201 is 1 ms (the top of its bucket).
+    report_run a;
+    a.label = "a";
+    a.r.interval_ns = 100'000'000;
+    a.r.start_realtime_ns = 1'000'000'000'000;
+    a.r.elapsed_ns = 100'000'000;
+    a.r.intervals.push_back(row_at(0, 100'000'000, 110, 1'000'000));
+    a.r.interval_histograms.push_back({encoded({{1'000'000, 110}}), encoded({{900'000, 110}}), encoded({{10'000, 110}})});
+    report_run b = a;
+    b.label = "b";
+    b.r.intervals[0] = row_at(0, 100'000'000, 91, 5'000'000);
+    b.r.intervals[0].max_ns = 9'000'000;
+    b.r.interval_histograms[0] = {encoded({{5'000'000, 90}, {9'000'000, 1}}), encoded({{4'000'000, 91}}), encoded({{20'000, 91}})};
+    histogram all;
+    all.record(1'000'000, 110);
+    all.record(5'000'000, 90);
+    all.record(9'000'000, 1);
+    report_run merged;
+    merge_summary s;
+    REQUIRE_FALSE(merge_runs({a, b}, merged, s));
+    REQUIRE(merged.r.intervals.size() == 1);
+    const interval_stats& row = merged.r.intervals[0];
+    CHECK(row.ended == 201);
+    CHECK(row.p50_ns == all.value_at_percentile(50));
+    CHECK(all.equivalent(row.p50_ns, 1'000'000));  // not 5 ms, the upper bound
+    CHECK(row.p90_ns == all.value_at_percentile(90));
+    CHECK(all.equivalent(row.p90_ns, 5'000'000));
+    CHECK(row.p99_ns == all.value_at_percentile(99));
+    CHECK(row.max_ns == 9'000'000);
+    CHECK(row.lag_max_ns == 20'000);
+    REQUIRE(merged.r.interval_histograms.size() == 1);
+    histogram back;
+    REQUIRE_FALSE(decode_histogram(merged.r.interval_histograms[0].service, back));
+    CHECK(back.count() == 201);
+    CHECK(back.min() == 900'000);
+    // Saved and read back, they merge alike; without them in one input, the bound comes back.
+    report_run again;
+    REQUIRE_FALSE(merge_runs({saved_copy(a), saved_copy(b)}, again, s));
+    CHECK(again.r.intervals[0].p50_ns == all.value_at_percentile(50));
+    b.r.interval_histograms.clear();
+    REQUIRE_FALSE(merge_runs({a, b}, merged, s));
+    CHECK(merged.r.intervals[0].p50_ns == 5'000'000);
+    CHECK(merged.r.interval_histograms.empty());
+}
+
+TEST_CASE("interval histograms: kept per row from a run, in the JSON, and written as HdrHistogram's log") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    plan p;
+    p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/").requests(800).concurrency(4).keep_alive(true).rate(4000)
+        .interval_ms(50).interval_histograms(true);
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    REQUIRE(r.requests_completed == 800);
+    REQUIRE(r.interval_histograms.size() == r.intervals.size());
+    std::uint64_t response = 0, service = 0, lag = 0;
+    histogram h;
+    for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+        CAPTURE(i);
+        REQUIRE_FALSE(decode_histogram(r.interval_histograms[i].response, h));
+        CHECK(h.count() == r.intervals[i].latency_count);
+        if (!h.empty()) CHECK(h.value_at_percentile(99) == r.intervals[i].p99_ns);
+        CHECK(h.max() == r.intervals[i].max_ns);
+        response += h.count();
+        REQUIRE_FALSE(decode_histogram(r.interval_histograms[i].service, h));
+        service += h.count();
+        REQUIRE_FALSE(decode_histogram(r.interval_histograms[i].schedule_lag, h));
+        CHECK(h.max() == r.intervals[i].lag_max_ns);
+        lag += h.count();
+    }
+    CHECK(response == 800);
+    CHECK(service == 800);
+    CHECK(lag == 800);
+    // The JSON carries them and reads them back byte for byte.
+    std::vector<report_run> back;
+    REQUIRE_FALSE(read_report_runs(result_json(p, r, {50}), "x", back));
+    REQUIRE(back[0].r.interval_histograms.size() == r.intervals.size());
+    CHECK(back[0].r.interval_histograms.back().service == r.interval_histograms.back().service);
+    // A result writes the whole log: three tagged rows an interval, the counts the run's.
+    std::string log;
+    REQUIRE(append_hlog(r, log));
+    std::vector<hlog_tag_total> totals;
+    std::string message;
+    REQUIRE(add_hlog_totals(log, totals, message));
+    REQUIRE(totals.size() == 3);
+    CHECK(totals[0].tag == "response");
+    CHECK(totals[0].intervals == r.intervals.size());
+    for (const hlog_tag_total& t : totals) CHECK(t.values.count() == 800);
+    r.interval_histograms.pop_back();
+    CHECK_FALSE(append_hlog(r, log));  // not every row kept them
 }

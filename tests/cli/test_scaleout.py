@@ -12,10 +12,12 @@ by the server's /stats; and examples/kubernetes: the manifest (as run-job.sh ren
 as YAML, is an Indexed Job of N pods, and every pod's arguments pass --check-args; the
 Dockerfile's compile line builds the CLI.
 """
+import base64
 import json
 import os
 import re
 import socket
+import struct
 import shlex
 import signal
 import subprocess
@@ -26,10 +28,27 @@ import unittest
 import urllib.request
 
 import yaml
+import zlib
 
 MICROBENCH = SERVER = None
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 K8S = os.path.join(ROOT, "examples", "kubernetes")
+
+
+def count_v2(payload):
+    """The values in an HdrHistogram V2 payload: ZigZag LEB128 counts, -k for k empty buckets."""
+    total, pos = 0, 0
+    while pos < len(payload):
+        v = 0
+        for i in range(9):
+            byte = payload[pos]
+            pos += 1
+            v |= (byte if i == 8 else byte & 0x7F) << (7 * i)
+            if i == 8 or not byte & 0x80:
+                break
+        v = (v >> 1) ^ -(v & 1)
+        total += max(v, 0)
+    return total
 
 
 def run(args, env=None, timeout=120):
@@ -138,6 +157,45 @@ class Shards(unittest.TestCase):
         sent = merged["requests"]["ended"] + merged["requests"]["unfinished"]
         self.assertEqual(sent + merged["open_model"]["schedule_missed"], 3000)
         self.assertEqual(sum(row["ended"] for row in merged["intervals"]), merged["requests"]["ended"])
+
+    def test_interval_histograms_merge_exactly_and_as_hdrhistogram_log(self):
+        # Shards that kept their intervals' histograms: merged rows carry the merged histograms,
+        # no merged percentile is above its parts' highest (the old bound), and microbench-hlog
+        # --from writes them as a log, each row's counts (read with Python's zlib) the merged row's.
+        docs = self.shard_runs(self.server.url("/factorial/10"), ["-c", "6", "-k", "--rate", "1200", "--duration", "1500ms",
+                                                                   "--interval", "250ms", "--interval-histograms"])
+        for doc in docs:
+            self.assertTrue(all("histograms" in row for row in doc["intervals"]))
+        r = run([MICROBENCH, "merge", *[self.path(f"shard-{i}.json") for i in range(3)], "--json", self.path("merged.json")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.path("merged.json")) as f:
+            merged = json.load(f)
+        hlog_tool = os.path.join(os.path.dirname(os.path.abspath(MICROBENCH)), "microbench-hlog")
+        r = run([hlog_tool, "--from", self.path("merged.json")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        log_text = r.stdout
+        rows = merged["intervals"]
+        self.assertTrue(all(set(row["histograms"]) == {"response", "service", "schedule_lag"} for row in rows))
+        for row in rows:
+            parts = [d_row for doc in docs for d_row in doc["intervals"]
+                     if abs(d_row["start_ns"] + doc["start_unix_ns"] - merged["start_unix_ns"] - row["start_ns"]) < row["duration_ns"] / 2]
+            if parts:
+                self.assertLessEqual(row["response_ns"]["p99"], max(p["response_ns"]["p99"] for p in parts))
+        lines = [line.split(",") for line in log_text.splitlines() if line.startswith("Tag=")]
+        self.assertEqual(len(lines), 3 * len(rows))
+        for k, row in enumerate(rows):
+            raw = base64.b64decode(lines[3 * k][4])
+            plain = zlib.decompress(raw[8:8 + struct.unpack(">I", raw[4:8])[0]])
+            payload_length = struct.unpack(">I", plain[4:8])[0]
+            self.assertEqual(lines[3 * k][0], "Tag=response")
+            self.assertEqual(count_v2(plain[40:40 + payload_length]), row["completed"])
+        self.assertEqual(sum(row["completed"] for row in rows), merged["requests"]["completed"])
+        # Without kept histograms, refused with the flag to use.
+        r = run([MICROBENCH, "-q", "-n", "20", "--json", self.path("plain.json"), self.server.url("/")])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = run([hlog_tool, "--from", self.path("plain.json")])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("plain.json kept no interval histograms: run it with --interval-histograms", r.stderr)
 
     def test_the_shard_from_a_kubernetes_indexed_job(self):
         env = dict(os.environ, JOB_COMPLETION_INDEX="1", MICROBENCH_SHARDS="3")

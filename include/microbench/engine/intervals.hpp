@@ -2,8 +2,9 @@
 // requests it sends and ends into the open slot of a small ring of reusable slots (counters and
 // three histograms) and hands each finished interval over to the calling thread; the calling
 // thread merges the workers' slots of an interval into one row, passes it to the plan's callback,
-// clears the slots and gives them back. Only the rows grow: one small struct per interval. The
-// merged histograms go to the plan's histogram callback, if it has one, before they are cleared.
+// clears the slots and gives them back. Only the rows grow: one small struct per interval (and,
+// when the plan keeps them, its histograms encoded). The merged histograms go to the plan's
+// histogram callback, if it has one, before they are cleared.
 // A request counts in the interval in which its worker saw it sent, and saw it end.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "../stats/histogram.hpp"
+#include "../stats/histogram_codec.hpp"
 #include "plan.hpp"
 #include "../stats/result.hpp"
 
@@ -113,8 +115,8 @@ public:
     // Reserves the rows a run of this plan is expected to need (from its duration, or its count at
     // a fixed rate; 256 when neither tells; at most 4096), so a run that keeps to it allocates no
     // row while it runs; a longer one grows the rows by doubling, never per request.
-    interval_collector(const plan& p, std::vector<interval_stats>& rows)
-        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows) {
+    interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept)
+        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows), kept_(kept) {
         double seconds = static_cast<double>(p.duration_ms() > 0 ? p.duration_ms() + p.drain_ms() : 0) / 1e3;
         if (seconds == 0 && p.rate() > 0) seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
         const double expected = seconds > 0 ? seconds * 1e9 / static_cast<double>(interval_ns_) + 2 : 256;
@@ -203,6 +205,12 @@ private:
         row.lag_p99_ns = lag_.value_at_percentile(99);
         row.lag_max_ns = lag_.max();
         rows_.push_back(row);
+        if (plan_.interval_histograms()) {
+            kept_.emplace_back();
+            encode_histogram(response_, kept_.back().response);
+            encode_histogram(service_, kept_.back().service);
+            encode_histogram(lag_, kept_.back().schedule_lag);
+        }
         if (plan_.interval_callback()) plan_.interval_callback()(row, plan_.interval_user());
         if (plan_.interval_histograms_callback())
             plan_.interval_histograms_callback()(row, interval_histograms{&response_, &service_, &lag_, start_realtime_ns_},
@@ -213,6 +221,7 @@ private:
     std::int64_t interval_ns_;
     const plan& plan_;
     std::vector<interval_stats>& rows_;
+    std::vector<interval_histogram_set>& kept_;
     std::vector<interval_ring*> rings_;
     std::int64_t next_ = 0;  // the first interval not yet in a row
     std::int64_t start_realtime_ns_ = 0;

@@ -123,6 +123,9 @@ public:
     // Per-interval statistics (result::intervals) every this many milliseconds, 10 ms to 1 hour;
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
     MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
+    // Keep each interval's histograms in result::interval_histograms (and the JSON): merged rows
+    // of many generators then get exact percentiles, and a result writes HdrHistogram's log.
+    MICROBENCH_PLAN_FIELD(bool, interval_histograms)
     // The wall-clock time (Unix milliseconds) the run starts at, so generators on several machines
     // begin together: run() connects nothing before it, prepares, waits, then starts. 0: at once.
     // A time already past starts at once (result::start_requested_ns says how late).
@@ -296,6 +299,7 @@ private:
     std::uint64_t seed_ = 0;
     std::int64_t max_batch_lag_us_ = -1;
     std::int64_t interval_ms_ = -1;
+    bool interval_histograms_ = false;
     std::int64_t start_at_unix_ms_ = 0;
     std::uint32_t shard_index_ = 0, shard_count_ = 0;
     tls_options tls_;

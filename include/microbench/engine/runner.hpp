@@ -226,7 +226,8 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
 // After every worker has joined: their results merged into `out`, with the rows and what the plan
 // asked for.
 inline void collect_result(const plan& p, run_shared& shared, worker_thread* threads, std::uint32_t t, std::int64_t start,
-                           std::int64_t wall, interval_collector* rows, std::vector<interval_stats>& interval_rows, result& out) {
+                           std::int64_t wall, interval_collector* rows, std::vector<interval_stats>& interval_rows,
+                           std::vector<interval_histogram_set>& kept, result& out) {
     out = result();
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
     if (rows) {
@@ -234,6 +235,7 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
         for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
         rows->collect(true, stopped);
         out.intervals.swap(interval_rows);
+        out.interval_histograms.swap(kept);
         out.interval_ns = shared.interval_ns;
     }
     out.concurrency_requested = p.concurrency();
@@ -287,8 +289,9 @@ inline error run_plan(const plan& p, result& out) {
     shared.interval_ns = p.effective_interval_ms() * 1'000'000;
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     std::vector<interval_stats> interval_rows;
+    std::vector<interval_histogram_set> kept;
     std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
-    if (shared.interval_ns) rows.reset(new interval_collector(p, interval_rows));
+    if (shared.interval_ns) rows.reset(new interval_collector(p, interval_rows, kept));
     for (std::uint32_t i = 0, first_connection = 0; i < t; ++i) {
         if (rows) {
             threads[i].intervals.reset(new interval_ring());
@@ -325,7 +328,7 @@ inline error run_plan(const plan& p, result& out) {
     if (p.progress_callback() || rows) watch_workers(p, threads.get(), t, start, rows.get());
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
     // After every join: nothing below may leave a thread running.
-    collect_result(p, shared, threads.get(), t, start, wall, rows.get(), interval_rows, out);
+    collect_result(p, shared, threads.get(), t, start, wall, rows.get(), interval_rows, kept, out);
     return {};
 }
 

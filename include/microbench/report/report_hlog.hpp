@@ -25,6 +25,7 @@
 #include "../stats/histogram.hpp"
 #include "../stats/histogram_codec.hpp"
 #include "../stats/histogram_hdr.hpp"
+#include "../stats/result.hpp"
 
 namespace microbench {
 
@@ -59,6 +60,36 @@ inline bool append_hlog_row(std::string_view tag, double start_s, double length_
     detail::appendf(out, "%.3f,%.3f,%.3f,", start_s, length_s, static_cast<double>(h.max()) / 1e6);
     out += text;
     out.push_back('\n');
+    return true;
+}
+
+// Appends one interval's rows as microbench tags them: Tag=total in a closed loop; at a fixed
+// rate Tag=response, Tag=service and Tag=schedule_lag.
+inline void append_hlog_interval(const interval_stats& row, bool fixed_rate, const histogram& response, const histogram& service,
+                                 const histogram& schedule_lag, std::string& out) {
+    const double start = static_cast<double>(row.start_ns) / 1e9, length = static_cast<double>(row.duration_ns) / 1e9;
+    append_hlog_row(fixed_rate ? "response" : "total", start, length, response, out);
+    if (!fixed_rate) return;
+    append_hlog_row("service", start, length, service, out);
+    append_hlog_row("schedule_lag", start, length, schedule_lag, out);
+}
+
+// Appends the whole log of a run that kept its interval histograms (plan::interval_histograms):
+// the header at the run's start, then each interval's rows. False, and nothing appended, when the
+// result has no intervals, kept no histograms, or one does not decode.
+inline bool append_hlog(const result& r, std::string& out) {
+    if (r.interval_ns <= 0 || r.interval_histograms.size() != r.intervals.size()) return false;
+    std::string log;
+    append_hlog_header(static_cast<double>(r.start_realtime_ns) / 1e9, log);
+    histogram response, service, lag;
+    for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+        const interval_histogram_set& kept = r.interval_histograms[i];
+        if (decode_histogram(kept.response, response) || decode_histogram(kept.service, service) ||
+            decode_histogram(kept.schedule_lag, lag))
+            return false;
+        append_hlog_interval(r.intervals[i], r.rate_target > 0, response, service, lag, log);
+    }
+    out += log;
     return true;
 }
 

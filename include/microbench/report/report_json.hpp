@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../core/appendf.hpp"
@@ -210,11 +211,23 @@ inline std::string result_json(const run_description& d, const result& r, const 
             const interval_stats& row = r.intervals[i];
             appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
                          "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_requests\":%.6f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
-                         "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}}",
+                         "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}",
                     i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
                     u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
                     static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
                     static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
+            if (r.interval_histograms.size() == r.intervals.size()) {  // kept (plan::interval_histograms)
+                const interval_histogram_set& kept = r.interval_histograms[i];
+                std::string text;
+                const char* separator = ",\"histograms\":{";
+                for (const auto& [name, bytes] : {std::pair{"response", &kept.response}, std::pair{"service", &kept.service}, std::pair{"schedule_lag", &kept.schedule_lag}}) {
+                    base64_encode(*bytes, text);
+                    appendf(out, "%s\"%s\":\"%s\"", separator, name, text.c_str());
+                    separator = ",";
+                }
+                out += "}";
+            }
+            out += "}";
         }
         out += "]";
     }

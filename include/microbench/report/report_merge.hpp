@@ -86,7 +86,7 @@ struct rows_at {
 };
 
 // Adds `row` into the merged row `m`: counts add up; percentiles of a merged row are the highest of
-// its parts' (an upper bound: rows keep no histogram), exact when one generator's row is alone.
+// its parts' (an upper bound, made exact by merge_kept_histograms when the rows kept histograms).
 inline void add_interval_row(interval_stats& m, const interval_stats& row) {
     m.sent += row.sent, m.ended += row.ended, m.completed += row.completed, m.failed += row.failed;
     m.target += row.target;
@@ -101,10 +101,11 @@ inline void add_interval_row(interval_stats& m, const interval_stats& row) {
 // (one that spans several, because its generator fell behind, covers them all); intervals that
 // rows cover together become one merged row, intervals no row covers become empty rows, and the
 // last row ends where the latest row ends. Time and memory grow with the rows and the intervals
-// (one sweep). Refused (the input's index in `bad_input`, the interval its row starts in in
-// `bad_at`) when a row would reach max_merged_intervals or beyond: the rows would not fit.
+// (one sweep). `merged_into` gets, for every input row in input order, the merged row it went to.
+// Refused (the input's index in `bad_input`, the interval its row starts in in `bad_at`) when a
+// row would reach max_merged_intervals or beyond: the rows would not fit.
 inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns, std::vector<interval_stats>& rows,
-                                std::size_t& bad_input, std::uint64_t& bad_at) {
+                                std::vector<std::size_t>& merged_into, std::size_t& bad_input, std::uint64_t& bad_at) {
     struct placed {
         std::int64_t first, count;
         const interval_stats* row;
@@ -129,6 +130,7 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
             end_ns = std::max(end_ns, start + row.duration_ns);
         }
     rows.clear();
+    merged_into.clear();
     if (last < 0) return true;
     std::vector<std::int64_t> reach(static_cast<std::size_t>(last + 1), -1);  // from interval k, rows cover up to reach[k]
     for (const placed& p : all) reach[static_cast<std::size_t>(p.first)] = std::max(reach[static_cast<std::size_t>(p.first)], p.first + p.count - 1);
@@ -144,7 +146,40 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
         row_of[static_cast<std::size_t>(k)] = rows.size() - 1;
     }
     rows.back().duration_ns = std::max<std::int64_t>(1, end_ns - rows.back().start_ns);
-    for (const placed& p : all) add_interval_row(rows[row_of[static_cast<std::size_t>(p.first)]], *p.row);
+    for (const placed& p : all) {
+        merged_into.push_back(row_of[static_cast<std::size_t>(p.first)]);
+        add_interval_row(rows[merged_into.back()], *p.row);
+    }
+    return true;
+}
+
+// When every input row kept its histograms: each merged row's are its rows' merged bucket for
+// bucket, and its percentiles theirs, exact (in place of add_interval_row's upper bound). False
+// when a kept histogram does not decode.
+inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::vector<std::size_t>& merged_into, result& out) {
+    std::vector<std::vector<const interval_histogram_set*>> parts(out.intervals.size());
+    std::size_t k = 0;
+    for (const report_run& run : in)
+        for (const interval_histogram_set& kept : run.r.interval_histograms) parts[merged_into[k++]].push_back(&kept);
+    histogram_config widest = in[0].r.total_ns.config();  // merge_runs has checked the inputs are laid out alike
+    widest.highest_trackable_value = INT64_MAX;
+    histogram sum[3] = {histogram(widest), histogram(widest), histogram(widest)}, part;
+    out.interval_histograms.assign(out.intervals.size(), interval_histogram_set());
+    for (std::size_t m = 0; m < parts.size(); ++m) {
+        for (histogram& h : sum) h.reset();
+        for (const interval_histogram_set* kept : parts[m]) {
+            const std::string* bytes[3] = {&kept->response, &kept->service, &kept->schedule_lag};
+            for (int i = 0; i < 3; ++i)
+                if (decode_histogram(*bytes[i], part) || sum[i].merge(part)) return false;
+        }
+        interval_stats& row = out.intervals[m];
+        row.p50_ns = sum[0].value_at_percentile(50), row.p90_ns = sum[0].value_at_percentile(90);
+        row.p99_ns = sum[0].value_at_percentile(99), row.max_ns = sum[0].max();
+        row.lag_p99_ns = sum[2].value_at_percentile(99), row.lag_max_ns = sum[2].max();
+        encode_histogram(sum[0], out.interval_histograms[m].response);
+        encode_histogram(sum[1], out.interval_histograms[m].service);
+        encode_histogram(sum[2], out.interval_histograms[m].schedule_lag);
+    }
     return true;
 }
 
@@ -154,7 +189,8 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
 // failures, status codes, bytes and connections summed; -n, -c, threads and the rate of the whole
 // (the shards' shares add up to the plan); the histograms merged into the widest range among
 // them; elapsed from the earliest start to the latest end on the wall clock; interval rows
-// aligned on it (merge_interval_rows).
+// aligned on it (merge_interval_rows), with exact percentiles and their histograms kept when every
+// input kept its rows' histograms (merge_kept_histograms).
 inline error merge_runs(const std::vector<report_run>& in, report_run& out, merge_summary& s) {
     s = merge_summary();
     s.inputs = in.size();
@@ -194,6 +230,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.config.requests = out.config.concurrency = out.config.threads = 0;
     out.r = in[widest].r;
     out.r.intervals.clear();
+    out.r.interval_histograms.clear();
     std::int64_t start = first.r.start_realtime_ns, end = first.r.start_realtime_ns + first.r.elapsed_ns;
     double rate = 0;
     std::uint32_t requested = 0;
@@ -217,10 +254,18 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         for (const report_run& run : in) rows.push_back({&run.r.intervals, run.r.start_realtime_ns - start});
         std::size_t bad = 0;
         std::uint64_t at = 0;
-        if (!detail::merge_interval_rows(rows, first.r.interval_ns, out.r.intervals, bad, at)) {
+        std::vector<std::size_t> merged_into;
+        if (!detail::merge_interval_rows(rows, first.r.interval_ns, out.r.intervals, merged_into, bad, at)) {
             detail::appendf(s.problem, "%s has an interval starting %llu intervals after the earliest start, reaching past %zu",
                             in[bad].label.c_str(), static_cast<unsigned long long>(at), max_merged_intervals);
             return {errc::merge_too_many_intervals, bad};
+        }
+        const bool all_kept = std::all_of(in.begin(), in.end(), [](const report_run& run) {
+            return run.r.interval_histograms.size() == run.r.intervals.size();
+        }) && !out.r.intervals.empty();
+        if (all_kept && !detail::merge_kept_histograms(in, merged_into, out.r)) {
+            s.problem = "an interval's kept histograms do not decode";
+            return {errc::merge_incompatible_histograms, 0};
         }
     }
     return {};

@@ -299,7 +299,18 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             lag.time("p99", row.lag_p99_ns);
             lag.time("max", row.lag_max_ns);
             r.intervals.push_back(row);
+            if (!item.find("histograms")) continue;
+            detail::json_fields kept = f.object("histograms");  // plan::interval_histograms
+            r.interval_histograms.emplace_back();
+            interval_histogram_set& set = r.interval_histograms.back();
+            for (const auto& [name, bytes] : {std::pair{"response", &set.response}, std::pair{"service", &set.service}, std::pair{"schedule_lag", &set.schedule_lag}}) {
+                const json_value* text = kept.get(name, json_value::kind::string);
+                histogram check;
+                if (text && (!base64_decode(text->text, *bytes) || decode_histogram(*bytes, check))) kept.fail(name, "does not decode");
+            }
         }
+        if (!r.interval_histograms.empty() && r.interval_histograms.size() != r.intervals.size())
+            top.fail("intervals", "have histograms in some rows only");
     }
     r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
     if (problem) *problem = why;

@@ -77,6 +77,13 @@ struct interval_stats {
     double target_rate() const { return duration_ns > 0 ? target * 1e9 / static_cast<double>(duration_ns) : 0.0; }
 };
 
+// One interval's histograms in histogram_codec's encoding (exact counts, min, max and sum):
+// response time (the total time in a closed loop) and, at a fixed rate, service time and schedule
+// lag (empty histograms in a closed loop).
+struct interval_histogram_set {
+    std::string response, service, schedule_lag;
+};
+
 struct result {
     std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
     std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
@@ -133,6 +140,8 @@ struct result {
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
     // merge() leaves it alone.
     std::vector<interval_stats> intervals;
+    // With plan::interval_histograms: each row's histograms, one set per row of `intervals`.
+    std::vector<interval_histogram_set> interval_histograms;
     std::int64_t interval_ns = 0;
 
     // Over TLS (a transport): handshakes made, how many resumed a session, each one's time from
