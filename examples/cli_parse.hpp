@@ -438,8 +438,10 @@ inline option_list option_table() {
         {0, "interval", nullptr, takes::value, workload, section::own, "--interval D",
          "Statistics per interval of D (10ms to 1h; 0 for none): requests sent and\n"
          "ended, failures, achieved rate, p50/p90/p99/max response time (and schedule\n"
-         "lag at a fixed rate). Default 1s with --rate or --intervals, else none. In\n"
-         "--json as \"intervals\"; a summary in the report. Memory stays constant.",
+         "lag at a fixed rate). Default 1s with --rate, --intervals, --hlog or\n"
+         "--interval-histograms, else none. In --json as \"intervals\"; a summary in\n"
+         "the report. Memory: a small row per interval (and its histograms, a few KB,\n"
+         "with --interval-histograms).",
          [](options& o, const std::string&, const std::string& v) {
              if (v == "0" || v == "off") o.interval_ms = 0;
              else if (!parse_duration_ms(v.c_str(), o.interval_ms) || o.interval_ms < mb::defaults::min_interval_ms ||
@@ -739,6 +741,7 @@ inline parse_outcome check_combination(options& o, const std::vector<given_flag>
     if (!o.intervals_path.empty() && o.interval_ms == 0) return usage_error("--intervals needs intervals: drop --interval 0");
     if (!o.hlog_path.empty() && o.interval_ms == 0) return usage_error("--hlog needs intervals: drop --interval 0");
     if (o.interval_histograms && o.interval_ms == 0) return usage_error("--interval-histograms needs intervals: drop --interval 0");
+    if (o.interval_histograms && o.json_path.empty()) return usage_error("--interval-histograms keeps them in --json: give --json FILE");
     for (const std::string* other : {&o.intervals_path, &o.json_path, &o.hgrm_path, &o.csv_path, &o.gnuplot_path, &o.html_path})
         if (!o.hlog_path.empty() && o.hlog_path != "-" && o.hlog_path == *other)
             return usage_errorf("--hlog and another output both write '%s': give each its own file", shown(o.hlog_path).c_str());

@@ -52,7 +52,6 @@ int log_of_result(const char* path) {
     mb::run_description d;
     mb::result r;
     mb::error e = mb::parse_json(text, doc);
-    if (!e && !doc.find("microbench")) e = {mb::errc::merge_nothing, 0};  // a --compare or --suite document
     if (!e) e = mb::read_result_json(doc, d, r, &problem);
     if (e) {
         std::fprintf(stderr, "microbench-hlog: %s: %s%s%s\n", path, e.message(), problem.empty() ? "" : ": ", problem.c_str());

@@ -235,6 +235,9 @@ MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /*
  * intended time. -1 (default): 50. */
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us);
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
+/* Keep each interval's histograms (default off): in mb_result_json, so merged results' intervals
+ * get exact percentiles, and for mb_result_hlog. Intervals need mb_plan_set_interval_ms (or a rate). */
+MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on);
 /* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan
  * shard `index` (from 0) of `count` — its share of the requests, connections and rate, set
  * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). */
@@ -295,6 +298,12 @@ MB_API size_t mb_result_json(const mb_result* result, const double* percentiles,
  * hdr_percentiles_print(h, f, 5, 1e6, CLASSIC) prints; wrk2's distribution), for HdrHistogram's
  * plotter. `column` an mb_timing; 0 (and "" in a buffer) for a bad one. */
 MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, size_t size);
+/* The run's intervals as HdrHistogram's interval log, format version 1.3 (what its log processor,
+ * plotter and libraries read): a row per interval and metric — Tag=total in a closed loop;
+ * Tag=response, Tag=service, Tag=schedule_lag at a fixed rate — each histogram in nanoseconds in
+ * HdrHistogram's compressed V2 encoding. Needs mb_plan_set_interval_histograms: 0 (and "" in a
+ * buffer) when the run kept none. Text, snprintf-style. */
+MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
 /* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
  * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ...); title NULL:
  * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */

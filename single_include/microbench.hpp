@@ -3464,7 +3464,8 @@ public:
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
     MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
     // Keep each interval's histograms in result::interval_histograms (and the JSON): merged rows
-    // of many generators then get exact percentiles, and a result writes HdrHistogram's log.
+    // of many generators then get exact percentiles, and a result writes HdrHistogram's log. Only
+    // with intervals (interval_ms, or a fixed rate's default).
     MICROBENCH_PLAN_FIELD(bool, interval_histograms)
     // The wall-clock time (Unix milliseconds) the run starts at, so generators on several machines
     // begin together: run() connects nothing before it, prepares, waits, then starts. 0: at once.
@@ -4043,7 +4044,8 @@ class interval_collector {
 public:
     // Reserves the rows a run of this plan is expected to need (from its duration, or its count at
     // a fixed rate; 256 when neither tells; at most 4096), so a run that keeps to it allocates no
-    // row while it runs; a longer one grows the rows by doubling, never per request.
+    // row while it runs (kept histograms are encoded into strings of their own, per interval); a
+    // longer one grows the rows by doubling, never per request.
     interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept)
         : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows), kept_(kept) {
         double seconds = static_cast<double>(p.duration_ms() > 0 ? p.duration_ms() + p.drain_ms() : 0) / 1e3;
@@ -6738,9 +6740,9 @@ inline void append_hlog_interval(const interval_stats& row, bool fixed_rate, con
 
 // Appends the whole log of a run that kept its interval histograms (plan::interval_histograms):
 // the header at the run's start, then each interval's rows. False, and nothing appended, when the
-// result has no intervals, kept no histograms, or one does not decode.
+// result has no interval rows, kept no histograms, or one does not decode.
 inline bool append_hlog(const result& r, std::string& out) {
-    if (r.interval_ns <= 0 || r.interval_histograms.size() != r.intervals.size()) return false;
+    if (r.intervals.empty() || r.interval_histograms.size() != r.intervals.size()) return false;
     std::string log;
     append_hlog_header(static_cast<double>(r.start_realtime_ns) / 1e9, log);
     histogram response, service, lag;
@@ -7410,6 +7412,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         top.time("interval_ms", interval_ms, defaults::max_interval_ms);
         if (interval_ms < defaults::min_interval_ms) top.fail("interval_ms", "is out of range", std::to_string(interval_ms));
         r.interval_ns = interval_ms * 1'000'000;
+        histogram check;  // what a kept histogram decodes into, to be checked
         for (const json_value& item : rows->items) {
             interval_stats row{};
             detail::json_fields f(&item, why, &top, "intervals", static_cast<long>(r.intervals.size()));
@@ -7437,7 +7440,6 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             interval_histogram_set& set = r.interval_histograms.back();
             for (const auto& [name, bytes] : {std::pair{"response", &set.response}, std::pair{"service", &set.service}, std::pair{"schedule_lag", &set.schedule_lag}}) {
                 const json_value* text = kept.get(name, json_value::kind::string);
-                histogram check;
                 if (text && (!base64_decode(text->text, *bytes) || decode_histogram(*bytes, check))) kept.fail(name, "does not decode");
             }
         }
@@ -7652,23 +7654,29 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
 }
 
 // When every input row kept its histograms: each merged row's are its rows' merged bucket for
-// bucket, and its percentiles theirs, exact (in place of add_interval_row's upper bound). False
-// when a kept histogram does not decode.
+// bucket (in `out`'s layout, the widest input's: a value above it is dropped here as merge_runs
+// counted it dropped from the run's own histograms, which hold the same values), and its
+// percentiles theirs, exact (in place of add_interval_row's upper bound). Rows no input row
+// reached get empty histograms. False when a kept histogram does not decode.
 inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::vector<std::size_t>& merged_into, result& out) {
     std::vector<std::vector<const interval_histogram_set*>> parts(out.intervals.size());
     std::size_t k = 0;
     for (const report_run& run : in)
         for (const interval_histogram_set& kept : run.r.interval_histograms) parts[merged_into[k++]].push_back(&kept);
-    histogram_config widest = in[0].r.total_ns.config();  // merge_runs has checked the inputs are laid out alike
-    widest.highest_trackable_value = INT64_MAX;
-    histogram sum[3] = {histogram(widest), histogram(widest), histogram(widest)}, part;
-    out.interval_histograms.assign(out.intervals.size(), interval_histogram_set());
+    const histogram_config layout = out.total_ns.config();
+    histogram sum[3] = {histogram(layout), histogram(layout), histogram(layout)}, part;
+    std::string none;
+    encode_histogram(sum[0], none);
+    out.interval_histograms.assign(out.intervals.size(), interval_histogram_set{none, none, none});
     for (std::size_t m = 0; m < parts.size(); ++m) {
+        if (parts[m].empty()) continue;
         for (histogram& h : sum) h.reset();
         for (const interval_histogram_set* kept : parts[m]) {
             const std::string* bytes[3] = {&kept->response, &kept->service, &kept->schedule_lag};
-            for (int i = 0; i < 3; ++i)
-                if (decode_histogram(*bytes[i], part) || sum[i].merge(part)) return false;
+            for (int i = 0; i < 3; ++i) {
+                if (decode_histogram(*bytes[i], part)) return false;
+                sum[i].merge(part);
+            }
         }
         interval_stats& row = out.intervals[m];
         row.p50_ns = sum[0].value_at_percentile(50), row.p90_ns = sum[0].value_at_percentile(90);
@@ -9740,6 +9748,9 @@ MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /*
  * intended time. -1 (default): 50. */
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us);
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
+/* Keep each interval's histograms (default off): in mb_result_json, so merged results' intervals
+ * get exact percentiles, and for mb_result_hlog. Intervals need mb_plan_set_interval_ms (or a rate). */
+MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on);
 /* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan
  * shard `index` (from 0) of `count` — its share of the requests, connections and rate, set
  * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). */
@@ -9800,6 +9811,12 @@ MB_API size_t mb_result_json(const mb_result* result, const double* percentiles,
  * hdr_percentiles_print(h, f, 5, 1e6, CLASSIC) prints; wrk2's distribution), for HdrHistogram's
  * plotter. `column` an mb_timing; 0 (and "" in a buffer) for a bad one. */
 MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, size_t size);
+/* The run's intervals as HdrHistogram's interval log, format version 1.3 (what its log processor,
+ * plotter and libraries read): a row per interval and metric — Tag=total in a closed loop;
+ * Tag=response, Tag=service, Tag=schedule_lag at a fixed rate — each histogram in nanoseconds in
+ * HdrHistogram's compressed V2 encoding. Needs mb_plan_set_interval_histograms: 0 (and "" in a
+ * buffer) when the run kept none. Text, snprintf-style. */
+MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
 /* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
  * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ...); title NULL:
  * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */
@@ -10094,6 +10111,7 @@ MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
                      plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
 }
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) { MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us) }
+MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.interval_histograms(on != 0)) }
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
     MICROBENCH_C_SET_RANGED(plan, interval_ms, interval_ms)
 }
@@ -10275,6 +10293,15 @@ MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, siz
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_hgrm(*h, 1e6, 5, text);
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size) {
+    if (!result) return microbench::detail::copy_out(std::string(), buf, size);
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::append_hlog(result->r, text);  // nothing when the run kept no histograms
     return microbench::detail::copy_out(text, buf, size);
     MICROBENCH_C_CATCH(0)
 }

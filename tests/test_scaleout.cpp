@@ -623,6 +623,19 @@ TEST_CASE("merge: rows that kept their histograms merge to exact percentiles, ke
     report_run again;
     REQUIRE_FALSE(merge_runs({saved_copy(a), saved_copy(b)}, again, s));
     CHECK(again.r.intervals[0].p50_ns == all.value_at_percentile(50));
+    // A generator that started two intervals later: the row between gets empty histograms.
+    report_run c = a;
+    c.label = "c";
+    c.r.start_realtime_ns += 200'000'000;
+    REQUIRE_FALSE(merge_runs({a, c}, merged, s));
+    REQUIRE(merged.r.intervals.size() == 3);
+    REQUIRE(merged.r.interval_histograms.size() == 3);
+    REQUIRE_FALSE(decode_histogram(merged.r.interval_histograms[1].response, back));
+    CHECK(back.empty());
+    CHECK(merged.r.intervals[1].p99_ns == 0);
+    REQUIRE_FALSE(decode_histogram(merged.r.interval_histograms[2].schedule_lag, back));
+    CHECK(back.count() == 110);
+    CHECK(merged.r.intervals[2].lag_max_ns == 10'000);
     b.r.interval_histograms.clear();
     REQUIRE_FALSE(merge_runs({a, b}, merged, s));
     CHECK(merged.r.intervals[0].p50_ns == 5'000'000);

@@ -89,6 +89,9 @@ public sealed record Result
     public required string Report { get; init; }       // ab's report and microbench's notes
     public required string LatencyReport { get; init; }  // the percentile table of every timing column
     public required string Json { get; init; }
+    /// <summary>The intervals as HdrHistogram's interval log (format 1.3: Tag=total, or at a fixed rate Tag=response,
+    /// Tag=service and Tag=schedule_lag rows, nanoseconds), with Plan.IntervalHistograms; else "".</summary>
+    public string Hlog { get; init; } = "";
 
     // Reads a result's values; the caller keeps the handle alive.
     internal static Result Of(IntPtr r)
@@ -134,6 +137,7 @@ public sealed record Result
             Report = Text.Of((buf, size) => Native.ReportAb(r, buf, size)),
             LatencyReport = Text.Of((buf, size) => Native.ReportLatency(r, null, 0, buf, size)),
             Json = Text.Of((buf, size) => Native.ResultJson(r, null, 0, buf, size)),
+            Hlog = Text.Of((buf, size) => Native.ResultHlog(r, buf, size)),
         };
     }
 
@@ -373,6 +377,9 @@ public sealed class Plan : IDisposable
     }
     /// <summary>Rows in Result.Intervals every this long (10 ms to 1 h; zero: none). Default: 1 s at a fixed rate.</summary>
     public TimeSpan Interval { set => MicrobenchException.Check(Native.PlanSetIntervalMs(handle, (long)value.TotalMilliseconds)); }
+    /// <summary>Keep each interval's histograms: in Result.Json (merged results' intervals get exact percentiles)
+    /// and as Result.Hlog, HdrHistogram's interval log.</summary>
+    public bool IntervalHistograms { set => MicrobenchException.Check(Native.PlanSetIntervalHistograms(handle, value ? 1 : 0)); }
     /// <summary>Start at this wall-clock time (generators on several machines together); nothing connects before it.</summary>
     public DateTimeOffset StartAt { set => MicrobenchException.Check(Native.PlanSetStartAtUnixMs(handle, value.ToUnixTimeMilliseconds())); }
 

@@ -129,6 +129,7 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_max_batch_lag_us")] internal static partial int PlanSetMaxBatchLagUs(PlanHandle plan, long us);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_arrivals")] internal static partial int PlanSetArrivals(PlanHandle plan, Arrivals arrivals, ulong seed);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_interval_ms")] internal static partial int PlanSetIntervalMs(PlanHandle plan, long ms);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_interval_histograms")] internal static partial int PlanSetIntervalHistograms(PlanHandle plan, int on);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_start_at_unix_ms")] internal static partial int PlanSetStartAtUnixMs(PlanHandle plan, long unixMs);
     [LibraryImport(Lib, EntryPoint = "mb_plan_divide")] internal static partial int PlanDivide(PlanHandle plan, uint index, uint count);
     [LibraryImport(Lib, EntryPoint = "mb_plan_expect_status")] internal static partial int PlanExpectStatus(PlanHandle plan, int[] codes, nuint count);
@@ -172,6 +173,7 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_result_report_latency")]
     internal static partial nuint ReportLatency(IntPtr result, double[]? percentiles, nuint count, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_hgrm")] internal static partial nuint ResultHgrm(IntPtr result, Column column, byte[]? buf, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_result_hlog")] internal static partial nuint ResultHlog(IntPtr result, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_json")]
     internal static partial nuint ResultJson(IntPtr result, double[]? percentiles, nuint count, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_report_html_json", StringMarshalling = StringMarshalling.Utf8)]

@@ -108,6 +108,7 @@ _SIGNATURES = {
     "mb_plan_set_arrivals": (ctypes.c_int, [_P, ctypes.c_int, _U64]),
     "mb_plan_set_max_batch_lag_us": (ctypes.c_int, [_P, _I64]),
     "mb_plan_set_interval_ms": (ctypes.c_int, [_P, _I64]),
+    "mb_plan_set_interval_histograms": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_on_interval": (ctypes.c_int, [_P, _INTERVAL_FN, _P]),
     "mb_plan_expect_status": (ctypes.c_int, [_P, ctypes.POINTER(ctypes.c_int), _SZ]),
     "mb_plan_check_body_equals": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
@@ -145,6 +146,7 @@ _SIGNATURES = {
     "mb_result_report_ab": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_result_report_latency": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
     "mb_result_hgrm": (_SZ, [_P, ctypes.c_int, ctypes.c_char_p, _SZ]),
+    "mb_result_hlog": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_result_json": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
     "mb_report_html_json": (ctypes.c_int, [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), _SZ,
                                            ctypes.c_char_p, ctypes.c_char_p, _SZ, ctypes.POINTER(_SZ)]),
@@ -276,6 +278,8 @@ class Result:
     report: str             # ab's report and microbench's notes
     latency_report: str     # the percentile table of every timing column
     json: dict              # the whole result, histograms' percentiles included
+    # HdrHistogram's interval log (format 1.3) of the intervals, with interval_histograms=True; else ""
+    hlog: str = dataclasses.field(default="", repr=False)
 
 
 def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
@@ -322,7 +326,8 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         intervals=intervals,
         report=_text(_lib.mb_result_report_ab, handle),
         latency_report=_text(_lib.mb_result_report_latency, handle, ps, len(percentiles)),
-        json=_json.loads(_text(_lib.mb_result_json, handle, ps, len(percentiles))))
+        json=_json.loads(_text(_lib.mb_result_json, handle, ps, len(percentiles))),
+        hlog=_text(_lib.mb_result_hlog, handle))
 
 
 class Cancel:
@@ -394,7 +399,8 @@ class _Stopper:
 def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
         headers=None, body=None, content_type=None, expect_status=None, check_factorial=None, body_equals=None,
         body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
-        rate=0.0, arrivals="uniform", seed=0, max_batch_lag=None, interval=None, on_response=None, on_progress=None, on_interval=None,
+        rate=0.0, arrivals="uniform", seed=0, max_batch_lag=None, interval=None, interval_histograms=False, on_response=None,
+        on_progress=None, on_interval=None,
         cancel=None, drain=None, socket_buffer=0, resend_non_idempotent=False, start_at=None, shard=None,
         connect_timeout=None, progress_every=0.1, progress_every_requests=0, tls_version="ALL", ciphers=None,
         certificate=None, sni=True, verify=False, cacert=None, tls_resume=False, libssl=None, _validate_only=False):
@@ -405,7 +411,9 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
     max_batch_lag=S lets a request at a fixed rate go up to S seconds (0 to 0.01) late so that one
     wake of its worker thread sends it with the requests due after it (default: 50 µs).
 
-    interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate, else none; 0: none).
+    interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate, else none; 0: none);
+    interval_histograms=True keeps each row's histograms (Result.json's intervals carry them, so merged
+    results get exact percentiles) and gives Result.hlog, the rows as HdrHistogram's interval log.
     on_response(status, body_bytes) -> bool is called on worker threads for every whole response
     (False fails it as `check`); on_progress(ended, target, elapsed_s) and on_interval(Interval) on this thread.
     on_progress comes every `progress_every` seconds (0: not by time) and each time another
@@ -453,6 +461,7 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
             _check(_lib.mb_plan_set_max_batch_lag_us(plan, round(max_batch_lag * 1e6)))
         if interval is not None:
             _check(_lib.mb_plan_set_interval_ms(plan, round(interval * 1000)))
+        _check(_lib.mb_plan_set_interval_histograms(plan, int(interval_histograms)))
         if duration is not None:
             _check(_lib.mb_plan_set_duration_ms(plan, int(duration * 1000)))
         for name, value in (headers or {}).items():

@@ -79,6 +79,8 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_rate(NULL, 10) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_arrivals(NULL, MB_ARRIVALS_POISSON, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_interval_ms(NULL, 1000) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_interval_histograms(NULL, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_result_hlog(NULL, NULL, 0) == 0);
     EXPECT(mb_plan_on_interval(NULL, NULL, NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_result_interval_count(NULL) == 0);
     EXPECT(mb_plan_expect_status(NULL, codes, 1) == MB_INVALID_ARGUMENT);
@@ -648,6 +650,27 @@ static void intervals_and_poisson(uint16_t port) {
     memset(big, 0xAB, sizeof big);
     EXPECT(mb_result_interval(r, 0, &big[0], offsetof(mb_interval, sent)) == MB_OK);
     EXPECT(big[0].start_ns == 0 && big[0].sent == 0xABABABABABABABABull);
+    EXPECT(mb_result_hlog(r, NULL, 0) == 0); /* kept no histograms */
+    mb_result_destroy(r);
+    /* The same run keeping its intervals' histograms: HdrHistogram's log, three rows an interval. */
+    EXPECT(mb_plan_set_interval_histograms(plan, 1) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    n = mb_result_hlog(r, NULL, 0);
+    EXPECT(n > 0);
+    if (n > 0) {
+        char* log = (char*)malloc(n + 1);
+        const char* at;
+        size_t service_rows = 0;
+        EXPECT(mb_result_hlog(r, log, n + 1) == n && strlen(log) == n);
+        EXPECT(strncmp(log, "#[Logged with microbench ", 25) == 0 && strstr(log, "\n#[Histogram log format version 1.3]\n") != NULL);
+        for (at = log; (at = strstr(at, "\nTag=service,")) != NULL; ++at) ++service_rows;
+        EXPECT(service_rows == mb_result_interval_count(r) && strstr(log, "\nTag=response,0.000,0.100,") != NULL);
+        free(log);
+        n = mb_result_json(r, NULL, 0, NULL, 0);
+        log = (char*)malloc(n + 1);
+        EXPECT(mb_result_json(r, NULL, 0, log, n + 1) == n && strstr(log, "\"histograms\":{\"response\":\"") != NULL);
+        free(log);
+    }
     mb_result_destroy(r);
     mb_plan_destroy(plan);
 }

@@ -794,6 +794,9 @@ class Errors(unittest.TestCase):
         for flag in ("--intervals", "--json", "--hgrm", "-e", "-g", "--html"):
             self.assert_usage_error(["-n", "5", "--hlog", "x", flag, "x", url], "--hlog and another output both write 'x'")
         self.assert_usage_error(["--self-test", "--hlog", "x.hlog"], "--hlog does not apply to --self-test")
+        self.assert_usage_error(["-n", "5", "--interval-histograms", url], "--interval-histograms keeps them in --json: give --json FILE")
+        self.assert_usage_error(["-n", "5", "--interval", "0", "--interval-histograms", "--json", "x.json", url],
+                                "--interval-histograms needs intervals")
 
     def test_interval_files_regressions(self):
         url = Servers.url()

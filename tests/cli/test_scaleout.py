@@ -159,8 +159,8 @@ class Shards(unittest.TestCase):
         self.assertEqual(sum(row["ended"] for row in merged["intervals"]), merged["requests"]["ended"])
 
     def test_interval_histograms_merge_exactly_and_as_hdrhistogram_log(self):
-        # Shards that kept their intervals' histograms: merged rows carry the merged histograms,
-        # no merged percentile is above its parts' highest (the old bound), and microbench-hlog
+        # Shards that kept their intervals' histograms: merged rows carry the merged histograms
+        # (test_scaleout.cpp checks their percentiles are exact), and microbench-hlog
         # --from writes them as a log, each row's counts (read with Python's zlib) the merged row's.
         docs = self.shard_runs(self.server.url("/factorial/10"), ["-c", "6", "-k", "--rate", "1200", "--duration", "1500ms",
                                                                    "--interval", "250ms", "--interval-histograms"])
@@ -176,11 +176,6 @@ class Shards(unittest.TestCase):
         log_text = r.stdout
         rows = merged["intervals"]
         self.assertTrue(all(set(row["histograms"]) == {"response", "service", "schedule_lag"} for row in rows))
-        for row in rows:
-            parts = [d_row for doc in docs for d_row in doc["intervals"]
-                     if abs(d_row["start_ns"] + doc["start_unix_ns"] - merged["start_unix_ns"] - row["start_ns"]) < row["duration_ns"] / 2]
-            if parts:
-                self.assertLessEqual(row["response_ns"]["p99"], max(p["response_ns"]["p99"] for p in parts))
         lines = [line.split(",") for line in log_text.splitlines() if line.startswith("Tag=")]
         self.assertEqual(len(lines), 3 * len(rows))
         for k, row in enumerate(rows):

@@ -278,6 +278,7 @@ MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
                      plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
 }
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) { MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us) }
+MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.interval_histograms(on != 0)) }
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
     MICROBENCH_C_SET_RANGED(plan, interval_ms, interval_ms)
 }

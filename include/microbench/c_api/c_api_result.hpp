@@ -118,6 +118,15 @@ MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, siz
     MICROBENCH_C_CATCH(0)
 }
 
+MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size) {
+    if (!result) return microbench::detail::copy_out(std::string(), buf, size);
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::append_hlog(result->r, text);  // nothing when the run kept no histograms
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
 MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
                              char* buf, size_t size) {
     using namespace microbench;

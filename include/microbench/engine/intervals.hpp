@@ -114,7 +114,8 @@ class interval_collector {
 public:
     // Reserves the rows a run of this plan is expected to need (from its duration, or its count at
     // a fixed rate; 256 when neither tells; at most 4096), so a run that keeps to it allocates no
-    // row while it runs; a longer one grows the rows by doubling, never per request.
+    // row while it runs (kept histograms are encoded into strings of their own, per interval); a
+    // longer one grows the rows by doubling, never per request.
     interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept)
         : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows), kept_(kept) {
         double seconds = static_cast<double>(p.duration_ms() > 0 ? p.duration_ms() + p.drain_ms() : 0) / 1e3;

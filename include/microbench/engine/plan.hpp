@@ -124,7 +124,8 @@ public:
     // 0: none. The default, -1: every second at a fixed rate, none in a closed loop.
     MICROBENCH_PLAN_FIELD(std::int64_t, interval_ms)
     // Keep each interval's histograms in result::interval_histograms (and the JSON): merged rows
-    // of many generators then get exact percentiles, and a result writes HdrHistogram's log.
+    // of many generators then get exact percentiles, and a result writes HdrHistogram's log. Only
+    // with intervals (interval_ms, or a fixed rate's default).
     MICROBENCH_PLAN_FIELD(bool, interval_histograms)
     // The wall-clock time (Unix milliseconds) the run starts at, so generators on several machines
     // begin together: run() connects nothing before it, prepares, waits, then starts. 0: at once.

@@ -76,9 +76,9 @@ inline void append_hlog_interval(const interval_stats& row, bool fixed_rate, con
 
 // Appends the whole log of a run that kept its interval histograms (plan::interval_histograms):
 // the header at the run's start, then each interval's rows. False, and nothing appended, when the
-// result has no intervals, kept no histograms, or one does not decode.
+// result has no interval rows, kept no histograms, or one does not decode.
 inline bool append_hlog(const result& r, std::string& out) {
-    if (r.interval_ns <= 0 || r.interval_histograms.size() != r.intervals.size()) return false;
+    if (r.intervals.empty() || r.interval_histograms.size() != r.intervals.size()) return false;
     std::string log;
     append_hlog_header(static_cast<double>(r.start_realtime_ns) / 1e9, log);
     histogram response, service, lag;

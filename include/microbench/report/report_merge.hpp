@@ -154,23 +154,29 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
 }
 
 // When every input row kept its histograms: each merged row's are its rows' merged bucket for
-// bucket, and its percentiles theirs, exact (in place of add_interval_row's upper bound). False
-// when a kept histogram does not decode.
+// bucket (in `out`'s layout, the widest input's: a value above it is dropped here as merge_runs
+// counted it dropped from the run's own histograms, which hold the same values), and its
+// percentiles theirs, exact (in place of add_interval_row's upper bound). Rows no input row
+// reached get empty histograms. False when a kept histogram does not decode.
 inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::vector<std::size_t>& merged_into, result& out) {
     std::vector<std::vector<const interval_histogram_set*>> parts(out.intervals.size());
     std::size_t k = 0;
     for (const report_run& run : in)
         for (const interval_histogram_set& kept : run.r.interval_histograms) parts[merged_into[k++]].push_back(&kept);
-    histogram_config widest = in[0].r.total_ns.config();  // merge_runs has checked the inputs are laid out alike
-    widest.highest_trackable_value = INT64_MAX;
-    histogram sum[3] = {histogram(widest), histogram(widest), histogram(widest)}, part;
-    out.interval_histograms.assign(out.intervals.size(), interval_histogram_set());
+    const histogram_config layout = out.total_ns.config();
+    histogram sum[3] = {histogram(layout), histogram(layout), histogram(layout)}, part;
+    std::string none;
+    encode_histogram(sum[0], none);
+    out.interval_histograms.assign(out.intervals.size(), interval_histogram_set{none, none, none});
     for (std::size_t m = 0; m < parts.size(); ++m) {
+        if (parts[m].empty()) continue;
         for (histogram& h : sum) h.reset();
         for (const interval_histogram_set* kept : parts[m]) {
             const std::string* bytes[3] = {&kept->response, &kept->service, &kept->schedule_lag};
-            for (int i = 0; i < 3; ++i)
-                if (decode_histogram(*bytes[i], part) || sum[i].merge(part)) return false;
+            for (int i = 0; i < 3; ++i) {
+                if (decode_histogram(*bytes[i], part)) return false;
+                sum[i].merge(part);
+            }
         }
         interval_stats& row = out.intervals[m];
         row.p50_ns = sum[0].value_at_percentile(50), row.p90_ns = sum[0].value_at_percentile(90);

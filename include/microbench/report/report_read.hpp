@@ -278,6 +278,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         top.time("interval_ms", interval_ms, defaults::max_interval_ms);
         if (interval_ms < defaults::min_interval_ms) top.fail("interval_ms", "is out of range", std::to_string(interval_ms));
         r.interval_ns = interval_ms * 1'000'000;
+        histogram check;  // what a kept histogram decodes into, to be checked
         for (const json_value& item : rows->items) {
             interval_stats row{};
             detail::json_fields f(&item, why, &top, "intervals", static_cast<long>(r.intervals.size()));
@@ -305,7 +306,6 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             interval_histogram_set& set = r.interval_histograms.back();
             for (const auto& [name, bytes] : {std::pair{"response", &set.response}, std::pair{"service", &set.service}, std::pair{"schedule_lag", &set.schedule_lag}}) {
                 const json_value* text = kept.get(name, json_value::kind::string);
-                histogram check;
                 if (text && (!base64_decode(text->text, *bytes) || decode_histogram(*bytes, check))) kept.fail(name, "does not decode");
             }
         }

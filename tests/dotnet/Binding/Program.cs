@@ -175,6 +175,20 @@ foreach (string kind in new[] { "interval", "progress", "response" })
           r.Total.Hgrm.Contains(" 1.000000           60          inf\n") && r.Total.Hgrm.Contains("Total count    =           60]\n"), r.Total.Hgrm);
 }
 
+// Interval histograms: in the JSON, and HdrHistogram's log with three rows an interval.
+{
+    using var plan = new Plan(shared.Url("/factorial/5")) { Requests = 200, Concurrency = 2, Rate = 2000, Interval = TimeSpan.FromMilliseconds(25),
+                                                             IntervalHistograms = true };
+    var r = plan.Run();
+    var lines = r.Hlog.Split('\n');
+    int Rows(string tag) => lines.Count(l => l.StartsWith(tag + ","));
+    Check("Hlog:", r.Completed == 200 && lines[0].StartsWith("#[Logged with microbench ") && lines[1] == "#[Histogram log format version 1.3]" &&
+          Rows("Tag=response") == r.Intervals.Count && Rows("Tag=service") == r.Intervals.Count && Rows("Tag=schedule_lag") == r.Intervals.Count &&
+          r.Json.Contains("\"histograms\":{\"response\":\""), r.Hlog.Length > 300 ? r.Hlog[..300] : r.Hlog);
+    using var without = new Plan(shared.Url("/factorial/5")) { Requests = 20, Rate = 2000 };
+    Check("Hlog without interval histograms:", without.Run().Hlog == "");
+}
+
 // At a fixed rate each response time is the request's schedule lag plus its total time.
 {
     using var plan = new Plan(shared.Url("/delay?us=2000")) { Requests = 200, Concurrency = 4, Rate = 1000 };
