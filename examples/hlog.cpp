@@ -12,9 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "cli_options.hpp"
 #include "microbench.hpp"
 
 namespace mb = microbench;
+using cli::read_file;
 
 namespace {
 
@@ -23,16 +25,6 @@ const char usage[] = "Usage: microbench-hlog LOG... [--hgrm TAG]\n       microbe
 int usage_error(const std::string& problem) {
     std::fprintf(stderr, "microbench-hlog: %s\n%s", problem.c_str(), usage);
     return 1;
-}
-
-bool read_file(const char* path, std::string& out) {
-    FILE* f = std::fopen(path, "rb");
-    if (!f) return false;
-    char buf[65536];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-    const bool ok = !std::ferror(f);
-    std::fclose(f);
-    return ok;
 }
 
 bool write_out(const std::string& out) {

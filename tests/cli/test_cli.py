@@ -17,17 +17,16 @@ import os
 import re
 import signal
 import socket
-import struct
 import subprocess
 import tempfile
 import sys
 import threading
 import time
 import unittest
-import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from http_fixture import scripted_http  # noqa: E402
+from hdr_v2 import decode_row_histogram  # noqa: E402
 
 MICROBENCH = SERVER = HLOG = None  # HLOG: microbench-hlog, beside MICROBENCH
 AB_HEADER = ("This is ApacheBench", "Copyright", "Licensed to", "Benchmarking", "Completed ", "Finished ")
@@ -263,28 +262,9 @@ class Outputs(unittest.TestCase):
         # reader): the header Java's HistogramLogWriter writes, one row per tag per interval, each
         # histogram's counts adding up to the JSON's row for that interval, its maximum the row's.
         def v2_counts(text):
-            raw = base64.b64decode(text)
-            cookie, length = struct.unpack(">II", raw[:8])
-            self.assertEqual(cookie, 0x1C849314)
-            plain = zlib.decompress(raw[8:8 + length])  # a zlib stream: checksum and all
-            cookie, payload_length, offset, digits, lowest, highest, ratio = struct.unpack(">IIIIqqd", plain[:40])
+            header, counts = decode_row_histogram(text)
+            cookie, _, offset, digits, lowest, highest, ratio = header
             self.assertEqual((cookie, offset, digits, lowest, highest, ratio), (0x1C849313, 0, 3, 1, 3600 * 10**9, 1.0))
-            payload, pos, index, counts = plain[40:40 + payload_length], 0, 0, {}
-            self.assertEqual(len(payload), payload_length)
-            while pos < len(payload):
-                v = 0
-                for i in range(9):
-                    byte = payload[pos]
-                    pos += 1
-                    v |= (byte if i == 8 else byte & 0x7F) << (7 * i)
-                    if i == 8 or not byte & 0x80:
-                        break
-                v = (v >> 1) ^ -(v & 1)
-                if v < 0:
-                    index -= v
-                else:
-                    counts[index] = v
-                    index += 1
             return counts
 
         with tempfile.TemporaryDirectory() as d:
