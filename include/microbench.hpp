@@ -76,3 +76,4 @@
 #include "microbench/c_api/c_api_result.hpp"
 #include "microbench/c_api/c_api_tls.hpp"
 #include "microbench/c_api/c_api_suite.hpp"
+#include "microbench/c_api/c_api_hlog.hpp"

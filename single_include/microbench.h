@@ -9,7 +9,7 @@
  *     #include "microbench.hpp"
  *
  * Conventions.
- * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel. Each has a
+ * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel, mb_hlog. Each has a
  *   constructor and a destroy function; destroy accepts NULL.
  * - Fallible functions return an int status: MB_OK (0) or one of the MB_ codes below, whose
  *   numbers never change. mb_status_name() and mb_status_message() describe any of them. A NULL
@@ -67,7 +67,7 @@ enum {
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
-    MB_MERGE_TOO_MANY_INTERVALS = 148,
+    MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 
@@ -192,6 +192,7 @@ typedef struct mb_result mb_result;
 typedef struct mb_suite mb_suite;
 typedef struct mb_server mb_server;
 typedef struct mb_cancel mb_cancel;
+typedef struct mb_hlog mb_hlog;
 
 /* Called on a worker thread for every whole response; return nonzero to pass it, 0 to fail it
  * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
@@ -306,6 +307,31 @@ MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, siz
  * HdrHistogram's compressed V2 encoding. Needs mb_plan_set_interval_histograms: 0 (and "" in a
  * buffer) when the run kept none. Text, snprintf-style. */
 MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
+/* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or any HdrHistogram
+ * writer's (Java, C, .NET's UTF-16, JS; deflate-compressed V2 histograms) — every row of every log
+ * added to an mb_hlog, merged exactly per tag: several generators' logs give the fleet's figures.
+ * Values are in the logs' unit: nanoseconds in microbench's. mb_hlog_add returns MB_OK or
+ * MB_HLOG_BAD (mb_hlog_message says the line and why; the rows before it stay added). Tags are
+ * numbered 0..mb_hlog_tag_count - 1 in the order they first appear; untagged rows have tag "". */
+typedef struct mb_hlog_tag {
+    const char* tag;          /* owned by the mb_hlog */
+    uint64_t intervals;       /* rows read */
+    uint64_t count;           /* values in them */
+    double start_s, end_s;    /* the earliest row's start and latest row's end, seconds (since the epoch when the log says) */
+    int64_t min, max;         /* as the histograms' buckets give them */
+    double mean, stddev;      /* over each bucket's middle value, as HdrHistogram computes them */
+} mb_hlog_tag;                /* later versions only append fields: pass sizeof(mb_hlog_tag) */
+MB_API int mb_hlog_create(mb_hlog** out);
+MB_API void mb_hlog_destroy(mb_hlog* hlog);
+MB_API int mb_hlog_add(mb_hlog* hlog, const char* text, size_t size);
+MB_API const char* mb_hlog_message(const mb_hlog* hlog);  /* "" after MB_OK; owned by the mb_hlog */
+MB_API size_t mb_hlog_tag_count(const mb_hlog* hlog);
+MB_API int mb_hlog_tag_info(const mb_hlog* hlog, size_t index, mb_hlog_tag* out, size_t size);
+MB_API int64_t mb_hlog_percentile(const mb_hlog* hlog, size_t index, double percentile);  /* 0 out of range */
+/* One tag's percentile spectrum as .hgrm text, values divided by `scale` (1e6: ns to ms, as
+ * mb_result_hgrm). Text, snprintf-style; "" for a bad index or a scale <= 0. */
+MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char* buf, size_t size);
+
 /* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
  * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ...); title NULL:
  * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */

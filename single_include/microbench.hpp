@@ -252,6 +252,7 @@ namespace microbench {
     X(merge_incompatible_histograms, 146, "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly") \
     X(merge_duplicate_shard, 147, "the same shard appears twice") \
     X(merge_too_many_intervals, 148, "the results' interval rows would span more than 1,000,000 intervals on the wall clock: their starts (or a row's) are too far apart") \
+    X(hlog_bad, 149, "a line of the HdrHistogram interval log cannot be read") \
     /* Calls through the C API (200–219) */ \
     X(invalid_argument, 200, "a null handle or pointer, or a value out of range, was passed to the C API") \
     X(out_of_memory, 201, "memory ran out")
@@ -9520,7 +9521,7 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
  *     #include "microbench.hpp"
  *
  * Conventions.
- * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel. Each has a
+ * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel, mb_hlog. Each has a
  *   constructor and a destroy function; destroy accepts NULL.
  * - Fallible functions return an int status: MB_OK (0) or one of the MB_ codes below, whose
  *   numbers never change. mb_status_name() and mb_status_message() describe any of them. A NULL
@@ -9578,7 +9579,7 @@ enum {
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
-    MB_MERGE_TOO_MANY_INTERVALS = 148,
+    MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 
@@ -9703,6 +9704,7 @@ typedef struct mb_result mb_result;
 typedef struct mb_suite mb_suite;
 typedef struct mb_server mb_server;
 typedef struct mb_cancel mb_cancel;
+typedef struct mb_hlog mb_hlog;
 
 /* Called on a worker thread for every whole response; return nonzero to pass it, 0 to fail it
  * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
@@ -9817,6 +9819,31 @@ MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, siz
  * HdrHistogram's compressed V2 encoding. Needs mb_plan_set_interval_histograms: 0 (and "" in a
  * buffer) when the run kept none. Text, snprintf-style. */
 MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
+/* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or any HdrHistogram
+ * writer's (Java, C, .NET's UTF-16, JS; deflate-compressed V2 histograms) — every row of every log
+ * added to an mb_hlog, merged exactly per tag: several generators' logs give the fleet's figures.
+ * Values are in the logs' unit: nanoseconds in microbench's. mb_hlog_add returns MB_OK or
+ * MB_HLOG_BAD (mb_hlog_message says the line and why; the rows before it stay added). Tags are
+ * numbered 0..mb_hlog_tag_count - 1 in the order they first appear; untagged rows have tag "". */
+typedef struct mb_hlog_tag {
+    const char* tag;          /* owned by the mb_hlog */
+    uint64_t intervals;       /* rows read */
+    uint64_t count;           /* values in them */
+    double start_s, end_s;    /* the earliest row's start and latest row's end, seconds (since the epoch when the log says) */
+    int64_t min, max;         /* as the histograms' buckets give them */
+    double mean, stddev;      /* over each bucket's middle value, as HdrHistogram computes them */
+} mb_hlog_tag;                /* later versions only append fields: pass sizeof(mb_hlog_tag) */
+MB_API int mb_hlog_create(mb_hlog** out);
+MB_API void mb_hlog_destroy(mb_hlog* hlog);
+MB_API int mb_hlog_add(mb_hlog* hlog, const char* text, size_t size);
+MB_API const char* mb_hlog_message(const mb_hlog* hlog);  /* "" after MB_OK; owned by the mb_hlog */
+MB_API size_t mb_hlog_tag_count(const mb_hlog* hlog);
+MB_API int mb_hlog_tag_info(const mb_hlog* hlog, size_t index, mb_hlog_tag* out, size_t size);
+MB_API int64_t mb_hlog_percentile(const mb_hlog* hlog, size_t index, double percentile);  /* 0 out of range */
+/* One tag's percentile spectrum as .hgrm text, values divided by `scale` (1e6: ns to ms, as
+ * mb_result_hgrm). Text, snprintf-style; "" for a bad index or a scale <= 0. */
+MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char* buf, size_t size);
+
 /* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
  * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ...); title NULL:
  * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */
@@ -9871,6 +9898,7 @@ static_assert(MB_URL_BAD_PORT == static_cast<int>(microbench::errc::url_bad_port
                   MB_RUN_TLS_SETUP == static_cast<int>(microbench::errc::run_tls_setup) &&
                   MB_PLAN_BAD_TLS_VERSION == static_cast<int>(microbench::errc::plan_bad_tls_version) &&
                   MB_PLAN_TOO_MANY_RECORDS == static_cast<int>(microbench::errc::plan_too_many_records) &&
+                  MB_HLOG_BAD == static_cast<int>(microbench::errc::hlog_bad) &&
                   MB_INVALID_ARGUMENT == static_cast<int>(microbench::errc::invalid_argument) &&
                   MB_OUT_OF_MEMORY == static_cast<int>(microbench::errc::out_of_memory),
               "microbench.h status numbers must be the errc numbers");
@@ -10581,4 +10609,83 @@ MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t 
 
 #endif  // MICROBENCH_C_IMPLEMENTATION
 // ---- end include/microbench/c_api/c_api_tls.hpp ----
+// ---- begin include/microbench/c_api/c_api_hlog.hpp ----
+// microbench/c_api/c_api_hlog.hpp — the C API's reading of HdrHistogram interval logs: an mb_hlog
+// holds every row added so far merged per tag (add_hlog_totals), and hands out each tag's figures,
+// percentiles and .hgrm spectrum. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after
+// c_api.hpp.
+
+#ifdef MICROBENCH_C_IMPLEMENTATION
+
+
+struct mb_hlog {
+    std::vector<microbench::hlog_tag_total> totals;
+    std::string message;
+};
+
+extern "C" {
+
+MB_API int mb_hlog_create(mb_hlog** out) {
+    if (!out) return MB_INVALID_ARGUMENT;
+    *out = nullptr;
+    MICROBENCH_C_TRY
+    *out = new (std::nothrow) mb_hlog;
+    return *out ? MB_OK : MB_OUT_OF_MEMORY;
+    MICROBENCH_C_CATCH(MB_OUT_OF_MEMORY)
+}
+
+MB_API void mb_hlog_destroy(mb_hlog* hlog) { delete hlog; }
+
+MB_API int mb_hlog_add(mb_hlog* hlog, const char* text, size_t size) {
+    if (!hlog || (!text && size)) return MB_INVALID_ARGUMENT;
+    MICROBENCH_C_TRY
+    hlog->message.clear();
+    std::string copy(text ? text : "", size);
+    return microbench::add_hlog_totals(std::move(copy), hlog->totals, hlog->message) ? MB_OK : MB_HLOG_BAD;
+    MICROBENCH_C_CATCH(MB_OUT_OF_MEMORY)
+}
+
+MB_API const char* mb_hlog_message(const mb_hlog* hlog) { return hlog ? hlog->message.c_str() : ""; }
+
+MB_API size_t mb_hlog_tag_count(const mb_hlog* hlog) { return hlog ? hlog->totals.size() : 0; }
+
+MB_API int mb_hlog_tag_info(const mb_hlog* hlog, size_t index, mb_hlog_tag* out, size_t size) {
+    if (!hlog || !out || index >= hlog->totals.size()) return MB_INVALID_ARGUMENT;
+    const microbench::hlog_tag_total& t = hlog->totals[index];
+    const microbench::histogram& h = t.values;
+    mb_hlog_tag c{};
+    c.tag = t.tag.c_str();
+    c.intervals = t.intervals;
+    c.count = h.count();
+    c.start_s = t.first_start_s;
+    c.end_s = t.last_end_s;
+    if (!h.empty()) {
+        c.min = h.min();
+        c.max = h.max();
+        c.mean = h.mean();
+        c.stddev = h.stddev();
+    }
+    std::memcpy(out, &c, size < sizeof c ? size : sizeof c);
+    return MB_OK;
+}
+
+MB_API int64_t mb_hlog_percentile(const mb_hlog* hlog, size_t index, double percentile) {
+    if (!hlog || index >= hlog->totals.size() || !(percentile >= 0 && percentile <= 100)) return 0;
+    const microbench::histogram& h = hlog->totals[index].values;
+    return h.empty() ? 0 : h.value_at_percentile(percentile);
+}
+
+MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char* buf, size_t size) {
+    if (!hlog || index >= hlog->totals.size() || !(scale > 0)) return microbench::detail::copy_out(std::string(), buf, size);
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::append_hgrm(hlog->totals[index].values, scale, 5, text);
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+}  // extern "C"
+
+#endif  // MICROBENCH_C_IMPLEMENTATION
+// ---- end include/microbench/c_api/c_api_hlog.hpp ----
 // ---- end include/microbench.hpp ----

@@ -11,8 +11,8 @@ using System.Text;
 
 namespace Microbench;
 
-public sealed class MicrobenchException(int status)
-    : Exception($"{Marshal.PtrToStringUTF8(Native.StatusName(status))}: {Marshal.PtrToStringUTF8(Native.StatusMessage(status))}")
+public sealed class MicrobenchException(int status, string? message = null)
+    : Exception($"{Marshal.PtrToStringUTF8(Native.StatusName(status))}: {message ?? Marshal.PtrToStringUTF8(Native.StatusMessage(status))}")
 {
     public int Status { get; } = status;
     public string Name { get; } = Marshal.PtrToStringUTF8(Native.StatusName(status)) ?? "unknown";
@@ -201,6 +201,47 @@ public static class Report
             foreach (var p in docs.Concat(names)) Marshal.FreeCoTaskMem(p);
         }
     }
+}
+
+/// <summary>One tag's rows of HdrHistogram interval logs, merged exactly (Hlog.Read). Values are in the logs'
+/// unit: nanoseconds in microbench's. Tag "" for untagged rows; StartSeconds and EndSeconds span the rows (since the
+/// epoch when the log says); Min and Max as the histograms' buckets give them; Mean and Stddev over each bucket's middle
+/// value, as HdrHistogram computes them; Percentiles for those asked; Hgrm the spectrum as .hgrm text.</summary>
+public sealed record HlogTagTotal(string Tag, ulong Intervals, ulong Count, double StartSeconds, double EndSeconds, long Min, long Max,
+                                  double Mean, double Stddev, IReadOnlyDictionary<double, long> Percentiles, string Hgrm);
+
+public static class Hlog
+{
+    /// <summary>Reads HdrHistogram interval logs — Result.Hlog, the command line's --hlog, or any HdrHistogram
+    /// writer's (Java, C, .NET's UTF-16, JS), each as its bytes — and merges every row of every log exactly per tag,
+    /// so several generators' logs give the fleet's figures. Tags in the order they first appear. Throws
+    /// MicrobenchException (Name "hlog_bad", the message "line N: why") when a line cannot be read.
+    /// hgrmScale divides the spectrum's values (1e6: ns to ms).</summary>
+    public static IReadOnlyList<HlogTagTotal> Read(IEnumerable<byte[]> logs, IReadOnlyList<double>? percentiles = null, double hgrmScale = 1e6)
+    {
+        percentiles ??= [50, 90, 99, 99.9, 99.99];
+        MicrobenchException.Check(Native.HlogCreate(out HlogHandle hlog));
+        using (hlog)
+        {
+            foreach (byte[] log in logs)
+            {
+                int status = Native.HlogAdd(hlog, log, (nuint)log.Length);
+                if (status != 0) throw new MicrobenchException(status, Marshal.PtrToStringUTF8(Native.HlogMessage(hlog)));
+            }
+            var tags = new List<HlogTagTotal>();
+            for (nuint i = 0; i < Native.HlogTagCount(hlog); ++i)
+            {
+                MicrobenchException.Check(Native.HlogTagInfo(hlog, i, out HlogTag t, (nuint)Marshal.SizeOf<HlogTag>()));
+                var values = percentiles.Distinct().ToDictionary(p => p, p => Native.HlogPercentile(hlog, i, p));
+                tags.Add(new HlogTagTotal(Marshal.PtrToStringUTF8(t.Tag) ?? "", t.Intervals, t.Count, t.StartS, t.EndS, t.Min, t.Max, t.Mean,
+                                          t.Stddev, values, Text.Of((buf, size) => Native.HlogHgrm(hlog, i, hgrmScale, buf, size))));
+            }
+            return tags;
+        }
+    }
+
+    /// <summary>The same for logs given as text (UTF-8).</summary>
+    public static IReadOnlyList<HlogTagTotal> Read(params string[] logs) => Read(logs.Select(Encoding.UTF8.GetBytes));
 }
 
 /// <summary>One scenario of a suite and what it measured.</summary>

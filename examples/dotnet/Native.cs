@@ -38,6 +38,11 @@ internal sealed class CancelHandle : NativeHandle
     protected override bool ReleaseHandle() { Native.CancelDestroy(handle); return true; }
 }
 
+internal sealed class HlogHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.HlogDestroy(handle); return true; }
+}
+
 /// <summary>mb_count: the counters of a result.</summary>
 internal enum Count
 {
@@ -72,6 +77,17 @@ internal struct Interval
     public double TargetRequests, RatePerSecond;
     public long P50Ns, P90Ns, P99Ns, MaxNs, LagP99Ns, LagMaxNs;
     public double TargetPerSecond;
+}
+
+/// <summary>mb_hlog_tag, field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct HlogTag
+{
+    public IntPtr Tag;
+    public ulong Intervals, Count;
+    public double StartS, EndS;
+    public long Min, Max;
+    public double Mean, Stddev;
 }
 
 internal static partial class Native
@@ -179,6 +195,15 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_report_html_json", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int ReportHtmlJson(IntPtr[] documents, IntPtr[] labels, nuint count, string? title, byte[]? buf, nuint size,
                                                out nuint length);
+
+    [LibraryImport(Lib, EntryPoint = "mb_hlog_create")] internal static partial int HlogCreate(out HlogHandle hlog);
+    [LibraryImport(Lib, EntryPoint = "mb_hlog_destroy")] internal static partial void HlogDestroy(IntPtr hlog);
+    [LibraryImport(Lib, EntryPoint = "mb_hlog_add")] internal static partial int HlogAdd(HlogHandle hlog, byte[] text, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_hlog_message")] internal static partial IntPtr HlogMessage(HlogHandle hlog);
+    [LibraryImport(Lib, EntryPoint = "mb_hlog_tag_count")] internal static partial nuint HlogTagCount(HlogHandle hlog);
+    [LibraryImport(Lib, EntryPoint = "mb_hlog_tag_info")] internal static partial int HlogTagInfo(HlogHandle hlog, nuint index, out HlogTag tag, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_hlog_percentile")] internal static partial long HlogPercentile(HlogHandle hlog, nuint index, double percentile);
+    [LibraryImport(Lib, EntryPoint = "mb_hlog_hgrm")] internal static partial nuint HlogHgrm(HlogHandle hlog, nuint index, double scale, byte[]? buf, nuint size);
 
     [LibraryImport(Lib, EntryPoint = "mb_suite_run", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int SuiteRun(string url, double scale, int factorialCheck, out SuiteHandle suite);

@@ -17,8 +17,8 @@ import os
 import pathlib
 import threading
 
-__all__ = ["MicrobenchError", "Timing", "Interval", "Result", "Suite", "Cancel", "Server", "run", "validate", "suite", "self_test",
-           "report_html", "version"]
+__all__ = ["MicrobenchError", "Timing", "Interval", "Result", "Suite", "Cancel", "Server", "HlogTag", "run", "validate", "suite",
+           "self_test", "report_html", "read_hlog", "version"]
 
 VERSION = (0, 1)  # the major.minor of microbench.h this module was written against
 
@@ -75,6 +75,11 @@ class _Interval(ctypes.Structure):  # mb_interval
 class _TlsSession(ctypes.Structure):  # mb_tls_session
     _fields_ = [("protocol", ctypes.c_char * 16), ("cipher", ctypes.c_char * 64), ("server_key_bits", ctypes.c_int),
                 ("secret_bits", ctypes.c_int), ("temp_key", ctypes.c_char * 96), ("server_name", ctypes.c_char * 256)]
+
+
+class _HlogTag(ctypes.Structure):  # mb_hlog_tag
+    _fields_ = [("tag", ctypes.c_char_p), ("intervals", _U64), ("count", _U64), ("start_s", _D), ("end_s", _D),
+                ("min", _I64), ("max", _I64), ("mean", _D), ("stddev", _D)]
 
 
 _INTERVAL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Interval), ctypes.c_void_p)
@@ -148,6 +153,14 @@ _SIGNATURES = {
     "mb_result_hgrm": (_SZ, [_P, ctypes.c_int, ctypes.c_char_p, _SZ]),
     "mb_result_hlog": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_result_json": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
+    "mb_hlog_create": (ctypes.c_int, [ctypes.POINTER(_P)]),
+    "mb_hlog_destroy": (None, [_P]),
+    "mb_hlog_add": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
+    "mb_hlog_message": (ctypes.c_char_p, [_P]),
+    "mb_hlog_tag_count": (_SZ, [_P]),
+    "mb_hlog_tag_info": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_HlogTag), _SZ]),
+    "mb_hlog_percentile": (_I64, [_P, _SZ, _D]),
+    "mb_hlog_hgrm": (_SZ, [_P, _SZ, _D, ctypes.c_char_p, _SZ]),
     "mb_report_html_json": (ctypes.c_int, [ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p), _SZ,
                                            ctypes.c_char_p, ctypes.c_char_p, _SZ, ctypes.POINTER(_SZ)]),
     "mb_suite_run": (ctypes.c_int, [ctypes.c_char_p, _D, ctypes.c_int, ctypes.POINTER(_P)]),
@@ -593,6 +606,51 @@ def report_html(results, labels=None, title=None):
     buf = ctypes.create_string_buffer(size.value + 1)
     _check(_lib.mb_report_html_json(c_docs, c_labels, len(docs), c_title, buf, size.value + 1, None))
     return buf.value.decode()
+
+
+@dataclasses.dataclass
+class HlogTag:
+    """One tag's rows of HdrHistogram interval logs, merged exactly (read_hlog). Values are in the
+    logs' unit: nanoseconds in microbench's."""
+    tag: str            # "" for untagged rows
+    intervals: int      # rows read
+    count: int          # values in them
+    start_s: float      # the earliest row's start and the latest row's end, in seconds (since the
+    end_s: float        # epoch when the log says)
+    min: int            # as the histograms' buckets give them
+    max: int
+    mean: float         # over each bucket's middle value, as HdrHistogram computes them
+    stddev: float
+    percentiles: dict   # {50: …, 90: …, 99: …, 99.9: …, 99.99: …}
+    hgrm: str = dataclasses.field(default="", repr=False)  # the spectrum as .hgrm text, values / hgrm_scale
+
+
+def read_hlog(*logs, percentiles=(50, 90, 99, 99.9, 99.99), hgrm_scale=1e6):
+    """Reads HdrHistogram interval logs — Result.hlog, the command line's --hlog, or any HdrHistogram
+    writer's (Java, C, .NET's UTF-16, JS): each log a str or bytes. Every row of every log is merged
+    exactly per tag, so several generators' logs give the fleet's figures. Returns {tag: HlogTag} in
+    the order tags first appear; raises MicrobenchError (name "hlog_bad", message "line N: why")
+    when a line cannot be read. hgrm_scale divides the spectrum's values (1e6: ns to ms)."""
+    handle = _P()
+    _check(_lib.mb_hlog_create(ctypes.byref(handle)))
+    try:
+        for log in logs:
+            data = log.encode() if isinstance(log, str) else bytes(log)
+            status = _lib.mb_hlog_add(handle, data, len(data))
+            if status != 0:
+                raise MicrobenchError(status, _lib.mb_status_name(status).decode(), _lib.mb_hlog_message(handle).decode())
+        tags = {}
+        for i in range(_lib.mb_hlog_tag_count(handle)):
+            info = _HlogTag()
+            _check(_lib.mb_hlog_tag_info(handle, i, ctypes.byref(info), ctypes.sizeof(info)))
+            name = info.tag.decode()
+            tags[name] = HlogTag(tag=name, intervals=info.intervals, count=info.count, start_s=info.start_s, end_s=info.end_s,
+                                 min=info.min, max=info.max, mean=info.mean, stddev=info.stddev,
+                                 percentiles={p: _lib.mb_hlog_percentile(handle, i, p) for p in percentiles},
+                                 hgrm=_text(_lib.mb_hlog_hgrm, handle, i, hgrm_scale))
+        return tags
+    finally:
+        _lib.mb_hlog_destroy(handle)
 
 
 class Server:

@@ -25,6 +25,8 @@ static int failed;
         }                                                                             \
     } while (0)
 
+static void read_log_back(const mb_result* r, const char* log, size_t size);
+
 static char url_buf[128];
 static const char* url(uint16_t port, const char* path) {
     snprintf(url_buf, sizeof url_buf, "http://127.0.0.1:%u%s", (unsigned)port, path);
@@ -52,7 +54,7 @@ static void null_and_bad_arguments(void) {
     mb_suite* suite = (mb_suite*)1;
     mb_server* server = (mb_server*)1;
     int passed = 7, codes[] = {200, 42};
-    char buf[8] = "xxxxxxx";
+    char buf[8] = "xxxxxxx", spectrum[4] = "xyz";
     EXPECT(mb_plan_create(NULL, &plan) == MB_INVALID_ARGUMENT && plan == NULL);
     EXPECT(mb_plan_create("http://127.0.0.1/", NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_create("ftp://127.0.0.1/", &plan) == MB_URL_UNSUPPORTED_SCHEME && plan == NULL);
@@ -81,6 +83,10 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_interval_ms(NULL, 1000) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_interval_histograms(NULL, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_result_hlog(NULL, NULL, 0) == 0);
+    EXPECT(mb_hlog_create(NULL) == MB_INVALID_ARGUMENT && mb_hlog_add(NULL, "", 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_hlog_tag_count(NULL) == 0 && strcmp(mb_hlog_message(NULL), "") == 0 && mb_hlog_percentile(NULL, 0, 50) == 0);
+    EXPECT(mb_hlog_tag_info(NULL, 0, NULL, 0) == MB_INVALID_ARGUMENT && mb_hlog_hgrm(NULL, 0, 1e6, spectrum, sizeof spectrum) == 0 && spectrum[0] == 0);
+    mb_hlog_destroy(NULL);
     EXPECT(mb_plan_on_interval(NULL, NULL, NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_result_interval_count(NULL) == 0);
     EXPECT(mb_plan_expect_status(NULL, codes, 1) == MB_INVALID_ARGUMENT);
@@ -665,6 +671,7 @@ static void intervals_and_poisson(uint16_t port) {
         EXPECT(strncmp(log, "#[Logged with microbench ", 25) == 0 && strstr(log, "\n#[Histogram log format version 1.3]\n") != NULL);
         for (at = log; (at = strstr(at, "\nTag=service,")) != NULL; ++at) ++service_rows;
         EXPECT(service_rows == mb_result_interval_count(r) && strstr(log, "\nTag=response,0.000,0.100,") != NULL);
+        read_log_back(r, log, n);
         free(log);
         n = mb_result_json(r, NULL, 0, NULL, 0);
         log = (char*)malloc(n + 1);
@@ -673,6 +680,46 @@ static void intervals_and_poisson(uint16_t port) {
     }
     mb_result_destroy(r);
     mb_plan_destroy(plan);
+}
+
+/* The log of `r` read back through mb_hlog: a tag per metric, every interval, the run's counts and
+ * percentiles; added twice (two generators' logs), every count doubles. */
+static void read_log_back(const mb_result* r, const char* log, size_t size) {
+    static const char* const tags[3] = {"response", "service", "schedule_lag"};
+    static const int columns[3] = {MB_TIMING_RESPONSE, MB_TIMING_TOTAL, MB_TIMING_SCHEDULE_LAG};
+    mb_hlog* hlog = NULL;
+    mb_hlog_tag tag;
+    size_t i, n;
+    char* hgrm;
+    EXPECT(mb_hlog_create(&hlog) == MB_OK && hlog != NULL);
+    EXPECT(mb_hlog_add(hlog, log, size) == MB_OK && strcmp(mb_hlog_message(hlog), "") == 0);
+    EXPECT(mb_hlog_tag_count(hlog) == 3);
+    for (i = 0; i < 3 && i < mb_hlog_tag_count(hlog); ++i) {
+        const int column = columns[i];
+        EXPECT(mb_hlog_tag_info(hlog, i, &tag, sizeof tag) == MB_OK && strcmp(tag.tag, tags[i]) == 0);
+        EXPECT(tag.intervals == mb_result_interval_count(r));
+        EXPECT(tag.count == mb_result_timing_count(r, column) && tag.count > 0);
+        EXPECT(mb_hlog_percentile(hlog, i, 50) == mb_result_timing_percentile_ns(r, column, 50));
+        EXPECT(mb_hlog_percentile(hlog, i, 99.9) == mb_result_timing_percentile_ns(r, column, 99.9));
+        EXPECT(tag.min <= mb_result_timing_min_ns(r, column) && tag.max >= mb_result_timing_max_ns(r, column));
+        EXPECT(tag.mean >= (double)tag.min && tag.mean <= (double)tag.max && tag.end_s > tag.start_s);
+    }
+    n = mb_hlog_hgrm(hlog, 0, 1e6, NULL, 0);
+    hgrm = (char*)malloc(n + 1);
+    EXPECT(mb_hlog_hgrm(hlog, 0, 1e6, hgrm, n + 1) == n && strstr(hgrm, "   Percentile   TotalCount 1/(1-Percentile)\n") != NULL && strstr(hgrm, "#[Max ") != NULL);
+    free(hgrm);
+    /* a second generator's log: the same rows again, every count doubled */
+    EXPECT(mb_hlog_add(hlog, log, size) == MB_OK && mb_hlog_tag_count(hlog) == 3);
+    EXPECT(mb_hlog_tag_info(hlog, 0, &tag, sizeof tag) == MB_OK && tag.count == 2 * mb_result_timing_count(r, MB_TIMING_RESPONSE));
+    EXPECT(tag.intervals == 2 * mb_result_interval_count(r));
+    /* a line that is not a row: its number and why; the rows before it stay */
+    EXPECT(mb_hlog_add(hlog, "#[BaseTime: 0.000]\nTag=extra,0.0,1.0,2.0,HISTO@GRAM\n", 52) == MB_HLOG_BAD);
+    EXPECT(strstr(mb_hlog_message(hlog), "line 2: ") != NULL && mb_hlog_tag_count(hlog) == 3);
+    EXPECT(mb_hlog_add(hlog, "", 0) == MB_OK && strcmp(mb_hlog_message(hlog), "") == 0);
+    EXPECT(mb_hlog_tag_info(hlog, 3, &tag, sizeof tag) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_hlog_percentile(hlog, 3, 50) == 0 && mb_hlog_percentile(hlog, 0, 101) == 0);
+    EXPECT(mb_hlog_hgrm(hlog, 3, 1e6, NULL, 0) == 0 && mb_hlog_hgrm(hlog, 0, 0, NULL, 0) == 0);
+    mb_hlog_destroy(hlog);
 }
 
 static void suites(uint16_t port) {

@@ -4,7 +4,7 @@ of it is used by neither the Python binding (examples/python/microbench.py calls
 named in its list of deliberate omissions below — likewise for C# (examples/dotnet: a LibraryImport
 of the mb_ name whose method some code calls). It also fails when an omission is stale (the binding
 uses the function, or the header no longer has it), and when the bindings' copies of the C enums
-(counts, timing columns, failures, arrivals) and of struct mb_interval differ from the header's.
+(counts, timing columns, failures, arrivals) and of structs mb_interval and mb_hlog_tag differ from the header's.
 Source only: no library is loaded."""
 import pathlib
 import re
@@ -81,7 +81,7 @@ def csharp_enum(name):
 
 def c_struct_fields(name):
     body = re.search(rf"typedef struct {name} \{{(.*?)\}} {name};", HEADER, re.S).group(1)
-    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S).replace("const char*", "string")
     fields = []
     for ctype, names in re.findall(r"(\w+)\s+([^;]+);", body):
         fields += [(n.strip(), ctype) for n in names.split(",")]
@@ -123,18 +123,25 @@ class Coverage(unittest.TestCase):
             with self.subTest(enum):
                 self.assertEqual(csharp_enum(enum), {pascal(name): value for name, value in c_enum(prefix).items()})
 
-    def test_interval_struct_is_the_headers(self):
-        fields = c_struct_fields("mb_interval")
-        self.assertEqual(fields[0], ("start_ns", "int64_t"))
-        python_types = {"int64_t": "_I64", "uint64_t": "_U64", "double": "ctypes.c_double"}
-        python = re.findall(r'\("(\w+)",\s*([\w.]+)\)', re.search(r"class _Interval\(.*?\]\n", PYTHON, re.S).group(0))
-        self.assertEqual(python, [(name, python_types[ctype]) for name, ctype in fields])
-        csharp_types = {"int64_t": "long", "uint64_t": "ulong", "double": "double"}
-        body = re.search(r"struct Interval\s*\{(.*?)\}", CSHARP["Native.cs"], re.S).group(1)
-        csharp = []
-        for ctype, names in re.findall(r"public\s+(\w+)\s+([^;]+);", body):
-            csharp += [(n.strip(), ctype) for n in names.split(",")]
-        self.assertEqual(csharp, [(pascal(name), csharp_types[ctype]) for name, ctype in fields])
+    def test_structs_are_the_headers(self):
+        # mb_interval and mb_hlog_tag as each binding declares them: the same fields, types and order.
+        python_types = {"int64_t": ("_I64",), "uint64_t": ("_U64",), "double": ("ctypes.c_double", "_D"),
+                        "string": ("ctypes.c_char_p",)}
+        csharp_types = {"int64_t": "long", "uint64_t": "ulong", "double": "double", "string": "IntPtr"}
+        for c_name, py_class, cs_struct, first in (("mb_interval", "_Interval", "Interval", ("start_ns", "int64_t")),
+                                                   ("mb_hlog_tag", "_HlogTag", "HlogTag", ("tag", "string"))):
+            with self.subTest(c_name):
+                fields = c_struct_fields(c_name)
+                self.assertEqual(fields[0], first)
+                python = re.findall(r'\("(\w+)",\s*([\w.]+)\)', re.search(rf"class {py_class}\(.*?\]\n", PYTHON, re.S).group(0))
+                self.assertEqual([name for name, _ in python], [name for name, _ in fields])
+                for (_, py_type), (name, ctype) in zip(python, fields):
+                    self.assertIn(py_type, python_types[ctype], name)
+                body = re.search(rf"struct {cs_struct}\s*\{{(.*?)\}}", CSHARP["Native.cs"], re.S).group(1)
+                csharp = []
+                for ctype, names in re.findall(r"public\s+(\w+)\s+([^;]+);", body):
+                    csharp += [(n.strip(), ctype) for n in names.split(",")]
+                self.assertEqual(csharp, [(pascal(name), csharp_types[ctype]) for name, ctype in fields])
 
 
 if __name__ == "__main__":

@@ -273,6 +273,29 @@ class Binding(unittest.TestCase):
         self.assertEqual(plain_run.hlog, "")
         self.assertTrue(all("histograms" not in row for row in plain_run.json["intervals"]))
 
+    def test_read_hlog_merges_logs_exactly(self):
+        # A run's log read back through the library: a tag per metric, every interval, the run's
+        # counts and percentiles; two generators' logs (one UTF-16, as HdrHistogram.NET writes) add up.
+        r = microbench.run(self.server.url("/factorial/10"), n=400, c=4, rate=2000, interval=0.05, interval_histograms=True)
+        tags = microbench.read_hlog(r.hlog)
+        self.assertEqual(list(tags), ["response", "service", "schedule_lag"])
+        for tag, column in (("response", "response"), ("service", "total"), ("schedule_lag", "schedule_lag")):
+            t, timing = tags[tag], r.timings[column]
+            self.assertEqual((t.tag, t.intervals, t.count), (tag, len(r.intervals), 400))
+            self.assertEqual(t.percentiles[50], round(timing.percentiles_ms[50] * 1e6))
+            self.assertEqual(t.percentiles[99], round(timing.percentiles_ms[99] * 1e6))
+            self.assertLessEqual(t.min, round(timing.min_ms * 1e6))
+            self.assertGreaterEqual(t.max, round(timing.max_ms * 1e6))
+        self.assertIn(f"Total count    = {400:12d}]", tags["response"].hgrm)
+        both = microbench.read_hlog(r.hlog.encode(), ("\ufeff" + r.hlog).encode("utf-16-le"))
+        self.assertEqual((both["response"].count, both["response"].intervals), (800, 2 * len(r.intervals)))
+        self.assertEqual(both["response"].percentiles[99], tags["response"].percentiles[99])
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.read_hlog(r.hlog, "#[BaseTime: 0.000]\nTag=x,0.0,1.0\n")
+        self.assertEqual(e.exception.name, "hlog_bad")
+        self.assertTrue(e.exception.message.startswith("line 2: "), e.exception.message)
+        self.assertEqual(microbench.read_hlog(), {})
+
     def test_duration_without_n_is_unlimited(self):
         # Like ab's -t (the command line zeroes -n): a duration and no count means no count limit.
         # At a fixed rate the schedule decides how many requests were due before the end, 0, 10,

@@ -38,6 +38,7 @@ static_assert(MB_URL_BAD_PORT == static_cast<int>(microbench::errc::url_bad_port
                   MB_RUN_TLS_SETUP == static_cast<int>(microbench::errc::run_tls_setup) &&
                   MB_PLAN_BAD_TLS_VERSION == static_cast<int>(microbench::errc::plan_bad_tls_version) &&
                   MB_PLAN_TOO_MANY_RECORDS == static_cast<int>(microbench::errc::plan_too_many_records) &&
+                  MB_HLOG_BAD == static_cast<int>(microbench::errc::hlog_bad) &&
                   MB_INVALID_ARGUMENT == static_cast<int>(microbench::errc::invalid_argument) &&
                   MB_OUT_OF_MEMORY == static_cast<int>(microbench::errc::out_of_memory),
               "microbench.h status numbers must be the errc numbers");

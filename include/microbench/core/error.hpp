@@ -90,6 +90,7 @@ namespace microbench {
     X(merge_incompatible_histograms, 146, "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly") \
     X(merge_duplicate_shard, 147, "the same shard appears twice") \
     X(merge_too_many_intervals, 148, "the results' interval rows would span more than 1,000,000 intervals on the wall clock: their starts (or a row's) are too far apart") \
+    X(hlog_bad, 149, "a line of the HdrHistogram interval log cannot be read") \
     /* Calls through the C API (200–219) */ \
     X(invalid_argument, 200, "a null handle or pointer, or a value out of range, was passed to the C API") \
     X(out_of_memory, 201, "memory ran out")

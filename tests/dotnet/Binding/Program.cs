@@ -5,6 +5,7 @@
 // "binding: ok" (exit 0) only if every check held.
 using System.Globalization;
 using System.Runtime.CompilerServices;
+using System.Text;
 using System.Text.Json;
 using Microbench;
 
@@ -187,6 +188,27 @@ foreach (string kind in new[] { "interval", "progress", "response" })
           r.Json.Contains("\"histograms\":{\"response\":\""), r.Hlog.Length > 300 ? r.Hlog[..300] : r.Hlog);
     using var without = new Plan(shared.Url("/factorial/5")) { Requests = 20, Rate = 2000 };
     Check("Hlog without interval histograms:", without.Run().Hlog == "");
+    // Read back through the library: a tag per metric with the run's counts and percentiles; a second log in
+    // UTF-16, as HdrHistogram.NET writes it, adds up; a line that is not a row says where.
+    var tags = Hlog.Read(r.Hlog);
+    var response = tags.Count == 3 ? tags[0] : null;
+    Check("Hlog.Read:", response != null && string.Join(",", tags.Select(t => t.Tag)) == "response,service,schedule_lag" &&
+          response.Count == 200 && response.Intervals == (ulong)r.Intervals.Count && tags[1].Count == 200 &&
+          response.Percentiles[99] == (long)Math.Round(r.Response.P99Ms * 1e6) && response.Percentiles[50] == (long)Math.Round(r.Response.P50Ms * 1e6) &&
+          tags[1].Percentiles[90] == (long)Math.Round(r.Total.P90Ms * 1e6) && response.Hgrm.Contains("Total count    =          200]"),
+          string.Join("; ", tags));
+    var both = Hlog.Read([Encoding.UTF8.GetBytes(r.Hlog), [.. Encoding.Unicode.GetPreamble(), .. Encoding.Unicode.GetBytes(r.Hlog)]]);
+    Check("Hlog.Read of two logs:", both[0].Count == 400 && both[0].Intervals == 2 * (ulong)r.Intervals.Count &&
+          both[0].Percentiles[99] == response?.Percentiles[99], string.Join("; ", both));
+    try
+    {
+        Hlog.Read(r.Hlog, "#[BaseTime: 0.000]\nTag=x,0.0,1.0\n");
+        Check("Hlog.Read of a bad log throws:", false);
+    }
+    catch (MicrobenchException e)
+    {
+        Check("Hlog.Read of a bad log throws:", e.Name == "hlog_bad" && e.Message.StartsWith("hlog_bad: line 2: "), e.Message);
+    }
 }
 
 // At a fixed rate each response time is the request's schedule lag plus its total time.
