@@ -15,13 +15,11 @@ import asyncio
 import concurrent.futures
 import http.client
 import math
-import pathlib
 import sys
 import time
 import urllib.parse
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import microbench  # noqa: E402
+import microbench  # noqa: E402  (the package: pip install bindings/python, or PYTHONPATH=bindings/python)
 
 try:
     import aiohttp

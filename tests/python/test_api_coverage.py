@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Both bindings offer what the C API offers. Reads include/microbench.h and fails when a function
-of it is used by neither the Python binding (examples/python/microbench.py calls `_lib.mb_name`) nor
+of it is used by neither the Python binding (bindings/python/microbench/__init__.py calls `_lib.mb_name`) nor
 named in its list of deliberate omissions below — likewise for C# (examples/dotnet: a LibraryImport
 of the mb_ name whose method some code calls). It also fails when an omission is stale (the binding
 uses the function, or the header no longer has it), and when the bindings' copies of the C enums
@@ -13,7 +13,7 @@ import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HEADER = (ROOT / "include" / "microbench.h").read_text()
-PYTHON = (ROOT / "examples" / "python" / "microbench.py").read_text()
+PYTHON = (ROOT / "bindings" / "python" / "microbench" / "__init__.py").read_text()
 CSHARP = {p.name: p.read_text() for p in sorted((ROOT / "examples" / "dotnet").glob("*.cs"))}
 
 # Deliberate omissions, each with its reason. A function belongs here only when a binding has a
@@ -105,7 +105,7 @@ class Coverage(unittest.TestCase):
                 self.assertTrue(all(reason.strip() for reason in omitted.values()))
 
     def test_python_enums_are_the_headers(self):
-        sys.path.insert(0, str(ROOT / "examples" / "python"))
+        sys.path.insert(0, str(ROOT / "bindings" / "python"))
         tables = {"MB_COUNT_": "_COUNTS", "MB_TIMING_": "TIMINGS", "MB_FAILURE_": "FAILURES"}
         for prefix, table in tables.items():
             names = re.search(rf"^{table}\s*=\s*\(([^)]*)\)", PYTHON, re.M | re.S).group(1)

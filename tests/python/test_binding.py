@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The Python binding (examples/python/microbench.py) against libmicrobench, run by CTest with
-MICROBENCH_LIBRARY set: a load test with exact counts against the reference server, the
+"""The Python binding (the package bindings/python) against libmicrobench — in the tree as CTest runs
+it (PYTHONPATH=bindings/python, MICROBENCH_LIBRARY the build's), and installed, as test_package.py
+runs it (neither set: the package's own library): a load test with exact counts against the reference server, the
 factorial check catching a wrong body, cancel from another thread, the JSON read by the json
 module, errors as exceptions with their status name, the suite and the self-test, the HTML report,
 and all of it alike in a comma locale; https:// against Python's own TLS server."""
@@ -19,7 +20,6 @@ import threading
 import time
 import unittest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "python"))
 import microbench  # noqa: E402
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))

@@ -6,9 +6,13 @@ reference server, run in-process through libmicrobench's C API with ctypes — s
         r = microbench.run(srv.url("/factorial/10"), n=1000, c=10, check_factorial=10)
         print(r.completed, r.timings["total"].p99_ms)
 
-The library is found through the MICROBENCH_LIBRARY environment variable (a path), next to this
-module, or on the system's library path. Errors raise MicrobenchError with the status's name.
+Installed with pip (bindings/python), the package carries its own libmicrobench.so; the
+MICROBENCH_LIBRARY environment variable (a path) overrides it, and without either the system's
+library path is searched. Errors raise MicrobenchError with the status's number and name.
+`python3 -m microbench URL -n N -c C` runs a load test and prints ab's report.
 """
+from __future__ import annotations
+
 import ctypes
 import ctypes.util
 import dataclasses
@@ -16,6 +20,7 @@ import json as _json
 import os
 import pathlib
 import threading
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 __all__ = ["MicrobenchError", "Timing", "Interval", "Result", "Suite", "Cancel", "Server", "HlogTag", "run", "validate", "suite",
            "self_test", "report_html", "read_hlog", "version"]
@@ -35,7 +40,7 @@ TLS_VERSIONS = {"ALL": 0, "TLS1": 0x0301, "TLS1.1": 0x0302, "TLS1.2": 0x0303, "T
 class MicrobenchError(Exception):
     """A call into microbench failed; `status` is the number, `name` the stable name."""
 
-    def __init__(self, status, name, message):
+    def __init__(self, status: int, name: str, message: str) -> None:
         super().__init__(f"{name}: {message}")
         self.status, self.name, self.message = status, name, message
 
@@ -188,7 +193,10 @@ if (_linked // 10000, _linked // 100 % 100) != VERSION:
     raise OSError(f"libmicrobench {_lib.mb_version().decode()} does not match this module (for {VERSION[0]}.{VERSION[1]}.x)")
 
 
-def version():
+__version__ = _lib.mb_version().decode()  # the loaded library's, e.g. "0.1.0" (the package is versioned as its header)
+
+
+def version() -> str:
     """The linked library's version, e.g. "0.1.0"."""
     return _lib.mb_version().decode()
 
@@ -212,16 +220,18 @@ class Timing:
     min_ms: float
     mean_ms: float
     max_ms: float
-    percentiles_ms: dict  # {50: …, 90: …, 99: …, 99.9: …}
+    percentiles_ms: Dict[float, float]  # {50: …, 90: …, 99: …, 99.9: …}
     stddev_ms: float = 0.0  # population, from the histogram's buckets around the exact mean
     hgrm: str = dataclasses.field(default="", repr=False)  # the spectrum as HdrHistogram's .hgrm text in ms, for its plotter
 
     @property
-    def p50_ms(self):
+    def p50_ms(self) -> float:
+        """The median."""
         return self.percentiles_ms[50]
 
     @property
-    def p99_ms(self):
+    def p99_ms(self) -> float:
+        """The 99th percentile."""
         return self.percentiles_ms[99]
 
 
@@ -273,8 +283,8 @@ class Result:
     local_waits: int         # connects that waited for a local port, descriptor or buffer
     connection_waits: int   # at a fixed rate: sent late, every connection busy at their time
     schedule_missed: int    # at a fixed rate: their time came before the end, never sent
-    failures: dict          # reason -> count, for every reason in FAILURES
-    status_codes: dict      # status -> count of the complete responses, e.g. {200: 998, 503: 2}
+    failures: Dict[str, int]  # reason -> count, for every reason in FAILURES
+    status_codes: Dict[int, int]  # status -> count of the complete responses, e.g. {200: 998, 503: 2}
     cancelled: bool
     elapsed_s: float
     requests_per_second: float
@@ -283,14 +293,14 @@ class Result:
     tls_handshakes: int     # over TLS (https://): handshakes made, and how many resumed a session
     tls_resumed: int
     tls_handshake_failures: int  # of the tls failures, requests whose handshake failed (ab's Connect column)
-    tls: dict               # what the first handshake negotiated (protocol, cipher, server_key_bits, secret_bits,
+    tls: Dict[str, Any]     # what the first handshake negotiated (protocol, cipher, server_key_bits, secret_bits,
                             # temp_key, server_name), as ab reports it; {} without TLS
-    tls_failure_reasons: list  # the first distinct reasons of `tls` failures
-    timings: dict           # "connect" | "waiting" | "processing" | "total" | "response" | "schedule_lag" -> Timing
-    intervals: list         # of Interval, when the run had them (rate, or interval=)
+    tls_failure_reasons: List[str]  # the first distinct reasons of `tls` failures
+    timings: Dict[str, Timing]  # "connect" | "waiting" | "processing" | "total" | "response" | "schedule_lag" -> Timing
+    intervals: List[Interval]  # when the run had them (rate, or interval=)
     report: str             # ab's report and microbench's notes
     latency_report: str     # the percentile table of every timing column
-    json: dict              # the whole result, histograms' percentiles included
+    json: Dict[str, Any]    # the whole result, histograms' percentiles included
     # HdrHistogram's interval log (format 1.3) of the intervals, with interval_histograms=True; else ""
     hlog: str = dataclasses.field(default="", repr=False)
 
@@ -352,7 +362,8 @@ class Cancel:
         self._triggered = False
         self._runs = []  # the cancel tokens of the runs in progress that were given this
 
-    def trigger(self):
+    def trigger(self) -> None:
+        """Stops every run given this that is in progress, and every later one at once."""
         with self._lock:
             self._triggered = True
             for token in self._runs:
@@ -368,10 +379,10 @@ class Cancel:
         with self._lock:
             self._runs.remove(token)
 
-    def close(self):
+    def close(self) -> None:
         """Nothing to release: kept so `with Cancel() as cancel:` reads as before."""
 
-    def __enter__(self):
+    def __enter__(self) -> Cancel:
         return self
 
     def __exit__(self, *exc):
@@ -409,14 +420,23 @@ class _Stopper:
             self.token = _P()
 
 
-def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline=1, timeout=30.0, method="GET",
-        headers=None, body=None, content_type=None, expect_status=None, check_factorial=None, body_equals=None,
-        body_starts_with=None, body_contains=None, length_check=True, bind_address=None, raise_fd_limit=False,
-        rate=0.0, arrivals="uniform", seed=0, max_batch_lag=None, interval=None, interval_histograms=False, on_response=None,
-        on_progress=None, on_interval=None,
-        cancel=None, drain=None, socket_buffer=0, resend_non_idempotent=False, start_at=None, shard=None,
-        connect_timeout=None, progress_every=0.1, progress_every_requests=0, tls_version="ALL", ciphers=None,
-        certificate=None, sni=True, verify=False, cacert=None, tls_resume=False, libssl=None, _validate_only=False):
+_StrOrBytes = Union[str, bytes]
+
+
+def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[float] = None, threads: int = 1,
+        keep_alive: bool = True, pipeline: int = 1, timeout: float = 30.0, method: str = "GET",
+        headers: Optional[Dict[str, str]] = None, body: Optional[_StrOrBytes] = None, content_type: Optional[str] = None,
+        expect_status: Optional[Sequence[int]] = None, check_factorial: Optional[int] = None, body_equals: Optional[_StrOrBytes] = None,
+        body_starts_with: Optional[_StrOrBytes] = None, body_contains: Optional[_StrOrBytes] = None, length_check: bool = True,
+        bind_address: Optional[str] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
+        seed: int = 0, max_batch_lag: Optional[float] = None, interval: Optional[float] = None, interval_histograms: bool = False,
+        on_response: Optional[Callable[[int, int], bool]] = None, on_progress: Optional[Callable[[int, int, float], None]] = None,
+        on_interval: Optional[Callable[[Interval], None]] = None, cancel: Optional[Cancel] = None, drain: Optional[float] = None,
+        socket_buffer: int = 0, resend_non_idempotent: bool = False, start_at: Optional[float] = None,
+        shard: Optional[Tuple[int, int]] = None, connect_timeout: Optional[float] = None, progress_every: float = 0.1,
+        progress_every_requests: int = 0, tls_version: str = "ALL", ciphers: Optional[str] = None,
+        certificate: Optional[str] = None, sni: bool = True, verify: bool = False, cacert: Optional[str] = None,
+        tls_resume: bool = False, libssl: Optional[str] = None, _validate_only: bool = False) -> Result:
     """Runs n requests (default 1) over c connections and returns a Result; with duration=S, for S
     seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
@@ -547,7 +567,7 @@ def run(url, n=None, c=1, *, duration=None, threads=1, keep_alive=True, pipeline
         stopper.close()
 
 
-def validate(url, n=None, c=1, **options):
+def validate(url: str, n: Optional[int] = None, c: int = 1, **options: Any) -> None:
     """Checks a plan as run() would take it, without running it: raises MicrobenchError (the URL,
     the request, the limits) or returns None."""
     return run(url, n, c, _validate_only=True, **options)
@@ -557,7 +577,7 @@ class Suite(list):
     """The scenarios of a suite, [(scenario, Result)], with the comparison table (`table`, text)
     and the HTML report of them all (`html`: a section per scenario)."""
 
-    def __init__(self, items, table, html):
+    def __init__(self, items: Iterable[Tuple[str, Result]], table: str, html: str) -> None:
         super().__init__(items)
         self.table, self.html = table, html
 
@@ -569,7 +589,7 @@ def _suite_results(handle, title=None):
                  _text(_lib.mb_suite_report_html, handle, title.encode() if title is not None else None))
 
 
-def suite(url, scale=1.0, factorial_check=False, title=None):
+def suite(url: str, scale: float = 1.0, factorial_check: bool = False, title: Optional[str] = None) -> Suite:
     """The five scenarios of the classic comparison against url: a Suite, [(scenario, Result)] with
     .table and .html (titled `title`; None: "microbench report")."""
     handle = _P()
@@ -580,7 +600,7 @@ def suite(url, scale=1.0, factorial_check=False, title=None):
         _lib.mb_suite_destroy(handle)
 
 
-def self_test(scale=0.25, title=None):
+def self_test(scale: float = 0.25, title: Optional[str] = None) -> Tuple[bool, Suite]:
     """The built-in server and the suite against both factorial forms: (passed, Suite)."""
     handle, passed = _P(), ctypes.c_int()
     _check(_lib.mb_self_test(scale, ctypes.byref(handle), ctypes.byref(passed)))
@@ -590,7 +610,8 @@ def self_test(scale=0.25, title=None):
         _lib.mb_suite_destroy(handle)
 
 
-def report_html(results, labels=None, title=None):
+def report_html(results: Sequence[Union[Result, Dict[str, Any], str]], labels: Optional[Sequence[Optional[str]]] = None,
+                title: Optional[str] = None) -> str:
     """The HTML report (one self-contained page: inline SVG charts, no script or link) drawing
     results together: Result objects, their .json dicts, or saved JSON documents as text (the
     command line's --json of any mode). labels: one per item (None: as each run was labelled)."""
@@ -621,11 +642,11 @@ class HlogTag:
     max: int
     mean: float         # over each bucket's middle value, as HdrHistogram computes them
     stddev: float
-    percentiles: dict   # {50: …, 90: …, 99: …, 99.9: …, 99.99: …}
+    percentiles: Dict[float, int]  # {50: …, 90: …, 99: …, 99.9: …, 99.99: …}
     hgrm: str = dataclasses.field(default="", repr=False)  # the spectrum as .hgrm text, values / hgrm_scale
 
 
-def read_hlog(*logs, percentiles=(50, 90, 99, 99.9, 99.99), hgrm_scale=1e6):
+def read_hlog(*logs: _StrOrBytes, percentiles: Sequence[float] = (50, 90, 99, 99.9, 99.99), hgrm_scale: float = 1e6) -> Dict[str, HlogTag]:
     """Reads HdrHistogram interval logs — Result.hlog, the command line's --hlog, or any HdrHistogram
     writer's (Java, C, .NET's UTF-16, JS): each log a str or bytes. Every row of every log is merged
     exactly per tag, so several generators' logs give the fleet's figures. Returns {tag: HlogTag} in
@@ -656,22 +677,24 @@ def read_hlog(*logs, percentiles=(50, 90, 99, 99.9, 99.99), hgrm_scale=1e6):
 class Server:
     """The reference server on a free loopback port, for as long as the `with` block lasts."""
 
-    def __init__(self, host="127.0.0.1", port=0, threads=1):
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, threads: int = 1) -> None:
         self._handle = _P()
         _check(_lib.mb_server_start(host.encode(), port, threads, ctypes.byref(self._handle)))
         self.host = host
         self.port = _lib.mb_server_port(self._handle)
 
-    def url(self, path="/"):
+    def url(self, path: str = "/") -> str:
+        """The URL of `path` on this server."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}{path}"
 
     @property
-    def requests(self):
+    def requests(self) -> int:
         """Requests answered so far."""
         return _lib.mb_server_requests(self._handle)
 
-    def stop(self):
+    def stop(self) -> None:
+        """Stops the server (at the end of the `with` block too); stopping twice does nothing."""
         if self._handle:
             _lib.mb_server_stop(self._handle)
             self._handle = _P()

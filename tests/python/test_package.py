@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The Python package as a user installs it, from clean, without network and without
+MICROBENCH_LIBRARY or PYTHONPATH anywhere:
+- a fresh venv (with the system's setuptools and wheel) installs bindings/python with
+  `pip install --no-index --no-build-isolation`, compiling libmicrobench from the single header;
+  from a folder outside the tree, `import microbench` finds the installed package and its own
+  library, the binding's tests (tests/python/test_binding.py) pass against it, and
+  `python3 -m microbench` prints ab's report with exact counts;
+- `pip wheel` makes a py3-none-PLATFORM wheel holding the library (exporting only mb_ functions),
+  py.typed and the module, which installs into a venv of its own with no compiler (CXX=false) and
+  runs the README's example.
+The tree is copied first (bindings/python and single_include), so the build leaves nothing in it.
+    test_package.py [WORKDIR]"""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import zipfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("MICROBENCH_LIBRARY", "PYTHONPATH", "PYTHONHOME")}
+CLEAN_ENV["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+
+
+def sh(*command, cwd, env=None, timeout=600):
+    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env or CLEAN_ENV, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise AssertionError(f"{' '.join(map(str, command))} exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+class Package(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        base = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else None
+        cls.work = pathlib.Path(tempfile.mkdtemp(prefix="mb-package-", dir=base))
+        cls.src = cls.work / "src"
+        shutil.copytree(ROOT / "bindings" / "python", cls.src / "bindings" / "python", symlinks=False)
+        shutil.copytree(ROOT / "single_include", cls.src / "single_include")
+        cls.outside = cls.work / "elsewhere"
+        cls.outside.mkdir()
+        cls.venv = cls.work / "venv"
+        sh(sys.executable, "-m", "venv", "--system-site-packages", cls.venv, cwd=cls.work)
+        cls.python = cls.venv / "bin" / "python"
+        sh(cls.python, "-m", "pip", "install", "--no-index", "--no-build-isolation", cls.src / "bindings" / "python", cwd=cls.outside)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def test_import_finds_the_installed_package_and_its_library(self):
+        out = sh(self.python, "-c", "import microbench, sys; print(microbench.__file__); print(microbench._lib._name); "
+                 "print(microbench.version())", cwd=self.outside)
+        module, library, version = out.split("\n")[:3]
+        site = str(self.venv / "lib")
+        self.assertTrue(module.startswith(site), module)
+        self.assertEqual(pathlib.Path(library).parent, pathlib.Path(module).parent)
+        header = (ROOT / "include" / "microbench.h").read_text()
+        expected = ".".join(re.search(rf"#define MB_VERSION_{p} (\d+)", header).group(1) for p in ("MAJOR", "MINOR", "PATCH"))
+        self.assertEqual(version, expected)
+        metadata = sh(self.python, "-m", "pip", "show", "microbench", cwd=self.outside)
+        self.assertIn(f"Version: {expected}\n", metadata)
+        typed = pathlib.Path(module).parent / "py.typed"
+        self.assertTrue(typed.is_file())
+
+    def test_the_bindings_tests_pass_against_the_installed_package(self):
+        # test_binding.py imports `microbench` from wherever Python finds it: here, the venv.
+        out = subprocess.run([str(self.python), str(ROOT / "tests" / "python" / "test_binding.py")], cwd=self.outside, env=CLEAN_ENV,
+                             capture_output=True, text=True, timeout=600)
+        self.assertEqual(out.returncode, 0, out.stderr[-4000:])
+        self.assertRegex(out.stderr, r"Ran \d+ tests")
+
+    def test_python_m_microbench_prints_abs_report(self):
+        script = ("import subprocess, sys, microbench\n"
+                  "with microbench.Server() as s:\n"
+                  "    for path, n in (('/factorial/12', '300'), ('/factorial/11', '7')):\n"
+                  "        done = subprocess.run([sys.executable, '-m', 'microbench', '-n', n, '-c', '3', '-k', '--check-factorial', '12',\n"
+                  "                              s.url(path)], capture_output=True, text=True, timeout=120)\n"
+                  "        print(done.stdout, end='')\n"
+                  "        print('server answered', s.requests)\n"
+                  "        print('exit', done.returncode, done.stderr.strip())\n")
+        right, wrong = sh(self.python, "-c", script, cwd=self.outside).split("server answered 300\n")
+        self.assertRegex(right, r"\nComplete requests:\s+300\n")
+        self.assertRegex(right, r"\nFailed requests:\s+0\n")
+        self.assertTrue(wrong.startswith("exit 0 \n"), wrong[:200])
+        # bodies that are 11!, not 12!: each fails its check, exit 3
+        self.assertRegex(wrong, r"\nFailed requests:\s+7\n")
+        self.assertTrue(wrong.endswith("server answered 307\nexit 3 \n"), wrong[-200:])
+        # a bad URL: exit 1 and the status's name
+        bad = subprocess.run([str(self.python), "-m", "microbench", "-n", "5", "127.0.0.1/"], cwd=self.outside, env=CLEAN_ENV,
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(bad.returncode, 1)
+        self.assertIn("url_no_scheme", bad.stderr)
+
+    def test_a_wheel_installs_and_runs_without_a_compiler(self):
+        dist = self.work / "dist"
+        sh(self.python, "-m", "pip", "wheel", "--no-index", "--no-build-isolation", "--no-deps", "-w", dist,
+           self.src / "bindings" / "python", cwd=self.outside)
+        wheels = list(dist.glob("microbench-*.whl"))
+        self.assertEqual(len(wheels), 1)
+        self.assertRegex(wheels[0].name, r"^microbench-\d+\.\d+\.\d+-py3-none-linux_[a-z0-9_]+\.whl$")
+        names = zipfile.ZipFile(wheels[0]).namelist()
+        for member in ("microbench/__init__.py", "microbench/__main__.py", "microbench/py.typed", "microbench/libmicrobench.so"):
+            self.assertIn(member, names)
+        with zipfile.ZipFile(wheels[0]) as whl:
+            library = self.work / "libmicrobench.so"
+            library.write_bytes(whl.read("microbench/libmicrobench.so"))
+        symbols = sh("nm", "-D", "--defined-only", library, cwd=self.work).split()
+        exported = [s for s in symbols if re.fullmatch(r"[A-Za-z_]\w*", s) and not s.startswith("mb_") and len(s) > 1]
+        self.assertEqual(exported, [], "libmicrobench exports only the C API")
+        self.assertIn("mb_run", symbols)
+        bare = self.work / "bare"
+        sh(sys.executable, "-m", "venv", bare, cwd=self.work)
+        no_compiler = dict(CLEAN_ENV, CXX="false", CC="false")
+        sh(bare / "bin" / "python", "-m", "pip", "install", "--no-index", wheels[0], cwd=self.outside, env=no_compiler)
+        out = sh(bare / "bin" / "python", ROOT / "examples" / "python" / "example.py", cwd=self.outside, env=no_compiler)
+        self.assertRegex(out, r"^2000 correct of 2000, ")
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
