@@ -314,7 +314,7 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
  * MB_HLOG_BAD (mb_hlog_message says the line and why; the rows before it stay added). Tags are
  * numbered 0..mb_hlog_tag_count - 1 in the order they first appear; untagged rows have tag "". */
 typedef struct mb_hlog_tag {
-    const char* tag;          /* owned by the mb_hlog */
+    const char* tag;          /* owned by the mb_hlog, valid as long as it */
     uint64_t intervals;       /* rows read */
     uint64_t count;           /* values in them */
     double start_s, end_s;    /* the earliest row's start and latest row's end, seconds (since the epoch when the log says) */
@@ -324,7 +324,7 @@ typedef struct mb_hlog_tag {
 MB_API int mb_hlog_create(mb_hlog** out);
 MB_API void mb_hlog_destroy(mb_hlog* hlog);
 MB_API int mb_hlog_add(mb_hlog* hlog, const char* text, size_t size);
-MB_API const char* mb_hlog_message(const mb_hlog* hlog);  /* "" after MB_OK; owned by the mb_hlog */
+MB_API const char* mb_hlog_message(const mb_hlog* hlog);  /* "" after MB_OK; valid until the next mb_hlog_add */
 MB_API size_t mb_hlog_tag_count(const mb_hlog* hlog);
 MB_API int mb_hlog_tag_info(const mb_hlog* hlog, size_t index, mb_hlog_tag* out, size_t size);
 MB_API int64_t mb_hlog_percentile(const mb_hlog* hlog, size_t index, double percentile);  /* 0 out of range */

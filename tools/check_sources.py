@@ -6,7 +6,7 @@
 - a part includes only parts of its own layer and of the layers before it in LAYERS;
 - parts stay under MAX_LINES lines (a bigger part has two jobs);
 - README.md shows examples/embed.cpp, examples/c/example.c, examples/python/example.py (so does
-  bindings/python/README.md, the package's) and
+  bindings/python/README.md, the package's; bindings/dotnet/README.md shows tests/dotnet/Consumer/Program.cs) and
   examples/dotnet/Program.cs verbatim (so the snippets people copy compile and run);
 - microbench.h has a status constant for every error number the C API can return;
 - the core stays small and exception-free: no <iostream>, <regex>, <sstream>, <functional>,
@@ -74,10 +74,11 @@ def main() -> int:
         text = (ROOT / rel).read_text(encoding="utf-8")
         if f"```{fence}\n{text}```" not in readme:
             problems.append(f"README.md: the {fence} snippet differs from {rel}")
-    package_readme = (ROOT / "bindings" / "python" / "README.md").read_text(encoding="utf-8")
-    example = (ROOT / "examples" / "python" / "example.py").read_text(encoding="utf-8")
-    if f"```python\n{example}```" not in package_readme:
-        problems.append("bindings/python/README.md: the python snippet differs from examples/python/example.py")
+    for readme_rel, fence, rel in (("bindings/python/README.md", "python", "examples/python/example.py"),
+                                   ("bindings/dotnet/README.md", "csharp", "tests/dotnet/Consumer/Program.cs")):
+        text = (ROOT / rel).read_text(encoding="utf-8")
+        if f"```{fence}\n{text}```" not in (ROOT / readme_rel).read_text(encoding="utf-8"):
+            problems.append(f"{readme_rel}: the {fence} snippet differs from {rel}")
     for p in problems:
         print(p, file=sys.stderr)
     print(f"checked {len(parts)} parts: {len(problems)} problem(s)")

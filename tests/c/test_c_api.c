@@ -712,13 +712,26 @@ static void read_log_back(const mb_result* r, const char* log, size_t size) {
     EXPECT(mb_hlog_add(hlog, log, size) == MB_OK && mb_hlog_tag_count(hlog) == 3);
     EXPECT(mb_hlog_tag_info(hlog, 0, &tag, sizeof tag) == MB_OK && tag.count == 2 * mb_result_timing_count(r, MB_TIMING_RESPONSE));
     EXPECT(tag.intervals == 2 * mb_result_interval_count(r));
-    /* a line that is not a row: its number and why; the rows before it stay */
-    EXPECT(mb_hlog_add(hlog, "#[BaseTime: 0.000]\nTag=extra,0.0,1.0,2.0,HISTO@GRAM\n", 52) == MB_HLOG_BAD);
-    EXPECT(strstr(mb_hlog_message(hlog), "line 2: ") != NULL && mb_hlog_tag_count(hlog) == 3);
+    /* a line that is not a row: its number and why; the rows before it stay, a new tag's name with
+     * them (the first tag's name, read before, still valid) */
+    {
+        const char* first = tag.tag;
+        char* bad = (char*)malloc(2 * size + 64);
+        const char* response_row = strstr(log, "\nTag=response,") + 1;
+        const int rest = (int)(strchr(response_row, '\n') - response_row) + 1 - 13; /* after "Tag=response," */
+        size_t bad_size = (size_t)sprintf(bad, "#[BaseTime: 0.000]\nTag=extra,%.*sTag=extra2,%.*s", rest, response_row + 13, rest,
+                                          response_row + 13);
+        bad_size += (size_t)sprintf(bad + bad_size, "Tag=x,0.0,1.0,2.0,HISTO@GRAM\n");
+        EXPECT(mb_hlog_add(hlog, bad, bad_size) == MB_HLOG_BAD);
+        EXPECT(strstr(mb_hlog_message(hlog), "line 4: ") != NULL && mb_hlog_tag_count(hlog) == 5);
+        EXPECT(mb_hlog_tag_info(hlog, 4, &tag, sizeof tag) == MB_OK && strcmp(tag.tag, "extra2") == 0 && tag.intervals == 1);
+        EXPECT(strcmp(first, "response") == 0); /* five tags: a vector growing from 3 would have moved it */
+        free(bad);
+    }
     EXPECT(mb_hlog_add(hlog, "", 0) == MB_OK && strcmp(mb_hlog_message(hlog), "") == 0);
-    EXPECT(mb_hlog_tag_info(hlog, 3, &tag, sizeof tag) == MB_INVALID_ARGUMENT);
-    EXPECT(mb_hlog_percentile(hlog, 3, 50) == 0 && mb_hlog_percentile(hlog, 0, 101) == 0);
-    EXPECT(mb_hlog_hgrm(hlog, 3, 1e6, NULL, 0) == 0 && mb_hlog_hgrm(hlog, 0, 0, NULL, 0) == 0);
+    EXPECT(mb_hlog_tag_info(hlog, 5, &tag, sizeof tag) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_hlog_percentile(hlog, 5, 50) == 0 && mb_hlog_percentile(hlog, 0, 101) == 0);
+    EXPECT(mb_hlog_hgrm(hlog, 5, 1e6, NULL, 0) == 0 && mb_hlog_hgrm(hlog, 0, 0, NULL, 0) == 0);
     mb_hlog_destroy(hlog);
 }
 

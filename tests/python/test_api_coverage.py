@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Both bindings offer what the C API offers. Reads include/microbench.h and fails when a function
 of it is used by neither the Python binding (bindings/python/microbench/__init__.py calls `_lib.mb_name`) nor
-named in its list of deliberate omissions below — likewise for C# (examples/dotnet: a LibraryImport
+named in its list of deliberate omissions below — likewise for C# (bindings/dotnet: a LibraryImport
 of the mb_ name whose method some code calls). It also fails when an omission is stale (the binding
 uses the function, or the header no longer has it), and when the bindings' copies of the C enums
 (counts, timing columns, failures, arrivals) and of structs mb_interval and mb_hlog_tag differ from the header's.
@@ -14,7 +14,7 @@ import unittest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HEADER = (ROOT / "include" / "microbench.h").read_text()
 PYTHON = (ROOT / "bindings" / "python" / "microbench" / "__init__.py").read_text()
-CSHARP = {p.name: p.read_text() for p in sorted((ROOT / "examples" / "dotnet").glob("*.cs"))}
+CSHARP = {p.name: p.read_text() for p in sorted((ROOT / "bindings" / "dotnet").glob("*.cs"))}
 
 # Deliberate omissions, each with its reason. A function belongs here only when a binding has a
 # better way to the same thing; everything else the C API has, both bindings expose.

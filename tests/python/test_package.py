@@ -6,15 +6,19 @@ MICROBENCH_LIBRARY or PYTHONPATH anywhere:
   from a folder outside the tree, `import microbench` finds the installed package and its own
   library, the binding's tests (tests/python/test_binding.py) pass against it, and
   `python3 -m microbench` prints ab's report with exact counts;
+- `python3 -m microbench` exits as the command line does: 1 for a usage error, 2 when nothing
+  answers, 3 when a check fails, 130 on Ctrl-C with the partial report;
 - `pip wheel` makes a py3-none-PLATFORM wheel holding the library (exporting only mb_ functions),
-  py.typed and the module, which installs into a venv of its own with no compiler (CXX=false) and
-  runs the README's example.
-The tree is copied first (bindings/python and single_include), so the build leaves nothing in it.
+  py.typed and the module, which installs into a venv of its own with no compiler on PATH and runs
+  the README's example.
+The tree is copied first (bindings/python with its LICENSE link, single_include, LICENSE), so the
+build leaves nothing in it.
     test_package.py [WORKDIR]"""
 import os
 import pathlib
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -39,8 +43,9 @@ class Package(unittest.TestCase):
         base = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else None
         cls.work = pathlib.Path(tempfile.mkdtemp(prefix="mb-package-", dir=base))
         cls.src = cls.work / "src"
-        shutil.copytree(ROOT / "bindings" / "python", cls.src / "bindings" / "python", symlinks=False)
+        shutil.copytree(ROOT / "bindings" / "python", cls.src / "bindings" / "python", symlinks=True)
         shutil.copytree(ROOT / "single_include", cls.src / "single_include")
+        shutil.copyfile(ROOT / "LICENSE", cls.src / "LICENSE")
         cls.outside = cls.work / "elsewhere"
         cls.outside.mkdir()
         cls.venv = cls.work / "venv"
@@ -90,11 +95,36 @@ class Package(unittest.TestCase):
         # bodies that are 11!, not 12!: each fails its check, exit 3
         self.assertRegex(wrong, r"\nFailed requests:\s+7\n")
         self.assertTrue(wrong.endswith("server answered 307\nexit 3 \n"), wrong[-200:])
-        # a bad URL: exit 1 and the status's name
-        bad = subprocess.run([str(self.python), "-m", "microbench", "-n", "5", "127.0.0.1/"], cwd=self.outside, env=CLEAN_ENV,
-                             capture_output=True, text=True, timeout=60)
-        self.assertEqual(bad.returncode, 1)
-        self.assertIn("url_no_scheme", bad.stderr)
+
+    def test_python_m_microbench_exits_as_the_command_line(self):
+        def cli(*args):
+            return subprocess.run([str(self.python), "-m", "microbench", *args], cwd=self.outside, env=CLEAN_ENV,
+                                  capture_output=True, text=True, timeout=60)
+        bad_url = cli("-n", "5", "127.0.0.1/")
+        self.assertEqual((bad_url.returncode, bad_url.stdout), (1, ""))
+        self.assertIn("(url_no_scheme)", bad_url.stderr)
+        for usage in (["-n", "0", "http://127.0.0.1/"], ["-H", "no colon", "http://127.0.0.1/"], ["--no-such-flag"]):
+            done = cli(*usage)
+            self.assertEqual(done.returncode, 1, usage)
+            self.assertIn("usage: python3 -m microbench", done.stderr)
+        with socket.socket() as s:  # a port nothing listens on
+            s.bind(("127.0.0.1", 0))
+            closed = s.getsockname()[1]
+        refused = cli("-n", "4", "-c", "2", f"http://127.0.0.1:{closed}/")
+        self.assertEqual(refused.returncode, 2, refused.stderr)
+        self.assertIn("every connect failed (4 of 4)", refused.stderr)
+        # Ctrl-C during a run: the partial report, exit 130
+        script = ("import signal, subprocess, sys, time, microbench\n"
+                  "with microbench.Server() as s:\n"
+                  "    p = subprocess.Popen([sys.executable, '-m', 'microbench', '-n', '100000', '-c', '2', s.url('/delay/20')],\n"
+                  "                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)\n"
+                  "    while s.requests < 10: time.sleep(0.02)\n"
+                  "    p.send_signal(signal.SIGINT)\n"
+                  "    out, err = p.communicate(timeout=60)\n"
+                  "    print('exit', p.returncode); print(err.strip()); print(out)\n")
+        out = sh(self.python, "-c", script, cwd=self.outside)
+        self.assertTrue(out.startswith("exit 130\nmicrobench: interrupted after "), out[:300])
+        self.assertRegex(out, r"\nComplete requests:\s+\d+\n")
 
     def test_a_wheel_installs_and_runs_without_a_compiler(self):
         dist = self.work / "dist"
@@ -115,7 +145,7 @@ class Package(unittest.TestCase):
         self.assertIn("mb_run", symbols)
         bare = self.work / "bare"
         sh(sys.executable, "-m", "venv", bare, cwd=self.work)
-        no_compiler = dict(CLEAN_ENV, CXX="false", CC="false")
+        no_compiler = dict(CLEAN_ENV, PATH=str(bare / "bin"), CXX="false", CC="false")  # no c++, g++ or gcc to find
         sh(bare / "bin" / "python", "-m", "pip", "install", "--no-index", wheels[0], cwd=self.outside, env=no_compiler)
         out = sh(bare / "bin" / "python", ROOT / "examples" / "python" / "example.py", cwd=self.outside, env=no_compiler)
         self.assertRegex(out, r"^2000 correct of 2000, ")

@@ -357,7 +357,7 @@ class Cancel:
     """Stops runs from another thread: pass it to run(cancel=…), then call trigger(). Once
     triggered it stays so: a run given it afterwards stops at once."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.RLock()  # reentrant: trigger() may come from a signal handler on this thread
         self._triggered = False
         self._runs = []  # the cancel tokens of the runs in progress that were given this
@@ -385,7 +385,7 @@ class Cancel:
     def __enter__(self) -> Cancel:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -533,7 +533,7 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
             _check(_lib.mb_plan_divide(plan, index, count))
         if _validate_only:
             _check(_lib.mb_plan_validate(plan))
-            return None
+            return None  # type: ignore[return-value]  # validate() only
         if on_response:
             fn = _RESPONSE_FN(stopper.guard(lambda status, size, _user: int(bool(on_response(status, size))), 0))
             callbacks.append(fn)
@@ -570,7 +570,7 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
 def validate(url: str, n: Optional[int] = None, c: int = 1, **options: Any) -> None:
     """Checks a plan as run() would take it, without running it: raises MicrobenchError (the URL,
     the request, the limits) or returns None."""
-    return run(url, n, c, _validate_only=True, **options)
+    run(url, n, c, _validate_only=True, **options)
 
 
 class Suite(list):
@@ -651,7 +651,8 @@ def read_hlog(*logs: _StrOrBytes, percentiles: Sequence[float] = (50, 90, 99, 99
     writer's (Java, C, .NET's UTF-16, JS): each log a str or bytes. Every row of every log is merged
     exactly per tag, so several generators' logs give the fleet's figures. Returns {tag: HlogTag} in
     the order tags first appear; raises MicrobenchError (name "hlog_bad", message "line N: why")
-    when a line cannot be read. hgrm_scale divides the spectrum's values (1e6: ns to ms)."""
+    when a line cannot be read. hgrm_scale divides the spectrum's values (1e6: ns to ms); a
+    percentile outside 0..100 reads 0."""
     handle = _P()
     _check(_lib.mb_hlog_create(ctypes.byref(handle)))
     try:
@@ -664,7 +665,7 @@ def read_hlog(*logs: _StrOrBytes, percentiles: Sequence[float] = (50, 90, 99, 99
         for i in range(_lib.mb_hlog_tag_count(handle)):
             info = _HlogTag()
             _check(_lib.mb_hlog_tag_info(handle, i, ctypes.byref(info), ctypes.sizeof(info)))
-            name = info.tag.decode()
+            name = info.tag.decode(errors="replace")
             tags[name] = HlogTag(tag=name, intervals=info.intervals, count=info.count, start_s=info.start_s, end_s=info.end_s,
                                  min=info.min, max=info.max, mean=info.mean, stddev=info.stddev,
                                  percentiles={p: _lib.mb_hlog_percentile(handle, i, p) for p in percentiles},
@@ -699,8 +700,8 @@ class Server:
             _lib.mb_server_stop(self._handle)
             self._handle = _P()
 
-    def __enter__(self):
+    def __enter__(self) -> Server:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.stop()

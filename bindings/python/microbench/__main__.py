@@ -1,27 +1,49 @@
 """python3 -m microbench URL [-n N] [-c C] [-t S] [-k] ...: a load test from the command line
 through the library, with ab's flags and ab's report (the command line's, from libmicrobench).
 Exit status as the microbench command line's: 0 the run completed (failed requests alone do not
-change it), 1 a usage error or a plan the library refused, 2 every connect failed, 3 a response
-failed a check, 130 interrupted by Ctrl-C."""
+change it), 1 a usage error or a plan the library refused, 2 the target could not be reached at all
+(its name did not resolve, https without libssl, or every connect failed), 3 a response failed a
+check, 130 interrupted by Ctrl-C (the partial report is printed)."""
+from __future__ import annotations
+
 import argparse
 import json
 import signal
 import sys
+from typing import Dict, List, NoReturn, Optional, Tuple
 
 from . import Cancel, MicrobenchError, run
 
+UNREACHABLE = ("run_resolve_failed", "run_tls_unavailable")  # as the command line, exit 2
 
-def parse(argv):
-    p = argparse.ArgumentParser(prog="python3 -m microbench", description="An HTTP/1.1 load test with ab's flags and report.")
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the command line's usage status, 1 (argparse's own is 2: unreachable here)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: {message}\n")
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text}")
+    return value
+
+
+def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
+    """The arguments as a namespace, and the -H headers as {name: value}; a usage error exits 1."""
+    p = _Parser(prog="python3 -m microbench", description="An HTTP/1.1 load test with ab's flags and report.")
     p.add_argument("url", help="http:// or https:// URL")
-    p.add_argument("-n", type=int, default=None, metavar="REQUESTS", help="requests to send (default 1, or unlimited with -t)")
-    p.add_argument("-c", type=int, default=1, metavar="CONCURRENCY", help="connections at once (default 1)")
+    p.add_argument("-n", type=_count, default=None, metavar="REQUESTS", help="requests to send (default 1, or unlimited with -t)")
+    p.add_argument("-c", type=_count, default=1, metavar="CONCURRENCY", help="connections at once (default 1)")
     p.add_argument("-t", type=float, default=None, metavar="SECONDS", help="at most this long")
     p.add_argument("-k", action="store_true", help="keep-alive (HTTP/1.1 persistent connections)")
     p.add_argument("-s", type=float, default=30.0, metavar="SECONDS", help="timeout per request (default 30)")
     p.add_argument("-m", default="GET", metavar="METHOD", help="request method (default GET)")
     p.add_argument("-H", action="append", default=[], metavar="'NAME: VALUE'", help="a request header (repeatable)")
-    p.add_argument("--threads", type=int, default=1, help="worker threads (default 1)")
+    p.add_argument("--threads", type=_count, default=1, help="worker threads (default 1)")
     p.add_argument("--rate", type=float, default=0.0, metavar="PER_SECOND", help="a fixed rate (the open model)")
     p.add_argument("--check-factorial", type=int, default=None, metavar="N", help="every body must be exactly N!")
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of the report")
@@ -35,22 +57,28 @@ def parse(argv):
     return args, headers
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
+    """Runs the load test the arguments describe, prints its report, and returns the exit status."""
     args, headers = parse(sys.argv[1:] if argv is None else argv)
     cancel = Cancel()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.trigger())
     try:
+        # The progress callback brings the run back to Python on this thread every 0.1 s, so that
+        # Ctrl-C's handler runs while the library holds the thread.
         r = run(args.url, args.n, args.c, duration=args.t, keep_alive=args.k, timeout=args.s, method=args.m, headers=headers,
-                threads=args.threads, rate=args.rate, check_factorial=args.check_factorial, cancel=cancel)
+                threads=args.threads, rate=args.rate, check_factorial=args.check_factorial, cancel=cancel,
+                on_progress=lambda *_: None)
     except MicrobenchError as e:
-        print(f"microbench: {e}", file=sys.stderr)
-        return 1
+        print(f"microbench: {e.message} ({e.name})", file=sys.stderr)
+        return 2 if e.name in UNREACHABLE else 1
     finally:
         signal.signal(signal.SIGINT, previous)
-    print(json.dumps(r.json, indent=2) if args.json else r.report, end="" if not args.json else "\n")
+    print(json.dumps(r.json, indent=2) if args.json else r.report, end="\n" if args.json else "")
     if r.cancelled:
+        print(f"microbench: interrupted after {r.ended} requests", file=sys.stderr)
         return 130
     if r.ended and r.failures["connect"] == r.ended:
+        print(f"microbench: every connect failed ({r.ended} of {r.ended}): is the server listening?", file=sys.stderr)
         return 2
     return 3 if r.failures["check"] else 0
 

@@ -11,6 +11,9 @@
 #include "c_api.hpp"
 
 struct mb_hlog {
+    // Room for every tag a log may have, made once: the tags' strings, handed out as const char*,
+    // never move.
+    mb_hlog() { totals.reserve(microbench::hlog_max_tags); }
     std::vector<microbench::hlog_tag_total> totals;
     std::string message;
 };

@@ -1,7 +1,7 @@
 // Native.cs — the C API of microbench.h as P/Invoke declarations (source-generated marshalling):
 // its handles as SafeHandles (released by Dispose, or by the finalizer when a caller forgets),
 // its enums with their numbers, and where the library is found: MICROBENCH_LIBRARY (a path),
-// else the loader's usual paths.
+// else the runtime's usual probing — a package's runtimes/<rid>/native/ first, then the loader's paths.
 using System.Reflection;
 using System.Runtime.InteropServices;
 

@@ -1,9 +1,10 @@
 // Microbench.cs — an idiomatic C# face on the C API: a Plan you configure with properties and
-// Run(), a Result with plain values (and its JSON), Report.Html drawing results in one HTML page,
-// the five-scenario Suite and the self-test, Cancel, the reference Server, and MicrobenchException
-// carrying the status's name. Plans and servers hold SafeHandles: released by Dispose, or by the
-// finalizer when a caller forgets; a result's handle is released as soon as its values are copied
-// out. A callback that throws stops its run, and Run() throws that exception.
+// Run() or RunAsync(CancellationToken), a Result with plain values (and its JSON), Report.Html
+// drawing results in one HTML page, the five-scenario Suite and the self-test, Hlog.Read of
+// HdrHistogram logs, Cancel, the reference Server, and MicrobenchException carrying the status's
+// name. Plans and servers hold SafeHandles: released by Dispose, or by the finalizer when a caller
+// forgets; a result's or log's handle is released as soon as its values are copied out. A callback
+// that throws stops its run, and Run() throws that exception.
 using System.Globalization;
 using System.Runtime.ExceptionServices;
 using System.Runtime.InteropServices;
@@ -11,10 +12,13 @@ using System.Text;
 
 namespace Microbench;
 
+/// <summary>A call into microbench failed: Status and Name say which status; the message is the status's, or the reason a log line could not be read.</summary>
 public sealed class MicrobenchException(int status, string? message = null)
     : Exception($"{Marshal.PtrToStringUTF8(Native.StatusName(status))}: {message ?? Marshal.PtrToStringUTF8(Native.StatusMessage(status))}")
 {
+    /// <summary>The status number (microbench.h's MB_ codes; they never change).</summary>
     public int Status { get; } = status;
+    /// <summary>The status's stable name, e.g. "url_bad_port".</summary>
     public string Name { get; } = Marshal.PtrToStringUTF8(Native.StatusName(status)) ?? "unknown";
 
     internal static void Check(int status)
@@ -24,7 +28,25 @@ public sealed class MicrobenchException(int status, string? message = null)
 }
 
 /// <summary>Why a request failed (mb_failure): each failed request has exactly one reason.</summary>
-public enum Failure { Connect = 0, Write = 1, Receive = 2, Parse = 3, Timeout = 4, Length = 5, Check = 6, Tls = 7 }
+public enum Failure
+{
+    /// <summary>Refused, unreachable or timed out while connecting.</summary>
+    Connect = 0,
+    /// <summary>The connection broke while sending.</summary>
+    Write = 1,
+    /// <summary>Reset or closed before the response was complete.</summary>
+    Receive = 2,
+    /// <summary>The response was not valid HTTP/1.x.</summary>
+    Parse = 3,
+    /// <summary>No complete response within the timeout.</summary>
+    Timeout = 4,
+    /// <summary>ab's rule: the body length differs from the first response's.</summary>
+    Length = 5,
+    /// <summary>A whole response failed a check.</summary>
+    Check = 6,
+    /// <summary>The TLS layer failed: handshake, alert, certificate, or a record.</summary>
+    Tls = 7,
+}
 
 /// <summary>One of ab's timing columns in milliseconds: exact count, min, mean, max; percentiles within 0.1 %;
 /// the standard deviation (population) from the histogram's buckets around the exact mean; Hgrm, the percentile
@@ -33,7 +55,13 @@ public sealed record Timing(ulong Count, double MinMs, double MeanMs, double Max
                             double StddevMs, string Hgrm = "");
 
 /// <summary>How requests are spread over time at a fixed rate.</summary>
-public enum Arrivals { Uniform = 0, Poisson = 1 }  // mb_arrivals
+public enum Arrivals  // mb_arrivals
+{
+    /// <summary>Evenly spaced, 1/rate apart (the default).</summary>
+    Uniform = 0,
+    /// <summary>Independent arrivals: exponential gaps averaging 1/rate, drawn from the seed.</summary>
+    Poisson = 1,
+}
 
 /// <summary>One interval of a run: what was sent and ended in it; response times in milliseconds.</summary>
 public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ulong Sent, ulong Ended, ulong Completed, ulong Failed,
@@ -49,45 +77,85 @@ public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ul
 /// Response and ScheduleLag are from the intended send time at a fixed rate (empty in a closed loop).</summary>
 public sealed record Result
 {
+    /// <summary>Requests that ended: Completed + Failed, each exactly once.</summary>
     public ulong Ended { get; init; }
+    /// <summary>Whole responses that passed the checks (any status).</summary>
     public ulong Completed { get; init; }
+    /// <summary>Requests that failed, each with one reason in Failures.</summary>
     public ulong Failed { get; init; }
-    public ulong Unfinished { get; init; }             // in flight when a duration ended or a cancel came
+    /// <summary>In flight when a duration ended or a cancel came.</summary>
+    public ulong Unfinished { get; init; }
+    /// <summary>Completed responses whose status was not 2xx.</summary>
     public ulong Non2xx { get; init; }
+    /// <summary>Requests sent on a connection that had served one.</summary>
     public ulong KeepAliveRequests { get; init; }
+    /// <summary>Requests that met a closed keep-alive connection and were sent again once.</summary>
     public ulong Retries { get; init; }
+    /// <summary>Connections opened.</summary>
     public ulong Connects { get; init; }
+    /// <summary>Connections the server closed.</summary>
     public ulong ServerCloses { get; init; }
+    /// <summary>Bytes written, requests whole.</summary>
     public ulong BytesSent { get; init; }
+    /// <summary>Bytes read, headers included.</summary>
     public ulong BytesReceived { get; init; }
+    /// <summary>Decoded bodies of every whole response, failed ones too.</summary>
     public ulong BodyBytes { get; init; }
+    /// <summary>Body length of the first response that passed, else of the first whole one.</summary>
     public ulong DocumentLength { get; init; }
+    /// <summary>The most requests in flight at once.</summary>
     public ulong ConcurrencyPeak { get; init; }
-    public ulong LocalWaits { get; init; }             // connects that waited for a local port, descriptor or buffer
-    public ulong ConnectionWaits { get; init; }        // fixed rate: sent late, every connection busy at their time
-    public ulong ScheduleMissed { get; init; }         // fixed rate: their time came before the end, never sent
+    /// <summary>Connects that waited for a local port, descriptor or buffer.</summary>
+    public ulong LocalWaits { get; init; }
+    /// <summary>Fixed rate: sent late, every connection busy at their time.</summary>
+    public ulong ConnectionWaits { get; init; }
+    /// <summary>Fixed rate: their time came before the end, never sent.</summary>
+    public ulong ScheduleMissed { get; init; }
+    /// <summary>Failed requests by reason, every reason present.</summary>
     public required IReadOnlyDictionary<Failure, ulong> Failures { get; init; }
+    /// <summary>Complete responses by status code, e.g. {200: 998, 503: 2}.</summary>
     public required IReadOnlyDictionary<int, ulong> StatusCodes { get; init; }
+    /// <summary>The run was stopped by a Cancel, a CancellationToken or a callback that threw.</summary>
     public bool Cancelled { get; init; }
+    /// <summary>From the first connect to the last request ended.</summary>
     public double ElapsedSeconds { get; init; }
+    /// <summary>Ended requests per second, as ab reports them.</summary>
     public double RequestsPerSecond { get; init; }
-    public double GoodputPerSecond { get; init; }      // completed (correct) responses per second
+    /// <summary>Completed (correct) responses per second.</summary>
+    public double GoodputPerSecond { get; init; }
+    /// <summary>The first response's Server header.</summary>
     public required string ServerSoftware { get; init; }
-    public ulong TlsHandshakes { get; init; }          // over TLS (https://): handshakes made
-    public ulong TlsResumed { get; init; }             // of them, those that resumed a session
-    public ulong TlsHandshakeFailures { get; init; }   // of the Failure.Tls ones, requests whose handshake failed (ab's Connect)
-    public TlsSession? Tls { get; init; }              // what the first handshake negotiated; null without TLS
-    public required IReadOnlyList<string> TlsFailureReasons { get; init; }  // the first distinct reasons of Failure.Tls
-    public required Timing TlsHandshake { get; init; } // each handshake, within Connect
+    /// <summary>Over TLS (https://): handshakes made.</summary>
+    public ulong TlsHandshakes { get; init; }
+    /// <summary>Of them, those that resumed a session.</summary>
+    public ulong TlsResumed { get; init; }
+    /// <summary>Of the Failure.Tls ones, requests whose handshake failed (ab's Connect).</summary>
+    public ulong TlsHandshakeFailures { get; init; }
+    /// <summary>What the first handshake negotiated; null without TLS.</summary>
+    public TlsSession? Tls { get; init; }
+    /// <summary>The first distinct reasons of Failure.Tls.</summary>
+    public required IReadOnlyList<string> TlsFailureReasons { get; init; }
+    /// <summary>Each handshake, within Connect.</summary>
+    public required Timing TlsHandshake { get; init; }
+    /// <summary>ab's Connect column: start to connected (0 on a reused connection).</summary>
     public required Timing Connect { get; init; }
+    /// <summary>ab's Waiting column: request written to first response byte.</summary>
     public required Timing Waiting { get; init; }
+    /// <summary>ab's Processing column: Total less Connect.</summary>
     public required Timing Processing { get; init; }
+    /// <summary>ab's Total column: start to last byte (at a fixed rate, the service time).</summary>
     public required Timing Total { get; init; }
+    /// <summary>At a fixed rate: intended send time to last byte; empty in a closed loop.</summary>
     public required Timing Response { get; init; }
+    /// <summary>At a fixed rate: intended send time to the actual send; empty in a closed loop.</summary>
     public required Timing ScheduleLag { get; init; }
+    /// <summary>A row per Plan.Interval (by default per second at a fixed rate), else none.</summary>
     public required IReadOnlyList<IntervalRow> Intervals { get; init; }
-    public required string Report { get; init; }       // ab's report and microbench's notes
-    public required string LatencyReport { get; init; }  // the percentile table of every timing column
+    /// <summary>Ab's report and microbench's notes.</summary>
+    public required string Report { get; init; }
+    /// <summary>The percentile table of every timing column.</summary>
+    public required string LatencyReport { get; init; }
+    /// <summary>The whole result as JSON, the command line's --json.</summary>
     public required string Json { get; init; }
     /// <summary>The intervals as HdrHistogram's interval log (format 1.3: Tag=total, or at a fixed rate Tag=response,
     /// Tag=service and Tag=schedule_lag rows, nanoseconds), with Plan.IntervalHistograms; else "".</summary>
@@ -176,6 +244,7 @@ internal static class Text
     }
 }
 
+/// <summary>HTML reports of results drawn together.</summary>
 public static class Report
 {
     /// <summary>The HTML report (one self-contained page: inline SVG charts, no script or link) of
@@ -210,6 +279,7 @@ public static class Report
 public sealed record HlogTagTotal(string Tag, ulong Intervals, ulong Count, double StartSeconds, double EndSeconds, long Min, long Max,
                                   double Mean, double Stddev, IReadOnlyDictionary<double, long> Percentiles, string Hgrm);
 
+/// <summary>HdrHistogram interval logs read back and merged per tag.</summary>
 public static class Hlog
 {
     /// <summary>Reads HdrHistogram interval logs — Result.Hlog, the command line's --hlog, or any HdrHistogram
@@ -250,6 +320,7 @@ public sealed record ScenarioResult(string Scenario, Result Result);
 /// <summary>A suite's scenarios with the comparison table (text) and the HTML report of them all.</summary>
 public sealed record SuiteReport(IReadOnlyList<ScenarioResult> Scenarios, string Table, string Html);
 
+/// <summary>The five-scenario suite of the classic comparison, and the self-test.</summary>
 public static class Suite
 {
     /// <summary>The five scenarios of the classic comparison against url (scale multiplies the
@@ -279,10 +350,12 @@ public static class Suite
     }
 }
 
+/// <summary>The linked libmicrobench.</summary>
 public static class Library
 {
     /// <summary>The linked libmicrobench's version, e.g. "0.1.0".</summary>
     public static string Version => Marshal.PtrToStringUTF8(Native.Version()) ?? "";
+    /// <summary>The linked libmicrobench's MB_VERSION_NUMBER: major * 10000 + minor * 100 + patch.</summary>
     public static int VersionNumber => Native.VersionNumber();
 }
 
@@ -294,6 +367,7 @@ public sealed class Cancel
     private readonly List<CancelHandle> runs = [];  // the tokens of the runs in progress that were given this
     private bool triggered;
 
+    /// <summary>Stops every run given this that is in progress, and every later one at once.</summary>
     public void Trigger()
     {
         lock (gate)
@@ -335,8 +409,21 @@ public sealed record TlsSession(string Protocol, string Cipher, int ServerKeyBit
 }
 
 /// <summary>ab -f's names for the TLS version to speak.</summary>
-public enum TlsVersion { All = 0, Tls1 = 0x0301, Tls11 = 0x0302, Tls12 = 0x0303, Tls13 = 0x0304 }
+public enum TlsVersion
+{
+    /// <summary>Any version both sides speak.</summary>
+    All = 0,
+    /// <summary>TLS 1.0 only.</summary>
+    Tls1 = 0x0301,
+    /// <summary>TLS 1.1 only.</summary>
+    Tls11 = 0x0302,
+    /// <summary>TLS 1.2 only.</summary>
+    Tls12 = 0x0303,
+    /// <summary>TLS 1.3 only.</summary>
+    Tls13 = 0x0304,
+}
 
+/// <summary>A load test to run: a URL and its knobs (properties), checks and callbacks; Run() or RunAsync() runs it, as often as you like.</summary>
 public sealed class Plan : IDisposable
 {
     private readonly PlanHandle handle;
@@ -345,11 +432,13 @@ public sealed class Plan : IDisposable
     private Action<ulong, ulong, TimeSpan>? onProgress;
     private Action<IntervalRow>? onInterval;
 
+    /// <summary>A plan for `url` (http:// or https://), checked now: one request over one keep-alive connection until set otherwise.</summary>
     public Plan(string url)
     {
         MicrobenchException.Check(Native.PlanCreate(url, out handle));
     }
 
+    /// <summary>The URL to load, checked now (http:// or https://).</summary>
     public string Url { set => MicrobenchException.Check(Native.PlanSetUrl(handle, value)); }
     /// <summary>How many requests (default 1; with a Duration and no Requests: as many as fit, like ab's -t).
     /// With both, whichever limit comes first.</summary>
@@ -370,16 +459,22 @@ public sealed class Plan : IDisposable
             if (!requestsSet) MicrobenchException.Check(Native.PlanSetRequests(handle, value > TimeSpan.Zero ? 0UL : 1UL));
         }
     }
+    /// <summary>Connections at once (ab -c; default 1).</summary>
     public uint Concurrency { set => MicrobenchException.Check(Native.PlanSetConcurrency(handle, value)); }
+    /// <summary>Worker threads the connections are spread over (default 1).</summary>
     public uint Threads { set => MicrobenchException.Check(Native.PlanSetThreads(handle, value)); }
+    /// <summary>HTTP/1.1 persistent connections (default on; ab -k).</summary>
     public bool KeepAlive { set => MicrobenchException.Check(Native.PlanSetKeepAlive(handle, value ? 1 : 0)); }
+    /// <summary>Requests in flight on one keep-alive connection (default 1: no pipelining).</summary>
     public uint Pipeline { set => MicrobenchException.Check(Native.PlanSetPipeline(handle, value)); }
     /// <summary>Per request, and for connecting (SetTimeouts for two different ones).</summary>
     public TimeSpan Timeout { set => SetTimeouts(value, value); }
+    /// <summary>A timeout per request and one for connecting.</summary>
     public void SetTimeouts(TimeSpan request, TimeSpan connect) =>
         MicrobenchException.Check(Native.PlanSetTimeoutMs(handle, (long)request.TotalMilliseconds, (long)connect.TotalMilliseconds));
     /// <summary>How long requests in flight may finish once the duration ends.</summary>
     public TimeSpan Drain { set => MicrobenchException.Check(Native.PlanSetDrainMs(handle, (long)value.TotalMilliseconds)); }
+    /// <summary>The request method (default GET).</summary>
     public string Method { set => MicrobenchException.Check(Native.PlanSetMethod(handle, value)); }
     /// <summary>Local address(es) to connect from: one, a list "a,b", IPv4 ranges "a-b"; connections take them in turn.</summary>
     public string BindAddress { set => MicrobenchException.Check(Native.PlanSetBindAddress(handle, value)); }
@@ -403,6 +498,7 @@ public sealed class Plan : IDisposable
     public string? Libssl { set => MicrobenchException.Check(Native.PlanSetLibssl(handle, value)); }
     /// <summary>Every body must be exactly n!, as text or as JSON {"factorial": n!}.</summary>
     public uint CheckFactorial { set => MicrobenchException.Check(Native.PlanCheckFactorial(handle, value)); }
+    /// <summary>The statuses a response may have to pass (default: any).</summary>
     public int[] ExpectStatus { set => MicrobenchException.Check(Native.PlanExpectStatus(handle, value, (nuint)value.Length)); }
     /// <summary>Requests per second on a fixed schedule (the open model); 0: a closed loop.</summary>
     public double Rate { set => MicrobenchException.Check(Native.PlanSetRate(handle, value)); }
@@ -428,6 +524,7 @@ public sealed class Plan : IDisposable
     public Func<int, ulong, bool>? OnResponse { set => onResponse = value; }
     /// <summary>Called on the thread that called Run() with (ended, target, elapsed) every ProgressEvery.</summary>
     public Action<ulong, ulong, TimeSpan>? OnProgress { set => onProgress = value; }
+    /// <summary>How often OnProgress is called (zero: not by time); default 0.1 s.</summary>
     public TimeSpan ProgressEvery { get; set; } = TimeSpan.FromMilliseconds(100);
     /// <summary>Also called after every this many ended requests (0: by time only).</summary>
     public ulong ProgressEveryRequests { get; set; }
@@ -439,15 +536,24 @@ public sealed class Plan : IDisposable
     /// <summary>At a fixed rate: evenly spaced, or Poisson arrivals drawn from the seed.</summary>
     public void SetArrivals(Arrivals arrivals, ulong seed = 0) => MicrobenchException.Check(Native.PlanSetArrivals(handle, arrivals, seed));
 
+    /// <summary>Adds a request header (ab -H), or replaces a default one.</summary>
     public void AddHeader(string name, string value) => MicrobenchException.Check(Native.PlanAddHeader(handle, name, value));
+    /// <summary>The request body (ab -p) and its Content-Type.</summary>
     public void SetBody(byte[] body, string? contentType = null) =>
         MicrobenchException.Check(Native.PlanSetBody(handle, body, (nuint)body.Length, contentType));
+    /// <summary>The request body as UTF-8 text, and its Content-Type.</summary>
     public void SetBody(string body, string? contentType = null) => SetBody(Encoding.UTF8.GetBytes(body), contentType);
+    /// <summary>Every body must be exactly this UTF-8 text.</summary>
     public void CheckBodyEquals(string body) => CheckBodyEquals(Encoding.UTF8.GetBytes(body));
+    /// <summary>Every body must be exactly these bytes.</summary>
     public void CheckBodyEquals(byte[] body) => MicrobenchException.Check(Native.PlanCheckBodyEquals(handle, body, (nuint)body.Length));
+    /// <summary>Every body must start with this UTF-8 text.</summary>
     public void CheckBodyStartsWith(string prefix) => CheckBodyStartsWith(Encoding.UTF8.GetBytes(prefix));
+    /// <summary>Every body must start with these bytes.</summary>
     public void CheckBodyStartsWith(byte[] prefix) => MicrobenchException.Check(Native.PlanCheckBodyStartsWith(handle, prefix, (nuint)prefix.Length));
+    /// <summary>Every body must contain this UTF-8 text.</summary>
     public void CheckBodyContains(string part) => CheckBodyContains(Encoding.UTF8.GetBytes(part));
+    /// <summary>Every body must contain these bytes.</summary>
     public void CheckBodyContains(byte[] part) => MicrobenchException.Check(Native.PlanCheckBodyContains(handle, part, (nuint)part.Length));
 
     /// <summary>Makes this plan shard `index` (from 0) of `count` generators sharing it: its share of the
@@ -457,9 +563,18 @@ public sealed class Plan : IDisposable
     /// <summary>Checks the plan (the URL, the request, the limits) without running it.</summary>
     public void Validate() => MicrobenchException.Check(Native.PlanValidate(handle));
 
-    public unsafe Result Run()
+    /// <summary>Runs the plan on this thread and returns what it measured; throws MicrobenchException when the plan cannot run, or the exception a callback threw.</summary>
+    public Result Run() => Run(CancellationToken.None);
+
+    /// <summary>Runs the plan on a thread-pool thread. Cancelling `cancellationToken` stops the run as Cancel.Trigger()
+    /// does (mb_cancel): the task then completes with the partial Result, Cancelled true, as an interrupted ab prints
+    /// its report; it faults with MicrobenchException when the plan cannot run, or with the exception a callback threw.</summary>
+    public Task<Result> RunAsync(CancellationToken cancellationToken = default) => Task.Run(() => Run(cancellationToken));
+
+    private unsafe Result Run(CancellationToken cancellationToken)
     {
         using var run = new RunState(this);
+        using var registration = cancellationToken.Register(() => Native.CancelTrigger(run.Token));
         MicrobenchException.Check(Native.PlanOnResponse(handle, onResponse is null ? null : &ResponseTrampoline, run.User));
         MicrobenchException.Check(Native.PlanOnProgress(handle, onProgress is null ? null : &ProgressTrampoline, run.User,
                                                         (long)ProgressEvery.TotalMilliseconds, ProgressEveryRequests));
@@ -577,6 +692,7 @@ public sealed class Plan : IDisposable
         }
     }
 
+    /// <summary>Releases the native handle (the finalizer does it if you forget).</summary>
     public void Dispose() => handle.Dispose();
 }
 
@@ -585,6 +701,7 @@ public sealed class Server : IDisposable
 {
     private readonly ServerHandle handle;
 
+    /// <summary>Starts the server on host ("127.0.0.1" or "::1") and port (0: a free one) with `threads` threads.</summary>
     public Server(string host = "127.0.0.1", ushort port = 0, uint threads = 1)
     {
         MicrobenchException.Check(Native.ServerStart(host, port, threads, out handle));
@@ -594,11 +711,14 @@ public sealed class Server : IDisposable
 
     /// <summary>The address it listens on: "127.0.0.1" or "::1".</summary>
     public string Host { get; }
+    /// <summary>The port it listens on.</summary>
     public ushort Port { get; }
+    /// <summary>Requests answered so far.</summary>
     public ulong Requests => Native.ServerRequests(handle);
     /// <summary>http://HOST:PORT/path, an IPv6 host in brackets.</summary>
     public string Url(string path) =>
         string.Create(CultureInfo.InvariantCulture, $"http://{(Host.Contains(':') ? $"[{Host}]" : Host)}:{Port}{path}");
 
+    /// <summary>Releases the native handle (the finalizer does it if you forget).</summary>
     public void Dispose() => handle.Dispose();
 }

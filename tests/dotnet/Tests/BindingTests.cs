@@ -1,0 +1,395 @@
+// The C# binding's own checks against the reference server (xunit; run by tests/dotnet/run_dotnet.sh
+// with `dotnet test`), each exact: a handle the caller forgot to dispose is released when collected;
+// Url; callbacks, and one that throws stopping the run; cancel; checks, shards, drain, start time,
+// validation; the fields against the result's JSON; HdrHistogram logs; the suite; https:// against
+// .NET's own SslStream; all under de-DE.
+using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Text;
+using System.Text.Json;
+using Microbench;
+using Xunit;
+
+namespace Microbench.Tests;
+
+public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixture<ServerFixture>
+{
+    private Server Shared => fixture.Server;
+
+    // A Server nobody disposed stops when the collector finalizes it: its port then refuses.
+    [Fact]
+    public void AForgottenServerIsStoppedByTheFinalizer()
+    {
+        ushort port = Forgotten.Start();
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+        using var plan = new Plan($"http://127.0.0.1:{port}/") { Requests = 5 };
+        var r = plan.Run();
+        Check("a forgotten server is stopped:", r.Failures[Failure.Connect] == 5, $"{r.Completed} of 5 answered");
+    }
+
+    // Server.Url names the host the server listens on, an IPv6 address in brackets.
+    [Fact]
+    public void UrlNamesTheHost()
+    {
+        foreach (string host in new[] { "127.0.0.1", "::1" })
+        {
+            using var server = new Server(host);
+            string url = server.Url("/factorial/5");
+            string expected = host.Contains(':') ? $"http://[{host}]:{server.Port}/factorial/5" : $"http://{host}:{server.Port}/factorial/5";
+            Check($"Url on {host}:", url == expected, url);
+            using var plan = new Plan(url) { Requests = 20, Concurrency = 2, CheckFactorial = 5 };
+            var r = plan.Run();
+            Check($"a run against {url}:", r.Completed == 20 && server.Requests == 20, $"{r.Completed} completed, server answered {server.Requests}");
+        }
+    }
+
+    // A duration and no count means no count limit (like ab's -t, which the command line follows). At
+    // a fixed rate the schedule decides how many requests were due before the end — 0, 10, ..., 390 ms:
+    // 40 — each sent or counted missed, however busy the machine; a count with a duration keeps both.
+    [Fact]
+    public void ADurationWithoutACountHasNoCountLimit()
+    {
+        foreach (var (requests, first, expected) in new (ulong?, bool, ulong)[] { (null, false, 40), (5, true, 5), (5, false, 5) })
+        {
+            string what = $"a 0.4 s duration, requests {requests?.ToString() ?? "unset"}{(first ? " set first" : "")}:";
+            try
+            {
+                using var plan = new Plan(Shared.Url("/factorial/5"));
+                if (requests is ulong n && first) plan.Requests = n;
+                plan.Duration = TimeSpan.FromMilliseconds(400);
+                if (requests is ulong m && !first) plan.Requests = m;
+                plan.Concurrency = 2;
+                plan.Rate = 100;
+                var r = plan.Run();
+                Check(what, r.Ended + r.Unfinished + r.ScheduleMissed == expected, $"{r.Ended} + {r.Unfinished} + {r.ScheduleMissed} missed");
+            }
+            catch (MicrobenchException e)
+            {
+                Check(what, false, e.Message);
+            }
+        }
+    }
+
+    // Callbacks: on_response sees every whole response and can fail it; progress comes on this thread.
+    [Fact]
+    public void CallbacksSeeResponsesAndProgress()
+    {
+        ulong seen = 0;
+        var threads = new HashSet<int>();
+        using var plan = new Plan(Shared.Url("/factorial/5"))
+        {
+            Requests = 200, Concurrency = 2, Threads = 2,
+            OnResponse = (status, bodyBytes) => Interlocked.Increment(ref seen) % 2 == 0 || status != 200,  // fails every other one
+        };
+        var r = plan.Run();
+        Check("OnResponse:", seen == 200 && r.Failures[Failure.Check] == 100 && r.Completed == 100, $"{seen} seen, {r.Failures[Failure.Check]} failed");
+        using var slow = new Plan(Shared.Url("/delay/5")) { Requests = 60, Concurrency = 2, OnProgress = (e, t, s) => threads.Add(Environment.CurrentManagedThreadId) };
+        slow.Run();
+        Check("OnProgress on the calling thread:", threads.Count == 1 && threads.Contains(Environment.CurrentManagedThreadId), string.Join(",", threads));
+        var counts = new List<ulong>();
+        using var byCount = new Plan(Shared.Url("/delay/5"))
+        {
+            Requests = 200, Concurrency = 2, ProgressEvery = TimeSpan.Zero, ProgressEveryRequests = 50, OnProgress = (e, t, s) => counts.Add(e),
+        };
+        byCount.Run();
+        Check("progress by count only:", counts.Count >= 1 && counts.Select((e, i) => e >= 50 * (ulong)(i + 1)).All(x => x), string.Join(",", counts));
+    }
+
+    // A callback that throws stops the run and Run() throws that very exception; it is not called again.
+    [Fact]
+    public void ACallbackThatThrowsStopsTheRun()
+    {
+        foreach (string kind in new[] { "interval", "progress", "response" })
+        {
+            int calls = 0, stopAt = kind == "interval" ? 1 : kind == "progress" ? 2 : 3;
+            var stop = new InvalidOperationException(kind);
+            bool Call()
+            {
+                if (++calls == stopAt) throw stop;
+                return true;
+            }
+            ulong before = Shared.Requests, planned = 2000;
+            using var plan = new Plan(Shared.Url(kind == "interval" ? "/factorial/5" : "/delay/5")) { Requests = planned, Concurrency = 2 };
+            if (kind == "interval")
+            {
+                plan.Requests = 0;
+                plan.Duration = TimeSpan.FromSeconds(10);
+                plan.Rate = 100;
+                plan.Interval = TimeSpan.FromMilliseconds(50);
+                plan.OnInterval = row => Call();
+                planned = 1000;
+            }
+            else if (kind == "progress") plan.OnProgress = (e, t, s) => Call();
+            else plan.OnResponse = (status, bytes) => Call();
+            Exception? thrown = null;
+            try
+            {
+                plan.Run();
+            }
+            catch (Exception e)
+            {
+                thrown = e;
+            }
+            Check($"a throwing On{kind} stops the run:", ReferenceEquals(thrown, stop) && calls == stopAt && Shared.Requests - before < planned,
+                  $"{thrown?.GetType().Name}, {calls} calls, {Shared.Requests - before} of {planned} sent");
+        }
+    }
+
+    // Cancel: from another thread, and one triggered before the run.
+    [Fact]
+    public void CancelStopsARun()
+    {
+        var cancel = new Cancel();
+        using var plan = new Plan(Shared.Url("/delay/50")) { Requests = 100000, Concurrency = 4, Cancel = cancel };
+        using var timer = new Timer(_ => cancel.Trigger(), null, 300, Timeout.Infinite);
+        var r = plan.Run();
+        Check("Cancel from another thread:", r.Cancelled && r.Ended + r.Unfinished < 100000, $"cancelled {r.Cancelled}, {r.Ended} ended");
+        var early = new Cancel();
+        early.Trigger();
+        plan.Cancel = early;
+        r = plan.Run();
+        Check("a Cancel triggered before the run:", r.Cancelled && r.Completed == 0, $"{r.Completed} completed");
+    }
+
+    // Bodies and checks: /echo answers the body it was sent.
+    [Fact]
+    public void BodiesAndChecks()
+    {
+        using var plan = new Plan(Shared.Url("/echo")) { Requests = 10, Concurrency = 2, Method = "POST" };
+        plan.SetBody("hello, bench", "text/plain");
+        plan.CheckBodyEquals("hello, bench");
+        plan.CheckBodyStartsWith("hello");
+        plan.CheckBodyContains(", b");
+        var r = plan.Run();
+        Check("body checks that hold:", r.Completed == 10 && r.BodyBytes == 120, $"{r.Completed} completed, {r.BodyBytes} bytes");
+        plan.CheckBodyContains("nope");
+        r = plan.Run();
+        Check("a body check that fails:", r.Failures[Failure.Check] == 10, $"{r.Failures[Failure.Check]} failed the check");
+        using var statuses = new Plan(Shared.Url("/status/503")) { Requests = 3 };
+        r = statuses.Run();
+        Check("StatusCodes:", r.StatusCodes.Count == 1 && r.StatusCodes[503] == 3 && r.Non2xx == 3, string.Join(",", r.StatusCodes));
+        statuses.ExpectStatus = new[] { 200 };
+        r = statuses.Run();
+        Check("ExpectStatus:", r.Failures[Failure.Check] == 3, $"{r.Failures[Failure.Check]} failed the check");
+    }
+
+    // The counters read one by one are the ones the JSON report writes; the latency table's figures are Timing's.
+    [Fact]
+    public void FieldsEqualTheJson()
+    {
+        using var plan = new Plan(Shared.Url("/factorial/5")) { Requests = 60, Concurrency = 3, KeepAlive = false };
+        var r = plan.Run();
+        using var json = JsonDocument.Parse(r.Json);
+        var connections = json.RootElement.GetProperty("connections");
+        Check("fields equal the JSON's:", r.Connects == 60 && r.ConcurrencyPeak == 3 && r.Connects == connections.GetProperty("connects").GetUInt64() &&
+              r.ConcurrencyPeak == connections.GetProperty("peak").GetUInt64() && r.ServerCloses == connections.GetProperty("server_closes").GetUInt64() &&
+              r.StatusCodes[200] == json.RootElement.GetProperty("status_codes").GetProperty("200").GetUInt64() &&
+              r.ServerSoftware == json.RootElement.GetProperty("server_software").GetString() && r.DocumentLength == 17 && r.BodyBytes == 60 * 17,
+              $"connects {r.Connects}, peak {r.ConcurrencyPeak}, document {r.DocumentLength}");
+        var rows = r.LatencyReport.Split('\n').Where(l => l.StartsWith("  ")).ToDictionary(l => l.Split(' ', StringSplitOptions.RemoveEmptyEntries)[0],
+                                                                                         l => l.Split(' ', StringSplitOptions.RemoveEmptyEntries)[^1]);
+        Check("LatencyReport:", rows["stddev"] == (r.Total.StddevMs * 1000).ToString("F1", CultureInfo.InvariantCulture) &&
+              rows["p99"] == (r.Total.P99Ms * 1000).ToString("F1", CultureInfo.InvariantCulture), r.LatencyReport);
+        Check("Hgrm:", r.Total.Hgrm.StartsWith("       Value   Percentile   TotalCount 1/(1-Percentile)\n\n") &&
+              r.Total.Hgrm.Contains(" 1.000000           60          inf\n") && r.Total.Hgrm.Contains("Total count    =           60]\n"), r.Total.Hgrm);
+    }
+
+    // Interval histograms: in the JSON, and HdrHistogram's log with three rows an interval.
+    [Fact]
+    public void IntervalHistogramsAndHdrHistogramLogs()
+    {
+        using var plan = new Plan(Shared.Url("/factorial/5")) { Requests = 200, Concurrency = 2, Rate = 2000, Interval = TimeSpan.FromMilliseconds(25),
+                                                                 IntervalHistograms = true };
+        var r = plan.Run();
+        var lines = r.Hlog.Split('\n');
+        int Rows(string tag) => lines.Count(l => l.StartsWith(tag + ","));
+        Check("Hlog:", r.Completed == 200 && lines[0].StartsWith("#[Logged with microbench ") && lines[1] == "#[Histogram log format version 1.3]" &&
+              Rows("Tag=response") == r.Intervals.Count && Rows("Tag=service") == r.Intervals.Count && Rows("Tag=schedule_lag") == r.Intervals.Count &&
+              r.Json.Contains("\"histograms\":{\"response\":\""), r.Hlog.Length > 300 ? r.Hlog[..300] : r.Hlog);
+        using var without = new Plan(Shared.Url("/factorial/5")) { Requests = 20, Rate = 2000 };
+        Check("Hlog without interval histograms:", without.Run().Hlog == "");
+        // Read back through the library: a tag per metric with the run's counts and percentiles; a second log in
+        // UTF-16, as HdrHistogram.NET writes it, adds up; a line that is not a row says where.
+        var tags = Hlog.Read(r.Hlog);
+        var response = tags.Count == 3 ? tags[0] : null;
+        Check("Hlog.Read:", response != null && string.Join(",", tags.Select(t => t.Tag)) == "response,service,schedule_lag" &&
+              response.Count == 200 && response.Intervals == (ulong)r.Intervals.Count && tags[1].Count == 200 &&
+              response.Percentiles[99] == (long)Math.Round(r.Response.P99Ms * 1e6) && response.Percentiles[50] == (long)Math.Round(r.Response.P50Ms * 1e6) &&
+              tags[1].Percentiles[90] == (long)Math.Round(r.Total.P90Ms * 1e6) && response.Hgrm.Contains("Total count    =          200]"),
+              string.Join("; ", tags));
+        var both = Hlog.Read([Encoding.UTF8.GetBytes(r.Hlog), [.. Encoding.Unicode.GetPreamble(), .. Encoding.Unicode.GetBytes(r.Hlog)]]);
+        Check("Hlog.Read of two logs:", both[0].Count == 400 && both[0].Intervals == 2 * (ulong)r.Intervals.Count &&
+              both[0].Percentiles[99] == response?.Percentiles[99], string.Join("; ", both));
+        try
+        {
+            Hlog.Read(r.Hlog, "#[BaseTime: 0.000]\nTag=x,0.0,1.0\n");
+            Check("Hlog.Read of a bad log throws:", false);
+        }
+        catch (MicrobenchException e)
+        {
+            Check("Hlog.Read of a bad log throws:", e.Name == "hlog_bad" && e.Message.StartsWith("hlog_bad: line 2: "), e.Message);
+        }
+    }
+
+    // At a fixed rate each response time is the request's schedule lag plus its total time.
+    [Fact]
+    public void AtAFixedRateResponseIsLagPlusTotal()
+    {
+        using var plan = new Plan(Shared.Url("/delay?us=2000")) { Requests = 200, Concurrency = 4, Rate = 1000 };
+        var r = plan.Run();
+        Check("response = lag + total:", r.Completed == 200 && r.ScheduleLag.Count == 200 && r.Response.Count == 200 && r.Total.MinMs >= 2.0 &&
+              Math.Abs(r.Response.MeanMs - (r.Total.MeanMs + r.ScheduleLag.MeanMs)) <= 1e-9 * r.Response.MeanMs && r.ScheduleMissed == 0,
+              $"{r.Response.MeanMs} vs {r.Total.MeanMs} + {r.ScheduleLag.MeanMs}");
+        // A batch lag of 2 ms at 5,000/s: ten requests a wake, each waiting for the last of its window.
+        using var batched = new Plan(Shared.Url("/factorial/10")) { Requests = 200, Concurrency = 20, Rate = 5000, MaxBatchLag = TimeSpan.FromMilliseconds(2) };
+        r = batched.Run();
+        Check("a batch lag:", r.Completed == 200 && r.ScheduleLag.Count == 200 && r.ScheduleLag.MeanMs >= 0.3, $"{r.Completed} completed, lag {r.ScheduleLag.MeanMs} ms");
+        string name = "accepted";
+        try { batched.MaxBatchLag = TimeSpan.FromMilliseconds(11); } catch (MicrobenchException e) { name = e.Name; }
+        Check("a batch lag out of range", name == "plan_bad_batch_lag", name);
+    }
+
+    // Shards, drain, start time, bind lists, the URL, validation.
+    [Fact]
+    public void ShardsDrainStartTimeBindListsValidation()
+    {
+        ulong before = Shared.Requests;
+        using var plan = new Plan(Shared.Url("/factorial/5")) { Requests = 101, Concurrency = 8 };
+        plan.Divide(1, 4);  // 101 = 26 + 25 + 25 + 25
+        var r = plan.Run();
+        Check("a shard's share:", r.Completed == 25 && r.Connects == 2 && Shared.Requests - before == 25, $"{r.Completed} completed over {r.Connects}");
+        using var held = new Plan(Shared.Url("/delay/500")) { Requests = 0, Duration = TimeSpan.FromMilliseconds(100), Concurrency = 2, Drain = TimeSpan.Zero };
+        r = held.Run();
+        Check("no drain: cut off", r.Ended == 0 && r.Unfinished == 2, $"{r.Ended} ended, {r.Unfinished} unfinished");
+        held.Drain = TimeSpan.FromSeconds(2);
+        r = held.Run();
+        Check("a drain: they end", r.Completed == 2 && r.Unfinished == 0, $"{r.Completed} completed, {r.Unfinished} unfinished");
+        var startAt = DateTimeOffset.UtcNow.AddMilliseconds(300);
+        using var later = new Plan(Shared.Url("/factorial/5")) { Requests = 4, Concurrency = 2, StartAt = startAt };
+        r = later.Run();
+        using (var json = JsonDocument.Parse(r.Json))
+        {
+            long asked = json.RootElement.GetProperty("config").GetProperty("start_at_unix_ms").GetInt64();
+            long began = json.RootElement.GetProperty("start_unix_ms").GetInt64();
+            Check("StartAt:", asked == startAt.ToUnixTimeMilliseconds() && began >= asked - 1 && r.Completed == 4, $"asked {asked}, began {began}");
+        }
+        using var other = new Server();
+        using var sources = new Plan(Shared.Url("/factorial/5"))
+        {
+            Requests = 20, Concurrency = 2, KeepAlive = false, BindAddress = "127.0.0.1,127.0.0.2", SocketBufferBytes = 65536,
+            ResendNonIdempotent = true, LengthCheck = false, RaiseFdLimit = false, Pipeline = 1, Timeout = TimeSpan.FromSeconds(5),
+        };
+        sources.Url = other.Url("/factorial/5");
+        r = sources.Run();
+        Check("Url, bind list:", r.Completed == 20 && r.Connects == 20 && other.Requests == 20, $"{r.Completed} completed, other answered {other.Requests}");
+        before = Shared.Requests;
+        sources.Validate();
+        string Refused(Action a)
+        {
+            try
+            {
+                a();
+                return "accepted";
+            }
+            catch (MicrobenchException e)
+            {
+                return e.Name;
+            }
+        }
+        Check("Validate sends nothing:", Shared.Requests == before && other.Requests == 20);
+        Check("a bad bind list:", Refused(() => { sources.BindAddress = "127.0.0.1,::1"; sources.Run(); }) == "plan_bad_bind_address");
+        Check("a bad shard:", Refused(() => { using var p = new Plan(Shared.Url("/")) { Requests = 3 }; p.Divide(0, 4); }) == "plan_bad_shard");
+        Check("a bad header:", Refused(() => { using var p = new Plan(Shared.Url("/")); p.AddHeader("Bad Name", "x"); p.Validate(); }) == "request_bad_header_name");
+        Check("too few requests:", Refused(() => { using var p = new Plan(Shared.Url("/")) { Requests = 5, Concurrency = 10 }; p.Validate(); }) ==
+              "plan_concurrency_above_requests");
+    }
+
+    // A listener whose accept queue is full drops the SYNs: connecting hangs until the connect timeout
+    // (0.3 s), a connect failure long before the request timeout (60 s) would end it, and by causality
+    // not sooner than 0.3 s.
+    [Fact]
+    public void AConnectTimeoutOfItsOwn()
+    {
+        using var listener = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        listener.Bind(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
+        listener.Listen(0);
+        int full = ((System.Net.IPEndPoint)listener.LocalEndPoint!).Port;
+        var queued = Enumerable.Range(0, 3).Select(_ => new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream,
+                                                                                       System.Net.Sockets.ProtocolType.Tcp) { Blocking = false }).ToList();
+        foreach (var q in queued)
+        {
+            try { q.Connect(listener.LocalEndPoint!); } catch (System.Net.Sockets.SocketException) { }
+        }
+        using var plan = new Plan($"http://127.0.0.1:{full}/");
+        plan.SetTimeouts(TimeSpan.FromSeconds(60), TimeSpan.FromMilliseconds(300));
+        var r = plan.Run();
+        foreach (var q in queued) q.Dispose();
+        Check("SetTimeouts: connect", r.Failures[Failure.Connect] == 1 && r.ElapsedSeconds >= 0.3 && r.ElapsedSeconds < 60,
+              $"{r.Failures[Failure.Connect]} connect failures after {r.ElapsedSeconds} s");
+    }
+
+    // The suite and the self-test, with their table and HTML report.
+    [Fact]
+    public void SuiteAndSelfTest()
+    {
+        var suite = Suite.Run(Shared.Url("/factorial/10"), scale: 0.02, factorialCheck: true, title: "C# suite");
+        string[] names = { "basic load", "latency", "failure rate", "keep-alive", "stress" };
+        Check("Suite.Run:", suite.Scenarios.Select(s => s.Scenario).SequenceEqual(names) && suite.Scenarios.All(s => s.Result.Failed == 0) &&
+              names.All(suite.Table.Contains) && suite.Html.Contains("<title>C# suite</title>"), suite.Table);
+        var (passed, selfTest) = Suite.SelfTest(0.01);
+        Check("Suite.SelfTest:", passed && selfTest.Scenarios.Count == 10, $"passed {passed}, {selfTest.Scenarios.Count} scenarios");
+    }
+
+    // https:// through the binding: the built-in TLS (libssl.so.3, loaded by the native library) against
+    // .NET's SslStream serving 10! with a certificate made here; each connection serves one request.
+    [Fact]
+    public async Task HttpsAgainstSslStream()
+    {
+        using var rsa = System.Security.Cryptography.RSA.Create(2048);
+        var request = new System.Security.Cryptography.X509Certificates.CertificateRequest(
+            "CN=localhost", rsa, System.Security.Cryptography.HashAlgorithmName.SHA256, System.Security.Cryptography.RSASignaturePadding.Pkcs1);
+        using var made = request.CreateSelfSigned(DateTimeOffset.Now.AddDays(-1), DateTimeOffset.Now.AddDays(30));
+        using var cert = System.Security.Cryptography.X509Certificates.X509CertificateLoader.LoadPkcs12(
+            made.Export(System.Security.Cryptography.X509Certificates.X509ContentType.Pfx), null);
+        var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        listener.Start();
+        int tlsPort = ((System.Net.IPEndPoint)listener.LocalEndpoint).Port;
+        var served = 0;
+        var serving = Task.Run(() =>
+        {
+            try
+            {
+                for (;;)
+                {
+                    using var client = listener.AcceptTcpClient();
+                    using var tls = new System.Net.Security.SslStream(client.GetStream());
+                    tls.AuthenticateAsServer(cert);
+                    var head = new List<byte>();
+                    var one = new byte[1];
+                    while (!(head.Count >= 4 && head[^4] == '\r' && head[^3] == '\n' && head[^2] == '\r' && head[^1] == '\n') && tls.Read(one, 0, 1) == 1)
+                        head.Add(one[0]);
+                    tls.Write(System.Text.Encoding.ASCII.GetBytes("HTTP/1.1 200 OK\r\nContent-Length: 7\r\nConnection: close\r\n\r\n3628800"));
+                    ++served;
+                }
+            }
+            catch (Exception) { }  // the listener stopped
+        });
+        using var plan = new Plan($"https://127.0.0.1:{tlsPort}/factorial/10") { Requests = 4, KeepAlive = false, CheckFactorial = 10 };
+        plan.SetTls(TlsVersion.Tls12);
+        var r = plan.Run();
+        listener.Stop();
+        await serving;
+        Check("https: a run", r.Completed == 4 && served == 4 && r.TlsHandshakes == 4 && r.Tls?.Protocol == "TLSv1.2" &&
+              r.Tls?.ServerKeyBits == 2048 && r.TlsHandshake.Count == 4, $"{r.Completed} completed, {r.TlsHandshakes} handshakes, {r.Tls}");
+        string name = "accepted";
+        try { plan.SetTls((TlsVersion)0x0200); } catch (MicrobenchException e) { name = e.Name; }
+        Check("https: a TLS version out of range", name == "plan_bad_tls_version", name);
+    }
+    private static class Forgotten
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static ushort Start() => new Server().Port;  // never disposed
+    }
+}
