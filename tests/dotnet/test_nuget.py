@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The Microbench NuGet package as a .NET user meets it, from clean, without MICROBENCH_LIBRARY:
+"""The Microbench NuGet package as a .NET user meets it, from clean, with no MICROBENCH_ variable (the
+runtime finds the packaged library):
 - bindings/dotnet/pack.sh builds libmicrobench for linux-x64 and linux-arm64 and packs
   Microbench.<version>.nupkg; the package holds the assembly, its XML docs, both native libraries
   (each for its machine, exporting only mb_ functions), README and LICENSE, with microbench.h's
@@ -24,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import peers  # noqa: E402
 
-ENV = {k: v for k, v in os.environ.items() if k != "MICROBENCH_LIBRARY"}
+ENV = {k: v for k, v in os.environ.items() if not k.startswith("MICROBENCH_")}
 ENV.update(DOTNET_NOLOGO="1", DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_SKIP_FIRST_TIME_EXPERIENCE="1")
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The Python package as a user installs it, from clean, without network and without
-MICROBENCH_LIBRARY or PYTHONPATH anywhere:
+a MICROBENCH_ variable or PYTHONPATH anywhere (the package finds its own library):
 - a fresh venv (with the system's setuptools and wheel) installs bindings/python with
   `pip install --no-index --no-build-isolation`, compiling libmicrobench from the single header;
   from a folder outside the tree, `import microbench` finds the installed package and its own
@@ -26,7 +26,7 @@ import unittest
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("MICROBENCH_LIBRARY", "PYTHONPATH", "PYTHONHOME")}
+CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("MICROBENCH_") and k not in ("PYTHONPATH", "PYTHONHOME")}
 CLEAN_ENV["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
 
 
