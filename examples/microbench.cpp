@@ -530,6 +530,8 @@ int run_single(const cli::options& o) {
 }
 
 int main(int argc, char** argv) {
+    if (argc > 1 && (std::strcmp(argv[1], "report") == 0 || std::strcmp(argv[1], "merge") == 0) && cli::names_a_log(argc, argv, 2))
+        return cli::refuse_logs(argv[1]);
     if (argc > 1 && std::strcmp(argv[1], "report") == 0) return cli::run_report_command(argc, argv, 2);
     if (argc > 1 && std::strcmp(argv[1], "merge") == 0) return cli::run_merge_command(argc, argv, 2);
     cli::options o;

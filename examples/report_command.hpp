@@ -29,6 +29,23 @@ inline int subcommand_error(const char* command, const std::string& problem, con
 
 inline int report_usage_error(const std::string& problem) { return subcommand_error("report", problem, report_usage()); }
 
+// True when an argument from `first` on names an HdrHistogram interval log (NAME.hlog).
+inline bool names_a_log(int argc, char** argv, int first) {
+    for (int i = first; i < argc; ++i) {
+        const std::size_t n = std::strlen(argv[i]);
+        if (n > 5 && std::strcmp(argv[i] + n - 5, ".hlog") == 0) return true;
+    }
+    return false;
+}
+
+// `microbench report|merge LOG.hlog...`: interval logs are read by microbench-hlog, the program
+// installed beside this one (it holds the log reader and inflate, which the CLI's size budget
+// leaves out). Says so; exit status 1.
+inline int refuse_logs(const char* command) {
+    std::fprintf(stderr, "microbench %s: HdrHistogram logs are read by microbench-hlog LOG... [--hgrm TAG]\n", command);
+    return 1;
+}
+
 // "runs/b.json" -> "b".
 inline std::string file_label(const std::string& path) {
     std::size_t slash = path.find_last_of('/');

@@ -379,6 +379,12 @@ class Outputs(unittest.TestCase):
             r = run([HLOG, untagged, "--hgrm", "(none)"])
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertRegex(r.stdout, r"Total count    = +100\]")
+            # `microbench report` and `merge` given a log say which program reads logs (not "not valid JSON").
+            for command in (["report", untagged, "--html", os.path.join(d, "x.html")], ["merge", "a.json", untagged]):
+                r = run([MICROBENCH] + command)
+                self.assertEqual((r.returncode, r.stdout), (1, ""))
+                self.assertEqual(r.stderr, f"microbench {command[0]}: HdrHistogram logs are read by microbench-hlog LOG... [--hgrm TAG]\n")
+                self.assertFalse(os.path.exists(os.path.join(d, "x.html")))
 
     def test_json(self):
         mb = run([MICROBENCH, "-n", "400", "-c", "4", "-k", "--json", "-", "--percentiles", "50,99.9", Servers.url()])
