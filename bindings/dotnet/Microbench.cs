@@ -423,11 +423,13 @@ public enum TlsVersion
     Tls13 = 0x0304,
 }
 
-/// <summary>A load test to run: a URL and its knobs (properties), checks and callbacks; Run() or RunAsync() runs it, as often as you like.</summary>
+/// <summary>A load test to run: a URL and its knobs (properties), checks and callbacks; Run() or RunAsync() runs it, as often as
+/// you like but one run at a time (a second while one is in progress throws InvalidOperationException).</summary>
 public sealed class Plan : IDisposable
 {
     private readonly PlanHandle handle;
     private bool requestsSet;  // a Duration without Requests leaves the count unlimited
+    private int running;       // 1 while a run is in progress: the native plan serves one run at a time
     private Func<int, ulong, bool>? onResponse;
     private Action<ulong, ulong, TimeSpan>? onProgress;
     private Action<IntervalRow>? onInterval;
@@ -522,13 +524,14 @@ public sealed class Plan : IDisposable
 
     /// <summary>Called on worker threads (several at once) for every whole response: false fails it as Failure.Check.</summary>
     public Func<int, ulong, bool>? OnResponse { set => onResponse = value; }
-    /// <summary>Called on the thread that called Run() with (ended, target, elapsed) every ProgressEvery.</summary>
+    /// <summary>Called on the thread that runs the plan (the caller of Run(), or RunAsync's own) with (ended, target, elapsed)
+    /// every ProgressEvery.</summary>
     public Action<ulong, ulong, TimeSpan>? OnProgress { set => onProgress = value; }
     /// <summary>How often OnProgress is called (zero: not by time); default 0.1 s.</summary>
     public TimeSpan ProgressEvery { get; set; } = TimeSpan.FromMilliseconds(100);
     /// <summary>Also called after every this many ended requests (0: by time only).</summary>
     public ulong ProgressEveryRequests { get; set; }
-    /// <summary>Called with each interval as it closes, on the thread that called Run().</summary>
+    /// <summary>Called with each interval as it closes, on the thread that runs the plan (the caller of Run(), or RunAsync's own).</summary>
     public Action<IntervalRow>? OnInterval { set => onInterval = value; }
     /// <summary>Stops the run when triggered from another thread.</summary>
     public Cancel? Cancel { get; set; }
@@ -566,12 +569,46 @@ public sealed class Plan : IDisposable
     /// <summary>Runs the plan on this thread and returns what it measured; throws MicrobenchException when the plan cannot run, or the exception a callback threw.</summary>
     public Result Run() => Run(CancellationToken.None);
 
-    /// <summary>Runs the plan on a thread-pool thread. Cancelling `cancellationToken` stops the run as Cancel.Trigger()
+    /// <summary>Runs the plan on a thread of its own. Cancelling `cancellationToken` stops the run as Cancel.Trigger()
     /// does (mb_cancel): the task then completes with the partial Result, Cancelled true, as an interrupted ab prints
-    /// its report; it faults with MicrobenchException when the plan cannot run, or with the exception a callback threw.</summary>
-    public Task<Result> RunAsync(CancellationToken cancellationToken = default) => Task.Run(() => Run(cancellationToken));
+    /// its report; it faults with MicrobenchException when the plan cannot run, or with the exception a callback threw.
+    /// Throws InvalidOperationException at once while another run of this plan is in progress.</summary>
+    public Task<Result> RunAsync(CancellationToken cancellationToken = default)
+    {
+        Enter();  // before the task starts: a second run is refused at once, here
+        return Task.Factory.StartNew(() =>
+        {
+            try
+            {
+                return RunOnce(cancellationToken);
+            }
+            finally
+            {
+                Volatile.Write(ref running, 0);
+            }
+        }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+    }
 
-    private unsafe Result Run(CancellationToken cancellationToken)
+    private Result Run(CancellationToken cancellationToken)
+    {
+        Enter();
+        try
+        {
+            return RunOnce(cancellationToken);
+        }
+        finally
+        {
+            Volatile.Write(ref running, 0);
+        }
+    }
+
+    private void Enter()
+    {
+        if (Interlocked.Exchange(ref running, 1) != 0)
+            throw new InvalidOperationException("this Plan is already running: a plan runs once at a time (make another Plan to run two at once)");
+    }
+
+    private unsafe Result RunOnce(CancellationToken cancellationToken)
     {
         using var run = new RunState(this);
         using var registration = cancellationToken.Register(() => Native.CancelTrigger(run.Token));

@@ -47,7 +47,8 @@ class BuildNative(build_ext):
         exports.write_text("{\n  global: mb_*;\n  local: *;\n};\n")
         command = shlex.split(os.environ.get("CXX", "c++")) + [
             "-std=c++17", "-O2", "-fPIC", "-shared", "-pthread", "-fvisibility=hidden", "-DMICROBENCH_C_BUILD",
-            f"-I{native_dir()}", str(source), "-o", str(target), f"-Wl,--version-script={exports}", "-Wl,--no-undefined",
+            f"-I{native_dir()}", f"-ffile-prefix-map={native_dir()}=.", f"-ffile-prefix-map={work.resolve()}=.", str(source.resolve()),
+            "-o", str(target), f"-Wl,--version-script={exports}", "-Wl,--no-undefined",
             "-Wl,-s", "-ldl"]
         self.announce(" ".join(shlex.quote(part) for part in command), level=2)
         try:

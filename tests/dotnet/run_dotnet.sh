@@ -9,13 +9,13 @@
 #   run_dotnet.sh SOURCE_DIR BUILD_DIR LIBMICROBENCH
 set -eu
 src=$1 out=$2 lib=$3
+rm -f "$out/xunit.trx"  # only this run's counts
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 DOTNET_CLI_UI_LANGUAGE=en
 dotnet build "$src/examples/dotnet" -c Release --artifacts-path "$out" --nologo -v quiet
 MICROBENCH_LIBRARY=$lib dotnet "$out/bin/Example/release/microbench-dotnet.dll"
 set --
 [ -d /opt/nuget/packages ] && set -- --source /opt/nuget/packages
 dotnet build "$src/tests/dotnet/Tests" -c Release --artifacts-path "$out" --nologo -v quiet "$@"
-rm -f "$out/xunit.trx"
 # With LC_ALL set to a comma locale too, as a host may run it: what the native library writes must
 # not follow it.
 LC_ALL=de_DE.UTF-8 MICROBENCH_LIBRARY=$lib dotnet test "$src/tests/dotnet/Tests" -c Release --artifacts-path "$out" --nologo --no-build \

@@ -4,7 +4,8 @@ runtime finds the packaged library):
 - bindings/dotnet/pack.sh builds libmicrobench for linux-x64 and linux-arm64 and packs
   Microbench.<version>.nupkg; the package holds the assembly, its XML docs, both native libraries
   (each for its machine, exporting only mb_ functions), README and LICENSE, with microbench.h's
-  version; packing again gives the same bytes;
+  version and no repository or commit (SourceLink-free); pack.sh run again from a copy of the tree
+  elsewhere gives the same bytes;
 - a new console project in a temporary folder, whose nuget.config names only a local folder with
   that package (and an empty packages cache of its own), adds it with `dotnet add package`, takes
   tests/dotnet/Consumer/Program.cs (the package README's first use), builds, and runs it against
@@ -73,13 +74,17 @@ class NuGet(unittest.TestCase):
         self.assertIn(f"<version>{self.version}</version>", nuspec)
         self.assertIn('<license type="file">LICENSE</license>', nuspec)
         self.assertIn("<readme>README.md</readme>", nuspec)
+        self.assertNotIn("<repository", nuspec)  # SourceLink-free: no repository or commit
         self.assertIn('<member name="M:Microbench.Plan.RunAsync(System.Threading.CancellationToken)">', docs)
 
     def test_packing_is_deterministic(self):
+        # pack.sh again, from a copy of the tree elsewhere into another folder: the same bytes.
+        tree = self.work / "elsewhere" / "tree"
+        for part in ("bindings/dotnet", "single_include", "include"):
+            shutil.copytree(ROOT / part, tree / part, ignore=shutil.ignore_patterns("bin", "obj"))
+        shutil.copyfile(ROOT / "LICENSE", tree / "LICENSE")
         again = self.work / "again"
-        sh("dotnet", "pack", ROOT / "bindings" / "dotnet", "-c", "Release", "-o", again, "--artifacts-path", again / "artifacts",
-           "--nologo", "-v", "quiet", f"-p:NativeLinuxX64={self.feed / 'native' / 'linux-x64'}",
-           f"-p:NativeLinuxArm64={self.feed / 'native' / 'linux-arm64'}", cwd=self.work)
+        sh(tree / "bindings" / "dotnet" / "pack.sh", again, cwd=self.work)
         first = hashlib.sha256(self.package.read_bytes()).hexdigest()
         second = hashlib.sha256((again / self.package.name).read_bytes()).hexdigest()
         self.assertEqual(first, second)

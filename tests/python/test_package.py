@@ -8,6 +8,7 @@ a MICROBENCH_ variable or PYTHONPATH anywhere (the package finds its own library
   `python3 -m microbench` prints ab's report with exact counts;
 - `python3 -m microbench` exits as the command line does: 1 for a usage error, 2 when nothing
   answers, 3 when a check fails, 130 on Ctrl-C with the partial report;
+- an sdist carries the headers (native/) and installs from its archive, outside the tree;
 - `pip wheel` makes a py3-none-PLATFORM wheel holding the library (exporting only mb_ functions),
   py.typed and the module, which installs into a venv of its own with no compiler on PATH and runs
   the README's example.
@@ -21,6 +22,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
 import zipfile
@@ -125,6 +127,22 @@ class Package(unittest.TestCase):
         out = sh(self.python, "-c", script, cwd=self.outside)
         self.assertTrue(out.startswith("exit 130\nmicrobench: interrupted after "), out[:300])
         self.assertRegex(out, r"\nComplete requests:\s+\d+\n")
+
+    def test_an_sdist_carries_the_headers_and_builds_outside_the_tree(self):
+        dist = self.work / "sdist"
+        sh(self.python, "setup.py", "-q", "sdist", "-d", dist, cwd=self.src / "bindings" / "python")
+        archives = list(dist.glob("microbench-*.tar.gz"))
+        self.assertEqual(len(archives), 1)
+        with tarfile.open(archives[0]) as tar:
+            names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+        for member in ("native/microbench.hpp", "native/microbench.h", "setup.py", "pyproject.toml", "LICENSE", "README.md",
+                       "microbench/__init__.py", "microbench/py.typed"):
+            self.assertIn(member, names)
+        venv = self.work / "from-sdist"
+        sh(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=self.work)
+        sh(venv / "bin" / "python", "-m", "pip", "install", "--no-index", "--no-build-isolation", archives[0], cwd=self.outside)
+        out = sh(venv / "bin" / "python", ROOT / "examples" / "python" / "example.py", cwd=self.outside)
+        self.assertRegex(out, r"^2000 correct of 2000, ")
 
     def test_a_wheel_installs_and_runs_without_a_compiler(self):
         dist = self.work / "dist"
