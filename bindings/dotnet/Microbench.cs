@@ -424,7 +424,8 @@ public enum TlsVersion
 }
 
 /// <summary>A load test to run: a URL and its knobs (properties), checks and callbacks; Run() or RunAsync() runs it, as often as
-/// you like but one run at a time (a second while one is in progress throws InvalidOperationException).</summary>
+/// you like but one run at a time (a second while one is in progress throws InvalidOperationException). Like the C plan it
+/// wraps, it is used by one thread at a time: set its properties between runs, not during one.</summary>
 public sealed class Plan : IDisposable
 {
     private readonly PlanHandle handle;
@@ -576,17 +577,25 @@ public sealed class Plan : IDisposable
     public Task<Result> RunAsync(CancellationToken cancellationToken = default)
     {
         Enter();  // before the task starts: a second run is refused at once, here
-        return Task.Factory.StartNew(() =>
+        try
         {
-            try
+            return Task.Factory.StartNew(() =>
             {
-                return RunOnce(cancellationToken);
-            }
-            finally
-            {
-                Volatile.Write(ref running, 0);
-            }
-        }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+                try
+                {
+                    return RunOnce(cancellationToken);
+                }
+                finally
+                {
+                    Volatile.Write(ref running, 0);
+                }
+            }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        }
+        catch
+        {
+            Volatile.Write(ref running, 0);  // no thread for the run: nothing runs
+            throw;
+        }
     }
 
     private Result Run(CancellationToken cancellationToken)

@@ -16,17 +16,15 @@ build() {  # COMPILER DIR MACHINE: DIR/libmicrobench.so, whose ELF header must s
     printf '#define MICROBENCH_C_IMPLEMENTATION\n#include "microbench.hpp"\n' > "$2/libmicrobench.cpp"
     printf '{\n  global: mb_*;\n  local: *;\n};\n' > "$2/libmicrobench.map"
     $1 -std=c++17 -O2 -fPIC -shared -pthread -fvisibility=hidden -DMICROBENCH_C_BUILD -I"$root/single_include" \
-        -ffile-prefix-map="$root"=. -ffile-prefix-map="$2"=. "$2/libmicrobench.cpp" -o "$2/libmicrobench.so" -Wl,--version-script="$2/libmicrobench.map" -Wl,--no-undefined -Wl,-s -ldl
+        -ffile-prefix-map="$root"=. -ffile-prefix-map="$2"=. "$2/libmicrobench.cpp" -o "$2/libmicrobench.so" \
+        -Wl,--version-script="$2/libmicrobench.map" -Wl,--no-undefined -Wl,-s -ldl
     machine=$(LC_ALL=C readelf -h "$2/libmicrobench.so" | sed -n 's/^ *Machine: *//p')
     [ "$machine" = "$3" ] || { echo "pack.sh: $2/libmicrobench.so is built for '$machine', not '$3' (set CXX_X64 / CXX_ARM64)" >&2; exit 1; }
 }
 
-build "${CXX_X64:-c++}" "$out/native/linux-x64" "Advanced Micro Devices X86-64" &
-x64=$!
-trap 'kill $x64 2>/dev/null || true' EXIT  # an arm64 failure stops the x64 build too
+# One after the other: a failure stops the script with nothing left running.
+build "${CXX_X64:-c++}" "$out/native/linux-x64" "Advanced Micro Devices X86-64"
 build "${CXX_ARM64:-aarch64-linux-gnu-g++}" "$out/native/linux-arm64" "AArch64"
-wait $x64
-trap - EXIT
 export DOTNET_NOLOGO=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 dotnet pack "$here" -c Release -o "$out" --artifacts-path "$out/artifacts" --nologo -v quiet \
     -p:NativeLinuxX64="$out/native/linux-x64" -p:NativeLinuxArm64="$out/native/linux-arm64"

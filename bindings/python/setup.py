@@ -54,7 +54,7 @@ class BuildNative(build_ext):
         try:
             subprocess.run(command, check=True)
         except (OSError, subprocess.CalledProcessError) as e:
-            raise SystemExit(f"compiling libmicrobench failed ({e}); a C++17 compiler is needed (set CXX), "
+            raise SystemExit(f"compiling libmicrobench failed ({e}); a C++17 compiler is needed, GCC 8 or later or clang (set CXX), "
                              "or install a wheel built where there is one (pip wheel)")
 
 
