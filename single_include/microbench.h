@@ -307,8 +307,9 @@ MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, siz
  * HdrHistogram's compressed V2 encoding. Needs mb_plan_set_interval_histograms: 0 (and "" in a
  * buffer) when the run kept none. Text, snprintf-style. */
 MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
-/* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or any HdrHistogram
- * writer's (Java, C, .NET's UTF-16, JS; deflate-compressed V2 histograms) — every row of every log
+/* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or another
+ * HdrHistogram writer's (format 1.3, V2 histograms, deflated or stored; read in tests from
+ * HdrHistogram.NET's UTF-16 logs and hdr-histogram-js's) — every row of every log
  * added to an mb_hlog, merged exactly per tag: several generators' logs give the fleet's figures.
  * Values are in the logs' unit: nanoseconds in microbench's. mb_hlog_add returns MB_OK or
  * MB_HLOG_BAD (mb_hlog_message says the line and why; the rows before it stay added). Tags are

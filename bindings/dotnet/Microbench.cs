@@ -282,8 +282,8 @@ public sealed record HlogTagTotal(string Tag, ulong Intervals, ulong Count, doub
 /// <summary>HdrHistogram interval logs read back and merged per tag.</summary>
 public static class Hlog
 {
-    /// <summary>Reads HdrHistogram interval logs — Result.Hlog, the command line's --hlog, or any HdrHistogram
-    /// writer's (Java, C, .NET's UTF-16, JS), each as its bytes — and merges every row of every log exactly per tag,
+    /// <summary>Reads HdrHistogram interval logs — Result.Hlog, the command line's --hlog, or another HdrHistogram
+    /// writer's (HdrHistogram.NET's UTF-16 and hdr-histogram-js's are tested), each as its bytes — and merges every row of every log exactly per tag,
     /// so several generators' logs give the fleet's figures. Tags in the order they first appear. Throws
     /// MicrobenchException (Name "hlog_bad", the message "line N: why") when a line cannot be read.
     /// hgrmScale divides the spectrum's values (1e6: ns to ms).</summary>

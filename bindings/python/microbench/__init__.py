@@ -647,8 +647,9 @@ class HlogTag:
 
 
 def read_hlog(*logs: _StrOrBytes, percentiles: Sequence[float] = (50, 90, 99, 99.9, 99.99), hgrm_scale: float = 1e6) -> Dict[str, HlogTag]:
-    """Reads HdrHistogram interval logs — Result.hlog, the command line's --hlog, or any HdrHistogram
-    writer's (Java, C, .NET's UTF-16, JS): each log a str or bytes. Every row of every log is merged
+    """Reads HdrHistogram interval logs — Result.hlog, the command line's --hlog, or another
+    HdrHistogram writer's (HdrHistogram.NET's UTF-16 and hdr-histogram-js's are tested): each log a
+    str or bytes. Every row of every log is merged
     exactly per tag, so several generators' logs give the fleet's figures. Returns {tag: HlogTag} in
     the order tags first appear; raises MicrobenchError (name "hlog_bad", message "line N: why")
     when a line cannot be read. hgrm_scale divides the spectrum's values (1e6: ns to ms); a
