@@ -579,17 +579,8 @@ public sealed class Plan : IDisposable
         Enter();  // before the task starts: a second run is refused at once, here
         try
         {
-            return Task.Factory.StartNew(() =>
-            {
-                try
-                {
-                    return RunOnce(cancellationToken);
-                }
-                finally
-                {
-                    Volatile.Write(ref running, 0);
-                }
-            }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+            return Task.Factory.StartNew(() => RunEntered(cancellationToken), CancellationToken.None, TaskCreationOptions.LongRunning,
+                                         TaskScheduler.Default);
         }
         catch
         {
@@ -601,6 +592,12 @@ public sealed class Plan : IDisposable
     private Result Run(CancellationToken cancellationToken)
     {
         Enter();
+        return RunEntered(cancellationToken);
+    }
+
+    // One run, once Enter() has marked the plan running; leaves it not running, however the run ends.
+    private Result RunEntered(CancellationToken cancellationToken)
+    {
         try
         {
             return RunOnce(cancellationToken);

@@ -14,10 +14,9 @@ out=$(mkdir -p "$1" && cd "$1" && pwd)
 build() {  # COMPILER DIR MACHINE: DIR/libmicrobench.so, whose ELF header must say MACHINE
     mkdir -p "$2"
     printf '#define MICROBENCH_C_IMPLEMENTATION\n#include "microbench.hpp"\n' > "$2/libmicrobench.cpp"
-    printf '{\n  global: mb_*;\n  local: *;\n};\n' > "$2/libmicrobench.map"
     $1 -std=c++17 -O2 -fPIC -shared -pthread -fvisibility=hidden -DMICROBENCH_C_BUILD -I"$root/single_include" \
         -ffile-prefix-map="$root"=. -ffile-prefix-map="$2"=. "$2/libmicrobench.cpp" -o "$2/libmicrobench.so" \
-        -Wl,--version-script="$2/libmicrobench.map" -Wl,--no-undefined -Wl,-s -ldl
+        -Wl,--version-script="$root/cmake/microbench_c.map" -Wl,--no-undefined -Wl,-s -ldl
     machine=$(LC_ALL=C readelf -h "$2/libmicrobench.so" | sed -n 's/^ *Machine: *//p')
     [ "$machine" = "$3" ] || { echo "pack.sh: $2/libmicrobench.so is built for '$machine', not '$3' (set CXX_X64 / CXX_ARM64)" >&2; exit 1; }
 }

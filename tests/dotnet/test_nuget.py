@@ -13,7 +13,6 @@ runtime finds the packaged library):
   Kestrel's long overflows, 2000 of 2000 wrong.
     test_nuget.py WORKDIR"""
 import hashlib
-import os
 import pathlib
 import re
 import shutil
@@ -26,20 +25,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import peers  # noqa: E402
 
-ENV = {k: v for k, v in os.environ.items() if not k.startswith("MICROBENCH_")}
-ENV.update(DOTNET_NOLOGO="1", DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_SKIP_FIRST_TIME_EXPERIENCE="1")
+sys.path.insert(0, str(ROOT / "tests"))
+from consumer import CLEAN_ENV, header_version, run_ok  # noqa: E402
+
+ENV = dict(CLEAN_ENV, DOTNET_NOLOGO="1", DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_SKIP_FIRST_TIME_EXPERIENCE="1")
 
 
 def sh(*command, cwd, env=None, timeout=900):
-    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env or ENV, capture_output=True, text=True, timeout=timeout)
-    if done.returncode != 0:
-        raise AssertionError(f"{' '.join(map(str, command))} exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    return done.stdout
-
-
-def header_version():
-    header = (ROOT / "include" / "microbench.h").read_text()
-    return ".".join(re.search(rf"#define MB_VERSION_{p} (\d+)", header).group(1) for p in ("MAJOR", "MINOR", "PATCH"))
+    return run_ok(*command, cwd=cwd, env=env or ENV, timeout=timeout)
 
 
 class NuGet(unittest.TestCase):
@@ -80,7 +73,7 @@ class NuGet(unittest.TestCase):
     def test_packing_is_deterministic(self):
         # pack.sh again, from a copy of the tree elsewhere into another folder: the same bytes.
         tree = self.work / "elsewhere" / "tree"
-        for part in ("bindings/dotnet", "single_include", "include"):
+        for part in ("bindings/dotnet", "single_include", "include", "cmake"):
             shutil.copytree(ROOT / part, tree / part, ignore=shutil.ignore_patterns("bin", "obj"))
         shutil.copyfile(ROOT / "LICENSE", tree / "LICENSE")
         again = self.work / "again"

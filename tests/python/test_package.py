@@ -15,7 +15,6 @@ a MICROBENCH_ variable or PYTHONPATH anywhere (the package finds its own library
 The tree is copied first (bindings/python with its LICENSE link, single_include, LICENSE), so the
 build leaves nothing in it.
     test_package.py [WORKDIR]"""
-import os
 import pathlib
 import re
 import shutil
@@ -28,15 +27,15 @@ import unittest
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("MICROBENCH_") and k not in ("PYTHONPATH", "PYTHONHOME")}
+sys.path.insert(0, str(ROOT / "tests"))
+from consumer import CLEAN_ENV as NO_MICROBENCH_ENV, header_version, run_ok  # noqa: E402
+
+CLEAN_ENV = {k: v for k, v in NO_MICROBENCH_ENV.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
 CLEAN_ENV["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
 
 
 def sh(*command, cwd, env=None, timeout=600):
-    done = subprocess.run([str(c) for c in command], cwd=cwd, env=env or CLEAN_ENV, capture_output=True, text=True, timeout=timeout)
-    if done.returncode != 0:
-        raise AssertionError(f"{' '.join(map(str, command))} exited {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    return done.stdout
+    return run_ok(*command, cwd=cwd, env=env or CLEAN_ENV, timeout=timeout)
 
 
 class Package(unittest.TestCase):
@@ -66,8 +65,7 @@ class Package(unittest.TestCase):
         site = str(self.venv / "lib")
         self.assertTrue(module.startswith(site), module)
         self.assertEqual(pathlib.Path(library).parent, pathlib.Path(module).parent)
-        header = (ROOT / "include" / "microbench.h").read_text()
-        expected = ".".join(re.search(rf"#define MB_VERSION_{p} (\d+)", header).group(1) for p in ("MAJOR", "MINOR", "PATCH"))
+        expected = header_version()
         self.assertEqual(version, expected)
         metadata = sh(self.python, "-m", "pip", "show", "microbench", cwd=self.outside)
         self.assertIn(f"Version: {expected}\n", metadata)
