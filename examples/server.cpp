@@ -1,6 +1,6 @@
 // microbench-server: the reference server as a program, for experiments and other clients.
 //   microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]] | -h
-// Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall, /echo, /status/{code} and /stats on
+// Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /work?us=N, /stall, /echo, /status/{code} and /stats on
 // 127.0.0.1 (or ADDRESS) until SIGINT/SIGTERM, or for SECONDS. Prints the port it listens on.
 // -x: chaos for soak tests — of every 1000 responses, CUT are cut short (closed or reset) and
 // after CLOSE the connection is closed (server_options::chaos_*).
@@ -28,7 +28,8 @@ const char* usage_text =
     "  -x CUT:CLOSE[:SEED]  chaos: of every 1000 responses about CUT are cut short and after about CLOSE the\n"
     "               connection is closed (each 0 to 1000, together at most 1000; SEED default 1)\n"
     "  -h, --help   this text\n"
-    "Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall?every=N&for=MS, /echo, /status/{code} and /stats.\n";
+    "Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall?every=N&for=MS, /echo, /status/{code} and /stats,\n"
+    "and /work?us=N, which holds its thread N microseconds: -t T threads answer at most T x 1,000,000 / N a second.\n";
 
 // One line naming the problem, then the usage; exit 1.
 int usage_error(const std::string& problem) {

@@ -7,7 +7,8 @@
  *     #include "microbench.hpp"
  *
  * Conventions.
- * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel, mb_hlog. Each has a
+ * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel, mb_hlog, mb_capacity.
+ *   Each has a
  *   constructor and a destroy function; destroy accepts NULL.
  * - Fallible functions return an int status: MB_OK (0) or one of the MB_ codes below, whose
  *   numbers never change. mb_status_name() and mb_status_message() describe any of them. A NULL
@@ -63,6 +64,7 @@ enum {
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
+    MB_PLAN_BAD_CAPACITY_SEARCH = 133,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
     MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
@@ -191,6 +193,7 @@ typedef struct mb_suite mb_suite;
 typedef struct mb_server mb_server;
 typedef struct mb_cancel mb_cancel;
 typedef struct mb_hlog mb_hlog;
+typedef struct mb_capacity mb_capacity;
 
 /* Called on a worker thread for every whole response; return nonzero to pass it, 0 to fail it
  * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
@@ -305,6 +308,56 @@ MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, siz
  * HdrHistogram's compressed V2 encoding. Needs mb_plan_set_interval_histograms: 0 (and "" in a
  * buffer) when the run kept none. Text, snprintf-style. */
 MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
+/* The capacity search: the highest fixed rate the plan's server holds with its response-time p99
+ * (from each request's intended send time) within max_p99_ms. Each step runs the plan — its URL,
+ * connections, threads, keep-alive, checks, cancel; not its count, duration or rate — at one rate
+ * for warmup_ms, then for a window of step_ms (longer when min_responses would not fit); a step
+ * holds when its window's p99, failure ratio and achieved rate are within the objective. The rate
+ * doubles from start_rate while steps hold, then the gap between the highest held and the lowest
+ * failed rate is halved until it is within `resolution`. mb_capacity_objective_init sets the
+ * defaults (and size); later versions only append fields. on_step (may be NULL) is called after
+ * each step on the calling thread. MB_PLAN_BAD_CAPACITY_SEARCH: an objective out of range. */
+enum {
+    MB_CAPACITY_HELD = 0, MB_CAPACITY_LATENCY = 1, MB_CAPACITY_FAILURES = 2, MB_CAPACITY_RATE = 3,
+    MB_CAPACITY_NO_RESPONSE = 4
+};
+typedef struct mb_capacity_step {
+    double target_rate, achieved_rate; /* requests/s asked for; ended in the window per second */
+    int64_t window_ns;
+    uint64_t completed, failed;        /* ended in the window */
+    int64_t p50_ns, p99_ns, p999_ns, max_ns, lag_p99_ns;  /* response time; schedule lag */
+    uint64_t connection_waits, schedule_missed;           /* in the whole step */
+    int verdict;                       /* MB_CAPACITY_HELD or why it did not hold */
+    int generator_suspect;             /* failed, and the generator may be why (its lag, too few connections) */
+} mb_capacity_step;                    /* later versions only append fields: pass sizeof(mb_capacity_step) */
+typedef void (*mb_capacity_step_fn)(const mb_capacity_step* step, void* user);
+typedef struct mb_capacity_objective {
+    size_t size;
+    double max_p99_ms;          /* required: above 0 */
+    double max_failure_ratio;   /* 0.01 */
+    double min_rate_ratio;      /* 0.95: achieved against target */
+    double start_rate;          /* 100 */
+    double max_rate;            /* 1,000,000 */
+    double resolution;          /* 0.05 */
+    int64_t warmup_ms;          /* 1000 */
+    int64_t step_ms;            /* 5000 */
+    uint64_t min_responses;     /* 1000 */
+    int64_t cooldown_ms;        /* 500 */
+    uint32_t max_steps;         /* 30 */
+    mb_capacity_step_fn on_step;
+    void* on_step_user;
+} mb_capacity_objective;
+#define MB_CAPACITY_AT_MAX_RATE 1         /* the step at max_rate held */
+#define MB_CAPACITY_GENERATOR_LIMITED 2   /* the lowest failed step was suspect: the rate is a lower bound */
+#define MB_CAPACITY_CANCELLED 4
+MB_API void mb_capacity_objective_init(mb_capacity_objective* objective);
+MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* objective, mb_capacity** out);
+MB_API void mb_capacity_destroy(mb_capacity* capacity);
+MB_API double mb_capacity_rate(const mb_capacity* capacity);  /* the highest rate held; 0: none held */
+MB_API int mb_capacity_flags(const mb_capacity* capacity);    /* MB_CAPACITY_AT_MAX_RATE | ... */
+MB_API size_t mb_capacity_step_count(const mb_capacity* capacity);
+MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_capacity_step* out, size_t size);
+
 /* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or another
  * HdrHistogram writer's (format 1.3, V2 histograms, deflated or stored; read in tests from
  * HdrHistogram.NET's UTF-16 logs and hdr-histogram-js's) — every row of every log

@@ -48,6 +48,7 @@
 #include "microbench/engine/tls_openssl.hpp"
 #endif
 #include "microbench/engine/runner.hpp"
+#include "microbench/engine/capacity.hpp"
 #ifndef MICROBENCH_NO_REPORTS
 #include "microbench/core/appendf.hpp"
 #include "microbench/core/decimal.hpp"
@@ -77,3 +78,4 @@
 #include "microbench/c_api/c_api_tls.hpp"
 #include "microbench/c_api/c_api_suite.hpp"
 #include "microbench/c_api/c_api_hlog.hpp"
+#include "microbench/c_api/c_api_capacity.hpp"

@@ -242,6 +242,7 @@ namespace microbench {
     X(plan_bad_transport, 128, "a transport needs open, handshake, read, write and close functions") \
     X(plan_bad_tls_version, 129, "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
     X(plan_bad_batch_lag, 131, "the batch lag must be from 0 to 10,000 microseconds, or -1 for the default") \
+    X(plan_bad_capacity_search, 133, "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
@@ -2630,6 +2631,7 @@ inline bool factorial_argument(const url& target, unsigned& n) {
 // clock (realtime_ns) only converts arrival times the kernel stamps on it, anchors a run's start
 // for ab -g and for merging results, and times a start at a given wall-clock instant.
 
+#include <errno.h>
 #include <time.h>
 
 #include <cstdint>
@@ -2640,6 +2642,13 @@ inline std::int64_t now_ns() {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Sleeps `ns` nanoseconds on the monotonic clock (the whole time, also when a signal comes).
+inline void sleep_ns(std::int64_t ns) {
+    timespec left{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &left, &left) == EINTR) {
+    }
 }
 
 inline std::int64_t realtime_ns() {
@@ -5644,10 +5653,6 @@ private:
     bool ok_ = false, raised_ = false;
 };
 
-inline void sleep_ms(std::int64_t ms) {
-    timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
-    nanosleep(&ts, nullptr);
-}
 
 // An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
 inline bool idempotent(const std::string& method) {
@@ -5666,7 +5671,7 @@ inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel)
         const std::int64_t left_ns = unix_ms * 1'000'000 - realtime_ns();
         if (left_ns <= 0) return true;
         if (left_ns <= 50'000'000) clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr);
-        else sleep_ms(50);
+        else sleep_ns(50'000'000);
     }
 }
 
@@ -5693,7 +5698,7 @@ inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t
             while (next_call <= now) next_call += every_ms * 1'000'000;
             while (next_count <= ended) next_count += every_n;
         }
-        sleep_ms(poll_ms);
+        sleep_ns(poll_ms * 1'000'000);
     }
 }
 
@@ -5894,6 +5899,201 @@ inline error run(const plan& p, result& out) {
 
 }  // namespace microbench
 // ---- end include/microbench/engine/runner.hpp ----
+// ---- begin include/microbench/engine/capacity.hpp ----
+// microbench/engine/capacity.hpp — the capacity search: the highest fixed rate a server holds
+// within a latency objective. It runs short fixed-rate steps of a plan (each a warm-up, then a
+// measured window of at least enough responses for its p99), doubling the rate while steps hold
+// and then halving the gap between the highest held and the lowest failed rate, and keeps every
+// step's figures. A step's percentiles and counts are those of the requests that ended in its
+// window (the interval rows after the warm-up, merged exactly); it says whether the generator,
+// rather than the server, may have been what failed it (its schedule lag, or too few connections
+// for the rate at the objective's latency).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+
+namespace microbench {
+
+struct capacity_step;
+using capacity_step_fn = void (*)(const capacity_step&, void* user);
+
+// What a step must do to hold, and how the search goes.
+struct capacity_objective {
+    double max_p99_ms = 0;             // response time p99 (from the intended send time), 0 < it <= 3,600,000
+    double max_failure_ratio = 0.01;   // failed / ended in the window, 0 to 1
+    double min_rate_ratio = 0.95;      // the window's ended requests per second against the target, 0 to 1
+    double start_rate = 100;           // requests/s of the first step
+    double max_rate = 1'000'000;       // the search goes no higher
+    double resolution = 0.05;          // it stops when the lowest failed rate is within this of the highest held
+    std::int64_t warmup_ms = 1'000;    // per step, not measured (0 to 1 h)
+    std::int64_t step_ms = 5'000;      // measured window per step (10 ms to 1 h), lengthened to see min_responses
+    std::uint64_t min_responses = 1'000;  // a window expects at least this many at its rate (the window grows up to 1 h)
+    std::int64_t cooldown_ms = 500;    // idle between steps, so a server can empty its queues (0 to 1 min)
+    std::uint32_t max_steps = 30;      // 1 to 100
+    capacity_step_fn on_step = nullptr;  // called after each step, on the calling thread
+    void* on_step_user = nullptr;
+};
+
+// Why a step did not hold (held: it did).
+enum class capacity_verdict : std::uint8_t { held, latency, failures, rate, no_response };
+
+// One fixed-rate step of the search.
+struct capacity_step {
+    double target_rate = 0;        // requests/s asked for
+    double achieved_rate = 0;      // requests that ended in the window, per second
+    std::int64_t window_ns = 0;    // the measured window after the warm-up (longer when requests ended in the drain)
+    std::uint64_t completed = 0, failed = 0;  // ended in the window
+    std::int64_t p50_ns = 0, p99_ns = 0, p999_ns = 0, max_ns = 0;  // response time in the window
+    std::int64_t lag_p99_ns = 0;   // schedule lag in the window: how late the generator sent
+    std::uint64_t connection_waits = 0;  // in the whole step: requests whose time came while every connection was busy
+    std::uint64_t schedule_missed = 0;   // in the whole step: never sent before it ended
+    capacity_verdict verdict = capacity_verdict::held;
+    // The step failed, and the generator may be why: no request waited for a connection, yet its
+    // schedule lag p99 was above a tenth of the objective (at least 1 ms) — it could not send in
+    // time —, or requests waited for a connection while the plan's connections could not hold
+    // rate x objective requests in flight (raise the concurrency).
+    bool generator_suspect = false;
+    bool held() const { return verdict == capacity_verdict::held; }
+};
+
+struct capacity_result {
+    double capacity = 0;              // the highest target rate held; 0: no step held
+    bool at_max_rate = false;         // the step at max_rate held: the capacity is at least that
+    bool generator_limited = false;   // the lowest failed step was suspect: the capacity is a lower bound
+    bool cancelled = false;
+    std::vector<capacity_step> steps;  // in the order they ran
+};
+
+constexpr const char* capacity_verdict_name(capacity_verdict v) {
+    switch (v) {
+        case capacity_verdict::held: return "held";
+        case capacity_verdict::latency: return "p99 over";
+        case capacity_verdict::failures: return "failures over";
+        case capacity_verdict::rate: return "rate not reached";
+        default: return "no response";
+    }
+}
+
+namespace detail {
+
+// The figures of one step's window, gathered from the interval rows as they close.
+struct capacity_window {
+    std::int64_t warmup_ns = 0;
+    std::int64_t window_ns = 0;
+    std::uint64_t completed = 0, failed = 0;
+    histogram response, lag;
+
+    static void add_row(const interval_stats& row, const interval_histograms& h, void* user) {
+        auto* w = static_cast<capacity_window*>(user);
+        if (row.start_ns < w->warmup_ns) return;
+        w->window_ns += row.duration_ns;
+        w->completed += row.completed;
+        w->failed += row.failed;
+        w->response.merge(*h.response);
+        w->lag.merge(*h.schedule_lag);
+    }
+};
+
+}  // namespace detail
+
+inline error check_capacity_objective(const capacity_objective& o) {
+    auto within = [](auto v, auto lo, auto hi) { return v >= lo && v <= hi; };  // false for NaN
+    const bool ok = o.max_p99_ms > 0 && o.max_p99_ms <= static_cast<double>(defaults::max_timeout_ms) &&
+                    within(o.max_failure_ratio, 0.0, 1.0) && within(o.min_rate_ratio, 0.0, 1.0) &&
+                    within(o.start_rate, defaults::min_rate, defaults::max_rate) &&
+                    within(o.max_rate, o.start_rate, defaults::max_rate) && within(o.resolution, 0.001, 1.0) &&
+                    within(o.warmup_ms, std::int64_t{0}, defaults::max_interval_ms) &&
+                    within(o.step_ms, defaults::min_interval_ms, defaults::max_interval_ms) &&
+                    within(o.cooldown_ms, std::int64_t{0}, std::int64_t{60'000}) && within(o.max_steps, 1u, 100u) &&
+                    (o.warmup_ms == 0 || o.warmup_ms >= defaults::min_interval_ms);
+    return ok ? error{} : error{errc::plan_bad_capacity_search, 0};
+}
+
+// Runs `base` (its URL, connections, threads, keep-alive, checks…; not its count, duration or
+// rate, which each step sets) at the rate of one step; fills `step` from its window.
+inline error run_capacity_step(const plan& base, const capacity_objective& o, double rate, capacity_step& step, bool& cancelled) {
+    // The window sees at least min_responses at this rate, up to an hour.
+    const double needed_ms = std::ceil(static_cast<double>(o.min_responses) * 1000.0 / rate);
+    const std::int64_t window_ms = std::min<std::int64_t>(defaults::max_interval_ms, std::max<std::int64_t>(o.step_ms, static_cast<std::int64_t>(needed_ms)));
+    detail::capacity_window w;
+    w.warmup_ns = o.warmup_ms * 1'000'000;
+    plan p = base;
+    p.requests(0).duration_ms(o.warmup_ms + window_ms).rate(rate).interval_histograms(false);
+    // Rows of the warm-up's length (the whole window's when there is none): the first is the warm-up.
+    p.interval_ms(o.warmup_ms > 0 ? o.warmup_ms : window_ms).on_interval_histograms(&detail::capacity_window::add_row, &w);
+    result r;
+    if (error e = run(p, r)) return e;
+    cancelled = r.cancelled;
+    step = capacity_step{};
+    step.target_rate = rate;
+    step.window_ns = std::max(w.window_ns, window_ms * 1'000'000);  // its rows end with the last request's end
+    step.completed = w.completed;
+    step.failed = w.failed;
+    step.achieved_rate = static_cast<double>(w.completed + w.failed) * 1e9 / static_cast<double>(step.window_ns);
+    step.p50_ns = w.response.value_at_percentile(50);
+    step.p99_ns = w.response.value_at_percentile(99);
+    step.p999_ns = w.response.value_at_percentile(99.9);
+    step.max_ns = w.response.max();
+    step.lag_p99_ns = w.lag.value_at_percentile(99);
+    step.connection_waits = r.connection_waits;
+    step.schedule_missed = r.schedule_missed;
+    const double objective_ns = o.max_p99_ms * 1e6;
+    const std::uint64_t ended = w.completed + w.failed;
+    if (w.completed == 0) step.verdict = capacity_verdict::no_response;
+    else if (static_cast<double>(w.failed) > o.max_failure_ratio * static_cast<double>(ended)) step.verdict = capacity_verdict::failures;
+    else if (static_cast<double>(step.p99_ns) > objective_ns) step.verdict = capacity_verdict::latency;
+    else if (step.achieved_rate < o.min_rate_ratio * rate) step.verdict = capacity_verdict::rate;
+    if (!step.held()) {
+        // A request that waited for a connection is late too: its lag is then the server's doing,
+        // unless the connections were too few for the rate at the objective's latency.
+        const bool lagging = r.connection_waits == 0 && static_cast<double>(step.lag_p99_ns) > std::max(1e6, objective_ns / 10);
+        const bool short_of_connections = r.connection_waits > 0 && static_cast<double>(base.concurrency()) < rate * o.max_p99_ms / 1000;
+        step.generator_suspect = lagging || short_of_connections;
+    }
+    return {};
+}
+
+// The search (see the top of this file). Errors: the objective's (plan_bad_capacity_search),
+// the plan's and a run's setup (as run() gives them); what happens to requests is in the steps.
+inline error find_capacity(const plan& base, const capacity_objective& o, capacity_result& out) {
+    out = capacity_result{};
+    if (error e = check_capacity_objective(o)) return e;
+    plan probe = base;
+    if (error e = probe.requests(0).duration_ms(o.step_ms).rate(o.start_rate).validate()) return e;
+    double held = 0, failed = 0;  // the highest held and lowest failed rates so far (0: none)
+    double rate = o.start_rate;
+    const double floor_rate = std::max(defaults::min_rate, o.start_rate / 64);
+    const cancel_token* cancel = base.cancel_with();
+    while (out.steps.size() < o.max_steps && !(cancel && cancel->cancelled())) {
+        if (!out.steps.empty() && o.cooldown_ms > 0) sleep_ns(o.cooldown_ms * 1'000'000);
+        capacity_step step;
+        bool cancelled = false;
+        if (error e = run_capacity_step(base, o, rate, step, cancelled)) return e;
+        if (cancelled) break;  // a step cut short says nothing
+        out.steps.push_back(step);
+        if (o.on_step) o.on_step(out.steps.back(), o.on_step_user);
+        if (step.held()) held = std::max(held, rate);
+        else failed = failed == 0 ? rate : std::min(failed, rate);
+        if (step.held() && rate >= o.max_rate) break;
+        if (failed == 0) rate = std::min(rate * 2, o.max_rate);  // still climbing
+        else if (held == 0) rate = rate / 2;                      // not even the start held: down
+        else if (failed <= held * (1 + o.resolution)) break;     // narrowed enough
+        else rate = std::sqrt(held * failed);                     // halve the gap (geometrically)
+        if (held == 0 && rate < floor_rate) break;
+    }
+    out.cancelled = cancel && cancel->cancelled();
+    out.capacity = held;
+    out.at_max_rate = held >= o.max_rate;
+    for (const capacity_step& s : out.steps)
+        if (!s.held() && s.target_rate == failed) out.generator_limited = s.generator_suspect;
+    return {};
+}
+
+}  // namespace microbench
+// ---- end include/microbench/engine/capacity.hpp ----
 #ifndef MICROBENCH_NO_REPORTS
 // ---- begin include/microbench/core/decimal.hpp ----
 // microbench/core/decimal.hpp — decimal numbers read from text the same way in every locale, for
@@ -8765,7 +8965,7 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
 // ---- end include/microbench/server/request_parser.hpp ----
 // ---- begin include/microbench/server/server_endpoints.hpp ----
 // microbench/server/server_endpoints.hpp — what the reference server answers, as a function of the
-// request alone: routing, the factorial / delay / stall / echo / status / stats endpoints, and
+// request alone: routing, the factorial / delay / work / stall / echo / status / stats endpoints, and
 // the response bytes. No sockets and no clock here, so every answer is testable on its own.
 
 #include <cstdint>
@@ -8831,6 +9031,7 @@ private:
 struct answer {
     endpoint_kind kind = endpoint_kind::other;
     std::int64_t delay_ns = 0;  // send the response this much later
+    std::int64_t hold_ns = 0;   // /work: hold the server's thread this long first (a synchronous handler)
     // /stall: once every `stall_every_ms` (on the monotonic clock), for `stall_for_ms`, every
     // response is held until that stall ends; the server, which has the clock, applies it.
     std::int64_t stall_every_ms = 0, stall_for_ms = 0;
@@ -8939,15 +9140,16 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         std::string doc = "{\"factorial\":" + digits + "}";
         return reply(200, "application/json", doc);
     }
-    if (path == "/delay" || path.substr(0, 7) == "/delay/") {
+    const bool work = path == "/work";  // as /delay?…, but holding the thread instead of a timer
+    if (work || path == "/delay" || path.substr(0, 7) == "/delay/") {
         a.kind = endpoint_kind::delay;
-        bool in_path = path.size() > 7;
+        bool in_path = !work && path.size() > 7;
         arg = in_path ? path.substr(7) : std::string_view();
         const bool micro = !in_path && query_value(query, "us", arg);
         if (!in_path && !micro && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
         const std::uint64_t unit = micro ? 1'000 : 1'000'000;
         if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n)) return bad("delay out of range\n");
-        a.delay_ns = static_cast<std::int64_t>(n * unit);
+        (work ? a.hold_ns : a.delay_ns) = static_cast<std::int64_t>(n * unit);
         return reply(200, "text/plain", arg);
     }
     if (path == "/stall") {
@@ -8975,7 +9177,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::stats;
         return reply(200, "application/json", server_counts_json(stats()));
     }
-    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
+    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /work?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
     return reply(404, "text/plain", "not found\n");
 }
 
@@ -8986,7 +9188,8 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 // keep-alive, pipelining-safe (one request at a time per connection, answered in order),
 // N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
-// close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
+// close, never a crash; it never blocks its loop (but for /work, which holds its thread on
+// purpose), and when accept() finds no free descriptor
 // or buffer it stops listening for a moment instead of spinning. With chaos options it cuts
 // responses short and closes connections at random, counting each (server_options). /stats also
 // counts connections by the client's address (to check that -B spreads them).
@@ -9261,6 +9464,7 @@ private:
                 bump(t, by_kind[static_cast<int>(a.kind)]);
                 if (options_.chaos_cut_permille || options_.chaos_close_permille) chaos(t, c, response_at);
             }
+            if (a.hold_ns > 0) sleep_ns(a.hold_ns);  // /work: this thread serves nothing else meanwhile, on purpose
             if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
                 std::int64_t phase_ms = now_ns() / 1'000'000 % a.stall_every_ms;
                 a.delay_ns = (phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0) * 1'000'000;
@@ -9521,7 +9725,8 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
  *     #include "microbench.hpp"
  *
  * Conventions.
- * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel, mb_hlog. Each has a
+ * - Handles are opaque: mb_plan, mb_result, mb_suite, mb_server, mb_cancel, mb_hlog, mb_capacity.
+ *   Each has a
  *   constructor and a destroy function; destroy accepts NULL.
  * - Fallible functions return an int status: MB_OK (0) or one of the MB_ codes below, whose
  *   numbers never change. mb_status_name() and mb_status_message() describe any of them. A NULL
@@ -9577,6 +9782,7 @@ enum {
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
+    MB_PLAN_BAD_CAPACITY_SEARCH = 133,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
     MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
@@ -9705,6 +9911,7 @@ typedef struct mb_suite mb_suite;
 typedef struct mb_server mb_server;
 typedef struct mb_cancel mb_cancel;
 typedef struct mb_hlog mb_hlog;
+typedef struct mb_capacity mb_capacity;
 
 /* Called on a worker thread for every whole response; return nonzero to pass it, 0 to fail it
  * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
@@ -9819,6 +10026,56 @@ MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, siz
  * HdrHistogram's compressed V2 encoding. Needs mb_plan_set_interval_histograms: 0 (and "" in a
  * buffer) when the run kept none. Text, snprintf-style. */
 MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
+/* The capacity search: the highest fixed rate the plan's server holds with its response-time p99
+ * (from each request's intended send time) within max_p99_ms. Each step runs the plan — its URL,
+ * connections, threads, keep-alive, checks, cancel; not its count, duration or rate — at one rate
+ * for warmup_ms, then for a window of step_ms (longer when min_responses would not fit); a step
+ * holds when its window's p99, failure ratio and achieved rate are within the objective. The rate
+ * doubles from start_rate while steps hold, then the gap between the highest held and the lowest
+ * failed rate is halved until it is within `resolution`. mb_capacity_objective_init sets the
+ * defaults (and size); later versions only append fields. on_step (may be NULL) is called after
+ * each step on the calling thread. MB_PLAN_BAD_CAPACITY_SEARCH: an objective out of range. */
+enum {
+    MB_CAPACITY_HELD = 0, MB_CAPACITY_LATENCY = 1, MB_CAPACITY_FAILURES = 2, MB_CAPACITY_RATE = 3,
+    MB_CAPACITY_NO_RESPONSE = 4
+};
+typedef struct mb_capacity_step {
+    double target_rate, achieved_rate; /* requests/s asked for; ended in the window per second */
+    int64_t window_ns;
+    uint64_t completed, failed;        /* ended in the window */
+    int64_t p50_ns, p99_ns, p999_ns, max_ns, lag_p99_ns;  /* response time; schedule lag */
+    uint64_t connection_waits, schedule_missed;           /* in the whole step */
+    int verdict;                       /* MB_CAPACITY_HELD or why it did not hold */
+    int generator_suspect;             /* failed, and the generator may be why (its lag, too few connections) */
+} mb_capacity_step;                    /* later versions only append fields: pass sizeof(mb_capacity_step) */
+typedef void (*mb_capacity_step_fn)(const mb_capacity_step* step, void* user);
+typedef struct mb_capacity_objective {
+    size_t size;
+    double max_p99_ms;          /* required: above 0 */
+    double max_failure_ratio;   /* 0.01 */
+    double min_rate_ratio;      /* 0.95: achieved against target */
+    double start_rate;          /* 100 */
+    double max_rate;            /* 1,000,000 */
+    double resolution;          /* 0.05 */
+    int64_t warmup_ms;          /* 1000 */
+    int64_t step_ms;            /* 5000 */
+    uint64_t min_responses;     /* 1000 */
+    int64_t cooldown_ms;        /* 500 */
+    uint32_t max_steps;         /* 30 */
+    mb_capacity_step_fn on_step;
+    void* on_step_user;
+} mb_capacity_objective;
+#define MB_CAPACITY_AT_MAX_RATE 1         /* the step at max_rate held */
+#define MB_CAPACITY_GENERATOR_LIMITED 2   /* the lowest failed step was suspect: the rate is a lower bound */
+#define MB_CAPACITY_CANCELLED 4
+MB_API void mb_capacity_objective_init(mb_capacity_objective* objective);
+MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* objective, mb_capacity** out);
+MB_API void mb_capacity_destroy(mb_capacity* capacity);
+MB_API double mb_capacity_rate(const mb_capacity* capacity);  /* the highest rate held; 0: none held */
+MB_API int mb_capacity_flags(const mb_capacity* capacity);    /* MB_CAPACITY_AT_MAX_RATE | ... */
+MB_API size_t mb_capacity_step_count(const mb_capacity* capacity);
+MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_capacity_step* out, size_t size);
+
 /* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or another
  * HdrHistogram writer's (format 1.3, V2 histograms, deflated or stored; read in tests from
  * HdrHistogram.NET's UTF-16 logs and hdr-histogram-js's) — every row of every log
@@ -10692,4 +10949,130 @@ MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char
 
 #endif  // MICROBENCH_C_IMPLEMENTATION
 // ---- end include/microbench/c_api/c_api_hlog.hpp ----
+// ---- begin include/microbench/c_api/c_api_capacity.hpp ----
+// microbench/c_api/c_api_capacity.hpp — the C API's capacity search: mb_find_capacity runs
+// find_capacity (engine/capacity.hpp) on a plan, passing each step to the caller's callback as it
+// ends, and an mb_capacity keeps the rate found and every step. Compiled only where
+// MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
+
+#ifdef MICROBENCH_C_IMPLEMENTATION
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <new>
+
+
+struct mb_capacity {
+    microbench::capacity_result r;
+};
+
+namespace microbench {
+namespace detail {
+
+inline mb_capacity_step c_step(const capacity_step& s) {
+    mb_capacity_step c{};
+    c.target_rate = s.target_rate;
+    c.achieved_rate = s.achieved_rate;
+    c.window_ns = s.window_ns;
+    c.completed = s.completed;
+    c.failed = s.failed;
+    c.p50_ns = s.p50_ns;
+    c.p99_ns = s.p99_ns;
+    c.p999_ns = s.p999_ns;
+    c.max_ns = s.max_ns;
+    c.lag_p99_ns = s.lag_p99_ns;
+    c.connection_waits = s.connection_waits;
+    c.schedule_missed = s.schedule_missed;
+    c.verdict = static_cast<int>(s.verdict);
+    c.generator_suspect = s.generator_suspect ? 1 : 0;
+    return c;
+}
+
+inline void c_step_trampoline(const capacity_step& s, void* user) {
+    const auto* o = static_cast<const mb_capacity_objective*>(user);
+    const mb_capacity_step c = c_step(s);
+    o->on_step(&c, o->on_step_user);
+}
+
+}  // namespace detail
+}  // namespace microbench
+
+static_assert(static_cast<int>(microbench::capacity_verdict::no_response) == MB_CAPACITY_NO_RESPONSE &&
+                  static_cast<int>(microbench::capacity_verdict::latency) == MB_CAPACITY_LATENCY,
+              "the C verdicts are capacity_verdict's numbers");
+
+extern "C" {
+
+MB_API void mb_capacity_objective_init(mb_capacity_objective* objective) {
+    if (!objective) return;
+    const microbench::capacity_objective d;
+    *objective = mb_capacity_objective{};
+    objective->size = sizeof *objective;
+    objective->max_p99_ms = d.max_p99_ms;
+    objective->max_failure_ratio = d.max_failure_ratio;
+    objective->min_rate_ratio = d.min_rate_ratio;
+    objective->start_rate = d.start_rate;
+    objective->max_rate = d.max_rate;
+    objective->resolution = d.resolution;
+    objective->warmup_ms = d.warmup_ms;
+    objective->step_ms = d.step_ms;
+    objective->min_responses = d.min_responses;
+    objective->cooldown_ms = d.cooldown_ms;
+    objective->max_steps = d.max_steps;
+}
+
+MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* objective, mb_capacity** out) {
+    using namespace microbench;
+    if (out) *out = nullptr;
+    // The caller's struct may be an older, shorter one: what it lacks keeps the defaults.
+    if (!plan || !objective || !out || objective->size < offsetof(mb_capacity_objective, on_step)) return detail::invalid;
+    mb_capacity_objective given;
+    mb_capacity_objective_init(&given);
+    std::memcpy(&given, objective, objective->size < sizeof given ? objective->size : sizeof given);
+    MICROBENCH_C_TRY
+    capacity_objective o;
+    o.max_p99_ms = given.max_p99_ms;
+    o.max_failure_ratio = given.max_failure_ratio;
+    o.min_rate_ratio = given.min_rate_ratio;
+    o.start_rate = given.start_rate;
+    o.max_rate = given.max_rate;
+    o.resolution = given.resolution;
+    o.warmup_ms = given.warmup_ms;
+    o.step_ms = given.step_ms;
+    o.min_responses = given.min_responses;
+    o.cooldown_ms = given.cooldown_ms;
+    o.max_steps = given.max_steps;
+    if (given.on_step) o.on_step = detail::c_step_trampoline, o.on_step_user = &given;
+    std::unique_ptr<mb_capacity> c(new (std::nothrow) mb_capacity);
+    if (!c) return detail::no_memory;
+    if (error e = find_capacity(detail::plan_to_run(plan), o, c->r)) return detail::status_of(e);
+    *out = c.release();
+    return MB_OK;
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+
+MB_API void mb_capacity_destroy(mb_capacity* capacity) { delete capacity; }
+
+MB_API double mb_capacity_rate(const mb_capacity* capacity) { return capacity ? capacity->r.capacity : 0; }
+
+MB_API int mb_capacity_flags(const mb_capacity* capacity) {
+    if (!capacity) return 0;
+    return (capacity->r.at_max_rate ? MB_CAPACITY_AT_MAX_RATE : 0) | (capacity->r.generator_limited ? MB_CAPACITY_GENERATOR_LIMITED : 0) |
+           (capacity->r.cancelled ? MB_CAPACITY_CANCELLED : 0);
+}
+
+MB_API size_t mb_capacity_step_count(const mb_capacity* capacity) { return capacity ? capacity->r.steps.size() : 0; }
+
+MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_capacity_step* out, size_t size) {
+    if (!capacity || !out || index >= capacity->r.steps.size()) return MB_INVALID_ARGUMENT;
+    const mb_capacity_step c = microbench::detail::c_step(capacity->r.steps[index]);
+    std::memcpy(out, &c, size < sizeof c ? size : sizeof c);
+    return MB_OK;
+}
+
+}  // extern "C"
+
+#endif  // MICROBENCH_C_IMPLEMENTATION
+// ---- end include/microbench/c_api/c_api_capacity.hpp ----
 // ---- end include/microbench.hpp ----

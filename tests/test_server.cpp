@@ -96,6 +96,18 @@ TEST_CASE("endpoints: both factorial forms, delay, echo, status, stats, errors")
     CHECK(x.a.delay_ns == 5'000'000);
     x = ask("GET /delay?us=150 HTTP/1.1\r\n\r\n");
     CHECK(x.a.delay_ns == 150'000);
+    x = ask("GET /work?us=2500 HTTP/1.1\r\n\r\n");  // holds the thread instead
+    CHECK(x.a.hold_ns == 2'500'000);
+    CHECK(x.a.delay_ns == 0);
+    CHECK(x.a.kind == endpoint_kind::delay);
+    CHECK(ask("GET /work?ms=3 HTTP/1.1\r\n\r\n").a.hold_ns == 3'000'000);
+    for (const char* bad : {"/work", "/work/5", "/work?us=60000001", "/work?us=x"}) {
+        CAPTURE(bad);
+        x = ask(std::string("GET ") + bad + " HTTP/1.1\r\n\r\n");
+        CHECK(x.out.rfind("HTTP/1.1 ", 0) == 0);
+        CHECK(x.a.hold_ns == 0);
+        CHECK(x.out.rfind("HTTP/1.1 200 ", 0) != 0);
+    }
     x = ask("GET /delay?us=60000001 HTTP/1.1\r\n\r\n");
     CHECK(x.a.kind == endpoint_kind::bad_request);
     x = ask("GET /delay/60001 HTTP/1.1\r\n\r\n");

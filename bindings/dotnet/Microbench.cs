@@ -314,6 +314,102 @@ public static class Hlog
     public static IReadOnlyList<HlogTagTotal> Read(params string[] logs) => Read(logs.Select(Encoding.UTF8.GetBytes));
 }
 
+/// <summary>Why a capacity search's step did not hold (Held: it did).</summary>
+public enum CapacityVerdict
+{
+    /// <summary>Within the objective.</summary>
+    Held = 0,
+    /// <summary>Its response-time p99 was above the objective.</summary>
+    Latency = 1,
+    /// <summary>More of its requests failed than the objective allows.</summary>
+    Failures = 2,
+    /// <summary>Fewer requests a second ended than MinRateRatio of the target.</summary>
+    Rate = 3,
+    /// <summary>No request completed in its window.</summary>
+    NoResponse = 4,
+}
+
+/// <summary>What a capacity search must hold, and how it goes (Plan.FindCapacity); the defaults are the library's.</summary>
+public sealed class CapacityObjective
+{
+    /// <summary>The defaults, from the library (mb_capacity_objective_init).</summary>
+    public CapacityObjective()
+    {
+        Native.CapacityObjectiveInit(out CapacityObjectiveNative d);
+        (MaxP99Ms, MaxFailureRatio, MinRateRatio, StartRate, MaxRate, Resolution) = (d.MaxP99Ms, d.MaxFailureRatio, d.MinRateRatio, d.StartRate, d.MaxRate, d.Resolution);
+        (Warmup, Step, MinResponses, Cooldown, MaxSteps) = (TimeSpan.FromMilliseconds(d.WarmupMs), TimeSpan.FromMilliseconds(d.StepMs), d.MinResponses,
+                                                          TimeSpan.FromMilliseconds(d.CooldownMs), d.MaxSteps);
+    }
+
+    /// <summary>The response-time p99 a step may reach, in milliseconds (required: above 0).</summary>
+    public double MaxP99Ms { get; set; }
+    /// <summary>Failed requests over ended ones a step may have (0 to 1).</summary>
+    public double MaxFailureRatio { get; set; }
+    /// <summary>The requests a second that ended in a step's window, against its target, at least (0 to 1).</summary>
+    public double MinRateRatio { get; set; }
+    /// <summary>Requests a second of the first step.</summary>
+    public double StartRate { get; set; }
+    /// <summary>The search goes no higher.</summary>
+    public double MaxRate { get; set; }
+    /// <summary>The search stops when the lowest failed rate is within this fraction of the highest held one.</summary>
+    public double Resolution { get; set; }
+    /// <summary>Each step's warm-up, not measured.</summary>
+    public TimeSpan Warmup { get; set; }
+    /// <summary>Each step's measured window (longer when MinResponses would not fit).</summary>
+    public TimeSpan Step { get; set; }
+    /// <summary>Responses a window expects at its rate, at least.</summary>
+    public ulong MinResponses { get; set; }
+    /// <summary>Idle time between steps.</summary>
+    public TimeSpan Cooldown { get; set; }
+    /// <summary>Steps at the most.</summary>
+    public uint MaxSteps { get; set; }
+    /// <summary>Called after each step, on the thread that runs the search; an exception stops the search and FindCapacity throws it.</summary>
+    public Action<CapacityStep>? OnStep { get; set; }
+
+    internal CapacityObjectiveNative ToNative() => new()
+    {
+        Size = (nuint)Marshal.SizeOf<CapacityObjectiveNative>(),
+        MaxP99Ms = MaxP99Ms, MaxFailureRatio = MaxFailureRatio, MinRateRatio = MinRateRatio, StartRate = StartRate, MaxRate = MaxRate,
+        Resolution = Resolution, WarmupMs = (long)Warmup.TotalMilliseconds, StepMs = (long)Step.TotalMilliseconds, MinResponses = MinResponses,
+        CooldownMs = (long)Cooldown.TotalMilliseconds, MaxSteps = MaxSteps,
+    };
+}
+
+/// <summary>One fixed-rate step of a capacity search: its target and achieved rate (requests a second), the measured
+/// window after the warm-up, the requests that ended in it, their response-time percentiles and the schedule lag p99
+/// (ms), the whole step's connection waits and never-sent requests, its verdict, and whether the generator may be why
+/// it failed (its lag, or too few connections for the rate at the objective's latency).</summary>
+public sealed record CapacityStep(double TargetRate, double AchievedRate, TimeSpan Window, ulong Completed, ulong Failed, double P50Ms,
+                                  double P99Ms, double P999Ms, double MaxMs, double LagP99Ms, ulong ConnectionWaits, ulong ScheduleMissed,
+                                  CapacityVerdict Verdict, bool GeneratorSuspect)
+{
+    /// <summary>The step held the objective.</summary>
+    public bool Held => Verdict == CapacityVerdict.Held;
+
+    internal static CapacityStep Of(in CapacityStepNative s) =>
+        new(s.TargetRate, s.AchievedRate, TimeSpan.FromTicks(s.WindowNs / 100), s.Completed, s.Failed, s.P50Ns / 1e6, s.P99Ns / 1e6,
+            s.P999Ns / 1e6, s.MaxNs / 1e6, s.LagP99Ns / 1e6, s.ConnectionWaits, s.ScheduleMissed, (CapacityVerdict)s.Verdict,
+            s.GeneratorSuspect != 0);
+}
+
+/// <summary>What a capacity search found: the highest rate held (0: none); AtMaxRate, the step at MaxRate held (the
+/// capacity is at least that); GeneratorLimited, the lowest failed step was the generator's doing (the capacity is a
+/// lower bound); Cancelled; and every step in order.</summary>
+public sealed record CapacityResult(double Rate, bool AtMaxRate, bool GeneratorLimited, bool Cancelled, IReadOnlyList<CapacityStep> Steps)
+{
+    internal static CapacityResult Of(CapacityHandle c)
+    {
+        var steps = new List<CapacityStep>();
+        for (nuint i = 0; i < Native.CapacityStepCount(c); ++i)
+        {
+            MicrobenchException.Check(Native.CapacityStepInfo(c, i, out CapacityStepNative s, (nuint)Marshal.SizeOf<CapacityStepNative>()));
+            steps.Add(CapacityStep.Of(s));
+        }
+        int flags = Native.CapacityFlags(c);
+        return new CapacityResult(Native.CapacityRate(c), (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0, steps);
+    }
+}
+
 /// <summary>One scenario of a suite and what it measured.</summary>
 public sealed record ScenarioResult(string Scenario, Result Result);
 
@@ -614,7 +710,58 @@ public sealed class Plan : IDisposable
             throw new InvalidOperationException("this Plan is already running: a plan runs once at a time (make another Plan to run two at once)");
     }
 
-    private unsafe Result RunOnce(CancellationToken cancellationToken)
+    private Result RunOnce(CancellationToken cancellationToken)
+    {
+        ResultHandle? owned = null;
+        try
+        {
+            WithCallbacks(cancellationToken, run => Native.Run(handle, out owned));
+            return Result.Of(owned!);
+        }
+        finally
+        {
+            owned?.Dispose();
+        }
+    }
+
+    /// <summary>The highest fixed rate the server holds with its response-time p99 (from each request's intended send
+    /// time) within objective.MaxP99Ms: steps of this plan (its URL, connections, threads, keep-alive, checks and
+    /// callbacks; not its count, duration or rate, which each step sets) at one rate each, for a warm-up and then a
+    /// measured window; the rate doubles from StartRate while steps hold, then the gap between the highest held and the
+    /// lowest failed rate is halved to Resolution. objective.OnStep is called after each step on this thread. Cancelling
+    /// `cancellationToken` (or Cancel) ends the search with the steps so far, Cancelled true. Throws MicrobenchException
+    /// when the objective or the plan cannot run (plan_bad_capacity_search…), or the exception a callback threw;
+    /// InvalidOperationException while another run of this plan is in progress.</summary>
+    public unsafe CapacityResult FindCapacity(CapacityObjective objective, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(objective);
+        Enter();
+        CapacityHandle? owned = null;
+        try
+        {
+            WithCallbacks(cancellationToken, run =>
+            {
+                run.OnStep = objective.OnStep;
+                CapacityObjectiveNative o = objective.ToNative();
+                if (objective.OnStep is not null)
+                {
+                    o.OnStep = (IntPtr)(delegate* unmanaged<CapacityStepNative*, IntPtr, void>)&StepTrampoline;
+                    o.OnStepUser = run.User;
+                }
+                return Native.FindCapacity(handle, in o, out owned);
+            });
+            return CapacityResult.Of(owned!);
+        }
+        finally
+        {
+            owned?.Dispose();
+            Volatile.Write(ref running, 0);
+        }
+    }
+
+    // Calls `call` (mb_run or mb_find_capacity on this plan) with this run's callbacks and cancel token set on the plan,
+    // and clears them after; then throws what a callback threw, else what the call's status says.
+    private unsafe void WithCallbacks(CancellationToken cancellationToken, Func<RunState, int> call)
     {
         using var run = new RunState(this);
         using var registration = cancellationToken.Register(() => Native.CancelTrigger(run.Token));
@@ -626,10 +773,9 @@ public sealed class Plan : IDisposable
         Cancel? cancel = Cancel;
         cancel?.Attach(run.Token);
         int status;
-        ResultHandle owned;
         try
         {
-            status = Native.Run(handle, out owned);
+            status = call(run);
         }
         finally
         {
@@ -640,12 +786,8 @@ public sealed class Plan : IDisposable
             Native.PlanOnInterval(handle, null, IntPtr.Zero);
             Native.PlanSetCancel(handle, IntPtr.Zero);
         }
-        using (owned)
-        {
-            run.ThrowIfStopped();
-            MicrobenchException.Check(status);
-            return Result.Of(owned);
-        }
+        run.ThrowIfStopped();
+        MicrobenchException.Check(status);
     }
 
     // One run's callbacks, its own cancel token, and the first exception a callback threw.
@@ -664,6 +806,7 @@ public sealed class Plan : IDisposable
 
         public Plan Plan { get; }
         public CancelHandle Token { get; }
+        public Action<CapacityStep>? OnStep { get; set; }
         public IntPtr User => GCHandle.ToIntPtr(self);
         public bool Stopped => Volatile.Read(ref error) is not null;
 
@@ -713,6 +856,21 @@ public sealed class Plan : IDisposable
         try
         {
             run.Plan.onProgress!(ended, target, TimeSpan.FromTicks(elapsedNs / 100));
+        }
+        catch (Exception e)
+        {
+            run.Stop(e);
+        }
+    }
+
+    [UnmanagedCallersOnly]
+    private static unsafe void StepTrampoline(CapacityStepNative* step, IntPtr user)
+    {
+        var run = RunState.From(user);
+        if (run.Stopped) return;
+        try
+        {
+            run.OnStep!(CapacityStep.Of(*step));
         }
         catch (Exception e)
         {

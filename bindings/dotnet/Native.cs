@@ -43,6 +43,11 @@ internal sealed class HlogHandle : NativeHandle
     protected override bool ReleaseHandle() { Native.HlogDestroy(handle); return true; }
 }
 
+internal sealed class CapacityHandle : NativeHandle
+{
+    protected override bool ReleaseHandle() { Native.CapacityDestroy(handle); return true; }
+}
+
 /// <summary>mb_count: the counters of a result.</summary>
 internal enum Count
 {
@@ -66,6 +71,39 @@ internal unsafe struct TlsSessionNative
     public int ServerKeyBits, SecretBits;
     public fixed byte TempKey[96];
     public fixed byte ServerName[256];
+}
+
+/// <summary>mb_capacity_step, field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct CapacityStepNative
+{
+    public double TargetRate, AchievedRate;
+    public long WindowNs;
+    public ulong Completed, Failed;
+    public long P50Ns, P99Ns, P999Ns, MaxNs, LagP99Ns;
+    public ulong ConnectionWaits, ScheduleMissed;
+    public int Verdict;
+    public int GeneratorSuspect;
+}
+
+/// <summary>mb_capacity_objective, field for field (OnStep: a delegate* unmanaged&lt;CapacityStepNative*, IntPtr, void&gt;).</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct CapacityObjectiveNative
+{
+    public nuint Size;
+    public double MaxP99Ms;
+    public double MaxFailureRatio;
+    public double MinRateRatio;
+    public double StartRate;
+    public double MaxRate;
+    public double Resolution;
+    public long WarmupMs;
+    public long StepMs;
+    public ulong MinResponses;
+    public long CooldownMs;
+    public uint MaxSteps;
+    public IntPtr OnStep;
+    public IntPtr OnStepUser;
 }
 
 /// <summary>mb_interval, field for field.</summary>
@@ -195,6 +233,16 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_report_html_json", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int ReportHtmlJson(IntPtr[] documents, IntPtr[] labels, nuint count, string? title, byte[]? buf, nuint size,
                                                out nuint length);
+
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_objective_init")] internal static partial void CapacityObjectiveInit(out CapacityObjectiveNative objective);
+    [LibraryImport(Lib, EntryPoint = "mb_find_capacity")]
+    internal static partial int FindCapacity(PlanHandle plan, in CapacityObjectiveNative objective, out CapacityHandle capacity);
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_destroy")] internal static partial void CapacityDestroy(IntPtr capacity);
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_rate")] internal static partial double CapacityRate(CapacityHandle capacity);
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_flags")] internal static partial int CapacityFlags(CapacityHandle capacity);
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_step_count")] internal static partial nuint CapacityStepCount(CapacityHandle capacity);
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_step_info")]
+    internal static partial int CapacityStepInfo(CapacityHandle capacity, nuint index, out CapacityStepNative step, nuint size);
 
     [LibraryImport(Lib, EntryPoint = "mb_hlog_create")] internal static partial int HlogCreate(out HlogHandle hlog);
     [LibraryImport(Lib, EntryPoint = "mb_hlog_destroy")] internal static partial void HlogDestroy(IntPtr hlog);

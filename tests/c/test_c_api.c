@@ -492,6 +492,64 @@ static void fixed_rate(uint16_t port) {
     mb_plan_destroy(plan);
 }
 
+static void count_step(const mb_capacity_step* step, void* user) {
+    int* steps = (int*)user;
+    EXPECT(step->target_rate > 0);
+    ++*steps;
+}
+
+/* The capacity search against a server of one thread held 20 ms a request (/work): 50 a second. */
+static void capacity_search(void) {
+    mb_server* one = NULL;
+    mb_plan* plan = NULL;
+    mb_capacity* c = NULL;
+    mb_capacity_objective o;
+    mb_capacity_step s;
+    int steps = 0;
+    size_t i;
+    EXPECT(mb_server_start("127.0.0.1", 0, 1, &one) == MB_OK);
+    EXPECT(mb_plan_create(url(mb_server_port(one), "/work?us=20000"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_concurrency(plan, 20) == MB_OK);
+    mb_capacity_objective_init(&o);
+    EXPECT(o.size == sizeof o && o.max_p99_ms == 0 && o.start_rate == 100 && o.max_steps == 30);
+    EXPECT(mb_find_capacity(plan, &o, &c) == MB_PLAN_BAD_CAPACITY_SEARCH && c == NULL);  /* no objective yet */
+    o.max_p99_ms = 200;
+    o.start_rate = 20;
+    o.warmup_ms = 300;
+    o.step_ms = 1000;
+    o.min_responses = 20;
+    o.cooldown_ms = 300;
+    o.max_steps = 12;
+    o.on_step = count_step;
+    o.on_step_user = &steps;
+    EXPECT(mb_find_capacity(plan, &o, &c) == MB_OK && c != NULL);
+    EXPECT(mb_capacity_rate(c) >= 45 && mb_capacity_rate(c) <= 55);
+    EXPECT(mb_capacity_flags(c) == 0);
+    EXPECT((size_t)steps == mb_capacity_step_count(c) && steps >= 4);
+    for (i = 0; i < mb_capacity_step_count(c); ++i) {
+        EXPECT(mb_capacity_step_info(c, i, &s, sizeof s) == MB_OK);
+        EXPECT(s.p50_ns <= s.p99_ns && s.p99_ns <= s.p999_ns && s.p999_ns <= s.max_ns);
+        EXPECT((s.verdict == MB_CAPACITY_HELD) == (s.p99_ns <= 200000000 && s.completed > 0 && s.achieved_rate >= 0.95 * s.target_rate &&
+                                                   s.failed <= 0.01 * (double)(s.completed + s.failed)));
+    }
+    EXPECT(mb_capacity_step_info(c, 0, &s, sizeof s) == MB_OK && s.target_rate == 20 && s.verdict == MB_CAPACITY_HELD);
+    EXPECT(mb_capacity_step_info(c, mb_capacity_step_count(c), &s, sizeof s) == MB_INVALID_ARGUMENT);
+    mb_capacity_destroy(c);
+    c = NULL;
+    /* An older caller's shorter objective: what it lacks keeps the defaults (no callback here). */
+    o.size = offsetof(mb_capacity_objective, on_step);
+    o.max_steps = 1;
+    steps = 0;
+    EXPECT(mb_find_capacity(plan, &o, &c) == MB_OK && mb_capacity_step_count(c) == 1 && steps == 0);
+    mb_capacity_destroy(c);
+    o.size = offsetof(mb_capacity_objective, max_steps);
+    EXPECT(mb_find_capacity(plan, &o, &c) == MB_INVALID_ARGUMENT && c == NULL);
+    mb_capacity_destroy(NULL);
+    EXPECT(mb_capacity_rate(NULL) == 0 && mb_capacity_flags(NULL) == 0 && mb_capacity_step_count(NULL) == 0);
+    mb_plan_destroy(plan);
+    mb_server_stop(one);
+}
+
 /* A report, the caller's to free. */
 static char* json_of(const mb_result* r) {
     size_t n = mb_result_json(r, NULL, 0, NULL, 0);
@@ -867,6 +925,7 @@ int main(void) {
     body_and_refused_port(port);
     cancel_and_duration(port);
     fixed_rate(port);
+    capacity_search();
     comma_locale(port);
     shards_and_start(port);
     intervals_and_poisson(port);

@@ -4,7 +4,8 @@ of it is used by neither the Python binding (bindings/python/microbench/__init__
 named in its list of deliberate omissions below — likewise for C# (bindings/dotnet: a LibraryImport
 of the mb_ name whose method some code calls). It also fails when an omission is stale (the binding
 uses the function, or the header no longer has it), and when the bindings' copies of the C enums
-(counts, timing columns, failures, arrivals) and of structs mb_interval and mb_hlog_tag differ from the header's.
+(counts, timing columns, failures, arrivals) and of structs mb_interval, mb_hlog_tag, mb_capacity_step and
+mb_capacity_objective differ from the header's.
 Source only: no library is loaded."""
 import pathlib
 import re
@@ -81,7 +82,7 @@ def csharp_enum(name):
 
 def c_struct_fields(name):
     body = re.search(rf"typedef struct {name} \{{(.*?)\}} {name};", HEADER, re.S).group(1)
-    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S).replace("const char*", "string")
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S).replace("const char*", "string").replace("void*", "pointer")
     fields = []
     for ctype, names in re.findall(r"(\w+)\s+([^;]+);", body):
         fields += [(n.strip(), ctype) for n in names.split(",")]
@@ -124,12 +125,16 @@ class Coverage(unittest.TestCase):
                 self.assertEqual(csharp_enum(enum), {pascal(name): value for name, value in c_enum(prefix).items()})
 
     def test_structs_are_the_headers(self):
-        # mb_interval and mb_hlog_tag as each binding declares them: the same fields, types and order.
+        # The structs as each binding declares them: the same fields, types and order.
         python_types = {"int64_t": ("_I64",), "uint64_t": ("_U64",), "double": ("ctypes.c_double", "_D"),
-                        "string": ("ctypes.c_char_p",)}
-        csharp_types = {"int64_t": "long", "uint64_t": "ulong", "double": "double", "string": "IntPtr"}
+                        "string": ("ctypes.c_char_p",), "int": ("ctypes.c_int",), "size_t": ("_SZ",), "uint32_t": ("_U32",),
+                        "pointer": ("_P",), "mb_capacity_step_fn": ("_CAPACITY_STEP_FN",)}
+        csharp_types = {"int64_t": "long", "uint64_t": "ulong", "double": "double", "string": "IntPtr", "int": "int", "size_t": "nuint",
+                        "uint32_t": "uint", "pointer": "IntPtr", "mb_capacity_step_fn": "IntPtr"}
         for c_name, py_class, cs_struct, first in (("mb_interval", "_Interval", "Interval", ("start_ns", "int64_t")),
-                                                   ("mb_hlog_tag", "_HlogTag", "HlogTag", ("tag", "string"))):
+                                                   ("mb_hlog_tag", "_HlogTag", "HlogTag", ("tag", "string")),
+                                                   ("mb_capacity_step", "_CapacityStep", "CapacityStepNative", ("target_rate", "double")),
+                                                   ("mb_capacity_objective", "_CapacityObjective", "CapacityObjectiveNative", ("size", "size_t"))):
             with self.subTest(c_name):
                 fields = c_struct_fields(c_name)
                 self.assertEqual(fields[0], first)

@@ -405,6 +405,33 @@ class Binding(unittest.TestCase):
         finally:
             locale.setlocale(locale.LC_ALL, "C")
 
+    def test_find_capacity(self):
+        # One server thread held 20 ms a request (/work) answers at most 50 a second: the search,
+        # from 20/s, finds that knee within 10 %; every step's verdict follows from its figures.
+        seen = []
+        quick = dict(start_rate=20, warmup=0.3, step=1.0, min_responses=20, cooldown=0.3, max_steps=12)
+        with microbench.Server(threads=1) as one:
+            capacity = microbench.find_capacity(one.url("/work?us=20000"), 200, c=20, on_step=seen.append, **quick)
+        self.assertGreaterEqual(capacity.rate, 45)
+        self.assertLessEqual(capacity.rate, 55)
+        self.assertFalse(capacity.generator_limited or capacity.at_max_rate or capacity.cancelled)
+        self.assertEqual(seen, capacity.steps)
+        self.assertEqual([s.target_rate for s in capacity.steps[:3]], [20, 40, 80])
+        for s in capacity.steps:
+            holds = (s.completed > 0 and s.failed <= 0.01 * (s.completed + s.failed) and s.p99_ms <= 200
+                     and s.achieved_rate >= 0.95 * s.target_rate)
+            self.assertEqual(s.held, holds, s)
+            self.assertIn(s.verdict, microbench.CAPACITY_VERDICTS)
+        self.assertEqual(capacity.rate, max(s.target_rate for s in capacity.steps if s.held))
+        # A raising on_step stops the search after that step and comes out of find_capacity.
+        with self.assertRaises(ZeroDivisionError):
+            microbench.find_capacity(self.server.url("/"), 100, c=2, on_step=lambda s: 1 / 0, **quick)
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.find_capacity(self.server.url("/"), 0)
+        self.assertEqual(e.exception.name, "plan_bad_capacity_search")
+        with self.assertRaises(TypeError):
+            microbench.find_capacity(self.server.url("/"), 100, rate=5)
+
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")
 

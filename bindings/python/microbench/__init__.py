@@ -22,8 +22,8 @@ import pathlib
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-__all__ = ["MicrobenchError", "Timing", "Interval", "Result", "Suite", "Cancel", "Server", "HlogTag", "run", "validate", "suite",
-           "self_test", "report_html", "read_hlog", "version"]
+__all__ = ["MicrobenchError", "Timing", "Interval", "Result", "Suite", "Cancel", "Server", "HlogTag", "Capacity", "CapacityStep",
+           "run", "validate", "find_capacity", "suite", "self_test", "report_html", "read_hlog", "version"]
 
 VERSION = (0, 1)  # the major.minor of microbench.h this module was written against
 
@@ -85,6 +85,21 @@ class _TlsSession(ctypes.Structure):  # mb_tls_session
 class _HlogTag(ctypes.Structure):  # mb_hlog_tag
     _fields_ = [("tag", ctypes.c_char_p), ("intervals", _U64), ("count", _U64), ("start_s", _D), ("end_s", _D),
                 ("min", _I64), ("max", _I64), ("mean", _D), ("stddev", _D)]
+
+
+class _CapacityStep(ctypes.Structure):  # mb_capacity_step
+    _fields_ = [("target_rate", _D), ("achieved_rate", _D), ("window_ns", _I64), ("completed", _U64), ("failed", _U64),
+                ("p50_ns", _I64), ("p99_ns", _I64), ("p999_ns", _I64), ("max_ns", _I64), ("lag_p99_ns", _I64),
+                ("connection_waits", _U64), ("schedule_missed", _U64), ("verdict", ctypes.c_int), ("generator_suspect", ctypes.c_int)]
+
+
+_CAPACITY_STEP_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(_CapacityStep), ctypes.c_void_p)
+
+
+class _CapacityObjective(ctypes.Structure):  # mb_capacity_objective
+    _fields_ = [("size", _SZ), ("max_p99_ms", _D), ("max_failure_ratio", _D), ("min_rate_ratio", _D), ("start_rate", _D),
+                ("max_rate", _D), ("resolution", _D), ("warmup_ms", _I64), ("step_ms", _I64), ("min_responses", _U64),
+                ("cooldown_ms", _I64), ("max_steps", _U32), ("on_step", _CAPACITY_STEP_FN), ("on_step_user", _P)]
 
 
 _INTERVAL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Interval), ctypes.c_void_p)
@@ -158,6 +173,13 @@ _SIGNATURES = {
     "mb_result_hgrm": (_SZ, [_P, ctypes.c_int, ctypes.c_char_p, _SZ]),
     "mb_result_hlog": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_result_json": (_SZ, [_P, ctypes.POINTER(_D), _SZ, ctypes.c_char_p, _SZ]),
+    "mb_capacity_objective_init": (None, [ctypes.POINTER(_CapacityObjective)]),
+    "mb_find_capacity": (ctypes.c_int, [_P, ctypes.POINTER(_CapacityObjective), ctypes.POINTER(_P)]),
+    "mb_capacity_destroy": (None, [_P]),
+    "mb_capacity_rate": (_D, [_P]),
+    "mb_capacity_flags": (ctypes.c_int, [_P]),
+    "mb_capacity_step_count": (_SZ, [_P]),
+    "mb_capacity_step_info": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_CapacityStep), _SZ]),
     "mb_hlog_create": (ctypes.c_int, [ctypes.POINTER(_P)]),
     "mb_hlog_destroy": (None, [_P]),
     "mb_hlog_add": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
@@ -436,7 +458,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         shard: Optional[Tuple[int, int]] = None, connect_timeout: Optional[float] = None, progress_every: float = 0.1,
         progress_every_requests: int = 0, tls_version: str = "ALL", ciphers: Optional[str] = None,
         certificate: Optional[str] = None, sni: bool = True, verify: bool = False, cacert: Optional[str] = None,
-        tls_resume: bool = False, libssl: Optional[str] = None, _validate_only: bool = False) -> Result:
+        tls_resume: bool = False, libssl: Optional[str] = None, _validate_only: bool = False,
+        _execute: Optional[Callable[[Any, Any], Any]] = None) -> Result:
     """Runs n requests (default 1) over c connections and returns a Result; with duration=S, for S
     seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
@@ -551,6 +574,11 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         if cancel is not None:
             cancel._attach(stopper.token)
         try:
+            if _execute is not None:  # find_capacity: the plan, set up as for a run, is searched instead
+                value = _execute(plan, stopper)
+                if stopper.error is not None:
+                    raise stopper.error
+                return value
             status = _lib.mb_run(plan, ctypes.byref(result))
         finally:
             if cancel is not None:
@@ -565,6 +593,95 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     finally:
         _lib.mb_plan_destroy(plan)
         stopper.close()
+
+
+CAPACITY_VERDICTS = ("held", "p99 over", "failures over", "rate not reached", "no response")
+
+
+@dataclasses.dataclass
+class CapacityStep:
+    """One fixed-rate step of find_capacity: its target and achieved rate (requests/s), the
+    measured window after the warm-up (s), the requests that ended in it, their response-time
+    percentiles and the schedule lag p99 (ms), the whole step's connection waits and missed
+    requests, its verdict (CAPACITY_VERDICTS: "held" or why not) and whether the generator may be
+    why it failed (its lag, or too few connections for the rate at the objective)."""
+    target_rate: float
+    achieved_rate: float
+    window_s: float
+    completed: int
+    failed: int
+    p50_ms: float
+    p99_ms: float
+    p999_ms: float
+    max_ms: float
+    lag_p99_ms: float
+    connection_waits: int
+    schedule_missed: int
+    verdict: str
+    generator_suspect: bool
+
+    @property
+    def held(self) -> bool:
+        return self.verdict == "held"
+
+
+@dataclasses.dataclass
+class Capacity:
+    """What find_capacity found: the highest rate held (0.0: none), whether the step at max_rate
+    held (the capacity is at least that), whether the lowest failed step was the generator's doing
+    (the capacity is then a lower bound), whether a cancel stopped it, and every step in order."""
+    rate: float
+    at_max_rate: bool
+    generator_limited: bool
+    cancelled: bool
+    steps: List[CapacityStep]
+
+
+def _capacity_step_from(s: _CapacityStep) -> CapacityStep:
+    return CapacityStep(s.target_rate, s.achieved_rate, s.window_ns / 1e9, s.completed, s.failed, s.p50_ns / 1e6,
+                        s.p99_ns / 1e6, s.p999_ns / 1e6, s.max_ns / 1e6, s.lag_p99_ns / 1e6, s.connection_waits,
+                        s.schedule_missed, CAPACITY_VERDICTS[s.verdict], bool(s.generator_suspect))
+
+
+def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_ratio: float = 0.01, min_rate_ratio: float = 0.95,
+                  start_rate: float = 100.0, max_rate: float = 1e6, resolution: float = 0.05, warmup: float = 1.0,
+                  step: float = 5.0, min_responses: int = 1000, cooldown: float = 0.5, max_steps: int = 30,
+                  on_step: Optional[Callable[[CapacityStep], None]] = None, **options: Any) -> Capacity:
+    """The highest fixed rate the server at url holds with its response-time p99 (from each request's
+    intended send time) within max_p99_ms, over c connections: steps of `warmup` seconds, then a
+    measured window of `step` seconds (longer when min_responses would not fit), each holding when
+    its p99, failure ratio and achieved rate (at least min_rate_ratio of the target) are within the
+    objective. The rate doubles from start_rate while steps hold, then the gap between the highest
+    held and lowest failed rate is halved until it is within `resolution`. on_step(CapacityStep) is
+    called after each step; `options` are run()'s (threads, keep_alive, headers, checks, cancel…;
+    not n, duration or rate, which each step sets)."""
+    objective = _CapacityObjective()
+    _lib.mb_capacity_objective_init(ctypes.byref(objective))
+    objective.max_p99_ms, objective.max_failure_ratio, objective.min_rate_ratio = max_p99_ms, max_failure_ratio, min_rate_ratio
+    objective.start_rate, objective.max_rate, objective.resolution = start_rate, max_rate, resolution
+    objective.warmup_ms, objective.step_ms, objective.cooldown_ms = round(warmup * 1000), round(step * 1000), round(cooldown * 1000)
+    objective.min_responses, objective.max_steps = min_responses, max_steps
+
+    def search(plan, stopper):
+        if on_step:
+            objective.on_step = _CAPACITY_STEP_FN(stopper.guard(lambda s, _user: on_step(_capacity_step_from(s.contents)), None))
+        handle = _P()
+        try:
+            _check(_lib.mb_find_capacity(plan, ctypes.byref(objective), ctypes.byref(handle)))
+            steps = []
+            for i in range(_lib.mb_capacity_step_count(handle)):
+                info = _CapacityStep()
+                _check(_lib.mb_capacity_step_info(handle, i, ctypes.byref(info), ctypes.sizeof(info)))
+                steps.append(_capacity_step_from(info))
+            flags = _lib.mb_capacity_flags(handle)
+            return Capacity(_lib.mb_capacity_rate(handle), bool(flags & 1), bool(flags & 2), bool(flags & 4), steps)
+        finally:
+            _lib.mb_capacity_destroy(handle)
+
+    for name in ("n", "duration", "rate"):
+        if name in options:
+            raise TypeError(f"find_capacity sets {name} itself, step by step")
+    return run(url, 0, c, duration=step, _execute=search, **options)  # type: ignore[return-value]
 
 
 def validate(url: str, n: Optional[int] = None, c: int = 1, **options: Any) -> None:

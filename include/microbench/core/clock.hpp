@@ -4,6 +4,7 @@
 // for ab -g and for merging results, and times a start at a given wall-clock instant.
 #pragma once
 
+#include <errno.h>
 #include <time.h>
 
 #include <cstdint>
@@ -14,6 +15,13 @@ inline std::int64_t now_ns() {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Sleeps `ns` nanoseconds on the monotonic clock (the whole time, also when a signal comes).
+inline void sleep_ns(std::int64_t ns) {
+    timespec left{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &left, &left) == EINTR) {
+    }
 }
 
 inline std::int64_t realtime_ns() {

@@ -101,10 +101,6 @@ private:
     bool ok_ = false, raised_ = false;
 };
 
-inline void sleep_ms(std::int64_t ms) {
-    timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>((ms % 1000) * 1'000'000)};
-    nanosleep(&ts, nullptr);
-}
 
 // An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
 inline bool idempotent(const std::string& method) {
@@ -123,7 +119,7 @@ inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel)
         const std::int64_t left_ns = unix_ms * 1'000'000 - realtime_ns();
         if (left_ns <= 0) return true;
         if (left_ns <= 50'000'000) clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr);
-        else sleep_ms(50);
+        else sleep_ns(50'000'000);
     }
 }
 
@@ -150,7 +146,7 @@ inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t
             while (next_call <= now) next_call += every_ms * 1'000'000;
             while (next_count <= ended) next_count += every_n;
         }
-        sleep_ms(poll_ms);
+        sleep_ns(poll_ms * 1'000'000);
     }
 }
 

@@ -2,7 +2,8 @@
 // keep-alive, pipelining-safe (one request at a time per connection, answered in order),
 // N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
-// close, never a crash; it never blocks its loop, and when accept() finds no free descriptor
+// close, never a crash; it never blocks its loop (but for /work, which holds its thread on
+// purpose), and when accept() finds no free descriptor
 // or buffer it stops listening for a moment instead of spinning. With chaos options it cuts
 // responses short and closes connections at random, counting each (server_options). /stats also
 // counts connections by the client's address (to check that -B spreads them).
@@ -285,6 +286,7 @@ private:
                 bump(t, by_kind[static_cast<int>(a.kind)]);
                 if (options_.chaos_cut_permille || options_.chaos_close_permille) chaos(t, c, response_at);
             }
+            if (a.hold_ns > 0) sleep_ns(a.hold_ns);  // /work: this thread serves nothing else meanwhile, on purpose
             if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
                 std::int64_t phase_ms = now_ns() / 1'000'000 % a.stall_every_ms;
                 a.delay_ns = (phase_ms < a.stall_for_ms ? a.stall_for_ms - phase_ms : 0) * 1'000'000;

@@ -1,5 +1,5 @@
 // microbench/server/server_endpoints.hpp — what the reference server answers, as a function of the
-// request alone: routing, the factorial / delay / stall / echo / status / stats endpoints, and
+// request alone: routing, the factorial / delay / work / stall / echo / status / stats endpoints, and
 // the response bytes. No sockets and no clock here, so every answer is testable on its own.
 #pragma once
 
@@ -70,6 +70,7 @@ private:
 struct answer {
     endpoint_kind kind = endpoint_kind::other;
     std::int64_t delay_ns = 0;  // send the response this much later
+    std::int64_t hold_ns = 0;   // /work: hold the server's thread this long first (a synchronous handler)
     // /stall: once every `stall_every_ms` (on the monotonic clock), for `stall_for_ms`, every
     // response is held until that stall ends; the server, which has the clock, applies it.
     std::int64_t stall_every_ms = 0, stall_for_ms = 0;
@@ -178,15 +179,16 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         std::string doc = "{\"factorial\":" + digits + "}";
         return reply(200, "application/json", doc);
     }
-    if (path == "/delay" || path.substr(0, 7) == "/delay/") {
+    const bool work = path == "/work";  // as /delay?…, but holding the thread instead of a timer
+    if (work || path == "/delay" || path.substr(0, 7) == "/delay/") {
         a.kind = endpoint_kind::delay;
-        bool in_path = path.size() > 7;
+        bool in_path = !work && path.size() > 7;
         arg = in_path ? path.substr(7) : std::string_view();
         const bool micro = !in_path && query_value(query, "us", arg);
         if (!in_path && !micro && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
         const std::uint64_t unit = micro ? 1'000 : 1'000'000;
         if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n)) return bad("delay out of range\n");
-        a.delay_ns = static_cast<std::int64_t>(n * unit);
+        (work ? a.hold_ns : a.delay_ns) = static_cast<std::int64_t>(n * unit);
         return reply(200, "text/plain", arg);
     }
     if (path == "/stall") {
@@ -214,7 +216,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::stats;
         return reply(200, "application/json", server_counts_json(stats()));
     }
-    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
+    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /work?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
     return reply(404, "text/plain", "not found\n");
 }
 

@@ -1,0 +1,53 @@
+// The C# binding's capacity search, under de-DE: one server thread held 20 ms a request (/work)
+// answers at most 50 a second, and Plan.FindCapacity, from 20/s, finds that knee within 10 %; each
+// step's verdict follows from its figures and OnStep sees every step; a throwing OnStep stops the
+// search and comes out of it; an objective without a p99 is refused by name.
+using Microbench;
+using Xunit;
+
+namespace Microbench.Tests;
+
+public sealed class CapacityTests(ServerFixture fixture) : DeDeTest, IClassFixture<ServerFixture>
+{
+    private static CapacityObjective Quick(double maxP99Ms) => new()
+    {
+        MaxP99Ms = maxP99Ms, StartRate = 20, Warmup = TimeSpan.FromMilliseconds(300), Step = TimeSpan.FromSeconds(1), MinResponses = 20,
+        Cooldown = TimeSpan.FromMilliseconds(300), MaxSteps = 12,
+    };
+
+    [Fact]
+    public void FindsTheKneeOfAServerOfFiftyASecond()
+    {
+        using var one = new Server(threads: 1);
+        using var plan = new Plan(one.Url("/work?us=20000")) { Concurrency = 20, KeepAlive = true };
+        var seen = new List<CapacityStep>();
+        var objective = Quick(200);
+        objective.OnStep = seen.Add;
+        Check("the library's defaults:", new CapacityObjective().StartRate == 100 && new CapacityObjective().MaxSteps == 30 &&
+              new CapacityObjective().Warmup == TimeSpan.FromSeconds(1));
+        CapacityResult r = plan.FindCapacity(objective);
+        Check("the knee within 10 %:", r.Rate >= 45 && r.Rate <= 55, $"{r.Rate}");
+        Check("not the generator's limit:", !r.GeneratorLimited && !r.AtMaxRate && !r.Cancelled);
+        Check("OnStep saw every step:", seen.SequenceEqual(r.Steps) && r.Steps.Count >= 4);
+        Check("it doubles from 20/s:", r.Steps[0].TargetRate == 20 && r.Steps[1].TargetRate == 40 && r.Steps[2].TargetRate == 80);
+        foreach (var s in r.Steps)
+        {
+            bool holds = s.Completed > 0 && s.Failed <= 0.01 * (s.Completed + s.Failed) && s.P99Ms <= 200 && s.AchievedRate >= 0.95 * s.TargetRate;
+            Check("a verdict from the step's figures:", s.Held == holds, s.ToString());
+        }
+        Check("the rate found is the highest held:", r.Rate == r.Steps.Where(s => s.Held).Max(s => s.TargetRate));
+    }
+
+    [Fact]
+    public void AThrowingOnStepStopsTheSearchAndABadObjectiveIsRefused()
+    {
+        using var plan = new Plan(fixture.Server.Url("/factorial/10")) { Concurrency = 2, KeepAlive = true };
+        var objective = Quick(100);
+        int calls = 0;
+        objective.OnStep = _ => { ++calls; throw new TimeoutException("stop"); };
+        var thrown = Assert.Throws<TimeoutException>(() => plan.FindCapacity(objective));
+        Check("the callback's own exception, after one step:", thrown.Message == "stop" && calls == 1);
+        var refused = Assert.Throws<MicrobenchException>(() => plan.FindCapacity(new CapacityObjective()));
+        Check("no p99 objective:", refused.Name == "plan_bad_capacity_search", refused.Name);
+    }
+}

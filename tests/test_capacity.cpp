@@ -1,0 +1,177 @@
+// The capacity search (capacity.hpp) against servers whose capacity is known: the reference
+// server's /work holds its one thread 20 ms a request (at most 50 answers a second), and one
+// connection to /delay, answered after 20 ms, carries at most 50 a second however fast the server
+// is (the generator's limit). Also: a server that is not there, the objective's bounds, and a cancel.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "microbench.hpp"
+
+using namespace microbench;
+
+namespace {
+
+// Steps of 1 s after 0.3 s of warm-up, from 20/s; objectives ten times the service time, so a
+// busy machine's hiccups do not fail a step below the knee.
+capacity_objective quick(double max_p99_ms) {
+    capacity_objective o;
+    o.max_p99_ms = max_p99_ms;
+    o.start_rate = 20;
+    o.warmup_ms = 300;
+    o.step_ms = 1000;
+    o.min_responses = 20;
+    o.cooldown_ms = 300;
+    o.max_steps = 12;
+    return o;
+}
+
+// Each step's verdict follows from its own figures, as the objective says.
+void check_verdicts(const capacity_result& r, const capacity_objective& o) {
+    for (const capacity_step& s : r.steps) {
+        CAPTURE(s.target_rate);
+        const std::uint64_t ended = s.completed + s.failed;
+        const bool holds = s.completed > 0 && static_cast<double>(s.failed) <= o.max_failure_ratio * static_cast<double>(ended) &&
+                           static_cast<double>(s.p99_ns) <= o.max_p99_ms * 1e6 && s.achieved_rate >= o.min_rate_ratio * s.target_rate;
+        CHECK(s.held() == holds);
+        CHECK(s.window_ns >= o.step_ms * 1'000'000);
+        CHECK(s.p50_ns <= s.p99_ns);
+        CHECK(s.p99_ns <= s.p999_ns);
+        CHECK(s.p999_ns <= s.max_ns);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("capacity search: the knee of a server that answers 50 a second is found within 10 %") {
+    server_options so;
+    so.threads = 1;
+    server srv;
+    REQUIRE_FALSE(srv.start(so));
+    plan p;
+    p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/work?us=20000").concurrency(20);
+    capacity_objective o = quick(200);
+    int calls = 0;
+    o.on_step = [](const capacity_step&, void* user) { ++*static_cast<int*>(user); };
+    o.on_step_user = &calls;
+    capacity_result r;
+    REQUIRE_FALSE(find_capacity(p, o, r));
+    CHECK(calls == static_cast<int>(r.steps.size()));
+    check_verdicts(r, o);
+    CHECK(r.capacity >= 45);
+    CHECK(r.capacity <= 55);
+    CHECK_FALSE(r.generator_limited);  // 20 connections hold 50/s x 200 ms = 10 in flight
+    CHECK_FALSE(r.at_max_rate);
+    CHECK_FALSE(r.cancelled);
+    // It climbs by doubling from 20/s until a step fails, then narrows the gap to 5 %.
+    REQUIRE(r.steps.size() >= 4);
+    CHECK(r.steps[0].target_rate == 20);
+    CHECK(r.steps[1].target_rate == 40);
+    CHECK(r.steps[0].held());
+    double held = 0, failed = 1e18;
+    for (const capacity_step& s : r.steps) (s.held() ? held : failed) = s.held() ? std::max(held, s.target_rate) : std::min(failed, s.target_rate);
+    CHECK(held == r.capacity);
+    CHECK((failed <= held * 1.05 || r.steps.size() == o.max_steps));
+    // The failed steps failed on latency (the server's queue grows), none for want of connections.
+    for (const capacity_step& s : r.steps) {
+        if (s.held()) continue;
+        CHECK(s.verdict == capacity_verdict::latency);
+        CHECK_FALSE(s.generator_suspect);
+    }
+}
+
+TEST_CASE("capacity search: one connection cannot carry the rate: the generator is named as the limit") {
+    server_options so;
+    so.threads = 2;
+    server srv;
+    REQUIRE_FALSE(srv.start(so));
+    plan p;  // /delay answers on a timer: the server is not the limit, the one connection is
+    p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/delay?us=20000").concurrency(1);
+    capacity_objective o = quick(200);
+    capacity_result r;
+    REQUIRE_FALSE(find_capacity(p, o, r));
+    check_verdicts(r, o);
+    CHECK(r.generator_limited);
+    CHECK(r.capacity < 55);
+    bool suspect_seen = false;
+    for (const capacity_step& s : r.steps) {
+        if (s.held()) continue;
+        CHECK(s.generator_suspect);
+        CHECK(s.connection_waits > 0);
+        suspect_seen = true;
+    }
+    CHECK(suspect_seen);
+}
+
+TEST_CASE("capacity search: no server: no step holds, every request failed, the rate goes down to a 64th and stops") {
+    std::uint16_t port = 0;
+    {
+        server gone;
+        REQUIRE_FALSE(gone.start(server_options{}));
+        port = gone.port();
+    }  // stopped: nothing listens there now
+    plan p;
+    p.url("http://127.0.0.1:" + std::to_string(port) + "/").concurrency(2);
+    capacity_objective o;
+    o.max_p99_ms = 10;
+    o.start_rate = 640;
+    o.warmup_ms = 0;
+    o.step_ms = 100;
+    o.min_responses = 1;
+    o.cooldown_ms = 0;
+    capacity_result r;
+    REQUIRE_FALSE(find_capacity(p, o, r));
+    CHECK(r.capacity == 0);
+    REQUIRE(r.steps.size() == 7);  // 640, 320, … 10 = 640 / 64
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        CHECK(r.steps[i].target_rate == 640.0 / std::pow(2.0, static_cast<double>(i)));
+        CHECK(r.steps[i].verdict == capacity_verdict::no_response);
+        CHECK(r.steps[i].completed == 0);
+        CHECK(r.steps[i].failed > 0);
+    }
+}
+
+TEST_CASE("capacity search: an objective out of range or a bad plan is refused before any step, and a cancel stops it") {
+    plan p;
+    p.url("http://127.0.0.1:9/").concurrency(2);
+    capacity_result r;
+    auto refused = [&](void (*change)(capacity_objective&)) {
+        capacity_objective o = quick(10);
+        change(o);
+        return find_capacity(p, o, r).code == errc::plan_bad_capacity_search && r.steps.empty();
+    };
+    CHECK(refused([](capacity_objective& o) { o.max_p99_ms = 0; }));
+    CHECK(refused([](capacity_objective& o) { o.max_p99_ms = std::nan(""); }));
+    CHECK(refused([](capacity_objective& o) { o.max_failure_ratio = 1.5; }));
+    CHECK(refused([](capacity_objective& o) { o.min_rate_ratio = -0.1; }));
+    CHECK(refused([](capacity_objective& o) { o.start_rate = 0; }));
+    CHECK(refused([](capacity_objective& o) { o.max_rate = 10; }));  // below the start
+    CHECK(refused([](capacity_objective& o) { o.resolution = 0; }));
+    CHECK(refused([](capacity_objective& o) { o.warmup_ms = 5; }));
+    CHECK(refused([](capacity_objective& o) { o.step_ms = 0; }));
+    CHECK(refused([](capacity_objective& o) { o.cooldown_ms = 60'001; }));
+    CHECK(refused([](capacity_objective& o) { o.max_steps = 0; }));
+    CHECK(refused([](capacity_objective& o) { o.max_steps = 101; }));
+    CHECK_FALSE(check_capacity_objective(quick(10)));
+    CHECK(find_capacity(plan(p).threads(3), quick(10), r).code == errc::plan_bad_threads);
+    CHECK(find_capacity(plan(p).pipeline(2), quick(10), r).code == errc::plan_bad_rate);  // a fixed rate does not pipeline
+
+    server srv;
+    REQUIRE_FALSE(srv.start(server_options{}));
+    cancel_token stop;
+    p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/").cancel_with(&stop);
+    capacity_objective o = quick(10);
+    struct seen {
+        cancel_token* stop;
+        int steps;
+    } s{&stop, 0};
+    o.on_step = [](const capacity_step&, void* user) {
+        auto* s = static_cast<seen*>(user);
+        if (++s->steps == 2) s->stop->cancel();
+    };
+    o.on_step_user = &s;
+    REQUIRE_FALSE(find_capacity(p, o, r));
+    CHECK(r.cancelled);
+    CHECK(r.steps.size() == 2);
+}
