@@ -357,6 +357,10 @@ MB_API double mb_capacity_rate(const mb_capacity* capacity);  /* the highest rat
 MB_API int mb_capacity_flags(const mb_capacity* capacity);    /* MB_CAPACITY_AT_MAX_RATE | ... */
 MB_API size_t mb_capacity_step_count(const mb_capacity* capacity);
 MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_capacity_step* out, size_t size);
+/* The objective, every step and the rate found, as a text table (with a word when the generator may
+ * have been the limit) and as JSON {"microbench":…,"capacity_search":{…}}; snprintf-style. */
+MB_API size_t mb_capacity_table(const mb_capacity* capacity, char* buf, size_t size);
+MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t size);
 
 /* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or another
  * HdrHistogram writer's (format 1.3, V2 histograms, deflated or stored; read in tests from

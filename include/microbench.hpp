@@ -64,6 +64,7 @@
 #include "microbench/report/report_charts.hpp"
 #include "microbench/report/report_html.hpp"
 #include "microbench/report/gates.hpp"
+#include "microbench/report/report_capacity.hpp"
 #endif
 #ifndef MICROBENCH_NO_SERVER
 #include "microbench/server/request_parser.hpp"

@@ -5964,6 +5964,7 @@ struct capacity_result {
     bool at_max_rate = false;         // the step at max_rate held: the capacity is at least that
     bool generator_limited = false;   // the lowest failed step was suspect: the capacity is a lower bound
     bool cancelled = false;
+    std::uint32_t concurrency = 0;    // the plan's connections
     std::vector<capacity_step> steps;  // in the order they ran
 };
 
@@ -6060,6 +6061,7 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
 // the plan's and a run's setup (as run() gives them); what happens to requests is in the steps.
 inline error find_capacity(const plan& base, const capacity_objective& o, capacity_result& out) {
     out = capacity_result{};
+    out.concurrency = base.concurrency();
     if (error e = check_capacity_objective(o)) return e;
     plan probe = base;
     if (error e = probe.requests(0).duration_ms(o.step_ms).rate(o.start_rate).validate()) return e;
@@ -8878,6 +8880,80 @@ inline int apply_gates(const gates& g, const result& r, const char* label, std::
 
 }  // namespace microbench
 // ---- end include/microbench/report/gates.hpp ----
+// ---- begin include/microbench/report/report_capacity.hpp ----
+// microbench/report/report_capacity.hpp — a capacity search's result (engine/capacity.hpp) as text:
+// the objective, a table of the steps in the order they ran and the rate found, with a word when
+// the generator may have been the limit; and as JSON, the objective, the rate found and every step.
+
+#include <cmath>
+#include <string>
+
+
+namespace microbench {
+
+inline void append_capacity_table(const capacity_result& r, const capacity_objective& o, std::string& out) {
+    using detail::appendf;
+    auto ms = [](std::int64_t ns) { return static_cast<double>(ns) / 1e6; };
+    appendf(out, "Capacity search: p99 <= %g ms, failures <= %g %%, achieved >= %g %% of the target rate\n\n", o.max_p99_ms,
+            o.max_failure_ratio * 100, o.min_rate_ratio * 100);
+    appendf(out, "%4s %11s %11s %9s %9s %9s %8s %10s %11s  %s\n", "step", "target/s", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms",
+            "failed", "completed", "lag p99 ms", "verdict");
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        const capacity_step& s = r.steps[i];
+        appendf(out, "%4zu %11.1f %11.1f %9.2f %9.2f %9.2f %8llu %10llu %11.2f  %s%s\n", i + 1, s.target_rate, s.achieved_rate, ms(s.p50_ns),
+                ms(s.p99_ns), ms(s.p999_ns), static_cast<unsigned long long>(s.failed), static_cast<unsigned long long>(s.completed),
+                ms(s.lag_p99_ns), capacity_verdict_name(s.verdict), s.generator_suspect ? " (the generator?)" : "");
+    }
+    double lowest_failed = 0;
+    const capacity_step* limit = nullptr;
+    for (const capacity_step& s : r.steps)
+        if (!s.held() && (lowest_failed == 0 || s.target_rate < lowest_failed)) lowest_failed = s.target_rate, limit = &s;
+    out += '\n';
+    if (r.capacity == 0) appendf(out, "Capacity: no step held the objective (the lowest tried: %.1f/s).\n", r.steps.empty() ? 0.0 : r.steps.back().target_rate);
+    else if (r.at_max_rate) appendf(out, "Capacity: at least %.1f requests/s, the search's maximum, held the objective.\n", r.capacity);
+    else if (limit) appendf(out, "Capacity: %.1f requests/s held the objective; %.1f/s did not (%s).\n", r.capacity, lowest_failed, capacity_verdict_name(limit->verdict));
+    else appendf(out, "Capacity: %.1f requests/s held the objective; no step failed before the search ended.\n", r.capacity);
+    if (r.generator_limited && limit) {
+        if (limit->connection_waits > 0)
+            appendf(out, "The generator, not the server, may have been the limit: %llu requests waited for a connection, and %u "
+                         "connections cannot hold %.1f/s at %g ms each (raise -c to at least %.0f).\n",
+                    static_cast<unsigned long long>(limit->connection_waits), r.concurrency, limit->target_rate, o.max_p99_ms,
+                    std::ceil(limit->target_rate * o.max_p99_ms / 1000));
+        else
+            appendf(out, "The generator, not the server, may have been the limit: it sent late (schedule lag p99 %.2f ms); give it "
+                         "more threads or a quieter machine, or run several generators.\n",
+                    ms(limit->lag_p99_ns));
+    }
+    if (r.cancelled) out += "Interrupted: the steps above are all that ran.\n";
+}
+
+inline std::string capacity_json(const capacity_result& r, const capacity_objective& o) {
+    using detail::appendf;
+    static constexpr const char* verdict_ids[] = {"held", "latency", "failures", "rate", "no_response"};  // capacity_verdict's order
+    std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"capacity_search\":{";
+    appendf(out, "\"objective\":{\"max_p99_ms\":%g,\"max_failure_ratio\":%g,\"min_rate_ratio\":%g,\"start_rate\":%g,\"max_rate\":%g,"
+                 "\"resolution\":%g,\"warmup_ms\":%lld,\"step_ms\":%lld,\"min_responses\":%llu},",
+            o.max_p99_ms, o.max_failure_ratio, o.min_rate_ratio, o.start_rate, o.max_rate, o.resolution, static_cast<long long>(o.warmup_ms),
+            static_cast<long long>(o.step_ms), static_cast<unsigned long long>(o.min_responses));
+    appendf(out, "\"concurrency\":%u,\"capacity\":%.3f,\"at_max_rate\":%s,\"generator_limited\":%s,\"cancelled\":%s,\"steps\":[", r.concurrency,
+            r.capacity, r.at_max_rate ? "true" : "false", r.generator_limited ? "true" : "false", r.cancelled ? "true" : "false");
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        const capacity_step& s = r.steps[i];
+        appendf(out, "%s{\"target_rate\":%.3f,\"achieved_rate\":%.3f,\"window_ns\":%lld,\"completed\":%llu,\"failed\":%llu,\"p50_ns\":%lld,"
+                     "\"p99_ns\":%lld,\"p999_ns\":%lld,\"max_ns\":%lld,\"lag_p99_ns\":%lld,\"connection_waits\":%llu,\"schedule_missed\":%llu,"
+                     "\"verdict\":\"%s\",\"generator_suspect\":%s}",
+                i ? "," : "", s.target_rate, s.achieved_rate, static_cast<long long>(s.window_ns), static_cast<unsigned long long>(s.completed),
+                static_cast<unsigned long long>(s.failed), static_cast<long long>(s.p50_ns), static_cast<long long>(s.p99_ns),
+                static_cast<long long>(s.p999_ns), static_cast<long long>(s.max_ns), static_cast<long long>(s.lag_p99_ns),
+                static_cast<unsigned long long>(s.connection_waits), static_cast<unsigned long long>(s.schedule_missed),
+                verdict_ids[static_cast<int>(s.verdict)], s.generator_suspect ? "true" : "false");
+    }
+    out += "]}}";
+    return out;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_capacity.hpp ----
 #endif
 #ifndef MICROBENCH_NO_SERVER
 // ---- begin include/microbench/server/request_parser.hpp ----
@@ -10075,6 +10151,10 @@ MB_API double mb_capacity_rate(const mb_capacity* capacity);  /* the highest rat
 MB_API int mb_capacity_flags(const mb_capacity* capacity);    /* MB_CAPACITY_AT_MAX_RATE | ... */
 MB_API size_t mb_capacity_step_count(const mb_capacity* capacity);
 MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_capacity_step* out, size_t size);
+/* The objective, every step and the rate found, as a text table (with a word when the generator may
+ * have been the limit) and as JSON {"microbench":…,"capacity_search":{…}}; snprintf-style. */
+MB_API size_t mb_capacity_table(const mb_capacity* capacity, char* buf, size_t size);
+MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t size);
 
 /* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or another
  * HdrHistogram writer's (format 1.3, V2 histograms, deflated or stored; read in tests from
@@ -10952,7 +11032,7 @@ MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char
 // ---- begin include/microbench/c_api/c_api_capacity.hpp ----
 // microbench/c_api/c_api_capacity.hpp — the C API's capacity search: mb_find_capacity runs
 // find_capacity (engine/capacity.hpp) on a plan, passing each step to the caller's callback as it
-// ends, and an mb_capacity keeps the rate found and every step. Compiled only where
+// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table or JSON. Compiled only where
 // MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 
 #ifdef MICROBENCH_C_IMPLEMENTATION
@@ -10965,6 +11045,7 @@ MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char
 
 struct mb_capacity {
     microbench::capacity_result r;
+    microbench::capacity_objective o;  // what was asked, for the table and the JSON
 };
 
 namespace microbench {
@@ -11047,6 +11128,8 @@ MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* ob
     std::unique_ptr<mb_capacity> c(new (std::nothrow) mb_capacity);
     if (!c) return detail::no_memory;
     if (error e = find_capacity(detail::plan_to_run(plan), o, c->r)) return detail::status_of(e);
+    c->o = o;
+    c->o.on_step = nullptr, c->o.on_step_user = nullptr;  // the caller's, valid during the call only
     *out = c.release();
     return MB_OK;
     MICROBENCH_C_CATCH(detail::no_memory)
@@ -11069,6 +11152,22 @@ MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_c
     const mb_capacity_step c = microbench::detail::c_step(capacity->r.steps[index]);
     std::memcpy(out, &c, size < sizeof c ? size : sizeof c);
     return MB_OK;
+}
+
+MB_API size_t mb_capacity_table(const mb_capacity* capacity, char* buf, size_t size) {
+    if (!capacity) return 0;
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::append_capacity_table(capacity->r, capacity->o, text);
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t size) {
+    if (!capacity) return 0;
+    MICROBENCH_C_TRY
+    return microbench::detail::copy_out(microbench::capacity_json(capacity->r, capacity->o), buf, size);
+    MICROBENCH_C_CATCH(0)
 }
 
 }  // extern "C"

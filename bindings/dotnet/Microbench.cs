@@ -397,6 +397,11 @@ public sealed record CapacityStep(double TargetRate, double AchievedRate, TimeSp
 /// lower bound); Cancelled; and every step in order.</summary>
 public sealed record CapacityResult(double Rate, bool AtMaxRate, bool GeneratorLimited, bool Cancelled, IReadOnlyList<CapacityStep> Steps)
 {
+    /// <summary>The objective, the steps and the rate found, as a text table.</summary>
+    public string Table { get; init; } = "";
+    /// <summary>The same as JSON: {"microbench":…,"capacity_search":{…}}.</summary>
+    public string Json { get; init; } = "";
+
     internal static CapacityResult Of(CapacityHandle c)
     {
         var steps = new List<CapacityStep>();
@@ -406,7 +411,11 @@ public sealed record CapacityResult(double Rate, bool AtMaxRate, bool GeneratorL
             steps.Add(CapacityStep.Of(s));
         }
         int flags = Native.CapacityFlags(c);
-        return new CapacityResult(Native.CapacityRate(c), (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0, steps);
+        return new CapacityResult(Native.CapacityRate(c), (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0, steps)
+        {
+            Table = Text.Of((buf, size) => Native.CapacityTable(c, buf, size)),
+            Json = Text.Of((buf, size) => Native.CapacityJson(c, buf, size)),
+        };
     }
 }
 

@@ -243,6 +243,8 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_capacity_step_count")] internal static partial nuint CapacityStepCount(CapacityHandle capacity);
     [LibraryImport(Lib, EntryPoint = "mb_capacity_step_info")]
     internal static partial int CapacityStepInfo(CapacityHandle capacity, nuint index, out CapacityStepNative step, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_table")] internal static partial nuint CapacityTable(CapacityHandle capacity, byte[]? buf, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_json")] internal static partial nuint CapacityJson(CapacityHandle capacity, byte[]? buf, nuint size);
 
     [LibraryImport(Lib, EntryPoint = "mb_hlog_create")] internal static partial int HlogCreate(out HlogHandle hlog);
     [LibraryImport(Lib, EntryPoint = "mb_hlog_destroy")] internal static partial void HlogDestroy(IntPtr hlog);

@@ -534,6 +534,18 @@ static void capacity_search(void) {
     }
     EXPECT(mb_capacity_step_info(c, 0, &s, sizeof s) == MB_OK && s.target_rate == 20 && s.verdict == MB_CAPACITY_HELD);
     EXPECT(mb_capacity_step_info(c, mb_capacity_step_count(c), &s, sizeof s) == MB_INVALID_ARGUMENT);
+    {
+        char table[4096], json[8192];
+        const char* at = json;
+        size_t rows = 0;
+        EXPECT(mb_capacity_table(c, table, sizeof table) < sizeof table && strstr(table, "Capacity search: p99 <= 200 ms") &&
+               strstr(table, " held\n") && strstr(table, "Capacity: "));
+        EXPECT(mb_capacity_json(c, json, sizeof json) < sizeof json && strncmp(json, "{\"microbench\":", 14) == 0 &&
+               strstr(json, "\"capacity_search\":{\"objective\":{\"max_p99_ms\":200,"));
+        while ((at = strstr(at, "\"target_rate\":")) != NULL) ++rows, ++at;
+        EXPECT(rows == mb_capacity_step_count(c));
+        EXPECT(mb_capacity_json(c, NULL, 0) == strlen(json) && mb_capacity_table(NULL, table, sizeof table) == 0);
+    }
     mb_capacity_destroy(c);
     c = NULL;
     /* An older caller's shorter objective: what it lacks keeps the defaults (no callback here). */

@@ -423,6 +423,11 @@ class Binding(unittest.TestCase):
             self.assertEqual(s.held, holds, s)
             self.assertIn(s.verdict, microbench.CAPACITY_VERDICTS)
         self.assertEqual(capacity.rate, max(s.target_rate for s in capacity.steps if s.held))
+        doc = json.loads(capacity.json)["capacity_search"]
+        self.assertEqual(doc["capacity"], round(capacity.rate, 3))
+        self.assertEqual([s["target_rate"] for s in doc["steps"]], [round(s.target_rate, 3) for s in capacity.steps])
+        self.assertEqual([s["completed"] for s in doc["steps"]], [s.completed for s in capacity.steps])
+        self.assertIn(f"Capacity: {capacity.rate:.1f} requests/s held the objective", capacity.table)
         # A raising on_step stops the search after that step and comes out of find_capacity.
         with self.assertRaises(ZeroDivisionError):
             microbench.find_capacity(self.server.url("/"), 100, c=2, on_step=lambda s: 1 / 0, **quick)

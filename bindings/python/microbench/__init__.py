@@ -180,6 +180,8 @@ _SIGNATURES = {
     "mb_capacity_flags": (ctypes.c_int, [_P]),
     "mb_capacity_step_count": (_SZ, [_P]),
     "mb_capacity_step_info": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_CapacityStep), _SZ]),
+    "mb_capacity_table": (_SZ, [_P, ctypes.c_char_p, _SZ]),
+    "mb_capacity_json": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_hlog_create": (ctypes.c_int, [ctypes.POINTER(_P)]),
     "mb_hlog_destroy": (None, [_P]),
     "mb_hlog_add": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
@@ -635,6 +637,8 @@ class Capacity:
     generator_limited: bool
     cancelled: bool
     steps: List[CapacityStep]
+    table: str = dataclasses.field(default="", repr=False)  # the objective, the steps and the rate found, as text
+    json: str = dataclasses.field(default="", repr=False)   # the same as JSON
 
 
 def _capacity_step_from(s: _CapacityStep) -> CapacityStep:
@@ -674,7 +678,8 @@ def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_rati
                 _check(_lib.mb_capacity_step_info(handle, i, ctypes.byref(info), ctypes.sizeof(info)))
                 steps.append(_capacity_step_from(info))
             flags = _lib.mb_capacity_flags(handle)
-            return Capacity(_lib.mb_capacity_rate(handle), bool(flags & 1), bool(flags & 2), bool(flags & 4), steps)
+            return Capacity(_lib.mb_capacity_rate(handle), bool(flags & 1), bool(flags & 2), bool(flags & 4), steps,
+                            _text(_lib.mb_capacity_table, handle), _text(_lib.mb_capacity_json, handle))
         finally:
             _lib.mb_capacity_destroy(handle)
 

@@ -1,6 +1,6 @@
 // microbench/c_api/c_api_capacity.hpp — the C API's capacity search: mb_find_capacity runs
 // find_capacity (engine/capacity.hpp) on a plan, passing each step to the caller's callback as it
-// ends, and an mb_capacity keeps the rate found and every step. Compiled only where
+// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table or JSON. Compiled only where
 // MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 #pragma once
 
@@ -12,10 +12,12 @@
 #include <new>
 
 #include "../engine/capacity.hpp"
+#include "../report/report_capacity.hpp"
 #include "c_api.hpp"
 
 struct mb_capacity {
     microbench::capacity_result r;
+    microbench::capacity_objective o;  // what was asked, for the table and the JSON
 };
 
 namespace microbench {
@@ -98,6 +100,8 @@ MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* ob
     std::unique_ptr<mb_capacity> c(new (std::nothrow) mb_capacity);
     if (!c) return detail::no_memory;
     if (error e = find_capacity(detail::plan_to_run(plan), o, c->r)) return detail::status_of(e);
+    c->o = o;
+    c->o.on_step = nullptr, c->o.on_step_user = nullptr;  // the caller's, valid during the call only
     *out = c.release();
     return MB_OK;
     MICROBENCH_C_CATCH(detail::no_memory)
@@ -120,6 +124,22 @@ MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_c
     const mb_capacity_step c = microbench::detail::c_step(capacity->r.steps[index]);
     std::memcpy(out, &c, size < sizeof c ? size : sizeof c);
     return MB_OK;
+}
+
+MB_API size_t mb_capacity_table(const mb_capacity* capacity, char* buf, size_t size) {
+    if (!capacity) return 0;
+    MICROBENCH_C_TRY
+    std::string text;
+    microbench::append_capacity_table(capacity->r, capacity->o, text);
+    return microbench::detail::copy_out(text, buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t size) {
+    if (!capacity) return 0;
+    MICROBENCH_C_TRY
+    return microbench::detail::copy_out(microbench::capacity_json(capacity->r, capacity->o), buf, size);
+    MICROBENCH_C_CATCH(0)
 }
 
 }  // extern "C"

@@ -69,6 +69,7 @@ struct capacity_result {
     bool at_max_rate = false;         // the step at max_rate held: the capacity is at least that
     bool generator_limited = false;   // the lowest failed step was suspect: the capacity is a lower bound
     bool cancelled = false;
+    std::uint32_t concurrency = 0;    // the plan's connections
     std::vector<capacity_step> steps;  // in the order they ran
 };
 
@@ -165,6 +166,7 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
 // the plan's and a run's setup (as run() gives them); what happens to requests is in the steps.
 inline error find_capacity(const plan& base, const capacity_objective& o, capacity_result& out) {
     out = capacity_result{};
+    out.concurrency = base.concurrency();
     if (error e = check_capacity_objective(o)) return e;
     plan probe = base;
     if (error e = probe.requests(0).duration_ms(o.step_ms).rate(o.start_rate).validate()) return e;

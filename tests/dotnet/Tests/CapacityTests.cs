@@ -36,6 +36,11 @@ public sealed class CapacityTests(ServerFixture fixture) : DeDeTest, IClassFixtu
             Check("a verdict from the step's figures:", s.Held == holds, s.ToString());
         }
         Check("the rate found is the highest held:", r.Rate == r.Steps.Where(s => s.Held).Max(s => s.TargetRate));
+        using var doc = System.Text.Json.JsonDocument.Parse(r.Json);
+        var steps = doc.RootElement.GetProperty("capacity_search").GetProperty("steps");
+        Check("the JSON has every step:", steps.GetArrayLength() == r.Steps.Count &&
+              steps.EnumerateArray().Select(s => s.GetProperty("completed").GetUInt64()).SequenceEqual(r.Steps.Select(s => s.Completed)));
+        Check("the table says the rate, with a point whatever the culture:", r.Table.Contains(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"Capacity: {r.Rate:F1} requests/s held")), r.Table);
     }
 
     [Fact]

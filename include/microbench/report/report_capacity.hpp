@@ -1,0 +1,76 @@
+// microbench/report/report_capacity.hpp — a capacity search's result (engine/capacity.hpp) as text:
+// the objective, a table of the steps in the order they ran and the rate found, with a word when
+// the generator may have been the limit; and as JSON, the objective, the rate found and every step.
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include "../core/appendf.hpp"
+#include "../core/version.hpp"
+#include "../engine/capacity.hpp"
+
+namespace microbench {
+
+inline void append_capacity_table(const capacity_result& r, const capacity_objective& o, std::string& out) {
+    using detail::appendf;
+    auto ms = [](std::int64_t ns) { return static_cast<double>(ns) / 1e6; };
+    appendf(out, "Capacity search: p99 <= %g ms, failures <= %g %%, achieved >= %g %% of the target rate\n\n", o.max_p99_ms,
+            o.max_failure_ratio * 100, o.min_rate_ratio * 100);
+    appendf(out, "%4s %11s %11s %9s %9s %9s %8s %10s %11s  %s\n", "step", "target/s", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms",
+            "failed", "completed", "lag p99 ms", "verdict");
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        const capacity_step& s = r.steps[i];
+        appendf(out, "%4zu %11.1f %11.1f %9.2f %9.2f %9.2f %8llu %10llu %11.2f  %s%s\n", i + 1, s.target_rate, s.achieved_rate, ms(s.p50_ns),
+                ms(s.p99_ns), ms(s.p999_ns), static_cast<unsigned long long>(s.failed), static_cast<unsigned long long>(s.completed),
+                ms(s.lag_p99_ns), capacity_verdict_name(s.verdict), s.generator_suspect ? " (the generator?)" : "");
+    }
+    double lowest_failed = 0;
+    const capacity_step* limit = nullptr;
+    for (const capacity_step& s : r.steps)
+        if (!s.held() && (lowest_failed == 0 || s.target_rate < lowest_failed)) lowest_failed = s.target_rate, limit = &s;
+    out += '\n';
+    if (r.capacity == 0) appendf(out, "Capacity: no step held the objective (the lowest tried: %.1f/s).\n", r.steps.empty() ? 0.0 : r.steps.back().target_rate);
+    else if (r.at_max_rate) appendf(out, "Capacity: at least %.1f requests/s, the search's maximum, held the objective.\n", r.capacity);
+    else if (limit) appendf(out, "Capacity: %.1f requests/s held the objective; %.1f/s did not (%s).\n", r.capacity, lowest_failed, capacity_verdict_name(limit->verdict));
+    else appendf(out, "Capacity: %.1f requests/s held the objective; no step failed before the search ended.\n", r.capacity);
+    if (r.generator_limited && limit) {
+        if (limit->connection_waits > 0)
+            appendf(out, "The generator, not the server, may have been the limit: %llu requests waited for a connection, and %u "
+                         "connections cannot hold %.1f/s at %g ms each (raise -c to at least %.0f).\n",
+                    static_cast<unsigned long long>(limit->connection_waits), r.concurrency, limit->target_rate, o.max_p99_ms,
+                    std::ceil(limit->target_rate * o.max_p99_ms / 1000));
+        else
+            appendf(out, "The generator, not the server, may have been the limit: it sent late (schedule lag p99 %.2f ms); give it "
+                         "more threads or a quieter machine, or run several generators.\n",
+                    ms(limit->lag_p99_ns));
+    }
+    if (r.cancelled) out += "Interrupted: the steps above are all that ran.\n";
+}
+
+inline std::string capacity_json(const capacity_result& r, const capacity_objective& o) {
+    using detail::appendf;
+    static constexpr const char* verdict_ids[] = {"held", "latency", "failures", "rate", "no_response"};  // capacity_verdict's order
+    std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"capacity_search\":{";
+    appendf(out, "\"objective\":{\"max_p99_ms\":%g,\"max_failure_ratio\":%g,\"min_rate_ratio\":%g,\"start_rate\":%g,\"max_rate\":%g,"
+                 "\"resolution\":%g,\"warmup_ms\":%lld,\"step_ms\":%lld,\"min_responses\":%llu},",
+            o.max_p99_ms, o.max_failure_ratio, o.min_rate_ratio, o.start_rate, o.max_rate, o.resolution, static_cast<long long>(o.warmup_ms),
+            static_cast<long long>(o.step_ms), static_cast<unsigned long long>(o.min_responses));
+    appendf(out, "\"concurrency\":%u,\"capacity\":%.3f,\"at_max_rate\":%s,\"generator_limited\":%s,\"cancelled\":%s,\"steps\":[", r.concurrency,
+            r.capacity, r.at_max_rate ? "true" : "false", r.generator_limited ? "true" : "false", r.cancelled ? "true" : "false");
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        const capacity_step& s = r.steps[i];
+        appendf(out, "%s{\"target_rate\":%.3f,\"achieved_rate\":%.3f,\"window_ns\":%lld,\"completed\":%llu,\"failed\":%llu,\"p50_ns\":%lld,"
+                     "\"p99_ns\":%lld,\"p999_ns\":%lld,\"max_ns\":%lld,\"lag_p99_ns\":%lld,\"connection_waits\":%llu,\"schedule_missed\":%llu,"
+                     "\"verdict\":\"%s\",\"generator_suspect\":%s}",
+                i ? "," : "", s.target_rate, s.achieved_rate, static_cast<long long>(s.window_ns), static_cast<unsigned long long>(s.completed),
+                static_cast<unsigned long long>(s.failed), static_cast<long long>(s.p50_ns), static_cast<long long>(s.p99_ns),
+                static_cast<long long>(s.p999_ns), static_cast<long long>(s.max_ns), static_cast<long long>(s.lag_p99_ns),
+                static_cast<unsigned long long>(s.connection_waits), static_cast<unsigned long long>(s.schedule_missed),
+                verdict_ids[static_cast<int>(s.verdict)], s.generator_suspect ? "true" : "false");
+    }
+    out += "]}}";
+    return out;
+}
+
+}  // namespace microbench
