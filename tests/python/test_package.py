@@ -8,6 +8,7 @@ a MICROBENCH_ variable or PYTHONPATH anywhere (the package finds its own library
   `python3 -m microbench` prints ab's report with exact counts;
 - `python3 -m microbench` exits as the command line does: 1 for a usage error, 2 when nothing
   answers, 3 when a check fails, 130 on Ctrl-C with the partial report;
+- `python3 -m microbench --find-capacity` finds the knee of a server of 50 answers a second;
 - an sdist carries the headers (native/) and installs from its archive, outside the tree;
 - `pip wheel` makes a py3-none-PLATFORM wheel holding the library (exporting only mb_ functions),
   py.typed and the module, which installs into a venv of its own with no compiler on PATH and runs
@@ -95,6 +96,25 @@ class Package(unittest.TestCase):
         # bodies that are 11!, not 12!: each fails its check, exit 3
         self.assertRegex(wrong, r"\nFailed requests:\s+7\n")
         self.assertTrue(wrong.endswith("server answered 307\nexit 3 \n"), wrong[-200:])
+
+    def test_python_m_microbench_finds_capacity(self):
+        # One server thread held 20 ms a request answers at most 50 a second: the search finds it
+        # within 10 % and prints the table; a usage error without the objective exits 1.
+        script = ("import subprocess, sys, microbench\n"
+                  "with microbench.Server(threads=1) as s:\n"
+                  "    done = subprocess.run([sys.executable, '-m', 'microbench', '-c', '20', '-k', '--find-capacity', '--max-p99-ms', '200',\n"
+                  "                           '--start-rate', '20', '--warmup', '0.3', '--step', '1', '--min-responses', '20',\n"
+                  "                           s.url('/work?us=20000')], capture_output=True, text=True, timeout=300)\n"
+                  "    print('exit', done.returncode); print(done.stdout); print(done.stderr)\n")
+        out = sh(self.python, "-c", script, cwd=self.outside)
+        self.assertTrue(out.startswith("exit 0\nCapacity search: p99 <= 200 ms"), out[:300])
+        found = float(re.search(r"\nCapacity: ([0-9.]+) requests/s held the objective", out).group(1))
+        self.assertTrue(45 <= found <= 55, out)
+        self.assertIn("step at 20.0/s: achieved", out)  # each step on stderr as it ends
+        done = subprocess.run([str(self.python), "-m", "microbench", "--find-capacity", "http://127.0.0.1/"], cwd=self.outside,
+                              env=CLEAN_ENV, capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("--find-capacity needs --max-p99-ms", done.stderr)
 
     def test_python_m_microbench_exits_as_the_command_line(self):
         def cli(*args):

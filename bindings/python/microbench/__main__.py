@@ -3,7 +3,11 @@ through the library, with ab's flags and ab's report (the command line's, from l
 Exit status as the microbench command line's: 0 the run completed (failed requests alone do not
 change it), 1 a usage error or a plan the library refused, 2 the target could not be reached at all
 (its name did not resolve, https without libssl, or every connect failed), 3 a response failed a
-check, 130 interrupted by Ctrl-C (the partial report is printed)."""
+check, 130 interrupted by Ctrl-C (the partial report is printed).
+
+With --find-capacity --max-p99-ms X it searches for the highest fixed rate the server holds with
+its p99 within X ms (find_capacity), prints a line per step on stderr as it ends and the table at
+the end (--json: the search as JSON); exit 0 when a step held, 3 when none did."""
 from __future__ import annotations
 
 import argparse
@@ -12,7 +16,7 @@ import signal
 import sys
 from typing import Dict, List, NoReturn, Optional, Tuple
 
-from . import Cancel, MicrobenchError, run
+from . import Cancel, CapacityStep, MicrobenchError, find_capacity, run
 
 UNREACHABLE = ("run_resolve_failed", "run_tls_unavailable")  # as the command line, exit 2
 
@@ -47,7 +51,25 @@ def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
     p.add_argument("--rate", type=float, default=0.0, metavar="PER_SECOND", help="a fixed rate (the open model)")
     p.add_argument("--check-factorial", type=int, default=None, metavar="N", help="every body must be exactly N!")
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of the report")
+    search = p.add_argument_group("capacity search")
+    search.add_argument("--find-capacity", action="store_true", help="find the highest fixed rate held within --max-p99-ms")
+    search.add_argument("--max-p99-ms", type=float, default=None, metavar="MS", help="the p99 objective (required)")
+    search.add_argument("--max-failures-ratio", type=float, default=0.01, metavar="F", help="failed / ended allowed (default 0.01)")
+    search.add_argument("--start-rate", type=float, default=100.0, metavar="PER_SECOND", help="the first step's rate (default 100)")
+    search.add_argument("--max-rate", type=float, default=1e6, metavar="PER_SECOND", help="no step above this (default 1000000)")
+    search.add_argument("--warmup", type=float, default=1.0, metavar="SECONDS", help="each step's warm-up (default 1)")
+    search.add_argument("--step", type=float, default=5.0, metavar="SECONDS", help="each step's measured window (default 5)")
+    search.add_argument("--min-responses", type=_count, default=1000, metavar="N",
+                        help="a window lasts long enough for N responses at its rate (default 1000)")
     args = p.parse_args(argv)
+    if args.find_capacity:
+        if args.max_p99_ms is None:
+            p.error("--find-capacity needs --max-p99-ms")
+        for flag, given in (("-n", args.n is not None), ("-t", args.t is not None), ("--rate", args.rate != 0.0)):
+            if given:
+                p.error(f"--find-capacity sets the rate and length of each step itself: drop {flag}")
+    elif args.max_p99_ms is not None:
+        p.error("--max-p99-ms is for --find-capacity")
     headers = {}
     for header in args.H:
         name, sep, value = header.partition(":")
@@ -57,11 +79,33 @@ def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
     return args, headers
 
 
+def _say_step(step: CapacityStep) -> None:
+    print(f"step at {step.target_rate:.1f}/s: achieved {step.achieved_rate:.1f}/s, p99 {step.p99_ms:.2f} ms, "
+          f"{step.failed} failed: {step.verdict}{' (the generator?)' if step.generator_suspect else ''}", file=sys.stderr)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs the load test the arguments describe, prints its report, and returns the exit status."""
     args, headers = parse(sys.argv[1:] if argv is None else argv)
     cancel = Cancel()
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.trigger())
+    if args.find_capacity:
+        try:
+            capacity = find_capacity(args.url, args.max_p99_ms, args.c, max_failure_ratio=args.max_failures_ratio,
+                                     start_rate=args.start_rate, max_rate=args.max_rate, warmup=args.warmup, step=args.step,
+                                     min_responses=args.min_responses,
+                                     on_step=_say_step, keep_alive=args.k, timeout=args.s, method=args.m, headers=headers,
+                                     threads=args.threads, check_factorial=args.check_factorial, cancel=cancel,
+                                     on_progress=lambda *_: None)
+        except MicrobenchError as e:
+            print(f"microbench: {e.message} ({e.name})", file=sys.stderr)
+            return 2 if e.name in UNREACHABLE else 1
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        print(json.dumps(json.loads(capacity.json), indent=2) if args.json else capacity.table, end="\n" if args.json else "")
+        if capacity.cancelled:
+            return 130
+        return 0 if capacity.rate > 0 else 3
     try:
         # The progress callback brings the run back to Python on this thread every 0.1 s, so that
         # Ctrl-C's handler runs while the library holds the thread.
