@@ -361,6 +361,9 @@ MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_c
  * have been the limit) and as JSON {"microbench":…,"capacity_search":{…}}; snprintf-style. */
 MB_API size_t mb_capacity_table(const mb_capacity* capacity, char* buf, size_t size);
 MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t size);
+/* As one self-contained HTML page (title NULL: "microbench capacity search"): p99 and p50 by target
+ * rate with the objective, then the table; snprintf-style. */
+MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* title, char* buf, size_t size);
 
 /* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or another
  * HdrHistogram writer's (format 1.3, V2 histograms, deflated or stored; read in tests from

@@ -8883,10 +8883,14 @@ inline int apply_gates(const gates& g, const result& r, const char* label, std::
 // ---- begin include/microbench/report/report_capacity.hpp ----
 // microbench/report/report_capacity.hpp — a capacity search's result (engine/capacity.hpp) as text:
 // the objective, a table of the steps in the order they ran and the rate found, with a word when
-// the generator may have been the limit; and as JSON, the objective, the rate found and every step.
+// the generator may have been the limit; as JSON, the objective, the rate found and every step;
+// and as an HTML page: p99 and p50 against the target rate, with the objective, and the table.
 
 #include <cmath>
 #include <string>
+
+#include <algorithm>
+#include <vector>
 
 
 namespace microbench {
@@ -8949,6 +8953,47 @@ inline std::string capacity_json(const capacity_result& r, const capacity_object
                 verdict_ids[static_cast<int>(s.verdict)], s.generator_suspect ? "true" : "false");
     }
     out += "]}}";
+    return out;
+}
+
+// The search as one self-contained HTML page titled `title`: a chart of p99 (and p50) against the
+// target rate, each step a marker, the objective a line; then the text table.
+inline std::string capacity_html(const capacity_result& r, const capacity_objective& o, const std::string& title = "microbench capacity search") {
+    using detail::appendf;
+    std::vector<const capacity_step*> by_rate;
+    for (const capacity_step& s : r.steps) by_rate.push_back(&s);
+    std::sort(by_rate.begin(), by_rate.end(), [](const capacity_step* a, const capacity_step* b) { return a->target_rate < b->target_rate; });
+    chart c;
+    c.id = "capacity";
+    c.title = "Response time p99 by target rate";
+    c.description = "Each step of the search: its p99 and p50 response time against the rate it was asked for; the dotted line is the objective.";
+    c.x_label = "target rate (requests/s)";
+    c.y_label = "response time (ms)";
+    chart_series p99{"p99", 0, false, {}, {}}, p50{"p50", 0, true, {}, {}}, objective{"objective", 1, true, {}, {}};
+    for (const capacity_step* s : by_rate) {
+        const double x = s->target_rate, y = static_cast<double>(s->p99_ns) / 1e6;
+        p99.points.push_back({x, y});
+        p50.points.push_back({x, static_cast<double>(s->p50_ns) / 1e6});
+        std::string label;
+        appendf(label, "%.1f/s: p99 %.2f ms, %s", x, y, capacity_verdict_name(s->verdict));
+        p99.markers.push_back({x, y, label});
+    }
+    if (!by_rate.empty()) objective.points = {{by_rate.front()->target_rate, o.max_p99_ms}, {by_rate.back()->target_rate, o.max_p99_ms}};
+    c.series = {p99, p50, objective};
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+    detail::append_html_escaped(out, title);
+    out += "</title>\n<style>";
+    out += detail::html_style;
+    out += "</style>\n</head>\n<body>\n<main>\n<header>\n<h1>";
+    detail::append_html_escaped(out, title);
+    out += "</h1>\n<p class=\"meta\">microbench " MICROBENCH_VERSION_STRING "</p>\n</header>\n<section>\n<figure>";
+    append_svg_chart(c, out);
+    out += "</figure>\n<pre class=\"text\">";
+    std::string table;
+    append_capacity_table(r, o, table);
+    detail::append_html_escaped(out, table);
+    out += "</pre>\n</section>\n</main>\n</body>\n</html>\n";
     return out;
 }
 
@@ -10155,6 +10200,9 @@ MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_c
  * have been the limit) and as JSON {"microbench":…,"capacity_search":{…}}; snprintf-style. */
 MB_API size_t mb_capacity_table(const mb_capacity* capacity, char* buf, size_t size);
 MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t size);
+/* As one self-contained HTML page (title NULL: "microbench capacity search"): p99 and p50 by target
+ * rate with the objective, then the table; snprintf-style. */
+MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* title, char* buf, size_t size);
 
 /* HdrHistogram interval logs read back — microbench's (mb_result_hlog, --hlog) or another
  * HdrHistogram writer's (format 1.3, V2 histograms, deflated or stored; read in tests from
@@ -11032,7 +11080,7 @@ MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char
 // ---- begin include/microbench/c_api/c_api_capacity.hpp ----
 // microbench/c_api/c_api_capacity.hpp — the C API's capacity search: mb_find_capacity runs
 // find_capacity (engine/capacity.hpp) on a plan, passing each step to the caller's callback as it
-// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table or JSON. Compiled only where
+// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table, JSON or HTML. Compiled only where
 // MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 
 #ifdef MICROBENCH_C_IMPLEMENTATION
@@ -11167,6 +11215,14 @@ MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t si
     if (!capacity) return 0;
     MICROBENCH_C_TRY
     return microbench::detail::copy_out(microbench::capacity_json(capacity->r, capacity->o), buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* title, char* buf, size_t size) {
+    if (!capacity) return 0;
+    MICROBENCH_C_TRY
+    const std::string page = title ? microbench::capacity_html(capacity->r, capacity->o, title) : microbench::capacity_html(capacity->r, capacity->o);
+    return microbench::detail::copy_out(page, buf, size);
     MICROBENCH_C_CATCH(0)
 }
 

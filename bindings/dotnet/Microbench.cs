@@ -401,6 +401,8 @@ public sealed record CapacityResult(double Rate, bool AtMaxRate, bool GeneratorL
     public string Table { get; init; } = "";
     /// <summary>The same as JSON: {"microbench":…,"capacity_search":{…}}.</summary>
     public string Json { get; init; } = "";
+    /// <summary>A self-contained HTML page: p99 and p50 by target rate with the objective, then the table.</summary>
+    public string Html { get; init; } = "";
 
     internal static CapacityResult Of(CapacityHandle c)
     {
@@ -415,6 +417,7 @@ public sealed record CapacityResult(double Rate, bool AtMaxRate, bool GeneratorL
         {
             Table = Text.Of((buf, size) => Native.CapacityTable(c, buf, size)),
             Json = Text.Of((buf, size) => Native.CapacityJson(c, buf, size)),
+            Html = Text.Of((buf, size) => Native.CapacityReportHtml(c, null, buf, size)),
         };
     }
 }

@@ -245,6 +245,8 @@ internal static partial class Native
     internal static partial int CapacityStepInfo(CapacityHandle capacity, nuint index, out CapacityStepNative step, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_capacity_table")] internal static partial nuint CapacityTable(CapacityHandle capacity, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_capacity_json")] internal static partial nuint CapacityJson(CapacityHandle capacity, byte[]? buf, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_report_html", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial nuint CapacityReportHtml(CapacityHandle capacity, string? title, byte[]? buf, nuint size);
 
     [LibraryImport(Lib, EntryPoint = "mb_hlog_create")] internal static partial int HlogCreate(out HlogHandle hlog);
     [LibraryImport(Lib, EntryPoint = "mb_hlog_destroy")] internal static partial void HlogDestroy(IntPtr hlog);

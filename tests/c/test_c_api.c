@@ -545,6 +545,8 @@ static void capacity_search(void) {
         while ((at = strstr(at, "\"target_rate\":")) != NULL) ++rows, ++at;
         EXPECT(rows == mb_capacity_step_count(c));
         EXPECT(mb_capacity_json(c, NULL, 0) == strlen(json) && mb_capacity_table(NULL, table, sizeof table) == 0);
+        EXPECT(mb_capacity_report_html(c, "knee", table, sizeof table) > sizeof table && strncmp(table, "<!DOCTYPE html>", 15) == 0);
+        EXPECT(mb_capacity_report_html(NULL, NULL, NULL, 0) == 0);
     }
     mb_capacity_destroy(c);
     c = NULL;

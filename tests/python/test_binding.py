@@ -416,7 +416,9 @@ class Binding(unittest.TestCase):
         self.assertLessEqual(capacity.rate, 55)
         self.assertFalse(capacity.generator_limited or capacity.at_max_rate or capacity.cancelled)
         self.assertEqual(seen, capacity.steps)
-        self.assertEqual([s.target_rate for s in capacity.steps[:3]], [20, 40, 80])
+        self.assertEqual(capacity.steps[0].target_rate, 20)
+        climb = [s.target_rate for s in capacity.steps[:next(i for i, s in enumerate(capacity.steps) if not s.held) + 1]]
+        self.assertEqual(climb, [20 * 2 ** i for i in range(len(climb))])  # doubling while steps hold
         for s in capacity.steps:
             holds = (s.completed > 0 and s.failed <= 0.01 * (s.completed + s.failed) and s.p99_ms <= 200
                      and s.achieved_rate >= 0.95 * s.target_rate)
@@ -428,6 +430,8 @@ class Binding(unittest.TestCase):
         self.assertEqual([s["target_rate"] for s in doc["steps"]], [round(s.target_rate, 3) for s in capacity.steps])
         self.assertEqual([s["completed"] for s in doc["steps"]], [s.completed for s in capacity.steps])
         self.assertIn(f"Capacity: {capacity.rate:.1f} requests/s held the objective", capacity.table)
+        self.assertTrue(capacity.html.startswith("<!DOCTYPE html>"))
+        self.assertEqual(capacity.html.count("/s: p99 "), len(capacity.steps))  # a marker per step
         # A raising on_step stops the search after that step and comes out of find_capacity.
         with self.assertRaises(ZeroDivisionError):
             microbench.find_capacity(self.server.url("/"), 100, c=2, on_step=lambda s: 1 / 0, **quick)

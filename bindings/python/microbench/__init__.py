@@ -182,6 +182,7 @@ _SIGNATURES = {
     "mb_capacity_step_info": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_CapacityStep), _SZ]),
     "mb_capacity_table": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_capacity_json": (_SZ, [_P, ctypes.c_char_p, _SZ]),
+    "mb_capacity_report_html": (_SZ, [_P, ctypes.c_char_p, ctypes.c_char_p, _SZ]),
     "mb_hlog_create": (ctypes.c_int, [ctypes.POINTER(_P)]),
     "mb_hlog_destroy": (None, [_P]),
     "mb_hlog_add": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
@@ -639,6 +640,7 @@ class Capacity:
     steps: List[CapacityStep]
     table: str = dataclasses.field(default="", repr=False)  # the objective, the steps and the rate found, as text
     json: str = dataclasses.field(default="", repr=False)   # the same as JSON
+    html: str = dataclasses.field(default="", repr=False)   # a page: p99 and p50 by target rate, the objective, the table
 
 
 def _capacity_step_from(s: _CapacityStep) -> CapacityStep:
@@ -679,7 +681,8 @@ def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_rati
                 steps.append(_capacity_step_from(info))
             flags = _lib.mb_capacity_flags(handle)
             return Capacity(_lib.mb_capacity_rate(handle), bool(flags & 1), bool(flags & 2), bool(flags & 4), steps,
-                            _text(_lib.mb_capacity_table, handle), _text(_lib.mb_capacity_json, handle))
+                            _text(_lib.mb_capacity_table, handle), _text(_lib.mb_capacity_json, handle),
+                            _text(_lib.mb_capacity_report_html, handle, None))
         finally:
             _lib.mb_capacity_destroy(handle)
 

@@ -1,6 +1,6 @@
 // microbench/c_api/c_api_capacity.hpp — the C API's capacity search: mb_find_capacity runs
 // find_capacity (engine/capacity.hpp) on a plan, passing each step to the caller's callback as it
-// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table or JSON. Compiled only where
+// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table, JSON or HTML. Compiled only where
 // MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 #pragma once
 
@@ -139,6 +139,14 @@ MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t si
     if (!capacity) return 0;
     MICROBENCH_C_TRY
     return microbench::detail::copy_out(microbench::capacity_json(capacity->r, capacity->o), buf, size);
+    MICROBENCH_C_CATCH(0)
+}
+
+MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* title, char* buf, size_t size) {
+    if (!capacity) return 0;
+    MICROBENCH_C_TRY
+    const std::string page = title ? microbench::capacity_html(capacity->r, capacity->o, title) : microbench::capacity_html(capacity->r, capacity->o);
+    return microbench::detail::copy_out(page, buf, size);
     MICROBENCH_C_CATCH(0)
 }
 

@@ -1,14 +1,20 @@
 // microbench/report/report_capacity.hpp — a capacity search's result (engine/capacity.hpp) as text:
 // the objective, a table of the steps in the order they ran and the rate found, with a word when
-// the generator may have been the limit; and as JSON, the objective, the rate found and every step.
+// the generator may have been the limit; as JSON, the objective, the rate found and every step;
+// and as an HTML page: p99 and p50 against the target rate, with the objective, and the table.
 #pragma once
 
 #include <cmath>
 #include <string>
 
+#include <algorithm>
+#include <vector>
+
 #include "../core/appendf.hpp"
 #include "../core/version.hpp"
 #include "../engine/capacity.hpp"
+#include "report_html.hpp"
+#include "svg_chart.hpp"
 
 namespace microbench {
 
@@ -70,6 +76,47 @@ inline std::string capacity_json(const capacity_result& r, const capacity_object
                 verdict_ids[static_cast<int>(s.verdict)], s.generator_suspect ? "true" : "false");
     }
     out += "]}}";
+    return out;
+}
+
+// The search as one self-contained HTML page titled `title`: a chart of p99 (and p50) against the
+// target rate, each step a marker, the objective a line; then the text table.
+inline std::string capacity_html(const capacity_result& r, const capacity_objective& o, const std::string& title = "microbench capacity search") {
+    using detail::appendf;
+    std::vector<const capacity_step*> by_rate;
+    for (const capacity_step& s : r.steps) by_rate.push_back(&s);
+    std::sort(by_rate.begin(), by_rate.end(), [](const capacity_step* a, const capacity_step* b) { return a->target_rate < b->target_rate; });
+    chart c;
+    c.id = "capacity";
+    c.title = "Response time p99 by target rate";
+    c.description = "Each step of the search: its p99 and p50 response time against the rate it was asked for; the dotted line is the objective.";
+    c.x_label = "target rate (requests/s)";
+    c.y_label = "response time (ms)";
+    chart_series p99{"p99", 0, false, {}, {}}, p50{"p50", 0, true, {}, {}}, objective{"objective", 1, true, {}, {}};
+    for (const capacity_step* s : by_rate) {
+        const double x = s->target_rate, y = static_cast<double>(s->p99_ns) / 1e6;
+        p99.points.push_back({x, y});
+        p50.points.push_back({x, static_cast<double>(s->p50_ns) / 1e6});
+        std::string label;
+        appendf(label, "%.1f/s: p99 %.2f ms, %s", x, y, capacity_verdict_name(s->verdict));
+        p99.markers.push_back({x, y, label});
+    }
+    if (!by_rate.empty()) objective.points = {{by_rate.front()->target_rate, o.max_p99_ms}, {by_rate.back()->target_rate, o.max_p99_ms}};
+    c.series = {p99, p50, objective};
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
+    detail::append_html_escaped(out, title);
+    out += "</title>\n<style>";
+    out += detail::html_style;
+    out += "</style>\n</head>\n<body>\n<main>\n<header>\n<h1>";
+    detail::append_html_escaped(out, title);
+    out += "</h1>\n<p class=\"meta\">microbench " MICROBENCH_VERSION_STRING "</p>\n</header>\n<section>\n<figure>";
+    append_svg_chart(c, out);
+    out += "</figure>\n<pre class=\"text\">";
+    std::string table;
+    append_capacity_table(r, o, table);
+    detail::append_html_escaped(out, table);
+    out += "</pre>\n</section>\n</main>\n</body>\n</html>\n";
     return out;
 }
 
