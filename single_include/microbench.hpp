@@ -5903,7 +5903,8 @@ inline error run(const plan& p, result& out) {
 // microbench/engine/capacity.hpp — the capacity search: the highest fixed rate a server holds
 // within a latency objective. It runs short fixed-rate steps of a plan (each a warm-up, then a
 // measured window of at least enough responses for its p99), doubling the rate while steps hold
-// and then halving the gap between the highest held and the lowest failed rate, and keeps every
+// (halving it, down to a sixteenth, while none has) and then halving the gap between the highest
+// held and the lowest failed rate; a step in which nothing completed ends it. It keeps every
 // step's figures. A step's percentiles and counts are those of the requests that ended in its
 // window (the interval rows after the warm-up, merged exactly); it says whether the generator,
 // rather than the server, may have been what failed it (its schedule lag, or too few connections
@@ -5930,7 +5931,9 @@ struct capacity_objective {
     double resolution = 0.05;          // it stops when the lowest failed rate is within this of the highest held
     std::int64_t warmup_ms = 1'000;    // per step, not measured (0 to 1 h)
     std::int64_t step_ms = 5'000;      // measured window per step (10 ms to 1 h), lengthened to see min_responses
-    std::uint64_t min_responses = 1'000;  // a window expects at least this many at its rate (the window grows up to 1 h)
+    // A window expects at least this many responses at its rate (1 or more): it grows to fit
+    // them, up to a minute (or step_ms, when that is longer).
+    std::uint64_t min_responses = 1'000;
     std::int64_t cooldown_ms = 500;    // idle between steps, so a server can empty its queues (0 to 1 min)
     std::uint32_t max_steps = 30;      // 1 to 100
     capacity_step_fn on_step = nullptr;  // called after each step, on the calling thread
@@ -6000,25 +6003,34 @@ struct capacity_window {
 
 }  // namespace detail
 
+// The objective's first field out of its range, or none: the error's position is the field's
+// number in capacity_objective's order (1 max_p99_ms, 2 max_failure_ratio … 11 max_steps).
 inline error check_capacity_objective(const capacity_objective& o) {
     auto within = [](auto v, auto lo, auto hi) { return v >= lo && v <= hi; };  // false for NaN
-    const bool ok = o.max_p99_ms > 0 && o.max_p99_ms <= static_cast<double>(defaults::max_timeout_ms) &&
-                    within(o.max_failure_ratio, 0.0, 1.0) && within(o.min_rate_ratio, 0.0, 1.0) &&
-                    within(o.start_rate, defaults::min_rate, defaults::max_rate) &&
-                    within(o.max_rate, o.start_rate, defaults::max_rate) && within(o.resolution, 0.001, 1.0) &&
-                    within(o.warmup_ms, std::int64_t{0}, defaults::max_interval_ms) &&
-                    within(o.step_ms, defaults::min_interval_ms, defaults::max_interval_ms) &&
-                    within(o.cooldown_ms, std::int64_t{0}, std::int64_t{60'000}) && within(o.max_steps, 1u, 100u) &&
-                    (o.warmup_ms == 0 || o.warmup_ms >= defaults::min_interval_ms);
-    return ok ? error{} : error{errc::plan_bad_capacity_search, 0};
+    const bool ok[] = {o.max_p99_ms > 0 && o.max_p99_ms <= static_cast<double>(defaults::max_timeout_ms),
+                       within(o.max_failure_ratio, 0.0, 1.0),
+                       within(o.min_rate_ratio, 0.0, 1.0),
+                       within(o.start_rate, defaults::min_rate, defaults::max_rate),
+                       within(o.max_rate, o.start_rate, defaults::max_rate),
+                       within(o.resolution, 0.001, 1.0),
+                       o.warmup_ms == 0 || within(o.warmup_ms, defaults::min_interval_ms, defaults::max_interval_ms),
+                       within(o.step_ms, defaults::min_interval_ms, defaults::max_interval_ms),
+                       o.min_responses >= 1,
+                       within(o.cooldown_ms, std::int64_t{0}, std::int64_t{60'000}),
+                       within(o.max_steps, 1u, 100u)};
+    for (std::size_t i = 0; i < sizeof ok / sizeof ok[0]; ++i)
+        if (!ok[i]) return {errc::plan_bad_capacity_search, i + 1};
+    return {};
 }
 
 // Runs `base` (its URL, connections, threads, keep-alive, checks…; not its count, duration or
 // rate, which each step sets) at the rate of one step; fills `step` from its window.
 inline error run_capacity_step(const plan& base, const capacity_objective& o, double rate, capacity_step& step, bool& cancelled) {
-    // The window sees at least min_responses at this rate, up to an hour.
-    const double needed_ms = std::ceil(static_cast<double>(o.min_responses) * 1000.0 / rate);
-    const std::int64_t window_ms = std::min<std::int64_t>(defaults::max_interval_ms, std::max<std::int64_t>(o.step_ms, static_cast<std::int64_t>(needed_ms)));
+    // The window sees at least min_responses at this rate, up to a minute (or step_ms); in doubles
+    // until then, so no count overflows the cast.
+    const double longest_ms = static_cast<double>(std::max<std::int64_t>(o.step_ms, 60'000));
+    const double needed_ms = std::min(longest_ms, std::ceil(static_cast<double>(o.min_responses) * 1000.0 / rate));
+    const std::int64_t window_ms = std::max<std::int64_t>(o.step_ms, static_cast<std::int64_t>(needed_ms));
     detail::capacity_window w;
     w.warmup_ns = o.warmup_ms * 1'000'000;
     plan p = base;
@@ -6067,10 +6079,12 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
     if (error e = probe.requests(0).duration_ms(o.step_ms).rate(o.start_rate).validate()) return e;
     double held = 0, failed = 0;  // the highest held and lowest failed rates so far (0: none)
     double rate = o.start_rate;
-    const double floor_rate = std::max(defaults::min_rate, o.start_rate / 64);
+    const double floor_rate = std::max(defaults::min_rate, o.start_rate / 16);
     const cancel_token* cancel = base.cancel_with();
     while (out.steps.size() < o.max_steps && !(cancel && cancel->cancelled())) {
-        if (!out.steps.empty() && o.cooldown_ms > 0) sleep_ns(o.cooldown_ms * 1'000'000);
+        for (std::int64_t left = out.steps.empty() ? 0 : o.cooldown_ms; left > 0 && !(cancel && cancel->cancelled()); left -= 50)
+            sleep_ns(std::min<std::int64_t>(left, 50) * 1'000'000);  // in slices: a cancel ends the cool-down
+        if (cancel && cancel->cancelled()) break;
         capacity_step step;
         bool cancelled = false;
         if (error e = run_capacity_step(base, o, rate, step, cancelled)) return e;
@@ -6080,6 +6094,7 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
         if (step.held()) held = std::max(held, rate);
         else failed = failed == 0 ? rate : std::min(failed, rate);
         if (step.held() && rate >= o.max_rate) break;
+        if (step.verdict == capacity_verdict::no_response) break;  // nothing answered: a lower rate would not change that
         if (failed == 0) rate = std::min(rate * 2, o.max_rate);  // still climbing
         else if (held == 0) rate = rate / 2;                      // not even the start held: down
         else if (failed <= held * (1 + o.resolution)) break;     // narrowed enough
@@ -8913,7 +8928,8 @@ inline void append_capacity_table(const capacity_result& r, const capacity_objec
     for (const capacity_step& s : r.steps)
         if (!s.held() && (lowest_failed == 0 || s.target_rate < lowest_failed)) lowest_failed = s.target_rate, limit = &s;
     out += '\n';
-    if (r.capacity == 0) appendf(out, "Capacity: no step held the objective (the lowest tried: %.1f/s).\n", r.steps.empty() ? 0.0 : r.steps.back().target_rate);
+    if (r.steps.empty()) out += "Capacity: no step ran.\n";
+    else if (r.capacity == 0) appendf(out, "Capacity: no step held the objective (the lowest tried: %.1f/s).\n", lowest_failed);
     else if (r.at_max_rate) appendf(out, "Capacity: at least %.1f requests/s, the search's maximum, held the objective.\n", r.capacity);
     else if (limit) appendf(out, "Capacity: %.1f requests/s held the objective; %.1f/s did not (%s).\n", r.capacity, lowest_failed, capacity_verdict_name(limit->verdict));
     else appendf(out, "Capacity: %.1f requests/s held the objective; no step failed before the search ended.\n", r.capacity);
@@ -8935,10 +8951,12 @@ inline std::string capacity_json(const capacity_result& r, const capacity_object
     using detail::appendf;
     static constexpr const char* verdict_ids[] = {"held", "latency", "failures", "rate", "no_response"};  // capacity_verdict's order
     std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"capacity_search\":{";
-    appendf(out, "\"objective\":{\"max_p99_ms\":%g,\"max_failure_ratio\":%g,\"min_rate_ratio\":%g,\"start_rate\":%g,\"max_rate\":%g,"
-                 "\"resolution\":%g,\"warmup_ms\":%lld,\"step_ms\":%lld,\"min_responses\":%llu},",
+    appendf(out, "\"objective\":{\"max_p99_ms\":%.17g,\"max_failure_ratio\":%.17g,\"min_rate_ratio\":%.17g,\"start_rate\":%.17g,"
+                 "\"max_rate\":%.17g,\"resolution\":%.17g,\"warmup_ms\":%lld,\"step_ms\":%lld,\"min_responses\":%llu,\"cooldown_ms\":%lld,"
+                 "\"max_steps\":%u},",
             o.max_p99_ms, o.max_failure_ratio, o.min_rate_ratio, o.start_rate, o.max_rate, o.resolution, static_cast<long long>(o.warmup_ms),
-            static_cast<long long>(o.step_ms), static_cast<unsigned long long>(o.min_responses));
+            static_cast<long long>(o.step_ms), static_cast<unsigned long long>(o.min_responses), static_cast<long long>(o.cooldown_ms),
+            o.max_steps);
     appendf(out, "\"concurrency\":%u,\"capacity\":%.3f,\"at_max_rate\":%s,\"generator_limited\":%s,\"cancelled\":%s,\"steps\":[", r.concurrency,
             r.capacity, r.at_max_rate ? "true" : "false", r.generator_limited ? "true" : "false", r.cancelled ? "true" : "false");
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
@@ -8957,7 +8975,7 @@ inline std::string capacity_json(const capacity_result& r, const capacity_object
 }
 
 // The search as one self-contained HTML page titled `title`: a chart of p99 (and p50) against the
-// target rate, each step a marker, the objective a line; then the text table.
+// target rate, each step that got responses a marker, the objective a line; then the text table.
 inline std::string capacity_html(const capacity_result& r, const capacity_objective& o, const std::string& title = "microbench capacity search") {
     using detail::appendf;
     std::vector<const capacity_step*> by_rate;
@@ -8971,6 +8989,7 @@ inline std::string capacity_html(const capacity_result& r, const capacity_object
     c.y_label = "response time (ms)";
     chart_series p99{"p99", 0, false, {}, {}}, p50{"p50", 0, true, {}, {}}, objective{"objective", 1, true, {}, {}};
     for (const capacity_step* s : by_rate) {
+        if (s->verdict == capacity_verdict::no_response) continue;  // no time to draw: the table says so
         const double x = s->target_rate, y = static_cast<double>(s->p99_ns) / 1e6;
         p99.points.push_back({x, y});
         p50.points.push_back({x, static_cast<double>(s->p50_ns) / 1e6});
@@ -11154,8 +11173,12 @@ MB_API void mb_capacity_objective_init(mb_capacity_objective* objective) {
 MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* objective, mb_capacity** out) {
     using namespace microbench;
     if (out) *out = nullptr;
-    // The caller's struct may be an older, shorter one: what it lacks keeps the defaults.
-    if (!plan || !objective || !out || objective->size < offsetof(mb_capacity_objective, on_step)) return detail::invalid;
+    // The caller's struct may be an older, shorter one: what it lacks keeps the defaults. The
+    // callback and its user pointer come together or not at all.
+    const std::size_t given_size = objective ? objective->size : 0;
+    if (!plan || !objective || !out || given_size < offsetof(mb_capacity_objective, on_step) ||
+        (given_size > offsetof(mb_capacity_objective, on_step) && given_size < sizeof(mb_capacity_objective)))
+        return detail::invalid;
     mb_capacity_objective given;
     mb_capacity_objective_init(&given);
     std::memcpy(&given, objective, objective->size < sizeof given ? objective->size : sizeof given);

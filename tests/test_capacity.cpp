@@ -4,8 +4,10 @@
 // is (the generator's limit). Also: a server that is not there, the objective's bounds, and a cancel.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
 #include <string>
+#include <thread>
 
 #include "microbench.hpp"
 
@@ -105,6 +107,7 @@ TEST_CASE("capacity search: one connection cannot carry the rate: the generator 
     REQUIRE_FALSE(find_capacity(p, o, r));
     check_verdicts(r, o);
     CHECK(r.generator_limited);
+    CHECK(r.capacity >= 20);  // the first step held
     CHECK(r.capacity < 55);
     std::string table;
     append_capacity_table(r, o, table);
@@ -120,7 +123,7 @@ TEST_CASE("capacity search: one connection cannot carry the rate: the generator 
     CHECK(suspect_seen);
 }
 
-TEST_CASE("capacity search: no server: no step holds, every request failed, the rate goes down to a 64th and stops") {
+TEST_CASE("capacity search: no server: the first step gets no response and ends the search") {
     std::uint16_t port = 0;
     {
         server gone;
@@ -139,12 +142,36 @@ TEST_CASE("capacity search: no server: no step holds, every request failed, the 
     capacity_result r;
     REQUIRE_FALSE(find_capacity(p, o, r));
     CHECK(r.capacity == 0);
-    REQUIRE(r.steps.size() == 7);  // 640, 320, … 10 = 640 / 64
+    REQUIRE(r.steps.size() == 1);
+    CHECK(r.steps[0].target_rate == 640);
+    CHECK(r.steps[0].verdict == capacity_verdict::no_response);
+    CHECK(r.steps[0].completed == 0);
+    CHECK(r.steps[0].failed > 0);
+    std::string table;
+    append_capacity_table(r, o, table);
+    CHECK(table.find("Capacity: no step held the objective (the lowest tried: 640.0/s).") != std::string::npos);
+}
+
+TEST_CASE("capacity search: while no step holds the rate halves down to a sixteenth, then stops") {
+    server srv;
+    REQUIRE_FALSE(srv.start(server_options{}));
+    plan p;  // every answer takes 30 ms: no step holds a 10 ms p99, yet each gets responses
+    p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/delay/30").concurrency(20);
+    capacity_objective o;
+    o.max_p99_ms = 10;
+    o.start_rate = 160;
+    o.warmup_ms = 0;
+    o.step_ms = 200;
+    o.min_responses = 1;
+    o.cooldown_ms = 0;
+    capacity_result r;
+    REQUIRE_FALSE(find_capacity(p, o, r));
+    CHECK(r.capacity == 0);
+    REQUIRE(r.steps.size() == 5);  // 160, 80, 40, 20, 10 = 160 / 16
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
-        CHECK(r.steps[i].target_rate == 640.0 / std::pow(2.0, static_cast<double>(i)));
-        CHECK(r.steps[i].verdict == capacity_verdict::no_response);
-        CHECK(r.steps[i].completed == 0);
-        CHECK(r.steps[i].failed > 0);
+        CHECK(r.steps[i].target_rate == 160.0 / std::pow(2.0, static_cast<double>(i)));
+        CHECK(r.steps[i].verdict == capacity_verdict::latency);
+        CHECK(r.steps[i].completed > 0);
     }
 }
 
@@ -169,6 +196,14 @@ TEST_CASE("capacity search: an objective out of range or a bad plan is refused b
     CHECK(refused([](capacity_objective& o) { o.cooldown_ms = 60'001; }));
     CHECK(refused([](capacity_objective& o) { o.max_steps = 0; }));
     CHECK(refused([](capacity_objective& o) { o.max_steps = 101; }));
+    CHECK(refused([](capacity_objective& o) { o.min_responses = 0; }));
+    // The error's position names the field, in capacity_objective's order.
+    capacity_objective bad = quick(10);
+    bad.warmup_ms = 5;
+    CHECK(check_capacity_objective(bad).position == 7);
+    bad = quick(10);
+    bad.max_steps = 0;
+    CHECK(check_capacity_objective(bad).position == 11);
     CHECK_FALSE(check_capacity_objective(quick(10)));
     CHECK(find_capacity(plan(p).threads(3), quick(10), r).code == errc::plan_bad_threads);
     CHECK(find_capacity(plan(p).pipeline(2), quick(10), r).code == errc::plan_bad_rate);  // a fixed rate does not pipeline
@@ -190,4 +225,17 @@ TEST_CASE("capacity search: an objective out of range or a bad plan is refused b
     REQUIRE_FALSE(find_capacity(p, o, r));
     CHECK(r.cancelled);
     CHECK(r.steps.size() == 2);
+
+    // A cancel during a step: that step is not kept (cut short, it says nothing), and the search ends.
+    cancel_token soon;
+    p.cancel_with(&soon);
+    o.on_step = nullptr;
+    std::thread canceller([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(600));  // within the first step's 1.3 s
+        soon.cancel();
+    });
+    REQUIRE_FALSE(find_capacity(p, o, r));
+    canceller.join();
+    CHECK(r.cancelled);
+    CHECK(r.steps.empty());  // the first step (1.3 s by its schedule) was cut short
 }

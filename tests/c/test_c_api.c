@@ -558,6 +558,8 @@ static void capacity_search(void) {
     mb_capacity_destroy(c);
     o.size = offsetof(mb_capacity_objective, max_steps);
     EXPECT(mb_find_capacity(plan, &o, &c) == MB_INVALID_ARGUMENT && c == NULL);
+    o.size = offsetof(mb_capacity_objective, on_step) + 4;  /* half a pointer */
+    EXPECT(mb_find_capacity(plan, &o, &c) == MB_INVALID_ARGUMENT && c == NULL);
     mb_capacity_destroy(NULL);
     EXPECT(mb_capacity_rate(NULL) == 0 && mb_capacity_flags(NULL) == 0 && mb_capacity_step_count(NULL) == 0);
     mb_plan_destroy(plan);

@@ -433,13 +433,16 @@ class Binding(unittest.TestCase):
         self.assertTrue(capacity.html.startswith("<!DOCTYPE html>"))
         self.assertEqual(capacity.html.count("/s: p99 "), len(capacity.steps))  # a marker per step
         # A raising on_step stops the search after that step and comes out of find_capacity.
+        calls = []
         with self.assertRaises(ZeroDivisionError):
-            microbench.find_capacity(self.server.url("/"), 100, c=2, on_step=lambda s: 1 / 0, **quick)
+            microbench.find_capacity(self.server.url("/"), 100, c=2, on_step=lambda s: calls.append(s) or 1 / 0, **quick)
+        self.assertEqual(len(calls), 1)
         with self.assertRaises(microbench.MicrobenchError) as e:
             microbench.find_capacity(self.server.url("/"), 0)
         self.assertEqual(e.exception.name, "plan_bad_capacity_search")
-        with self.assertRaises(TypeError):
-            microbench.find_capacity(self.server.url("/"), 100, rate=5)
+        for option in (dict(rate=5), dict(interval=1), dict(shard=(0, 2))):
+            with self.assertRaises(TypeError):
+                microbench.find_capacity(self.server.url("/"), 100, **option)
 
     def test_version(self):
         self.assertRegex(microbench.version(), r"^\d+\.\d+\.\d+$")

@@ -660,7 +660,9 @@ def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_rati
     objective. The rate doubles from start_rate while steps hold, then the gap between the highest
     held and lowest failed rate is halved until it is within `resolution`. on_step(CapacityStep) is
     called after each step; `options` are run()'s (threads, keep_alive, headers, checks, cancel…;
-    not n, duration or rate, which each step sets)."""
+    not n, duration, rate, interval, interval_histograms or shard, which each step sets or cannot
+    take). The rate halves, down to a sixteenth, while no step has held, and a step in which
+    nothing completed ends the search."""
     objective = _CapacityObjective()
     _lib.mb_capacity_objective_init(ctypes.byref(objective))
     objective.max_p99_ms, objective.max_failure_ratio, objective.min_rate_ratio = max_p99_ms, max_failure_ratio, min_rate_ratio
@@ -686,7 +688,7 @@ def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_rati
         finally:
             _lib.mb_capacity_destroy(handle)
 
-    for name in ("n", "duration", "rate"):
+    for name in ("n", "duration", "rate", "interval", "interval_histograms", "shard"):
         if name in options:
             raise TypeError(f"find_capacity sets {name} itself, step by step")
     return run(url, 0, c, duration=step, _execute=search, **options)  # type: ignore[return-value]

@@ -78,8 +78,12 @@ MB_API void mb_capacity_objective_init(mb_capacity_objective* objective) {
 MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* objective, mb_capacity** out) {
     using namespace microbench;
     if (out) *out = nullptr;
-    // The caller's struct may be an older, shorter one: what it lacks keeps the defaults.
-    if (!plan || !objective || !out || objective->size < offsetof(mb_capacity_objective, on_step)) return detail::invalid;
+    // The caller's struct may be an older, shorter one: what it lacks keeps the defaults. The
+    // callback and its user pointer come together or not at all.
+    const std::size_t given_size = objective ? objective->size : 0;
+    if (!plan || !objective || !out || given_size < offsetof(mb_capacity_objective, on_step) ||
+        (given_size > offsetof(mb_capacity_objective, on_step) && given_size < sizeof(mb_capacity_objective)))
+        return detail::invalid;
     mb_capacity_objective given;
     mb_capacity_objective_init(&given);
     std::memcpy(&given, objective, objective->size < sizeof given ? objective->size : sizeof given);

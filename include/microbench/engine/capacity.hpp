@@ -1,7 +1,8 @@
 // microbench/engine/capacity.hpp — the capacity search: the highest fixed rate a server holds
 // within a latency objective. It runs short fixed-rate steps of a plan (each a warm-up, then a
 // measured window of at least enough responses for its p99), doubling the rate while steps hold
-// and then halving the gap between the highest held and the lowest failed rate, and keeps every
+// (halving it, down to a sixteenth, while none has) and then halving the gap between the highest
+// held and the lowest failed rate; a step in which nothing completed ends it. It keeps every
 // step's figures. A step's percentiles and counts are those of the requests that ended in its
 // window (the interval rows after the warm-up, merged exactly); it says whether the generator,
 // rather than the server, may have been what failed it (its schedule lag, or too few connections
@@ -35,7 +36,9 @@ struct capacity_objective {
     double resolution = 0.05;          // it stops when the lowest failed rate is within this of the highest held
     std::int64_t warmup_ms = 1'000;    // per step, not measured (0 to 1 h)
     std::int64_t step_ms = 5'000;      // measured window per step (10 ms to 1 h), lengthened to see min_responses
-    std::uint64_t min_responses = 1'000;  // a window expects at least this many at its rate (the window grows up to 1 h)
+    // A window expects at least this many responses at its rate (1 or more): it grows to fit
+    // them, up to a minute (or step_ms, when that is longer).
+    std::uint64_t min_responses = 1'000;
     std::int64_t cooldown_ms = 500;    // idle between steps, so a server can empty its queues (0 to 1 min)
     std::uint32_t max_steps = 30;      // 1 to 100
     capacity_step_fn on_step = nullptr;  // called after each step, on the calling thread
@@ -105,25 +108,34 @@ struct capacity_window {
 
 }  // namespace detail
 
+// The objective's first field out of its range, or none: the error's position is the field's
+// number in capacity_objective's order (1 max_p99_ms, 2 max_failure_ratio … 11 max_steps).
 inline error check_capacity_objective(const capacity_objective& o) {
     auto within = [](auto v, auto lo, auto hi) { return v >= lo && v <= hi; };  // false for NaN
-    const bool ok = o.max_p99_ms > 0 && o.max_p99_ms <= static_cast<double>(defaults::max_timeout_ms) &&
-                    within(o.max_failure_ratio, 0.0, 1.0) && within(o.min_rate_ratio, 0.0, 1.0) &&
-                    within(o.start_rate, defaults::min_rate, defaults::max_rate) &&
-                    within(o.max_rate, o.start_rate, defaults::max_rate) && within(o.resolution, 0.001, 1.0) &&
-                    within(o.warmup_ms, std::int64_t{0}, defaults::max_interval_ms) &&
-                    within(o.step_ms, defaults::min_interval_ms, defaults::max_interval_ms) &&
-                    within(o.cooldown_ms, std::int64_t{0}, std::int64_t{60'000}) && within(o.max_steps, 1u, 100u) &&
-                    (o.warmup_ms == 0 || o.warmup_ms >= defaults::min_interval_ms);
-    return ok ? error{} : error{errc::plan_bad_capacity_search, 0};
+    const bool ok[] = {o.max_p99_ms > 0 && o.max_p99_ms <= static_cast<double>(defaults::max_timeout_ms),
+                       within(o.max_failure_ratio, 0.0, 1.0),
+                       within(o.min_rate_ratio, 0.0, 1.0),
+                       within(o.start_rate, defaults::min_rate, defaults::max_rate),
+                       within(o.max_rate, o.start_rate, defaults::max_rate),
+                       within(o.resolution, 0.001, 1.0),
+                       o.warmup_ms == 0 || within(o.warmup_ms, defaults::min_interval_ms, defaults::max_interval_ms),
+                       within(o.step_ms, defaults::min_interval_ms, defaults::max_interval_ms),
+                       o.min_responses >= 1,
+                       within(o.cooldown_ms, std::int64_t{0}, std::int64_t{60'000}),
+                       within(o.max_steps, 1u, 100u)};
+    for (std::size_t i = 0; i < sizeof ok / sizeof ok[0]; ++i)
+        if (!ok[i]) return {errc::plan_bad_capacity_search, i + 1};
+    return {};
 }
 
 // Runs `base` (its URL, connections, threads, keep-alive, checks…; not its count, duration or
 // rate, which each step sets) at the rate of one step; fills `step` from its window.
 inline error run_capacity_step(const plan& base, const capacity_objective& o, double rate, capacity_step& step, bool& cancelled) {
-    // The window sees at least min_responses at this rate, up to an hour.
-    const double needed_ms = std::ceil(static_cast<double>(o.min_responses) * 1000.0 / rate);
-    const std::int64_t window_ms = std::min<std::int64_t>(defaults::max_interval_ms, std::max<std::int64_t>(o.step_ms, static_cast<std::int64_t>(needed_ms)));
+    // The window sees at least min_responses at this rate, up to a minute (or step_ms); in doubles
+    // until then, so no count overflows the cast.
+    const double longest_ms = static_cast<double>(std::max<std::int64_t>(o.step_ms, 60'000));
+    const double needed_ms = std::min(longest_ms, std::ceil(static_cast<double>(o.min_responses) * 1000.0 / rate));
+    const std::int64_t window_ms = std::max<std::int64_t>(o.step_ms, static_cast<std::int64_t>(needed_ms));
     detail::capacity_window w;
     w.warmup_ns = o.warmup_ms * 1'000'000;
     plan p = base;
@@ -172,10 +184,12 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
     if (error e = probe.requests(0).duration_ms(o.step_ms).rate(o.start_rate).validate()) return e;
     double held = 0, failed = 0;  // the highest held and lowest failed rates so far (0: none)
     double rate = o.start_rate;
-    const double floor_rate = std::max(defaults::min_rate, o.start_rate / 64);
+    const double floor_rate = std::max(defaults::min_rate, o.start_rate / 16);
     const cancel_token* cancel = base.cancel_with();
     while (out.steps.size() < o.max_steps && !(cancel && cancel->cancelled())) {
-        if (!out.steps.empty() && o.cooldown_ms > 0) sleep_ns(o.cooldown_ms * 1'000'000);
+        for (std::int64_t left = out.steps.empty() ? 0 : o.cooldown_ms; left > 0 && !(cancel && cancel->cancelled()); left -= 50)
+            sleep_ns(std::min<std::int64_t>(left, 50) * 1'000'000);  // in slices: a cancel ends the cool-down
+        if (cancel && cancel->cancelled()) break;
         capacity_step step;
         bool cancelled = false;
         if (error e = run_capacity_step(base, o, rate, step, cancelled)) return e;
@@ -185,6 +199,7 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
         if (step.held()) held = std::max(held, rate);
         else failed = failed == 0 ? rate : std::min(failed, rate);
         if (step.held() && rate >= o.max_rate) break;
+        if (step.verdict == capacity_verdict::no_response) break;  // nothing answered: a lower rate would not change that
         if (failed == 0) rate = std::min(rate * 2, o.max_rate);  // still climbing
         else if (held == 0) rate = rate / 2;                      // not even the start held: down
         else if (failed <= held * (1 + o.resolution)) break;     // narrowed enough

@@ -36,7 +36,8 @@ inline void append_capacity_table(const capacity_result& r, const capacity_objec
     for (const capacity_step& s : r.steps)
         if (!s.held() && (lowest_failed == 0 || s.target_rate < lowest_failed)) lowest_failed = s.target_rate, limit = &s;
     out += '\n';
-    if (r.capacity == 0) appendf(out, "Capacity: no step held the objective (the lowest tried: %.1f/s).\n", r.steps.empty() ? 0.0 : r.steps.back().target_rate);
+    if (r.steps.empty()) out += "Capacity: no step ran.\n";
+    else if (r.capacity == 0) appendf(out, "Capacity: no step held the objective (the lowest tried: %.1f/s).\n", lowest_failed);
     else if (r.at_max_rate) appendf(out, "Capacity: at least %.1f requests/s, the search's maximum, held the objective.\n", r.capacity);
     else if (limit) appendf(out, "Capacity: %.1f requests/s held the objective; %.1f/s did not (%s).\n", r.capacity, lowest_failed, capacity_verdict_name(limit->verdict));
     else appendf(out, "Capacity: %.1f requests/s held the objective; no step failed before the search ended.\n", r.capacity);
@@ -58,10 +59,12 @@ inline std::string capacity_json(const capacity_result& r, const capacity_object
     using detail::appendf;
     static constexpr const char* verdict_ids[] = {"held", "latency", "failures", "rate", "no_response"};  // capacity_verdict's order
     std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"capacity_search\":{";
-    appendf(out, "\"objective\":{\"max_p99_ms\":%g,\"max_failure_ratio\":%g,\"min_rate_ratio\":%g,\"start_rate\":%g,\"max_rate\":%g,"
-                 "\"resolution\":%g,\"warmup_ms\":%lld,\"step_ms\":%lld,\"min_responses\":%llu},",
+    appendf(out, "\"objective\":{\"max_p99_ms\":%.17g,\"max_failure_ratio\":%.17g,\"min_rate_ratio\":%.17g,\"start_rate\":%.17g,"
+                 "\"max_rate\":%.17g,\"resolution\":%.17g,\"warmup_ms\":%lld,\"step_ms\":%lld,\"min_responses\":%llu,\"cooldown_ms\":%lld,"
+                 "\"max_steps\":%u},",
             o.max_p99_ms, o.max_failure_ratio, o.min_rate_ratio, o.start_rate, o.max_rate, o.resolution, static_cast<long long>(o.warmup_ms),
-            static_cast<long long>(o.step_ms), static_cast<unsigned long long>(o.min_responses));
+            static_cast<long long>(o.step_ms), static_cast<unsigned long long>(o.min_responses), static_cast<long long>(o.cooldown_ms),
+            o.max_steps);
     appendf(out, "\"concurrency\":%u,\"capacity\":%.3f,\"at_max_rate\":%s,\"generator_limited\":%s,\"cancelled\":%s,\"steps\":[", r.concurrency,
             r.capacity, r.at_max_rate ? "true" : "false", r.generator_limited ? "true" : "false", r.cancelled ? "true" : "false");
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
@@ -80,7 +83,7 @@ inline std::string capacity_json(const capacity_result& r, const capacity_object
 }
 
 // The search as one self-contained HTML page titled `title`: a chart of p99 (and p50) against the
-// target rate, each step a marker, the objective a line; then the text table.
+// target rate, each step that got responses a marker, the objective a line; then the text table.
 inline std::string capacity_html(const capacity_result& r, const capacity_objective& o, const std::string& title = "microbench capacity search") {
     using detail::appendf;
     std::vector<const capacity_step*> by_rate;
@@ -94,6 +97,7 @@ inline std::string capacity_html(const capacity_result& r, const capacity_object
     c.y_label = "response time (ms)";
     chart_series p99{"p99", 0, false, {}, {}}, p50{"p50", 0, true, {}, {}}, objective{"objective", 1, true, {}, {}};
     for (const capacity_step* s : by_rate) {
+        if (s->verdict == capacity_verdict::no_response) continue;  // no time to draw: the table says so
         const double x = s->target_rate, y = static_cast<double>(s->p99_ns) / 1e6;
         p99.points.push_back({x, y});
         p50.points.push_back({x, static_cast<double>(s->p50_ns) / 1e6});
