@@ -29,6 +29,18 @@ capacity_objective quick(double max_p99_ms) {
     return o;
 }
 
+// Steps of `step_ms` alone, from `start_rate`: no warm-up, no cool-down, any number of responses.
+capacity_objective bare(double max_p99_ms, double start_rate, std::int64_t step_ms) {
+    capacity_objective o;
+    o.max_p99_ms = max_p99_ms;
+    o.start_rate = start_rate;
+    o.warmup_ms = 0;
+    o.step_ms = step_ms;
+    o.min_responses = 1;
+    o.cooldown_ms = 0;
+    return o;
+}
+
 // Each step's verdict follows from its own figures, as the objective says.
 void check_verdicts(const capacity_result& r, const capacity_objective& o) {
     for (const capacity_step& s : r.steps) {
@@ -132,13 +144,7 @@ TEST_CASE("capacity search: no server: the first step gets no response and ends 
     }  // stopped: nothing listens there now
     plan p;
     p.url("http://127.0.0.1:" + std::to_string(port) + "/").concurrency(2);
-    capacity_objective o;
-    o.max_p99_ms = 10;
-    o.start_rate = 640;
-    o.warmup_ms = 0;
-    o.step_ms = 100;
-    o.min_responses = 1;
-    o.cooldown_ms = 0;
+    const capacity_objective o = bare(10, 640, 100);
     capacity_result r;
     REQUIRE_FALSE(find_capacity(p, o, r));
     CHECK(r.capacity == 0);
@@ -157,15 +163,8 @@ TEST_CASE("capacity search: while no step holds the rate halves down to a sixtee
     REQUIRE_FALSE(srv.start(server_options{}));
     plan p;  // every answer takes 30 ms: no step holds a 10 ms p99, yet each gets responses
     p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/delay/30").concurrency(20);
-    capacity_objective o;
-    o.max_p99_ms = 10;
-    o.start_rate = 160;
-    o.warmup_ms = 0;
-    o.step_ms = 200;
-    o.min_responses = 1;
-    o.cooldown_ms = 0;
     capacity_result r;
-    REQUIRE_FALSE(find_capacity(p, o, r));
+    REQUIRE_FALSE(find_capacity(p, bare(10, 160, 200), r));
     CHECK(r.capacity == 0);
     REQUIRE(r.steps.size() == 5);  // 160, 80, 40, 20, 10 = 160 / 16
     for (std::size_t i = 0; i < r.steps.size(); ++i) {

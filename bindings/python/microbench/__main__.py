@@ -79,6 +79,12 @@ def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
     return args, headers
 
 
+def _refused(e: MicrobenchError) -> int:
+    """What the library refused, said as the command line says it; its exit status."""
+    print(f"microbench: {e.message} ({e.name})", file=sys.stderr)
+    return 2 if e.name in UNREACHABLE else 1
+
+
 def _say_step(step: CapacityStep) -> None:
     print(f"step at {step.target_rate:.1f}/s: achieved {step.achieved_rate:.1f}/s, p99 {step.p99_ms:.2f} ms, "
           f"{step.failed} failed: {step.verdict}{' (the generator?)' if step.generator_suspect else ''}", file=sys.stderr)
@@ -98,8 +104,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                      threads=args.threads, check_factorial=args.check_factorial, cancel=cancel,
                                      on_progress=lambda *_: None)
         except MicrobenchError as e:
-            print(f"microbench: {e.message} ({e.name})", file=sys.stderr)
-            return 2 if e.name in UNREACHABLE else 1
+            return _refused(e)
         finally:
             signal.signal(signal.SIGINT, previous)
         print(json.dumps(json.loads(capacity.json), indent=2) if args.json else capacity.table, end="\n" if args.json else "")
@@ -113,8 +118,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 threads=args.threads, rate=args.rate, check_factorial=args.check_factorial, cancel=cancel,
                 on_progress=lambda *_: None)
     except MicrobenchError as e:
-        print(f"microbench: {e.message} ({e.name})", file=sys.stderr)
-        return 2 if e.name in UNREACHABLE else 1
+        return _refused(e)
     finally:
         signal.signal(signal.SIGINT, previous)
     print(json.dumps(r.json, indent=2) if args.json else r.report, end="\n" if args.json else "")
