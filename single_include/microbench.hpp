@@ -9137,7 +9137,7 @@ struct server_options {
     std::uint64_t chaos_seed = 1;
 };
 
-// Requests answered, by endpoint; /stats itself is not counted. With chaos: responses cut short
+// Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not counted. With chaos: responses cut short
 // (`cut`) and connections closed after a whole response (`closed`). `listen_pauses`: times a
 // thread stopped accepting for a moment because the system had no descriptor or buffer to give.
 struct server_counts {
@@ -9286,7 +9286,8 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         bool in_path = !work && path.size() > 7;
         arg = in_path ? path.substr(7) : std::string_view();
         const bool micro = !in_path && query_value(query, "us", arg);
-        if (!in_path && !micro && !query_value(query, "ms", arg)) return bad("missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
+        if (!in_path && !micro && !query_value(query, "ms", arg))
+            return bad(work ? "missing us: use /work?us=N or /work?ms=N\n" : "missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
         const std::uint64_t unit = micro ? 1'000 : 1'000'000;
         if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n)) return bad("delay out of range\n");
         (work ? a.hold_ns : a.delay_ns) = static_cast<std::int64_t>(n * unit);

@@ -198,6 +198,26 @@ TEST_CASE("server over sockets: malformed → 400 and close, pipelined answers i
     CHECK(v6.counts().factorial == 101);
 }
 
+TEST_CASE("server over sockets: /work's refusals name /work, and /stats counts /work and /stall with /delay") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    for (std::string bad : {"/work", "/work?n=5"}) {
+        CAPTURE(bad);
+        std::string got = talk(srv.port(), "GET " + bad + " HTTP/1.1\r\nConnection: close\r\n\r\n");
+        CHECK(got.rfind("HTTP/1.1 400 Bad Request\r\n", 0) == 0);
+        CHECK(body_of(got) == "missing us: use /work?us=N or /work?ms=N\n");
+    }
+    std::string got = talk(srv.port(), "GET /delay HTTP/1.1\r\nConnection: close\r\n\r\n");
+    CHECK(body_of(got) == "missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
+    got = talk(srv.port(), "GET /work?us=100 HTTP/1.1\r\n\r\nGET /stall?every=1000&for=0 HTTP/1.1\r\n\r\n"
+                           "GET /delay?us=10 HTTP/1.1\r\nConnection: close\r\n\r\n");
+    CHECK(got.find("\r\n\r\nstall\n") != std::string::npos);
+    server_counts c = srv.counts();
+    CHECK(c.bad_request == 3);
+    CHECK(c.delay == 3);
+    CHECK(c.requests == 6);
+}
+
 TEST_CASE("too many connections for the open-file limit: refused up front, not run short") {
     pid_t child = fork();
     REQUIRE(child >= 0);
