@@ -1,5 +1,5 @@
 """python3 -m microbench URL [-n N] [-c C] [-t S] [-k] ...: a load test from the command line
-through the library, with ab's flags and ab's report (the command line's, from libmicrobench).
+through the library, with ab's main flags and ab's report (the command line's, from libmicrobench).
 Exit status as the microbench command line's: 0 the run completed (failed requests alone do not
 change it), 1 a usage error or a plan the library refused, 2 the target could not be reached at all
 (its name did not resolve, https without libssl, or every connect failed), 3 a response failed a
@@ -38,7 +38,7 @@ def _count(text: str) -> int:
 
 def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
     """The arguments as a namespace, and the -H headers as {name: value}; a usage error exits 1."""
-    p = _Parser(prog="python3 -m microbench", description="An HTTP/1.1 load test with ab's flags and report.")
+    p = _Parser(prog="python3 -m microbench", description="An HTTP/1.1 load test with ab's main flags and its report.")
     p.add_argument("url", help="http:// or https:// URL")
     p.add_argument("-n", type=_count, default=None, metavar="REQUESTS", help="requests to send (default 1, or unlimited with -t)")
     p.add_argument("-c", type=_count, default=1, metavar="CONCURRENCY", help="connections at once (default 1)")
