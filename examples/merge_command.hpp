@@ -25,7 +25,8 @@ inline const char* merge_usage() {
 
 inline int merge_usage_error(const std::string& problem) { return subcommand_error("merge", problem, merge_usage()); }
 
-// "merged 4 results: shards 0-3 of 4" / "... shards 0, 2 of 4 (missing 1, 3)" / "merged 2 results".
+// "Merged 4 results: shards 0, 1, 2, 3 of 4" / "Merged 2 results: shards 0, 2 of 4 (missing 1, 3: the
+// figures are of the shards present only)" / "Merged 2 results" (the caller adds the elapsed clause).
 inline std::string merge_line(const mb::merge_summary& s) {
     std::string line;
     mb::detail::appendf(line, "Merged %zu results", s.inputs);

@@ -100,11 +100,12 @@ TEST_CASE("capacity search: the knee of a server that answers 50 a second is fou
     detail::appendf(said, "\nCapacity: %.1f requests/s held the objective", r.capacity);
     CHECK(table.find(said) != std::string::npos);
     // The failed steps failed on latency (the server's queue grows) or, just above the knee, where
-    // a 1 s window ends before the queue's wait passes 200 ms, on the rate it cannot reach; none
-    // on failures, and none for want of connections.
+    // the step (300 ms warm-up + 1 s window) ends before the queue's wait passes 200 ms, on the
+    // rate it cannot reach (from 50 / 0.95 = 52.6/s to about 57/s); none on failures, and none for
+    // want of connections.
     for (const capacity_step& s : r.steps) {
         if (s.held()) continue;
-        CHECK((s.verdict == capacity_verdict::latency || s.verdict == capacity_verdict::rate));
+        CHECK((s.verdict == capacity_verdict::latency || (s.verdict == capacity_verdict::rate && s.target_rate < 60)));
         CHECK_FALSE(s.generator_suspect);
     }
 }

@@ -92,7 +92,7 @@ inline double ms(std::int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 }  // namespace detail
 
-// One row per scenario: requests/s, mean, p50, p90, p99, max (ms), failed, non-2xx.
+// One row per scenario: requests/s, mean, p50, p90, p99, max (ms), failed, non-2xx, URL.
 inline void append_suite_table(const std::vector<scenario_result>& results, std::string& out) {
     using detail::appendf;
     using detail::ms;
