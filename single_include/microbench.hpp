@@ -9137,9 +9137,10 @@ struct server_options {
     std::uint64_t chaos_seed = 1;
 };
 
-// Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not counted. With chaos: responses cut short
-// (`cut`) and connections closed after a whole response (`closed`). `listen_pauses`: times a
-// thread stopped accepting for a moment because the system had no descriptor or buffer to give.
+// Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not
+// counted. With chaos: responses cut short (`cut`) and connections closed after a whole response
+// (`closed`). `listen_pauses`: times a thread stopped accepting for a moment because the system
+// had no descriptor or buffer to give.
 struct server_counts {
     std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
     std::uint64_t connections = 0;
