@@ -198,7 +198,7 @@ TEST_CASE("server over sockets: malformed → 400 and close, pipelined answers i
     CHECK(v6.counts().factorial == 101);
 }
 
-TEST_CASE("server over sockets: /work without us= or ms= names /work; /stats's delay counts /delay, /work and /stall") {
+TEST_CASE("server over sockets: /work without us= or ms= names /work, and /stats's delay counts /delay, /work and /stall") {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     for (std::string bad : {"/work", "/work?n=5"}) {
