@@ -1,7 +1,8 @@
 // The capacity search (capacity.hpp) against servers whose capacity is known: the reference
 // server's /work holds its one thread 20 ms a request (at most 50 answers a second), and one
 // connection to /delay, answered after 20 ms, carries at most 50 a second however fast the server
-// is (the generator's limit). Also: a server that is not there, the objective's bounds, and a cancel.
+// is (the generator's limit). Also: a server that is not there, one that never answers, the
+// objective's bounds, and a cancel.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "microbench.hpp"
+#include "scripted_server.hpp"
 
 using namespace microbench;
 
@@ -138,7 +140,7 @@ TEST_CASE("capacity search: one connection cannot carry the rate: the generator 
     CHECK(suspect_seen);
 }
 
-TEST_CASE("capacity search: no server: the first step gets no response and ends the search") {
+TEST_CASE("capacity search: no server: no request of the first step gets a connection, which ends the search") {
     std::uint16_t port = 0;
     {
         server gone;
@@ -153,12 +155,30 @@ TEST_CASE("capacity search: no server: the first step gets no response and ends 
     CHECK(r.capacity == 0);
     REQUIRE(r.steps.size() == 1);
     CHECK(r.steps[0].target_rate == 640);
-    CHECK(r.steps[0].verdict == capacity_verdict::no_response);
+    CHECK(r.steps[0].verdict == capacity_verdict::no_connection);
     CHECK(r.steps[0].completed == 0);
     CHECK(r.steps[0].failed > 0);
     std::string table;
     append_capacity_table(r, o, table);
+    CHECK(table.find("no connection") != std::string::npos);
     CHECK(table.find("Capacity: no step held the objective (the lowest tried: 640.0/s).") != std::string::npos);
+    CHECK(capacity_json(r, o).find("\"verdict\":\"no_connection\"") != std::string::npos);
+}
+
+TEST_CASE("capacity search: a server that takes connections and never answers: no response, and the search ends") {
+    scripted_server silent([](scripted_server::context& c) {
+        c.read_request();
+        while (!c.stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    });
+    plan p;
+    p.url(silent.url()).concurrency(2).timeout_ms(150);
+    capacity_result r;
+    REQUIRE_FALSE(find_capacity(p, bare(10, 40, 400), r));
+    CHECK(r.capacity == 0);
+    REQUIRE(r.steps.size() == 1);
+    CHECK(r.steps[0].verdict == capacity_verdict::no_response);
+    CHECK(r.steps[0].completed == 0);
+    CHECK(silent.connections.load() > 0);  // it did connect: the requests timed out
 }
 
 TEST_CASE("capacity search: while no step holds the rate halves down to a sixteenth, then stops") {

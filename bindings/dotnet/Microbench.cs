@@ -327,6 +327,8 @@ public enum CapacityVerdict
     Rate = 3,
     /// <summary>No request completed in its window.</summary>
     NoResponse = 4,
+    /// <summary>No request of the step got a connection: nothing listens there, or it refuses them all.</summary>
+    NoConnection = 5,
 }
 
 /// <summary>What a capacity search must hold, and how it goes (Plan.FindCapacity); the defaults are the library's.</summary>

@@ -438,6 +438,20 @@ static void body_and_refused_port(uint16_t port) {
     EXPECT(mb_result_failures(r, MB_FAILURE_CONNECT) == 10 && mb_result_count(r, MB_COUNT_ENDED) == 10);
     EXPECT(mb_result_timing_min_ns(r, MB_TIMING_TOTAL) == 0); /* no response: empty histograms */
     mb_result_destroy(r);
+    {   /* a capacity search there: its first step gets no connection, and that ends it */
+        mb_capacity_objective o;
+        mb_capacity* c = NULL;
+        mb_capacity_step step;
+        mb_capacity_objective_init(&o);
+        o.max_p99_ms = 10;
+        o.warmup_ms = 0;
+        o.step_ms = 200;
+        o.min_responses = 1;
+        EXPECT(mb_find_capacity(plan, &o, &c) == MB_OK && mb_capacity_step_count(c) == 1 && mb_capacity_rate(c) == 0);
+        EXPECT(mb_capacity_step_info(c, 0, &step, sizeof step) == MB_OK && step.verdict == MB_CAPACITY_NO_CONNECTION &&
+               step.completed == 0 && step.failed > 0);
+        mb_capacity_destroy(c);
+    }
     mb_plan_destroy(plan);
 }
 

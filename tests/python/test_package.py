@@ -7,7 +7,7 @@ a MICROBENCH_ variable or PYTHONPATH anywhere (the package finds its own library
   library, the binding's tests (tests/python/test_binding.py) pass against it, and
   `python3 -m microbench` prints ab's report with exact counts;
 - `python3 -m microbench` exits as the command line does: 1 for a usage error, 2 when nothing
-  answers, 3 when a check fails, 130 on Ctrl-C with the partial report;
+  answers (a capacity search too), 3 when a check fails, 130 on Ctrl-C with the partial report;
 - `python3 -m microbench --find-capacity` finds the knee of a server of 50 answers a second;
 - an sdist carries the headers (native/) and installs from its archive, outside the tree;
 - `pip wheel` makes a py3-none-PLATFORM wheel holding the library (exporting only mb_ functions),
@@ -133,6 +133,10 @@ class Package(unittest.TestCase):
         refused = cli("-n", "4", "-c", "2", f"http://127.0.0.1:{closed}/")
         self.assertEqual(refused.returncode, 2, refused.stderr)
         self.assertIn("every connect failed (4 of 4)", refused.stderr)
+        search = cli("--find-capacity", "--max-p99-ms", "10", "--warmup", "0", "--step", "0.2", f"http://127.0.0.1:{closed}/")
+        self.assertEqual(search.returncode, 2, search.stderr)
+        self.assertIn("no connection", search.stdout)  # the one step's verdict, in the table
+        self.assertIn("microbench: no request got a connection (", search.stderr)
         # Ctrl-C during a run: the partial report, exit 130
         script = ("import signal, subprocess, sys, time, microbench\n"
                   "with microbench.Server() as s:\n"

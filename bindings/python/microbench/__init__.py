@@ -598,7 +598,7 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         stopper.close()
 
 
-CAPACITY_VERDICTS = ("held", "p99 over", "failures over", "rate not reached", "no response")
+CAPACITY_VERDICTS = ("held", "p99 over", "failures over", "rate not reached", "no response", "no connection")
 
 
 @dataclasses.dataclass

@@ -52,6 +52,7 @@ inline void c_step_trampoline(const capacity_step& s, void* user) {
 }  // namespace microbench
 
 static_assert(static_cast<int>(microbench::capacity_verdict::no_response) == MB_CAPACITY_NO_RESPONSE &&
+                  static_cast<int>(microbench::capacity_verdict::no_connection) == MB_CAPACITY_NO_CONNECTION &&
                   static_cast<int>(microbench::capacity_verdict::latency) == MB_CAPACITY_LATENCY,
               "the C verdicts are capacity_verdict's numbers");
 

@@ -1,7 +1,8 @@
 // The C# binding's capacity search, under de-DE: one server thread held 20 ms a request (/work)
 // answers at most 50 a second, and Plan.FindCapacity, from 20/s, finds that knee within 10 %; each
 // step's verdict follows from its figures and OnStep sees every step; a throwing OnStep stops the
-// search and comes out of it; an objective without a p99 is refused by name.
+// search and comes out of it; an objective without a p99 is refused by name; where nothing listens
+// the one step's verdict is NoConnection.
 using Microbench;
 using Xunit;
 
@@ -45,6 +46,18 @@ public sealed class CapacityTests(ServerFixture fixture) : DeDeTest, IClassFixtu
         Check("the page draws a marker per step:", r.Html.StartsWith("<!DOCTYPE html>") &&
               r.Html.Split("/s: p99 ").Length - 1 == r.Steps.Count);
         Check("the table says the rate, with a point whatever the culture:", r.Table.Contains(string.Create(System.Globalization.CultureInfo.InvariantCulture, $"Capacity: {r.Rate:F1} requests/s held")), r.Table);
+    }
+
+    [Fact]
+    public void WhereNothingListensTheOneStepGetsNoConnection()
+    {
+        ushort port;
+        using (var gone = new Server()) port = gone.Port;  // stopped: nothing listens there now
+        using var plan = new Plan($"http://127.0.0.1:{port}/") { Concurrency = 2 };
+        CapacityResult r = plan.FindCapacity(new CapacityObjective { MaxP99Ms = 10, Warmup = TimeSpan.Zero, Step = TimeSpan.FromMilliseconds(200), MinResponses = 1 });
+        Check("one step, nothing held:", r.Steps.Count == 1 && r.Rate == 0, $"{r.Steps.Count} {r.Rate}");
+        Check("its verdict:", r.Steps[0].Verdict == CapacityVerdict.NoConnection && r.Steps[0].Completed == 0 && r.Steps[0].Failed > 0,
+              $"{r.Steps[0].Verdict}");
     }
 
     [Fact]
