@@ -318,13 +318,14 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
  * doubles from start_rate while steps hold, then the gap between the highest held and the lowest
  * failed rate is halved until it is within `resolution`; while no step has held it halves, down
  * to a sixteenth of start_rate, and a step in which nothing completed ends the search
- * (MB_CAPACITY_NO_CONNECTION when no request of it got a connection). A window
+ * (MB_CAPACITY_NO_RESPONSE; MB_CAPACITY_NO_CONNECTION when no request of it got a connection and
+ * the generator lacked nothing). A window
  * grows to fit min_responses, up to a minute (or step_ms). mb_capacity_objective_init sets the
  * defaults (and size); later versions only append fields. on_step (may be NULL) is called after
  * each step on the calling thread. MB_PLAN_BAD_CAPACITY_SEARCH: an objective out of range. */
 enum {
     MB_CAPACITY_HELD = 0, MB_CAPACITY_LATENCY = 1, MB_CAPACITY_FAILURES = 2, MB_CAPACITY_RATE = 3,
-    MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5
+    MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5  /* later versions may add verdicts: any but HELD failed */
 };
 typedef struct mb_capacity_step {
     double target_rate, achieved_rate; /* requests/s asked for; ended in the window per second */

@@ -5904,8 +5904,8 @@ inline error run(const plan& p, result& out) {
 // within a latency objective. It runs short fixed-rate steps of a plan (each a warm-up, then a
 // measured window of at least enough responses for its p99), doubling the rate while steps hold
 // (halving it, down to a sixteenth, while none has) and then halving the gap between the highest
-// held and the lowest failed rate; a step in which nothing completed ends it (no connection: no
-// request got one). It keeps every
+// held and the lowest failed rate; a step in which nothing completed ends it (no_response, or
+// no_connection when no request got a connection). It keeps every
 // step's figures. A step's percentiles and counts are those of the requests that ended in its
 // window (the interval rows after the warm-up, merged exactly); it says whether the generator,
 // rather than the server, may have been what failed it (its schedule lag, or too few connections
@@ -5943,8 +5943,12 @@ struct capacity_objective {
 
 // Why a step did not hold (held: it did).
 // no_response: nothing completed in the window; no_connection: no request of the step got a
-// connection (nothing listens there, or it refuses them all).
+// connection, and the generator lacked nothing (nothing listens there, or the host refuses them,
+// or is unreachable). Later versions may add verdicts; every one but `held` failed.
 enum class capacity_verdict : std::uint8_t { held, latency, failures, rate, no_response, no_connection };
+
+// A step after which the search stops: nothing answered, and a lower rate would not change that.
+constexpr bool ends_search(capacity_verdict v) { return v == capacity_verdict::no_response || v == capacity_verdict::no_connection; }
 
 // One fixed-rate step of the search.
 struct capacity_step {
@@ -5981,8 +5985,9 @@ constexpr const char* capacity_verdict_name(capacity_verdict v) {
         case capacity_verdict::failures: return "failures over";
         case capacity_verdict::rate: return "rate not reached";
         case capacity_verdict::no_response: return "no response";
-        default: return "no connection";
+        case capacity_verdict::no_connection: return "no connection";
     }
+    return "?";
 }
 
 namespace detail {
@@ -6059,7 +6064,10 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
     step.schedule_missed = r.schedule_missed;
     const double objective_ns = o.max_p99_ms * 1e6;
     const std::uint64_t ended = w.completed + w.failed;
-    const bool unreachable = r.requests_completed == 0 && r.requests_failed > 0 && r.failed(failure::connect) == r.requests_failed;
+    // No connection was made, every request that ended failed to connect (a connect that times out
+    // after the step leaves its request unfinished), and no connect waited for a local shortage.
+    const bool unreachable = r.connects == 0 && r.requests_completed == 0 && r.failed(failure::connect) == r.requests_failed &&
+                             r.requests_failed + r.unfinished > 0 && r.port_waits + r.descriptor_waits + r.memory_waits == 0;
     if (unreachable) step.verdict = capacity_verdict::no_connection;
     else if (w.completed == 0) step.verdict = capacity_verdict::no_response;
     else if (static_cast<double>(w.failed) > o.max_failure_ratio * static_cast<double>(ended)) step.verdict = capacity_verdict::failures;
@@ -6100,7 +6108,7 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
         if (step.held()) held = std::max(held, rate);
         else failed = failed == 0 ? rate : std::min(failed, rate);
         if (step.held() && rate >= o.max_rate) break;
-        if (step.verdict >= capacity_verdict::no_response) break;  // nothing answered: a lower rate would not change that
+        if (ends_search(step.verdict)) break;
         if (failed == 0) rate = std::min(rate * 2, o.max_rate);  // still climbing
         else if (held == 0) rate = rate / 2;                      // not even the start held: down
         else if (failed <= held * (1 + o.resolution)) break;     // narrowed enough
@@ -8956,6 +8964,8 @@ inline void append_capacity_table(const capacity_result& r, const capacity_objec
 inline std::string capacity_json(const capacity_result& r, const capacity_objective& o) {
     using detail::appendf;
     static constexpr const char* verdict_ids[] = {"held", "latency", "failures", "rate", "no_response", "no_connection"};  // capacity_verdict's order
+    static_assert(sizeof verdict_ids / sizeof verdict_ids[0] == static_cast<std::size_t>(capacity_verdict::no_connection) + 1,
+                  "a JSON name for every verdict");
     std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"capacity_search\":{";
     appendf(out, "\"objective\":{\"max_p99_ms\":%.17g,\"max_failure_ratio\":%.17g,\"min_rate_ratio\":%.17g,\"start_rate\":%.17g,"
                  "\"max_rate\":%.17g,\"resolution\":%.17g,\"warmup_ms\":%lld,\"step_ms\":%lld,\"min_responses\":%llu,\"cooldown_ms\":%lld,"
@@ -8995,7 +9005,7 @@ inline std::string capacity_html(const capacity_result& r, const capacity_object
     c.y_label = "response time (ms)";
     chart_series p99{"p99", 0, false, {}, {}}, p50{"p50", 0, true, {}, {}}, objective{"objective", 1, true, {}, {}};
     for (const capacity_step* s : by_rate) {
-        if (s->verdict >= capacity_verdict::no_response) continue;  // no time to draw: the table says so
+        if (ends_search(s->verdict)) continue;  // no time to draw: the table says so
         const double x = s->target_rate, y = static_cast<double>(s->p99_ns) / 1e6;
         p99.points.push_back({x, y});
         p50.points.push_back({x, static_cast<double>(s->p50_ns) / 1e6});
@@ -10182,13 +10192,14 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
  * doubles from start_rate while steps hold, then the gap between the highest held and the lowest
  * failed rate is halved until it is within `resolution`; while no step has held it halves, down
  * to a sixteenth of start_rate, and a step in which nothing completed ends the search
- * (MB_CAPACITY_NO_CONNECTION when no request of it got a connection). A window
+ * (MB_CAPACITY_NO_RESPONSE; MB_CAPACITY_NO_CONNECTION when no request of it got a connection and
+ * the generator lacked nothing). A window
  * grows to fit min_responses, up to a minute (or step_ms). mb_capacity_objective_init sets the
  * defaults (and size); later versions only append fields. on_step (may be NULL) is called after
  * each step on the calling thread. MB_PLAN_BAD_CAPACITY_SEARCH: an objective out of range. */
 enum {
     MB_CAPACITY_HELD = 0, MB_CAPACITY_LATENCY = 1, MB_CAPACITY_FAILURES = 2, MB_CAPACITY_RATE = 3,
-    MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5
+    MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5  /* later versions may add verdicts: any but HELD failed */
 };
 typedef struct mb_capacity_step {
     double target_rate, achieved_rate; /* requests/s asked for; ended in the window per second */

@@ -165,6 +165,24 @@ TEST_CASE("capacity search: no server: no request of the first step gets a conne
     CHECK(capacity_json(r, o).find("\"verdict\":\"no_connection\"") != std::string::npos);
 }
 
+TEST_CASE("capacity search: a server that stops after the first step: the next gets no connection, and the rate held stands") {
+    server srv;
+    REQUIRE_FALSE(srv.start(server_options{}));
+    plan p;
+    p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/").concurrency(2);
+    capacity_objective o = bare(1000, 20, 300);
+    o.min_rate_ratio = 0;  // the first step holds on a busy machine too
+    o.on_step = [](const capacity_step&, void* user) { static_cast<server*>(user)->stop(); };
+    o.on_step_user = &srv;
+    capacity_result r;
+    REQUIRE_FALSE(find_capacity(p, o, r));
+    REQUIRE(r.steps.size() == 2);
+    CHECK(r.steps[0].held());
+    CHECK(r.steps[1].target_rate == 40);
+    CHECK(r.steps[1].verdict == capacity_verdict::no_connection);
+    CHECK(r.capacity == 20);
+}
+
 TEST_CASE("capacity search: a server that takes connections and never answers: no response, and the search ends") {
     scripted_server silent([](scripted_server::context& c) {
         c.read_request();

@@ -327,7 +327,7 @@ public enum CapacityVerdict
     Rate = 3,
     /// <summary>No request completed in its window.</summary>
     NoResponse = 4,
-    /// <summary>No request of the step got a connection: nothing listens there, or it refuses them all.</summary>
+    /// <summary>No request of the step got a connection, and the generator lacked nothing: nothing listens there, or the host refuses or cannot be reached. Later versions may add verdicts; every one but Held failed.</summary>
     NoConnection = 5,
 }
 
@@ -742,7 +742,8 @@ public sealed class Plan : IDisposable
     /// time) within objective.MaxP99Ms: steps of this plan (its URL, connections, threads, keep-alive, checks and
     /// callbacks; not its count, duration or rate, which each step sets) at one rate each, for a warm-up and then a
     /// measured window; the rate doubles from StartRate while steps hold, then the gap between the highest held and the
-    /// lowest failed rate is halved to Resolution. objective.OnStep is called after each step on this thread. Cancelling
+    /// lowest failed rate is halved to Resolution; a step in which nothing completed (NoResponse, NoConnection) ends it.
+    /// objective.OnStep is called after each step on this thread. Cancelling
     /// `cancellationToken` (or Cancel) ends the search with the steps so far, Cancelled true. Throws MicrobenchException
     /// when the objective or the plan cannot run (plan_bad_capacity_search…), or the exception a callback threw;
     /// InvalidOperationException while another run of this plan is in progress.</summary>

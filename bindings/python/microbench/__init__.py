@@ -662,7 +662,8 @@ def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_rati
     called after each step; `options` are run()'s (threads, keep_alive, headers, checks, cancel…;
     not n, duration, rate, interval, interval_histograms or shard, which each step sets or cannot
     take). The rate halves, down to a sixteenth, while no step has held, and a step in which
-    nothing completed ends the search."""
+    nothing completed ends the search ("no response", or "no connection" when no request of it got
+    a connection)."""
     objective = _CapacityObjective()
     _lib.mb_capacity_objective_init(ctypes.byref(objective))
     objective.max_p99_ms, objective.max_failure_ratio, objective.min_rate_ratio = max_p99_ms, max_failure_ratio, min_rate_ratio

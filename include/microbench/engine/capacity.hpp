@@ -2,8 +2,8 @@
 // within a latency objective. It runs short fixed-rate steps of a plan (each a warm-up, then a
 // measured window of at least enough responses for its p99), doubling the rate while steps hold
 // (halving it, down to a sixteenth, while none has) and then halving the gap between the highest
-// held and the lowest failed rate; a step in which nothing completed ends it (no connection: no
-// request got one). It keeps every
+// held and the lowest failed rate; a step in which nothing completed ends it (no_response, or
+// no_connection when no request got a connection). It keeps every
 // step's figures. A step's percentiles and counts are those of the requests that ended in its
 // window (the interval rows after the warm-up, merged exactly); it says whether the generator,
 // rather than the server, may have been what failed it (its schedule lag, or too few connections
@@ -48,8 +48,12 @@ struct capacity_objective {
 
 // Why a step did not hold (held: it did).
 // no_response: nothing completed in the window; no_connection: no request of the step got a
-// connection (nothing listens there, or it refuses them all).
+// connection, and the generator lacked nothing (nothing listens there, or the host refuses them,
+// or is unreachable). Later versions may add verdicts; every one but `held` failed.
 enum class capacity_verdict : std::uint8_t { held, latency, failures, rate, no_response, no_connection };
+
+// A step after which the search stops: nothing answered, and a lower rate would not change that.
+constexpr bool ends_search(capacity_verdict v) { return v == capacity_verdict::no_response || v == capacity_verdict::no_connection; }
 
 // One fixed-rate step of the search.
 struct capacity_step {
@@ -86,8 +90,9 @@ constexpr const char* capacity_verdict_name(capacity_verdict v) {
         case capacity_verdict::failures: return "failures over";
         case capacity_verdict::rate: return "rate not reached";
         case capacity_verdict::no_response: return "no response";
-        default: return "no connection";
+        case capacity_verdict::no_connection: return "no connection";
     }
+    return "?";
 }
 
 namespace detail {
@@ -164,7 +169,10 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
     step.schedule_missed = r.schedule_missed;
     const double objective_ns = o.max_p99_ms * 1e6;
     const std::uint64_t ended = w.completed + w.failed;
-    const bool unreachable = r.requests_completed == 0 && r.requests_failed > 0 && r.failed(failure::connect) == r.requests_failed;
+    // No connection was made, every request that ended failed to connect (a connect that times out
+    // after the step leaves its request unfinished), and no connect waited for a local shortage.
+    const bool unreachable = r.connects == 0 && r.requests_completed == 0 && r.failed(failure::connect) == r.requests_failed &&
+                             r.requests_failed + r.unfinished > 0 && r.port_waits + r.descriptor_waits + r.memory_waits == 0;
     if (unreachable) step.verdict = capacity_verdict::no_connection;
     else if (w.completed == 0) step.verdict = capacity_verdict::no_response;
     else if (static_cast<double>(w.failed) > o.max_failure_ratio * static_cast<double>(ended)) step.verdict = capacity_verdict::failures;
@@ -205,7 +213,7 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
         if (step.held()) held = std::max(held, rate);
         else failed = failed == 0 ? rate : std::min(failed, rate);
         if (step.held() && rate >= o.max_rate) break;
-        if (step.verdict >= capacity_verdict::no_response) break;  // nothing answered: a lower rate would not change that
+        if (ends_search(step.verdict)) break;
         if (failed == 0) rate = std::min(rate * 2, o.max_rate);  // still climbing
         else if (held == 0) rate = rate / 2;                      // not even the start held: down
         else if (failed <= held * (1 + o.resolution)) break;     // narrowed enough

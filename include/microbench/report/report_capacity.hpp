@@ -58,6 +58,8 @@ inline void append_capacity_table(const capacity_result& r, const capacity_objec
 inline std::string capacity_json(const capacity_result& r, const capacity_objective& o) {
     using detail::appendf;
     static constexpr const char* verdict_ids[] = {"held", "latency", "failures", "rate", "no_response", "no_connection"};  // capacity_verdict's order
+    static_assert(sizeof verdict_ids / sizeof verdict_ids[0] == static_cast<std::size_t>(capacity_verdict::no_connection) + 1,
+                  "a JSON name for every verdict");
     std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"capacity_search\":{";
     appendf(out, "\"objective\":{\"max_p99_ms\":%.17g,\"max_failure_ratio\":%.17g,\"min_rate_ratio\":%.17g,\"start_rate\":%.17g,"
                  "\"max_rate\":%.17g,\"resolution\":%.17g,\"warmup_ms\":%lld,\"step_ms\":%lld,\"min_responses\":%llu,\"cooldown_ms\":%lld,"
@@ -97,7 +99,7 @@ inline std::string capacity_html(const capacity_result& r, const capacity_object
     c.y_label = "response time (ms)";
     chart_series p99{"p99", 0, false, {}, {}}, p50{"p50", 0, true, {}, {}}, objective{"objective", 1, true, {}, {}};
     for (const capacity_step* s : by_rate) {
-        if (s->verdict >= capacity_verdict::no_response) continue;  // no time to draw: the table says so
+        if (ends_search(s->verdict)) continue;  // no time to draw: the table says so
         const double x = s->target_rate, y = static_cast<double>(s->p99_ns) / 1e6;
         p99.points.push_back({x, y});
         p50.points.push_back({x, static_cast<double>(s->p50_ns) / 1e6});
