@@ -18,6 +18,7 @@
  *   (static strings, for the version and status functions). Text reports are written into a
  *   buffer you pass, snprintf-style: the return value is the full length without the NUL; at
  *   most size - 1 bytes and a NUL are written; pass size 0 (buf may be NULL) to ask the length.
+ *   With a NULL handle, or when memory runs out, the return value is 0 and "" is written.
  *   Nothing is ever returned for you to free().
  * - Times are nanoseconds unless a name says otherwise; counts are uint64_t.
  * - Thread safety: one handle is used by one thread at a time, except mb_cancel_trigger(), which
@@ -170,7 +171,8 @@ typedef struct mb_tls_session {
  * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
  * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status
  * (read() may come between a write() that said MB_IO_WANT_* and its retry, which brings the same
- * bytes); close() frees the state. Optional (NULL): why() writes why the last call failed;
+ * bytes); close() frees the state. Optional (NULL): why() writes why the last call failed into
+ * buf (at most cap bytes, no NUL needed) and returns the bytes written (0: the library's own words);
  * session() fills what the first handshake negotiated; pending() says whether the layer holds
  * bytes a read would return without the socket. Set size to sizeof(mb_transport): later
  * versions only append members. */
@@ -198,7 +200,9 @@ typedef struct mb_capacity mb_capacity;
 /* Called on a worker thread for every whole response; return nonzero to pass it, 0 to fail it
  * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
 typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
-/* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run. */
+/* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run.
+ * mb_plan_on_progress: every every_ms (0: never; at least 0) and each time another every_requests
+ * ended (0: never). */
 typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
 /* Called with each interval as it closes, on the thread that called mb_run(); `row` lives for the call. */
 typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
@@ -244,7 +248,9 @@ MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10.
 MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on);
 /* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan
  * shard `index` (from 0) of `count` — its share of the requests, connections and rate, set
- * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). */
+ * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). A start
+ * more than 7 days ahead, like a bind address that is not this machine's, is refused when the run
+ * starts (by mb_run, not by the setter). */
 MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms);
 MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count);
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
@@ -294,7 +300,8 @@ MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column);  /*
 MB_API int64_t mb_result_timing_max_ns(const mb_result* result, int column);  /* exact */
 MB_API double mb_result_timing_mean_ns(const mb_result* result, int column);  /* exact */
 MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column);
-/* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults. */
+/* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults; values
+ * outside 0..100 (NaN too) are left out, and none left gives the defaults. */
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
 MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
@@ -317,10 +324,12 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
  * failed rate is halved until it is within `resolution`; while no step has held it halves, down
  * to a sixteenth of start_rate, and a step in which nothing completed ends the search
  * (MB_CAPACITY_NO_RESPONSE; MB_CAPACITY_NO_CONNECTION when no request of it got a connection and
- * the generator lacked nothing). A window
- * grows to fit min_responses, up to a minute (or step_ms). mb_capacity_objective_init sets the
- * defaults (and size); later versions only append fields. on_step (may be NULL) is called after
- * each step on the calling thread. MB_PLAN_BAD_CAPACITY_SEARCH: an objective out of range. */
+ * the generator lacked nothing). A window grows to fit min_responses, up to a minute (or
+ * step_ms). mb_capacity_objective_init sets the defaults (and size); later versions only append
+ * fields. on_step (may be NULL) is called after each step on the calling thread; the plan's own
+ * progress, response and interval callbacks are called during every step as in a run (a step's
+ * rows are as long as its warm-up, or its window without one). MB_PLAN_BAD_CAPACITY_SEARCH: an
+ * objective out of range. */
 enum {
     MB_CAPACITY_HELD = 0, MB_CAPACITY_LATENCY = 1, MB_CAPACITY_FAILURES = 2, MB_CAPACITY_RATE = 3,
     MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5  /* later versions may add verdicts: any but HELD failed */
@@ -396,14 +405,14 @@ MB_API int64_t mb_hlog_percentile(const mb_hlog* hlog, size_t index, double perc
 MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char* buf, size_t size);
 
 /* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
- * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ...); title NULL:
+ * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ... "Z", then "A" again); title NULL:
  * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */
 MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
                              char* buf, size_t size);
 /* The same report drawn from saved results: documents[i] is what mb_result_json or the command
  * line's --json wrote (a run, a --compare, a --suite), labelled labels[i] (NULL: as the run was,
- * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_RESULT_NOT_MICROBENCH or
- * MB_RESULT_BAD_FIELD; the report is copied snprintf-style and *length (if not NULL) gets its size. */
+ * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_JSON_TOO_DEEP, MB_RESULT_NOT_MICROBENCH
+ * or MB_RESULT_BAD_FIELD (MB_INVALID_ARGUMENT for a NULL document); the report is copied snprintf-style and *length (if not NULL) gets its size. */
 MB_API int mb_report_html_json(const char* const* documents, const char* const* labels, size_t count, const char* title,
                                char* buf, size_t size, size_t* length);
 
@@ -414,15 +423,16 @@ MB_API int mb_suite_run(const char* url, double scale, int factorial_check, mb_s
 MB_API int mb_self_test(double scale, mb_suite** out, int* passed);
 MB_API void mb_suite_destroy(mb_suite* suite);
 MB_API size_t mb_suite_count(const mb_suite* suite);
-MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite */
-MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite */
+MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite; NULL past the end */
+MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite; NULL past the end */
 MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
 /* The suite's HTML report: a section per scenario; runs against different URLs (the self-test's
- * two factorial forms) are labelled by their paths and drawn together. */
+ * two factorial forms) are labelled by their paths and drawn together; title NULL: "microbench suite". */
 MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size);
 
 /* The reference server: /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code}.
- * host "127.0.0.1" or "::1"; port 0 picks a free one. */
+ * host "127.0.0.1" or "::1" (another: MB_PLAN_BAD_BIND_ADDRESS); port 0 picks a free one; threads
+ * 1..256. */
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out);
 MB_API uint16_t mb_server_port(const mb_server* server);
 MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */

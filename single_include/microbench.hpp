@@ -1623,7 +1623,7 @@ private:
     }
     std::int64_t sub_bucket_of(std::int64_t v, int bucket) const { return v >> (bucket + layout_.unit_magnitude); }
     std::uint64_t rank_of(double percentile) const {
-        double p = percentile < 0.0 ? 0.0 : (percentile > 100.0 ? 100.0 : percentile);
+        double p = percentile > 0.0 ? (percentile < 100.0 ? percentile : 100.0) : 0.0;  // NaN: 0
         auto rank = static_cast<std::uint64_t>(p / 100.0 * static_cast<double>(total_) + 0.5);
         if (rank < 1) rank = 1;
         return rank > total_ ? total_ : rank;
@@ -3533,8 +3533,8 @@ public:
     }
     const cancel_token* cancel_with() const { return cancel_; }
 
-    // Calls fn every `every_ms` (0: never) and each time another `every_requests` requests
-    // ended (0: never). Costs the workers nothing: the calling thread polls their counters.
+    // Calls fn every `every_ms` (0: never; one beyond the longest run, 30 days, is never reached)
+    // and each time another `every_requests` requests ended (0: never). Costs the workers nothing: the calling thread polls their counters.
     plan& on_progress(progress_fn fn, void* user, std::int64_t every_ms, std::uint64_t every_requests = 0) {
         progress_fn_ = fn;
         progress_user_ = user;
@@ -5678,7 +5678,8 @@ inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel)
 // Polls the workers from the calling thread until every one has finished: calls the plan's
 // progress callback, and turns the intervals the workers have handed over into rows.
 inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start, interval_collector* rows) {
-    std::int64_t every_ms = p.progress_callback() ? p.progress_every_ms() : 0;
+    // A period beyond the longest run is never reached; bounded, it cannot overflow in nanoseconds.
+    std::int64_t every_ms = p.progress_callback() ? std::min(p.progress_every_ms(), defaults::max_duration_ms) : 0;
     std::uint64_t every_n = p.progress_every_requests();
     std::int64_t poll_ms = every_ms > 0 ? std::min(every_ms, defaults::progress_poll_ms) : defaults::progress_poll_ms;
     std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
@@ -9437,6 +9438,12 @@ public:
         pthread_mutex_unlock(&sources_mutex_);
         return c;
     }
+    // Requests answered so far (counts().requests without copying anything: no allocation).
+    std::uint64_t requests() const {
+        std::uint64_t n = 0;
+        for (std::uint32_t i = 0; i < thread_count_; ++i) n += threads_[i].counts[0].load(std::memory_order_relaxed);  // counts()'s first
+        return n;
+    }
 
 private:
     static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
@@ -9894,6 +9901,7 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
  *   (static strings, for the version and status functions). Text reports are written into a
  *   buffer you pass, snprintf-style: the return value is the full length without the NUL; at
  *   most size - 1 bytes and a NUL are written; pass size 0 (buf may be NULL) to ask the length.
+ *   With a NULL handle, or when memory runs out, the return value is 0 and "" is written.
  *   Nothing is ever returned for you to free().
  * - Times are nanoseconds unless a name says otherwise; counts are uint64_t.
  * - Thread safety: one handle is used by one thread at a time, except mb_cancel_trigger(), which
@@ -10046,7 +10054,8 @@ typedef struct mb_tls_session {
  * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
  * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status
  * (read() may come between a write() that said MB_IO_WANT_* and its retry, which brings the same
- * bytes); close() frees the state. Optional (NULL): why() writes why the last call failed;
+ * bytes); close() frees the state. Optional (NULL): why() writes why the last call failed into
+ * buf (at most cap bytes, no NUL needed) and returns the bytes written (0: the library's own words);
  * session() fills what the first handshake negotiated; pending() says whether the layer holds
  * bytes a read would return without the socket. Set size to sizeof(mb_transport): later
  * versions only append members. */
@@ -10074,7 +10083,9 @@ typedef struct mb_capacity mb_capacity;
 /* Called on a worker thread for every whole response; return nonzero to pass it, 0 to fail it
  * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
 typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
-/* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run. */
+/* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run.
+ * mb_plan_on_progress: every every_ms (0: never; at least 0) and each time another every_requests
+ * ended (0: never). */
 typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
 /* Called with each interval as it closes, on the thread that called mb_run(); `row` lives for the call. */
 typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
@@ -10120,7 +10131,9 @@ MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10.
 MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on);
 /* Many generators, one plan: start at a wall-clock time (Unix ms; 0: at once), and make this plan
  * shard `index` (from 0) of `count` — its share of the requests, connections and rate, set
- * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). */
+ * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). A start
+ * more than 7 days ahead, like a bind address that is not this machine's, is refused when the run
+ * starts (by mb_run, not by the setter). */
 MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms);
 MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count);
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
@@ -10170,7 +10183,8 @@ MB_API int64_t mb_result_timing_min_ns(const mb_result* result, int column);  /*
 MB_API int64_t mb_result_timing_max_ns(const mb_result* result, int column);  /* exact */
 MB_API double mb_result_timing_mean_ns(const mb_result* result, int column);  /* exact */
 MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column);
-/* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults. */
+/* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults; values
+ * outside 0..100 (NaN too) are left out, and none left gives the defaults. */
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
 MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
@@ -10193,10 +10207,12 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
  * failed rate is halved until it is within `resolution`; while no step has held it halves, down
  * to a sixteenth of start_rate, and a step in which nothing completed ends the search
  * (MB_CAPACITY_NO_RESPONSE; MB_CAPACITY_NO_CONNECTION when no request of it got a connection and
- * the generator lacked nothing). A window
- * grows to fit min_responses, up to a minute (or step_ms). mb_capacity_objective_init sets the
- * defaults (and size); later versions only append fields. on_step (may be NULL) is called after
- * each step on the calling thread. MB_PLAN_BAD_CAPACITY_SEARCH: an objective out of range. */
+ * the generator lacked nothing). A window grows to fit min_responses, up to a minute (or
+ * step_ms). mb_capacity_objective_init sets the defaults (and size); later versions only append
+ * fields. on_step (may be NULL) is called after each step on the calling thread; the plan's own
+ * progress, response and interval callbacks are called during every step as in a run (a step's
+ * rows are as long as its warm-up, or its window without one). MB_PLAN_BAD_CAPACITY_SEARCH: an
+ * objective out of range. */
 enum {
     MB_CAPACITY_HELD = 0, MB_CAPACITY_LATENCY = 1, MB_CAPACITY_FAILURES = 2, MB_CAPACITY_RATE = 3,
     MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5  /* later versions may add verdicts: any but HELD failed */
@@ -10272,14 +10288,14 @@ MB_API int64_t mb_hlog_percentile(const mb_hlog* hlog, size_t index, double perc
 MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char* buf, size_t size);
 
 /* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
- * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ...); title NULL:
+ * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ... "Z", then "A" again); title NULL:
  * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */
 MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
                              char* buf, size_t size);
 /* The same report drawn from saved results: documents[i] is what mb_result_json or the command
  * line's --json wrote (a run, a --compare, a --suite), labelled labels[i] (NULL: as the run was,
- * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_RESULT_NOT_MICROBENCH or
- * MB_RESULT_BAD_FIELD; the report is copied snprintf-style and *length (if not NULL) gets its size. */
+ * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_JSON_TOO_DEEP, MB_RESULT_NOT_MICROBENCH
+ * or MB_RESULT_BAD_FIELD (MB_INVALID_ARGUMENT for a NULL document); the report is copied snprintf-style and *length (if not NULL) gets its size. */
 MB_API int mb_report_html_json(const char* const* documents, const char* const* labels, size_t count, const char* title,
                                char* buf, size_t size, size_t* length);
 
@@ -10290,15 +10306,16 @@ MB_API int mb_suite_run(const char* url, double scale, int factorial_check, mb_s
 MB_API int mb_self_test(double scale, mb_suite** out, int* passed);
 MB_API void mb_suite_destroy(mb_suite* suite);
 MB_API size_t mb_suite_count(const mb_suite* suite);
-MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite */
-MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite */
+MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite; NULL past the end */
+MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite; NULL past the end */
 MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
 /* The suite's HTML report: a section per scenario; runs against different URLs (the self-test's
- * two factorial forms) are labelled by their paths and drawn together. */
+ * two factorial forms) are labelled by their paths and drawn together; title NULL: "microbench suite". */
 MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size);
 
 /* The reference server: /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code}.
- * host "127.0.0.1" or "::1"; port 0 picks a free one. */
+ * host "127.0.0.1" or "::1" (another: MB_PLAN_BAD_BIND_ADDRESS); port 0 picks a free one; threads
+ * 1..256. */
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out);
 MB_API uint16_t mb_server_port(const mb_server* server);
 MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */
@@ -10382,6 +10399,12 @@ constexpr int no_memory = static_cast<int>(errc::out_of_memory);
 inline int status_of(error e) { return static_cast<int>(e.code); }
 
 // snprintf's contract: the whole length back, at most size - 1 bytes and a NUL written.
+// A text function's answer when it has none (no handle, out of memory): "" and length 0.
+inline std::size_t no_text(char* buf, std::size_t size) {
+    if (buf && size > 0) buf[0] = '\0';
+    return 0;
+}
+
 inline std::size_t copy_out(const std::string& text, char* buf, std::size_t size) {
     if (buf && size > 0) {
         std::size_t n = text.size() < size - 1 ? text.size() : size - 1;
@@ -10391,9 +10414,13 @@ inline std::size_t copy_out(const std::string& text, char* buf, std::size_t size
     return text.size();
 }
 
+// The caller's percentiles from 0 to 100 (others, NaN too, are left out), or the defaults.
 inline std::vector<double> percentiles_or_default(const double* list, std::size_t count) {
-    if (!list || count == 0) return {50, 90, 99, 99.9, 99.99};
-    return std::vector<double>(list, list + count);
+    std::vector<double> kept;
+    for (std::size_t i = 0; list && i < count; ++i)
+        if (list[i] >= 0 && list[i] <= 100) kept.push_back(list[i]);
+    if (kept.empty()) return {50, 90, 99, 99.9, 99.99};
+    return kept;
 }
 
 inline const histogram* column(const mb_result* r, int which) {
@@ -10562,7 +10589,8 @@ MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
     MICROBENCH_C_SET_RANGED(plan, rate, requests_per_second)
 }
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
-    MICROBENCH_C_SET(plan, arrivals == MB_ARRIVALS_UNIFORM || arrivals == MB_ARRIVALS_POISSON,
+    if (plan && arrivals != MB_ARRIVALS_UNIFORM && arrivals != MB_ARRIVALS_POISSON) return MB_PLAN_BAD_ARRIVALS;
+    MICROBENCH_C_SET(plan, true,
                      plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
 }
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) { MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us) }
@@ -10718,57 +10746,57 @@ MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column) {
 }
 
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size) {
-    if (!result) return 0;
+    if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::report_context ctx = microbench::report_context_of(result->p);
     microbench::append_ab_report(ctx, result->r, text);
     microbench::append_report_notes(ctx, result->r, text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
-    if (!result) return 0;
+    if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_latency_section(result->r, microbench::detail::percentiles_or_default(percentiles, count), text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
-    if (!result) return 0;
+    if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text = microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, size_t size) {
     const microbench::histogram* h = microbench::detail::column(result, column);
-    if (!h) return microbench::detail::copy_out(std::string(), buf, size);
+    if (!h) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_hgrm(*h, 1e6, 5, text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size) {
-    if (!result) return microbench::detail::copy_out(std::string(), buf, size);
+    if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_hlog(result->r, text);  // nothing when the run kept no histograms
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
                              char* buf, size_t size) {
     using namespace microbench;
-    if (!results && count) return 0;
+    if (!results && count) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::vector<report_run> runs(count);
     for (std::size_t i = 0; i < count; ++i) {
-        if (!results[i]) return 0;
+        if (!results[i]) return microbench::detail::no_text(buf, size);
         runs[i].label = labels && labels[i] ? std::string(labels[i]) : std::string(1, static_cast<char>('A' + i % 26));
         runs[i].config = describe(results[i]->p);
         runs[i].r = results[i]->r;
@@ -10776,7 +10804,7 @@ MB_API size_t mb_report_html(const mb_result* const* results, const char* const*
     html_options o;
     if (title) o.title = title;
     return detail::copy_out(html_report(runs, o), buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API int mb_report_html_json(const char* const* documents, const char* const* labels, size_t count, const char* title,
@@ -10867,7 +10895,7 @@ MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index) {
 }
 MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size) {
     using namespace microbench;
-    if (!suite) return 0;
+    if (!suite) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::vector<scenario_result> rows(suite->results.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -10878,12 +10906,12 @@ MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size) {
     std::string text;
     append_suite_table(rows, text);
     return detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size) {
     using namespace microbench;
-    if (!suite) return 0;
+    if (!suite) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::vector<report_run> runs(suite->results.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -10895,7 +10923,7 @@ MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, cha
     html_options o;
     o.title = title ? title : "microbench suite";
     return detail::copy_out(html_report(runs, o), buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
@@ -10915,7 +10943,7 @@ MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb
     MICROBENCH_C_CATCH(detail::no_memory)
 }
 MB_API uint16_t mb_server_port(const mb_server* server) { return server ? server->s.port() : 0; }
-MB_API uint64_t mb_server_requests(const mb_server* server) { return server ? server->s.counts().requests : 0; }
+MB_API uint64_t mb_server_requests(const mb_server* server) { return server ? server->s.requests() : 0; }
 MB_API void mb_server_stop(mb_server* server) { delete server; }  // ~server stops and joins
 
 MB_API int mb_cancel_create(mb_cancel** out) {
@@ -11019,7 +11047,8 @@ MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport) {
         t.session = reinterpret_cast<void (*)(void*, microbench::tls_session*)>(transport->session);
         t.pending = transport->pending;
     }
-    MICROBENCH_C_SET(plan, !transport || t.complete(), plan->p.transport(t))
+    if (plan && transport && !t.complete()) return MB_PLAN_BAD_TRANSPORT;
+    MICROBENCH_C_SET(plan, true, plan->p.transport(t))
 }
 
 MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, size_t size) {
@@ -11106,12 +11135,12 @@ MB_API int64_t mb_hlog_percentile(const mb_hlog* hlog, size_t index, double perc
 }
 
 MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char* buf, size_t size) {
-    if (!hlog || index >= hlog->totals.size() || !(scale > 0)) return microbench::detail::copy_out(std::string(), buf, size);
+    if (!hlog || index >= hlog->totals.size() || !(scale > 0)) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_hgrm(hlog->totals[index].values, scale, 5, text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 }  // extern "C"
@@ -11249,27 +11278,27 @@ MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_c
 }
 
 MB_API size_t mb_capacity_table(const mb_capacity* capacity, char* buf, size_t size) {
-    if (!capacity) return 0;
+    if (!capacity) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_capacity_table(capacity->r, capacity->o, text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t size) {
-    if (!capacity) return 0;
+    if (!capacity) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     return microbench::detail::copy_out(microbench::capacity_json(capacity->r, capacity->o), buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* title, char* buf, size_t size) {
-    if (!capacity) return 0;
+    if (!capacity) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     const std::string page = title ? microbench::capacity_html(capacity->r, capacity->o, title) : microbench::capacity_html(capacity->r, capacity->o);
     return microbench::detail::copy_out(page, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 }  // extern "C"

@@ -240,6 +240,20 @@ TEST_CASE("regression: a head split across reads keeps only what the head needs,
     CHECK(big - small < 50 * 40'000);
 }
 
+// mb_server_requests reads this: it copied counts(), whose sources allocate, and so could throw
+// out of the C API.
+TEST_CASE("the reference server's request count is read without allocating") {
+    microbench::server srv;
+    REQUIRE_FALSE(srv.start({}));
+    microbench::result r;
+    REQUIRE_FALSE(microbench::run(microbench::plan().url("http://127.0.0.1:" + std::to_string(srv.port()) + "/").requests(5), r));
+    REQUIRE(srv.counts().sources.size() == 1);  // 127.0.0.1: counts() copies a string
+    const std::uint64_t before = allocations.load();
+    const std::uint64_t n = srv.requests();
+    CHECK(allocations.load() == before);
+    CHECK(n == 5);
+}
+
 TEST_CASE("no allocation per request over keep-alive TLS connections") {
     if (!microbench::detail::load_openssl("")) {
         REQUIRE_MESSAGE(std::getenv("MICROBENCH_EMULATED"), "libssl.so.3 did not load: apt-get install libssl3");

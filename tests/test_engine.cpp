@@ -320,6 +320,22 @@ TEST_CASE("progress is reported from the calling thread") {
     CHECK(s.monotonic);
 }
 
+// Regression: every_ms * 1,000,000 overflowed for a period meant as "never" (INT64_MAX), and the
+// calling thread then looped adding a negative period.
+TEST_CASE("a progress period longer than any run is never reached, and the run ends") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    for (std::int64_t every_ms : {INT64_MAX, INT64_MAX / 1000, defaults::max_duration_ms + 1}) {
+        int calls = 0;
+        plan p;
+        p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/delay/1").requests(40).concurrency(2);
+        p.on_progress([](const progress&, void* user) { ++*static_cast<int*>(user); }, &calls, every_ms);
+        result r = run_plan(p).r;
+        CHECK(r.requests_completed == 40);
+        CHECK(calls == 0);
+    }
+}
+
 TEST_CASE("plans and setups that cannot run are refused with a reason") {
     result r;
     CHECK(run(plan().url("http://127.0.0.1:1/").requests(5).concurrency(10), r).code == errc::plan_concurrency_above_requests);

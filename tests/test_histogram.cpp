@@ -108,6 +108,16 @@ TEST_CASE("percentiles are within the configured precision of the exact value") 
     }
 }
 
+// Regression: NaN was cast to an integer rank (undefined; on x86-64 it gave the maximum).
+TEST_CASE("a percentile outside 0..100, or NaN, is taken at the nearest end, NaN at 0") {
+    histogram h({1, 1'000'000, 3});
+    for (std::int64_t v = 1; v <= 1000; ++v) REQUIRE(h.record(v * 100));
+    CHECK(h.value_at_percentile(-5) == h.value_at_percentile(0));
+    CHECK(h.value_at_percentile(250) == h.value_at_percentile(100));
+    CHECK(h.value_at_percentile(std::nan("")) == h.value_at_percentile(0));
+    CHECK(h.value_at_percentile(0) == 100);
+}
+
 TEST_CASE("stddev agrees with the exact value within the precision") {
     std::vector<std::int64_t> values = make_values("lognormal", 50'000, 7);
     histogram h;

@@ -134,7 +134,7 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_set_drain_ms(plan, -1) == MB_PLAN_BAD_TIMEOUT);
     EXPECT(mb_plan_set_socket_buffer_bytes(plan, 0x7fffffff) == MB_PLAN_BAD_SOCKET_BUFFER);
     EXPECT(mb_plan_set_rate(plan, -1) == MB_PLAN_BAD_RATE);
-    EXPECT(mb_plan_set_arrivals(plan, 2, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_arrivals(plan, 2, 1) == MB_PLAN_BAD_ARRIVALS && mb_plan_set_arrivals(NULL, 0, 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_interval_ms(plan, 9) == MB_PLAN_BAD_INTERVAL);
     EXPECT(mb_plan_set_start_at_unix_ms(plan, -1) == MB_PLAN_BAD_START_TIME && mb_plan_set_start_at_unix_ms(NULL, 0) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_divide(NULL, 0, 2) == MB_INVALID_ARGUMENT);
@@ -178,12 +178,21 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_result_timing_max_ns(NULL, MB_TIMING_TOTAL) == 0);
     EXPECT(mb_result_timing_mean_ns(NULL, MB_TIMING_TOTAL) == 0.0);
     EXPECT(mb_result_timing_stddev_ns(NULL, MB_TIMING_TOTAL) == 0.0);
-    EXPECT(mb_result_report_ab(NULL, buf, sizeof buf) == 0 && strcmp(buf, "xxxxxxx") == 0);
-    EXPECT(mb_result_report_latency(NULL, NULL, 0, buf, sizeof buf) == 0);
-    EXPECT(mb_result_json(NULL, NULL, 0, buf, sizeof buf) == 0);
-    EXPECT(mb_result_hgrm(NULL, MB_TIMING_TOTAL, buf, sizeof buf) == 0 && buf[0] == '\0');
-    EXPECT(mb_report_html(NULL, NULL, 1, NULL, buf, sizeof buf) == 0);
-    EXPECT(mb_suite_report_html(NULL, NULL, buf, sizeof buf) == 0);
+    /* a text function without a handle: length 0, and "" written (buf refilled before each) */
+#define NO_TEXT(call) (strcpy(buf, "xxxxxxx"), (call) == 0 && buf[0] == '\0')
+    EXPECT(NO_TEXT(mb_result_report_ab(NULL, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_result_report_latency(NULL, NULL, 0, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_result_json(NULL, NULL, 0, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_result_hgrm(NULL, MB_TIMING_TOTAL, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_result_hlog(NULL, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_report_html(NULL, NULL, 1, NULL, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_suite_report_html(NULL, NULL, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_suite_table(NULL, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_capacity_table(NULL, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_capacity_json(NULL, buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_capacity_report_html(NULL, "t", buf, sizeof buf)));
+    EXPECT(NO_TEXT(mb_hlog_hgrm(NULL, 0, 1e6, buf, sizeof buf)));
+#undef NO_TEXT
     EXPECT(mb_report_html_json(NULL, NULL, 1, NULL, buf, sizeof buf, NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_suite_run(NULL, 1, 0, &suite) == MB_INVALID_ARGUMENT && suite == NULL);
     EXPECT(mb_suite_run("http://127.0.0.1:9/", 0, 0, &suite) == MB_INVALID_ARGUMENT);
@@ -194,7 +203,6 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_suite_count(NULL) == 0);
     EXPECT(mb_suite_scenario(NULL, 0) == NULL);
     EXPECT(mb_suite_result(NULL, 0) == NULL);
-    EXPECT(mb_suite_table(NULL, buf, sizeof buf) == 0);
     EXPECT(mb_server_start(NULL, 0, 1, &server) == MB_INVALID_ARGUMENT && server == NULL);
     EXPECT(mb_server_start("127.0.0.1", 0, 0, &server) == MB_INVALID_ARGUMENT);
     EXPECT(mb_server_start("not an address", 0, 1, &server) != MB_OK && server == NULL);
@@ -318,6 +326,18 @@ static void load_test(uint16_t port, mb_server* server) {
     EXPECT(mb_result_report_latency(r, percentiles, 2, text, n + 1) == n && strstr(text, "p99.9") != NULL);
     free(text);
     EXPECT(mb_result_report_latency(r, NULL, 0, NULL, 0) > n);  /* the five default percentiles */
+    {   /* values outside 0..100 and NaN are left out; none left gives the defaults */
+        const double odd[] = {NAN, 99.9, -1, 101, 50};
+        const double kept[] = {99.9, 50};
+        const double none[] = {NAN, 200};
+        char with_odd[4096], with_kept[4096], with_none[4096], with_defaults[4096];
+        EXPECT(mb_result_report_latency(r, odd, 5, with_odd, sizeof with_odd) < sizeof with_odd);
+        EXPECT(mb_result_report_latency(r, kept, 2, with_kept, sizeof with_kept) < sizeof with_kept);
+        EXPECT(strcmp(with_odd, with_kept) == 0);
+        EXPECT(mb_result_report_latency(r, none, 2, with_none, sizeof with_none) < sizeof with_none);
+        EXPECT(mb_result_report_latency(r, NULL, 0, with_defaults, sizeof with_defaults) < sizeof with_defaults);
+        EXPECT(strcmp(with_none, with_defaults) == 0);
+    }
     n = mb_result_json(r, NULL, 0, NULL, 0);
     text = (char*)malloc(n + 1);
     EXPECT(mb_result_json(r, NULL, 0, text, n + 1) == n && strstr(text, "\"completed\":1000") != NULL);
@@ -921,7 +941,7 @@ static void tls_and_transports(uint16_t port) {
 
     /* a transport of the plan's own carries plain HTTP to the reference server */
     EXPECT(mb_plan_create(url(port, "/factorial/10"), &plan) == MB_OK);
-    EXPECT(mb_plan_set_transport(plan, &incomplete) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_transport(plan, &incomplete) == MB_PLAN_BAD_TRANSPORT);
     EXPECT(mb_plan_set_transport(plan, &unsized) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_set_transport(plan, &t) == MB_OK);
     EXPECT(mb_plan_set_requests(plan, 300) == MB_OK && mb_plan_set_concurrency(plan, 3) == MB_OK);

@@ -95,6 +95,12 @@ constexpr int no_memory = static_cast<int>(errc::out_of_memory);
 inline int status_of(error e) { return static_cast<int>(e.code); }
 
 // snprintf's contract: the whole length back, at most size - 1 bytes and a NUL written.
+// A text function's answer when it has none (no handle, out of memory): "" and length 0.
+inline std::size_t no_text(char* buf, std::size_t size) {
+    if (buf && size > 0) buf[0] = '\0';
+    return 0;
+}
+
 inline std::size_t copy_out(const std::string& text, char* buf, std::size_t size) {
     if (buf && size > 0) {
         std::size_t n = text.size() < size - 1 ? text.size() : size - 1;
@@ -104,9 +110,13 @@ inline std::size_t copy_out(const std::string& text, char* buf, std::size_t size
     return text.size();
 }
 
+// The caller's percentiles from 0 to 100 (others, NaN too, are left out), or the defaults.
 inline std::vector<double> percentiles_or_default(const double* list, std::size_t count) {
-    if (!list || count == 0) return {50, 90, 99, 99.9, 99.99};
-    return std::vector<double>(list, list + count);
+    std::vector<double> kept;
+    for (std::size_t i = 0; list && i < count; ++i)
+        if (list[i] >= 0 && list[i] <= 100) kept.push_back(list[i]);
+    if (kept.empty()) return {50, 90, 99, 99.9, 99.99};
+    return kept;
 }
 
 inline const histogram* column(const mb_result* r, int which) {
@@ -275,7 +285,8 @@ MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
     MICROBENCH_C_SET_RANGED(plan, rate, requests_per_second)
 }
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
-    MICROBENCH_C_SET(plan, arrivals == MB_ARRIVALS_UNIFORM || arrivals == MB_ARRIVALS_POISSON,
+    if (plan && arrivals != MB_ARRIVALS_UNIFORM && arrivals != MB_ARRIVALS_POISSON) return MB_PLAN_BAD_ARRIVALS;
+    MICROBENCH_C_SET(plan, true,
                      plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
 }
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) { MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us) }

@@ -132,27 +132,27 @@ MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_c
 }
 
 MB_API size_t mb_capacity_table(const mb_capacity* capacity, char* buf, size_t size) {
-    if (!capacity) return 0;
+    if (!capacity) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_capacity_table(capacity->r, capacity->o, text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t size) {
-    if (!capacity) return 0;
+    if (!capacity) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     return microbench::detail::copy_out(microbench::capacity_json(capacity->r, capacity->o), buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* title, char* buf, size_t size) {
-    if (!capacity) return 0;
+    if (!capacity) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     const std::string page = title ? microbench::capacity_html(capacity->r, capacity->o, title) : microbench::capacity_html(capacity->r, capacity->o);
     return microbench::detail::copy_out(page, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 }  // extern "C"

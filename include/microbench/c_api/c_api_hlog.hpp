@@ -71,12 +71,12 @@ MB_API int64_t mb_hlog_percentile(const mb_hlog* hlog, size_t index, double perc
 }
 
 MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char* buf, size_t size) {
-    if (!hlog || index >= hlog->totals.size() || !(scale > 0)) return microbench::detail::copy_out(std::string(), buf, size);
+    if (!hlog || index >= hlog->totals.size() || !(scale > 0)) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_hgrm(hlog->totals[index].values, scale, 5, text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 }  // extern "C"

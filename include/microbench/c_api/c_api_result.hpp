@@ -84,57 +84,57 @@ MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column) {
 }
 
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size) {
-    if (!result) return 0;
+    if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::report_context ctx = microbench::report_context_of(result->p);
     microbench::append_ab_report(ctx, result->r, text);
     microbench::append_report_notes(ctx, result->r, text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
-    if (!result) return 0;
+    if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_latency_section(result->r, microbench::detail::percentiles_or_default(percentiles, count), text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
-    if (!result) return 0;
+    if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text = microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 MB_API size_t mb_result_hgrm(const mb_result* result, int column, char* buf, size_t size) {
     const microbench::histogram* h = microbench::detail::column(result, column);
-    if (!h) return microbench::detail::copy_out(std::string(), buf, size);
+    if (!h) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_hgrm(*h, 1e6, 5, text);
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size) {
-    if (!result) return microbench::detail::copy_out(std::string(), buf, size);
+    if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
     microbench::append_hlog(result->r, text);  // nothing when the run kept no histograms
     return microbench::detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
                              char* buf, size_t size) {
     using namespace microbench;
-    if (!results && count) return 0;
+    if (!results && count) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::vector<report_run> runs(count);
     for (std::size_t i = 0; i < count; ++i) {
-        if (!results[i]) return 0;
+        if (!results[i]) return microbench::detail::no_text(buf, size);
         runs[i].label = labels && labels[i] ? std::string(labels[i]) : std::string(1, static_cast<char>('A' + i % 26));
         runs[i].config = describe(results[i]->p);
         runs[i].r = results[i]->r;
@@ -142,7 +142,7 @@ MB_API size_t mb_report_html(const mb_result* const* results, const char* const*
     html_options o;
     if (title) o.title = title;
     return detail::copy_out(html_report(runs, o), buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API int mb_report_html_json(const char* const* documents, const char* const* labels, size_t count, const char* title,

@@ -64,7 +64,7 @@ MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index) {
 }
 MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size) {
     using namespace microbench;
-    if (!suite) return 0;
+    if (!suite) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::vector<scenario_result> rows(suite->results.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -75,12 +75,12 @@ MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size) {
     std::string text;
     append_suite_table(rows, text);
     return detail::copy_out(text, buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size) {
     using namespace microbench;
-    if (!suite) return 0;
+    if (!suite) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::vector<report_run> runs(suite->results.size());
     for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -92,7 +92,7 @@ MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, cha
     html_options o;
     o.title = title ? title : "microbench suite";
     return detail::copy_out(html_report(runs, o), buf, size);
-    MICROBENCH_C_CATCH(0)
+    MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
@@ -112,7 +112,7 @@ MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb
     MICROBENCH_C_CATCH(detail::no_memory)
 }
 MB_API uint16_t mb_server_port(const mb_server* server) { return server ? server->s.port() : 0; }
-MB_API uint64_t mb_server_requests(const mb_server* server) { return server ? server->s.counts().requests : 0; }
+MB_API uint64_t mb_server_requests(const mb_server* server) { return server ? server->s.requests() : 0; }
 MB_API void mb_server_stop(mb_server* server) { delete server; }  // ~server stops and joins
 
 MB_API int mb_cancel_create(mb_cancel** out) {

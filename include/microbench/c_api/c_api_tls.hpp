@@ -83,7 +83,8 @@ MB_API int mb_plan_set_transport(mb_plan* plan, const mb_transport* transport) {
         t.session = reinterpret_cast<void (*)(void*, microbench::tls_session*)>(transport->session);
         t.pending = transport->pending;
     }
-    MICROBENCH_C_SET(plan, !transport || t.complete(), plan->p.transport(t))
+    if (plan && transport && !t.complete()) return MB_PLAN_BAD_TRANSPORT;
+    MICROBENCH_C_SET(plan, true, plan->p.transport(t))
 }
 
 MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, size_t size) {

@@ -101,6 +101,12 @@ public:
         pthread_mutex_unlock(&sources_mutex_);
         return c;
     }
+    // Requests answered so far (counts().requests without copying anything: no allocation).
+    std::uint64_t requests() const {
+        std::uint64_t n = 0;
+        for (std::uint32_t i = 0; i < thread_count_; ++i) n += threads_[i].counts[0].load(std::memory_order_relaxed);  // counts()'s first
+        return n;
+    }
 
 private:
     static constexpr std::uint64_t listen_token = ~std::uint64_t{0};

@@ -373,7 +373,7 @@ private:
     }
     std::int64_t sub_bucket_of(std::int64_t v, int bucket) const { return v >> (bucket + layout_.unit_magnitude); }
     std::uint64_t rank_of(double percentile) const {
-        double p = percentile < 0.0 ? 0.0 : (percentile > 100.0 ? 100.0 : percentile);
+        double p = percentile > 0.0 ? (percentile < 100.0 ? percentile : 100.0) : 0.0;  // NaN: 0
         auto rank = static_cast<std::uint64_t>(p / 100.0 * static_cast<double>(total_) + 0.5);
         if (rank < 1) rank = 1;
         return rank > total_ ? total_ : rank;
