@@ -3534,7 +3534,9 @@ public:
     const cancel_token* cancel_with() const { return cancel_; }
 
     // Calls fn every `every_ms` (0: never; one beyond the longest run, 30 days, is never reached)
-    // and each time another `every_requests` requests ended (0: never). Costs the workers nothing: the calling thread polls their counters.
+    // and each time another `every_requests` requests ended (0: never). Costs the workers nothing:
+    // the calling thread polls their counters. Like every callback of a plan, fn must not throw:
+    // the workers are running (stop a run with cancel_with instead).
     plan& on_progress(progress_fn fn, void* user, std::int64_t every_ms, std::uint64_t every_requests = 0) {
         progress_fn_ = fn;
         progress_user_ = user;
