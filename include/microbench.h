@@ -18,7 +18,8 @@
  *   (static strings, for the version and status functions). Text reports are written into a
  *   buffer you pass, snprintf-style: the return value is the full length without the NUL; at
  *   most size - 1 bytes and a NUL are written; pass size 0 (buf may be NULL) to ask the length.
- *   With a NULL handle, or when memory runs out, the return value is 0 and "" is written.
+ *   With a NULL handle, or when memory runs out, the return value is 0 and "" is written (the one
+ *   text function that returns a status, mb_report_html_json, writes "" when it fails).
  *   Nothing is ever returned for you to free().
  * - Times are nanoseconds unless a name says otherwise; counts are uint64_t.
  * - Thread safety: one handle is used by one thread at a time, except mb_cancel_trigger(), which
@@ -171,8 +172,8 @@ typedef struct mb_tls_session {
  * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
  * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status
  * (read() may come between a write() that said MB_IO_WANT_* and its retry, which brings the same
- * bytes); close() frees the state. Optional (NULL): why() writes why the last call failed into
- * buf (at most cap bytes, no NUL needed) and returns the bytes written (0: the library's own words);
+ * bytes); close() frees the state. Optional (NULL): after MB_IO_FAILED, why() writes why into buf
+ * and returns its length (the library keeps up to cap - 1 bytes, no NUL needed; 0: its own words);
  * session() fills what the first handshake negotiated; pending() says whether the layer holds
  * bytes a read would return without the socket. Set size to sizeof(mb_transport): later
  * versions only append members. */
@@ -201,8 +202,8 @@ typedef struct mb_capacity mb_capacity;
  * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
 typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
 /* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run.
- * mb_plan_on_progress: every every_ms (0: never; at least 0) and each time another every_requests
- * ended (0: never). */
+ * mb_plan_on_progress: every every_ms (at least 0; 0, or more than 30 days: never) and each time
+ * another every_requests ended (0: never). */
 typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
 /* Called with each interval as it closes, on the thread that called mb_run(); `row` lives for the call. */
 typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
@@ -250,7 +251,7 @@ MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on);
  * shard `index` (from 0) of `count` — its share of the requests, connections and rate, set
  * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). A start
  * more than 7 days ahead, like a bind address that is not this machine's, is refused when the run
- * starts (by mb_run, not by the setter). */
+ * starts (by mb_run or mb_find_capacity, not by the setter or mb_plan_validate). */
 MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms);
 MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count);
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
@@ -431,8 +432,9 @@ MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
 MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size);
 
 /* The reference server: /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code}.
- * host "127.0.0.1" or "::1" (another: MB_PLAN_BAD_BIND_ADDRESS); port 0 picks a free one; threads
- * 1..256. */
+ * host: an address or name of this machine ("127.0.0.1", "::1"; "" for every interface): a name
+ * that does not resolve is MB_PLAN_BAD_BIND_ADDRESS, one that cannot be bound MB_RUN_SYSTEM. port 0
+ * picks a free one; threads 1..256. */
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out);
 MB_API uint16_t mb_server_port(const mb_server* server);
 MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */

@@ -3316,8 +3316,8 @@ struct result {
 //   write      bytes > 0 (may be fewer than asked), or a status; after want_* it is called
 //              again with the same bytes
 //   close      frees the state (the fd is closed by the worker afterwards)
-//   why        optional: writes why the last call on this connection failed (NUL-terminated;
-//              longer text is cut at cap - 1)
+//   why        optional: after transport_failed, writes why into buf and returns its length
+//              (up to cap - 1 bytes are kept, no NUL needed; 0: the library's own words)
 //   session    optional: after the first handshake, what was negotiated (the report's TLS lines)
 //   pending    optional: nonzero when a read would return bytes at once (held by the layer, or
 //              already in the socket): after the last response of a batch they were never asked for
@@ -3533,8 +3533,8 @@ public:
     }
     const cancel_token* cancel_with() const { return cancel_; }
 
-    // Calls fn every `every_ms` (0: never; one beyond the longest run, 30 days, is never reached)
-    // and each time another `every_requests` requests ended (0: never). Costs the workers nothing:
+    // Calls fn every `every_ms` (0, or more than the longest duration, 30 days: never) and each
+    // time another `every_requests` requests ended (0: never). Costs the workers nothing:
     // the calling thread polls their counters. Like every callback of a plan, fn must not throw:
     // the workers are running (stop a run with cancel_with instead).
     plan& on_progress(progress_fn fn, void* user, std::int64_t every_ms, std::uint64_t every_requests = 0) {
@@ -5680,8 +5680,8 @@ inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel)
 // Polls the workers from the calling thread until every one has finished: calls the plan's
 // progress callback, and turns the intervals the workers have handed over into rows.
 inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start, interval_collector* rows) {
-    // A period beyond the longest run is never reached; bounded, it cannot overflow in nanoseconds.
-    std::int64_t every_ms = p.progress_callback() ? std::min(p.progress_every_ms(), defaults::max_duration_ms) : 0;
+    // A period beyond the longest duration is never (and would overflow in nanoseconds).
+    std::int64_t every_ms = p.progress_callback() && p.progress_every_ms() <= defaults::max_duration_ms ? p.progress_every_ms() : 0;
     std::uint64_t every_n = p.progress_every_requests();
     std::int64_t poll_ms = every_ms > 0 ? std::min(every_ms, defaults::progress_poll_ms) : defaults::progress_poll_ms;
     std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
@@ -9443,7 +9443,7 @@ public:
     // Requests answered so far (counts().requests without copying anything: no allocation).
     std::uint64_t requests() const {
         std::uint64_t n = 0;
-        for (std::uint32_t i = 0; i < thread_count_; ++i) n += threads_[i].counts[0].load(std::memory_order_relaxed);  // counts()'s first
+        for (std::uint32_t i = 0; i < thread_count_; ++i) n += threads_[i].counts[f_requests].load(std::memory_order_relaxed);
         return n;
     }
 
@@ -9903,7 +9903,8 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
  *   (static strings, for the version and status functions). Text reports are written into a
  *   buffer you pass, snprintf-style: the return value is the full length without the NUL; at
  *   most size - 1 bytes and a NUL are written; pass size 0 (buf may be NULL) to ask the length.
- *   With a NULL handle, or when memory runs out, the return value is 0 and "" is written.
+ *   With a NULL handle, or when memory runs out, the return value is 0 and "" is written (the one
+ *   text function that returns a status, mb_report_html_json, writes "" when it fails).
  *   Nothing is ever returned for you to free().
  * - Times are nanoseconds unless a name says otherwise; counts are uint64_t.
  * - Thread safety: one handle is used by one thread at a time, except mb_cancel_trigger(), which
@@ -10056,8 +10057,8 @@ typedef struct mb_tls_session {
  * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
  * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status
  * (read() may come between a write() that said MB_IO_WANT_* and its retry, which brings the same
- * bytes); close() frees the state. Optional (NULL): why() writes why the last call failed into
- * buf (at most cap bytes, no NUL needed) and returns the bytes written (0: the library's own words);
+ * bytes); close() frees the state. Optional (NULL): after MB_IO_FAILED, why() writes why into buf
+ * and returns its length (the library keeps up to cap - 1 bytes, no NUL needed; 0: its own words);
  * session() fills what the first handshake negotiated; pending() says whether the layer holds
  * bytes a read would return without the socket. Set size to sizeof(mb_transport): later
  * versions only append members. */
@@ -10086,8 +10087,8 @@ typedef struct mb_capacity mb_capacity;
  * with MB_FAILURE_CHECK. Several worker threads may call it at once. */
 typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
 /* Called on the thread that called mb_run(), never on a worker. target is 0 for a duration run.
- * mb_plan_on_progress: every every_ms (0: never; at least 0) and each time another every_requests
- * ended (0: never). */
+ * mb_plan_on_progress: every every_ms (at least 0; 0, or more than 30 days: never) and each time
+ * another every_requests ended (0: never). */
 typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
 /* Called with each interval as it closes, on the thread that called mb_run(); `row` lives for the call. */
 typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
@@ -10135,7 +10136,7 @@ MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on);
  * shard `index` (from 0) of `count` — its share of the requests, connections and rate, set
  * those first (MB_PLAN_BAD_SHARD when a shard would get no connection or no request). A start
  * more than 7 days ahead, like a bind address that is not this machine's, is refused when the run
- * starts (by mb_run, not by the setter). */
+ * starts (by mb_run or mb_find_capacity, not by the setter or mb_plan_validate). */
 MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms);
 MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count);
 MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
@@ -10316,8 +10317,9 @@ MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
 MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size);
 
 /* The reference server: /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code}.
- * host "127.0.0.1" or "::1" (another: MB_PLAN_BAD_BIND_ADDRESS); port 0 picks a free one; threads
- * 1..256. */
+ * host: an address or name of this machine ("127.0.0.1", "::1"; "" for every interface): a name
+ * that does not resolve is MB_PLAN_BAD_BIND_ADDRESS, one that cannot be bound MB_RUN_SYSTEM. port 0
+ * picks a free one; threads 1..256. */
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out);
 MB_API uint16_t mb_server_port(const mb_server* server);
 MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */
@@ -10813,6 +10815,7 @@ MB_API int mb_report_html_json(const char* const* documents, const char* const* 
                                char* buf, size_t size, size_t* length) {
     using namespace microbench;
     if (length) *length = 0;
+    detail::no_text(buf, size);  // until the report is written
     if (!documents && count) return detail::invalid;
     MICROBENCH_C_TRY
     std::vector<report_run> runs;

@@ -149,6 +149,7 @@ MB_API int mb_report_html_json(const char* const* documents, const char* const* 
                                char* buf, size_t size, size_t* length) {
     using namespace microbench;
     if (length) *length = 0;
+    detail::no_text(buf, size);  // until the report is written
     if (!documents && count) return detail::invalid;
     MICROBENCH_C_TRY
     std::vector<report_run> runs;

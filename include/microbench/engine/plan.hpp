@@ -183,8 +183,8 @@ public:
     }
     const cancel_token* cancel_with() const { return cancel_; }
 
-    // Calls fn every `every_ms` (0: never; one beyond the longest run, 30 days, is never reached)
-    // and each time another `every_requests` requests ended (0: never). Costs the workers nothing:
+    // Calls fn every `every_ms` (0, or more than the longest duration, 30 days: never) and each
+    // time another `every_requests` requests ended (0: never). Costs the workers nothing:
     // the calling thread polls their counters. Like every callback of a plan, fn must not throw:
     // the workers are running (stop a run with cancel_with instead).
     plan& on_progress(progress_fn fn, void* user, std::int64_t every_ms, std::uint64_t every_requests = 0) {

@@ -126,8 +126,8 @@ inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel)
 // Polls the workers from the calling thread until every one has finished: calls the plan's
 // progress callback, and turns the intervals the workers have handed over into rows.
 inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start, interval_collector* rows) {
-    // A period beyond the longest run is never reached; bounded, it cannot overflow in nanoseconds.
-    std::int64_t every_ms = p.progress_callback() ? std::min(p.progress_every_ms(), defaults::max_duration_ms) : 0;
+    // A period beyond the longest duration is never (and would overflow in nanoseconds).
+    std::int64_t every_ms = p.progress_callback() && p.progress_every_ms() <= defaults::max_duration_ms ? p.progress_every_ms() : 0;
     std::uint64_t every_n = p.progress_every_requests();
     std::int64_t poll_ms = every_ms > 0 ? std::min(every_ms, defaults::progress_poll_ms) : defaults::progress_poll_ms;
     std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;

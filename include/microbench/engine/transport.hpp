@@ -17,8 +17,8 @@
 //   write      bytes > 0 (may be fewer than asked), or a status; after want_* it is called
 //              again with the same bytes
 //   close      frees the state (the fd is closed by the worker afterwards)
-//   why        optional: writes why the last call on this connection failed (NUL-terminated;
-//              longer text is cut at cap - 1)
+//   why        optional: after transport_failed, writes why into buf and returns its length
+//              (up to cap - 1 bytes are kept, no NUL needed; 0: the library's own words)
 //   session    optional: after the first handshake, what was negotiated (the report's TLS lines)
 //   pending    optional: nonzero when a read would return bytes at once (held by the layer, or
 //              already in the socket): after the last response of a batch they were never asked for

@@ -104,7 +104,7 @@ public:
     // Requests answered so far (counts().requests without copying anything: no allocation).
     std::uint64_t requests() const {
         std::uint64_t n = 0;
-        for (std::uint32_t i = 0; i < thread_count_; ++i) n += threads_[i].counts[0].load(std::memory_order_relaxed);  // counts()'s first
+        for (std::uint32_t i = 0; i < thread_count_; ++i) n += threads_[i].counts[f_requests].load(std::memory_order_relaxed);
         return n;
     }
 
