@@ -4,8 +4,9 @@ of it is used by neither the Python binding (bindings/python/microbench/__init__
 named in its list of deliberate omissions below — likewise for C# (bindings/dotnet: a LibraryImport
 of the mb_ name whose method some code calls). It also fails when an omission is stale (the binding
 uses the function, or the header no longer has it), and when the bindings' copies of the C enums
-(counts, timing columns, failures, arrivals) and of structs mb_interval, mb_hlog_tag, mb_capacity_step and
-mb_capacity_objective differ from the header's.
+(counts, timing columns, failures, arrivals, capacity verdicts) and of structs mb_interval, mb_hlog_tag,
+mb_capacity_step and mb_capacity_objective differ from the header's, and when a ctypes prototype of the
+Python binding (_SIGNATURES) differs from the header's declaration in its return or argument types.
 Source only: no library is loaded."""
 import pathlib
 import re
@@ -117,6 +118,47 @@ class Coverage(unittest.TestCase):
                 self.assertEqual(listed, [name.lower() for name, _ in expected])
         self.assertEqual(c_enum("MB_ARRIVALS_"), {"UNIFORM": 0, "POISSON": 1})
         self.assertIn('int(arrivals == "poisson")', PYTHON)
+
+    def test_python_prototypes_are_the_headers(self):
+        # ctypes trusts its prototypes: a size_t returned as c_int, or an argument short of one,
+        # would go wrong without a word. Each is compared with the header's declaration by kind.
+        c_kinds = {"int": "int", "unsigned": "unsigned", "size_t": "size_t", "int64_t": "int64", "uint64_t": "uint64",
+                   "uint32_t": "uint32", "uint16_t": "uint16", "double": "double", "void": "void"}
+        py_kinds = {"ctypes.c_int": "int", "ctypes.c_uint": "unsigned", "_SZ": "size_t", "_I64": "int64", "_U64": "uint64",
+                    "_U32": "uint32", "ctypes.c_uint16": "uint16", "_D": "double", "ctypes.c_double": "double", "None": "void",
+                    "ctypes.c_char_p": "pointer", "_P": "pointer"}
+
+        def c_kind(declaration):
+            ctype = re.sub(r"\bconst\b", "", declaration).strip()
+            if "*" in ctype or ctype.endswith("_fn"):
+                return "pointer"
+            return c_kinds[ctype]
+
+        def py_kind(token):
+            token = token.strip()
+            return "pointer" if token.startswith("ctypes.POINTER(") or token.endswith("_FN") else py_kinds[token]
+
+        header = re.sub(r"/\*.*?\*/", "", HEADER, flags=re.S)
+        declared = {}
+        for ret, name, args in re.findall(r"^MB_API\s+(.*?)\b(mb_\w+)\s*\(([^)]*)\)\s*;", header, re.M | re.S):
+            params = [] if args.strip() == "void" else [re.sub(r"\w+\s*$", "", a).strip() for a in args.split(",")]
+            declared[name] = (c_kind(ret), [c_kind(p) for p in params])
+        table = re.search(r"^_SIGNATURES = \{(.*?)^\}", PYTHON, re.M | re.S).group(1)
+        bound = {name: (py_kind(ret), [py_kind(a) for a in re.split(r",(?![^(]*\))", args) if a.strip()])
+                 for name, ret, args in re.findall(r'"(mb_\w+)":\s*\(([^,]+),\s*\[(.*?)\]\)', table, re.S)}
+        self.assertGreater(len(bound), 90)  # the parse found the table
+        for name, kinds in bound.items():
+            with self.subTest(name):
+                self.assertIn(name, declared)
+                self.assertEqual(kinds, declared[name])
+
+    def test_capacity_verdicts_are_the_headers(self):
+        verdicts = re.search(r"^CAPACITY_VERDICTS\s*=\s*\(([^)]*)\)", PYTHON, re.M).group(1)
+        expected = sorted(c_enum("MB_CAPACITY_").items(), key=lambda item: item[1])
+        self.assertEqual([value for _, value in expected], list(range(len(expected))))
+        self.assertEqual([v.replace(" ", "_") for v in re.findall(r'"([^"]+)"', verdicts)][0], "held")
+        self.assertEqual(len(re.findall(r'"([^"]+)"', verdicts)), len(expected))
+        self.assertEqual(csharp_enum("CapacityVerdict"), {pascal(name): value for name, value in c_enum("MB_CAPACITY_").items()})
 
     def test_csharp_enums_are_the_headers(self):
         for prefix, enum in (("MB_COUNT_", "Count"), ("MB_TIMING_", "Column"), ("MB_FAILURE_", "Failure"),

@@ -87,6 +87,54 @@ class Binding(unittest.TestCase):
         self.assertEqual(r.json["status_codes"], {"200": 50})
         self.assertEqual(json.loads(json.dumps(r.json)), r.json)
 
+    def test_a_server_header_that_is_not_utf8_does_not_lose_the_result(self):
+        # Regression: the report carries the Server header's own bytes, and run() raised
+        # UnicodeDecodeError after the run, losing the result.
+        class Latin1(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            server_version, sys_version = "caf\xe9", ""  # sent as latin-1: the byte 0xe9
+
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Latin1)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        try:
+            r = microbench.run(f"http://127.0.0.1:{httpd.server_address[1]}/", n=3)
+        finally:
+            httpd.shutdown()
+            httpd.server_close()
+        self.assertEqual(r.completed, 3)
+        self.assertIn("Server Software:        caf\ufffd\n", r.report)
+
+    def test_out_of_range_arguments_are_value_errors_and_times_round(self):
+        # ctypes wraps integers silently (n=-1 was 2**64 - 1 requests), and seconds were cut, not
+        # rounded, to milliseconds (timeout=1.0015 was 1001, duration=0.0004 was 0: no limit).
+        url = self.server.url("/")
+        for bad in ({"n": -1}, {"c": 2 ** 32 + 3}, {"threads": -2}, {"timeout": float("nan")}, {"duration": -1},
+                    {"interval": -0.5}, {"seed": -1}, {"progress_every": -1, "on_progress": print}):
+            with self.subTest(bad), self.assertRaises(ValueError):
+                microbench.run(url, **{"n": 1, **bad})
+        with self.assertRaises(ValueError):
+            microbench.Server(port=70000)
+        with self.assertRaises(ValueError):
+            microbench.validate(url, progress_every=-1, on_progress=print)  # validate sees the callbacks' settings too
+        r = microbench.run(url, n=2, timeout=1.0016)
+        self.assertEqual(r.json["config"]["timeout_ms"], 1002)
+        r = microbench.run(url, duration=0.0004)  # a positive time is at least 1 ms, not "no limit"
+        self.assertEqual(r.json["config"]["duration_ms"], 1)
+
+    def test_interval_histograms_alone_give_rows_of_a_second_and_a_log(self):
+        r = microbench.run(self.server.url("/"), duration=1.5, c=2, interval_histograms=True)
+        self.assertGreaterEqual(len(r.intervals), 2)
+        self.assertTrue(r.hlog.startswith("#[Logged with microbench"), r.hlog[:100])
+
     def test_factorial_check_catches_a_wrong_body(self):
         with scripted_http(lambda _: (200, b'{"factorial": 3628801}')) as base:  # 10! + 1
             r = microbench.run(f"{base}/factorial/10", n=20, c=2, check_factorial=10)
@@ -414,7 +462,11 @@ class Binding(unittest.TestCase):
             capacity = microbench.find_capacity(one.url("/work?us=20000"), 200, c=20, on_step=seen.append, **quick)
         self.assertGreaterEqual(capacity.rate, 45)
         self.assertLessEqual(capacity.rate, 55)
-        self.assertFalse(capacity.generator_limited or capacity.at_max_rate or capacity.cancelled)
+        self.assertFalse(capacity.at_max_rate or capacity.cancelled)
+        if capacity.generator_limited:  # only a machine that sent the lowest failed step 20 ms late
+            low = min((s for s in capacity.steps if not s.held), key=lambda s: s.target_rate)
+            self.assertEqual(low.connection_waits, 0)
+            self.assertGreater(low.lag_p99_ms, 20)
         self.assertEqual(seen, capacity.steps)
         self.assertEqual(capacity.steps[0].target_rate, 20)
         climb = [s.target_rate for s in capacity.steps[:next(i for i, s in enumerate(capacity.steps) if not s.held) + 1]]
@@ -423,7 +475,6 @@ class Binding(unittest.TestCase):
             holds = (s.completed > 0 and s.failed <= 0.01 * (s.completed + s.failed) and s.p99_ms <= 200
                      and s.achieved_rate >= 0.95 * s.target_rate)
             self.assertEqual(s.held, holds, s)
-            self.assertIn(s.verdict, microbench.CAPACITY_VERDICTS)
         self.assertEqual(capacity.rate, max(s.target_rate for s in capacity.steps if s.held))
         doc = json.loads(capacity.json)["capacity_search"]
         self.assertEqual(doc["capacity"], round(capacity.rate, 3))

@@ -17,6 +17,7 @@ import ctypes
 import ctypes.util
 import dataclasses
 import json as _json
+import math
 import os
 import pathlib
 import threading
@@ -235,7 +236,23 @@ def _text(fn, *args):
     size = fn(*args, None, 0)
     buf = ctypes.create_string_buffer(size + 1)
     fn(*args, buf, size + 1)
-    return buf.value.decode()
+    return buf.value.decode(errors="replace")  # a server's own bytes (its Server header) pass through
+
+
+def _count(value: int, bits: int, name: str) -> int:
+    """An unsigned C integer of `bits` bits, or ValueError (ctypes would wrap it silently)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << bits:
+        raise ValueError(f"{name} is a whole number from 0 to {(1 << bits) - 1}, not {value!r}")
+    return value
+
+
+def _ms(seconds: float, name: str) -> int:
+    """Seconds as whole milliseconds (the C API's unit), a positive time at least 1 ms; a negative
+    or non-finite time is a ValueError."""
+    if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"{name} is seconds, 0 or more, not {seconds!r}")
+    ms = min(round(seconds * 1000), (1 << 63) - 1)  # the C API says what is out of its range
+    return 1 if ms == 0 and seconds > 0 else ms
 
 
 @dataclasses.dataclass
@@ -321,7 +338,7 @@ class Result:
     tls: Dict[str, Any]     # what the first handshake negotiated (protocol, cipher, server_key_bits, secret_bits,
                             # temp_key, server_name), as ab reports it; {} without TLS
     tls_failure_reasons: List[str]  # the first distinct reasons of `tls` failures
-    timings: Dict[str, Timing]  # "connect" | "waiting" | "processing" | "total" | "response" | "schedule_lag" -> Timing
+    timings: Dict[str, Timing]  # each of TIMINGS ("connect" … "schedule_lag", "tls_handshake") -> Timing
     intervals: List[Interval]  # when the run had them (rate, or interval=)
     report: str             # ab's report and microbench's notes
     latency_report: str     # the percentile table of every timing column
@@ -470,7 +487,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     max_batch_lag=S lets a request at a fixed rate go up to S seconds (0 to 0.01) late so that one
     wake of its worker thread sends it with the requests due after it (default: 50 µs).
 
-    interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate, else none; 0: none);
+    interval=S gives Result.intervals a row per S seconds (default: 1 s with a rate or
+    interval_histograms, else none; 0: none);
     interval_histograms=True keeps each row's histograms (Result.json's intervals carry them, so merged
     results get exact percentiles) and gives Result.hlog, the rows as HdrHistogram's interval log.
     on_response(status, body_bytes) -> bool is called on worker threads for every whole response
@@ -490,39 +508,42 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     https:// (OpenSSL 3's libssl.so.3, loaded at run time; libssl= names another file): tls_version
     "TLS1.2", "TLS1.3" … or "ALL" (ab -f), ciphers (ab -Z), certificate: a PEM with the client's
     chain and key (ab -E), sni=False (ab -I), verify=True checks the certificate and its name
-    (against cacert, a PEM file, else the system's authorities), tls_resume=True resumes each
+    against the system's authorities, cacert=FILE (a PEM) against those in it (it turns checking
+    on by itself), tls_resume=True resumes each
     thread's last session instead of a full handshake per connection.
     """
     stopper = _Stopper()
-    plan = _P()  # mb_plan_destroy accepts NULL
+    plan, result = _P(), _P()  # mb_plan_destroy and mb_result_destroy accept NULL
     callbacks = []  # the C functions must live as long as the run
     if n is None:
         n = 0 if duration else 1
     try:
         _check(_lib.mb_plan_create(url.encode(), ctypes.byref(plan)))
-        _check(_lib.mb_plan_set_requests(plan, n))
-        _check(_lib.mb_plan_set_concurrency(plan, c))
-        _check(_lib.mb_plan_set_threads(plan, threads))
+        _check(_lib.mb_plan_set_requests(plan, _count(n, 64, "n")))
+        _check(_lib.mb_plan_set_concurrency(plan, _count(c, 32, "c")))
+        _check(_lib.mb_plan_set_threads(plan, _count(threads, 32, "threads")))
         _check(_lib.mb_plan_set_keep_alive(plan, int(keep_alive)))
-        _check(_lib.mb_plan_set_pipeline(plan, pipeline))
+        _check(_lib.mb_plan_set_pipeline(plan, _count(pipeline, 32, "pipeline")))
         connect_timeout = timeout if connect_timeout is None else connect_timeout
-        _check(_lib.mb_plan_set_timeout_ms(plan, int(timeout * 1000), int(connect_timeout * 1000)))
+        _check(_lib.mb_plan_set_timeout_ms(plan, _ms(timeout, "timeout"), _ms(connect_timeout, "connect_timeout")))
         _check(_lib.mb_plan_set_method(plan, method.encode()))
         _check(_lib.mb_plan_set_length_check(plan, int(length_check)))
         _check(_lib.mb_plan_set_raise_fd_limit(plan, int(raise_fd_limit)))
         _check(_lib.mb_plan_set_rate(plan, float(rate)))
         if arrivals not in ("uniform", "poisson"):
             raise ValueError(f"arrivals is 'uniform' or 'poisson', not {arrivals!r}")
-        _check(_lib.mb_plan_set_arrivals(plan, int(arrivals == "poisson"), seed))
+        _check(_lib.mb_plan_set_arrivals(plan, int(arrivals == "poisson"), _count(seed, 64, "seed")))
         if max_batch_lag is not None:
             if not max_batch_lag >= 0:  # -1 would mean the default to the C API
                 raise ValueError(f"max_batch_lag is seconds from 0 to 0.01, not {max_batch_lag!r}")
             _check(_lib.mb_plan_set_max_batch_lag_us(plan, round(max_batch_lag * 1e6)))
+        if interval is None and interval_histograms and not rate:
+            interval = 1.0  # histograms need rows: a second's, as the command line's --hlog
         if interval is not None:
-            _check(_lib.mb_plan_set_interval_ms(plan, round(interval * 1000)))
+            _check(_lib.mb_plan_set_interval_ms(plan, _ms(interval, "interval")))
         _check(_lib.mb_plan_set_interval_histograms(plan, int(interval_histograms)))
         if duration is not None:
-            _check(_lib.mb_plan_set_duration_ms(plan, int(duration * 1000)))
+            _check(_lib.mb_plan_set_duration_ms(plan, _ms(duration, "duration")))
         for name, value in (headers or {}).items():
             _check(_lib.mb_plan_add_header(plan, name.encode(), value.encode()))
         if body is not None:
@@ -532,7 +553,7 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
             codes = (ctypes.c_int * len(expect_status))(*expect_status)
             _check(_lib.mb_plan_expect_status(plan, codes, len(expect_status)))
         if check_factorial is not None:
-            _check(_lib.mb_plan_check_factorial(plan, check_factorial))
+            _check(_lib.mb_plan_check_factorial(plan, _count(check_factorial, 32, "check_factorial")))
         for setter, text in ((_lib.mb_plan_check_body_equals, body_equals), (_lib.mb_plan_check_body_starts_with, body_starts_with),
                              (_lib.mb_plan_check_body_contains, body_contains)):
             if text is not None:
@@ -541,8 +562,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         if bind_address:
             _check(_lib.mb_plan_set_bind_address(plan, bind_address.encode()))
         if drain is not None:
-            _check(_lib.mb_plan_set_drain_ms(plan, round(drain * 1000)))
-        _check(_lib.mb_plan_set_socket_buffer_bytes(plan, socket_buffer))
+            _check(_lib.mb_plan_set_drain_ms(plan, _ms(drain, "drain")))
+        _check(_lib.mb_plan_set_socket_buffer_bytes(plan, _count(socket_buffer, 32, "socket_buffer")))
         _check(_lib.mb_plan_set_resend_non_idempotent(plan, int(resend_non_idempotent)))
         if start_at is not None:
             _check(_lib.mb_plan_set_start_at_unix_ms(plan, round(start_at * 1000)))
@@ -556,10 +577,7 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
             _check(_lib.mb_plan_set_libssl(plan, libssl.encode()))
         if shard is not None:  # after the requests, connections and rate it divides
             index, count = shard
-            _check(_lib.mb_plan_divide(plan, index, count))
-        if _validate_only:
-            _check(_lib.mb_plan_validate(plan))
-            return None  # type: ignore[return-value]  # validate() only
+            _check(_lib.mb_plan_divide(plan, _count(index, 32, "shard index"), _count(count, 32, "shard count")))
         if on_response:
             fn = _RESPONSE_FN(stopper.guard(lambda status, size, _user: int(bool(on_response(status, size))), 0))
             callbacks.append(fn)
@@ -567,13 +585,16 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         if on_progress:
             fn = _PROGRESS_FN(stopper.guard(lambda ended, target, elapsed, _user: on_progress(ended, target, elapsed / 1e9), None))
             callbacks.append(fn)
-            _check(_lib.mb_plan_on_progress(plan, fn, None, round(progress_every * 1000), progress_every_requests))
+            _check(_lib.mb_plan_on_progress(plan, fn, None, _ms(progress_every, "progress_every"),
+                                            _count(progress_every_requests, 64, "progress_every_requests")))
         if on_interval:
             fn = _INTERVAL_FN(stopper.guard(lambda row, _user: on_interval(_interval_from(row.contents)), None))
             callbacks.append(fn)
             _check(_lib.mb_plan_on_interval(plan, fn, None))
+        if _validate_only:
+            _check(_lib.mb_plan_validate(plan))
+            return None  # type: ignore[return-value]  # validate() only
         _check(_lib.mb_plan_set_cancel(plan, stopper.token))
-        result = _P()
         if cancel is not None:
             cancel._attach(stopper.token)
         try:
@@ -586,14 +607,12 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         finally:
             if cancel is not None:
                 cancel._detach(stopper.token)
-        try:
-            if stopper.error is not None:
-                raise stopper.error
-            _check(status)
-            return _result_from(result)
-        finally:
-            _lib.mb_result_destroy(result)
+        if stopper.error is not None:
+            raise stopper.error
+        _check(status)
+        return _result_from(result)
     finally:
+        _lib.mb_result_destroy(result)  # accepts NULL; here too when Ctrl-C comes right after the run
         _lib.mb_plan_destroy(plan)
         stopper.close()
 
@@ -646,7 +665,8 @@ class Capacity:
 def _capacity_step_from(s: _CapacityStep) -> CapacityStep:
     return CapacityStep(s.target_rate, s.achieved_rate, s.window_ns / 1e9, s.completed, s.failed, s.p50_ns / 1e6,
                         s.p99_ns / 1e6, s.p999_ns / 1e6, s.max_ns / 1e6, s.lag_p99_ns / 1e6, s.connection_waits,
-                        s.schedule_missed, CAPACITY_VERDICTS[s.verdict], bool(s.generator_suspect))
+                        s.schedule_missed, CAPACITY_VERDICTS[s.verdict] if s.verdict < len(CAPACITY_VERDICTS) else f"verdict {s.verdict}",
+                        bool(s.generator_suspect))
 
 
 def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_ratio: float = 0.01, min_rate_ratio: float = 0.95,
@@ -668,8 +688,8 @@ def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_rati
     _lib.mb_capacity_objective_init(ctypes.byref(objective))
     objective.max_p99_ms, objective.max_failure_ratio, objective.min_rate_ratio = max_p99_ms, max_failure_ratio, min_rate_ratio
     objective.start_rate, objective.max_rate, objective.resolution = start_rate, max_rate, resolution
-    objective.warmup_ms, objective.step_ms, objective.cooldown_ms = round(warmup * 1000), round(step * 1000), round(cooldown * 1000)
-    objective.min_responses, objective.max_steps = min_responses, max_steps
+    objective.warmup_ms, objective.step_ms, objective.cooldown_ms = _ms(warmup, "warmup"), _ms(step, "step"), _ms(cooldown, "cooldown")
+    objective.min_responses, objective.max_steps = _count(min_responses, 64, "min_responses"), _count(max_steps, 32, "max_steps")
 
     def search(plan, stopper):
         if on_step:
@@ -719,7 +739,7 @@ def _suite_results(handle, title=None):
 
 def suite(url: str, scale: float = 1.0, factorial_check: bool = False, title: Optional[str] = None) -> Suite:
     """The five scenarios of the classic comparison against url: a Suite, [(scenario, Result)] with
-    .table and .html (titled `title`; None: "microbench report")."""
+    .table and .html (titled `title`; None: "microbench suite")."""
     handle = _P()
     _check(_lib.mb_suite_run(url.encode(), scale, int(factorial_check), ctypes.byref(handle)))
     try:
@@ -809,7 +829,7 @@ class Server:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, threads: int = 1) -> None:
         self._handle = _P()
-        _check(_lib.mb_server_start(host.encode(), port, threads, ctypes.byref(self._handle)))
+        _check(_lib.mb_server_start(host.encode(), _count(port, 16, "port"), _count(threads, 32, "threads"), ctypes.byref(self._handle)))
         self.host = host
         self.port = _lib.mb_server_port(self._handle)
 
@@ -820,7 +840,7 @@ class Server:
 
     @property
     def requests(self) -> int:
-        """Requests answered so far."""
+        """Requests answered so far (0 once stopped)."""
         return _lib.mb_server_requests(self._handle)
 
     def stop(self) -> None:

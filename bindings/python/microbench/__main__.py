@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import signal
 import sys
 from typing import Dict, List, NoReturn, Optional, Tuple
@@ -20,6 +21,8 @@ from typing import Dict, List, NoReturn, Optional, Tuple
 from . import Cancel, CapacityStep, MicrobenchError, find_capacity, run
 
 UNREACHABLE = ("run_resolve_failed", "run_tls_unavailable")  # as the command line, exit 2
+# The capacity search's flags and their defaults (None in the namespace until --find-capacity).
+SEARCH_DEFAULTS = {"max_failures_ratio": 0.01, "start_rate": 100.0, "max_rate": 1e6, "warmup": 1.0, "step": 5.0, "min_responses": 1000}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,30 +40,45 @@ def _count(text: str) -> int:
     return value
 
 
+def _number(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def _amount(text: str) -> float:
+    """A finite number, 0 or more (seconds, a rate, milliseconds, a ratio)."""
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more, not {text}")
+    return value
+
+
 def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
     """The arguments as a namespace, and the -H headers as {name: value}; a usage error exits 1."""
     p = _Parser(prog="python3 -m microbench", description="An HTTP/1.1 load test with ab's main flags and its report.")
     p.add_argument("url", help="http:// or https:// URL")
     p.add_argument("-n", type=_count, default=None, metavar="REQUESTS", help="requests to send (default 1, or unlimited with -t)")
     p.add_argument("-c", type=_count, default=1, metavar="CONCURRENCY", help="connections at once (default 1)")
-    p.add_argument("-t", type=float, default=None, metavar="SECONDS", help="at most this long")
+    p.add_argument("-t", type=_amount, default=None, metavar="SECONDS", help="at most this long")
     p.add_argument("-k", action="store_true", help="keep-alive (HTTP/1.1 persistent connections)")
-    p.add_argument("-s", type=float, default=30.0, metavar="SECONDS", help="timeout per request (default 30)")
+    p.add_argument("-s", type=_amount, default=30.0, metavar="SECONDS", help="timeout per request (default 30)")
     p.add_argument("-m", default="GET", metavar="METHOD", help="request method (default GET)")
     p.add_argument("-H", action="append", default=[], metavar="'NAME: VALUE'", help="a request header (repeatable)")
     p.add_argument("--threads", type=_count, default=1, help="worker threads (default 1)")
-    p.add_argument("--rate", type=float, default=0.0, metavar="PER_SECOND", help="a fixed rate (the open model)")
-    p.add_argument("--check-factorial", type=int, default=None, metavar="N", help="every body must be exactly N!")
+    p.add_argument("--rate", type=_amount, default=0.0, metavar="PER_SECOND", help="a fixed rate (the open model)")
+    p.add_argument("--check-factorial", type=_number, default=None, metavar="N", help="every body must be exactly N!")
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of the report")
     search = p.add_argument_group("capacity search")
     search.add_argument("--find-capacity", action="store_true", help="find the highest fixed rate held within --max-p99-ms")
-    search.add_argument("--max-p99-ms", type=float, default=None, metavar="MS", help="the p99 objective (required)")
-    search.add_argument("--max-failures-ratio", type=float, default=0.01, metavar="F", help="failed / ended allowed (default 0.01)")
-    search.add_argument("--start-rate", type=float, default=100.0, metavar="PER_SECOND", help="the first step's rate (default 100)")
-    search.add_argument("--max-rate", type=float, default=1e6, metavar="PER_SECOND", help="no step above this (default 1000000)")
-    search.add_argument("--warmup", type=float, default=1.0, metavar="SECONDS", help="each step's warm-up (default 1)")
-    search.add_argument("--step", type=float, default=5.0, metavar="SECONDS", help="each step's measured window (default 5)")
-    search.add_argument("--min-responses", type=_count, default=1000, metavar="N",
+    search.add_argument("--max-p99-ms", type=_amount, default=None, metavar="MS", help="the p99 objective (required)")
+    search.add_argument("--max-failures-ratio", type=_amount, default=None, metavar="F", help="failed / ended allowed (default 0.01)")
+    search.add_argument("--start-rate", type=_amount, default=None, metavar="PER_SECOND", help="the first step's rate (default 100)")
+    search.add_argument("--max-rate", type=_amount, default=None, metavar="PER_SECOND", help="no step above this (default 1000000)")
+    search.add_argument("--warmup", type=_amount, default=None, metavar="SECONDS", help="each step's warm-up (default 1)")
+    search.add_argument("--step", type=_amount, default=None, metavar="SECONDS", help="each step's measured window (default 5)")
+    search.add_argument("--min-responses", type=_count, default=None, metavar="N",
                         help="a window lasts long enough for N responses at its rate (default 1000)")
     args = p.parse_args(argv)
     if args.find_capacity:
@@ -69,8 +87,13 @@ def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
         for flag, given in (("-n", args.n is not None), ("-t", args.t is not None), ("--rate", args.rate != 0.0)):
             if given:
                 p.error(f"--find-capacity sets the rate and length of each step itself: drop {flag}")
-    elif args.max_p99_ms is not None:
-        p.error("--max-p99-ms is for --find-capacity")
+        for name, default in SEARCH_DEFAULTS.items():
+            if getattr(args, name) is None:
+                setattr(args, name, default)
+    else:
+        for name in ("max_p99_ms", *SEARCH_DEFAULTS):
+            if getattr(args, name) is not None:
+                p.error(f"--{name.replace('_', '-')} is for --find-capacity")
     headers = {}
     for header in args.H:
         name, sep, value = header.partition(":")
