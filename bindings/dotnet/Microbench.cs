@@ -115,7 +115,7 @@ public sealed record Result
     public required IReadOnlyDictionary<Failure, ulong> Failures { get; init; }
     /// <summary>Complete responses by status code, e.g. {200: 998, 503: 2}.</summary>
     public required IReadOnlyDictionary<int, ulong> StatusCodes { get; init; }
-    /// <summary>The run was stopped by a Cancel, a CancellationToken or a callback that threw.</summary>
+    /// <summary>The run was stopped by a Cancel or a CancellationToken (a callback that throws stops it too, and Run throws that).</summary>
     public bool Cancelled { get; init; }
     /// <summary>From the first connect to the last request ended.</summary>
     public double ElapsedSeconds { get; init; }
@@ -244,6 +244,19 @@ internal static class Text
     }
 }
 
+/// <summary>TimeSpans as the C API's whole milliseconds.</summary>
+internal static class Time
+{
+    /// <summary>Rounded to the nearest millisecond, a positive time to at least 1 ms (0 means none or never to the
+    /// C API); a negative one is an ArgumentOutOfRangeException.</summary>
+    internal static long Ms(TimeSpan t, string name)
+    {
+        if (t < TimeSpan.Zero) throw new ArgumentOutOfRangeException(name, t, "a time is zero or more");
+        long ms = (long)Math.Round(t.TotalMilliseconds);  // TimeSpan.MaxValue is about 9.2e14 ms: within a long
+        return ms == 0 && t > TimeSpan.Zero ? 1 : ms;
+    }
+}
+
 /// <summary>HTML reports of results drawn together.</summary>
 public static class Report
 {
@@ -256,10 +269,15 @@ public static class Report
     public static string HtmlFromJson(IReadOnlyList<string> documents, IReadOnlyList<string>? labels = null, string? title = null)
     {
         if (labels != null && labels.Count != documents.Count) throw new ArgumentException("one label per result", nameof(labels));
-        var docs = documents.Select(Marshal.StringToCoTaskMemUTF8).ToArray();
-        var names = Enumerable.Range(0, documents.Count).Select(i => labels == null ? IntPtr.Zero : Marshal.StringToCoTaskMemUTF8(labels[i])).ToArray();
+        var docs = new IntPtr[documents.Count];
+        var names = new IntPtr[documents.Count];  // IntPtr.Zero: as each run was labelled
         try
         {
+            for (int i = 0; i < documents.Count; ++i)
+            {
+                docs[i] = Marshal.StringToCoTaskMemUTF8(documents[i]);
+                if (labels != null) names[i] = Marshal.StringToCoTaskMemUTF8(labels[i]);
+            }
             MicrobenchException.Check(Native.ReportHtmlJson(docs, names, (nuint)docs.Length, title, null, 0, out nuint length));
             var page = new byte[length + 1];
             MicrobenchException.Check(Native.ReportHtmlJson(docs, names, (nuint)docs.Length, title, page, (nuint)page.Length, out _));
@@ -285,7 +303,7 @@ public static class Hlog
     /// <summary>Reads HdrHistogram interval logs — Result.Hlog, the command line's --hlog, or another HdrHistogram
     /// writer's (HdrHistogram.NET's UTF-16 and hdr-histogram-js's are tested), each as its bytes — and merges every row of every log exactly per tag,
     /// so several generators' logs give the fleet's figures. Tags in the order they first appear. Throws
-    /// MicrobenchException (Name "hlog_bad", the message "line N: why") when a line cannot be read.
+    /// MicrobenchException (Name "hlog_bad", the message "hlog_bad: line N: why") when a line cannot be read.
     /// hgrmScale divides the spectrum's values (1e6: ns to ms).</summary>
     public static IReadOnlyList<HlogTagTotal> Read(IEnumerable<byte[]> logs, IReadOnlyList<double>? percentiles = null, double hgrmScale = 1e6)
     {
@@ -372,8 +390,8 @@ public sealed class CapacityObjective
     {
         Size = (nuint)Marshal.SizeOf<CapacityObjectiveNative>(),
         MaxP99Ms = MaxP99Ms, MaxFailureRatio = MaxFailureRatio, MinRateRatio = MinRateRatio, StartRate = StartRate, MaxRate = MaxRate,
-        Resolution = Resolution, WarmupMs = (long)Warmup.TotalMilliseconds, StepMs = (long)Step.TotalMilliseconds, MinResponses = MinResponses,
-        CooldownMs = (long)Cooldown.TotalMilliseconds, MaxSteps = MaxSteps,
+        Resolution = Resolution, WarmupMs = Time.Ms(Warmup, nameof(Warmup)), StepMs = Time.Ms(Step, nameof(Step)), MinResponses = MinResponses,
+        CooldownMs = Time.Ms(Cooldown, nameof(Cooldown)), MaxSteps = MaxSteps,
     };
 }
 
@@ -434,7 +452,7 @@ public sealed record SuiteReport(IReadOnlyList<ScenarioResult> Scenarios, string
 public static class Suite
 {
     /// <summary>The five scenarios of the classic comparison against url (scale multiplies the
-    /// request counts; factorialCheck: every body must be exactly n!). title null: "microbench report".</summary>
+    /// request counts; factorialCheck: every body must be exactly n!). title null: "microbench suite".</summary>
     public static SuiteReport Run(string url, double scale = 1.0, bool factorialCheck = false, string? title = null)
     {
         MicrobenchException.Check(Native.SuiteRun(url, scale, factorialCheck ? 1 : 0, out SuiteHandle suite));
@@ -568,7 +586,7 @@ public sealed class Plan : IDisposable
     {
         set
         {
-            MicrobenchException.Check(Native.PlanSetDurationMs(handle, (long)value.TotalMilliseconds));
+            MicrobenchException.Check(Native.PlanSetDurationMs(handle, Time.Ms(value, nameof(Duration))));
             if (!requestsSet) MicrobenchException.Check(Native.PlanSetRequests(handle, value > TimeSpan.Zero ? 0UL : 1UL));
         }
     }
@@ -584,9 +602,9 @@ public sealed class Plan : IDisposable
     public TimeSpan Timeout { set => SetTimeouts(value, value); }
     /// <summary>A timeout per request and one for connecting.</summary>
     public void SetTimeouts(TimeSpan request, TimeSpan connect) =>
-        MicrobenchException.Check(Native.PlanSetTimeoutMs(handle, (long)request.TotalMilliseconds, (long)connect.TotalMilliseconds));
+        MicrobenchException.Check(Native.PlanSetTimeoutMs(handle, Time.Ms(request, nameof(request)), Time.Ms(connect, nameof(connect))));
     /// <summary>How long requests in flight may finish once the duration ends.</summary>
-    public TimeSpan Drain { set => MicrobenchException.Check(Native.PlanSetDrainMs(handle, (long)value.TotalMilliseconds)); }
+    public TimeSpan Drain { set => MicrobenchException.Check(Native.PlanSetDrainMs(handle, Time.Ms(value, nameof(Drain)))); }
     /// <summary>The request method (default GET).</summary>
     public string Method { set => MicrobenchException.Check(Native.PlanSetMethod(handle, value)); }
     /// <summary>Local address(es) to connect from: one, a list "a,b", IPv4 ranges "a-b"; connections take them in turn.</summary>
@@ -626,7 +644,7 @@ public sealed class Plan : IDisposable
         }
     }
     /// <summary>Rows in Result.Intervals every this long (10 ms to 1 h; zero: none). Default: 1 s at a fixed rate.</summary>
-    public TimeSpan Interval { set => MicrobenchException.Check(Native.PlanSetIntervalMs(handle, (long)value.TotalMilliseconds)); }
+    public TimeSpan Interval { set => MicrobenchException.Check(Native.PlanSetIntervalMs(handle, Time.Ms(value, nameof(Interval)))); }
     /// <summary>Keep each interval's histograms: in Result.Json (merged results' intervals get exact percentiles)
     /// and as Result.Hlog, HdrHistogram's interval log.</summary>
     public bool IntervalHistograms { set => MicrobenchException.Check(Native.PlanSetIntervalHistograms(handle, value ? 1 : 0)); }
@@ -638,8 +656,13 @@ public sealed class Plan : IDisposable
     /// <summary>Called on the thread that runs the plan (the caller of Run(), or RunAsync's own) with (ended, target, elapsed)
     /// every ProgressEvery.</summary>
     public Action<ulong, ulong, TimeSpan>? OnProgress { set => onProgress = value; }
-    /// <summary>How often OnProgress is called (zero: not by time); default 0.1 s.</summary>
-    public TimeSpan ProgressEvery { get; set; } = TimeSpan.FromMilliseconds(100);
+    /// <summary>How often OnProgress is called (zero: not by time); default 0.1 s. Negative: ArgumentOutOfRangeException.</summary>
+    public TimeSpan ProgressEvery
+    {
+        get => progressEvery;
+        set { Time.Ms(value, nameof(ProgressEvery)); progressEvery = value; }
+    }
+    private TimeSpan progressEvery = TimeSpan.FromMilliseconds(100);
     /// <summary>Also called after every this many ended requests (0: by time only).</summary>
     public ulong ProgressEveryRequests { get; set; }
     /// <summary>Called with each interval as it closes, on the thread that runs the plan (the caller of Run(), or RunAsync's own).</summary>
@@ -782,7 +805,7 @@ public sealed class Plan : IDisposable
         using var registration = cancellationToken.Register(() => Native.CancelTrigger(run.Token));
         MicrobenchException.Check(Native.PlanOnResponse(handle, onResponse is null ? null : &ResponseTrampoline, run.User));
         MicrobenchException.Check(Native.PlanOnProgress(handle, onProgress is null ? null : &ProgressTrampoline, run.User,
-                                                        (long)ProgressEvery.TotalMilliseconds, ProgressEveryRequests));
+                                                        Time.Ms(ProgressEvery, nameof(ProgressEvery)), ProgressEveryRequests));
         MicrobenchException.Check(Native.PlanOnInterval(handle, onInterval is null ? null : &IntervalTrampoline, run.User));
         MicrobenchException.Check(Native.PlanSetCancel(handle, run.Token.DangerousGetHandle()));
         Cancel? cancel = Cancel;

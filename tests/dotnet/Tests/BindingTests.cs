@@ -97,6 +97,22 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         Check("progress by count only:", counts.Count >= 1 && counts.Select((e, i) => e >= 50 * (ulong)(i + 1)).All(x => x), string.Join(",", counts));
     }
 
+    // Times go to the C API as whole milliseconds, rounded: a positive one is at least 1 ms (a tick of Duration was 0 ms,
+    // "no time limit", and the run was refused); a negative one is refused where it is set.
+    [Fact]
+    public void TimesRoundToMillisecondsAndNegativeOnesAreRefused()
+    {
+        using var plan = new Plan(Shared.Url("/factorial/5")) { Duration = TimeSpan.FromTicks(1) };
+        var r = plan.Run();
+        Check("a 1-tick duration runs 1 ms:", !r.Cancelled && r.ElapsedSeconds < 5, $"{r.ElapsedSeconds}");
+        Assert.Throws<ArgumentOutOfRangeException>(() => plan.ProgressEvery = TimeSpan.FromMilliseconds(-1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => plan.Interval = TimeSpan.FromMilliseconds(-1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => plan.Timeout = TimeSpan.FromMilliseconds(-5));
+        var refused = Assert.Throws<MicrobenchException>(() => plan.Interval = TimeSpan.FromMilliseconds(9.4));  // 9 ms: below 10
+        Check("9.4 ms rounds to 9, below the range:", refused.Name == "plan_bad_interval", refused.Name);
+        plan.Interval = TimeSpan.FromMilliseconds(9.6);  // rounds to 10 ms, was cut to 9 and refused
+    }
+
     // A callback that throws stops the run and Run() throws that very exception; it is not called again.
     [Fact]
     public void ACallbackThatThrowsStopsTheRun()
