@@ -644,10 +644,26 @@ public sealed class Plan : IDisposable
         }
     }
     /// <summary>Rows in Result.Intervals every this long (10 ms to 1 h; zero: none). Default: 1 s at a fixed rate.</summary>
-    public TimeSpan Interval { set => MicrobenchException.Check(Native.PlanSetIntervalMs(handle, Time.Ms(value, nameof(Interval)))); }
+    public TimeSpan Interval
+    {
+        set
+        {
+            MicrobenchException.Check(Native.PlanSetIntervalMs(handle, Time.Ms(value, nameof(Interval))));
+            intervalSet = true;
+        }
+    }
+    private bool intervalSet;
     /// <summary>Keep each interval's histograms: in Result.Json (merged results' intervals get exact percentiles)
-    /// and as Result.Hlog, HdrHistogram's interval log.</summary>
-    public bool IntervalHistograms { set => MicrobenchException.Check(Native.PlanSetIntervalHistograms(handle, value ? 1 : 0)); }
+    /// and as Result.Hlog, HdrHistogram's interval log. Without an Interval of your own, rows are 1 s long (as the
+    /// command line's --hlog and Python's interval_histograms give them).</summary>
+    public bool IntervalHistograms
+    {
+        set
+        {
+            MicrobenchException.Check(Native.PlanSetIntervalHistograms(handle, value ? 1 : 0));
+            if (value && !intervalSet) MicrobenchException.Check(Native.PlanSetIntervalMs(handle, 1000));
+        }
+    }
     /// <summary>Start at this wall-clock time (generators on several machines together); nothing connects before it.</summary>
     public DateTimeOffset StartAt { set => MicrobenchException.Check(Native.PlanSetStartAtUnixMs(handle, value.ToUnixTimeMilliseconds())); }
 
@@ -954,9 +970,9 @@ public sealed class Server : IDisposable
     public ushort Port { get; }
     /// <summary>Requests answered so far.</summary>
     public ulong Requests => Native.ServerRequests(handle);
-    /// <summary>http://HOST:PORT/path, an IPv6 host in brackets.</summary>
+    /// <summary>http://HOST:PORT/path, an IPv6 host in brackets; 127.0.0.1 when it listens on every interface (host "").</summary>
     public string Url(string path) =>
-        string.Create(CultureInfo.InvariantCulture, $"http://{(Host.Contains(':') ? $"[{Host}]" : Host)}:{Port}{path}");
+        string.Create(CultureInfo.InvariantCulture, $"http://{(Host.Contains(':') ? $"[{Host}]" : Host.Length == 0 ? "127.0.0.1" : Host)}:{Port}{path}");
 
     /// <summary>Releases the native handle (the finalizer does it if you forget).</summary>
     public void Dispose() => handle.Dispose();

@@ -564,7 +564,7 @@ static void capacity_search(void) {
     EXPECT((mb_capacity_flags(c) & ~MB_CAPACITY_GENERATOR_LIMITED) == 0);
     if (mb_capacity_flags(c) & MB_CAPACITY_GENERATOR_LIMITED) {  /* only a machine that sent the lowest failed step 20 ms late */
         mb_capacity_step low;
-        low.target_rate = 0;
+        memset(&low, 0, sizeof low);
         for (i = 0; i < mb_capacity_step_count(c); ++i)
             if (mb_capacity_step_info(c, i, &s, sizeof s) == MB_OK && s.verdict != MB_CAPACITY_HELD &&
                 (low.target_rate == 0 || s.target_rate < low.target_rate))

@@ -118,7 +118,8 @@ class Binding(unittest.TestCase):
         # rounded, to milliseconds (timeout=1.0015 was 1001, duration=0.0004 was 0: no limit).
         url = self.server.url("/")
         for bad in ({"n": -1}, {"c": 2 ** 32 + 3}, {"threads": -2}, {"timeout": float("nan")}, {"duration": -1},
-                    {"interval": -0.5}, {"seed": -1}, {"progress_every": -1, "on_progress": print}):
+                    {"interval": -0.5}, {"start_at": float("inf")}, {"max_batch_lag": -1},
+                    {"progress_every": -1, "on_progress": print}):
             with self.subTest(bad), self.assertRaises(ValueError):
                 microbench.run(url, **{"n": 1, **bad})
         with self.assertRaises(ValueError):

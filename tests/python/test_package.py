@@ -125,7 +125,7 @@ class Package(unittest.TestCase):
         self.assertIn("(url_no_scheme)", bad_url.stderr)
         for usage in (["-n", "0", "http://127.0.0.1/"], ["-H", "no colon", "http://127.0.0.1/"], ["--no-such-flag"],
                       ["-t", "nan", "http://127.0.0.1/"], ["-s", "inf", "http://127.0.0.1/"], ["--check-factorial", "-1", "http://127.0.0.1/"],
-                      ["--warmup", "2", "http://127.0.0.1/"]):
+                      ["--warmup", "2", "http://127.0.0.1/"], ["-c", "5000000000", "http://127.0.0.1/"]):
             done = cli(*usage)
             self.assertEqual(done.returncode, 1, usage)
             self.assertIn("usage: python3 -m microbench", done.stderr)

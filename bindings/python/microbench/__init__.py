@@ -18,6 +18,8 @@ import ctypes.util
 import dataclasses
 import json as _json
 import math
+import numbers
+import operator
 import os
 import pathlib
 import threading
@@ -240,19 +242,24 @@ def _text(fn, *args):
 
 
 def _count(value: int, bits: int, name: str) -> int:
-    """An unsigned C integer of `bits` bits, or ValueError (ctypes would wrap it silently)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << bits:
+    """An unsigned C integer of `bits` bits (any integer type: numpy's too), or ValueError (ctypes
+    would wrap it silently)."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        number = -1
+    if isinstance(value, bool) or not 0 <= number < 1 << bits:
         raise ValueError(f"{name} is a whole number from 0 to {(1 << bits) - 1}, not {value!r}")
-    return value
+    return number
 
 
-def _ms(seconds: float, name: str) -> int:
-    """Seconds as whole milliseconds (the C API's unit), a positive time at least 1 ms; a negative
-    or non-finite time is a ValueError."""
-    if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds >= 0):
+def _ms(seconds: float, name: str, unit: float = 1000) -> int:
+    """Seconds as whole milliseconds (the C API's unit; unit=1e6: microseconds), a positive time at
+    least 1; a negative or non-finite time is a ValueError."""
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not (math.isfinite(seconds) and seconds >= 0):
         raise ValueError(f"{name} is seconds, 0 or more, not {seconds!r}")
-    ms = min(round(seconds * 1000), (1 << 63) - 1)  # the C API says what is out of its range
-    return 1 if ms == 0 and seconds > 0 else ms
+    n = min(round(float(seconds) * unit), (1 << 63) - 1)  # the C API says what is out of its range
+    return 1 if n == 0 and seconds > 0 else n
 
 
 @dataclasses.dataclass
@@ -339,7 +346,7 @@ class Result:
                             # temp_key, server_name), as ab reports it; {} without TLS
     tls_failure_reasons: List[str]  # the first distinct reasons of `tls` failures
     timings: Dict[str, Timing]  # each of TIMINGS ("connect" … "schedule_lag", "tls_handshake") -> Timing
-    intervals: List[Interval]  # when the run had them (rate, or interval=)
+    intervals: List[Interval]  # when the run had them (rate, interval= or interval_histograms)
     report: str             # ab's report and microbench's notes
     latency_report: str     # the percentile table of every timing column
     json: Dict[str, Any]    # the whole result, histograms' percentiles included
@@ -532,11 +539,9 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         _check(_lib.mb_plan_set_rate(plan, float(rate)))
         if arrivals not in ("uniform", "poisson"):
             raise ValueError(f"arrivals is 'uniform' or 'poisson', not {arrivals!r}")
-        _check(_lib.mb_plan_set_arrivals(plan, int(arrivals == "poisson"), _count(seed, 64, "seed")))
-        if max_batch_lag is not None:
-            if not max_batch_lag >= 0:  # -1 would mean the default to the C API
-                raise ValueError(f"max_batch_lag is seconds from 0 to 0.01, not {max_batch_lag!r}")
-            _check(_lib.mb_plan_set_max_batch_lag_us(plan, round(max_batch_lag * 1e6)))
+        _check(_lib.mb_plan_set_arrivals(plan, int(arrivals == "poisson"), operator.index(seed) & ((1 << 64) - 1)))
+        if max_batch_lag is not None:  # a negative one would mean the default to the C API: refused
+            _check(_lib.mb_plan_set_max_batch_lag_us(plan, _ms(max_batch_lag, "max_batch_lag", 1e6)))
         if interval is None and interval_histograms and not rate:
             interval = 1.0  # histograms need rows: a second's, as the command line's --hlog
         if interval is not None:
@@ -566,7 +571,7 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         _check(_lib.mb_plan_set_socket_buffer_bytes(plan, _count(socket_buffer, 32, "socket_buffer")))
         _check(_lib.mb_plan_set_resend_non_idempotent(plan, int(resend_non_idempotent)))
         if start_at is not None:
-            _check(_lib.mb_plan_set_start_at_unix_ms(plan, round(start_at * 1000)))
+            _check(_lib.mb_plan_set_start_at_unix_ms(plan, _ms(start_at, "start_at")))
         if tls_version not in TLS_VERSIONS:
             raise ValueError(f"tls_version is one of {', '.join(TLS_VERSIONS)}, not {tls_version!r}")
         _check(_lib.mb_plan_set_tls(plan, TLS_VERSIONS[tls_version], ciphers.encode() if ciphers else None,
@@ -834,8 +839,8 @@ class Server:
         self.port = _lib.mb_server_port(self._handle)
 
     def url(self, path: str = "/") -> str:
-        """The URL of `path` on this server."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        """The URL of `path` on this server (on 127.0.0.1 when it listens on every interface, host "")."""
+        host = f"[{self.host}]" if ":" in self.host else self.host or "127.0.0.1"
         return f"http://{host}:{self.port}{path}"
 
     @property

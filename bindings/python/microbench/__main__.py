@@ -55,8 +55,8 @@ def _amount(text: str) -> float:
     return value
 
 
-def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
-    """The arguments as a namespace, and the -H headers as {name: value}; a usage error exits 1."""
+def _parser() -> _Parser:
+    """The command line's flags."""
     p = _Parser(prog="python3 -m microbench", description="An HTTP/1.1 load test with ab's main flags and its report.")
     p.add_argument("url", help="http:// or https:// URL")
     p.add_argument("-n", type=_count, default=None, metavar="REQUESTS", help="requests to send (default 1, or unlimited with -t)")
@@ -80,6 +80,12 @@ def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
     search.add_argument("--step", type=_amount, default=None, metavar="SECONDS", help="each step's measured window (default 5)")
     search.add_argument("--min-responses", type=_count, default=None, metavar="N",
                         help="a window lasts long enough for N responses at its rate (default 1000)")
+    return p
+
+
+def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
+    """The arguments as a namespace, and the -H headers as {name: value}; a usage error exits 1."""
+    p = _parser()
     args = p.parse_args(argv)
     if args.find_capacity:
         if args.max_p99_ms is None:
@@ -109,6 +115,13 @@ def _refused(e: MicrobenchError) -> int:
     return 2 if e.name in UNREACHABLE else 1
 
 
+def _usage(message: str) -> int:
+    """A usage error found past the flags' own checks (a number beyond the library's range): exit 1."""
+    _parser().print_usage(sys.stderr)
+    print(f"python3 -m microbench: {message}", file=sys.stderr)
+    return 1
+
+
 def _say_step(step: CapacityStep) -> None:
     print(f"step at {step.target_rate:.1f}/s: achieved {step.achieved_rate:.1f}/s, p99 {step.p99_ms:.2f} ms, "
           f"{step.failed} failed: {step.verdict}{' (the generator?)' if step.generator_suspect else ''}", file=sys.stderr)
@@ -129,6 +142,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                                      on_progress=lambda *_: None)
         except MicrobenchError as e:
             return _refused(e)
+        except ValueError as e:  # a number beyond what the library takes
+            return _usage(str(e))
         finally:
             signal.signal(signal.SIGINT, previous)
         print(json.dumps(json.loads(capacity.json), indent=2) if args.json else capacity.table, end="\n" if args.json else "")
@@ -147,6 +162,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 on_progress=lambda *_: None)
     except MicrobenchError as e:
         return _refused(e)
+    except ValueError as e:  # a number beyond what the library takes
+        return _usage(str(e))
     finally:
         signal.signal(signal.SIGINT, previous)
     print(json.dumps(r.json, indent=2) if args.json else r.report, end="\n" if args.json else "")

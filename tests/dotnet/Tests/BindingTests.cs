@@ -226,6 +226,10 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
               r.Json.Contains("\"histograms\":{\"response\":\""), r.Hlog.Length > 300 ? r.Hlog[..300] : r.Hlog);
         using var without = new Plan(Shared.Url("/factorial/5")) { Requests = 20, Rate = 2000 };
         Check("Hlog without interval histograms:", without.Run().Hlog == "");
+        using var closed = new Plan(Shared.Url("/factorial/5")) { Duration = TimeSpan.FromMilliseconds(1200), IntervalHistograms = true };
+        var loop = closed.Run();
+        Check("a closed loop's histograms alone: rows of 1 s and a log:", loop.Intervals.Count >= 1 && loop.Hlog.Contains("\nTag=total,"),
+              $"{loop.Intervals.Count} rows");
         // Read back through the library: a tag per metric with the run's counts and percentiles; a second log in
         // UTF-16, as HdrHistogram.NET writes it, adds up; a line that is not a row says where.
         var tags = Hlog.Read(r.Hlog);
