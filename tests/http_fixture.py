@@ -6,13 +6,16 @@ import threading
 
 
 @contextlib.contextmanager
-def scripted_http(answer, threaded=True):
-    """Yields the server's base URL (http://127.0.0.1:PORT) while it serves; shuts it down after."""
+def scripted_http(answer, threaded=True, server_header=None):
+    """Yields the server's base URL (http://127.0.0.1:PORT) while it serves; shuts it down after.
+    server_header: the Server header's text (sent as Latin-1), instead of http.server's own."""
     served = [0]
     lock = threading.Lock()
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        if server_header is not None:
+            server_version, sys_version = server_header, ""
 
         def do_GET(self):
             with lock:

@@ -90,26 +90,8 @@ class Binding(unittest.TestCase):
     def test_a_server_header_that_is_not_utf8_does_not_lose_the_result(self):
         # Regression: the report carries the Server header's own bytes, and run() raised
         # UnicodeDecodeError after the run, losing the result.
-        class Latin1(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            server_version, sys_version = "caf\xe9", ""  # sent as latin-1: the byte 0xe9
-
-            def do_GET(self):
-                self.send_response(200)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            def log_message(self, *args):
-                pass
-
-        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Latin1)
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
-        try:
-            r = microbench.run(f"http://127.0.0.1:{httpd.server_address[1]}/", n=3)
-        finally:
-            httpd.shutdown()
-            httpd.server_close()
+        with scripted_http(lambda _: (200, b"ok"), server_header="caf\xe9") as base:  # the byte 0xe9
+            r = microbench.run(f"{base}/", n=3)
         self.assertEqual(r.completed, 3)
         self.assertIn("Server Software:        caf\ufffd\n", r.report)
 
