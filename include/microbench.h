@@ -406,14 +406,16 @@ MB_API int64_t mb_hlog_percentile(const mb_hlog* hlog, size_t index, double perc
 MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char* buf, size_t size);
 
 /* The HTML report (one self-contained file: inline SVG charts, no script or link) of `count`
- * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ... "Z", then "A" again); title NULL:
- * "microbench report". Text, snprintf-style: a report is tens of KB, so ask for the size first. */
+ * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ... "Z", then "A"
+ * again); title NULL: "microbench report". Text, snprintf-style: a report is tens of KB, so ask
+ * for the size first. */
 MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
                              char* buf, size_t size);
 /* The same report drawn from saved results: documents[i] is what mb_result_json or the command
  * line's --json wrote (a run, a --compare, a --suite), labelled labels[i] (NULL: as the run was,
- * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_JSON_TOO_DEEP, MB_RESULT_NOT_MICROBENCH
- * or MB_RESULT_BAD_FIELD (MB_INVALID_ARGUMENT for a NULL document); the report is copied snprintf-style and *length (if not NULL) gets its size. */
+ * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_JSON_TOO_DEEP,
+ * MB_RESULT_NOT_MICROBENCH or MB_RESULT_BAD_FIELD (MB_INVALID_ARGUMENT for a NULL document); the
+ * report is copied snprintf-style and *length (if not NULL) gets its size. */
 MB_API int mb_report_html_json(const char* const* documents, const char* const* labels, size_t count, const char* title,
                                char* buf, size_t size, size_t* length);
 
@@ -428,7 +430,8 @@ MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);      
 MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite; NULL past the end */
 MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
 /* The suite's HTML report: a section per scenario; runs against different URLs (the self-test's
- * two factorial forms) are labelled by their paths and drawn together; title NULL: "microbench suite". */
+ * two factorial forms) are labelled by their paths and drawn together; title NULL: "microbench
+ * suite". */
 MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, char* buf, size_t size);
 
 /* The reference server: /factorial/{n}, /factorial?n=N, /delay/{ms}, /echo, /status/{code}.

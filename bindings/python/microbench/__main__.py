@@ -16,7 +16,7 @@ import json
 import math
 import signal
 import sys
-from typing import Dict, List, NoReturn, Optional, Tuple
+from typing import Callable, Dict, List, NoReturn, Optional, Tuple
 
 from . import Cancel, CapacityStep, MicrobenchError, find_capacity, run
 
@@ -33,18 +33,17 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"{self.prog}: {message}\n")
 
 
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text}")
-    return value
+def _whole(minimum: int) -> Callable[[str], int]:
+    """A flag's type: a whole number, `minimum` or more."""
+    def check(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more, not {text}")
+        return value
+    return check
 
 
-def _number(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
-    return value
+_count, _number = _whole(1), _whole(0)
 
 
 def _amount(text: str) -> float:
@@ -115,13 +114,6 @@ def _refused(e: MicrobenchError) -> int:
     return 2 if e.name in UNREACHABLE else 1
 
 
-def _usage(message: str) -> int:
-    """A usage error found past the flags' own checks (a number beyond the library's range): exit 1."""
-    _parser().print_usage(sys.stderr)
-    print(f"python3 -m microbench: {message}", file=sys.stderr)
-    return 1
-
-
 def _say_step(step: CapacityStep) -> None:
     print(f"step at {step.target_rate:.1f}/s: achieved {step.achieved_rate:.1f}/s, p99 {step.p99_ms:.2f} ms, "
           f"{step.failed} failed: {step.verdict}{' (the generator?)' if step.generator_suspect else ''}", file=sys.stderr)
@@ -142,8 +134,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                                      on_progress=lambda *_: None)
         except MicrobenchError as e:
             return _refused(e)
-        except ValueError as e:  # a number beyond what the library takes
-            return _usage(str(e))
+        except ValueError as e:  # a number beyond what the library takes: a usage error, exit 1
+            _parser().error(str(e))
         finally:
             signal.signal(signal.SIGINT, previous)
         print(json.dumps(json.loads(capacity.json), indent=2) if args.json else capacity.table, end="\n" if args.json else "")
@@ -162,8 +154,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 on_progress=lambda *_: None)
     except MicrobenchError as e:
         return _refused(e)
-    except ValueError as e:  # a number beyond what the library takes
-        return _usage(str(e))
+    except ValueError as e:  # a number beyond what the library takes: a usage error, exit 1
+        _parser().error(str(e))
     finally:
         signal.signal(signal.SIGINT, previous)
     print(json.dumps(r.json, indent=2) if args.json else r.report, end="\n" if args.json else "")

@@ -94,13 +94,13 @@ constexpr int no_memory = static_cast<int>(errc::out_of_memory);
 
 inline int status_of(error e) { return static_cast<int>(e.code); }
 
-// snprintf's contract: the whole length back, at most size - 1 bytes and a NUL written.
 // A text function's answer when it has none (no handle, out of memory): "" and length 0.
 inline std::size_t no_text(char* buf, std::size_t size) {
     if (buf && size > 0) buf[0] = '\0';
     return 0;
 }
 
+// snprintf's contract: the whole length back, at most size - 1 bytes and a NUL written.
 inline std::size_t copy_out(const std::string& text, char* buf, std::size_t size) {
     if (buf && size > 0) {
         std::size_t n = text.size() < size - 1 ? text.size() : size - 1;
