@@ -1,9 +1,10 @@
 // examples/cli_options.hpp — the microbench command line's settings (what the flags give), the
-// short usage, the one-line refusals (naming the flag, then the usage; exit code 1), the value
-// readers, and the mapping to a plan. The flags themselves are the table in cli_parse.hpp.
+// value readers its options and subcommands share, and the mapping to a plan. The flags themselves
+// are rows in cli_table.hpp; cli_parse.hpp reads them.
 #pragma once
 
-#include <cstdarg>
+#include <arpa/inet.h>
+
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -17,9 +18,7 @@ namespace mb = microbench;
 struct options {
     mb::url target;
     std::string url_text;
-    std::uint64_t requests = 1;
-    bool requests_given = false;
-    bool duration_given = false;  // -t or --duration: without -n, the duration alone ends the run
+    std::uint64_t requests = 1;  // 0: no cap (-t or --duration without -n)
     std::uint32_t concurrency = 1;
     std::uint32_t threads = 1;
     std::int64_t duration_ms = 0;
@@ -57,12 +56,10 @@ struct options {
     double rate = 0;              // --rate R: requests/s on a fixed schedule; 0: closed loop
     bool poisson = false;         // --arrivals poisson
     std::uint64_t seed = 0;       // --seed S
-    bool seed_given = false;
     std::int64_t max_batch_lag_us = -1;  // --max-batch-lag US; -1: the library's default
     std::int64_t interval_ms = -1;  // --interval D; -1: 1 s with --rate or --intervals, else none
     std::string intervals_path;   // --intervals FILE: CSV, a row per interval as it closes
-    double scale = 1.0;
-    bool scale_given = false;
+    double scale = 0;             // --scale F; 0: the mode's default (1 for --suite, 0.25 for --self-test)
     std::uint32_t rounds = 0;     // 0: the mode's default
     bool no_percentiles = false;  // -d
     int verbosity = 1;
@@ -73,19 +70,23 @@ struct options {
     const char* unverified_credentials() const {
         if (tls.verify) return nullptr;
         bool https = false;
-        for (const std::string* u : {&url_text, &url_b}) https = https || (u->size() > 8 && mb::detail::iequals(u->substr(0, 8), "https://"));
+        for (const std::string* u : {&url_text, &url_b})
+            https = https || (u->size() > 8 && mb::detail::iequals(u->substr(0, 8), "https://"));
         if (!https) return nullptr;
         for (const mb::header& h : headers)
             for (const char* name : {"Authorization", "Cookie", "Proxy-Authorization"})
                 if (mb::detail::iequals(h.name, name)) return name;
         return nullptr;
     }
-    bool checks_responses() const { return check_factorial || !expect_body_path.empty() || !expect_status.empty(); }
+    bool checks_responses() const {
+        return check_factorial || !expect_body_path.empty() || !expect_status.empty();
+    }
 
-    // How many files go to stdout (--json -, --intervals -, -e -, -g -, --hgrm -, --hlog -); with any, the report does not.
+    // How many files go to stdout (--json -, --intervals -, -e -, -g -, --hgrm -, --hlog -); with
+    // any, the report does not.
     int stdout_writers() const {
-        return (json_path == "-") + (intervals_path == "-") + (csv_path == "-") + (gnuplot_path == "-") + (hgrm_path == "-") +
-               (hlog_path == "-");
+        return (json_path == "-") + (intervals_path == "-") + (csv_path == "-") + (gnuplot_path == "-") +
+               (hgrm_path == "-") + (hlog_path == "-");
     }
     bool stdout_is_data() const { return stdout_writers() > 0; }
 
@@ -101,55 +102,9 @@ struct parse_outcome {
     int exit_code = 0;
 };
 
-inline const char* short_usage() {
-    return "Usage: microbench [options] http[s]://host[:port]/path\n"
-           "  -n requests     number of requests (default 1)      -c concurrency  connections (default 1)\n"
-           "  -t seconds      run for this long (no request cap)   -s seconds      timeout per request (30)\n"
-           "  -k              keep-alive                           -W threads      worker threads (1)\n"
-           "  -H 'Name: v'    add/replace a header                 -C name=value   add a cookie\n"
-           "  -A user:pass    basic authentication                 -m METHOD / -i  method / HEAD\n"
-           "  -p file / -u file  POST / PUT body, -T type          -B address      local address to bind\n"
-           "  -e / -g file    ab's percentile CSV / gnuplot TSV    -l              accept variable lengths\n"
-           "  -b bytes -q -S -d -v N -r -V -h   as in ab\n"
-           "  --json FILE|-  --html FILE  --latency  --percentiles LIST  --pipeline N  --timeout-ms N  --duration 10s\n"
-           "  --expect-status LIST  --expect-body FILE  --check factorial  --no-length-check\n"
-           "  --max-failures N  --max-p99-ms X  --min-rps R        (broken gates exit 3)\n"
-           "  --rate R        requests/s on a fixed schedule (open model: response time from the intended send)\n"
-           "  --arrivals poisson [--seed S]  --interval D (1s with --rate, --intervals, --hlog)  --intervals FILE (CSV)\n"
-           "  --hgrm FILE|-  --hlog FILE|-   (HdrHistogram's percentile spectrum, its interval log)\n"
-           "  --suite URL [URL_B] [--scale F]   --compare URL_A URL_B [--rounds N]   --self-test\n"
-           "  -f TLS1.2|TLS1.3  -Z ciphers  -E certfile  -I  --verify  --cacert FILE  --tls-resume   (https://)\n"
-           "  --shard I/N  --start-at UNIX_TIME  --start-in SECONDS  --check-args   (many generators, one plan)\n"
-           "  microbench report RESULT.json... --html FILE   (saved --json results drawn together)\n"
-           "  microbench merge RESULT.json... [--json OUT] [--html OUT]   (the generators' results as one)\n"
-           "  --help-all (every option, in detail)\n";
-}
-
-inline parse_outcome usage_error(const std::string& problem) {
-    std::fprintf(stderr, "microbench: %s\n%s", problem.c_str(), short_usage());
-    return {true, 1};
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 1, 2)))
-#endif
-inline parse_outcome usage_errorf(const char* format, ...) {
-    va_list args;
-    va_start(args, format);
-    char buf[1024];
-    std::vsnprintf(buf, sizeof buf, format, args);
-    va_end(args);
-    return usage_error(buf);
-}
-
 // Text from the command line for a one-line message: at most 200 bytes of it.
 inline std::string shown(const std::string& text) {
     return text.size() <= 200 ? text : text.substr(0, 200) + "... (" + std::to_string(text.size()) + " bytes)";
-}
-
-// "RULE, not 'VALUE'": a flag's value broke its rule.
-inline parse_outcome bad_value(const std::string& rule, const std::string& value) {
-    return usage_error(rule + ", not '" + shown(value) + "'");
 }
 
 // "FLAG must be from LO to HI[UNIT]", the range being the library's (config.hpp).
@@ -157,11 +112,16 @@ inline std::string range_rule(const char* flag, std::uint64_t lo, std::uint64_t 
     return std::string(flag) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + unit;
 }
 
-// -B's first fault for a run against `target`, as the run finds it: its addresses must be of the
-// target's family — known when the host is an address or resolves here, else taken from -B's first.
-inline mb::source_fault bind_fault(const std::string& bind, const mb::url& target) {
+// -B's first fault for a run against `target`: its addresses must be of the target's family, known
+// when the host is an address (or, when `may_resolve`, when it resolves here), else taken from
+// -B's first. Checking the arguments does not resolve: it asks no one outside the process.
+inline mb::source_fault bind_fault(const std::string& bind, const mb::url& target, bool may_resolve) {
+    int family = AF_UNSPEC;
+    unsigned char any[sizeof(in6_addr)];
     mb::endpoint at;
-    const int family = mb::resolve(target.host, target.port, at) == 0 ? at.family() : AF_UNSPEC;
+    if (inet_pton(AF_INET, target.host.c_str(), any) == 1) family = AF_INET;
+    else if (inet_pton(AF_INET6, target.host.c_str(), any) == 1) family = AF_INET6;
+    else if (may_resolve && mb::resolve(target.host, target.port, at) == 0) family = at.family();
     std::vector<mb::endpoint> sources;
     return mb::source_addresses(bind, family, sources);
 }
@@ -185,7 +145,11 @@ inline bool parse_duration_ms(const char* text, std::int64_t& out) {
     const std::string unit = digits == std::string::npos ? "" : all.substr(digits);
     double v = 0;
     if (!mb::detail::parse_real(all.substr(0, all.size() - unit.size()), v) || !(v > 0)) return false;
-    double scale = unit == "ms" ? 1 : (unit.empty() || unit == "s") ? 1000 : unit == "m" ? 60'000 : unit == "h" ? 3'600'000 : -1;
+    double scale = unit == "ms"                    ? 1
+                   : (unit.empty() || unit == "s") ? 1000
+                   : unit == "m"                   ? 60'000
+                   : unit == "h"                   ? 3'600'000
+                                                   : -1;
     if (scale < 0 || v * scale > static_cast<double>(mb::defaults::max_duration_ms)) return false;
     out = static_cast<std::int64_t>(v * scale + 0.5);
     return out > 0;
@@ -210,22 +174,37 @@ inline bool parse_shard(const std::string& text, std::uint32_t& index, std::uint
     if (slash == std::string::npos || !parse_uint(text.substr(0, slash).c_str(), 0, mb::defaults::max_shards - 1, i) ||
         !parse_uint(text.substr(slash + 1).c_str(), 1, mb::defaults::max_shards, n) || i >= n)
         return false;
-    index = static_cast<std::uint32_t>(i), count = static_cast<std::uint32_t>(n);
+    index = static_cast<std::uint32_t>(i);
+    count = static_cast<std::uint32_t>(n);
     return true;
 }
 
 inline mb::plan to_plan(const options& o, const std::string& url) {
     mb::plan p;
-    p.url(url).method(o.method).body(o.body).content_type(o.content_type).requests(o.requests)
-        .duration_ms(o.duration_ms).concurrency(o.concurrency).threads(o.threads).keep_alive(o.keep_alive)
-        .timeout_ms(o.timeout_ms).connect_timeout_ms(o.timeout_ms).pipeline(o.pipeline).bind_address(o.bind_address)
-        .length_check(o.length_check).expect_status(o.expect_status).socket_buffer_bytes(o.socket_buffer_bytes)
+    p.url(url)
+        .method(o.method)
+        .body(o.body)
+        .content_type(o.content_type)
+        .requests(o.requests)
+        .duration_ms(o.duration_ms)
+        .concurrency(o.concurrency)
+        .threads(o.threads)
+        .keep_alive(o.keep_alive)
+        .timeout_ms(o.timeout_ms)
+        .connect_timeout_ms(o.timeout_ms)
+        .pipeline(o.pipeline)
+        .bind_address(o.bind_address)
+        .length_check(o.length_check)
+        .expect_status(o.expect_status)
+        .socket_buffer_bytes(o.socket_buffer_bytes)
         .raise_fd_limit(true)  // a command line may: the library restores the limit after the run
         .rate(o.rate)
         .arrivals(o.poisson ? mb::arrivals::poisson : mb::arrivals::uniform)
         .seed(o.seed)
         .max_batch_lag_us(o.max_batch_lag_us)
-        .interval_ms(o.interval_ms < 0 && (!o.intervals_path.empty() || !o.hlog_path.empty() || o.interval_histograms) ? 1000 : o.interval_ms)
+        .interval_ms(o.interval_ms < 0 && (!o.intervals_path.empty() || !o.hlog_path.empty() || o.interval_histograms)
+                         ? 1000
+                         : o.interval_ms)
         .interval_histograms(o.interval_histograms);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);

@@ -210,7 +210,7 @@ int start_failed(const mb::error& e, const cli::options& o, const mb::plan& p, c
     rlimit files{};
     mb::url target;
     mb::source_fault fault;
-    if (e.code == mb::errc::plan_bad_bind_address && !mb::parse_url(p.url(), target)) fault = cli::bind_fault(o.bind_address, target);
+    if (e.code == mb::errc::plan_bad_bind_address && !mb::parse_url(p.url(), target)) fault = cli::bind_fault(o.bind_address, target, true);
     if (e.code == mb::errc::run_fd_limit && getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_max != RLIM_INFINITY) {
         const unsigned long long need = mb::detail::descriptors_needed(p);  // besides those already open
         std::fprintf(stderr, "microbench: %s-c %u needs more than %llu open files, but this process may open at most %llu (its hard "
@@ -264,7 +264,7 @@ void append_scenario_json(std::string& json, const mb::scenario_result& s, const
 }
 
 int run_self_test(const cli::options& o) {
-    const double scale = o.scale_given ? o.scale : 0.25;
+    const double scale = o.scale > 0 ? o.scale : 0.25;
     FILE* says = o.json_path == "-" ? stderr : stdout;  // stdout carries the JSON alone
     std::fprintf(says, "microbench %s self-test: the built-in server on 127.0.0.1, the five-scenario suite (scale %g) against\n"
                        "/factorial/100 and /factorial?n=100, every response checked to be exactly 100!\n\n", mb::version_string, scale);
@@ -300,7 +300,7 @@ int run_self_test(const cli::options& o) {
 
 int run_suites(const cli::options& o) {
     mb::suite_options so;
-    so.scale = o.scale;
+    so.scale = o.scale > 0 ? o.scale : 1.0;
     so.threads = o.threads;
     so.factorial_check = o.check_factorial;
     so.timeout_ms = o.timeout_ms;

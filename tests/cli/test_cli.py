@@ -459,7 +459,11 @@ class Errors(unittest.TestCase):
                  (["--start-at", "1", url], "--start-at needs a Unix time in seconds, from a day ago to 7 days ahead, not '1'"),
                  (["-W", "1", "--threads", "1", url], "-W and --threads set the same thing"),
                  (["--latency=5", url], "--latency takes no value"), (["--max-p-ms", "5", url], "unknown option --max-p-ms"),
-                 (["--max-p99-ms", "5", "--max-p99-ms", "6", url], "--max-p99-ms is given twice")]
+                 (["--max-p99-ms", "5", "--max-p99-ms", "6", url], "--max-p99-ms is given twice"),
+                 # the rule goes by the setting, not its spelling: one percentile, one gate
+                 (["--max-p99-ms=5", "--max-p99.0-ms", "6", url], "--max-p99-ms and --max-p99.0-ms set the same thing"),
+                 (["--max-p50-ms", "5", "--max-p050-ms", "6", url], "--max-p50-ms and --max-p050-ms set the same thing"),
+                 (["-l", "--no-length-check", "-s", "1", "--timeout-ms", "9", url], "-s and --timeout-ms set the same thing")]
         for args, words in cases:
             with self.subTest(args=args):
                 self.assert_usage_error(args, words)
@@ -590,6 +594,18 @@ class Errors(unittest.TestCase):
             self.assertEqual(r.returncode, 0)
             self.assertIn(text, r.stdout)
         self.assertEqual(run([MICROBENCH, "--version"]).stdout, "microbench 0.1.0\n")
+        # The README names every option of the table (--help-all's left column), and -h every one too.
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        everything = run([MICROBENCH, "--help-all"]).stdout
+        named = {flag for line in everything.splitlines() if re.match(r"  [^ ]", line)
+                 for flag in re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", line[2:25])}
+        self.assertGreater(len(named), 70)
+        short = run([MICROBENCH, "-h"]).stdout
+        for flag in sorted(named):
+            with self.subTest(flag=flag):
+                self.assertRegex(readme, rf"(?<![\w-]){re.escape(flag)}(?![\w-])")
+                self.assertRegex(short, rf"(?<![\w-]){re.escape(flag)}(?![\w-])")
         # --help-all documents every flag the short usage names
         usage, everything = run([MICROBENCH, "-h"]).stdout, run([MICROBENCH, "--help-all"]).stdout
         for flag in sorted(set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", usage)) - {"--help-all"}):

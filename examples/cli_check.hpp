@@ -1,0 +1,183 @@
+// examples/cli_check.hpp — what the microbench command line checks once every flag is read: the
+// mode's URLs and flags, the targets, the workload, the outputs and the shard, one function per
+// concern, each refusal one line. Nothing here resolves a name or connects: checking the
+// arguments asks no one outside the process (the run itself checks -B against a resolved host).
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli_table.hpp"
+
+namespace cli {
+
+inline unsigned bit_of(options::mode m) {
+    switch (m) {
+        case options::mode::single: return in_single;
+        case options::mode::suite: return in_suite;
+        case options::mode::compare: return in_compare;
+        case options::mode::self_test: return in_self_test;
+    }
+    return in_single;
+}
+
+// What parse() saw beyond the values: the flags the mode does not read (as typed, with the modes
+// that do), and whether --seed was given.
+struct given_settings {
+    std::vector<std::pair<std::string, unsigned>> unread;
+    bool seed = false;
+};
+
+// The reason a mode gives for not reading a flag.
+inline const char* unread_in(options::mode m) {
+    switch (m) {
+        case options::mode::single: return nullptr;
+        case options::mode::suite:
+            return "does not apply to --suite: its scenarios set their own -n, -c, -k and the rest";
+        case options::mode::compare:
+            return "does not apply to --compare: it prints the comparison table (and --json, --html) only";
+        case options::mode::self_test:
+            return "does not apply to --self-test: it runs its own suite against the built-in server";
+    }
+    return nullptr;
+}
+
+// "--suite and --self-test": the modes that read an option, for a single run's refusal.
+inline std::string modes_reading(unsigned modes) {
+    std::string out;
+    const std::pair<unsigned, const char*> names[] = {
+        {in_suite, "--suite"}, {in_compare, "--compare"}, {in_self_test, "--self-test"}};
+    for (const auto& n : names)
+        if (modes & n.first) out += (out.empty() ? "" : " and ") + std::string(n.second);
+    return out;
+}
+
+// The mode's URLs and flags; a Kubernetes Indexed Job's shard from the environment.
+inline parse_outcome check_mode(options& o, const given_settings& given) {
+    const bool two_allowed = o.run_mode == options::mode::suite || o.run_mode == options::mode::compare;
+    if (!o.url_b.empty() && !two_allowed)
+        return usage_errorf("more than one URL: '%s' and '%s'", shown(o.url_text).c_str(), shown(o.url_b).c_str());
+    if (o.run_mode == options::mode::compare && o.url_b.empty()) return usage_error("--compare needs two URLs");
+    if (!o.intervals_path.empty() && o.run_mode != options::mode::single)
+        return usage_error("--intervals is for a single run, not --suite, --compare or --self-test");
+    if (!o.shard_count) {  // a Kubernetes Indexed Job's pod: its index, and the total the job says
+        const char* index = std::getenv("JOB_COMPLETION_INDEX");
+        const char* total = std::getenv("MICROBENCH_SHARDS");
+        if (index && total && !parse_shard(std::string(index) + "/" + total, o.shard_index, o.shard_count))
+            return usage_errorf("JOB_COMPLETION_INDEX=%s and MICROBENCH_SHARDS=%s do not make a shard I/N",
+                                shown(index).c_str(), shown(total).c_str());
+    }
+    if ((o.shard_count || o.start_at_unix_ms) && o.run_mode != options::mode::single)
+        return usage_error(
+            "--shard, --start-at and --start-in are for a single run, not --suite, --compare or --self-test");
+    for (const auto& flag : given.unread) {
+        if (o.run_mode == options::mode::single)
+            return usage_errorf("%s is for %s", flag.first.c_str(), modes_reading(flag.second).c_str());
+        return usage_errorf("%s %s", flag.first.c_str(), unread_in(o.run_mode));
+    }
+    if (o.run_mode == options::mode::self_test && !o.url_text.empty())
+        return usage_error("--self-test runs against the built-in server: give no URL");
+    if (o.run_mode != options::mode::self_test && o.url_text.empty()) return usage_error("no URL given");
+    return {};
+}
+
+// The URLs parse; --check factorial has an n in each; -B's addresses are this machine's and of
+// the targets' family where a target is an address.
+inline parse_outcome check_targets(options& o) {
+    mb::url second;
+    if (!o.url_b.empty()) {
+        if (mb::error e = mb::parse_url(o.url_b, second))
+            return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(o.url_b).c_str(), e.message(), e.position);
+    }
+    if (mb::error e = mb::parse_url(o.url_text, o.target))
+        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(o.url_text).c_str(), e.message(), e.position);
+    unsigned n = 0;
+    if (o.check_factorial &&
+        (!mb::factorial_argument(o.target, n) || (!o.url_b.empty() && !mb::factorial_argument(second, n))))
+        return usage_error("--check factorial needs /factorial/{n} or /factorial?n=N URLs");
+    for (const mb::url* target : {&o.target, &second})
+        if (!o.bind_address.empty() && !target->host.empty())
+            if (mb::source_fault f = bind_fault(o.bind_address, *target, false))
+                return usage_error(bind_fault_line(o.bind_address, f));
+    return {};
+}
+
+// The counts, the method and the open model's settings agree.
+inline parse_outcome check_workload(const options& o, const given_settings& given) {
+    if (o.requests && o.concurrency > o.requests)
+        return usage_error("cannot use concurrency level greater than total number of requests (-c " +
+                           std::to_string(o.concurrency) + " > -n " + std::to_string(o.requests) + ")");
+    if (o.threads > o.concurrency)
+        return usage_errorf("more threads (%u) than connections (-c %u)", o.threads, o.concurrency);
+    if (o.pipeline > 1 && !o.keep_alive) return usage_error("--pipeline needs keep-alive (-k)");
+    if (o.sent_body && (o.head_given || o.method == "HEAD"))
+        return usage_error("-i (HEAD) sends no body: drop -p/-u, or -i");
+    if (o.rate > 0 && o.pipeline > 1)
+        return usage_error("--rate sends one request at a time per connection: drop --pipeline");
+    if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
+    if (given.seed && !o.poisson) return usage_error("--seed is for --arrivals poisson");
+    if (o.max_batch_lag_us >= 0 && o.rate == 0) return usage_error("--max-batch-lag is for --rate");
+    return {};
+}
+
+// The files written: each its own, at most one on stdout, intervals where they are asked for.
+inline parse_outcome check_outputs(const options& o) {
+    struct stat st {};
+    if (o.rate > 0 && !o.hgrm_path.empty() && o.hgrm_path != "-" && stat(o.hgrm_path.c_str(), &st) == 0 &&
+        !S_ISREG(st.st_mode))
+        return usage_error(
+            "--hgrm at a fixed rate writes FILE and FILE.service: give a file's name (not a device or pipe), or -");
+    if (!o.intervals_path.empty() && o.interval_ms == 0)
+        return usage_error("--intervals needs intervals: drop --interval 0");
+    if (!o.hlog_path.empty() && o.interval_ms == 0) return usage_error("--hlog needs intervals: drop --interval 0");
+    if (o.interval_histograms && o.interval_ms == 0)
+        return usage_error("--interval-histograms needs intervals: drop --interval 0");
+    if (o.interval_histograms && o.json_path.empty())
+        return usage_error("--interval-histograms keeps them in --json: give --json FILE");
+    for (const std::string* other :
+         {&o.intervals_path, &o.json_path, &o.hgrm_path, &o.csv_path, &o.gnuplot_path, &o.html_path})
+        if (!o.hlog_path.empty() && o.hlog_path != "-" && o.hlog_path == *other)
+            return usage_errorf("--hlog and another output both write '%s': give each its own file",
+                                shown(o.hlog_path).c_str());
+    if (o.stdout_writers() > 1)
+        return usage_error("--json -, --intervals -, --hgrm -, --hlog -, -e - and -g - would share stdout: "
+                           "send all but one to files");
+    return {};
+}
+
+// The plan divides into the shards, and its request can be built.
+inline parse_outcome check_plan(const options& o) {
+    if (o.shard_count) {
+        mb::plan whole = to_plan(o.without_shard(), o.url_text);
+        const mb::error e = mb::divide_plan(whole, o.shard_index, o.shard_count);
+        if (e.code == mb::errc::plan_bad_rate)
+            return usage_errorf(
+                "--shard %u/%u: each of %u shards would send %g requests/s, below the smallest rate (0.001)",
+                o.shard_index, o.shard_count, o.shard_count, o.rate / o.shard_count);
+        if (e)
+            return usage_errorf("--shard %u/%u: each of %u shards needs a connection and a request (-c %u, -n %llu)",
+                                o.shard_index, o.shard_count, o.shard_count, o.concurrency,
+                                static_cast<unsigned long long>(o.requests));
+    }
+    std::string request;
+    if (mb::error e = mb::build_request(o.target, to_plan(o, o.url_text).request(), request))
+        return usage_errorf("bad request: %s", e.message());
+    return {};
+}
+
+// Every check, in order: the first refusal ends it.
+inline parse_outcome check_arguments(options& o, const given_settings& given) {
+    if (parse_outcome out = check_mode(o, given); out.exit_now) return out;
+    if (o.run_mode == options::mode::self_test) return {};
+    if (parse_outcome out = check_targets(o); out.exit_now) return out;
+    if (o.run_mode == options::mode::suite) return {};  // the suite sets its own -n, -c and -k
+    if (parse_outcome out = check_workload(o, given); out.exit_now) return out;
+    if (parse_outcome out = check_outputs(o); out.exit_now) return out;
+    return check_plan(o);
+}
+
+}  // namespace cli
