@@ -3,7 +3,7 @@
 
 For each target (native, or a Debian cross triple such as aarch64-linux-gnu) it compiles, with
 that target's g++ and nothing else:
-  - the CLI (examples/microbench.cpp) at -Os, dynamic and fully static, stripped, with the flags
+  - the CLI (examples/cli/microbench.cpp) at -Os, dynamic and fully static, stripped, with the flags
     examples/CMakeLists.txt builds it with (no exceptions, RTTI or unwind tables): its bytes without
     the zeros the linker leaves between segments for the target's largest page (an aarch64 file
     pads its data segment to a 64 KB boundary, up to 64 KB more file for no more program), and the
@@ -98,7 +98,7 @@ def alignment_padding(path):
 
 def compile_cli(target, out, static):
     """The stripped CLI: (bytes of program — the file without alignment padding —, file bytes)."""
-    cmd = [tool(target, "g++"), "-std=c++17", "-Os"] + CLI_FLAGS + flags(target) + ["-I", f"{ROOT}/include", f"{ROOT}/examples/microbench.cpp",
+    cmd = [tool(target, "g++"), "-std=c++17", "-Os"] + CLI_FLAGS + flags(target) + ["-I", f"{ROOT}/include", f"{ROOT}/examples/cli/microbench.cpp",
            "-o", out, "-pthread"] + (["-static"] if static else [])
     subprocess.run(cmd, check=True)
     subprocess.run([tool(target, "strip"), out], check=True)

@@ -6,13 +6,19 @@
 int main() {
     namespace mb = microbench;
     mb::server server;                                   // or test your own endpoint instead
-    if (mb::error e = server.start({})) return std::fprintf(stderr, "server: %s\n", e.message()), 1;
+    if (mb::error e = server.start({})) {
+        std::fprintf(stderr, "server: %s\n", e.message());
+        return 1;
+    }
 
     mb::plan plan;
     plan.url("http://127.0.0.1:" + std::to_string(server.port()) + "/factorial/10")
         .requests(10'000).concurrency(10).keep_alive(true);
     mb::result r;
-    if (mb::error e = mb::run(plan, r)) return std::fprintf(stderr, "run: %s\n", e.message()), 1;
+    if (mb::error e = mb::run(plan, r)) {
+        std::fprintf(stderr, "run: %s\n", e.message());
+        return 1;
+    }
 
     double p99_ms = r.total_ns.value_at_percentile(99) / 1e6;
     std::printf("%llu ok, %llu failed, %.0f req/s, p50 %.3f ms, p99 %.3f ms, server counted %llu\n",

@@ -1,10 +1,11 @@
 // microbench-hlog LOG... [--hgrm TAG]: HdrHistogram interval logs — microbench --hlog's, or any
 // HdrHistogram writer's (Java, C, .NET's UTF-16, hdr-histogram-js') — read, and every interval of
 // every file merged exactly, per tag: a table of counts and percentiles in milliseconds, or one
-// tag's .hgrm spectrum (HdrHistogram's plotter reads it; "(none)" picks untagged rows). Several generators' logs give the whole
-// fleet's percentiles. `microbench-hlog --from RESULT.json` prints the log of a saved result that
-// kept its intervals' histograms (microbench --interval-histograms --json, or microbench merge's
-// --json of such results). A program of its own: the microbench CLI keeps to its 256 KB budget.
+// tag's .hgrm spectrum (HdrHistogram's plotter reads it; "(none)" picks untagged rows). Several
+// generators' logs give the whole fleet's percentiles. `microbench-hlog --from RESULT.json` prints
+// the log of a saved result that kept its intervals' histograms (microbench --interval-histograms
+// --json, or microbench merge's --json of such results). A program of its own: the microbench CLI
+// keeps to its 256 KB budget.
 // Exit: 0 printed, 1 a usage error or a file that cannot be read, is not a log or kept nothing.
 #include <cerrno>
 #include <cstdio>
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.hpp"
+#include "cli/options.hpp"
 #include "microbench.hpp"
 
 namespace mb = microbench;
@@ -46,12 +47,14 @@ int log_of_result(const char* path) {
     mb::error e = mb::parse_json(text, doc);
     if (!e) e = mb::read_result_json(doc, d, r, &problem);
     if (e) {
-        std::fprintf(stderr, "microbench-hlog: %s: %s%s%s\n", path, e.message(), problem.empty() ? "" : ": ", problem.c_str());
+        std::fprintf(stderr, "microbench-hlog: %s: %s%s%s\n", path, e.message(), problem.empty() ? "" : ": ",
+                     problem.c_str());
         return 1;
     }
     std::string log;
     if (!mb::append_hlog(r, log)) {
-        std::fprintf(stderr, "microbench-hlog: %s kept no interval histograms: run it with --interval-histograms\n", path);
+        std::fprintf(stderr, "microbench-hlog: %s kept no interval histograms: run it with --interval-histograms\n",
+                     path);
         return 1;
     }
     return write_out(log) ? 0 : 1;
@@ -93,7 +96,8 @@ int main(int argc, char** argv) {
         }
     }
     if (totals.empty()) {
-        std::fprintf(stderr, "microbench-hlog: no interval rows in %s\n", files.size() == 1 ? files[0].c_str() : "these logs");
+        std::fprintf(stderr, "microbench-hlog: no interval rows in %s\n",
+                     files.size() == 1 ? files[0].c_str() : "these logs");
         return 1;
     }
     std::string out;
@@ -103,14 +107,16 @@ int main(int argc, char** argv) {
             if ((t.tag.empty() ? "(none)" : t.tag) == hgrm_tag) mb::append_hgrm(t.values, 1e6, 5, out);
         if (out.empty()) return usage_error("no rows tagged " + hgrm_tag);
     } else {
-        appendf(out, "%zu log%s, every interval merged exactly; values in ms\n\n", files.size(), files.size() == 1 ? "" : "s");
-        appendf(out, "%-14s %9s %12s %12s %12s %12s %12s %12s %12s %12s %9s\n", "Tag", "Intervals", "Count", "Min", "50%", "90%",
-                "99%", "99.9%", "99.99%", "Max", "Seconds");
+        appendf(out, "%zu log%s, every interval merged exactly; values in ms\n\n", files.size(),
+                files.size() == 1 ? "" : "s");
+        appendf(out, "%-14s %9s %12s %12s %12s %12s %12s %12s %12s %12s %9s\n", "Tag", "Intervals", "Count", "Min",
+                "50%", "90%", "99%", "99.9%", "99.99%", "Max", "Seconds");
         for (const mb::hlog_tag_total& t : totals) {
             const mb::histogram& h = t.values;
             appendf(out, "%-14s %9zu %12llu %12.6f", t.tag.empty() ? "(none)" : t.tag.c_str(), t.intervals,
                     static_cast<unsigned long long>(h.count()), static_cast<double>(h.min()) / 1e6);
-            for (double p : {50.0, 90.0, 99.0, 99.9, 99.99}) appendf(out, " %12.6f", static_cast<double>(h.value_at_percentile(p)) / 1e6);
+            for (double p : {50.0, 90.0, 99.0, 99.9, 99.99})
+                appendf(out, " %12.6f", static_cast<double>(h.value_at_percentile(p)) / 1e6);
             appendf(out, " %12.6f %9.3f\n", static_cast<double>(h.max()) / 1e6, t.last_end_s - t.first_start_s);
         }
     }

@@ -56,8 +56,9 @@ int inspect_responses(std::string_view bytes, bool head) {
             std::printf("response %d: HTTP/1.%d %d, body: %s, connection reusable: %s\n", ++count, parser.http_minor(),
                         parser.status(), framing_name(parser.framing()), parser.keep_alive() ? "yes" : "no");
             for (std::size_t i = 0; i < parser.header_count(); ++i)
-                std::printf("  %.*s = %.*s\n", static_cast<int>(parser.header(i).name.size()), parser.header(i).name.data(),
-                            static_cast<int>(parser.header(i).value.size()), parser.header(i).value.data());
+                std::printf("  %.*s = %.*s\n", static_cast<int>(parser.header(i).name.size()),
+                            parser.header(i).name.data(), static_cast<int>(parser.header(i).value.size()),
+                            parser.header(i).value.data());
         } else if (r.event == mb::parse_event::complete) {
             std::printf("  complete: %llu body bytes\n", static_cast<unsigned long long>(parser.body_bytes()));
             if (bytes.empty()) return 0;
@@ -72,7 +73,8 @@ int inspect_responses(std::string_view bytes, bool head) {
 }
 
 const char* usage_text =
-    "usage: microbench-inspect [-m METHOD] [-H 'Name: value']... [-p BODY_FILE] [-T TYPE] [-c] URL [RESPONSE_FILE | -]\n"
+    "usage: microbench-inspect [-m METHOD] [-H 'Name: value']... [-p BODY_FILE] [-T TYPE] [-c] URL "
+    "[RESPONSE_FILE | -]\n"
     "  Prints the parsed URL and the exact request microbench sends for it; given a raw response (a\n"
     "  file, or - for stdin), how each response in it is read, or the error and its byte. Opens no socket.\n"
     "  -m METHOD  -H 'Name: value'  -p BODY_FILE (POST)  -T TYPE  as microbench's; -c: no keep-alive\n"
@@ -92,7 +94,10 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         std::string_view a = argv[i];
         bool has_value = i + 1 < argc;
-        if (a == "-h" || a == "--help") return std::fputs(usage_text, stdout), 0;
+        if (a == "-h" || a == "--help") {
+            std::fputs(usage_text, stdout);
+            return 0;
+        }
         if ((a == "-m" || a == "-H" || a == "-p" || a == "-T") && !has_value) return usage("option needs a value");
         if (a.size() > 1 && a[0] == '-' && a != "-m" && a != "-H" && a != "-p" && a != "-T" && a != "-c")
             return usage(("unknown option '" + std::string(a) + "'").c_str());

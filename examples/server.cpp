@@ -63,30 +63,41 @@ int main(int argc, char** argv) {
     long seconds = 0, v = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
-        if (flag == "-h" || flag == "--help") return std::fputs(usage_text, stdout), 0;
-        if (flag != "-a" && flag != "-p" && flag != "-t" && flag != "-d" && flag != "-x") return usage_error("unknown option '" + flag + "'");
+        if (flag == "-h" || flag == "--help") {
+            std::fputs(usage_text, stdout);
+            return 0;
+        }
+        if (flag != "-a" && flag != "-p" && flag != "-t" && flag != "-d" && flag != "-x")
+            return usage_error("unknown option '" + flag + "'");
         if (i + 1 >= argc) return usage_error("option " + flag + " needs a value");
         const char* value = argv[++i];
         const std::string bad = std::string(", not '") + value + "'";
         if (flag == "-a") options.host = value;
-        else if (flag == "-p" && !number(value, 0, 65535, v)) return usage_error("-p needs a port from 0 to 65535" + bad);
+        else if (flag == "-p" && !number(value, 0, 65535, v))
+            return usage_error("-p needs a port from 0 to 65535" + bad);
         else if (flag == "-p") options.port = static_cast<std::uint16_t>(v);
-        else if (flag == "-t" && !number(value, 1, 256, v)) return usage_error("-t needs a thread count from 1 to 256" + bad);
+        else if (flag == "-t" && !number(value, 1, 256, v))
+            return usage_error("-t needs a thread count from 1 to 256" + bad);
         else if (flag == "-t") options.threads = static_cast<std::uint32_t>(v);
-        else if (flag == "-d" && !number(value, 1, 86400, v)) return usage_error("-d needs seconds from 1 to 86400" + bad);
+        else if (flag == "-d" && !number(value, 1, 86400, v))
+            return usage_error("-d needs seconds from 1 to 86400" + bad);
         else if (flag == "-d") seconds = v;
-        else if (flag == "-x" && !chaos(value, options)) return usage_error("-x needs CUT:CLOSE[:SEED], permille each, at most 1000 together" + bad);
+        else if (flag == "-x" && !chaos(value, options))
+            return usage_error("-x needs CUT:CLOSE[:SEED], permille each, at most 1000 together" + bad);
     }
     microbench::server srv;
     if (microbench::error e = srv.start(options)) {
         const int err = e.code == microbench::errc::run_system ? static_cast<int>(e.position) : 0;
         std::string why = e.message();
-        if (e.code == microbench::errc::plan_bad_bind_address) why = "-a needs an address of this machine (127.0.0.1, ::1, 0.0.0.0, localhost)";
+        if (e.code == microbench::errc::plan_bad_bind_address)
+            why = "-a needs an address of this machine (127.0.0.1, ::1, 0.0.0.0, localhost)";
         else if (err == EADDRNOTAVAIL) why = "the address is not one of this machine's (see ip addr)";
-        else if (err == EADDRINUSE) why = "the port is in use: another program listens there (pick another -p, or -p 0 for a free one)";
+        else if (err == EADDRINUSE)
+            why = "the port is in use: another program listens there (pick another -p, or -p 0 for a free one)";
         else if (err == EACCES) why = "permission denied: ports below 1024 need root (pick -p 1024 or above)";
         else if (err) why += std::string(" (") + std::strerror(err) + ")";
-        std::fprintf(stderr, "microbench-server: cannot serve on %s port %u: %s\n", options.host.c_str(), static_cast<unsigned>(options.port), why.c_str());
+        std::fprintf(stderr, "microbench-server: cannot serve on %s port %u: %s\n", options.host.c_str(),
+                     static_cast<unsigned>(options.port), why.c_str());
         return 2;
     }
     std::printf("microbench-server listening on %s port %u\n", options.host.c_str(), static_cast<unsigned>(srv.port()));

@@ -68,8 +68,8 @@ enum {
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
     MB_PLAN_BAD_CAPACITY_SEARCH = 133,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
-    MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
-    MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
+    MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
+    MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 
@@ -106,7 +106,8 @@ typedef enum mb_count {
     MB_COUNT_SCHEDULE_MISSED = 16,  /* fixed rate: requests whose time came before the end, never sent */
     MB_COUNT_TLS_HANDSHAKES = 17,   /* over TLS: handshakes made */
     MB_COUNT_TLS_RESUMED = 18,      /* over TLS: of them, those that resumed a session */
-    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19 /* of the tls failures, requests whose handshake failed (ab's Connect column) */
+    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19 /* of the tls failures, requests whose handshake failed
+                                            (ab's Connect column) */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -237,13 +238,14 @@ MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* de
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
-MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default); 0.001..10000000 */
+MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);  /* 0: closed loop (default); 0.001..10000000 */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
 /* At a fixed rate: a request may go up to `us` microseconds late (0..10000) when one wake of its
  * worker thread then sends it with the requests due after it; each is still timed from its own
  * intended time. -1 (default): 50. */
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us);
-MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
+MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default):
+                                                                             1000 at a fixed rate */
 /* Keep each interval's histograms (default off): in mb_result_json, so merged results' intervals
  * get exact percentiles, and for mb_result_hlog. Intervals need mb_plan_set_interval_ms (or a rate). */
 MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on);
@@ -267,7 +269,8 @@ MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* mu
  * ciphers and certificate_file (PEM with the client's chain and key) NULL or "" for none;
  * server_name 0 sends no SNI. verify: check the certificate and its name (off by default, as
  * ab), trusting ca_file (NULL: the system's). resume: each thread resumes its last session. */
-MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file, int server_name);
+MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file,
+                           int server_name);
 MB_API int mb_plan_set_tls_verify(mb_plan* plan, int on, const char* ca_file);
 MB_API int mb_plan_set_tls_resume(mb_plan* plan, int on);
 MB_API int mb_plan_set_libssl(mb_plan* plan, const char* path);            /* NULL or "": the default */
@@ -291,7 +294,8 @@ MB_API const char* mb_result_server_software(const mb_result* result);    /* own
  * and the first distinct reasons of `tls` failures. */
 MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, size_t size);
 MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result);
-MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index);  /* owned by the result; "" past the end */
+MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index);  /* owned by the result;
+                                                                                            "" past the end */
 MB_API size_t mb_result_interval_count(const mb_result* result);
 /* Copies interval `index` into *out (its first `size` bytes: pass sizeof(mb_interval)). */
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size);
@@ -304,7 +308,8 @@ MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column);
 /* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults; values
  * outside 0..100 (NaN too) are left out, and none left gives the defaults. */
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
-MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
+MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf,
+                                       size_t size);
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
 /* One timing column's percentile spectrum as HdrHistogram's .hgrm text in ms (what
  * hdr_percentiles_print(h, f, 5, 1e6, CLASSIC) prints; wrk2's distribution), for HdrHistogram's
@@ -333,7 +338,8 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
  * objective out of range. */
 enum {
     MB_CAPACITY_HELD = 0, MB_CAPACITY_LATENCY = 1, MB_CAPACITY_FAILURES = 2, MB_CAPACITY_RATE = 3,
-    MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5  /* later versions may add verdicts: any but HELD failed */
+    MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5  /* later versions may add verdicts: any but
+                                                                   HELD failed */
 };
 typedef struct mb_capacity_step {
     double target_rate, achieved_rate; /* requests/s asked for; ended in the window per second */
@@ -390,7 +396,8 @@ typedef struct mb_hlog_tag {
     const char* tag;          /* owned by the mb_hlog, valid as long as it */
     uint64_t intervals;       /* rows read */
     uint64_t count;           /* values in them */
-    double start_s, end_s;    /* the earliest row's start and latest row's end, seconds (since the epoch when the log says) */
+    double start_s, end_s;    /* the earliest row's start and latest row's end, seconds (since the epoch
+                                 when the log says) */
     int64_t min, max;         /* as the histograms' buckets give them */
     double mean, stddev;      /* over each bucket's middle value, as HdrHistogram computes them */
 } mb_hlog_tag;                /* later versions only append fields: pass sizeof(mb_hlog_tag) */
@@ -409,8 +416,8 @@ MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char
  * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ... "Z", then "A"
  * again); title NULL: "microbench report". Text, snprintf-style: a report is tens of KB, so ask
  * for the size first. */
-MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
-                             char* buf, size_t size);
+MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count,
+                             const char* title, char* buf, size_t size);
 /* The same report drawn from saved results: documents[i] is what mb_result_json or the command
  * line's --json wrote (a run, a --compare, a --suite), labelled labels[i] (NULL: as the run was,
  * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_JSON_TOO_DEEP,
@@ -426,8 +433,9 @@ MB_API int mb_suite_run(const char* url, double scale, int factorial_check, mb_s
 MB_API int mb_self_test(double scale, mb_suite** out, int* passed);
 MB_API void mb_suite_destroy(mb_suite* suite);
 MB_API size_t mb_suite_count(const mb_suite* suite);
-MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite; NULL past the end */
-MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite; NULL past the end */
+/* The name and the result of scenario `index`, owned by the suite; NULL past the end. */
+MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);
+MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);
 MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
 /* The suite's HTML report: a section per scenario; runs against different URLs (the self-test's
  * two factorial forms) are labelled by their paths and drawn together; title NULL: "microbench

@@ -3,7 +3,8 @@
 // are grouped by layer, each including only its own layer and those before it: core/ (version,
 // errors, text helpers), http/ (URLs, requests, the response parser, checks), stats/ (histograms,
 // the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
-// report/ (ab's report, text, JSON, HdrHistogram's .hgrm and interval logs, HTML, merge, gates, suite) and c_api/ (microbench.h's implementation).
+// report/ (ab's report, text, JSON, HdrHistogram's .hgrm and interval logs, HTML, merge, gates,
+// suite) and c_api/ (microbench.h's implementation).
 // For a small device, define before including it (README, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
@@ -21,6 +22,7 @@
 #include "microbench/http/request.hpp"
 #include "microbench/http/chunked_decoder.hpp"
 #include "microbench/http/response_parser.hpp"
+#include "microbench/stats/histogram_layout.hpp"
 #include "microbench/stats/histogram.hpp"
 #include "microbench/stats/histogram_codec.hpp"
 #include "microbench/core/zlib.hpp"
@@ -39,6 +41,7 @@
 #include "microbench/engine/start_gate.hpp"
 #include "microbench/engine/schedule.hpp"
 #include "microbench/engine/intervals.hpp"
+#include "microbench/engine/worker_setup.hpp"
 #include "microbench/engine/worker.hpp"
 #include "microbench/engine/worker_connect.hpp"
 #include "microbench/engine/worker_receive.hpp"

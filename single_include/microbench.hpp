@@ -8,7 +8,8 @@
 // are grouped by layer, each including only its own layer and those before it: core/ (version,
 // errors, text helpers), http/ (URLs, requests, the response parser, checks), stats/ (histograms,
 // the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
-// report/ (ab's report, text, JSON, HdrHistogram's .hgrm and interval logs, HTML, merge, gates, suite) and c_api/ (microbench.h's implementation).
+// report/ (ab's report, text, JSON, HdrHistogram's .hgrm and interval logs, HTML, merge, gates,
+// suite) and c_api/ (microbench.h's implementation).
 // For a small device, define before including it (README, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
@@ -85,7 +86,8 @@ constexpr std::size_t max_header_count = 64;
 #ifndef MICROBENCH_HISTOGRAM_DIGITS
 #define MICROBENCH_HISTOGRAM_DIGITS 3
 #endif
-static_assert(MICROBENCH_HISTOGRAM_DIGITS >= 1 && MICROBENCH_HISTOGRAM_DIGITS <= 5, "MICROBENCH_HISTOGRAM_DIGITS is 1 to 5");
+static_assert(MICROBENCH_HISTOGRAM_DIGITS >= 1 && MICROBENCH_HISTOGRAM_DIGITS <= 5,
+              "MICROBENCH_HISTOGRAM_DIGITS is 1 to 5");
 constexpr std::int64_t histogram_lowest_discernible_ns = 1;
 constexpr std::int64_t histogram_highest_trackable_ns = 3600LL * 1000 * 1000 * 1000;
 constexpr int histogram_significant_figures = MICROBENCH_HISTOGRAM_DIGITS;
@@ -178,7 +180,8 @@ namespace microbench {
     X(url_empty, 10, "URL is empty") \
     X(url_no_scheme, 11, "URL has no scheme; write it as http://host[:port]/path") \
     X(url_unsupported_scheme, 12, "URL scheme is neither http nor https") \
-    X(url_tls_unsupported, 13, "https:// needs TLS, and this build has none (MICROBENCH_NO_TLS): give the plan a transport") \
+    X(url_tls_unsupported, 13, \
+      "https:// needs TLS, and this build has none (MICROBENCH_NO_TLS): give the plan a transport") \
     X(url_userinfo_unsupported, 14, "user:password@ in URLs is not supported; send an Authorization header instead") \
     X(url_empty_host, 15, "URL has no host") \
     X(url_bad_host, 16, "URL host is not a valid host name or IPv4 address") \
@@ -190,7 +193,8 @@ namespace microbench {
     X(request_bad_header_name, 31, "header name is empty or not a valid HTTP token") \
     X(request_bad_header_value, 32, "header value contains CR, LF or another control character") \
     X(request_content_length_mismatch, 33, "Content-Length header does not match the body size") \
-    X(request_transfer_encoding_unsupported, 34, "Transfer-Encoding request headers are not supported; the body is sent with Content-Length") \
+    X(request_transfer_encoding_unsupported, 34, \
+      "Transfer-Encoding request headers are not supported; the body is sent with Content-Length") \
     X(request_bad_header_line, 35, "header must be written as 'Name: value'") \
     /* Response parsing (40–69) */ \
     X(response_bad_status_line, 40, "malformed status line") \
@@ -220,39 +224,55 @@ namespace microbench {
     X(plan_concurrency_above_requests, 93, "concurrency is greater than the number of requests") \
     X(plan_bad_timeout, 94, "timeouts must be from 1 ms to 1 hour") \
     X(plan_bad_pipeline, 95, "pipeline depth must be from 1 to 256, and above 1 only with keep-alive") \
-    X(plan_bad_bind_address, 96, "local bind address (or one of a list or range) is not a numeric address of the target's family on this machine, or there are more than 1024") \
+    X(plan_bad_bind_address, 96, "local bind address (or one of a list or range) is not a numeric address of the " \
+      "target's family on this machine, or there are more than 1024") \
     X(plan_bad_status, 97, "expected status codes must be from 100 to 999") \
     X(plan_not_factorial_url, 98, "the factorial check needs a /factorial/{n} or /factorial?n=N URL") \
-    X(plan_too_many_in_flight, 99, "concurrency x pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth") \
+    X(plan_too_many_in_flight, 99, "concurrency x pipeline is above 1,000,000 requests in flight: lower the " \
+      "concurrency (-c) or the pipeline depth") \
     /* Starting a run (100–119) */ \
     X(run_resolve_failed, 100, "cannot resolve the target host") \
-    X(run_fd_limit, 101, "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)") \
+    X(run_fd_limit, 101, "the open-file limit is below the descriptors already open plus the concurrency (raise " \
+      "ulimit -n, or let the run raise it: plan::raise_fd_limit)") \
     X(run_system, 102, "the system refused a resource the run needs (epoll, thread or memory)") \
-    X(run_tls_unavailable, 103, "https:// needs OpenSSL 3 (libssl.so.3), which could not be loaded: install it (apt-get install libssl3), name it with MICROBENCH_LIBSSL, or give the plan a transport") \
-    X(run_tls_setup, 104, "the TLS library refused the run's TLS settings (protocol, ciphers, certificate, key or CA file)") \
+    X(run_tls_unavailable, 103, "https:// needs OpenSSL 3 (libssl.so.3), which could not be loaded: install it " \
+      "(apt-get install libssl3), name it with MICROBENCH_LIBSSL, or give the plan a transport") \
+    X(run_tls_setup, 104, \
+      "the TLS library refused the run's TLS settings (protocol, ciphers, certificate, key or CA file)") \
     /* Plans, continued (120–139) */ \
-    X(plan_too_many_records, 120, "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer") \
-    X(plan_bad_rate, 121, "rate must be 0 (a closed loop) or from 0.001 to 10,000,000 requests per second, and works without pipelining") \
+    X(plan_too_many_records, 120, \
+      "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer") \
+    X(plan_bad_rate, 121, \
+      "rate must be 0 (a closed loop) or from 0.001 to 10,000,000 requests per second, and works without pipelining") \
     X(plan_bad_interval, 122, "the statistics interval must be from 10 ms to 1 hour, or 0 for none") \
     X(plan_bad_arrivals, 123, "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson") \
     X(plan_bad_start_time, 124, "the start time must be a Unix time in milliseconds, at most 7 days ahead") \
-    X(plan_bad_shard, 125, "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at least one connection and one request") \
+    X(plan_bad_shard, 125, "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at " \
+      "least one connection and one request") \
     X(plan_bad_duration, 126, "the duration must be from 0 (none: a request count ends the run) to 30 days") \
     X(plan_bad_socket_buffer, 127, "socket buffers must be from 0 (the kernel's size) to 64 MiB") \
     X(plan_bad_transport, 128, "a transport needs open, handshake, read, write and close functions") \
-    X(plan_bad_tls_version, 129, "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
+    X(plan_bad_tls_version, 129, \
+      "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
     X(plan_bad_batch_lag, 131, "the batch lag must be from 0 to 10,000 microseconds, or -1 for the default") \
-    X(plan_bad_capacity_search, 133, "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
+    X(plan_bad_capacity_search, 133, \
+      "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
-    X(result_not_microbench, 142, "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document") \
-    X(result_bad_field, 143, "a field of the result is missing or has the wrong type (or its histogram does not decode)") \
-    X(merge_nothing, 144, "nothing to merge: give the results of one plan, each a single run (--json of a run or a shard)") \
-    X(merge_different_plans, 145, "the results come from different targets or plans (URL, method, keep-alive, pipeline, timeout, duration, checks, rate or shards differ)") \
-    X(merge_incompatible_histograms, 146, "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly") \
+    X(result_not_microbench, 142, \
+      "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document") \
+    X(result_bad_field, 143, \
+      "a field of the result is missing or has the wrong type (or its histogram does not decode)") \
+    X(merge_nothing, 144, \
+      "nothing to merge: give the results of one plan, each a single run (--json of a run or a shard)") \
+    X(merge_different_plans, 145, "the results come from different targets or plans (URL, method, keep-alive, " \
+      "pipeline, timeout, duration, checks, rate or shards differ)") \
+    X(merge_incompatible_histograms, 146, "the results' histograms are configured differently (lowest value or " \
+      "significant digits): they cannot be merged exactly") \
     X(merge_duplicate_shard, 147, "the same shard appears twice") \
-    X(merge_too_many_intervals, 148, "the results' interval rows would span more than 1,000,000 intervals on the wall clock: their starts (or a row's) are too far apart") \
+    X(merge_too_many_intervals, 148, "the results' interval rows would span more than 1,000,000 intervals on the " \
+      "wall clock: their starts (or a row's) are too far apart") \
     X(hlog_bad, 149, "a line of the HdrHistogram interval log cannot be read") \
     /* Calls through the C API (200–219) */ \
     X(invalid_argument, 200, "a null handle or pointer, or a value out of range, was passed to the C API") \
@@ -1096,7 +1116,8 @@ private:
             if (detail::is_ows(line[0])) return {errc::response_obsolete_line_folding, line_at};
             std::size_t colon = 0;
             while (colon < line.size() && detail::is_tchar(line[colon])) ++colon;
-            if (colon == 0 || colon == line.size() || line[colon] != ':') return {errc::response_bad_header, line_at + colon};
+            if (colon == 0 || colon == line.size() || line[colon] != ':')
+                return {errc::response_bad_header, line_at + colon};
             std::size_t v = colon + 1, v_end = line.size();
             while (v < v_end && detail::is_ows(line[v])) ++v;
             while (v_end > v && detail::is_ows(line[v_end - 1])) --v_end;
@@ -1250,22 +1271,15 @@ inline parse_result response_parser::parse_chunked(const char* data, std::size_t
 
 }  // namespace microbench
 // ---- end include/microbench/http/response_parser.hpp ----
-// ---- begin include/microbench/stats/histogram.hpp ----
-// microbench/stats/histogram.hpp — log-linear latency histogram with HdrHistogram's bucket layout.
-// Fixed memory set by the configuration alone, a stated relative precision (1–5 significant
-// figures), exact count/min/max/sum, mergeable. Allocates once at construction, or never when
-// given caller storage; record() is a few shifts and adds. Single-threaded: one per worker.
-// Empty histograms report 0 for min/max/mean/percentiles; ask empty() to tell them apart.
+// ---- begin include/microbench/stats/histogram_layout.hpp ----
+// microbench/stats/histogram_layout.hpp — a histogram's configuration (the lowest discernible and
+// highest trackable value, 1–5 significant figures) and the bucket layout it implies, as in
+// HdrHistogram: sub-buckets, buckets and the number of counters, which fix its memory. validate()
+// says whether a configuration can make a histogram; nothing here allocates or records.
 
-#include <sys/mman.h>
-
-#include <algorithm>
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
-#include <memory>
-#include <utility>
 
 
 namespace microbench {
@@ -1274,21 +1288,6 @@ struct histogram_config {
     std::int64_t lowest_discernible_value = defaults::histogram_lowest_discernible_ns;
     std::int64_t highest_trackable_value = defaults::histogram_highest_trackable_ns;
     int significant_figures = defaults::histogram_significant_figures;
-};
-
-// One non-empty bucket, for for_each_recorded.
-struct histogram_bucket {
-    std::int64_t lowest_value;   // smallest value this bucket stands for
-    std::int64_t highest_value;  // largest value this bucket stands for
-    std::uint64_t count;
-    std::uint64_t cumulative_count;  // this bucket and all below it
-};
-
-// One step of a percentile spectrum, for for_each_percentile.
-struct histogram_percentile {
-    double percentile;  // 0..100, the level asked for
-    std::int64_t value;
-    std::uint64_t cumulative_count;
 };
 
 namespace detail {
@@ -1330,6 +1329,51 @@ inline error compute_histogram_layout(const histogram_config& c, histogram_layou
     return {};
 }
 
+}  // namespace detail
+
+inline error validate(const histogram_config& config) {
+    detail::histogram_layout unused;
+    return detail::compute_histogram_layout(config, unused);
+}
+
+}  // namespace microbench
+// ---- end include/microbench/stats/histogram_layout.hpp ----
+// ---- begin include/microbench/stats/histogram.hpp ----
+// microbench/stats/histogram.hpp — log-linear latency histogram with HdrHistogram's bucket layout.
+// Fixed memory set by the configuration alone, a stated relative precision (1–5 significant
+// figures), exact count/min/max/sum, mergeable. Allocates once at construction, or never when
+// given caller storage; record() is a few shifts and adds. Single-threaded: one per worker.
+// Empty histograms report 0 for min/max/mean/percentiles; ask empty() to tell them apart.
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <utility>
+
+
+namespace microbench {
+
+// One non-empty bucket, for for_each_recorded.
+struct histogram_bucket {
+    std::int64_t lowest_value;   // smallest value this bucket stands for
+    std::int64_t highest_value;  // largest value this bucket stands for
+    std::uint64_t count;
+    std::uint64_t cumulative_count;  // this bucket and all below it
+};
+
+// One step of a percentile spectrum, for for_each_percentile.
+struct histogram_percentile {
+    double percentile;  // 0..100, the level asked for
+    std::int64_t value;
+    std::uint64_t cumulative_count;
+};
+
+namespace detail {
+
 // Frees a histogram's own counters (an anonymous mapping of `bytes`).
 struct unmap_counts {
     std::size_t bytes = 0;
@@ -1337,11 +1381,6 @@ struct unmap_counts {
 };
 
 }  // namespace detail
-
-inline error validate(const histogram_config& config) {
-    detail::histogram_layout unused;
-    return detail::compute_histogram_layout(config, unused);
-}
 
 class histogram {
 public:
@@ -1422,7 +1461,8 @@ public:
     // counted at its nearest edge, so the count always equals the values offered. False when it
     // had to move the value.
     bool record_clamped(std::int64_t value) {
-        const std::int64_t v = value < 0 ? 0 : value > config_.highest_trackable_value ? config_.highest_trackable_value : value;
+        const std::int64_t v = value < 0 ? 0
+                               : value > config_.highest_trackable_value ? config_.highest_trackable_value : value;
         record(v);
         return v == value;
     }
@@ -1433,7 +1473,8 @@ public:
     bool record_corrected(std::int64_t value, std::int64_t expected_interval, std::uint64_t count = 1) {
         if (!record(value, count)) return false;
         if (expected_interval <= 0) return true;
-        for (std::int64_t missing = value - expected_interval; missing >= expected_interval; missing -= expected_interval)
+        for (std::int64_t missing = value - expected_interval; missing >= expected_interval;
+             missing -= expected_interval)
             record(missing, count);
         return true;
     }
@@ -1561,8 +1602,12 @@ public:
         if (sub_bucket_of(v, b) >= layout_.sub_bucket_count) ++b;
         return std::int64_t{1} << (layout_.unit_magnitude + b);
     }
-    std::int64_t highest_equivalent(std::int64_t v) const { return lowest_equivalent(v) + size_of_equivalent_range(v) - 1; }
-    std::int64_t median_equivalent(std::int64_t v) const { return lowest_equivalent(v) + (size_of_equivalent_range(v) >> 1); }
+    std::int64_t highest_equivalent(std::int64_t v) const {
+        return lowest_equivalent(v) + size_of_equivalent_range(v) - 1;
+    }
+    std::int64_t median_equivalent(std::int64_t v) const {
+        return lowest_equivalent(v) + (size_of_equivalent_range(v) >> 1);
+    }
     bool equivalent(std::int64_t a, std::int64_t b) const { return lowest_equivalent(a) == lowest_equivalent(b); }
 
     const histogram_config& config() const { return config_; }
@@ -1608,7 +1653,8 @@ private:
         const std::size_t bytes = layout_.counts_length * sizeof(std::uint64_t);
         void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         MICROBENCH_ASSERT(p != MAP_FAILED && "out of memory for histogram counters");
-        owned_ = std::unique_ptr<std::uint64_t, detail::unmap_counts>(static_cast<std::uint64_t*>(p), detail::unmap_counts{bytes});
+        owned_ = std::unique_ptr<std::uint64_t, detail::unmap_counts>(static_cast<std::uint64_t*>(p),
+                                                                      detail::unmap_counts{bytes});
         counts_ = owned_.get();
     }
     void forget_counts() {
@@ -1730,7 +1776,10 @@ inline void encode_histogram(const histogram& h, std::string& out) {
             continue;
         }
         std::uint64_t run = 0;
-        while (i < n && h.count_at_index(i) == 0) ++run, ++i;
+        while (i < n && h.count_at_index(i) == 0) {
+            ++run;
+            ++i;
+        }
         put_varint(out, (run << 1) | 1);
     }
 }
@@ -1741,10 +1790,12 @@ inline error decode_histogram(std::string_view in, histogram& out) {
     constexpr std::size_t header = sizeof(detail::histogram_magic) + 1;
     for (std::size_t i = 0; i < sizeof(detail::histogram_magic); ++i) {
         if (i == in.size()) return {errc::histogram_encoding_truncated, i};
-        if (static_cast<unsigned char>(in[i]) != detail::histogram_magic[i]) return {errc::histogram_encoding_bad_magic, i};
+        if (static_cast<unsigned char>(in[i]) != detail::histogram_magic[i])
+            return {errc::histogram_encoding_bad_magic, i};
     }
     if (in.size() < header) return {errc::histogram_encoding_truncated, in.size()};
-    if (static_cast<unsigned char>(in[3]) != detail::histogram_format_version) return {errc::histogram_encoding_bad_version, 3};
+    if (static_cast<unsigned char>(in[3]) != detail::histogram_format_version)
+        return {errc::histogram_encoding_bad_version, 3};
 
     detail::byte_reader r(in.substr(header));
     auto at = [&r] { return header + r.position(); };
@@ -1975,7 +2026,9 @@ private:
         bit_buffer_ = 0;  // to the byte boundary
         bit_count_ = 0;
         if (in_.size() - pos_ < 4) return errc::histogram_encoding_truncated;
-        auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(in_[pos_ + i])); };
+        auto byte = [&](std::size_t i) {
+            return static_cast<std::uint32_t>(static_cast<unsigned char>(in_[pos_ + i]));
+        };
         const std::uint32_t len = byte(0) | byte(1) << 8, nlen = byte(2) | byte(3) << 8;
         if (len != (~nlen & 0xffff)) return errc::histogram_encoding_corrupt;
         pos_ += 4;
@@ -2025,11 +2078,14 @@ private:
             if (sym == 16) {
                 if (i == 0) return errc::histogram_encoding_corrupt;  // nothing to repeat
                 value = lengths[i - 1];
-                ok = bits(2, repeat), repeat += 3;
+                ok = bits(2, repeat);
+                repeat += 3;
             } else if (sym == 17) {
-                ok = bits(3, repeat), repeat += 3;
+                ok = bits(3, repeat);
+                repeat += 3;
             } else {
-                ok = bits(7, repeat), repeat += 11;
+                ok = bits(7, repeat);
+                repeat += 11;
             }
             if (!ok) return errc::histogram_encoding_truncated;
             if (i + repeat > nlen + ndist) return errc::histogram_encoding_corrupt;
@@ -2044,13 +2100,14 @@ private:
 
     // The literals and copies of one Huffman block, up to its end-of-block code.
     errc codes(const huffman& literal, const huffman& distance) {
-        static constexpr std::uint16_t length_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+        static constexpr std::uint16_t length_base[29] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27,
                                                           31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
         static constexpr std::uint8_t length_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                                           2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-        static constexpr std::uint16_t distance_base[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,
-                                                            33,  49,  65,  97,  129, 193,  257,  385,  513,  769,
-                                                            1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+        static constexpr std::uint16_t distance_base[30] = {1,    2,    3,    4,     5,     7,    9,    13,
+                                                            17,   25,   33,   49,    65,    97,   129,  193,
+                                                            257,  385,  513,  769,   1025,  1537, 2049, 3073,
+                                                            4097, 6145, 8193, 12289, 16385, 24577};
         static constexpr std::uint8_t distance_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
                                                             6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
         for (;;) {
@@ -2120,8 +2177,9 @@ inline error zlib_inflate(std::string_view in, std::string& out, std::size_t lim
 // Uncompressed: a 40-byte big-endian header (cookie 0x1c849313, payload length, normalizing
 // index offset 0, significant figures, lowest discernible and highest trackable value, the
 // integer-to-double ratio 1.0; a decoder ignores the offset and the ratio, as HdrHistogram.NET
-// and hdr-histogram-js do, whose writer puts 1 in both: the counts come in value order), then a count per bucket index up to the highest one in use, each a
-// ZigZag LEB128 number of at most 9 bytes, a run of k > 1 empty buckets written as -k.
+// and hdr-histogram-js do, whose writer puts 1 in both: the counts come in value order), then a
+// count per bucket index up to the highest one in use, each a ZigZag LEB128 number of at most 9
+// bytes, a run of k > 1 empty buckets written as -k.
 // Compressed: cookie 0x1c849314, the zlib stream's length, the zlib stream of the uncompressed
 // form. The bucket indexes are HdrHistogram's, so the bytes equal its libraries' for the same
 // counts (zlib aside: microbench stores, they deflate). Decoding rebuilds the counts exactly; as
@@ -2240,7 +2298,8 @@ inline error decode_hdr_v2(std::string_view in, histogram& out) {
         if (in.size() - 8 < length) return {errc::histogram_encoding_truncated, 0};
         // The header states the payload length; a bucket takes a byte at least, so no honest
         // histogram of microbench's largest layout inflates past a few megabytes.
-        if (error e = zlib_inflate(in.substr(8, static_cast<std::size_t>(length)), inflated, std::size_t{64} << 20)) return e;
+        if (error e = zlib_inflate(in.substr(8, static_cast<std::size_t>(length)), inflated, std::size_t{64} << 20))
+            return e;
         in = inflated;
         if (in.size() < 4) return {errc::histogram_encoding_truncated, 0};
     }
@@ -2436,9 +2495,19 @@ using response_callback = bool (*)(int status, std::uint64_t body_bytes, void* u
 
 class checks {
 public:
-    checks& status(std::vector<int> codes) { return statuses_ = std::move(codes), *this; }
-    checks& body_equals(std::string s) { return equals_ = std::move(s), has_equals_ = true, *this; }
-    checks& body_starts_with(std::string s) { return starts_ = std::move(s), *this; }
+    checks& status(std::vector<int> codes) {
+        statuses_ = std::move(codes);
+        return *this;
+    }
+    checks& body_equals(std::string s) {
+        equals_ = std::move(s);
+        has_equals_ = true;
+        return *this;
+    }
+    checks& body_starts_with(std::string s) {
+        starts_ = std::move(s);
+        return *this;
+    }
     checks& body_contains(std::string s) {
         contains_ = std::move(s);
         kmp_.assign(contains_.size(), 0);  // prefix function, computed once
@@ -2453,10 +2522,22 @@ public:
         headers_.push_back({std::move(name), std::move(value), must_equal});
         return *this;
     }
-    checks& body_length(std::uint64_t n) { return length_ = static_cast<std::int64_t>(n), *this; }
+    checks& body_length(std::uint64_t n) {
+        length_ = static_cast<std::int64_t>(n);
+        return *this;
+    }
     // The body must be exactly n!: "<digits>" or {"factorial": <digits>}, whitespace allowed.
-    checks& factorial(unsigned n) { return factorial_ = factorial_decimal(n), factorial_n_ = n, has_factorial_ = true, *this; }
-    checks& callback(response_callback fn, void* user) { return callback_ = fn, callback_user_ = user, *this; }
+    checks& factorial(unsigned n) {
+        factorial_ = factorial_decimal(n);
+        factorial_n_ = n;
+        has_factorial_ = true;
+        return *this;
+    }
+    checks& callback(response_callback fn, void* user) {
+        callback_ = fn;
+        callback_user_ = user;
+        return *this;
+    }
 
     bool empty() const {
         return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && headers_.empty() &&
@@ -2468,11 +2549,14 @@ public:
         using detail::appendf;
         std::string out;
         auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
-        for (std::size_t i = 0; i < statuses_.size(); ++i) appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
+        for (std::size_t i = 0; i < statuses_.size(); ++i)
+            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
         if (has_equals_) appendf(next(), "body equals %zu bytes", equals_.size());
         if (!starts_.empty()) appendf(next(), "body starts with %zu bytes", starts_.size());
         if (!contains_.empty()) appendf(next(), "body contains %zu bytes", contains_.size());
-        for (const header_rule& h : headers_) appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "", h.must_equal ? h.value.c_str() : "");
+        for (const header_rule& h : headers_)
+            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
+                    h.must_equal ? h.value.c_str() : "");
         if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
         if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
         if (callback_) next() += "callback";
@@ -2495,7 +2579,8 @@ public:
     void on_body(check_state& s, std::string_view chunk) const {
         if (s.failed) return;
         if (has_equals_) s.failed = !matches_at(equals_, s.offset, chunk, true);
-        if (!starts_.empty() && s.offset < starts_.size()) s.failed = s.failed || !matches_at(starts_, s.offset, chunk, false);
+        if (!starts_.empty() && s.offset < starts_.size())
+            s.failed = s.failed || !matches_at(starts_, s.offset, chunk, false);
         if (!contains_.empty() && !s.contains_found) feed_contains(s, chunk);
         if (has_factorial_) feed_factorial(s, chunk);
         s.offset += chunk.size();
@@ -2551,9 +2636,15 @@ private:
             switch (s.fact_phase) {
                 case lead:
                     if (space) break;
-                    if (c == '{') s.fact_phase = key, s.fact_at = 0;
-                    else if (c == factorial_[0]) s.fact_phase = plain, s.fact_at = 1;
-                    else s.fact_phase = bad;
+                    if (c == '{') {
+                        s.fact_phase = key;
+                        s.fact_at = 0;
+                    } else if (c == factorial_[0]) {
+                        s.fact_phase = plain;
+                        s.fact_at = 1;
+                    } else {
+                        s.fact_phase = bad;
+                    }
                     break;
                 case plain:
                 case json_digits:
@@ -2576,8 +2667,12 @@ private:
                     break;
                 case value_start:
                     if (space) break;
-                    if (c == factorial_[0]) s.fact_phase = json_digits, s.fact_at = 1;
-                    else s.fact_phase = bad;
+                    if (c == factorial_[0]) {
+                        s.fact_phase = json_digits;
+                        s.fact_at = 1;
+                    } else {
+                        s.fact_phase = bad;
+                    }
                     break;
                 case close:
                     if (space) break;
@@ -2664,7 +2759,10 @@ inline std::int64_t realtime_minus_monotonic_ns() {
     std::int64_t best_gap = INT64_MAX, offset = 0;
     for (int i = 0; i < 3 && best_gap > 2'000; ++i) {
         const std::int64_t before = realtime_ns(), monotonic = now_ns(), after = realtime_ns();
-        if (after - before < best_gap) best_gap = after - before, offset = before + (after - before) / 2 - monotonic;
+        if (after - before < best_gap) {
+            best_gap = after - before;
+            offset = before + (after - before) / 2 - monotonic;
+        }
     }
     return offset;
 }
@@ -2699,7 +2797,8 @@ inline std::uint64_t splitmix64(std::uint64_t& state) { return mix64(state += 0x
 // ---- begin include/microbench/engine/net.hpp ----
 // microbench/engine/net.hpp — the few socket operations the engine and server need, as values:
 // name resolution (once, at setup), source addresses (-B), non-blocking sockets, and reads and
-// writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL); installs no signal handler.
+// writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL);
+// installs no signal handler.
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -2837,7 +2936,8 @@ inline io_result write_repeated(int fd, const char* data, std::size_t size, std:
     m.msg_iov = parts;
     m.msg_iovlen = static_cast<std::size_t>(n);
     for (;;) {
-        ssize_t w = n == 1 ? ::send(fd, parts[0].iov_base, parts[0].iov_len, MSG_NOSIGNAL) : ::sendmsg(fd, &m, MSG_NOSIGNAL);
+        ssize_t w =
+            n == 1 ? ::send(fd, parts[0].iov_base, parts[0].iov_len, MSG_NOSIGNAL) : ::sendmsg(fd, &m, MSG_NOSIGNAL);
         if (w >= 0) return {io::ok, static_cast<std::size_t>(w), 0};
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
@@ -2890,7 +2990,8 @@ inline bool local_address(const endpoint& from) {
 
 // Why a -B text was refused, and which item: text.substr(at, length).
 struct source_fault {
-    enum class kind { none, empty, not_numeric, other_family, range_not_ipv4, reversed, too_many, not_here } what = kind::none;
+    enum class kind { none, empty, not_numeric, other_family, range_not_ipv4, reversed, too_many, not_here };
+    kind what = kind::none;
     std::size_t at = 0, length = 0;
     explicit operator bool() const { return what != kind::none; }
 };
@@ -3146,7 +3247,9 @@ struct interval_stats {
     std::int64_t lag_p99_ns, lag_max_ns;          // schedule lag, at a fixed rate
 
     // Requests that ended per second in this interval.
-    double rate() const { return duration_ns > 0 ? static_cast<double>(ended) * 1e9 / static_cast<double>(duration_ns) : 0.0; }
+    double rate() const {
+        return duration_ns > 0 ? static_cast<double>(ended) * 1e9 / static_cast<double>(duration_ns) : 0.0;
+    }
     // The schedule's target per second in this interval: what rate() is measured against.
     double target_rate() const { return duration_ns > 0 ? target * 1e9 / static_cast<double>(duration_ns) : 0.0; }
 };
@@ -3181,7 +3284,8 @@ struct result {
     std::uint32_t concurrency_peak = 0;    // most connections open at once
     std::uint64_t bytes_sent = 0;
     std::uint64_t bytes_received = 0;      // everything read: heads, bodies, framing
-    std::uint64_t body_bytes = 0;          // decoded bodies of every whole response, failed ones too (ab's HTML transferred)
+    std::uint64_t body_bytes = 0;          // decoded bodies of every whole response, failed ones too (ab's HTML
+                                           // transferred)
     std::uint64_t head_bytes = 0;          // response heads of every whole response
     std::uint64_t first_body_length = 0;   // of the run's first response that passed its checks (ab's Document
                                            // Length), or when none did, of the first whole one
@@ -3189,7 +3293,8 @@ struct result {
     std::int64_t elapsed_ns = 0;           // run start to last request end
     std::int64_t start_ns = 0;             // run start, monotonic
     std::int64_t start_realtime_ns = 0;    // the same instant on the wall clock
-    std::int64_t start_requested_realtime_ns = 0;  // when the plan asked it to start (plan::start_at_unix_ms); 0: at once
+    std::int64_t start_requested_realtime_ns = 0;  // when the plan asked it to start (plan::start_at_unix_ms);
+                                                   // 0: at once
     std::vector<request_timing> requests;  // per request, when the plan records them (by start time)
     bool cancelled = false;
 
@@ -3566,7 +3671,9 @@ public:
         return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
     }
     // The batch lag this plan's fixed rate uses, in microseconds.
-    std::int64_t effective_batch_lag_us() const { return max_batch_lag_us_ >= 0 ? max_batch_lag_us_ : defaults::batch_lag_us; }
+    std::int64_t effective_batch_lag_us() const {
+        return max_batch_lag_us_ >= 0 ? max_batch_lag_us_ : defaults::batch_lag_us;
+    }
 
     progress_fn progress_callback() const { return progress_fn_; }
     void* progress_user() const { return progress_user_; }
@@ -3592,7 +3699,8 @@ public:
         if (requests_ == 0 && duration_ms_ == 0) return {errc::plan_no_limit, 0};
         if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
         if (pipeline_ > 1 && !keep_alive_) return {errc::plan_bad_pipeline, 0};
-        if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
+        if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight)
+            return {errc::plan_too_many_in_flight, 0};
         if (rate_ > 0 && pipeline_ > 1) return {errc::plan_bad_rate, 0};
         if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
@@ -3614,8 +3722,10 @@ public:
         if (record_requests_ > max_recorded_requests) return {errc::plan_too_many_records, 0};
         if (socket_buffer_bytes_ > max_socket_buffer_bytes) return {errc::plan_bad_socket_buffer, 0};
         if (rate_ != 0 && !within(rate_, min_rate, max_rate)) return {errc::plan_bad_rate, 0};
-        if (arrivals_ != microbench::arrivals::uniform && arrivals_ != microbench::arrivals::poisson) return {errc::plan_bad_arrivals, 0};
-        if (max_batch_lag_us_ != -1 && !within(max_batch_lag_us_, std::int64_t{0}, batch_lag_limit_us)) return {errc::plan_bad_batch_lag, 0};
+        if (arrivals_ != microbench::arrivals::uniform && arrivals_ != microbench::arrivals::poisson)
+            return {errc::plan_bad_arrivals, 0};
+        if (max_batch_lag_us_ != -1 && !within(max_batch_lag_us_, std::int64_t{0}, batch_lag_limit_us))
+            return {errc::plan_bad_batch_lag, 0};
         if (interval_ms_ != -1 && interval_ms_ != 0 && !within(interval_ms_, min_interval_ms, max_interval_ms))
             return {errc::plan_bad_interval, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)
@@ -3691,8 +3801,10 @@ namespace microbench {
 // (plan_bad_shard), or a share of the rate below the smallest rate (plan_bad_rate).
 inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) {
     if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
-    if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count)) return {errc::plan_bad_shard, 0};
-    if (whole.rate() > 0 && whole.rate() / count < defaults::min_rate) return {errc::plan_bad_rate, 0};  // a share too small to schedule
+    if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count))
+        return {errc::plan_bad_shard, 0};
+    if (whole.rate() > 0 && whole.rate() / count < defaults::min_rate)
+        return {errc::plan_bad_rate, 0};  // a share too small to schedule
     auto share = [index, count](std::uint64_t total) { return total / count + (index < total % count ? 1 : 0); };
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
     whole.requests(share(whole.requests()))
@@ -4061,7 +4173,8 @@ public:
     interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept)
         : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows), kept_(kept) {
         double seconds = static_cast<double>(p.duration_ms() > 0 ? p.duration_ms() + p.drain_ms() : 0) / 1e3;
-        if (seconds == 0 && p.rate() > 0) seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
+        if (seconds == 0 && p.rate() > 0)
+            seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
         const double expected = seconds > 0 ? seconds * 1e9 / static_cast<double>(interval_ns_) + 2 : 256;
         rows_.reserve(static_cast<std::size_t>(std::min(expected, 4096.0)));
     }
@@ -4104,9 +4217,13 @@ private:
             for (interval_ring* r : rings_) {
                 if (!final && r->open_first.load(std::memory_order_acquire) <= last) return false;
                 const std::uint64_t end = readable_end(*r, final);
-                for (std::uint64_t i = r->tail.load(std::memory_order_relaxed); i < end && r->at(i).first <= last; ++i) {
+                for (std::uint64_t i = r->tail.load(std::memory_order_relaxed); i < end && r->at(i).first <= last;
+                     ++i) {
                     any = true;
-                    if (r->at(i).last > last) last = r->at(i).last, widened = true;
+                    if (r->at(i).last > last) {
+                        last = r->at(i).last;
+                        widened = true;
+                    }
                 }
             }
         }
@@ -4156,7 +4273,8 @@ private:
         }
         if (plan_.interval_callback()) plan_.interval_callback()(row, plan_.interval_user());
         if (plan_.interval_histograms_callback())
-            plan_.interval_histograms_callback()(row, interval_histograms{&response_, &service_, &lag_, start_realtime_ns_},
+            plan_.interval_histograms_callback()(row,
+                                                 interval_histograms{&response_, &service_, &lag_, start_realtime_ns_},
                                                  plan_.interval_histograms_user());
         next_ = last + 1;
     }
@@ -4174,24 +4292,15 @@ private:
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/engine/intervals.hpp ----
-// ---- begin include/microbench/engine/worker.hpp ----
-// microbench/engine/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
-// and histograms; nothing is shared with other workers while running except the request bytes
-// (read-only), a set-once reference length and a progress counter only this worker writes.
-// Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
-// unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
-// stash grows only when a response head is split across reads, and keeps its capacity.
-// This file holds the loop, issuing and sending; worker_connect.hpp opens connections, makes
-// the transport's handshake and waits out local shortages; worker_receive.hpp is the receiving
-// half; worker_rate.hpp holds the fixed-rate dispatch and how the worker waits.
+// ---- begin include/microbench/engine/worker_setup.hpp ----
+// microbench/engine/worker_setup.hpp — what the runner gives a worker: the target and the source
+// addresses, the request bytes, its share of the connections, requests and rate, its limits and
+// timeouts, and the few things it shares with the run (the start gate, the cancel token, the
+// reference length, its progress counter and the transport). Plain data; the worker reads it only.
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <memory>
-#include <string>
 #include <string_view>
-#include <vector>
 
 
 namespace microbench {
@@ -4219,8 +4328,10 @@ struct worker_setup {
     double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
-    std::int64_t batch_lag_ns = 0;      // plan::max_batch_lag_us: how late a wake may be to send several due requests at once
-    bool stamp_arrivals = false;        // read responses with kernel arrival times and sleep through to sends (worker_rate.hpp)
+    std::int64_t batch_lag_ns = 0;      // plan::max_batch_lag_us: how late a wake may be to send several due
+                                        // requests at once
+    bool stamp_arrivals = false;        // read responses with kernel arrival times and sleep through to sends
+                                        // (worker_rate.hpp)
     interval_ring* intervals = nullptr; // per-interval statistics; null: none
     std::int64_t interval_ns = 0;
     std::int64_t drain_ns = 0;
@@ -4232,9 +4343,37 @@ struct worker_setup {
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
     std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
-    const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write); null: plain bytes
+    const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write);
+                                     // null: plain bytes
     const char* server_name = "";    // the URL's host, given to the transport
 };
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/worker_setup.hpp ----
+// ---- begin include/microbench/engine/worker.hpp ----
+// microbench/engine/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
+// and histograms; nothing is shared with other workers while running except the request bytes
+// (read-only), a set-once reference length and a progress counter only this worker writes.
+// Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
+// unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
+// stash grows only when a response head is split across reads, and keeps its capacity.
+// This file holds the loop, issuing and sending; worker_setup.hpp is what the runner gives a
+// worker; worker_connect.hpp opens connections, makes the transport's handshake and waits out
+// local shortages; worker_receive.hpp is the receiving half; worker_rate.hpp holds the fixed-rate
+// dispatch and how the worker waits.
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
 
 class worker {
 public:
@@ -4255,9 +4394,11 @@ public:
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         // A transport writes a pipelined batch from copies of the request back to back, as many
         // as fit in transport_batch_bytes (at least two): a record carries several requests.
-        const std::size_t fit = std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
+        const std::size_t fit =
+            std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
         if (s_.tls && s_.pipeline > 1)
-            for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i) batch_copies_.append(s_.request.data(), s_.request.size());
+            for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i)
+                batch_copies_.append(s_.request.data(), s_.request.size());
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
@@ -4265,7 +4406,8 @@ public:
         idle_.reserve(s_.connections);
         stats_.concurrency_requested = s_.connections;
         if (s_.record_requests)
-            stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
+            stats_.requests.reserve(
+                static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
         return {};
     }
 
@@ -4363,15 +4505,18 @@ inline void worker::run() {
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
     epoll_event events[defaults::worker_event_batch];
     std::int64_t next_scan = 0;
-    const std::int64_t scan_every = std::max(
-        defaults::deadline_scan_min_ns, std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
+    const std::int64_t scan_every =
+        std::max(defaults::deadline_scan_min_ns,
+                 std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
     for (;;) {
         std::int64_t now = now_ns();
         if (s_.stamp_arrivals) realtime_offset_ns_ = realtime_minus_monotonic_ns();
         if (!stopping_ && now >= stop_issuing_ns_) {
             // At a fixed rate, requests whose time came before the end but found no connection
             // are not sent after it: they are counted as missed, not dropped in silence.
-            if (fixed_rate()) stats_.schedule_missed = schedule_.count_before(stop_issuing_ns_, s_.quota ? s_.quota - issued_ : UINT64_MAX);
+            if (fixed_rate())
+                stats_.schedule_missed =
+                    schedule_.count_before(stop_issuing_ns_, s_.quota ? s_.quota - issued_ : UINT64_MAX);
             stopping_ = true;
             drain_until_ns_ = now + s_.drain_ns;
         }
@@ -4444,7 +4589,8 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
         schedule_.advance(issued_);
     }
     intervals_.sent(start, k);
-    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
+    for (std::uint32_t j = 0; j < k; ++j)
+        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
     send(ci, start);
 }
 
@@ -4485,7 +4631,8 @@ inline void worker::try_write(std::uint32_t ci) {
     connection& c = conns_[ci];
     const std::size_t size = s_.request.size();
     while (c.write_offset < c.write_length) {
-        io_result r = c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
+        io_result r =
+            c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
         if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
         if (r.status != io::ok) {
             const bool tls = r.status == io::tls;
@@ -4505,7 +4652,8 @@ inline void worker::try_write(std::uint32_t ci) {
         stats_.bytes_sent += r.bytes;
         if (c.write_offset >= (c.written + 1) * size) {
             std::int64_t now = now_ns();
-            for (; c.written < c.batch && c.write_offset >= (c.written + 1) * size; ++c.written) c.requests[c.written].written_ns = now;
+            for (; c.written < c.batch && c.write_offset >= (c.written + 1) * size; ++c.written)
+                c.requests[c.written].written_ns = now;
         }
     }
     c.state = connection::phase::reading;
@@ -4550,7 +4698,8 @@ inline void worker::scan_deadlines(std::int64_t now) {
             continue;
         }
         const bool connecting = c.state == connection::phase::connecting || c.state == connection::phase::waiting;
-        fail_in_flight(ci, connecting ? failure::connect : failure::timeout, connecting ? failure::connect : failure::timeout, true);
+        fail_in_flight(ci, connecting ? failure::connect : failure::timeout,
+                       connecting ? failure::connect : failure::timeout, true);
     }
 }
 
@@ -4681,7 +4830,8 @@ inline bool worker::shake(std::uint32_t ci) {
         s_.tls->session(c.tls, &stats_.tls);
         // Each string ends within its array, whatever the transport wrote.
         stats_.tls.protocol[sizeof stats_.tls.protocol - 1] = stats_.tls.cipher[sizeof stats_.tls.cipher - 1] = 0;
-        stats_.tls.temp_key[sizeof stats_.tls.temp_key - 1] = stats_.tls.server_name[sizeof stats_.tls.server_name - 1] = 0;
+        stats_.tls.temp_key[sizeof stats_.tls.temp_key - 1] =
+            stats_.tls.server_name[sizeof stats_.tls.server_name - 1] = 0;
         stats_.tls_used = stats_.tls.protocol[0] != 0;
     }
     on_connected(c, now);
@@ -4695,13 +4845,15 @@ inline void worker::note_tls_failure(connection& c, long status, bool handshakin
     char why[200];
     std::size_t n = 0;
     const int err = errno;
-    if (status == transport_failed && c.tls && s_.tls->why) n = std::min(s_.tls->why(c.tls, why, sizeof why), sizeof why - 1);
+    if (status == transport_failed && c.tls && s_.tls->why)
+        n = std::min(s_.tls->why(c.tls, why, sizeof why), sizeof why - 1);
     if (n == 0) {
         const char* what = status == transport_want_read || status == transport_want_write
                                ? "the handshake did not finish within the connect timeout"
                            : status == transport_closed ? "the server closed the connection during the handshake"
-                           : status == transport_socket_error ? (err == ECONNRESET ? "the connection was reset during the handshake"
-                                                                                   : "the socket failed during the handshake")
+                           : status == transport_socket_error
+                               ? (err == ECONNRESET ? "the connection was reset during the handshake"
+                                                    : "the socket failed during the handshake")
                            : !c.tls && handshaking ? "the transport could not set up the connection"
                                                    : "the TLS layer failed without saying why";
         n = std::strlen(what);
@@ -4717,7 +4869,9 @@ inline void worker::note_tls_failure(connection& c, long status, bool handshakin
 // at the next readiness of either kind.
 inline io_result worker::receive(connection& c, std::int64_t& stamped) {
     const std::size_t cap = defaults::worker_read_buffer_bytes;
-    if (!c.tls) return s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
+    if (!c.tls)
+        return s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped)
+                                 : read_some(c.fd, read_buf_.get(), cap);
     const long n = s_.tls->read(c.tls, read_buf_.get(), cap);
     c.read_wants_write = n == transport_want_write;
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
@@ -4848,7 +5002,8 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
 // Parses `in` for the requests in flight on `ci`; `used` is how much of it was consumed, and
 // `more_follows` says whether bytes come after it. False when the connection was closed or
 // replaced meanwhile, so the caller must not read from it again in this round.
-inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now, std::size_t& used) {
+inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now,
+                             std::size_t& used) {
     connection& c = conns_[ci];
     MICROBENCH_ASSERT(c.in_flight() > 0);  // a connection is read only while it has requests in flight
     for (;;) {
@@ -4916,7 +5071,8 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     if (!passed_checks) {
         if (s_.failed_length && s_.failed_length->load(std::memory_order_relaxed) < 0) {
             std::int64_t unset = -1;
-            s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body), std::memory_order_relaxed);
+            s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body),
+                                                      std::memory_order_relaxed);
         }
         return end_failed(failure::check);
     }
@@ -5002,11 +5158,12 @@ inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
 // from the server between requests is closed. A worker waits in epoll, woken by the first
 // readiness or the earliest timer — except at a fixed rate with keep-alive, when its next job is
 // to send within defaults::sleep_through_max_ns (plus the batch lag) on an idle connection: then
-// it sleeps through to that time instead of waking for each response, and reads the responses that came meanwhile with the time
-// the kernel received them (SO_TIMESTAMPNS), so a request costs one wake instead of two and its
-// times stay exact. Not while a connection is connecting, writing or part-way through a
-// response ("unsettled"): those times are the worker's own, read when the event comes. And only
-// while every read has come with a stamp: an emulator (qemu-user) or a kernel may give none.
+// it sleeps through to that time instead of waking for each response, and reads the responses
+// that came meanwhile with the time the kernel received them (SO_TIMESTAMPNS), so a request costs
+// one wake instead of two and its times stay exact. Not while a connection is connecting, writing
+// or part-way through a response ("unsettled"): those times are the worker's own, read when the
+// event comes. And only while every read has come with a stamp: an emulator (qemu-user) or a
+// kernel may give none.
 
 #include <time.h>
 
@@ -5040,7 +5197,8 @@ inline std::int64_t worker::batch_wake() {
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent
 // bytes nobody asked for — either way it is closed, and reopened when its next request is due.
 inline void worker::on_idle_event(connection& c, std::uint32_t events) {
-    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && !c.read_wants_write) return;  // writable again: nothing to do
+    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && !c.read_wants_write)
+        return;  // writable again: nothing to do
     std::int64_t stamped = 0;
     io_result r = receive(c, stamped);  // over TLS: a session ticket is read here, and is not data
     if (r.status == io::again) return;
@@ -5052,7 +5210,8 @@ inline int worker::wait_for_events(epoll_event* events, std::int64_t now, std::i
     if (more_now) return loop_.wait_ns(events, defaults::worker_event_batch, 0);
     const bool sleep_through = stamps_work_ && !idle_.empty() && schedule_pending() &&
                                wake - now <= defaults::sleep_through_max_ns + s_.batch_lag_ns && settled();
-    if (!sleep_through) return loop_.wait_ns(events, defaults::worker_event_batch, std::max<std::int64_t>(0, wake - now));
+    if (!sleep_through)
+        return loop_.wait_ns(events, defaults::worker_event_batch, std::max<std::int64_t>(0, wake - now));
     timespec until{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
     }
@@ -5252,12 +5411,15 @@ inline const openssl_api* load_openssl(const std::string& wanted) {
             std::memcpy(reinterpret_cast<char*>(&found) + offset, &symbol, sizeof symbol);
             name += std::strlen(name) + 1;
         }
-        if (handle && missing) std::snprintf(l.problem, sizeof l.problem, "%s has no %s: not OpenSSL 3's libssl", path, missing);
+        if (handle && missing)
+            std::snprintf(l.problem, sizeof l.problem, "%s has no %s: not OpenSSL 3's libssl", path, missing);
         const unsigned long version = handle && !missing ? found.OpenSSL_version_num() : 0;
         if (handle && !missing && version < openssl::version_3_0)
-            std::snprintf(l.problem, sizeof l.problem, "%s is OpenSSL %lu.%lu, older than 3.0", path, version >> 28, (version >> 20) & 0xff);
+            std::snprintf(l.problem, sizeof l.problem, "%s is OpenSSL %lu.%lu, older than 3.0", path, version >> 28,
+                          (version >> 20) & 0xff);
         l.loaded = version >= openssl::version_3_0 && found.OPENSSL_init_ssl(0, nullptr) == 1;
-        if (!l.loaded && version >= openssl::version_3_0) std::snprintf(l.problem, sizeof l.problem, "%s could not be initialised", path);
+        if (!l.loaded && version >= openssl::version_3_0)
+            std::snprintf(l.problem, sizeof l.problem, "%s could not be initialised", path);
         if (l.loaded) l.api = found;
         else if (handle) dlclose(handle);
     }
@@ -5350,10 +5512,12 @@ inline void* openssl_open(void* user, int fd, const char* server_name) {
     auto* c = new (std::nothrow) openssl_connection{a.SSL_new(w->run->ctx), w, 0, {}};
     if (!c) return nullptr;
     bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1;
-    const bool name = w->run->send_server_name && !is_ip_address(server_name) && std::strlen(server_name) < sizeof c->server_name;
+    const bool name =
+        w->run->send_server_name && !is_ip_address(server_name) && std::strlen(server_name) < sizeof c->server_name;
     if (ok && name) {
         std::strcpy(c->server_name, server_name);
-        ok = a.SSL_ctrl(c->ssl, openssl::ctrl_set_tlsext_hostname, openssl::tlsext_nametype_host_name, c->server_name) == 1;
+        ok = a.SSL_ctrl(c->ssl, openssl::ctrl_set_tlsext_hostname, openssl::tlsext_nametype_host_name,
+                        c->server_name) == 1;
     }
     if (ok && w->run->verify) ok = a.SSL_set1_host(c->ssl, server_name) == 1;  // a name or an IP address
     if (ok && w->session) ok = a.SSL_set_session(c->ssl, w->session) == 1;
@@ -5495,7 +5659,8 @@ inline bool set_ciphers(const openssl_api& a, ssl_ctx_st* ctx, const std::string
         if (!name.empty()) part.append(part.empty() ? "" : ":").append(name);
         at = end + 1;
     }
-    if (!v12.empty() && v12[0] == '@') v12.insert(0, "DEFAULT:");  // only a directive (@SECLEVEL=0): the default ciphers
+    if (!v12.empty() && v12[0] == '@')
+        v12.insert(0, "DEFAULT:");  // only a directive (@SECLEVEL=0): the default ciphers
     if (!v12.empty() && a.SSL_CTX_set_cipher_list(ctx, v12.c_str()) != 1) return false;
     if (!v13.empty() && a.SSL_CTX_set_ciphersuites(ctx, v13.c_str()) != 1) return false;
     return !v12.empty() || !v13.empty();
@@ -5507,8 +5672,10 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
     const openssl_api& a = *api;
     ctx = a.SSL_CTX_new(a.TLS_client_method());
     if (!ctx) return {errc::run_tls_setup, 0};
-    a.SSL_CTX_ctrl(ctx, openssl::ctrl_mode, openssl::mode_enable_partial_write | openssl::mode_accept_moving_write_buffer, nullptr);
-    a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_read_ahead, 1, nullptr);  // a read takes what the socket has, not one record's worth
+    a.SSL_CTX_ctrl(ctx, openssl::ctrl_mode,
+                   openssl::mode_enable_partial_write | openssl::mode_accept_moving_write_buffer, nullptr);
+    // Read-ahead: a read takes what the socket has, not one record's worth.
+    a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_read_ahead, 1, nullptr);
     a.SSL_CTX_set_options(ctx, openssl::op_ignore_unexpected_eof);  // a close without close_notify is a close
     a.SSL_CTX_set_verify(ctx, o.verify ? openssl::verify_peer : openssl::verify_none, nullptr);
     // The error's position says which setting was refused (tls_setup_fault).
@@ -5521,7 +5688,8 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
         fault = tls_setup_fault::version;
     // TLS 1.0 and 1.1 need security level 0 in OpenSSL 3 (their signatures use SHA-1 and MD5).
     const std::string old = o.version && o.version < 0x0303 ? ":@SECLEVEL=0" : "";
-    if (!fault && (!o.ciphers.empty() || !old.empty()) && !set_ciphers(a, ctx, (o.ciphers.empty() ? "DEFAULT" : o.ciphers) + old))
+    if (!fault && (!o.ciphers.empty() || !old.empty()) &&
+        !set_ciphers(a, ctx, (o.ciphers.empty() ? "DEFAULT" : o.ciphers) + old))
         fault = tls_setup_fault::ciphers;
     if (!fault && !o.certificate_file.empty() &&
         !(a.SSL_CTX_use_certificate_chain_file(ctx, o.certificate_file.c_str()) == 1 &&
@@ -5679,9 +5847,11 @@ inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel)
 
 // Polls the workers from the calling thread until every one has finished: calls the plan's
 // progress callback, and turns the intervals the workers have handed over into rows.
-inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start, interval_collector* rows) {
+inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start,
+                          interval_collector* rows) {
     // A period beyond the longest duration is never (and would overflow in nanoseconds).
-    std::int64_t every_ms = p.progress_callback() && p.progress_every_ms() <= defaults::max_duration_ms ? p.progress_every_ms() : 0;
+    std::int64_t every_ms =
+        p.progress_callback() && p.progress_every_ms() <= defaults::max_duration_ms ? p.progress_every_ms() : 0;
     std::uint64_t every_n = p.progress_every_requests();
     std::int64_t poll_ms = every_ms > 0 ? std::min(every_ms, defaults::progress_poll_ms) : defaults::progress_poll_ms;
     std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
@@ -5776,13 +5946,15 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
 
 // After every worker has joined: their results merged into `out`, with the rows and what the plan
 // asked for.
-inline void collect_result(const plan& p, run_shared& shared, worker_thread* threads, std::uint32_t t, std::int64_t start,
-                           std::int64_t wall, interval_collector* rows, std::vector<interval_stats>& interval_rows,
-                           std::vector<interval_histogram_set>& kept, result& out) {
+inline void collect_result(const plan& p, run_shared& shared, worker_thread* threads, std::uint32_t t,
+                           std::int64_t start, std::int64_t wall, interval_collector* rows,
+                           std::vector<interval_stats>& interval_rows, std::vector<interval_histogram_set>& kept,
+                           result& out) {
     out = result();
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
     if (rows) {
-        std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
+        // The rows run to the last worker's end: requests may be sent after the last one ended.
+        std::int64_t stopped = 0;
         for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
         rows->collect(true, stopped);
         out.intervals.swap(interval_rows);
@@ -5806,7 +5978,9 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
 
 // The descriptors a run of `p` needs besides those already open: one per connection, an epoll
 // descriptor per worker, and a margin.
-inline std::size_t descriptors_needed(const plan& p) { return static_cast<std::size_t>(p.concurrency()) + p.threads() + 16; }
+inline std::size_t descriptors_needed(const plan& p) {
+    return static_cast<std::size_t>(p.concurrency()) + p.threads() + 16;
+}
 
 // run() without its guard against std::bad_alloc.
 inline error run_plan(const plan& p, result& out) {
@@ -5819,7 +5993,8 @@ inline error run_plan(const plan& p, result& out) {
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
-    if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
+    if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms)
+        return {errc::plan_bad_start_time, 0};
     shared.server_name = target.host;
     if (p.has_transport()) {
         shared.carrier = &p.transport();
@@ -5855,7 +6030,8 @@ inline error run_plan(const plan& p, result& out) {
         if (error e = threads[i].w->prepare()) return e;
     }
     std::uint32_t started = 0;
-    while (started < t && pthread_create(&threads[started].thread, nullptr, run_worker, &threads[started]) == 0) ++started;
+    while (started < t && pthread_create(&threads[started].thread, nullptr, run_worker, &threads[started]) == 0)
+        ++started;
     if (started < t) {  // the ones that started give up at the gate; nothing is reported
         shared.gate.open(-1);
         for (std::uint32_t i = 0; i < started; ++i) pthread_join(threads[i].thread, nullptr);
@@ -5951,7 +6127,9 @@ struct capacity_objective {
 enum class capacity_verdict : std::uint8_t { held, latency, failures, rate, no_response, no_connection };
 
 // A step after which the search stops: nothing answered, and a lower rate would not change that.
-constexpr bool ends_search(capacity_verdict v) { return v == capacity_verdict::no_response || v == capacity_verdict::no_connection; }
+constexpr bool ends_search(capacity_verdict v) {
+    return v == capacity_verdict::no_response || v == capacity_verdict::no_connection;
+}
 
 // One fixed-rate step of the search.
 struct capacity_step {
@@ -6037,7 +6215,8 @@ inline error check_capacity_objective(const capacity_objective& o) {
 
 // Runs `base` (its URL, connections, threads, keep-alive, checks…; not its count, duration or
 // rate, which each step sets) at the rate of one step; fills `step` from its window.
-inline error run_capacity_step(const plan& base, const capacity_objective& o, double rate, capacity_step& step, bool& cancelled) {
+inline error run_capacity_step(const plan& base, const capacity_objective& o, double rate, capacity_step& step,
+                               bool& cancelled) {
     // The window sees at least min_responses at this rate, up to a minute (or step_ms); in doubles
     // until then, so no count overflows the cast.
     const double longest_ms = static_cast<double>(std::max<std::int64_t>(o.step_ms, 60'000));
@@ -6048,7 +6227,8 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
     plan p = base;
     p.requests(0).duration_ms(o.warmup_ms + window_ms).rate(rate).interval_histograms(false);
     // Rows of the warm-up's length (the whole window's when there is none): the first is the warm-up.
-    p.interval_ms(o.warmup_ms > 0 ? o.warmup_ms : window_ms).on_interval_histograms(&detail::capacity_window::add_row, &w);
+    p.interval_ms(o.warmup_ms > 0 ? o.warmup_ms : window_ms)
+        .on_interval_histograms(&detail::capacity_window::add_row, &w);
     result r;
     if (error e = run(p, r)) return e;
     cancelled = r.cancelled;
@@ -6069,18 +6249,22 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
     const std::uint64_t ended = w.completed + w.failed;
     // No connection was made, every request that ended failed to connect (a connect that times out
     // after the step leaves its request unfinished), and no connect waited for a local shortage.
-    const bool unreachable = r.connects == 0 && r.requests_completed == 0 && r.failed(failure::connect) == r.requests_failed &&
-                             r.requests_failed + r.unfinished > 0 && r.port_waits + r.descriptor_waits + r.memory_waits == 0;
+    const bool unreachable = r.connects == 0 && r.requests_completed == 0 &&
+                             r.failed(failure::connect) == r.requests_failed && r.requests_failed + r.unfinished > 0 &&
+                             r.port_waits + r.descriptor_waits + r.memory_waits == 0;
     if (unreachable) step.verdict = capacity_verdict::no_connection;
     else if (w.completed == 0) step.verdict = capacity_verdict::no_response;
-    else if (static_cast<double>(w.failed) > o.max_failure_ratio * static_cast<double>(ended)) step.verdict = capacity_verdict::failures;
+    else if (static_cast<double>(w.failed) > o.max_failure_ratio * static_cast<double>(ended))
+        step.verdict = capacity_verdict::failures;
     else if (static_cast<double>(step.p99_ns) > objective_ns) step.verdict = capacity_verdict::latency;
     else if (step.achieved_rate < o.min_rate_ratio * rate) step.verdict = capacity_verdict::rate;
     if (!step.held()) {
         // A request that waited for a connection is late too: its lag is then the server's doing,
         // unless the connections were too few for the rate at the objective's latency.
-        const bool lagging = r.connection_waits == 0 && static_cast<double>(step.lag_p99_ns) > std::max(1e6, objective_ns / 10);
-        const bool short_of_connections = r.connection_waits > 0 && static_cast<double>(base.concurrency()) < rate * o.max_p99_ms / 1000;
+        const bool lagging =
+            r.connection_waits == 0 && static_cast<double>(step.lag_p99_ns) > std::max(1e6, objective_ns / 10);
+        const bool short_of_connections =
+            r.connection_waits > 0 && static_cast<double>(base.concurrency()) < rate * o.max_p99_ms / 1000;
         step.generator_suspect = lagging || short_of_connections;
     }
     return {};
@@ -6099,7 +6283,8 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
     const double floor_rate = std::max(defaults::min_rate, o.start_rate / 16);
     const cancel_token* cancel = base.cancel_with();
     while (out.steps.size() < o.max_steps && !(cancel && cancel->cancelled())) {
-        for (std::int64_t left = out.steps.empty() ? 0 : o.cooldown_ms; left > 0 && !(cancel && cancel->cancelled()); left -= 50)
+        for (std::int64_t left = out.steps.empty() ? 0 : o.cooldown_ms; left > 0 && !(cancel && cancel->cancelled());
+             left -= 50)
             sleep_ns(std::min<std::int64_t>(left, 50) * 1'000'000);  // in slices: a cancel ends the cool-down
         if (cancel && cancel->cancelled()) break;
         capacity_step step;
@@ -6162,7 +6347,8 @@ inline bool parse_u64(std::string_view text, std::uint64_t& out) {
 inline bool parse_i64(std::string_view text, std::int64_t& out) {
     const bool minus = !text.empty() && text[0] == '-';
     std::uint64_t v = 0;
-    if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0)) return false;
+    if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0))
+        return false;
     out = static_cast<std::int64_t>(minus ? 0 - v : v);  // modulo 2^64, as GCC and Clang convert (and C++20 says)
     return true;
 }
@@ -6180,9 +6366,16 @@ inline bool parse_real(std::string_view text, double& out) {
     const char *p = text.data(), *end = p + text.size();
     if (p < end && (*p == '-' || *p == '+')) plain[n++] = *p++;
     for (; p < end && digits < 400; ++p) {
-        if (*p == '.' && !point) point = true;
-        else if (*p >= '0' && *p <= '9') plain[n++] = *p, ++digits, exponent -= point, nonzero = nonzero || *p != '0';
-        else break;
+        if (*p == '.' && !point) {
+            point = true;
+        } else if (*p >= '0' && *p <= '9') {
+            plain[n++] = *p;
+            ++digits;
+            exponent -= point;
+            nonzero = nonzero || *p != '0';
+        } else {
+            break;
+        }
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         const bool minus = ++p < end && *p == '-';
@@ -6239,13 +6432,16 @@ struct ab_failures {
 
 // The times ab's Connection Times and percentile tables show: the successful responses', or, when
 // none succeeded, every whole response's (of which only the Total is kept).
-inline const histogram& ab_table_times(const result& r) { return r.total_ns.empty() ? r.responses_total_ns : r.total_ns; }
+inline const histogram& ab_table_times(const result& r) {
+    return r.total_ns.empty() ? r.responses_total_ns : r.total_ns;
+}
 
 // A failed TLS handshake is a Connect failure (ab's connect includes the handshake); a TLS failure
 // after it, a Receive one.
 inline ab_failures ab_failure_columns(const result& r) {
     const std::uint64_t handshake = r.tls_handshake_failures;
-    return {r.failed(failure::connect) + handshake, r.failed(failure::receive) + r.failed(failure::write) + r.failed(failure::tls) - handshake,
+    return {r.failed(failure::connect) + handshake,
+            r.failed(failure::receive) + r.failed(failure::write) + r.failed(failure::tls) - handshake,
             r.failed(failure::length),
             r.failed(failure::parse) + r.failed(failure::timeout) + r.failed(failure::check)};
 }
@@ -6290,7 +6486,8 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     appendf(out, "Server Hostname:        %s\n", ctx.host.c_str());
     appendf(out, "Server Port:            %u\n", static_cast<unsigned>(ctx.port));
     if (r.tls_used) {  // ab's lines for an https:// run: what the first handshake negotiated
-        appendf(out, "SSL/TLS Protocol:       %s,%s,%d,%d\n", r.tls.protocol, r.tls.cipher, r.tls.server_key_bits, r.tls.secret_bits);
+        appendf(out, "SSL/TLS Protocol:       %s,%s,%d,%d\n", r.tls.protocol, r.tls.cipher, r.tls.server_key_bits,
+                r.tls.secret_bits);
         if (r.tls.temp_key[0]) appendf(out, "Server Temp Key:        %s\n", r.tls.temp_key);
         if (r.tls.server_name[0]) appendf(out, "TLS Server Name:        %s\n", r.tls.server_name);
     }
@@ -6312,13 +6509,15 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
         const char* sep = " ";
         for (int i = 0; i < failure_count; ++i) {
             if (!r.failures[i]) continue;
-            appendf(out, "%s%s %llu", sep, failure_name(static_cast<failure>(i)), static_cast<unsigned long long>(r.failures[i]));
+            appendf(out, "%s%s %llu", sep, failure_name(static_cast<failure>(i)),
+                    static_cast<unsigned long long>(r.failures[i]));
             sep = ", ";
         }
         appendf(out, "\n");
     }
     if (r.unfinished)
-        appendf(out, "Unfinished requests:    %llu (in flight when the run stopped)\n", static_cast<unsigned long long>(r.unfinished));
+        appendf(out, "Unfinished requests:    %llu (in flight when the run stopped)\n",
+                static_cast<unsigned long long>(r.unfinished));
     if (r.non_2xx) appendf(out, "Non-2xx responses:      %llu\n", static_cast<unsigned long long>(r.non_2xx));
     if (ctx.keep_alive)
         appendf(out, "Keep-Alive requests:    %llu\n", static_cast<unsigned long long>(r.keep_alive_responses));
@@ -6329,12 +6528,15 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
         appendf(out, "Requests per second:    %.2f [#/sec] (mean)\n", static_cast<double>(done) / seconds);
         if (ctx.checked)  // not an ab line: correct responses only
             appendf(out, "Goodput:                %.2f correct responses/sec\n", r.goodput_per_second());
-        appendf(out, "Time per request:       %.3f [ms] (mean)\n", ctx.concurrency * seconds * 1000 / static_cast<double>(done));
+        appendf(out, "Time per request:       %.3f [ms] (mean)\n",
+                ctx.concurrency * seconds * 1000 / static_cast<double>(done));
         appendf(out, "Time per request:       %.3f [ms] (mean, across all concurrent requests)\n",
                 seconds * 1000 / static_cast<double>(done));
-        appendf(out, "Transfer rate:          %.2f [Kbytes/sec] received\n", static_cast<double>(r.bytes_received) / 1024 / seconds);
+        appendf(out, "Transfer rate:          %.2f [Kbytes/sec] received\n",
+                static_cast<double>(r.bytes_received) / 1024 / seconds);
         if (ctx.sent_body) {
-            appendf(out, "                        %.2f kb/s sent\n", static_cast<double>(r.bytes_sent) / 1024 / seconds);
+            appendf(out, "                        %.2f kb/s sent\n",
+                    static_cast<double>(r.bytes_sent) / 1024 / seconds);
             appendf(out, "                        %.2f kb/s total\n",
                     static_cast<double>(r.bytes_received + r.bytes_sent) / 1024 / seconds);
         }
@@ -6345,8 +6547,9 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     if (total.empty()) return;  // no response to time
     const bool all_responses = &total == &r.responses_total_ns;
     if (all_responses)
-        appendf(out, "\nNote: no response succeeded: the times below are of all %llu whole responses, failed ones\n"
-                     "included (their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
+        appendf(out,
+                "\nNote: no response succeeded: the times below are of all %llu whole responses, failed ones\n"
+                "included (their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
                 static_cast<unsigned long long>(total.count()));
     struct row {
         const char* label;
@@ -6367,7 +6570,8 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
         appendf(out, "              min   avg   max\n");
         for (std::size_t i = first_row; i < 4; ++i)
             appendf(out, "%s%5lld %5lld%5lld\n", rows[i].label, detail::ab_round_ms(rows[i].h->min()),
-                    detail::ab_round_ms(static_cast<std::int64_t>(rows[i].h->mean())), detail::ab_round_ms(rows[i].h->max()));
+                    detail::ab_round_ms(static_cast<std::int64_t>(rows[i].h->mean())),
+                    detail::ab_round_ms(rows[i].h->max()));
     }
     if (!options.percentiles) return;
     appendf(out, "\nPercentage of the requests served within a certain time (ms)\n");
@@ -6404,7 +6608,8 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     else if (ctx.keep_alive && r.server_closes > 0)
         appendf(out, "\nNote: keep-alive was requested; the server closed connections %llu times, and %llu of %llu "
                      "requests reused a connection.\n",
-                static_cast<unsigned long long>(r.server_closes), static_cast<unsigned long long>(r.keep_alive_requests), sent);
+                static_cast<unsigned long long>(r.server_closes),
+                static_cast<unsigned long long>(r.keep_alive_requests), sent);
     if (r.retries)
         appendf(out, "Note: %llu requests met a keep-alive connection the server had closed and were sent again "
                      "(each counted once).\n", static_cast<unsigned long long>(r.retries));
@@ -6420,9 +6625,10 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
     if (r.tls_handshakes) {
         const histogram& h = r.tls_handshake_ns;
-        appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f (within ab's Connect)\n",
-                static_cast<unsigned long long>(r.tls_handshakes), static_cast<unsigned long long>(r.tls_resumed), h.min() / 1e6,
-                h.value_at_percentile(50) / 1e6, h.value_at_percentile(99) / 1e6, h.max() / 1e6);
+        appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f "
+                     "(within ab's Connect)\n",
+                static_cast<unsigned long long>(r.tls_handshakes), static_cast<unsigned long long>(r.tls_resumed),
+                h.min() / 1e6, h.value_at_percentile(50) / 1e6, h.value_at_percentile(99) / 1e6, h.max() / 1e6);
     }
     for (std::size_t i = 0; i < r.tls_failure_reasons.size(); ++i)
         appendf(out, "%s%s", i ? "; " : "TLS failures: ", r.tls_failure_reasons[i].c_str());
@@ -6441,7 +6647,8 @@ inline void append_open_model_section(const result& r, std::string& out) {
     if (r.rate_target <= 0) return;
     const double achieved = r.requests_per_second();
     appendf(out, "\nOpen model: target %.2f requests/s", r.rate_target);
-    if (r.rate_arrivals == arrivals::poisson) appendf(out, " (Poisson arrivals, seed %llu)", static_cast<unsigned long long>(r.rate_seed));
+    if (r.rate_arrivals == arrivals::poisson)
+        appendf(out, " (Poisson arrivals, seed %llu)", static_cast<unsigned long long>(r.rate_seed));
     appendf(out, ", achieved %.2f (%.1f %%)\n", achieved, 100.0 * achieved / r.rate_target);
     appendf(out, "  (ms)          %10s %10s %10s %10s %10s\n", "p50", "p90", "p99", "p99.9", "max");
     const std::pair<const char*, const histogram*> rows[] = {
@@ -6452,20 +6659,27 @@ inline void append_open_model_section(const result& r, std::string& out) {
                 h.value_at_percentile(90) / 1e6, h.value_at_percentile(99) / 1e6, h.value_at_percentile(99.9) / 1e6,
                 static_cast<double>(h.max()) / 1e6);
     }
-    appendf(out, "  response = intended send time -> last byte (what a user in line sees); service = actual send -> last byte\n"
-                 "  (ab's lines above, at a fixed rate: Time per request is -c x elapsed / requests and elapsed / requests,\n"
-                 "  the schedule's pacing rather than a response time; Connection Times are service times in whole ms)\n");
+    appendf(out, "  response = intended send time -> last byte (what a user in line sees); "
+                 "service = actual send -> last byte\n"
+                 "  (ab's lines above, at a fixed rate: Time per request is -c x elapsed / requests and "
+                 "elapsed / requests,\n"
+                 "  the schedule's pacing rather than a response time; "
+                 "Connection Times are service times in whole ms)\n");
     if (r.rate_batch_lag_ns > 0)
-        appendf(out, "  schedule lag = intended -> actual send; up to %lld us of it lets one wake send several (--max-batch-lag)\n",
+        appendf(out, "  schedule lag = intended -> actual send; up to %lld us of it lets one wake send several "
+                     "(--max-batch-lag)\n",
                 static_cast<long long>(r.rate_batch_lag_ns / 1000));
     // Behind: below 99.5 % of the target, requests never sent, or more than 1 % sent late for want of a connection.
-    const bool behind = achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
+    const bool behind =
+        achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
     if (!behind) return;
-    appendf(out, "Note: the generator could not hold the rate: target %.0f/s, achieved %.0f/s, %.3f ms max schedule lag",
+    appendf(out,
+            "Note: the generator could not hold the rate: target %.0f/s, achieved %.0f/s, %.3f ms max schedule lag",
             r.rate_target, achieved, static_cast<double>(r.schedule_lag_ns.max()) / 1e6);
     if (r.connection_waits || r.schedule_missed)
-        appendf(out, "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
-                     "were busy: raise -c (rate x latency needs that many in flight) or --threads.\n",
+        appendf(out,
+                "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
+                "were busy: raise -c (rate x latency needs that many in flight) or --threads.\n",
                 static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
                 r.concurrency_requested);
     else
@@ -6492,23 +6706,25 @@ inline void append_intervals_summary(const result& r, std::string& out, bool row
     appendf(out, "\nIntervals: %zu of %.3f s%s\n", r.intervals.size(), static_cast<double>(r.interval_ns) / 1e9,
             rows_written ? "" : " (--intervals FILE for every row)");
     appendf(out, "  requests/s      min %10.2f   median %10.2f   max %10.2f\n", rates[0], rates[n / 2], rates[n - 1]);
-    appendf(out, "  p99 (ms)        min %10.3f   median %10.3f   max %10.3f (at %.3f s)\n", p99s[0], p99s[n / 2], p99s[n - 1],
-            static_cast<double>(worst->start_ns) / 1e9);
+    appendf(out, "  p99 (ms)        min %10.3f   median %10.3f   max %10.3f (at %.3f s)\n", p99s[0], p99s[n / 2],
+            p99s[n - 1], static_cast<double>(worst->start_ns) / 1e9);
 }
 
 // --intervals FILE: a header, then one row per interval (append_interval_csv_row); each column's
 // unit in its name: seconds, counts, requests per second (ended and the schedule's target), ms.
 constexpr const char* intervals_csv_header =
-    "start_s,duration_s,sent,ended,completed,failed,rate_per_s,target_per_s,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
+    "start_s,duration_s,sent,ended,completed,failed,rate_per_s,target_per_s,"
+    "p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
 
 inline void append_interval_csv_row(const interval_stats& row, std::string& out) {
     detail::appendf(out, "%.3f,%.3f,%llu,%llu,%llu,%llu,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
                     static_cast<double>(row.start_ns) / 1e9, static_cast<double>(row.duration_ns) / 1e9,
                     static_cast<unsigned long long>(row.sent), static_cast<unsigned long long>(row.ended),
-                    static_cast<unsigned long long>(row.completed), static_cast<unsigned long long>(row.failed), row.rate(),
-                    row.target_rate(), static_cast<double>(row.p50_ns) / 1e6, static_cast<double>(row.p90_ns) / 1e6,
-                    static_cast<double>(row.p99_ns) / 1e6, static_cast<double>(row.max_ns) / 1e6,
-                    static_cast<double>(row.lag_p99_ns) / 1e6, static_cast<double>(row.lag_max_ns) / 1e6);
+                    static_cast<unsigned long long>(row.completed), static_cast<unsigned long long>(row.failed),
+                    row.rate(), row.target_rate(), static_cast<double>(row.p50_ns) / 1e6,
+                    static_cast<double>(row.p90_ns) / 1e6, static_cast<double>(row.p99_ns) / 1e6,
+                    static_cast<double>(row.max_ns) / 1e6, static_cast<double>(row.lag_p99_ns) / 1e6,
+                    static_cast<double>(row.lag_max_ns) / 1e6);
 }
 
 inline std::string intervals_csv(const result& r) {
@@ -6524,7 +6740,8 @@ inline bool parse_percentile_list(const std::string& text, std::vector<double>& 
     while (at <= text.size()) {
         std::size_t comma = text.find(',', at);
         double v = -1;
-        if (!detail::parse_real(std::string_view(text).substr(at, comma == std::string::npos ? std::string::npos : comma - at), v) ||
+        if (!detail::parse_real(
+                std::string_view(text).substr(at, comma == std::string::npos ? std::string::npos : comma - at), v) ||
             !(v >= 0 && v <= 100))
             return false;
         out.push_back(v);
@@ -6543,7 +6760,8 @@ inline void append_latency_section(const result& r, const std::vector<double>& p
     if (failures_timed)
         appendf(out, "(total: successful responses; responses: every whole response, %llu failed ones included)\n",
                 static_cast<unsigned long long>(r.responses_total_ns.count() - r.total_ns.count()));
-    appendf(out, "           %12s %12s %12s %12s%s\n", "connect", "waiting", "processing", "total", failures_timed ? "    responses" : "");
+    appendf(out, "           %12s %12s %12s %12s%s\n", "connect", "waiting", "processing", "total",
+            failures_timed ? "    responses" : "");
     const histogram* h[] = {&r.connect_ns, &r.waiting_ns, &r.processing_ns, &r.total_ns, &r.responses_total_ns};
     auto row = [&](const char* label, auto value) {
         appendf(out, "  %-8s", label);
@@ -6581,8 +6799,9 @@ inline std::string gnuplot_tsv(const result& r) {
         tm local{};
         localtime_r(&seconds, &local);
         detail::appendf(out, "%.3s %.3s %02d %02d:%02d:%02d %d\t%lld\t%lld\t%lld\t%lld\t%lld\n",
-                        &"SunMonTueWedThuFriSat"[3 * local.tm_wday], &"JanFebMarAprMayJunJulAugSepOctNovDec"[3 * local.tm_mon],
-                        local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec, local.tm_year + 1900, static_cast<long long>(seconds),
+                        &"SunMonTueWedThuFriSat"[3 * local.tm_wday],
+                        &"JanFebMarAprMayJunJulAugSepOctNovDec"[3 * local.tm_mon], local.tm_mday, local.tm_hour,
+                        local.tm_min, local.tm_sec, local.tm_year + 1900, static_cast<long long>(seconds),
                         detail::ab_round_ms(t.connect_ns), detail::ab_round_ms(t.processing_ns),
                         detail::ab_round_ms(t.total_ns), detail::ab_round_ms(t.waiting_ns));
     }
@@ -6649,7 +6868,11 @@ inline run_description describe(const plan& p) {
 inline report_context report_context_of(const run_description& d) {
     report_context c;
     url target;
-    if (!parse_url(d.url, target)) c.host = target.host, c.port = target.port, c.path = target.target;
+    if (!parse_url(d.url, target)) {
+        c.host = target.host;
+        c.port = target.port;
+        c.path = target.target;
+    }
     c.concurrency = d.concurrency;
     c.keep_alive = d.keep_alive;
     c.variable_length = !d.length_check;
@@ -6676,23 +6899,32 @@ inline void append_json_string(std::string& out, std::string_view s) {
     out.push_back('"');
     for (char ch : s) {
         auto c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\') out.push_back('\\'), out.push_back(ch);
-        else if (c == '\n') out.append("\\n");
-        else if (c == '\r') out.append("\\r");
-        else if (c == '\t') out.append("\\t");
-        else if (c < 0x20 || c == 0x7f) appendf(out, "\\u%04x", c);
-        else out.push_back(ch);  // UTF-8 and obs-text pass through
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(ch);
+        } else if (c == '\n') {
+            out.append("\\n");
+        } else if (c == '\r') {
+            out.append("\\r");
+        } else if (c == '\t') {
+            out.append("\\t");
+        } else if (c < 0x20 || c == 0x7f) {
+            appendf(out, "\\u%04x", c);
+        } else {
+            out.push_back(ch);  // UTF-8 and obs-text pass through
+        }
     }
     out.push_back('"');
 }
 
 inline void append_json_histogram(std::string& out, const char* name, const histogram& h,
                                   const std::vector<double>& percentiles) {
-    appendf(out, "\"%s\":{\"count\":%llu,\"min\":%lld,\"mean\":%.1f,\"stddev\":%.1f,\"max\":%lld,\"percentiles\":{", name,
-            static_cast<unsigned long long>(h.count()), static_cast<long long>(h.min()), h.mean(), h.stddev(),
+    appendf(out, "\"%s\":{\"count\":%llu,\"min\":%lld,\"mean\":%.1f,\"stddev\":%.1f,\"max\":%lld,\"percentiles\":{",
+            name, static_cast<unsigned long long>(h.count()), static_cast<long long>(h.min()), h.mean(), h.stddev(),
             static_cast<long long>(h.max()));
     for (std::size_t i = 0; i < percentiles.size(); ++i)
-        appendf(out, "%s\"%g\":%lld", i ? "," : "", percentiles[i], static_cast<long long>(h.value_at_percentile(percentiles[i])));
+        appendf(out, "%s\"%g\":%lld", i ? "," : "", percentiles[i],
+                static_cast<long long>(h.value_at_percentile(percentiles[i])));
     std::string bytes, text;
     encode_histogram(h, bytes);
     base64_encode(bytes, text);
@@ -6716,16 +6948,17 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_string(out, d.method);
     appendf(out, ",\"requests\":%llu,\"duration_ms\":%lld,\"concurrency\":%u,\"threads\":%u,\"keep_alive\":%s,"
                  "\"pipeline\":%u,\"timeout_ms\":%lld,\"length_check\":%s,\"checks\":",
-            u(d.requests), static_cast<long long>(d.duration_ms), d.concurrency, d.threads, d.keep_alive ? "true" : "false",
-            d.pipeline, static_cast<long long>(d.timeout_ms), d.length_check ? "true" : "false");
+            u(d.requests), static_cast<long long>(d.duration_ms), d.concurrency, d.threads,
+            d.keep_alive ? "true" : "false", d.pipeline, static_cast<long long>(d.timeout_ms),
+            d.length_check ? "true" : "false");
     detail::append_json_string(out, d.checks);
     if (d.shard_count) appendf(out, ",\"shard\":{\"index\":%u,\"count\":%u}", d.shard_index, d.shard_count);
     if (d.start_at_unix_ms) appendf(out, ",\"start_at_unix_ms\":%lld", static_cast<long long>(d.start_at_unix_ms));
     out += "},";
-    appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000),
-            static_cast<long long>(r.start_realtime_ns));
-    appendf(out, "\"elapsed_s\":%.6f,\"elapsed_ns\":%lld,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9,
-            static_cast<long long>(r.elapsed_ns), r.requests_per_second());
+    appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,",
+            static_cast<long long>(r.start_realtime_ns / 1'000'000), static_cast<long long>(r.start_realtime_ns));
+    appendf(out, "\"elapsed_s\":%.6f,\"elapsed_ns\":%lld,\"requests_per_second\":%.2f,",
+            static_cast<double>(r.elapsed_ns) / 1e9, static_cast<long long>(r.elapsed_ns), r.requests_per_second());
     appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"
                  "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
@@ -6763,18 +6996,20 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_histogram(out, "responses_total", r.responses_total_ns, percentiles);
     out += "}";
     if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
-        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,\"max_batch_lag_us\":%lld,"
-                     "\"connection_waits\":%llu,\"schedule_missed\":%llu,",
-                r.rate_target, r.requests_per_second(), r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform", u(r.rate_seed),
-                static_cast<long long>(r.rate_batch_lag_ns / 1000), u(r.connection_waits), u(r.schedule_missed));
+        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,"
+                     "\"max_batch_lag_us\":%lld,\"connection_waits\":%llu,\"schedule_missed\":%llu,",
+                r.rate_target, r.requests_per_second(), r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
+                u(r.rate_seed), static_cast<long long>(r.rate_batch_lag_ns / 1000), u(r.connection_waits),
+                u(r.schedule_missed));
         detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
         out += ",";
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
         out += "}";
     }
-    if (r.tls_handshakes || r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
-        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":", u(r.tls_handshakes),
-                u(r.tls_resumed), u(r.tls_handshake_failures));
+    // Over TLS: what the first handshake negotiated, each handshake's time, why TLS failed.
+    if (r.tls_handshakes || r.tls_used || r.failed(failure::tls)) {
+        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":",
+                u(r.tls_handshakes), u(r.tls_resumed), u(r.tls_handshake_failures));
         detail::append_json_string(out, r.tls.protocol);
         out += ",\"cipher\":";
         detail::append_json_string(out, r.tls.cipher);
@@ -6797,17 +7032,21 @@ inline std::string result_json(const run_description& d, const result& r, const 
         for (std::size_t i = 0; i < r.intervals.size(); ++i) {
             const interval_stats& row = r.intervals[i];
             appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
-                         "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_requests\":%.6f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
-                         "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}",
-                    i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
-                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
-                    static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
-                    static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
+                         "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_requests\":%.6f,\"response_ns\":{\"count\":%llu,"
+                         "\"p50\":%lld,\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,"
+                         "\"max\":%lld}",
+                    i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns),
+                    u(row.sent), u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target,
+                    u(row.latency_count), static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns),
+                    static_cast<long long>(row.p99_ns), static_cast<long long>(row.max_ns),
+                    static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
             if (r.interval_histograms.size() == r.intervals.size()) {  // kept (plan::interval_histograms)
                 const interval_histogram_set& kept = r.interval_histograms[i];
                 std::string text;
                 const char* separator = ",\"histograms\":{";
-                for (const auto& [name, bytes] : {std::pair{"response", &kept.response}, std::pair{"service", &kept.service}, std::pair{"schedule_lag", &kept.schedule_lag}}) {
+                for (const auto& [name, bytes] :
+                     {std::pair{"response", &kept.response}, std::pair{"service", &kept.service},
+                      std::pair{"schedule_lag", &kept.schedule_lag}}) {
                     base64_encode(*bytes, text);
                     appendf(out, "%s\"%s\":\"%s\"", separator, name, text.c_str());
                     separator = ",";
@@ -6890,7 +7129,9 @@ inline void append_hgrm(const histogram& h, double value_scale, int ticks_per_ha
     double mean = 0, deviation = 0;
     if (total) {
         std::uint64_t sum = 0;
-        h.for_each_recorded([&](const histogram_bucket& b) { sum += b.count * static_cast<std::uint64_t>(h.median_equivalent(b.lowest_value)); });
+        h.for_each_recorded([&](const histogram_bucket& b) {
+            sum += b.count * static_cast<std::uint64_t>(h.median_equivalent(b.lowest_value));
+        });
         mean = static_cast<double>(static_cast<std::int64_t>(sum)) / static_cast<double>(total);
         deviation = h.deviation_around(mean);
     }
@@ -6900,7 +7141,8 @@ inline void append_hgrm(const histogram& h, double value_scale, int ticks_per_ha
             static_cast<unsigned long long>(total));
     detail::histogram_layout layout;  // a histogram's configuration is valid: this cannot fail
     static_cast<void>(detail::compute_histogram_layout(h.config(), layout));
-    appendf(out, "#[Buckets = %12d, SubBuckets     = %12d]\n", layout.bucket_count, static_cast<int>(layout.sub_bucket_count));
+    appendf(out, "#[Buckets = %12d, SubBuckets     = %12d]\n", layout.bucket_count,
+            static_cast<int>(layout.sub_bucket_count));
 }
 
 }  // namespace microbench
@@ -6932,7 +7174,8 @@ namespace microbench {
 // give their start relative to it.
 inline void append_hlog_header(double start_s, std::string& out) {
     static constexpr char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-    static constexpr char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    static constexpr char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     const auto whole = static_cast<std::time_t>(start_s);
     std::tm t{};
     gmtime_r(&whole, &t);
@@ -6940,8 +7183,8 @@ inline void append_hlog_header(double start_s, std::string& out) {
     appendf(out, "#[Logged with microbench %s]\n", MICROBENCH_VERSION_STRING);
     appendf(out, "#[Histogram log format version 1.3]\n");
     // The date as Java's Date.toString() gives it, in UTC and in English whatever the locale.
-    appendf(out, "#[StartTime: %.3f (seconds since epoch), %s %s %02d %02d:%02d:%02d UTC %d]\n", start_s, days[t.tm_wday % 7],
-            months[t.tm_mon % 12], t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, t.tm_year + 1900);
+    appendf(out, "#[StartTime: %.3f (seconds since epoch), %s %s %02d %02d:%02d:%02d UTC %d]\n", start_s,
+            days[t.tm_wday % 7], months[t.tm_mon % 12], t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, t.tm_year + 1900);
     appendf(out, "#[BaseTime: %.3f (seconds since epoch)]\n", start_s);
     out += "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n";
 }
@@ -6949,7 +7192,8 @@ inline void append_hlog_header(double start_s, std::string& out) {
 // Appends one interval's row: `tag` (letters, digits, '_' or '-'; empty: none), its start after
 // the log's BaseTime and its length in seconds, and `h` (nanoseconds). False, and nothing
 // appended, for a tag with another character (a ',' or a line break would break the row).
-inline bool append_hlog_row(std::string_view tag, double start_s, double length_s, const histogram& h, std::string& out) {
+inline bool append_hlog_row(std::string_view tag, double start_s, double length_s, const histogram& h,
+                            std::string& out) {
     for (char c : tag)
         if (!detail::is_alpha(c) && !detail::is_digit(c) && c != '_' && c != '-') return false;
     std::string encoded, text;
@@ -6964,8 +7208,8 @@ inline bool append_hlog_row(std::string_view tag, double start_s, double length_
 
 // Appends one interval's rows as microbench tags them: Tag=total in a closed loop; at a fixed
 // rate Tag=response, Tag=service and Tag=schedule_lag.
-inline void append_hlog_interval(const interval_stats& row, bool fixed_rate, const histogram& response, const histogram& service,
-                                 const histogram& schedule_lag, std::string& out) {
+inline void append_hlog_interval(const interval_stats& row, bool fixed_rate, const histogram& response,
+                                 const histogram& service, const histogram& schedule_lag, std::string& out) {
     const double start = static_cast<double>(row.start_ns) / 1e9, length = static_cast<double>(row.duration_ns) / 1e9;
     append_hlog_row(fixed_rate ? "response" : "total", start, length, response, out);
     if (!fixed_rate) return;
@@ -7130,7 +7374,8 @@ inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& total
         for (hlog_tag_total& each : totals)
             if (each.tag == row.tag) t = &each;
         if (!t && totals.size() == hlog_max_tags) {
-            message = "line " + std::to_string(reader.line_number()) + ": more than " + std::to_string(hlog_max_tags) + " tags";
+            message = "line " + std::to_string(reader.line_number()) + ": more than " +
+                      std::to_string(hlog_max_tags) + " tags";
             return false;
         }
         if (!t) {
@@ -7181,7 +7426,9 @@ struct json_value {
     // Null again: no text, keys or items.
     void clear() {
         type = kind::null;
-        text.clear(), keys.clear(), items.clear();
+        text.clear();
+        keys.clear();
+        items.clear();
     }
     // The member named `key` (the first, if repeated), or nullptr: also when this is no object.
     const json_value* find(std::string_view key) const {
@@ -7223,7 +7470,10 @@ private:
     }
     bool take(char c) {
         skip_space();
-        if (at_ < s_.size() && s_[at_] == c) return ++at_, true;
+        if (at_ < s_.size() && s_[at_] == c) {
+            ++at_;
+            return true;
+        }
         return false;
     }
     bool literal(std::string_view word) {
@@ -7288,7 +7538,10 @@ private:
         if (at_ < s_.size() && s_[at_] == '-') ++at_;
         if (at_ < s_.size() && s_[at_] == '0') ++at_;
         else if (!digits()) return {errc::json_bad, start};
-        if (at_ < s_.size() && s_[at_] == '.' && (++at_, !digits())) return {errc::json_bad, at_};
+        if (at_ < s_.size() && s_[at_] == '.') {
+            ++at_;
+            if (!digits()) return {errc::json_bad, at_};
+        }
         if (at_ < s_.size() && (s_[at_] == 'e' || s_[at_] == 'E')) {
             ++at_;
             if (at_ < s_.size() && (s_[at_] == '+' || s_[at_] == '-')) ++at_;
@@ -7303,7 +7556,8 @@ private:
         out = 0;
         for (int i = 0; i < 4; ++i) {
             char c = s_[at_++];
-            unsigned d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+            unsigned d = c >= '0' && c <= '9' ? c - '0'
+                         : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
             if (d > 15) return false;
             out = out * 16 + d;
         }
@@ -7311,9 +7565,12 @@ private:
     }
 
     static void append_utf8(std::string& out, unsigned cp) {
-        if (cp < 0x80) out.push_back(static_cast<char>(cp));
-        else if (cp < 0x800) out.push_back(static_cast<char>(0xc0 | cp >> 6)), out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        else if (cp < 0x10000) {
+        if (cp < 0x80) {
+            out.push_back(static_cast<char>(cp));
+        } else if (cp < 0x800) {
+            out.push_back(static_cast<char>(0xc0 | cp >> 6));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        } else if (cp < 0x10000) {
             out.push_back(static_cast<char>(0xe0 | cp >> 12));
             out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
             out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
@@ -7414,8 +7671,8 @@ constexpr std::int64_t saved_ms_max = saved_ns_max / 1'000'000;
 class json_fields {
 public:
     // `name`: this object's key in `parent`; with `index` >= 0 the key of the array it is element `index` of.
-    json_fields(const json_value* object, std::string& problem, const json_fields* parent = nullptr, const char* name = "",
-                long index = -1)
+    json_fields(const json_value* object, std::string& problem, const json_fields* parent = nullptr,
+                const char* name = "", long index = -1)
         : object_(object), problem_(problem), parent_(parent), name_(name), index_(index) {
         if (!object_) failed_ = true;  // its parent said why
         else if (!object_->is(json_value::kind::object)) fail("", "is not an object");  // an interval row
@@ -7437,8 +7694,12 @@ public:
     bool number_to(const char* key, std::uint64_t max, std::uint64_t& out) {
         const json_value* v = get(key, json_value::kind::number);
         std::uint64_t x = 0;
-        if (v && (!v->to_u64(x) || x > max)) fail(key, "is out of range", v->text);
-        else if (v) return out = x, true;
+        if (v && (!v->to_u64(x) || x > max)) {
+            fail(key, "is out of range", v->text);
+        } else if (v) {
+            out = x;
+            return true;
+        }
         return false;
     }
     void number(const char* key, std::uint64_t& out) { number_to(key, UINT64_MAX, out); }
@@ -7496,7 +7757,8 @@ inline void read_histogram(json_fields& f, const char* key, histogram& out) {
     json_fields h = f.object(key);
     const json_value* text = h.get("histogram", json_value::kind::string);
     std::string bytes;
-    if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out))) h.fail("histogram", "does not decode");
+    if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out)))
+        h.fail("histogram", "does not decode");
 }
 
 }  // namespace detail
@@ -7531,7 +7793,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         if (d.shard_index >= d.shard_count) shard.fail("index", "is not below the count");
     }
     d.start_at_unix_ms = 0;
-    if (config.optional("start_at_unix_ms", json_value::kind::number)) config.time("start_at_unix_ms", d.start_at_unix_ms, detail::saved_ms_max);
+    if (config.optional("start_at_unix_ms", json_value::kind::number))
+        config.time("start_at_unix_ms", d.start_at_unix_ms, detail::saved_ms_max);
     r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     std::int64_t start_ms = 0;
     top.time("start_unix_ms", start_ms, detail::saved_ms_max);
@@ -7556,7 +7819,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     detail::json_fields failures = top.object("failures");
     for (int i = 0; i < failure_count; ++i) {
         const char* name = failure_name(static_cast<failure>(i));
-        if (static_cast<failure>(i) == failure::tls && !failures.optional(name, json_value::kind::number)) continue;  // before https
+        if (static_cast<failure>(i) == failure::tls && !failures.optional(name, json_value::kind::number))
+            continue;  // before https
         failures.number(name, r.failures[i]);
     }
     if (const json_value* codes = top.get("status_codes", json_value::kind::object)) {
@@ -7564,7 +7828,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         for (std::size_t i = 0; i < codes->keys.size(); ++i) {
             const std::string& key = codes->keys[i];
             std::uint64_t code = 0;
-            if (key.size() != 3 || !detail::parse_u64(key, code) || code < 100) status.fail(key.c_str(), "is not a status code");
+            if (key.size() != 3 || !detail::parse_u64(key, code) || code < 100)
+                status.fail(key.c_str(), "is not a status code");
             else status.number(key.c_str(), r.status_counts[code]);
         }
     }
@@ -7591,7 +7856,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     detail::read_histogram(latency, "total", r.total_ns);
     // Every whole response, passed or not; a file written before it was saved has only the ones
     // that passed, which is what it held there unless checks failed.
-    if (latency.optional("responses_total", json_value::kind::object)) detail::read_histogram(latency, "responses_total", r.responses_total_ns);
+    if (latency.optional("responses_total", json_value::kind::object))
+        detail::read_histogram(latency, "responses_total", r.responses_total_ns);
     else r.responses_total_ns = r.total_ns;
     if (top.optional("open_model", json_value::kind::object)) {
         detail::json_fields open = top.object("open_model");
@@ -7614,7 +7880,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         tls.number("handshakes", r.tls_handshakes);
         tls.number("resumed", r.tls_resumed);
         // Files written before it was saved counted every tls failure in ab's Connect column.
-        if (tls.optional("handshake_failures", json_value::kind::number)) tls.number("handshake_failures", r.tls_handshake_failures);
+        if (tls.optional("handshake_failures", json_value::kind::number))
+            tls.number("handshake_failures", r.tls_handshake_failures);
         else r.tls_handshake_failures = r.failures[static_cast<int>(failure::tls)];
         if (r.tls_handshake_failures > r.failures[static_cast<int>(failure::tls)])
             tls.fail("handshake_failures", "is more than the tls failures");
@@ -7637,7 +7904,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         r.tls_used = r.tls.protocol[0] != 0;
         if (const json_value* reasons = tls.get("failure_reasons", json_value::kind::array))
             for (const json_value& why : reasons->items) {
-                if (!why.is(json_value::kind::string)) tls.fail("failure_reasons", "holds a value that is not a string");
+                if (!why.is(json_value::kind::string))
+                    tls.fail("failure_reasons", "holds a value that is not a string");
                 else r.note_tls_failure(why.text);
             }
         detail::read_histogram(tls, "handshake_ns", r.tls_handshake_ns);
@@ -7645,7 +7913,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
         std::int64_t interval_ms = 0;
         top.time("interval_ms", interval_ms, defaults::max_interval_ms);
-        if (interval_ms < defaults::min_interval_ms) top.fail("interval_ms", "is out of range", std::to_string(interval_ms));
+        if (interval_ms < defaults::min_interval_ms)
+            top.fail("interval_ms", "is out of range", std::to_string(interval_ms));
         r.interval_ns = interval_ms * 1'000'000;
         histogram check;  // what a kept histogram decodes into, to be checked
         for (const json_value& item : rows->items) {
@@ -7673,9 +7942,11 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             detail::json_fields kept = f.object("histograms");  // plan::interval_histograms
             r.interval_histograms.emplace_back();
             interval_histogram_set& set = r.interval_histograms.back();
-            for (const auto& [name, bytes] : {std::pair{"response", &set.response}, std::pair{"service", &set.service}, std::pair{"schedule_lag", &set.schedule_lag}}) {
+            for (const auto& [name, bytes] : {std::pair{"response", &set.response}, std::pair{"service", &set.service},
+                                              std::pair{"schedule_lag", &set.schedule_lag}}) {
                 const json_value* text = kept.get(name, json_value::kind::string);
-                if (text && (!base64_decode(text->text, *bytes) || decode_histogram(*bytes, check))) kept.fail(name, "does not decode");
+                if (text && (!base64_decode(text->text, *bytes) || decode_histogram(*bytes, check)))
+                    kept.fail(name, "does not decode");
             }
         }
         if (!r.interval_histograms.empty() && r.interval_histograms.size() != r.intervals.size())
@@ -7722,7 +7993,8 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
     for (const json_value& item : doc.items) {
         const json_value* scenario = item.find("scenario");
         const json_value* result_doc = item.find("result");
-        if (!scenario || !scenario->is(json_value::kind::string) || !result_doc) return {errc::result_not_microbench, 0};
+        if (!scenario || !scenario->is(json_value::kind::string) || !result_doc)
+            return {errc::result_not_microbench, 0};
         if (error e = add(*result_doc, "", scenario->text, "")) return e;
         if (first_url.empty()) first_url = out.back().config.url;
         out.back().label = out.back().config.url == first_url ? "A" : "B";
@@ -7776,10 +8048,13 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
                     static_cast<int>(y.size()), y.data(), b.label.c_str());
     };
     auto differs_number = [&](const char* what, double x, double y) {
-        if (why.empty() && x != y) appendf(why, "%s: %.17g in %s, %.17g in %s", what, x, a.label.c_str(), y, b.label.c_str());
+        if (why.empty() && x != y)
+            appendf(why, "%s: %.17g in %s, %.17g in %s", what, x, a.label.c_str(), y, b.label.c_str());
     };
     auto yes = [](bool v) { return v ? "yes" : "no"; };
-    auto listed = [](const std::string& checks) { return checks.empty() ? std::string_view("none") : std::string_view(checks); };
+    auto listed = [](const std::string& checks) {
+        return checks.empty() ? std::string_view("none") : std::string_view(checks);
+    };
     const run_description &x = a.config, &y = b.config;
     differs("URL", x.url, y.url);
     differs("method", x.method, y.method);
@@ -7797,8 +8072,10 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
     differs_number("rate (requests/s)", a.r.rate_target, b.r.rate_target);
     differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
             b.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform");
-    differs_number("batch lag (us)", static_cast<double>(a.r.rate_batch_lag_ns / 1000), static_cast<double>(b.r.rate_batch_lag_ns / 1000));
-    differs_number("interval (ms)", static_cast<double>(a.r.interval_ns / 1'000'000), static_cast<double>(b.r.interval_ns / 1'000'000));
+    differs_number("batch lag (us)", static_cast<double>(a.r.rate_batch_lag_ns / 1000),
+                   static_cast<double>(b.r.rate_batch_lag_ns / 1000));
+    differs_number("interval (ms)", static_cast<double>(a.r.interval_ns / 1'000'000),
+                   static_cast<double>(b.r.interval_ns / 1'000'000));
     return why;
 }
 
@@ -7808,9 +8085,9 @@ inline std::string histogram_difference(const report_run& a, const report_run& b
     const histogram_config &x = a.r.total_ns.config(), &y = b.r.total_ns.config();
     std::string why;
     if (x.significant_figures != y.significant_figures || x.lowest_discernible_value != y.lowest_discernible_value)
-        appendf(why, "%s has %d significant digits from %lld ns, %s %d from %lld ns", a.label.c_str(), x.significant_figures,
-                static_cast<long long>(x.lowest_discernible_value), b.label.c_str(), y.significant_figures,
-                static_cast<long long>(y.lowest_discernible_value));
+        appendf(why, "%s has %d significant digits from %lld ns, %s %d from %lld ns", a.label.c_str(),
+                x.significant_figures, static_cast<long long>(x.lowest_discernible_value), b.label.c_str(),
+                y.significant_figures, static_cast<long long>(y.lowest_discernible_value));
     return why;
 }
 
@@ -7823,12 +8100,18 @@ struct rows_at {
 // Adds `row` into the merged row `m`: counts add up; percentiles of a merged row are the highest of
 // its parts' (an upper bound, made exact by merge_kept_histograms when the rows kept histograms).
 inline void add_interval_row(interval_stats& m, const interval_stats& row) {
-    m.sent += row.sent, m.ended += row.ended, m.completed += row.completed, m.failed += row.failed;
+    m.sent += row.sent;
+    m.ended += row.ended;
+    m.completed += row.completed;
+    m.failed += row.failed;
     m.target += row.target;
     m.latency_count += row.latency_count;
-    m.p50_ns = std::max(m.p50_ns, row.p50_ns), m.p90_ns = std::max(m.p90_ns, row.p90_ns), m.p99_ns = std::max(m.p99_ns, row.p99_ns);
+    m.p50_ns = std::max(m.p50_ns, row.p50_ns);
+    m.p90_ns = std::max(m.p90_ns, row.p90_ns);
+    m.p99_ns = std::max(m.p99_ns, row.p99_ns);
     m.max_ns = std::max(m.max_ns, row.max_ns);
-    m.lag_p99_ns = std::max(m.lag_p99_ns, row.lag_p99_ns), m.lag_max_ns = std::max(m.lag_max_ns, row.lag_max_ns);
+    m.lag_p99_ns = std::max(m.lag_p99_ns, row.lag_p99_ns);
+    m.lag_max_ns = std::max(m.lag_max_ns, row.lag_max_ns);
 }
 
 // The generators' rows on one grid of `interval_ns` from the merged start, tiling the merged run:
@@ -7839,8 +8122,9 @@ inline void add_interval_row(interval_stats& m, const interval_stats& row) {
 // (one sweep). `merged_into` gets, for every input row in input order, the merged row it went to.
 // Refused (the input's index in `bad_input`, the interval its row starts in in `bad_at`) when a
 // row would reach max_merged_intervals or beyond: the rows would not fit.
-inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns, std::vector<interval_stats>& rows,
-                                std::vector<std::size_t>& merged_into, std::size_t& bad_input, std::uint64_t& bad_at) {
+inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns,
+                                std::vector<interval_stats>& rows, std::vector<std::size_t>& merged_into,
+                                std::size_t& bad_input, std::uint64_t& bad_at) {
     struct placed {
         std::int64_t first, count;
         const interval_stats* row;
@@ -7851,7 +8135,8 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
     for (std::size_t i = 0; i < inputs.size(); ++i)
         for (const interval_stats& row : *inputs[i].rows) {
             // In doubles first: a saved start, offset and duration may each be near 2^62.
-            const double at = std::max(0.0, static_cast<double>(row.start_ns) + static_cast<double>(inputs[i].offset_ns));
+            const double at =
+                std::max(0.0, static_cast<double>(row.start_ns) + static_cast<double>(inputs[i].offset_ns));
             const double count = std::max(1.0, std::round(static_cast<double>(row.duration_ns) / step));
             if (std::floor(at / step) + count > static_cast<double>(max_merged_intervals)) {
                 bad_input = i;
@@ -7867,8 +8152,11 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
     rows.clear();
     merged_into.clear();
     if (last < 0) return true;
-    std::vector<std::int64_t> reach(static_cast<std::size_t>(last + 1), -1);  // from interval k, rows cover up to reach[k]
-    for (const placed& p : all) reach[static_cast<std::size_t>(p.first)] = std::max(reach[static_cast<std::size_t>(p.first)], p.first + p.count - 1);
+    // From interval k, the rows cover up to reach[k].
+    std::vector<std::int64_t> reach(static_cast<std::size_t>(last + 1), -1);
+    for (const placed& p : all)
+        reach[static_cast<std::size_t>(p.first)] =
+            std::max(reach[static_cast<std::size_t>(p.first)], p.first + p.count - 1);
     std::vector<std::size_t> row_of(static_cast<std::size_t>(last + 1), 0);
     std::int64_t covered = -1;  // the last interval the current merged row must take in
     for (std::int64_t k = 0; k <= last; ++k) {
@@ -7893,7 +8181,8 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
 // counted it dropped from the run's own histograms, which hold the same values), and its
 // percentiles theirs, exact (in place of add_interval_row's upper bound). Rows no input row
 // reached get empty histograms. False when a kept histogram does not decode.
-inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::vector<std::size_t>& merged_into, result& out) {
+inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::vector<std::size_t>& merged_into,
+                                  result& out) {
     std::vector<std::vector<const interval_histogram_set*>> parts(out.intervals.size());
     std::size_t k = 0;
     for (const report_run& run : in)
@@ -7914,9 +8203,12 @@ inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::
             }
         }
         interval_stats& row = out.intervals[m];
-        row.p50_ns = sum[0].value_at_percentile(50), row.p90_ns = sum[0].value_at_percentile(90);
-        row.p99_ns = sum[0].value_at_percentile(99), row.max_ns = sum[0].max();
-        row.lag_p99_ns = sum[2].value_at_percentile(99), row.lag_max_ns = sum[2].max();
+        row.p50_ns = sum[0].value_at_percentile(50);
+        row.p90_ns = sum[0].value_at_percentile(90);
+        row.p99_ns = sum[0].value_at_percentile(99);
+        row.max_ns = sum[0].max();
+        row.lag_p99_ns = sum[2].value_at_percentile(99);
+        row.lag_max_ns = sum[2].max();
         encode_histogram(sum[0], out.interval_histograms[m].response);
         encode_histogram(sum[1], out.interval_histograms[m].service);
         encode_histogram(sum[2], out.interval_histograms[m].schedule_lag);
@@ -7942,12 +8234,15 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
             s.problem = in[i].label + " is a scenario of a suite; merge takes single runs";
             return {errc::merge_nothing, i};
         }
-        if (i > 0 && !(s.problem = detail::plan_difference(first, in[i])).empty()) return {errc::merge_different_plans, i};
-        if (i > 0 && !(s.problem = detail::histogram_difference(first, in[i])).empty()) return {errc::merge_incompatible_histograms, i};
+        if (i > 0 && !(s.problem = detail::plan_difference(first, in[i])).empty())
+            return {errc::merge_different_plans, i};
+        if (i > 0 && !(s.problem = detail::histogram_difference(first, in[i])).empty())
+            return {errc::merge_incompatible_histograms, i};
         if (!in[i].config.shard_count) continue;
         s.shard_count = in[i].config.shard_count;
         if (std::find(s.shards.begin(), s.shards.end(), in[i].config.shard_index) != s.shards.end()) {
-            detail::appendf(s.problem, "shard %u of %u appears twice (%s)", in[i].config.shard_index, s.shard_count, in[i].label.c_str());
+            detail::appendf(s.problem, "shard %u of %u appears twice (%s)", in[i].config.shard_index, s.shard_count,
+                            in[i].label.c_str());
             return {errc::merge_duplicate_shard, i};
         }
         s.shards.push_back(in[i].config.shard_index);
@@ -7956,9 +8251,11 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     // fields (server software, seed) the result keeps — is the input of the widest histogram range,
     // then of the earliest start, then of the lowest shard: never a matter of the inputs' order.
     auto before = [&in](std::size_t a, std::size_t b) {
-        const std::int64_t wa = in[a].r.total_ns.config().highest_trackable_value, wb = in[b].r.total_ns.config().highest_trackable_value;
+        const std::int64_t wa = in[a].r.total_ns.config().highest_trackable_value,
+                           wb = in[b].r.total_ns.config().highest_trackable_value;
         if (wa != wb) return wa > wb;
-        if (in[a].r.start_realtime_ns != in[b].r.start_realtime_ns) return in[a].r.start_realtime_ns < in[b].r.start_realtime_ns;
+        if (in[a].r.start_realtime_ns != in[b].r.start_realtime_ns)
+            return in[a].r.start_realtime_ns < in[b].r.start_realtime_ns;
         return in[a].config.shard_index < in[b].config.shard_index;
     };
     std::size_t widest = 0;
@@ -7997,7 +8294,8 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         std::uint64_t at = 0;
         std::vector<std::size_t> merged_into;
         if (!detail::merge_interval_rows(rows, first.r.interval_ns, out.r.intervals, merged_into, bad, at)) {
-            detail::appendf(s.problem, "%s has an interval starting %llu intervals after the earliest start, reaching past %zu",
+            detail::appendf(s.problem,
+                            "%s has an interval starting %llu intervals after the earliest start, reaching past %zu",
                             in[bad].label.c_str(), static_cast<unsigned long long>(at), max_merged_intervals);
             return {errc::merge_too_many_intervals, bad};
         }
@@ -8130,7 +8428,10 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     double lx = left, ly = 4 + em;
     for (const chart_series* s : legend) {
         double w = 30 + 0.55 * em * static_cast<double>(s->name.size()) + 14;
-        if (lx + w > width - right && lx > left) lx = left, ly += 1.5 * em;
+        if (lx + w > width - right && lx > left) {
+            lx = left;
+            ly += 1.5 * em;
+        }
         legend_at.push_back({lx, ly});
         lx += w;
     }
@@ -8143,10 +8444,15 @@ inline void append_svg_chart(const chart& c, std::string& out) {
         for (const auto& pt : s.points) {
             if (!detail::drawable(pt.first, pt.second)) continue;
             if (!any) x_min = x_max = pt.first;
-            x_min = std::min(x_min, pt.first), x_max = std::max(x_max, pt.first), y_max = std::max(y_max, pt.second);
+            x_min = std::min(x_min, pt.first);
+            x_max = std::max(x_max, pt.first);
+            y_max = std::max(y_max, pt.second);
             any = true;
         }
-    if (c.x_axis == chart_axis::percentile) x_min = 0, x_max = std::min(9.0, std::max(1.0, std::ceil(x_max - 1e-9)));
+    if (c.x_axis == chart_axis::percentile) {
+        x_min = 0;
+        x_max = std::min(9.0, std::max(1.0, std::ceil(x_max - 1e-9)));
+    }
     if (!(x_max > x_min)) x_max = x_min + std::max(1.0, std::fabs(x_min));  // one value: a range around it
     const double y_step = detail::nice_step(y_max, 5);
     const double y_top = std::max(y_step, std::ceil(y_max / y_step - 1e-9) * y_step);
@@ -8154,7 +8460,8 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     auto sx = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
     auto sy = [&](double y) { return top + plot_h - y / y_top * plot_h; };
 
-    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" font-size=\"%.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n",
+    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" font-size=\"%.0f\" role=\"img\" "
+                 "aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n",
             width, height, em, c.id.c_str(), c.id.c_str(), c.id.c_str());
     appendf(out, "<title id=\"%s-t\">", c.id.c_str());
     detail::append_html_escaped(out, c.title);
@@ -8164,16 +8471,18 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     // A grid line across the plot at `at` (a y when `y_axis`, else an x) and its label.
     auto tick = [&](bool y_axis, double at, const std::string& label) {
         const double x = y_axis ? left : at, y = y_axis ? at : top;
-        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y, y_axis ? left + plot_w : x,
-                y_axis ? y : top + plot_h);
-        appendf(out, "<text class=\"tick %c\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", y_axis ? 'y' : 'x', y_axis ? left - 6 : x,
-                y_axis ? y + em / 3 : top + plot_h + 4 + em, label.c_str());
+        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y,
+                y_axis ? left + plot_w : x, y_axis ? y : top + plot_h);
+        appendf(out, "<text class=\"tick %c\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", y_axis ? 'y' : 'x',
+                y_axis ? left - 6 : x, y_axis ? y + em / 3 : top + plot_h + 4 + em, label.c_str());
     };
     // The grid and the y axis: round values, labelled with their unit in the axis label.
-    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i) tick(true, sy(i * y_step), detail::tick_text(i * y_step));
+    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i)
+        tick(true, sy(i * y_step), detail::tick_text(i * y_step));
     if (c.x_axis == chart_axis::percentile) {
         for (int d = 1; d <= x_max; ++d) tick(false, sx(d), detail::percentile_tick_text(d));
-        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 4 + em);
+        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)),
+                top + plot_h + 4 + em);
     } else {
         for (int i = 0, n = detail::tick_count(x_first, x_max, x_step); i < n; ++i)
             tick(false, sx(x_first + i * x_step), detail::tick_text(x_first + i * x_step));
@@ -8188,22 +8497,32 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     for (const chart_series& s : c.series) {
         std::size_t drawn = 0;
         const std::pair<double, double>* one = nullptr;
-        for (const auto& pt : s.points)
-            if (detail::drawable(pt.first, pt.second)) ++drawn, one = &pt;
+        for (const auto& pt : s.points) {
+            if (detail::drawable(pt.first, pt.second)) {
+                ++drawn;
+                one = &pt;
+            }
+        }
         if (!drawn) continue;
         const char* colour = detail::chart_colours[s.style % 6];
         const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
-        appendf(out, "<polyline class=\"line%s\" stroke=\"%s\"%s%s%s points=\"", s.secondary ? " secondary" : "", colour,
-                *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
+        appendf(out, "<polyline class=\"line%s\" stroke=\"%s\"%s%s%s points=\"", s.secondary ? " secondary" : "",
+                colour, *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
         const char* space = "";
-        for (const auto& pt : s.points)
-            if (detail::drawable(pt.first, pt.second)) appendf(out, "%s%.1f,%.1f", space, sx(pt.first), sy(pt.second)), space = " ";
+        for (const auto& pt : s.points) {
+            if (detail::drawable(pt.first, pt.second)) {
+                appendf(out, "%s%.1f,%.1f", space, sx(pt.first), sy(pt.second));
+                space = " ";
+            }
+        }
         out += "\"/>\n";
         if (drawn == 1)  // a line of one point would not show
-            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(one->first), sy(one->second), colour);
+            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(one->first),
+                    sy(one->second), colour);
         for (const chart_marker& m : s.markers) {
             if (!detail::drawable(m.x, m.y)) continue;
-            appendf(out, "<circle class=\"marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", sx(m.x), sy(m.y), colour);
+            appendf(out, "<circle class=\"marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", sx(m.x),
+                    sy(m.y), colour);
             detail::append_html_escaped(out, m.label);
             out += "</title></circle>\n";
         }
@@ -8212,7 +8531,8 @@ inline void append_svg_chart(const chart& c, std::string& out) {
         const chart_series& s = *legend[i];
         const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
         const double x = legend_at[i].first, y = legend_at[i].second;
-        appendf(out, "<g class=\"legend\"><line class=\"line%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s%s%s/>",
+        appendf(out, "<g class=\"legend\"><line class=\"line%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                     "stroke=\"%s\"%s%s%s/>",
                 s.secondary ? " secondary" : "", x, y - em / 3, x + 24, y - em / 3, detail::chart_colours[s.style % 6],
                 *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
         appendf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, y);
@@ -8257,7 +8577,8 @@ inline std::string percentile_name(double p) {
 }
 
 // A <figure>: the chart, its caption and, folded, its data: `table` holds the table's rows (<tr>…).
-inline void append_figure(const chart& c, const char* kind, const std::string& head, const std::string& table, std::string& out) {
+inline void append_figure(const chart& c, const char* kind, const std::string& head, const std::string& table,
+                          std::string& out) {
     appendf(out, "<figure class=\"%s\">\n", kind);
     append_svg_chart(c, out);
     out += "<figcaption>";
@@ -8316,28 +8637,36 @@ inline void append_percentile_figure(const std::vector<const report_run*>& runs,
         constexpr int steps = 120;
         for (int i = 0; i <= steps; ++i) {
             const double x = decades * static_cast<double>(i) / steps;
-            s.points.push_back({x, static_cast<double>(h.value_at_percentile(100.0 * (1.0 - std::pow(10.0, -x)))) / 1e6});
+            s.points.push_back(
+                {x, static_cast<double>(h.value_at_percentile(100.0 * (1.0 - std::pow(10.0, -x)))) / 1e6});
         }
         for (double p : percentiles) {
             const double x = percentile_axis_x(p);
             if (x > decades + 1e-9) continue;
             const auto v = static_cast<double>(h.value_at_percentile(p));
-            s.markers.push_back({x, v / 1e6, runs[k]->label + " " + detail::percentile_name(p) + ": " + detail::ms_text(v) + " ms"});
+            s.markers.push_back(
+                {x, v / 1e6, runs[k]->label + " " + detail::percentile_name(p) + ": " + detail::ms_text(v) + " ms"});
         }
         c.description += " " + runs[k]->label;
-        appendf(c.description, " p50 %.3f ms, p99 %.3f ms, max %.3f ms;", static_cast<double>(h.value_at_percentile(50)) / 1e6,
+        appendf(c.description, " p50 %.3f ms, p99 %.3f ms, max %.3f ms;",
+                static_cast<double>(h.value_at_percentile(50)) / 1e6,
                 static_cast<double>(h.value_at_percentile(99)) / 1e6, static_cast<double>(h.max()) / 1e6);
         c.series.push_back(std::move(s));
     }
     // Rows: min, each percentile, max (ms), count; a column per run.
     for (std::size_t row = 0; row < percentiles.size() + 3; ++row) {
         const bool min = row == 0, max = row == percentiles.size() + 1, count = row == percentiles.size() + 2;
-        detail::append_th(table.append("<tr>"), min ? "min" : max ? "max" : count ? "count" : detail::percentile_name(percentiles[row - 1]), "row");
+        detail::append_th(table.append("<tr>"),
+                          min ? "min" : max ? "max" : count ? "count" : detail::percentile_name(percentiles[row - 1]),
+                          "row");
         for (const report_run* run : runs) {
             const histogram& h = pick(run->r);
             if (count) appendf(table, "<td>%llu</td>", static_cast<unsigned long long>(h.count()));
             else if (h.empty()) table += "<td>-</td>";
-            else appendf(table, "<td>%.3f</td>", static_cast<double>(min ? h.min() : max ? h.max() : h.value_at_percentile(percentiles[row - 1])) / 1e6);
+            else
+                appendf(table, "<td>%.3f</td>",
+                        static_cast<double>(min ? h.min()
+                                            : max ? h.max() : h.value_at_percentile(percentiles[row - 1])) / 1e6);
         }
         table += "</tr>\n";
     }
@@ -8353,8 +8682,9 @@ enum class interval_view : std::uint8_t {
 
 // The per-interval rows over time (x: seconds from the run's start at each interval's end). The
 // table has a row per interval of each run; the chart leaves out a short last one.
-inline void append_interval_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles, interval_view view,
-                                   const std::string& id, const std::string& title, std::string& out) {
+inline void append_interval_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles,
+                                   interval_view view, const std::string& id, const std::string& title,
+                                   std::string& out) {
     using detail::appendf;
     chart c;
     c.id = id;
@@ -8367,8 +8697,10 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
     const bool two_columns = view == interval_view::latency || (view == interval_view::rate && targets);
     std::string head, table;
     head = "<th scope=\"col\">run</th><th scope=\"col\">end (s)</th>";
-    head += view == interval_view::rate ? "<th scope=\"col\">requests/s</th>" : view == interval_view::lag ? "<th scope=\"col\">lag p99 (ms)</th>" : "<th scope=\"col\">p99 (ms)</th>";
-    if (two_columns) head += view == interval_view::latency ? "<th scope=\"col\">p50 (ms)</th>" : "<th scope=\"col\">target/s</th>";
+    head += view == interval_view::rate ? "<th scope=\"col\">requests/s</th>"
+            : view == interval_view::lag ? "<th scope=\"col\">lag p99 (ms)</th>" : "<th scope=\"col\">p99 (ms)</th>";
+    if (two_columns)
+        head += view == interval_view::latency ? "<th scope=\"col\">p50 (ms)</th>" : "<th scope=\"col\">target/s</th>";
     const char* format = view == interval_view::rate ? "<td>%.2f</td>" : "<td>%.3f</td>";
     bool partial = false;
     for (std::size_t k = 0; k < runs.size(); ++k) {
@@ -8378,7 +8710,8 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
         main.style = second.style = styles[k];
         second.secondary = true;
         const std::string& label = runs[k]->label;
-        main.name = view == interval_view::latency ? label + " p99" : view == interval_view::lag ? label + " lag p99" : label;
+        main.name = view == interval_view::latency ? label + " p99"
+                    : view == interval_view::lag ? label + " lag p99" : label;
         second.name = view == interval_view::latency ? label + " p50" : label + " target";
         const bool has_second = view == interval_view::latency || (view == interval_view::rate && r.rate_target > 0);
         double low = 0, high = 0;
@@ -8388,14 +8721,16 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
             const double seconds = static_cast<double>(row.duration_ns) / 1e9;
             const double y = view == interval_view::rate ? row.rate()
                              : static_cast<double>(view == interval_view::lag ? row.lag_p99_ns : row.p99_ns) / 1e6;
-            const double y2 = view == interval_view::latency ? static_cast<double>(row.p50_ns) / 1e6 : seconds > 0 ? row.target / seconds : 0;
+            const double y2 = view == interval_view::latency ? static_cast<double>(row.p50_ns) / 1e6
+                              : seconds > 0 ? row.target / seconds : 0;
             // A last interval shorter than half the others (the run's tail) is tabulated, not drawn: its
             // few requests would make a spike.
             const bool drawn = i + 1 < r.intervals.size() || row.duration_ns * 2 >= r.interval_ns;
             if (drawn) {
                 main.points.push_back({x, y});
                 if (has_second) second.points.push_back({x, y2});
-                low = main.points.size() > 1 ? std::min(low, y) : y, high = main.points.size() > 1 ? std::max(high, y) : y;
+                low = main.points.size() > 1 ? std::min(low, y) : y;
+                high = main.points.size() > 1 ? std::max(high, y) : y;
             } else {
                 partial = true;
             }
@@ -8444,7 +8779,8 @@ constexpr const char* html_style =
     "*{box-sizing:border-box}"
     "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#fff}"
     "main{max-width:1120px;margin:0 auto;padding:12px 16px 32px}"
-    "h1{font-size:1.5em;margin:.4em 0 .2em;overflow-wrap:anywhere}h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}"
+    "h1{font-size:1.5em;margin:.4em 0 .2em;overflow-wrap:anywhere}"
+    "h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}"
     "h3{font-size:1em;margin:1em 0 .3em}p{margin:.3em 0}"
     ".meta{color:#555;font-size:.9em}"
     ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:12px 20px}"
@@ -8466,7 +8802,8 @@ constexpr const char* html_style =
     ".key{list-style:none;padding:0;margin:.4em 0}"
     ".swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.4em}"
     "@media (max-width:480px){body{font-size:14px}main{padding:8px 10px 24px}table{font-size:.9em}}"
-    "@media print{main{max-width:none;padding:0}figure,table{break-inside:avoid}summary{display:none}body{font-size:11pt}}";
+    "@media print{main{max-width:none;padding:0}figure,table{break-inside:avoid}summary{display:none}"
+    "body{font-size:11pt}}";
 
 inline std::string utc_text(std::int64_t unix_ms) {
     time_t seconds = static_cast<time_t>(unix_ms / 1000);
@@ -8511,7 +8848,8 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::time_per_request:
             return ended > 0 ? appendf(out, "%.3f", x.config.concurrency * seconds * 1000 / ended) : text("-");
         case run_figure::transfer_rate:
-            return seconds > 0 ? appendf(out, "%.2f", static_cast<double>(r.bytes_received) / 1024 / seconds) : text("-");
+            return seconds > 0 ? appendf(out, "%.2f", static_cast<double>(r.bytes_received) / 1024 / seconds)
+                               : text("-");
         case run_figure::received: return count(r.bytes_received);
         case run_figure::document_length: return count(r.first_body_length);
         case run_figure::keep_alive: return count(r.keep_alive_responses);
@@ -8519,7 +8857,8 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::server: return text(r.server_software);
         case run_figure::total_min: return t.empty() ? text("-") : ms(static_cast<double>(t.min()));
         case run_figure::total_mean: return t.empty() ? text("-") : ms(t.mean());
-        case run_figure::total_percentile: return t.empty() ? text("-") : ms(static_cast<double>(t.value_at_percentile(arg)));
+        case run_figure::total_percentile:
+            return t.empty() ? text("-") : ms(static_cast<double>(t.value_at_percentile(arg)));
         case run_figure::total_max: return t.empty() ? text("-") : ms(static_cast<double>(t.max()));
         case run_figure::failure_count: return count(r.failures[static_cast<int>(arg)]);
         case run_figure::ab_columns: {
@@ -8538,15 +8877,18 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
             if (!open) return text("-");
             if (r.rate_arrivals == arrivals::uniform) return text("uniform");
             return appendf(out, "Poisson, seed %llu", static_cast<ull>(r.rate_seed));
-        case run_figure::response_p99: return open ? ms(static_cast<double>(r.response_ns.value_at_percentile(99))) : text("-");
-        case run_figure::lag_p99: return open ? ms(static_cast<double>(r.schedule_lag_ns.value_at_percentile(99))) : text("-");
+        case run_figure::response_p99:
+            return open ? ms(static_cast<double>(r.response_ns.value_at_percentile(99))) : text("-");
+        case run_figure::lag_p99:
+            return open ? ms(static_cast<double>(r.schedule_lag_ns.value_at_percentile(99))) : text("-");
         case run_figure::sent_late: return open ? count(r.connection_waits) : text("-");
         case run_figure::never_sent: return open ? count(r.schedule_missed) : text("-");
         case run_figure::url: return text(x.config.url);
         case run_figure::method: return text(x.config.method);
         case run_figure::requests: return x.config.requests ? count(x.config.requests) : text("no limit");
         case run_figure::duration:
-            return x.config.duration_ms ? appendf(out, "%.3f s", static_cast<double>(x.config.duration_ms) / 1e3) : text("no limit");
+            return x.config.duration_ms ? appendf(out, "%.3f s", static_cast<double>(x.config.duration_ms) / 1e3)
+                                        : text("no limit");
         case run_figure::concurrency: return count(x.config.concurrency);
         case run_figure::threads: return count(x.config.threads);
         case run_figure::keep_alive_on: return text(x.config.keep_alive ? "yes" : "no");
@@ -8557,7 +8899,9 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::interrupted: return text(r.cancelled ? "yes: partial figures" : "no");
         case run_figure::tls_protocol:  // ab's SSL/TLS Protocol line
             if (!r.tls_used) return text("-");
-            text(r.tls.protocol), out += ", ", text(r.tls.cipher);
+            text(r.tls.protocol);
+            out += ", ";
+            text(r.tls.cipher);
             return appendf(out, ", %d, %d", r.tls.server_key_bits, r.tls.secret_bits);
         case run_figure::tls_temp_key: return text(r.tls.temp_key[0] ? r.tls.temp_key : "-");
         case run_figure::tls_server_name: return text(r.tls.server_name[0] ? r.tls.server_name : "-");
@@ -8565,10 +8909,13 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::tls_resumed: return count(r.tls_resumed);
         case run_figure::tls_handshake_failures: return count(r.tls_handshake_failures);
         case run_figure::tls_handshake_p50:
-            return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(50)));
+            return r.tls_handshake_ns.empty() ? text("-")
+                                              : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(50)));
         case run_figure::tls_handshake_p99:
-            return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(99)));
-        case run_figure::tls_handshake_max: return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.max()));
+            return r.tls_handshake_ns.empty() ? text("-")
+                                              : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(99)));
+        case run_figure::tls_handshake_max:
+            return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.max()));
     }
 }
 
@@ -8591,7 +8938,8 @@ inline void append_table_head(const char* caption, const std::vector<const repor
 }
 
 // One row: `label`, then each run's figure. URLs, server names and check descriptions wrap anywhere.
-inline void append_table_row(const char* label, run_figure f, double arg, const std::vector<const report_run*>& runs, std::string& out) {
+inline void append_table_row(const char* label, run_figure f, double arg, const std::vector<const report_run*>& runs,
+                             std::string& out) {
     const bool wraps = f == run_figure::server || f == run_figure::url || f == run_figure::checked_for;
     appendf(out, "<tr><th scope=\"row\">%s</th>", label);
     for (const report_run* run : runs) {
@@ -8603,7 +8951,8 @@ inline void append_table_row(const char* label, run_figure f, double arg, const 
 }
 
 template <std::size_t n>
-void append_table(const char* caption, const table_row (&rows)[n], const std::vector<const report_run*>& runs, std::string& out) {
+void append_table(const char* caption, const table_row (&rows)[n], const std::vector<const report_run*>& runs,
+                  std::string& out) {
     append_table_head(caption, runs, out);
     for (const table_row& row : rows) append_table_row(row.label, row.figure, 0, runs, out);
     out += "</tbody></table></div>\n";
@@ -8627,8 +8976,8 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     static constexpr table_row checks[] = {
         {"checked for", f::checked_for}, {"correct", f::correct}, {"wrong", f::wrong}, {"error", f::errors}};
     static constexpr table_row open_model[] = {
-        {"target (requests/s)", f::rate_target}, {"achieved (requests/s)", f::rate_achieved}, {"arrivals", f::rate_arrivals},
-        {"response p99 (ms)", f::response_p99}, {"schedule lag p99 (ms)", f::lag_p99},
+        {"target (requests/s)", f::rate_target}, {"achieved (requests/s)", f::rate_achieved},
+        {"arrivals", f::rate_arrivals}, {"response p99 (ms)", f::response_p99}, {"schedule lag p99 (ms)", f::lag_p99},
         {"sent late (no free connection)", f::sent_late}, {"never sent", f::never_sent}};
     static constexpr table_row tls_rows[] = {
         {"protocol, cipher, key bits, secret bits", f::tls_protocol}, {"server temp key", f::tls_temp_key},
@@ -8643,7 +8992,8 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     out += "<div class=\"tables\">\n";
     append_table_head("Summary (as ab reports it)", runs, out);
     for (const table_row& row : summary)
-        if (row.figure != f::goodput || checked) append_table_row(row.label, row.figure, 0, runs, out);  // goodput: with checks
+        if (row.figure != f::goodput || checked)
+            append_table_row(row.label, row.figure, 0, runs, out);  // goodput: with checks
     out += "</tbody></table></div>\n";
     append_table_head("Total time (ms)", runs, out);
     append_table_row("min", f::total_min, 0, runs, out);
@@ -8652,7 +9002,8 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     append_table_row("max", f::total_max, 0, runs, out);
     out += "</tbody></table></div>\n";
     append_table_head("Failures by reason", runs, out);
-    for (int i = 0; i < failure_count; ++i) append_table_row(failure_name(static_cast<failure>(i)), f::failure_count, i, runs, out);
+    for (int i = 0; i < failure_count; ++i)
+        append_table_row(failure_name(static_cast<failure>(i)), f::failure_count, i, runs, out);
     append_table_row("ab's columns (connect, receive, length, exceptions)", f::ab_columns, 0, runs, out);
     out += "</tbody></table></div>\n";
     append_table_head("Status codes", runs, out);
@@ -8676,30 +9027,43 @@ inline const histogram& processing_of(const result& r) { return r.processing_ns;
 inline const histogram& response_of(const result& r) { return r.response_ns; }
 inline const histogram& lag_of(const result& r) { return r.schedule_lag_ns; }
 
-inline void append_section(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles, std::size_t index,
-                           const html_options& o, std::string& out) {
+inline void append_section(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles,
+                           std::size_t index, const html_options& o, std::string& out) {
     const std::string& name = runs[0]->scenario;
     const std::string id = "s" + std::to_string(index + 1);
     appendf(out, "<section aria-labelledby=\"%s\"><h2 id=\"%s\">", id.c_str(), id.c_str());
     append_html_escaped(out, name.empty() ? std::string("Results") : name);
     out += "</h2>\n<div class=\"charts\">\n";
     const std::string prefix = name.empty() ? "" : name + ": ";
-    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles, false, out);
+    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles,
+                             false, out);
     bool open = false, rows = false;
-    for (const report_run* run : runs) open = open || run->r.rate_target > 0, rows = rows || !run->r.intervals.empty();
+    for (const report_run* run : runs) {
+        open = open || run->r.rate_target > 0;
+        rows = rows || !run->r.intervals.empty();
+    }
     if (open)
-        append_percentile_figure(runs, styles, response_of, id + "-response", prefix + "response time by percentile (from the intended send time)",
-                                 o.percentiles, false, out);
+        append_percentile_figure(runs, styles, response_of, id + "-response",
+                                 prefix + "response time by percentile (from the intended send time)", o.percentiles,
+                                 false, out);
     if (rows) {
         append_interval_figure(runs, styles, interval_view::rate, id + "-rate", prefix + "throughput over time", out);
-        append_interval_figure(runs, styles, interval_view::latency, id + "-latency", prefix + "response time over time (p99, p50)", out);
-        if (open) append_interval_figure(runs, styles, interval_view::lag, id + "-lag", prefix + "schedule lag over time (p99)", out);
+        append_interval_figure(runs, styles, interval_view::latency, id + "-latency",
+                               prefix + "response time over time (p99, p50)", out);
+        if (open)
+            append_interval_figure(runs, styles, interval_view::lag, id + "-lag",
+                                   prefix + "schedule lag over time (p99)", out);
     }
     out += "</div>\n<div class=\"small\">\n";
-    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles, true, out);
-    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles, true, out);
-    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile", o.percentiles, true, out);
-    if (open) append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile", o.percentiles, true, out);
+    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles,
+                             true, out);
+    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles,
+                             true, out);
+    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile",
+                             o.percentiles, true, out);
+    if (open)
+        append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile",
+                                 o.percentiles, true, out);
     out += "</div>\n";
     append_run_tables(runs, o, out);
     out += "</section>\n";
@@ -8726,7 +9090,8 @@ inline std::string html_report(const std::vector<report_run>& runs, const html_o
     out += "<ul class=\"key\">\n";
     for (const report_run& run : runs) {
         if (std::find(labels.begin(), labels.end(), run.label) != labels.end()) continue;
-        appendf(out, "<li><span class=\"swatch\" style=\"background:%s\"></span><b>", detail::chart_colours[labels.size() % 6]);
+        appendf(out, "<li><span class=\"swatch\" style=\"background:%s\"></span><b>",
+                detail::chart_colours[labels.size() % 6]);
         labels.push_back(run.label);
         detail::append_html_escaped(out, run.label);
         out += "</b> <span class=\"text\">";
@@ -8746,13 +9111,15 @@ inline std::string html_report(const std::vector<report_run>& runs, const html_o
         for (const report_run& run : runs) {
             if (run.scenario != scenarios[i]) continue;
             group.push_back(&run);
-            styles.push_back(static_cast<unsigned>(std::find(labels.begin(), labels.end(), run.label) - labels.begin()));
+            styles.push_back(
+                static_cast<unsigned>(std::find(labels.begin(), labels.end(), run.label) - labels.begin()));
         }
         detail::append_section(group, styles, i, o, out);
     }
-    out += "<footer class=\"meta\"><p>Latency by percentile: HdrHistogram's axis, x = log10(1/(1−p)); values within the "
-           "histogram's precision, min, max and counts exact. Total = start → last byte; waiting = request written → first "
-           "byte; processing = total − connect (ab's columns).</p></footer>\n</main>\n</body>\n</html>\n";
+    out += "<footer class=\"meta\"><p>Latency by percentile: HdrHistogram's axis, x = log10(1/(1−p)); values "
+           "within the histogram's precision, min, max and counts exact. Total = start → last byte; waiting = request "
+           "written → first byte; processing = total − connect (ab's columns).</p></footer>\n</main>\n</body>\n"
+           "</html>\n";
     return out;
 }
 
@@ -8818,20 +9185,22 @@ inline std::vector<gate_verdict> judge_gates(const gates& g, const result& r, bo
     if (checked || check_failures)
         out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), true, check_failures == 0});
     if (g.max_failures != UINT64_MAX)
-        out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed), true,
-                       r.requests_failed <= g.max_failures});
+        out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed),
+                       true, r.requests_failed <= g.max_failures});
     for (const auto& gate : g.max_percentile_ms) {  // of successful responses: none, nothing measured, broken
         const double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
         const bool measured = !r.total_ns.empty();
         out.push_back({k::max_percentile_ms, gate.first, gate.second, got, measured, measured && got <= gate.second});
     }
-    if (g.min_rps > 0) out.push_back({k::min_rps, 0, g.min_rps, r.requests_per_second(), true, r.requests_per_second() >= g.min_rps});
+    if (g.min_rps > 0)
+        out.push_back({k::min_rps, 0, g.min_rps, r.requests_per_second(), true, r.requests_per_second() >= g.min_rps});
     return out;
 }
 
 // Appends "Gate broken[ in LABEL]: …" for each broken verdict — the figure, the limit and the
 // difference — and with `held_too` "Gate held[ in LABEL]: …" for the others; returns how many broke.
-inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const char* label, std::string& out, bool held_too) {
+inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const char* label, std::string& out,
+                             bool held_too) {
     using detail::appendf;
     using k = gate_verdict::kind;
     int broken = 0;
@@ -8930,35 +9299,47 @@ namespace microbench {
 inline void append_capacity_table(const capacity_result& r, const capacity_objective& o, std::string& out) {
     using detail::appendf;
     auto ms = [](std::int64_t ns) { return static_cast<double>(ns) / 1e6; };
-    appendf(out, "Capacity search: p99 <= %g ms, failures <= %g %%, achieved >= %g %% of the target rate\n\n", o.max_p99_ms,
-            o.max_failure_ratio * 100, o.min_rate_ratio * 100);
-    appendf(out, "%4s %11s %11s %9s %9s %9s %8s %10s %11s  %s\n", "step", "target/s", "achieved/s", "p50 ms", "p99 ms", "p99.9 ms",
-            "failed", "completed", "lag p99 ms", "verdict");
+    appendf(out, "Capacity search: p99 <= %g ms, failures <= %g %%, achieved >= %g %% of the target rate\n\n",
+            o.max_p99_ms, o.max_failure_ratio * 100, o.min_rate_ratio * 100);
+    appendf(out, "%4s %11s %11s %9s %9s %9s %8s %10s %11s  %s\n", "step", "target/s", "achieved/s", "p50 ms", "p99 ms",
+            "p99.9 ms", "failed", "completed", "lag p99 ms", "verdict");
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
         const capacity_step& s = r.steps[i];
-        appendf(out, "%4zu %11.1f %11.1f %9.2f %9.2f %9.2f %8llu %10llu %11.2f  %s%s\n", i + 1, s.target_rate, s.achieved_rate, ms(s.p50_ns),
-                ms(s.p99_ns), ms(s.p999_ns), static_cast<unsigned long long>(s.failed), static_cast<unsigned long long>(s.completed),
-                ms(s.lag_p99_ns), capacity_verdict_name(s.verdict), s.generator_suspect ? " (the generator?)" : "");
+        appendf(out, "%4zu %11.1f %11.1f %9.2f %9.2f %9.2f %8llu %10llu %11.2f  %s%s\n", i + 1, s.target_rate,
+                s.achieved_rate, ms(s.p50_ns), ms(s.p99_ns), ms(s.p999_ns), static_cast<unsigned long long>(s.failed),
+                static_cast<unsigned long long>(s.completed), ms(s.lag_p99_ns), capacity_verdict_name(s.verdict),
+                s.generator_suspect ? " (the generator?)" : "");
     }
     double lowest_failed = 0;
     const capacity_step* limit = nullptr;
-    for (const capacity_step& s : r.steps)
-        if (!s.held() && (lowest_failed == 0 || s.target_rate < lowest_failed)) lowest_failed = s.target_rate, limit = &s;
+    for (const capacity_step& s : r.steps) {
+        if (!s.held() && (lowest_failed == 0 || s.target_rate < lowest_failed)) {
+            lowest_failed = s.target_rate;
+            limit = &s;
+        }
+    }
     out += '\n';
     if (r.steps.empty()) out += "Capacity: no step ran.\n";
-    else if (r.capacity == 0) appendf(out, "Capacity: no step held the objective (the lowest tried: %.1f/s).\n", lowest_failed);
-    else if (r.at_max_rate) appendf(out, "Capacity: at least %.1f requests/s, the search's maximum, held the objective.\n", r.capacity);
-    else if (limit) appendf(out, "Capacity: %.1f requests/s held the objective; %.1f/s did not (%s).\n", r.capacity, lowest_failed, capacity_verdict_name(limit->verdict));
-    else appendf(out, "Capacity: %.1f requests/s held the objective; no step failed before the search ended.\n", r.capacity);
+    else if (r.capacity == 0)
+        appendf(out, "Capacity: no step held the objective (the lowest tried: %.1f/s).\n", lowest_failed);
+    else if (r.at_max_rate)
+        appendf(out, "Capacity: at least %.1f requests/s, the search's maximum, held the objective.\n", r.capacity);
+    else if (limit)
+        appendf(out, "Capacity: %.1f requests/s held the objective; %.1f/s did not (%s).\n", r.capacity, lowest_failed,
+                capacity_verdict_name(limit->verdict));
+    else
+        appendf(out, "Capacity: %.1f requests/s held the objective; no step failed before the search ended.\n",
+                r.capacity);
     if (r.generator_limited && limit) {
         if (limit->connection_waits > 0)
-            appendf(out, "The generator, not the server, may have been the limit: %llu requests waited for a connection, and %u "
-                         "connections cannot hold %.1f/s at %g ms each (raise -c to at least %.0f).\n",
-                    static_cast<unsigned long long>(limit->connection_waits), r.concurrency, limit->target_rate, o.max_p99_ms,
-                    std::ceil(limit->target_rate * o.max_p99_ms / 1000));
+            appendf(out, "The generator, not the server, may have been the limit: %llu requests waited for a "
+                         "connection, and %u connections cannot hold %.1f/s at %g ms each (raise -c to at least "
+                         "%.0f).\n",
+                    static_cast<unsigned long long>(limit->connection_waits), r.concurrency, limit->target_rate,
+                    o.max_p99_ms, std::ceil(limit->target_rate * o.max_p99_ms / 1000));
         else
-            appendf(out, "The generator, not the server, may have been the limit: it sent late (schedule lag p99 %.2f ms); give it "
-                         "more threads or a quieter machine, or run several generators.\n",
+            appendf(out, "The generator, not the server, may have been the limit: it sent late (schedule lag p99 "
+                         "%.2f ms); give it more threads or a quieter machine, or run several generators.\n",
                     ms(limit->lag_p99_ns));
     }
     if (r.cancelled) out += "Interrupted: the steps above are all that ran.\n";
@@ -8966,26 +9347,32 @@ inline void append_capacity_table(const capacity_result& r, const capacity_objec
 
 inline std::string capacity_json(const capacity_result& r, const capacity_objective& o) {
     using detail::appendf;
-    static constexpr const char* verdict_ids[] = {"held", "latency", "failures", "rate", "no_response", "no_connection"};  // capacity_verdict's order
-    static_assert(sizeof verdict_ids / sizeof verdict_ids[0] == static_cast<std::size_t>(capacity_verdict::no_connection) + 1,
+    static constexpr const char* verdict_ids[] = {"held", "latency", "failures", "rate", "no_response",
+                                                  "no_connection"};  // capacity_verdict's order
+    static_assert(sizeof verdict_ids / sizeof verdict_ids[0] ==
+                      static_cast<std::size_t>(capacity_verdict::no_connection) + 1,
                   "a JSON name for every verdict");
     std::string out = "{\"microbench\":\"" MICROBENCH_VERSION_STRING "\",\"capacity_search\":{";
-    appendf(out, "\"objective\":{\"max_p99_ms\":%.17g,\"max_failure_ratio\":%.17g,\"min_rate_ratio\":%.17g,\"start_rate\":%.17g,"
-                 "\"max_rate\":%.17g,\"resolution\":%.17g,\"warmup_ms\":%lld,\"step_ms\":%lld,\"min_responses\":%llu,\"cooldown_ms\":%lld,"
-                 "\"max_steps\":%u},",
-            o.max_p99_ms, o.max_failure_ratio, o.min_rate_ratio, o.start_rate, o.max_rate, o.resolution, static_cast<long long>(o.warmup_ms),
-            static_cast<long long>(o.step_ms), static_cast<unsigned long long>(o.min_responses), static_cast<long long>(o.cooldown_ms),
-            o.max_steps);
-    appendf(out, "\"concurrency\":%u,\"capacity\":%.3f,\"at_max_rate\":%s,\"generator_limited\":%s,\"cancelled\":%s,\"steps\":[", r.concurrency,
-            r.capacity, r.at_max_rate ? "true" : "false", r.generator_limited ? "true" : "false", r.cancelled ? "true" : "false");
+    appendf(out, "\"objective\":{\"max_p99_ms\":%.17g,\"max_failure_ratio\":%.17g,\"min_rate_ratio\":%.17g,"
+                 "\"start_rate\":%.17g,\"max_rate\":%.17g,\"resolution\":%.17g,\"warmup_ms\":%lld,\"step_ms\":%lld,"
+                 "\"min_responses\":%llu,\"cooldown_ms\":%lld,\"max_steps\":%u},",
+            o.max_p99_ms, o.max_failure_ratio, o.min_rate_ratio, o.start_rate, o.max_rate, o.resolution,
+            static_cast<long long>(o.warmup_ms), static_cast<long long>(o.step_ms),
+            static_cast<unsigned long long>(o.min_responses), static_cast<long long>(o.cooldown_ms), o.max_steps);
+    appendf(out, "\"concurrency\":%u,\"capacity\":%.3f,\"at_max_rate\":%s,\"generator_limited\":%s,\"cancelled\":%s,"
+                 "\"steps\":[",
+            r.concurrency, r.capacity, r.at_max_rate ? "true" : "false", r.generator_limited ? "true" : "false",
+            r.cancelled ? "true" : "false");
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
         const capacity_step& s = r.steps[i];
-        appendf(out, "%s{\"target_rate\":%.3f,\"achieved_rate\":%.3f,\"window_ns\":%lld,\"completed\":%llu,\"failed\":%llu,\"p50_ns\":%lld,"
-                     "\"p99_ns\":%lld,\"p999_ns\":%lld,\"max_ns\":%lld,\"lag_p99_ns\":%lld,\"connection_waits\":%llu,\"schedule_missed\":%llu,"
-                     "\"verdict\":\"%s\",\"generator_suspect\":%s}",
-                i ? "," : "", s.target_rate, s.achieved_rate, static_cast<long long>(s.window_ns), static_cast<unsigned long long>(s.completed),
-                static_cast<unsigned long long>(s.failed), static_cast<long long>(s.p50_ns), static_cast<long long>(s.p99_ns),
-                static_cast<long long>(s.p999_ns), static_cast<long long>(s.max_ns), static_cast<long long>(s.lag_p99_ns),
+        appendf(out, "%s{\"target_rate\":%.3f,\"achieved_rate\":%.3f,\"window_ns\":%lld,\"completed\":%llu,"
+                     "\"failed\":%llu,\"p50_ns\":%lld,\"p99_ns\":%lld,\"p999_ns\":%lld,\"max_ns\":%lld,"
+                     "\"lag_p99_ns\":%lld,\"connection_waits\":%llu,\"schedule_missed\":%llu,\"verdict\":\"%s\","
+                     "\"generator_suspect\":%s}",
+                i ? "," : "", s.target_rate, s.achieved_rate, static_cast<long long>(s.window_ns),
+                static_cast<unsigned long long>(s.completed), static_cast<unsigned long long>(s.failed),
+                static_cast<long long>(s.p50_ns), static_cast<long long>(s.p99_ns), static_cast<long long>(s.p999_ns),
+                static_cast<long long>(s.max_ns), static_cast<long long>(s.lag_p99_ns),
                 static_cast<unsigned long long>(s.connection_waits), static_cast<unsigned long long>(s.schedule_missed),
                 verdict_ids[static_cast<int>(s.verdict)], s.generator_suspect ? "true" : "false");
     }
@@ -8995,15 +9382,18 @@ inline std::string capacity_json(const capacity_result& r, const capacity_object
 
 // The search as one self-contained HTML page titled `title`: a chart of p99 (and p50) against the
 // target rate, each step that got responses a marker, the objective a line; then the text table.
-inline std::string capacity_html(const capacity_result& r, const capacity_objective& o, const std::string& title = "microbench capacity search") {
+inline std::string capacity_html(const capacity_result& r, const capacity_objective& o,
+                                 const std::string& title = "microbench capacity search") {
     using detail::appendf;
     std::vector<const capacity_step*> by_rate;
     for (const capacity_step& s : r.steps) by_rate.push_back(&s);
-    std::sort(by_rate.begin(), by_rate.end(), [](const capacity_step* a, const capacity_step* b) { return a->target_rate < b->target_rate; });
+    std::sort(by_rate.begin(), by_rate.end(),
+              [](const capacity_step* a, const capacity_step* b) { return a->target_rate < b->target_rate; });
     chart c;
     c.id = "capacity";
     c.title = "Response time p99 by target rate";
-    c.description = "Each step of the search: its p99 and p50 response time against the rate it was asked for; the dotted line is the objective.";
+    c.description = "Each step of the search: its p99 and p50 response time against the rate it was asked for; "
+                    "the dotted line is the objective.";
     c.x_label = "target rate (requests/s)";
     c.y_label = "response time (ms)";
     chart_series p99{"p99", 0, false, {}, {}}, p50{"p50", 0, true, {}, {}}, objective{"objective", 1, true, {}, {}};
@@ -9016,7 +9406,8 @@ inline std::string capacity_html(const capacity_result& r, const capacity_object
         appendf(label, "%.1f/s: p99 %.2f ms, %s", x, y, capacity_verdict_name(s->verdict));
         p99.markers.push_back({x, y, label});
     }
-    if (!by_rate.empty()) objective.points = {{by_rate.front()->target_rate, o.max_p99_ms}, {by_rate.back()->target_rate, o.max_p99_ms}};
+    if (!by_rate.empty())
+        objective.points = {{by_rate.front()->target_rate, o.max_p99_ms}, {by_rate.back()->target_rate, o.max_p99_ms}};
     c.series = {p99, p50, objective};
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>";
@@ -9068,8 +9459,12 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
                                         std::size_t max_head_bytes = defaults::max_header_bytes) {
     std::size_t end = in.find("\r\n\r\n");
     std::size_t term = 4;
-    if (std::size_t lf = in.find("\n\n"); lf != std::string_view::npos && lf < end) end = lf, term = 2;
-    if (end == std::string_view::npos) return in.size() > max_head_bytes ? request_parse::bad : request_parse::incomplete;
+    if (std::size_t lf = in.find("\n\n"); lf != std::string_view::npos && lf < end) {
+        end = lf;
+        term = 2;
+    }
+    if (end == std::string_view::npos)
+        return in.size() > max_head_bytes ? request_parse::bad : request_parse::incomplete;
     if (end + term > max_head_bytes) return request_parse::bad;
     out = request_head{};
     out.head_bytes = end + term;
@@ -9084,7 +9479,8 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
     out.target = line.substr(sp1 + 1, sp2 - sp1 - 1);
     std::string_view version = line.substr(sp2 + 1);
     if (!detail::is_token(out.method) || out.target.empty() || out.target[0] != '/') return request_parse::bad;
-    if (version.size() != 8 || version.substr(0, 7) != "HTTP/1." || !detail::is_digit(version[7])) return request_parse::bad;
+    if (version.size() != 8 || version.substr(0, 7) != "HTTP/1." || !detail::is_digit(version[7]))
+        return request_parse::bad;
     for (char c : out.target)
         if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return request_parse::bad;
     out.http_minor = version[7] - '0';
@@ -9249,9 +9645,9 @@ inline std::string server_counts_json(const server_counts& c) {
                           static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
                           static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
                           static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
-                          static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections),
-                          static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed),
-                          static_cast<unsigned long long>(c.listen_pauses));
+                          static_cast<unsigned long long>(c.bad_request),
+                          static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.cut),
+                          static_cast<unsigned long long>(c.closed), static_cast<unsigned long long>(c.listen_pauses));
     std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
     out += ",\"sources\":{";
     for (std::size_t i = 0; i < c.sources.size(); ++i) {
@@ -9278,7 +9674,8 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         path = path.substr(0, q);
     }
     auto reply = [&](int status, std::string_view type, std::string_view text) {
-        append_response(out, status, type, text, a.close ? "close" : (head.http_minor == 0 ? "keep-alive" : ""), is_head);
+        append_response(out, status, type, text, a.close ? "close" : (head.http_minor == 0 ? "keep-alive" : ""),
+                        is_head);
         return a;
     };
     auto bad = [&](std::string_view why) {
@@ -9307,9 +9704,11 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         arg = in_path ? path.substr(7) : std::string_view();
         const bool micro = !in_path && query_value(query, "us", arg);
         if (!in_path && !micro && !query_value(query, "ms", arg))
-            return bad(work ? "missing us: use /work?us=N or /work?ms=N\n" : "missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
+            return bad(work ? "missing us: use /work?us=N or /work?ms=N\n"
+                            : "missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
         const std::uint64_t unit = micro ? 1'000 : 1'000'000;
-        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n)) return bad("delay out of range\n");
+        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n))
+            return bad("delay out of range\n");
         (work ? a.hold_ns : a.delay_ns) = static_cast<std::int64_t>(n * unit);
         return reply(200, "text/plain", arg);
     }
@@ -9338,7 +9737,10 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::stats;
         return reply(200, "application/json", server_counts_json(stats()));
     }
-    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /work?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
+    if (path == "/")
+        return reply(200, "text/plain",
+                     "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /work?us=N "
+                     "/stall?every=MS&for=MS /echo /status/{code} /stats\n");
     return reply(404, "text/plain", "not found\n");
 }
 
@@ -9386,7 +9788,8 @@ public:
         listen_fd_ = ::socket(at.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         int one = 1;
         if (listen_fd_ < 0 || setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-            ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 || ::listen(listen_fd_, 4096) != 0)
+            ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 ||
+            ::listen(listen_fd_, 4096) != 0)
             return fail_start();
         endpoint bound;
         bound.len = sizeof bound.addr;
@@ -9419,8 +9822,12 @@ public:
             ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
             (void)ignored;
         }
-        for (std::uint32_t i = 0; i < thread_count_; ++i)
-            if (threads_[i].started) pthread_join(threads_[i].id, nullptr), threads_[i].started = false;
+        for (std::uint32_t i = 0; i < thread_count_; ++i) {
+            if (threads_[i].started) {
+                pthread_join(threads_[i].id, nullptr);
+                threads_[i].started = false;
+            }
+        }
         if (listen_fd_ >= 0) ::close(listen_fd_);
         if (wake_fd_ >= 0) ::close(wake_fd_);
         listen_fd_ = wake_fd_ = -1;
@@ -9443,15 +9850,16 @@ public:
     // Requests answered so far (counts().requests without copying anything: no allocation).
     std::uint64_t requests() const {
         std::uint64_t n = 0;
-        for (std::uint32_t i = 0; i < thread_count_; ++i) n += threads_[i].counts[f_requests].load(std::memory_order_relaxed);
+        for (std::uint32_t i = 0; i < thread_count_; ++i)
+            n += threads_[i].counts[f_requests].load(std::memory_order_relaxed);
         return n;
     }
 
 private:
     static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
     static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
-    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections, f_cut, f_closed,
-                       f_listen_pauses };
+    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections,
+                       f_cut, f_closed, f_listen_pauses };
     static constexpr int count_fields = 11;
 
     struct connection {
@@ -9516,7 +9924,8 @@ private:
                 else on_io(t, static_cast<std::uint32_t>(token), events[i].events);
             }
             std::int64_t now = now_ns();
-            if (t.listen_again_ns && now >= t.listen_again_ns && t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
+            if (t.listen_again_ns && now >= t.listen_again_ns &&
+                t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
                 t.listen_again_ns = 0;
             while (!t.timers.empty() && t.timers.front().at_ns <= now) {
                 timer due = t.timers.front();
@@ -9564,7 +9973,8 @@ private:
             connection& c = t.conns[slot];
             c.fd = fd;
             ++c.generation;
-            c.in.clear(), c.out.clear();
+            c.in.clear();
+            c.out.clear();
             c.in_used = c.out_sent = 0;
             c.release_ns = 0;
             c.close_after = c.reset_after = c.writing = false;
@@ -9577,12 +9987,18 @@ private:
     // A connection from `peer`, by address (one lock per accepted connection, none per request).
     void count_source(const sockaddr_storage& peer) {
         char text[INET6_ADDRSTRLEN] = "other";
-        if (peer.ss_family == AF_INET) inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
-        if (peer.ss_family == AF_INET6) inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
+        if (peer.ss_family == AF_INET)
+            inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
+        if (peer.ss_family == AF_INET6)
+            inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
         pthread_mutex_lock(&sources_mutex_);
         auto it = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.first == text; });
-        if (it == sources_.end() && sources_.size() >= 256) it = std::find_if(sources_.begin(), sources_.end(), [](const auto& s) { return s.first == "other"; });
-        if (it == sources_.end()) sources_.emplace_back(sources_.size() >= 256 ? "other" : text, 0), it = sources_.end() - 1;
+        if (it == sources_.end() && sources_.size() >= 256)
+            it = std::find_if(sources_.begin(), sources_.end(), [](const auto& s) { return s.first == "other"; });
+        if (it == sources_.end()) {
+            sources_.emplace_back(sources_.size() >= 256 ? "other" : text, 0);
+            it = sources_.end() - 1;
+        }
         ++it->second;
         pthread_mutex_unlock(&sources_mutex_);
     }
@@ -9612,9 +10028,11 @@ private:
             request_head head;
             request_parse parsed = parse_request_head(pending, head);
             if (parsed == request_parse::incomplete) break;
-            if (parsed == request_parse::ok && head.content_length > options_.max_body_bytes) parsed = request_parse::bad;
+            if (parsed == request_parse::ok && head.content_length > options_.max_body_bytes)
+                parsed = request_parse::bad;
             if (parsed == request_parse::bad) {
-                bump(t, f_requests), bump(t, f_bad_request);
+                bump(t, f_requests);
+                bump(t, f_bad_request);
                 c.close_after = true;
                 detail::append_response(c.out, 400, "text/plain", "bad request\n", "close", false);
                 break;
@@ -9627,7 +10045,8 @@ private:
             c.close_after = a.close;
             if (a.kind != endpoint_kind::stats) {
                 bump(t, f_requests);
-                static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request};
+                static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other,
+                                                          f_bad_request};
                 bump(t, by_kind[static_cast<int>(a.kind)]);
                 if (options_.chaos_cut_permille || options_.chaos_close_permille) chaos(t, c, response_at);
             }
@@ -9643,7 +10062,8 @@ private:
             }
         }
         if (c.in_used == c.in.size()) {
-            c.in.clear(), c.in_used = 0;
+            c.in.clear();
+            c.in_used = 0;
         } else if (c.in_used > 4096) {  // a pipelining client may never leave it empty: compact
             c.in.erase(0, c.in_used);
             c.in_used = 0;
@@ -9817,23 +10237,27 @@ inline void append_suite_table(const std::vector<scenario_result>& results, std:
 
 // Side by side: the same scenarios against A and B (medians over rounds are the caller's), with
 // B/A ratios for requests/s, mean, p99 and transfer rate, and failures of each.
-inline void append_compare_table(const std::vector<scenario_result>& a, const std::vector<scenario_result>& b, std::string& out) {
+inline void append_compare_table(const std::vector<scenario_result>& a, const std::vector<scenario_result>& b,
+                                 std::string& out) {
     using detail::appendf;
     using detail::ms;
-    appendf(out, "%-14s %11s %11s %6s %9s %9s %6s %9s %9s %6s %10s %10s %6s %7s %7s\n", "scenario", "A req/s", "B req/s",
-            "B/A", "A mean", "B mean", "B/A", "A p99", "B p99", "B/A", "A KB/s", "B KB/s", "B/A", "A fail", "B fail");
+    appendf(out, "%-14s %11s %11s %6s %9s %9s %6s %9s %9s %6s %10s %10s %6s %7s %7s\n", "scenario", "A req/s",
+            "B req/s", "B/A", "A mean", "B mean", "B/A", "A p99", "B p99", "B/A", "A KB/s", "B KB/s", "B/A", "A fail",
+            "B fail");
     auto ratio = [](double x, double y) { return x > 0 ? y / x : 0.0; };
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
         const result &ra = a[i].r, &rb = b[i].r;
-        double seconds_a = static_cast<double>(ra.elapsed_ns) / 1e9, seconds_b = static_cast<double>(rb.elapsed_ns) / 1e9;
+        double seconds_a = static_cast<double>(ra.elapsed_ns) / 1e9,
+               seconds_b = static_cast<double>(rb.elapsed_ns) / 1e9;
         double kb_a = seconds_a > 0 ? static_cast<double>(ra.bytes_received) / 1024 / seconds_a : 0;
         double kb_b = seconds_b > 0 ? static_cast<double>(rb.bytes_received) / 1024 / seconds_b : 0;
         double mean_a = ra.total_ns.mean() / 1e6, mean_b = rb.total_ns.mean() / 1e6;
         double p99_a = ms(ra.total_ns.value_at_percentile(99)), p99_b = ms(rb.total_ns.value_at_percentile(99));
         appendf(out, "%-14s %11.1f %11.1f %6.2f %9.3f %9.3f %6.2f %9.3f %9.3f %6.2f %10.1f %10.1f %6.2f %7llu %7llu\n",
                 a[i].scenario.c_str(), ra.requests_per_second(), rb.requests_per_second(),
-                ratio(ra.requests_per_second(), rb.requests_per_second()), mean_a, mean_b, ratio(mean_a, mean_b), p99_a, p99_b,
-                ratio(p99_a, p99_b), kb_a, kb_b, ratio(kb_a, kb_b), static_cast<unsigned long long>(ra.requests_failed),
+                ratio(ra.requests_per_second(), rb.requests_per_second()), mean_a, mean_b, ratio(mean_a, mean_b), p99_a,
+                p99_b, ratio(p99_a, p99_b), kb_a, kb_b, ratio(kb_a, kb_b),
+                static_cast<unsigned long long>(ra.requests_failed),
                 static_cast<unsigned long long>(rb.requests_failed));
     }
 }
@@ -9872,7 +10296,8 @@ inline error self_test(double scale, unsigned n, std::vector<scenario_result>& o
 #ifdef MICROBENCH_C_IMPLEMENTATION
 
 #if defined(MICROBENCH_NO_SERVER) || defined(MICROBENCH_NO_REPORTS)
-#error "the C API implements every function of microbench.h: build it without MICROBENCH_NO_SERVER and MICROBENCH_NO_REPORTS"
+#error "the C API implements every function of microbench.h: build it without MICROBENCH_NO_SERVER and \
+MICROBENCH_NO_REPORTS"
 #endif
 
 #include <cstddef>
@@ -9953,8 +10378,8 @@ enum {
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
     MB_PLAN_BAD_CAPACITY_SEARCH = 133,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
-    MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146, MB_MERGE_DUPLICATE_SHARD = 147,
-    MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
+    MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
+    MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 
@@ -9991,7 +10416,8 @@ typedef enum mb_count {
     MB_COUNT_SCHEDULE_MISSED = 16,  /* fixed rate: requests whose time came before the end, never sent */
     MB_COUNT_TLS_HANDSHAKES = 17,   /* over TLS: handshakes made */
     MB_COUNT_TLS_RESUMED = 18,      /* over TLS: of them, those that resumed a session */
-    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19 /* of the tls failures, requests whose handshake failed (ab's Connect column) */
+    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19 /* of the tls failures, requests whose handshake failed
+                                            (ab's Connect column) */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -10122,13 +10548,14 @@ MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* de
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
 MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
-MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);    /* 0: closed loop (default); 0.001..10000000 */
+MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);  /* 0: closed loop (default); 0.001..10000000 */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
 /* At a fixed rate: a request may go up to `us` microseconds late (0..10000) when one wake of its
  * worker thread then sends it with the requests due after it; each is still timed from its own
  * intended time. -1 (default): 50. */
 MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us);
-MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default): 1000 at a fixed rate */
+MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms);   /* 10..3600000; 0: none; -1 (default):
+                                                                             1000 at a fixed rate */
 /* Keep each interval's histograms (default off): in mb_result_json, so merged results' intervals
  * get exact percentiles, and for mb_result_hlog. Intervals need mb_plan_set_interval_ms (or a rate). */
 MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on);
@@ -10152,7 +10579,8 @@ MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* mu
  * ciphers and certificate_file (PEM with the client's chain and key) NULL or "" for none;
  * server_name 0 sends no SNI. verify: check the certificate and its name (off by default, as
  * ab), trusting ca_file (NULL: the system's). resume: each thread resumes its last session. */
-MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file, int server_name);
+MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file,
+                           int server_name);
 MB_API int mb_plan_set_tls_verify(mb_plan* plan, int on, const char* ca_file);
 MB_API int mb_plan_set_tls_resume(mb_plan* plan, int on);
 MB_API int mb_plan_set_libssl(mb_plan* plan, const char* path);            /* NULL or "": the default */
@@ -10176,7 +10604,8 @@ MB_API const char* mb_result_server_software(const mb_result* result);    /* own
  * and the first distinct reasons of `tls` failures. */
 MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, size_t size);
 MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result);
-MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index);  /* owned by the result; "" past the end */
+MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index);  /* owned by the result;
+                                                                                            "" past the end */
 MB_API size_t mb_result_interval_count(const mb_result* result);
 /* Copies interval `index` into *out (its first `size` bytes: pass sizeof(mb_interval)). */
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size);
@@ -10189,7 +10618,8 @@ MB_API double mb_result_timing_stddev_ns(const mb_result* result, int column);
 /* Text, snprintf-style (see the conventions above). percentiles: NULL for the defaults; values
  * outside 0..100 (NaN too) are left out, and none left gives the defaults. */
 MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t size);
-MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
+MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf,
+                                       size_t size);
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size);
 /* One timing column's percentile spectrum as HdrHistogram's .hgrm text in ms (what
  * hdr_percentiles_print(h, f, 5, 1e6, CLASSIC) prints; wrk2's distribution), for HdrHistogram's
@@ -10218,7 +10648,8 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
  * objective out of range. */
 enum {
     MB_CAPACITY_HELD = 0, MB_CAPACITY_LATENCY = 1, MB_CAPACITY_FAILURES = 2, MB_CAPACITY_RATE = 3,
-    MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5  /* later versions may add verdicts: any but HELD failed */
+    MB_CAPACITY_NO_RESPONSE = 4, MB_CAPACITY_NO_CONNECTION = 5  /* later versions may add verdicts: any but
+                                                                   HELD failed */
 };
 typedef struct mb_capacity_step {
     double target_rate, achieved_rate; /* requests/s asked for; ended in the window per second */
@@ -10275,7 +10706,8 @@ typedef struct mb_hlog_tag {
     const char* tag;          /* owned by the mb_hlog, valid as long as it */
     uint64_t intervals;       /* rows read */
     uint64_t count;           /* values in them */
-    double start_s, end_s;    /* the earliest row's start and latest row's end, seconds (since the epoch when the log says) */
+    double start_s, end_s;    /* the earliest row's start and latest row's end, seconds (since the epoch
+                                 when the log says) */
     int64_t min, max;         /* as the histograms' buckets give them */
     double mean, stddev;      /* over each bucket's middle value, as HdrHistogram computes them */
 } mb_hlog_tag;                /* later versions only append fields: pass sizeof(mb_hlog_tag) */
@@ -10294,8 +10726,8 @@ MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char
  * results drawn together, results[i] labelled labels[i] (NULL: "A", "B", ... "Z", then "A"
  * again); title NULL: "microbench report". Text, snprintf-style: a report is tens of KB, so ask
  * for the size first. */
-MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
-                             char* buf, size_t size);
+MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count,
+                             const char* title, char* buf, size_t size);
 /* The same report drawn from saved results: documents[i] is what mb_result_json or the command
  * line's --json wrote (a run, a --compare, a --suite), labelled labels[i] (NULL: as the run was,
  * or the document's A and B). Returns MB_OK, MB_JSON_BAD, MB_JSON_TOO_DEEP,
@@ -10311,8 +10743,9 @@ MB_API int mb_suite_run(const char* url, double scale, int factorial_check, mb_s
 MB_API int mb_self_test(double scale, mb_suite** out, int* passed);
 MB_API void mb_suite_destroy(mb_suite* suite);
 MB_API size_t mb_suite_count(const mb_suite* suite);
-MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);       /* owned by the suite; NULL past the end */
-MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);    /* owned by the suite; NULL past the end */
+/* The name and the result of scenario `index`, owned by the suite; NULL past the end. */
+MB_API const char* mb_suite_scenario(const mb_suite* suite, size_t index);
+MB_API const mb_result* mb_suite_result(const mb_suite* suite, size_t index);
 MB_API size_t mb_suite_table(const mb_suite* suite, char* buf, size_t size);
 /* The suite's HTML report: a section per scenario; runs against different URLs (the self-test's
  * two factorial forms) are labelled by their paths and drawn together; title NULL: "microbench
@@ -10353,8 +10786,8 @@ static_assert(MB_URL_BAD_PORT == static_cast<int>(microbench::errc::url_bad_port
                   MB_INVALID_ARGUMENT == static_cast<int>(microbench::errc::invalid_argument) &&
                   MB_OUT_OF_MEMORY == static_cast<int>(microbench::errc::out_of_memory),
               "microbench.h status numbers must be the errc numbers");
-static_assert(MB_FAILURE_TLS == static_cast<int>(microbench::failure::tls) && MB_FAILURE_TLS + 1 == microbench::failure_count &&
-                  MB_FAILURE_CONNECT == 0,
+static_assert(MB_FAILURE_TLS == static_cast<int>(microbench::failure::tls) &&
+                  MB_FAILURE_TLS + 1 == microbench::failure_count && MB_FAILURE_CONNECT == 0,
               "mb_failure must follow microbench::failure");
 
 // With exceptions on, every entry point catches them all (std::bad_alloc above all).
@@ -10487,7 +10920,8 @@ inline plan plan_to_run(const mb_plan* cp) {
     if (cp->response) c.callback(c_response_trampoline, const_cast<mb_plan*>(cp));
     p.check(c);
     if (cp->progress)
-        p.on_progress(c_progress_trampoline, const_cast<mb_plan*>(cp), cp->progress_every_ms, cp->progress_every_requests);
+        p.on_progress(c_progress_trampoline, const_cast<mb_plan*>(cp), cp->progress_every_ms,
+                      cp->progress_every_requests);
     if (cp->interval) p.on_interval(c_interval_trampoline, const_cast<mb_plan*>(cp));
     return p;
 }
@@ -10504,7 +10938,8 @@ MB_API const char* mb_status_name(int status) {
     return status < 0 || status > 0xffff ? "unknown" : microbench::errc_name(static_cast<microbench::errc>(status));
 }
 MB_API const char* mb_status_message(int status) {
-    return status < 0 || status > 0xffff ? "unknown error" : microbench::errc_message(static_cast<microbench::errc>(status));
+    return status < 0 || status > 0xffff ? "unknown error"
+                                         : microbench::errc_message(static_cast<microbench::errc>(status));
 }
 
 MB_API int mb_plan_create(const char* url, mb_plan** out) {
@@ -10555,7 +10990,9 @@ MB_API int mb_plan_set_url(mb_plan* plan, const char* url) {
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
-MB_API int mb_plan_set_method(mb_plan* plan, const char* method) { MICROBENCH_C_SET(plan, method && *method, plan->p.method(method)) }
+MB_API int mb_plan_set_method(mb_plan* plan, const char* method) {
+    MICROBENCH_C_SET(plan, method && *method, plan->p.method(method))
+}
 MB_API int mb_plan_add_header(mb_plan* plan, const char* name, const char* value) {
     MICROBENCH_C_SET(plan, name && value, plan->p.header(name, value))
 }
@@ -10567,7 +11004,9 @@ MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const 
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
-MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) { MICROBENCH_C_SET(plan, true, plan->p.requests(requests)) }
+MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) {
+    MICROBENCH_C_SET(plan, true, plan->p.requests(requests))
+}
 MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, duration_ms, ms) }
 MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, concurrency, n) }
 MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, threads, n) }
@@ -10585,23 +11024,36 @@ MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t con
     return MB_OK;
 }
 MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, drain_ms, ms) }
-MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) { MICROBENCH_C_SET(plan, address, plan->p.bind_address(address)) }
-MB_API int mb_plan_set_length_check(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0)) }
-MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0)) }
+MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) {
+    MICROBENCH_C_SET(plan, address, plan->p.bind_address(address))
+}
+MB_API int mb_plan_set_length_check(mb_plan* plan, int on) {
+    MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0))
+}
+MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) {
+    MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0))
+}
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes) {
     MICROBENCH_C_SET_RANGED(plan, socket_buffer_bytes, bytes)
 }
-MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0)) }
+MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) {
+    MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0))
+}
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
     MICROBENCH_C_SET_RANGED(plan, rate, requests_per_second)
 }
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
     if (plan && arrivals != MB_ARRIVALS_UNIFORM && arrivals != MB_ARRIVALS_POISSON) return MB_PLAN_BAD_ARRIVALS;
     MICROBENCH_C_SET(plan, true,
-                     plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
+                     plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson
+                                                                      : microbench::arrivals::uniform).seed(seed))
 }
-MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) { MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us) }
-MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.interval_histograms(on != 0)) }
+MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) {
+    MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us)
+}
+MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on) {
+    MICROBENCH_C_SET(plan, true, plan->p.interval_histograms(on != 0))
+}
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
     MICROBENCH_C_SET_RANGED(plan, interval_ms, interval_ms)
 }
@@ -10620,21 +11072,35 @@ MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t siz
     MICROBENCH_C_SET(plan, data || size == 0, plan->c.body_equals(std::string(static_cast<const char*>(data), size)))
 }
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size) {
-    MICROBENCH_C_SET(plan, data && size > 0, plan->c.body_starts_with(std::string(static_cast<const char*>(data), size)))
+    MICROBENCH_C_SET(plan, data && size > 0,
+                     plan->c.body_starts_with(std::string(static_cast<const char*>(data), size)))
 }
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size) {
     MICROBENCH_C_SET(plan, data && size > 0, plan->c.body_contains(std::string(static_cast<const char*>(data), size)))
 }
-MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n) { MICROBENCH_C_SET(plan, n <= 100'000, plan->c.factorial(n)) }
-MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user) {
-    MICROBENCH_C_SET(plan, true, (plan->response = fn, plan->response_user = user))
+MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n) {
+    MICROBENCH_C_SET(plan, n <= 100'000, plan->c.factorial(n))
 }
-MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests) {
-    MICROBENCH_C_SET(plan, every_ms >= 0, (plan->progress = fn, plan->progress_user = user, plan->progress_every_ms = every_ms,
-                                           plan->progress_every_requests = every_requests))
+MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user) {
+    if (!plan) return microbench::detail::invalid;
+    plan->response = fn;
+    plan->response_user = user;
+    return MB_OK;
+}
+MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms,
+                               uint64_t every_requests) {
+    if (!plan || every_ms < 0) return microbench::detail::invalid;
+    plan->progress = fn;
+    plan->progress_user = user;
+    plan->progress_every_ms = every_ms;
+    plan->progress_every_requests = every_requests;
+    return MB_OK;
 }
 MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user) {
-    MICROBENCH_C_SET(plan, true, (plan->interval = fn, plan->interval_user = user))
+    if (!plan) return microbench::detail::invalid;
+    plan->interval = fn;
+    plan->interval_user = user;
+    return MB_OK;
 }
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel) {
     MICROBENCH_C_SET(plan, true, plan->p.cancel_with(cancel ? &cancel->t : nullptr))
@@ -10716,9 +11182,15 @@ MB_API uint64_t mb_result_status_count(const mb_result* result, int status) {
 }
 MB_API int mb_result_cancelled(const mb_result* result) { return result && result->r.cancelled ? 1 : 0; }
 MB_API int64_t mb_result_elapsed_ns(const mb_result* result) { return result ? result->r.elapsed_ns : 0; }
-MB_API double mb_result_requests_per_second(const mb_result* result) { return result ? result->r.requests_per_second() : 0.0; }
-MB_API double mb_result_goodput_per_second(const mb_result* result) { return result ? result->r.goodput_per_second() : 0.0; }
-MB_API const char* mb_result_server_software(const mb_result* result) { return result ? result->r.server_software.c_str() : ""; }
+MB_API double mb_result_requests_per_second(const mb_result* result) {
+    return result ? result->r.requests_per_second() : 0.0;
+}
+MB_API double mb_result_goodput_per_second(const mb_result* result) {
+    return result ? result->r.goodput_per_second() : 0.0;
+}
+MB_API const char* mb_result_server_software(const mb_result* result) {
+    return result ? result->r.server_software.c_str() : "";
+}
 
 MB_API size_t mb_result_interval_count(const mb_result* result) { return result ? result->r.intervals.size() : 0; }
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size) {
@@ -10762,7 +11234,8 @@ MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t siz
     return microbench::detail::copy_out(text, buf, size);
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
-MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
+MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf,
+                                       size_t size) {
     if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
@@ -10773,7 +11246,8 @@ MB_API size_t mb_result_report_latency(const mb_result* result, const double* pe
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
     if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
-    std::string text = microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
+    std::string text =
+        microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
     return microbench::detail::copy_out(text, buf, size);
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
@@ -10796,8 +11270,8 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size) {
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
-MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
-                             char* buf, size_t size) {
+MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count,
+                             const char* title, char* buf, size_t size) {
     using namespace microbench;
     if (!results && count) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
@@ -10824,7 +11298,8 @@ MB_API int mb_report_html_json(const char* const* documents, const char* const* 
     std::vector<report_run> runs;
     for (std::size_t i = 0; i < count; ++i) {
         if (!documents[i]) return detail::invalid;
-        if (error e = read_report_runs(documents[i], labels && labels[i] ? labels[i] : "", runs)) return static_cast<int>(e.code);
+        if (error e = read_report_runs(documents[i], labels && labels[i] ? labels[i] : "", runs))
+            return static_cast<int>(e.code);
     }
     html_options o;
     if (title) o.title = title;
@@ -10998,7 +11473,8 @@ static_assert(static_cast<long>(MB_IO_WANT_READ) == microbench::transport_want_r
 
 extern "C" {
 
-MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file, int server_name) {
+MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file,
+                           int server_name) {
     if (!plan) return microbench::detail::invalid;
     MICROBENCH_C_TRY
     microbench::tls_options o = plan->p.tls(), old = o;
@@ -11064,7 +11540,9 @@ MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, s
     std::memcpy(out, &result->r.tls, size < sizeof result->r.tls ? size : sizeof result->r.tls);
     return MB_OK;
 }
-MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result) { return result ? result->r.tls_failure_reasons.size() : 0; }
+MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result) {
+    return result ? result->r.tls_failure_reasons.size() : 0;
+}
 MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index) {
     return result && index < result->r.tls_failure_reasons.size() ? result->r.tls_failure_reasons[index].c_str() : "";
 }
@@ -11158,8 +11636,8 @@ MB_API size_t mb_hlog_hgrm(const mb_hlog* hlog, size_t index, double scale, char
 // ---- begin include/microbench/c_api/c_api_capacity.hpp ----
 // microbench/c_api/c_api_capacity.hpp — the C API's capacity search: mb_find_capacity runs
 // find_capacity (engine/capacity.hpp) on a plan, passing each step to the caller's callback as it
-// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table, JSON or HTML. Compiled only where
-// MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
+// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table, JSON
+// or HTML. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 
 #ifdef MICROBENCH_C_IMPLEMENTATION
 
@@ -11255,12 +11733,16 @@ MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* ob
     o.min_responses = given.min_responses;
     o.cooldown_ms = given.cooldown_ms;
     o.max_steps = given.max_steps;
-    if (given.on_step) o.on_step = detail::c_step_trampoline, o.on_step_user = &given;
+    if (given.on_step) {
+        o.on_step = detail::c_step_trampoline;
+        o.on_step_user = &given;
+    }
     std::unique_ptr<mb_capacity> c(new (std::nothrow) mb_capacity);
     if (!c) return detail::no_memory;
     if (error e = find_capacity(detail::plan_to_run(plan), o, c->r)) return detail::status_of(e);
     c->o = o;
-    c->o.on_step = nullptr, c->o.on_step_user = nullptr;  // the caller's, valid during the call only
+    c->o.on_step = nullptr;  // the caller's, valid during the call only
+    c->o.on_step_user = nullptr;
     *out = c.release();
     return MB_OK;
     MICROBENCH_C_CATCH(detail::no_memory)
@@ -11272,7 +11754,8 @@ MB_API double mb_capacity_rate(const mb_capacity* capacity) { return capacity ? 
 
 MB_API int mb_capacity_flags(const mb_capacity* capacity) {
     if (!capacity) return 0;
-    return (capacity->r.at_max_rate ? MB_CAPACITY_AT_MAX_RATE : 0) | (capacity->r.generator_limited ? MB_CAPACITY_GENERATOR_LIMITED : 0) |
+    return (capacity->r.at_max_rate ? MB_CAPACITY_AT_MAX_RATE : 0) |
+           (capacity->r.generator_limited ? MB_CAPACITY_GENERATOR_LIMITED : 0) |
            (capacity->r.cancelled ? MB_CAPACITY_CANCELLED : 0);
 }
 
@@ -11304,7 +11787,8 @@ MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t si
 MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* title, char* buf, size_t size) {
     if (!capacity) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
-    const std::string page = title ? microbench::capacity_html(capacity->r, capacity->o, title) : microbench::capacity_html(capacity->r, capacity->o);
+    const std::string page = title ? microbench::capacity_html(capacity->r, capacity->o, title)
+                                   : microbench::capacity_html(capacity->r, capacity->o);
     return microbench::detail::copy_out(page, buf, size);
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }

@@ -11,7 +11,11 @@
 - microbench.h has a status constant for every error number the C API can return;
 - the core stays small and exception-free: no <iostream>, <regex>, <sstream>, <functional>,
   and no throw / try / catch / dynamic_cast / typeid (it must build with -fno-exceptions -fno-rtti),
-  except on lines marked '// bad_alloc guard' (run() turns bad_alloc into an error when exceptions are on).
+  except on lines marked '// bad_alloc guard' (run() turns bad_alloc into an error when exceptions are on);
+- in include/ and examples/ (.hpp .h .cpp .c): no line over MAX_COLUMNS characters, and no comma-operator
+  statement ('a = 1, b = 2;', 'if (x) f(), g();', 'return f(), 0;'): one statement a line says what it does.
+  A declaration of several names ('int a = 1, b = 2;') is fine, and so are commas inside (), [], {} and
+  template <...>, such as a for loop's 'for (i = 0, j = n; ...; ++i, --j)' (comma_statements(), a heuristic).
 """
 import pathlib
 import re
@@ -19,6 +23,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MAX_LINES = 400
+MAX_COLUMNS = 120
+SOURCE_SUFFIXES = (".hpp", ".h", ".cpp", ".c")
 LAYERS = ("core", "http", "stats", "engine", "server", "report", "c_api")
 FORBIDDEN_INCLUDES = ("iostream", "regex", "sstream", "functional")
 FORBIDDEN_WORDS = re.compile(r"\b(throw|try|catch|dynamic_cast|typeid)\b")
@@ -28,6 +34,95 @@ def code_only(line: str) -> str:
     """The line without // comments and string literals (good enough for these checks)."""
     line = re.sub(r'"(\\.|[^"\\])*"', '""', line)
     return line.split("//", 1)[0]
+
+
+# Comments, string and character literals, blanked out (newlines kept) before comma_statements() reads the code.
+NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"'
+                      r"|'(?:\\(?:x[0-9a-fA-F]+|[0-7]{1,3}|.)|[^'\\\n])'", re.S)
+# What may come before a statement's own text: 'else', 'if (...)' (the parentheses are skipped), 'case x:'.
+CONTROL = re.compile(r"\s*(?:else\b|do\b|return\b|(?:if|while|for|switch)\s*(?:constexpr\s*)?(?=\())"
+                     r"|\s*(?:case\b[^;]*?|\w+)\s*(?<!:):(?!:)")
+TEMPLATE_ARGS = re.compile(r"(?<=[\w>])\s*<[^<>;{}()]*>")
+NESTED = re.compile(r"\([^()\[\]]*\)|\[[^()\[\]]*\]")
+SIDE_EFFECT = re.compile(r"<<=|>>=|[-+*/%&|^]=|(?<![=!<>])=(?!=)|\+\+|--|[\w)]\s*\(")
+DECLARATION = re.compile(r"\s*(?!(?:return|delete|throw|goto)\b)(?:[A-Za-z_][\w:]*(?:\s*[*&]+\s*|\s+))+"
+                         r"[*&]*[A-Za-z_]\w*\s*(?:[=(\[:]|$)")
+
+
+def skip_group(text: str, at: int) -> int:
+    """The index after the (...) or [...] that opens at text[at]."""
+    depth = 0
+    for i in range(at, len(text)):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(text[i], 0)
+        if depth == 0:
+            return i + 1
+    return len(text)
+
+
+def comma_operator(statement: str) -> int:
+    """Where the statement's top-level comma is if it is a comma expression ('a = 1, b = 2', 'f(), g()',
+    'return f(), 0'), else -1. The statement is code up to its ';', any braces in it already cut out.
+    A comma in (), [] or template <...> does not count, nor one of a declaration ('int a = 1, b = 2')."""
+    at, returned = 0, False
+    while m := CONTROL.match(statement, at):
+        returned = returned or m.group(0).strip() == "return"
+        at = skip_group(statement, m.end()) if statement.startswith("(", m.end()) else m.end()
+    text = statement[at:]
+    while text != (blanked := TEMPLATE_ARGS.sub(lambda m: " " * len(m.group(0)), text)):
+        text = blanked  # innermost first: std::map<int, std::pair<int, int>>
+    depth = 0
+    for i, c in enumerate(text):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            head = text[:i]
+            while head != (flat := NESTED.sub("()", head)):
+                head = flat  # f(a = 1) is a call, not an assignment; int a[2] = ... a declaration
+            if DECLARATION.match(head):
+                return -1
+            return at + i if returned or SIDE_EFFECT.search(head) else -1
+    return -1
+
+
+def comma_statements(text: str) -> list:
+    """The line numbers of comma-operator statements in a source file's text (a heuristic: see
+    comma_operator()). ';' ends a statement outside () and []; '{' starts a new statement stream,
+    so an initializer list, an enum, a lambda's body or a block is never read as part of the
+    statement around it. Preprocessor lines are not read."""
+    code = NOT_CODE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    lines = code.split("\n")
+    for n, line in enumerate(lines):
+        if line.lstrip().startswith("#"):
+            while True:
+                more = lines[n].rstrip().endswith("\\")
+                lines[n] = ""
+                if not more or n + 1 == len(lines):
+                    break
+                n += 1
+    found = []
+    streams = [([], [], 0)]  # for each open brace: the statement so far, the line of each character, () depth
+    for n, line in enumerate(lines, 1):
+        for c in line + " ":
+            chars, where, depth = streams[-1]
+            if c == "{":
+                if depth == 0:  # a block or a braced list ends what came before it
+                    streams[-1] = ([], [], 0)
+                else:  # a lambda's body inside a call: left as {}
+                    chars += "{}"
+                    where += [n, n]
+                streams.append(([], [], 0))
+            elif c == "}":
+                if len(streams) > 1:
+                    streams.pop()
+            elif c == ";" and depth == 0:
+                comma = comma_operator("".join(chars))
+                if comma >= 0:
+                    found.append(where[comma])
+                streams[-1] = ([], [], 0)
+            else:
+                chars.append(c)
+                where.append(n)
+                streams[-1] = (chars, where, depth + {"(": 1, "[": 1, ")": -1, "]": -1}.get(c, 0))
+    return found
 
 
 def main() -> int:
@@ -53,6 +148,16 @@ def main() -> int:
                 problems.append(f"{rel}:{n}: <{m.group(1)}> is kept out of the core")
             if FORBIDDEN_WORDS.search(code_only(line)) and not line.endswith("// bad_alloc guard"):
                 problems.append(f"{rel}:{n}: exceptions and RTTI are not used in the library")
+    sources = [p for top in ("include", "examples") for p in sorted((ROOT / top).rglob("*"))
+               if p.suffix in SOURCE_SUFFIXES and p.is_file()]
+    for source in sources:
+        rel = source.relative_to(ROOT).as_posix()
+        text = source.read_text(encoding="utf-8")
+        for n, line in enumerate(text.splitlines(), 1):
+            if len(line) > MAX_COLUMNS:
+                problems.append(f"{rel}:{n}: {len(line)} characters; wrap at {MAX_COLUMNS}")
+        for n in comma_statements(text):
+            problems.append(f"{rel}:{n}: a comma-operator statement; make it one statement a line")
     # Every error number the C API can return (all but the parser's and the histogram codec's) is
     # a status constant of microbench.h, with the same value.
     error_hpp = (ROOT / "include" / "microbench" / "core" / "error.hpp").read_text(encoding="utf-8")

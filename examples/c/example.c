@@ -20,7 +20,8 @@ int main(void) {
     if (status != MB_OK) {
         fprintf(stderr, "microbench: %s (%s)\n", mb_status_message(status), mb_status_name(status));
     } else {
-        printf("%llu correct of %llu, %.0f req/s, p99 %.3f ms\n", (unsigned long long)mb_result_count(r, MB_COUNT_COMPLETED),
+        printf("%llu correct of %llu, %.0f req/s, p99 %.3f ms\n",
+               (unsigned long long)mb_result_count(r, MB_COUNT_COMPLETED),
                (unsigned long long)mb_result_count(r, MB_COUNT_ENDED), mb_result_requests_per_second(r),
                mb_result_timing_percentile_ns(r, MB_TIMING_TOTAL, 99) / 1e6);
         status = mb_result_count(r, MB_COUNT_FAILED) == 0 ? MB_OK : -1;

@@ -102,21 +102,28 @@ static int libssl_loaded(void) {
 }
 
 int main(int argc, char** argv) {
-    const mb_transport transport = {sizeof(mb_transport), NULL, tls_open, tls_handshake, tls_read, tls_write, tls_close, tls_why, tls_session, NULL};
+    const mb_transport transport = {sizeof(mb_transport), NULL, tls_open, tls_handshake, tls_read, tls_write,
+                                    tls_close, tls_why, tls_session, NULL};
     mb_plan* plan = NULL;
     mb_result* result = NULL;
     static char report[16384];
     unsigned long long requests = argc > 2 ? strtoull(argv[2], NULL, 10) : 100;
     int status;
-    if (argc < 2) return fprintf(stderr, "usage: %s URL [REQUESTS] [CONNECTIONS] [CA.pem]\n", argv[0]), 1;
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s URL [REQUESTS] [CONNECTIONS] [CA.pem]\n", argv[0]);
+        return 1;
+    }
     mbedtls_ssl_config_init(&config);
     mbedtls_entropy_init(&entropy);
     mbedtls_ctr_drbg_init(&random_bytes);
     mbedtls_x509_crt_init(&authorities);
     if (mbedtls_ctr_drbg_seed(&random_bytes, mbedtls_entropy_func, &entropy, NULL, 0) != 0 ||
-        mbedtls_ssl_config_defaults(&config, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT) != 0 ||
-        (argc > 4 && mbedtls_x509_crt_parse_file(&authorities, argv[4]) != 0))
-        return fprintf(stderr, "mbedTLS could not be set up\n"), 1;
+        mbedtls_ssl_config_defaults(&config, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
+                                    MBEDTLS_SSL_PRESET_DEFAULT) != 0 ||
+        (argc > 4 && mbedtls_x509_crt_parse_file(&authorities, argv[4]) != 0)) {
+        fprintf(stderr, "mbedTLS could not be set up\n");
+        return 1;
+    }
     mbedtls_ssl_conf_rng(&config, mbedtls_ctr_drbg_random, &random_bytes);
     mbedtls_ssl_conf_authmode(&config, argc > 4 ? MBEDTLS_SSL_VERIFY_REQUIRED : MBEDTLS_SSL_VERIFY_NONE);
     mbedtls_ssl_conf_ca_chain(&config, &authorities, NULL);
@@ -126,10 +133,14 @@ int main(int argc, char** argv) {
     if (status == MB_OK) status = mb_plan_set_requests(plan, requests);
     if (status == MB_OK) status = mb_plan_set_concurrency(plan, argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 10);
     if (status == MB_OK) status = mb_run(plan, &result);
-    if (status != MB_OK) return fprintf(stderr, "%s: %s\n", mb_status_name(status), mb_status_message(status)), 1;
+    if (status != MB_OK) {
+        fprintf(stderr, "%s: %s\n", mb_status_name(status), mb_status_message(status));
+        return 1;
+    }
     mb_result_report_ab(result, report, sizeof report);
     fputs(report, stdout);
-    for (size_t i = 0; i < mb_result_tls_failure_reason_count(result); ++i) printf("TLS failure: %s\n", mb_result_tls_failure_reason(result, i));
+    for (size_t i = 0; i < mb_result_tls_failure_reason_count(result); ++i)
+        printf("TLS failure: %s\n", mb_result_tls_failure_reason(result, i));
     printf("libssl loaded: %s\n", libssl_loaded() ? "yes" : "no");
     status = mb_result_count(result, MB_COUNT_COMPLETED) == requests ? 0 : 1;
     mb_result_destroy(result);

@@ -7,7 +7,8 @@
 #ifdef MICROBENCH_C_IMPLEMENTATION
 
 #if defined(MICROBENCH_NO_SERVER) || defined(MICROBENCH_NO_REPORTS)
-#error "the C API implements every function of microbench.h: build it without MICROBENCH_NO_SERVER and MICROBENCH_NO_REPORTS"
+#error "the C API implements every function of microbench.h: build it without MICROBENCH_NO_SERVER and \
+MICROBENCH_NO_REPORTS"
 #endif
 
 #include <cstddef>
@@ -42,8 +43,8 @@ static_assert(MB_URL_BAD_PORT == static_cast<int>(microbench::errc::url_bad_port
                   MB_INVALID_ARGUMENT == static_cast<int>(microbench::errc::invalid_argument) &&
                   MB_OUT_OF_MEMORY == static_cast<int>(microbench::errc::out_of_memory),
               "microbench.h status numbers must be the errc numbers");
-static_assert(MB_FAILURE_TLS == static_cast<int>(microbench::failure::tls) && MB_FAILURE_TLS + 1 == microbench::failure_count &&
-                  MB_FAILURE_CONNECT == 0,
+static_assert(MB_FAILURE_TLS == static_cast<int>(microbench::failure::tls) &&
+                  MB_FAILURE_TLS + 1 == microbench::failure_count && MB_FAILURE_CONNECT == 0,
               "mb_failure must follow microbench::failure");
 
 // With exceptions on, every entry point catches them all (std::bad_alloc above all).
@@ -176,7 +177,8 @@ inline plan plan_to_run(const mb_plan* cp) {
     if (cp->response) c.callback(c_response_trampoline, const_cast<mb_plan*>(cp));
     p.check(c);
     if (cp->progress)
-        p.on_progress(c_progress_trampoline, const_cast<mb_plan*>(cp), cp->progress_every_ms, cp->progress_every_requests);
+        p.on_progress(c_progress_trampoline, const_cast<mb_plan*>(cp), cp->progress_every_ms,
+                      cp->progress_every_requests);
     if (cp->interval) p.on_interval(c_interval_trampoline, const_cast<mb_plan*>(cp));
     return p;
 }
@@ -193,7 +195,8 @@ MB_API const char* mb_status_name(int status) {
     return status < 0 || status > 0xffff ? "unknown" : microbench::errc_name(static_cast<microbench::errc>(status));
 }
 MB_API const char* mb_status_message(int status) {
-    return status < 0 || status > 0xffff ? "unknown error" : microbench::errc_message(static_cast<microbench::errc>(status));
+    return status < 0 || status > 0xffff ? "unknown error"
+                                         : microbench::errc_message(static_cast<microbench::errc>(status));
 }
 
 MB_API int mb_plan_create(const char* url, mb_plan** out) {
@@ -244,7 +247,9 @@ MB_API int mb_plan_set_url(mb_plan* plan, const char* url) {
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
-MB_API int mb_plan_set_method(mb_plan* plan, const char* method) { MICROBENCH_C_SET(plan, method && *method, plan->p.method(method)) }
+MB_API int mb_plan_set_method(mb_plan* plan, const char* method) {
+    MICROBENCH_C_SET(plan, method && *method, plan->p.method(method))
+}
 MB_API int mb_plan_add_header(mb_plan* plan, const char* name, const char* value) {
     MICROBENCH_C_SET(plan, name && value, plan->p.header(name, value))
 }
@@ -256,7 +261,9 @@ MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const 
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
-MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) { MICROBENCH_C_SET(plan, true, plan->p.requests(requests)) }
+MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) {
+    MICROBENCH_C_SET(plan, true, plan->p.requests(requests))
+}
 MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, duration_ms, ms) }
 MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, concurrency, n) }
 MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, threads, n) }
@@ -274,23 +281,36 @@ MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t con
     return MB_OK;
 }
 MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, drain_ms, ms) }
-MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) { MICROBENCH_C_SET(plan, address, plan->p.bind_address(address)) }
-MB_API int mb_plan_set_length_check(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0)) }
-MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0)) }
+MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) {
+    MICROBENCH_C_SET(plan, address, plan->p.bind_address(address))
+}
+MB_API int mb_plan_set_length_check(mb_plan* plan, int on) {
+    MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0))
+}
+MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) {
+    MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0))
+}
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes) {
     MICROBENCH_C_SET_RANGED(plan, socket_buffer_bytes, bytes)
 }
-MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0)) }
+MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) {
+    MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0))
+}
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
     MICROBENCH_C_SET_RANGED(plan, rate, requests_per_second)
 }
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
     if (plan && arrivals != MB_ARRIVALS_UNIFORM && arrivals != MB_ARRIVALS_POISSON) return MB_PLAN_BAD_ARRIVALS;
     MICROBENCH_C_SET(plan, true,
-                     plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson : microbench::arrivals::uniform).seed(seed))
+                     plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson
+                                                                      : microbench::arrivals::uniform).seed(seed))
 }
-MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) { MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us) }
-MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.interval_histograms(on != 0)) }
+MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) {
+    MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us)
+}
+MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on) {
+    MICROBENCH_C_SET(plan, true, plan->p.interval_histograms(on != 0))
+}
 MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
     MICROBENCH_C_SET_RANGED(plan, interval_ms, interval_ms)
 }
@@ -309,21 +329,35 @@ MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t siz
     MICROBENCH_C_SET(plan, data || size == 0, plan->c.body_equals(std::string(static_cast<const char*>(data), size)))
 }
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size) {
-    MICROBENCH_C_SET(plan, data && size > 0, plan->c.body_starts_with(std::string(static_cast<const char*>(data), size)))
+    MICROBENCH_C_SET(plan, data && size > 0,
+                     plan->c.body_starts_with(std::string(static_cast<const char*>(data), size)))
 }
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size) {
     MICROBENCH_C_SET(plan, data && size > 0, plan->c.body_contains(std::string(static_cast<const char*>(data), size)))
 }
-MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n) { MICROBENCH_C_SET(plan, n <= 100'000, plan->c.factorial(n)) }
-MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user) {
-    MICROBENCH_C_SET(plan, true, (plan->response = fn, plan->response_user = user))
+MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n) {
+    MICROBENCH_C_SET(plan, n <= 100'000, plan->c.factorial(n))
 }
-MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests) {
-    MICROBENCH_C_SET(plan, every_ms >= 0, (plan->progress = fn, plan->progress_user = user, plan->progress_every_ms = every_ms,
-                                           plan->progress_every_requests = every_requests))
+MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user) {
+    if (!plan) return microbench::detail::invalid;
+    plan->response = fn;
+    plan->response_user = user;
+    return MB_OK;
+}
+MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms,
+                               uint64_t every_requests) {
+    if (!plan || every_ms < 0) return microbench::detail::invalid;
+    plan->progress = fn;
+    plan->progress_user = user;
+    plan->progress_every_ms = every_ms;
+    plan->progress_every_requests = every_requests;
+    return MB_OK;
 }
 MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user) {
-    MICROBENCH_C_SET(plan, true, (plan->interval = fn, plan->interval_user = user))
+    if (!plan) return microbench::detail::invalid;
+    plan->interval = fn;
+    plan->interval_user = user;
+    return MB_OK;
 }
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel) {
     MICROBENCH_C_SET(plan, true, plan->p.cancel_with(cancel ? &cancel->t : nullptr))

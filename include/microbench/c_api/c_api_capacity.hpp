@@ -1,7 +1,7 @@
 // microbench/c_api/c_api_capacity.hpp — the C API's capacity search: mb_find_capacity runs
 // find_capacity (engine/capacity.hpp) on a plan, passing each step to the caller's callback as it
-// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table, JSON or HTML. Compiled only where
-// MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
+// ends, and an mb_capacity keeps the rate found and every step, and writes them as a table, JSON
+// or HTML. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined, after c_api.hpp.
 #pragma once
 
 #ifdef MICROBENCH_C_IMPLEMENTATION
@@ -101,12 +101,16 @@ MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* ob
     o.min_responses = given.min_responses;
     o.cooldown_ms = given.cooldown_ms;
     o.max_steps = given.max_steps;
-    if (given.on_step) o.on_step = detail::c_step_trampoline, o.on_step_user = &given;
+    if (given.on_step) {
+        o.on_step = detail::c_step_trampoline;
+        o.on_step_user = &given;
+    }
     std::unique_ptr<mb_capacity> c(new (std::nothrow) mb_capacity);
     if (!c) return detail::no_memory;
     if (error e = find_capacity(detail::plan_to_run(plan), o, c->r)) return detail::status_of(e);
     c->o = o;
-    c->o.on_step = nullptr, c->o.on_step_user = nullptr;  // the caller's, valid during the call only
+    c->o.on_step = nullptr;  // the caller's, valid during the call only
+    c->o.on_step_user = nullptr;
     *out = c.release();
     return MB_OK;
     MICROBENCH_C_CATCH(detail::no_memory)
@@ -118,7 +122,8 @@ MB_API double mb_capacity_rate(const mb_capacity* capacity) { return capacity ? 
 
 MB_API int mb_capacity_flags(const mb_capacity* capacity) {
     if (!capacity) return 0;
-    return (capacity->r.at_max_rate ? MB_CAPACITY_AT_MAX_RATE : 0) | (capacity->r.generator_limited ? MB_CAPACITY_GENERATOR_LIMITED : 0) |
+    return (capacity->r.at_max_rate ? MB_CAPACITY_AT_MAX_RATE : 0) |
+           (capacity->r.generator_limited ? MB_CAPACITY_GENERATOR_LIMITED : 0) |
            (capacity->r.cancelled ? MB_CAPACITY_CANCELLED : 0);
 }
 
@@ -150,7 +155,8 @@ MB_API size_t mb_capacity_json(const mb_capacity* capacity, char* buf, size_t si
 MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* title, char* buf, size_t size) {
     if (!capacity) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
-    const std::string page = title ? microbench::capacity_html(capacity->r, capacity->o, title) : microbench::capacity_html(capacity->r, capacity->o);
+    const std::string page = title ? microbench::capacity_html(capacity->r, capacity->o, title)
+                                   : microbench::capacity_html(capacity->r, capacity->o);
     return microbench::detail::copy_out(page, buf, size);
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }

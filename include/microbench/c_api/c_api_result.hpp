@@ -47,9 +47,15 @@ MB_API uint64_t mb_result_status_count(const mb_result* result, int status) {
 }
 MB_API int mb_result_cancelled(const mb_result* result) { return result && result->r.cancelled ? 1 : 0; }
 MB_API int64_t mb_result_elapsed_ns(const mb_result* result) { return result ? result->r.elapsed_ns : 0; }
-MB_API double mb_result_requests_per_second(const mb_result* result) { return result ? result->r.requests_per_second() : 0.0; }
-MB_API double mb_result_goodput_per_second(const mb_result* result) { return result ? result->r.goodput_per_second() : 0.0; }
-MB_API const char* mb_result_server_software(const mb_result* result) { return result ? result->r.server_software.c_str() : ""; }
+MB_API double mb_result_requests_per_second(const mb_result* result) {
+    return result ? result->r.requests_per_second() : 0.0;
+}
+MB_API double mb_result_goodput_per_second(const mb_result* result) {
+    return result ? result->r.goodput_per_second() : 0.0;
+}
+MB_API const char* mb_result_server_software(const mb_result* result) {
+    return result ? result->r.server_software.c_str() : "";
+}
 
 MB_API size_t mb_result_interval_count(const mb_result* result) { return result ? result->r.intervals.size() : 0; }
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size) {
@@ -93,7 +99,8 @@ MB_API size_t mb_result_report_ab(const mb_result* result, char* buf, size_t siz
     return microbench::detail::copy_out(text, buf, size);
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
-MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
+MB_API size_t mb_result_report_latency(const mb_result* result, const double* percentiles, size_t count, char* buf,
+                                       size_t size) {
     if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
@@ -104,7 +111,8 @@ MB_API size_t mb_result_report_latency(const mb_result* result, const double* pe
 MB_API size_t mb_result_json(const mb_result* result, const double* percentiles, size_t count, char* buf, size_t size) {
     if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
-    std::string text = microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
+    std::string text =
+        microbench::result_json(result->p, result->r, microbench::detail::percentiles_or_default(percentiles, count));
     return microbench::detail::copy_out(text, buf, size);
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
@@ -127,8 +135,8 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size) {
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
-MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count, const char* title,
-                             char* buf, size_t size) {
+MB_API size_t mb_report_html(const mb_result* const* results, const char* const* labels, size_t count,
+                             const char* title, char* buf, size_t size) {
     using namespace microbench;
     if (!results && count) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
@@ -155,7 +163,8 @@ MB_API int mb_report_html_json(const char* const* documents, const char* const* 
     std::vector<report_run> runs;
     for (std::size_t i = 0; i < count; ++i) {
         if (!documents[i]) return detail::invalid;
-        if (error e = read_report_runs(documents[i], labels && labels[i] ? labels[i] : "", runs)) return static_cast<int>(e.code);
+        if (error e = read_report_runs(documents[i], labels && labels[i] ? labels[i] : "", runs))
+            return static_cast<int>(e.code);
     }
     html_options o;
     if (title) o.title = title;

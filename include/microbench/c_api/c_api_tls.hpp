@@ -26,7 +26,8 @@ static_assert(static_cast<long>(MB_IO_WANT_READ) == microbench::transport_want_r
 
 extern "C" {
 
-MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file, int server_name) {
+MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file,
+                           int server_name) {
     if (!plan) return microbench::detail::invalid;
     MICROBENCH_C_TRY
     microbench::tls_options o = plan->p.tls(), old = o;
@@ -92,7 +93,9 @@ MB_API int mb_result_tls_session(const mb_result* result, mb_tls_session* out, s
     std::memcpy(out, &result->r.tls, size < sizeof result->r.tls ? size : sizeof result->r.tls);
     return MB_OK;
 }
-MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result) { return result ? result->r.tls_failure_reasons.size() : 0; }
+MB_API size_t mb_result_tls_failure_reason_count(const mb_result* result) {
+    return result ? result->r.tls_failure_reasons.size() : 0;
+}
 MB_API const char* mb_result_tls_failure_reason(const mb_result* result, size_t index) {
     return result && index < result->r.tls_failure_reasons.size() ? result->r.tls_failure_reasons[index].c_str() : "";
 }

@@ -37,7 +37,10 @@ inline std::int64_t realtime_minus_monotonic_ns() {
     std::int64_t best_gap = INT64_MAX, offset = 0;
     for (int i = 0; i < 3 && best_gap > 2'000; ++i) {
         const std::int64_t before = realtime_ns(), monotonic = now_ns(), after = realtime_ns();
-        if (after - before < best_gap) best_gap = after - before, offset = before + (after - before) / 2 - monotonic;
+        if (after - before < best_gap) {
+            best_gap = after - before;
+            offset = before + (after - before) / 2 - monotonic;
+        }
     }
     return offset;
 }

@@ -41,7 +41,8 @@ constexpr std::size_t max_header_count = 64;
 #ifndef MICROBENCH_HISTOGRAM_DIGITS
 #define MICROBENCH_HISTOGRAM_DIGITS 3
 #endif
-static_assert(MICROBENCH_HISTOGRAM_DIGITS >= 1 && MICROBENCH_HISTOGRAM_DIGITS <= 5, "MICROBENCH_HISTOGRAM_DIGITS is 1 to 5");
+static_assert(MICROBENCH_HISTOGRAM_DIGITS >= 1 && MICROBENCH_HISTOGRAM_DIGITS <= 5,
+              "MICROBENCH_HISTOGRAM_DIGITS is 1 to 5");
 constexpr std::int64_t histogram_lowest_discernible_ns = 1;
 constexpr std::int64_t histogram_highest_trackable_ns = 3600LL * 1000 * 1000 * 1000;
 constexpr int histogram_significant_figures = MICROBENCH_HISTOGRAM_DIGITS;

@@ -31,7 +31,8 @@ inline bool parse_u64(std::string_view text, std::uint64_t& out) {
 inline bool parse_i64(std::string_view text, std::int64_t& out) {
     const bool minus = !text.empty() && text[0] == '-';
     std::uint64_t v = 0;
-    if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0)) return false;
+    if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0))
+        return false;
     out = static_cast<std::int64_t>(minus ? 0 - v : v);  // modulo 2^64, as GCC and Clang convert (and C++20 says)
     return true;
 }
@@ -49,9 +50,16 @@ inline bool parse_real(std::string_view text, double& out) {
     const char *p = text.data(), *end = p + text.size();
     if (p < end && (*p == '-' || *p == '+')) plain[n++] = *p++;
     for (; p < end && digits < 400; ++p) {
-        if (*p == '.' && !point) point = true;
-        else if (*p >= '0' && *p <= '9') plain[n++] = *p, ++digits, exponent -= point, nonzero = nonzero || *p != '0';
-        else break;
+        if (*p == '.' && !point) {
+            point = true;
+        } else if (*p >= '0' && *p <= '9') {
+            plain[n++] = *p;
+            ++digits;
+            exponent -= point;
+            nonzero = nonzero || *p != '0';
+        } else {
+            break;
+        }
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         const bool minus = ++p < end && *p == '-';

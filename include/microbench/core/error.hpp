@@ -16,7 +16,8 @@ namespace microbench {
     X(url_empty, 10, "URL is empty") \
     X(url_no_scheme, 11, "URL has no scheme; write it as http://host[:port]/path") \
     X(url_unsupported_scheme, 12, "URL scheme is neither http nor https") \
-    X(url_tls_unsupported, 13, "https:// needs TLS, and this build has none (MICROBENCH_NO_TLS): give the plan a transport") \
+    X(url_tls_unsupported, 13, \
+      "https:// needs TLS, and this build has none (MICROBENCH_NO_TLS): give the plan a transport") \
     X(url_userinfo_unsupported, 14, "user:password@ in URLs is not supported; send an Authorization header instead") \
     X(url_empty_host, 15, "URL has no host") \
     X(url_bad_host, 16, "URL host is not a valid host name or IPv4 address") \
@@ -28,7 +29,8 @@ namespace microbench {
     X(request_bad_header_name, 31, "header name is empty or not a valid HTTP token") \
     X(request_bad_header_value, 32, "header value contains CR, LF or another control character") \
     X(request_content_length_mismatch, 33, "Content-Length header does not match the body size") \
-    X(request_transfer_encoding_unsupported, 34, "Transfer-Encoding request headers are not supported; the body is sent with Content-Length") \
+    X(request_transfer_encoding_unsupported, 34, \
+      "Transfer-Encoding request headers are not supported; the body is sent with Content-Length") \
     X(request_bad_header_line, 35, "header must be written as 'Name: value'") \
     /* Response parsing (40–69) */ \
     X(response_bad_status_line, 40, "malformed status line") \
@@ -58,39 +60,55 @@ namespace microbench {
     X(plan_concurrency_above_requests, 93, "concurrency is greater than the number of requests") \
     X(plan_bad_timeout, 94, "timeouts must be from 1 ms to 1 hour") \
     X(plan_bad_pipeline, 95, "pipeline depth must be from 1 to 256, and above 1 only with keep-alive") \
-    X(plan_bad_bind_address, 96, "local bind address (or one of a list or range) is not a numeric address of the target's family on this machine, or there are more than 1024") \
+    X(plan_bad_bind_address, 96, "local bind address (or one of a list or range) is not a numeric address of the " \
+      "target's family on this machine, or there are more than 1024") \
     X(plan_bad_status, 97, "expected status codes must be from 100 to 999") \
     X(plan_not_factorial_url, 98, "the factorial check needs a /factorial/{n} or /factorial?n=N URL") \
-    X(plan_too_many_in_flight, 99, "concurrency x pipeline is above 1,000,000 requests in flight: lower the concurrency (-c) or the pipeline depth") \
+    X(plan_too_many_in_flight, 99, "concurrency x pipeline is above 1,000,000 requests in flight: lower the " \
+      "concurrency (-c) or the pipeline depth") \
     /* Starting a run (100–119) */ \
     X(run_resolve_failed, 100, "cannot resolve the target host") \
-    X(run_fd_limit, 101, "the open-file limit is below the descriptors already open plus the concurrency (raise ulimit -n, or let the run raise it: plan::raise_fd_limit)") \
+    X(run_fd_limit, 101, "the open-file limit is below the descriptors already open plus the concurrency (raise " \
+      "ulimit -n, or let the run raise it: plan::raise_fd_limit)") \
     X(run_system, 102, "the system refused a resource the run needs (epoll, thread or memory)") \
-    X(run_tls_unavailable, 103, "https:// needs OpenSSL 3 (libssl.so.3), which could not be loaded: install it (apt-get install libssl3), name it with MICROBENCH_LIBSSL, or give the plan a transport") \
-    X(run_tls_setup, 104, "the TLS library refused the run's TLS settings (protocol, ciphers, certificate, key or CA file)") \
+    X(run_tls_unavailable, 103, "https:// needs OpenSSL 3 (libssl.so.3), which could not be loaded: install it " \
+      "(apt-get install libssl3), name it with MICROBENCH_LIBSSL, or give the plan a transport") \
+    X(run_tls_setup, 104, \
+      "the TLS library refused the run's TLS settings (protocol, ciphers, certificate, key or CA file)") \
     /* Plans, continued (120–139) */ \
-    X(plan_too_many_records, 120, "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer") \
-    X(plan_bad_rate, 121, "rate must be 0 (a closed loop) or from 0.001 to 10,000,000 requests per second, and works without pipelining") \
+    X(plan_too_many_records, 120, \
+      "per-request timings (ab -g, record_requests) are limited to 10,000,000: lower -n or record fewer") \
+    X(plan_bad_rate, 121, \
+      "rate must be 0 (a closed loop) or from 0.001 to 10,000,000 requests per second, and works without pipelining") \
     X(plan_bad_interval, 122, "the statistics interval must be from 10 ms to 1 hour, or 0 for none") \
     X(plan_bad_arrivals, 123, "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson") \
     X(plan_bad_start_time, 124, "the start time must be a Unix time in milliseconds, at most 7 days ahead") \
-    X(plan_bad_shard, 125, "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at least one connection and one request") \
+    X(plan_bad_shard, 125, "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at " \
+      "least one connection and one request") \
     X(plan_bad_duration, 126, "the duration must be from 0 (none: a request count ends the run) to 30 days") \
     X(plan_bad_socket_buffer, 127, "socket buffers must be from 0 (the kernel's size) to 64 MiB") \
     X(plan_bad_transport, 128, "a transport needs open, handshake, read, write and close functions") \
-    X(plan_bad_tls_version, 129, "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
+    X(plan_bad_tls_version, 129, \
+      "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
     X(plan_bad_batch_lag, 131, "the batch lag must be from 0 to 10,000 microseconds, or -1 for the default") \
-    X(plan_bad_capacity_search, 133, "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
+    X(plan_bad_capacity_search, 133, \
+      "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
-    X(result_not_microbench, 142, "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document") \
-    X(result_bad_field, 143, "a field of the result is missing or has the wrong type (or its histogram does not decode)") \
-    X(merge_nothing, 144, "nothing to merge: give the results of one plan, each a single run (--json of a run or a shard)") \
-    X(merge_different_plans, 145, "the results come from different targets or plans (URL, method, keep-alive, pipeline, timeout, duration, checks, rate or shards differ)") \
-    X(merge_incompatible_histograms, 146, "the results' histograms are configured differently (lowest value or significant digits): they cannot be merged exactly") \
+    X(result_not_microbench, 142, \
+      "not a microbench result: no \"microbench\" version, or not a single run, a --compare or a --suite document") \
+    X(result_bad_field, 143, \
+      "a field of the result is missing or has the wrong type (or its histogram does not decode)") \
+    X(merge_nothing, 144, \
+      "nothing to merge: give the results of one plan, each a single run (--json of a run or a shard)") \
+    X(merge_different_plans, 145, "the results come from different targets or plans (URL, method, keep-alive, " \
+      "pipeline, timeout, duration, checks, rate or shards differ)") \
+    X(merge_incompatible_histograms, 146, "the results' histograms are configured differently (lowest value or " \
+      "significant digits): they cannot be merged exactly") \
     X(merge_duplicate_shard, 147, "the same shard appears twice") \
-    X(merge_too_many_intervals, 148, "the results' interval rows would span more than 1,000,000 intervals on the wall clock: their starts (or a row's) are too far apart") \
+    X(merge_too_many_intervals, 148, "the results' interval rows would span more than 1,000,000 intervals on the " \
+      "wall clock: their starts (or a row's) are too far apart") \
     X(hlog_bad, 149, "a line of the HdrHistogram interval log cannot be read") \
     /* Calls through the C API (200–219) */ \
     X(invalid_argument, 200, "a null handle or pointer, or a value out of range, was passed to the C API") \

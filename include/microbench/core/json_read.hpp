@@ -28,7 +28,9 @@ struct json_value {
     // Null again: no text, keys or items.
     void clear() {
         type = kind::null;
-        text.clear(), keys.clear(), items.clear();
+        text.clear();
+        keys.clear();
+        items.clear();
     }
     // The member named `key` (the first, if repeated), or nullptr: also when this is no object.
     const json_value* find(std::string_view key) const {
@@ -70,7 +72,10 @@ private:
     }
     bool take(char c) {
         skip_space();
-        if (at_ < s_.size() && s_[at_] == c) return ++at_, true;
+        if (at_ < s_.size() && s_[at_] == c) {
+            ++at_;
+            return true;
+        }
         return false;
     }
     bool literal(std::string_view word) {
@@ -135,7 +140,10 @@ private:
         if (at_ < s_.size() && s_[at_] == '-') ++at_;
         if (at_ < s_.size() && s_[at_] == '0') ++at_;
         else if (!digits()) return {errc::json_bad, start};
-        if (at_ < s_.size() && s_[at_] == '.' && (++at_, !digits())) return {errc::json_bad, at_};
+        if (at_ < s_.size() && s_[at_] == '.') {
+            ++at_;
+            if (!digits()) return {errc::json_bad, at_};
+        }
         if (at_ < s_.size() && (s_[at_] == 'e' || s_[at_] == 'E')) {
             ++at_;
             if (at_ < s_.size() && (s_[at_] == '+' || s_[at_] == '-')) ++at_;
@@ -150,7 +158,8 @@ private:
         out = 0;
         for (int i = 0; i < 4; ++i) {
             char c = s_[at_++];
-            unsigned d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+            unsigned d = c >= '0' && c <= '9' ? c - '0'
+                         : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
             if (d > 15) return false;
             out = out * 16 + d;
         }
@@ -158,9 +167,12 @@ private:
     }
 
     static void append_utf8(std::string& out, unsigned cp) {
-        if (cp < 0x80) out.push_back(static_cast<char>(cp));
-        else if (cp < 0x800) out.push_back(static_cast<char>(0xc0 | cp >> 6)), out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        else if (cp < 0x10000) {
+        if (cp < 0x80) {
+            out.push_back(static_cast<char>(cp));
+        } else if (cp < 0x800) {
+            out.push_back(static_cast<char>(0xc0 | cp >> 6));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        } else if (cp < 0x10000) {
             out.push_back(static_cast<char>(0xe0 | cp >> 12));
             out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
             out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));

@@ -132,7 +132,9 @@ private:
         bit_buffer_ = 0;  // to the byte boundary
         bit_count_ = 0;
         if (in_.size() - pos_ < 4) return errc::histogram_encoding_truncated;
-        auto byte = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(in_[pos_ + i])); };
+        auto byte = [&](std::size_t i) {
+            return static_cast<std::uint32_t>(static_cast<unsigned char>(in_[pos_ + i]));
+        };
         const std::uint32_t len = byte(0) | byte(1) << 8, nlen = byte(2) | byte(3) << 8;
         if (len != (~nlen & 0xffff)) return errc::histogram_encoding_corrupt;
         pos_ += 4;
@@ -182,11 +184,14 @@ private:
             if (sym == 16) {
                 if (i == 0) return errc::histogram_encoding_corrupt;  // nothing to repeat
                 value = lengths[i - 1];
-                ok = bits(2, repeat), repeat += 3;
+                ok = bits(2, repeat);
+                repeat += 3;
             } else if (sym == 17) {
-                ok = bits(3, repeat), repeat += 3;
+                ok = bits(3, repeat);
+                repeat += 3;
             } else {
-                ok = bits(7, repeat), repeat += 11;
+                ok = bits(7, repeat);
+                repeat += 11;
             }
             if (!ok) return errc::histogram_encoding_truncated;
             if (i + repeat > nlen + ndist) return errc::histogram_encoding_corrupt;
@@ -201,13 +206,14 @@ private:
 
     // The literals and copies of one Huffman block, up to its end-of-block code.
     errc codes(const huffman& literal, const huffman& distance) {
-        static constexpr std::uint16_t length_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+        static constexpr std::uint16_t length_base[29] = {3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27,
                                                           31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
         static constexpr std::uint8_t length_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                                           2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-        static constexpr std::uint16_t distance_base[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,   25,
-                                                            33,  49,  65,  97,  129, 193,  257,  385,  513,  769,
-                                                            1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+        static constexpr std::uint16_t distance_base[30] = {1,    2,    3,    4,     5,     7,    9,    13,
+                                                            17,   25,   33,   49,    65,    97,   129,  193,
+                                                            257,  385,  513,  769,   1025,  1537, 2049, 3073,
+                                                            4097, 6145, 8193, 12289, 16385, 24577};
         static constexpr std::uint8_t distance_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
                                                             6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
         for (;;) {

@@ -53,7 +53,9 @@ struct capacity_objective {
 enum class capacity_verdict : std::uint8_t { held, latency, failures, rate, no_response, no_connection };
 
 // A step after which the search stops: nothing answered, and a lower rate would not change that.
-constexpr bool ends_search(capacity_verdict v) { return v == capacity_verdict::no_response || v == capacity_verdict::no_connection; }
+constexpr bool ends_search(capacity_verdict v) {
+    return v == capacity_verdict::no_response || v == capacity_verdict::no_connection;
+}
 
 // One fixed-rate step of the search.
 struct capacity_step {
@@ -139,7 +141,8 @@ inline error check_capacity_objective(const capacity_objective& o) {
 
 // Runs `base` (its URL, connections, threads, keep-alive, checks…; not its count, duration or
 // rate, which each step sets) at the rate of one step; fills `step` from its window.
-inline error run_capacity_step(const plan& base, const capacity_objective& o, double rate, capacity_step& step, bool& cancelled) {
+inline error run_capacity_step(const plan& base, const capacity_objective& o, double rate, capacity_step& step,
+                               bool& cancelled) {
     // The window sees at least min_responses at this rate, up to a minute (or step_ms); in doubles
     // until then, so no count overflows the cast.
     const double longest_ms = static_cast<double>(std::max<std::int64_t>(o.step_ms, 60'000));
@@ -150,7 +153,8 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
     plan p = base;
     p.requests(0).duration_ms(o.warmup_ms + window_ms).rate(rate).interval_histograms(false);
     // Rows of the warm-up's length (the whole window's when there is none): the first is the warm-up.
-    p.interval_ms(o.warmup_ms > 0 ? o.warmup_ms : window_ms).on_interval_histograms(&detail::capacity_window::add_row, &w);
+    p.interval_ms(o.warmup_ms > 0 ? o.warmup_ms : window_ms)
+        .on_interval_histograms(&detail::capacity_window::add_row, &w);
     result r;
     if (error e = run(p, r)) return e;
     cancelled = r.cancelled;
@@ -171,18 +175,22 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
     const std::uint64_t ended = w.completed + w.failed;
     // No connection was made, every request that ended failed to connect (a connect that times out
     // after the step leaves its request unfinished), and no connect waited for a local shortage.
-    const bool unreachable = r.connects == 0 && r.requests_completed == 0 && r.failed(failure::connect) == r.requests_failed &&
-                             r.requests_failed + r.unfinished > 0 && r.port_waits + r.descriptor_waits + r.memory_waits == 0;
+    const bool unreachable = r.connects == 0 && r.requests_completed == 0 &&
+                             r.failed(failure::connect) == r.requests_failed && r.requests_failed + r.unfinished > 0 &&
+                             r.port_waits + r.descriptor_waits + r.memory_waits == 0;
     if (unreachable) step.verdict = capacity_verdict::no_connection;
     else if (w.completed == 0) step.verdict = capacity_verdict::no_response;
-    else if (static_cast<double>(w.failed) > o.max_failure_ratio * static_cast<double>(ended)) step.verdict = capacity_verdict::failures;
+    else if (static_cast<double>(w.failed) > o.max_failure_ratio * static_cast<double>(ended))
+        step.verdict = capacity_verdict::failures;
     else if (static_cast<double>(step.p99_ns) > objective_ns) step.verdict = capacity_verdict::latency;
     else if (step.achieved_rate < o.min_rate_ratio * rate) step.verdict = capacity_verdict::rate;
     if (!step.held()) {
         // A request that waited for a connection is late too: its lag is then the server's doing,
         // unless the connections were too few for the rate at the objective's latency.
-        const bool lagging = r.connection_waits == 0 && static_cast<double>(step.lag_p99_ns) > std::max(1e6, objective_ns / 10);
-        const bool short_of_connections = r.connection_waits > 0 && static_cast<double>(base.concurrency()) < rate * o.max_p99_ms / 1000;
+        const bool lagging =
+            r.connection_waits == 0 && static_cast<double>(step.lag_p99_ns) > std::max(1e6, objective_ns / 10);
+        const bool short_of_connections =
+            r.connection_waits > 0 && static_cast<double>(base.concurrency()) < rate * o.max_p99_ms / 1000;
         step.generator_suspect = lagging || short_of_connections;
     }
     return {};
@@ -201,7 +209,8 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
     const double floor_rate = std::max(defaults::min_rate, o.start_rate / 16);
     const cancel_token* cancel = base.cancel_with();
     while (out.steps.size() < o.max_steps && !(cancel && cancel->cancelled())) {
-        for (std::int64_t left = out.steps.empty() ? 0 : o.cooldown_ms; left > 0 && !(cancel && cancel->cancelled()); left -= 50)
+        for (std::int64_t left = out.steps.empty() ? 0 : o.cooldown_ms; left > 0 && !(cancel && cancel->cancelled());
+             left -= 50)
             sleep_ns(std::min<std::int64_t>(left, 50) * 1'000'000);  // in slices: a cancel ends the cool-down
         if (cancel && cancel->cancelled()) break;
         capacity_step step;

@@ -119,7 +119,8 @@ public:
     interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept)
         : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows), kept_(kept) {
         double seconds = static_cast<double>(p.duration_ms() > 0 ? p.duration_ms() + p.drain_ms() : 0) / 1e3;
-        if (seconds == 0 && p.rate() > 0) seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
+        if (seconds == 0 && p.rate() > 0)
+            seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
         const double expected = seconds > 0 ? seconds * 1e9 / static_cast<double>(interval_ns_) + 2 : 256;
         rows_.reserve(static_cast<std::size_t>(std::min(expected, 4096.0)));
     }
@@ -162,9 +163,13 @@ private:
             for (interval_ring* r : rings_) {
                 if (!final && r->open_first.load(std::memory_order_acquire) <= last) return false;
                 const std::uint64_t end = readable_end(*r, final);
-                for (std::uint64_t i = r->tail.load(std::memory_order_relaxed); i < end && r->at(i).first <= last; ++i) {
+                for (std::uint64_t i = r->tail.load(std::memory_order_relaxed); i < end && r->at(i).first <= last;
+                     ++i) {
                     any = true;
-                    if (r->at(i).last > last) last = r->at(i).last, widened = true;
+                    if (r->at(i).last > last) {
+                        last = r->at(i).last;
+                        widened = true;
+                    }
                 }
             }
         }
@@ -214,7 +219,8 @@ private:
         }
         if (plan_.interval_callback()) plan_.interval_callback()(row, plan_.interval_user());
         if (plan_.interval_histograms_callback())
-            plan_.interval_histograms_callback()(row, interval_histograms{&response_, &service_, &lag_, start_realtime_ns_},
+            plan_.interval_histograms_callback()(row,
+                                                 interval_histograms{&response_, &service_, &lag_, start_realtime_ns_},
                                                  plan_.interval_histograms_user());
         next_ = last + 1;
     }

@@ -1,6 +1,7 @@
 // microbench/engine/net.hpp — the few socket operations the engine and server need, as values:
 // name resolution (once, at setup), source addresses (-B), non-blocking sockets, and reads and
-// writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL); installs no signal handler.
+// writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL);
+// installs no signal handler.
 #pragma once
 
 #include <arpa/inet.h>
@@ -139,7 +140,8 @@ inline io_result write_repeated(int fd, const char* data, std::size_t size, std:
     m.msg_iov = parts;
     m.msg_iovlen = static_cast<std::size_t>(n);
     for (;;) {
-        ssize_t w = n == 1 ? ::send(fd, parts[0].iov_base, parts[0].iov_len, MSG_NOSIGNAL) : ::sendmsg(fd, &m, MSG_NOSIGNAL);
+        ssize_t w =
+            n == 1 ? ::send(fd, parts[0].iov_base, parts[0].iov_len, MSG_NOSIGNAL) : ::sendmsg(fd, &m, MSG_NOSIGNAL);
         if (w >= 0) return {io::ok, static_cast<std::size_t>(w), 0};
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return {io::again, 0, 0};
@@ -192,7 +194,8 @@ inline bool local_address(const endpoint& from) {
 
 // Why a -B text was refused, and which item: text.substr(at, length).
 struct source_fault {
-    enum class kind { none, empty, not_numeric, other_family, range_not_ipv4, reversed, too_many, not_here } what = kind::none;
+    enum class kind { none, empty, not_numeric, other_family, range_not_ipv4, reversed, too_many, not_here };
+    kind what = kind::none;
     std::size_t at = 0, length = 0;
     explicit operator bool() const { return what != kind::none; }
 };

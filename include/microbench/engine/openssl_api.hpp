@@ -157,12 +157,15 @@ inline const openssl_api* load_openssl(const std::string& wanted) {
             std::memcpy(reinterpret_cast<char*>(&found) + offset, &symbol, sizeof symbol);
             name += std::strlen(name) + 1;
         }
-        if (handle && missing) std::snprintf(l.problem, sizeof l.problem, "%s has no %s: not OpenSSL 3's libssl", path, missing);
+        if (handle && missing)
+            std::snprintf(l.problem, sizeof l.problem, "%s has no %s: not OpenSSL 3's libssl", path, missing);
         const unsigned long version = handle && !missing ? found.OpenSSL_version_num() : 0;
         if (handle && !missing && version < openssl::version_3_0)
-            std::snprintf(l.problem, sizeof l.problem, "%s is OpenSSL %lu.%lu, older than 3.0", path, version >> 28, (version >> 20) & 0xff);
+            std::snprintf(l.problem, sizeof l.problem, "%s is OpenSSL %lu.%lu, older than 3.0", path, version >> 28,
+                          (version >> 20) & 0xff);
         l.loaded = version >= openssl::version_3_0 && found.OPENSSL_init_ssl(0, nullptr) == 1;
-        if (!l.loaded && version >= openssl::version_3_0) std::snprintf(l.problem, sizeof l.problem, "%s could not be initialised", path);
+        if (!l.loaded && version >= openssl::version_3_0)
+            std::snprintf(l.problem, sizeof l.problem, "%s could not be initialised", path);
         if (l.loaded) l.api = found;
         else if (handle) dlclose(handle);
     }

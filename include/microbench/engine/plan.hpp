@@ -216,7 +216,9 @@ public:
         return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
     }
     // The batch lag this plan's fixed rate uses, in microseconds.
-    std::int64_t effective_batch_lag_us() const { return max_batch_lag_us_ >= 0 ? max_batch_lag_us_ : defaults::batch_lag_us; }
+    std::int64_t effective_batch_lag_us() const {
+        return max_batch_lag_us_ >= 0 ? max_batch_lag_us_ : defaults::batch_lag_us;
+    }
 
     progress_fn progress_callback() const { return progress_fn_; }
     void* progress_user() const { return progress_user_; }
@@ -242,7 +244,8 @@ public:
         if (requests_ == 0 && duration_ms_ == 0) return {errc::plan_no_limit, 0};
         if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
         if (pipeline_ > 1 && !keep_alive_) return {errc::plan_bad_pipeline, 0};
-        if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight) return {errc::plan_too_many_in_flight, 0};
+        if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight)
+            return {errc::plan_too_many_in_flight, 0};
         if (rate_ > 0 && pipeline_ > 1) return {errc::plan_bad_rate, 0};
         if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
@@ -264,8 +267,10 @@ public:
         if (record_requests_ > max_recorded_requests) return {errc::plan_too_many_records, 0};
         if (socket_buffer_bytes_ > max_socket_buffer_bytes) return {errc::plan_bad_socket_buffer, 0};
         if (rate_ != 0 && !within(rate_, min_rate, max_rate)) return {errc::plan_bad_rate, 0};
-        if (arrivals_ != microbench::arrivals::uniform && arrivals_ != microbench::arrivals::poisson) return {errc::plan_bad_arrivals, 0};
-        if (max_batch_lag_us_ != -1 && !within(max_batch_lag_us_, std::int64_t{0}, batch_lag_limit_us)) return {errc::plan_bad_batch_lag, 0};
+        if (arrivals_ != microbench::arrivals::uniform && arrivals_ != microbench::arrivals::poisson)
+            return {errc::plan_bad_arrivals, 0};
+        if (max_batch_lag_us_ != -1 && !within(max_batch_lag_us_, std::int64_t{0}, batch_lag_limit_us))
+            return {errc::plan_bad_batch_lag, 0};
         if (interval_ms_ != -1 && interval_ms_ != 0 && !within(interval_ms_, min_interval_ms, max_interval_ms))
             return {errc::plan_bad_interval, 0};
         for (std::size_t i = 0; i < expected_status_.size(); ++i)

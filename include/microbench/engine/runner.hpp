@@ -125,9 +125,11 @@ inline bool wait_until_unix_ms(std::int64_t unix_ms, const cancel_token* cancel)
 
 // Polls the workers from the calling thread until every one has finished: calls the plan's
 // progress callback, and turns the intervals the workers have handed over into rows.
-inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start, interval_collector* rows) {
+inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t, std::int64_t start,
+                          interval_collector* rows) {
     // A period beyond the longest duration is never (and would overflow in nanoseconds).
-    std::int64_t every_ms = p.progress_callback() && p.progress_every_ms() <= defaults::max_duration_ms ? p.progress_every_ms() : 0;
+    std::int64_t every_ms =
+        p.progress_callback() && p.progress_every_ms() <= defaults::max_duration_ms ? p.progress_every_ms() : 0;
     std::uint64_t every_n = p.progress_every_requests();
     std::int64_t poll_ms = every_ms > 0 ? std::min(every_ms, defaults::progress_poll_ms) : defaults::progress_poll_ms;
     std::int64_t next_call = every_ms > 0 ? start + every_ms * 1'000'000 : INT64_MAX;
@@ -222,13 +224,15 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
 
 // After every worker has joined: their results merged into `out`, with the rows and what the plan
 // asked for.
-inline void collect_result(const plan& p, run_shared& shared, worker_thread* threads, std::uint32_t t, std::int64_t start,
-                           std::int64_t wall, interval_collector* rows, std::vector<interval_stats>& interval_rows,
-                           std::vector<interval_histogram_set>& kept, result& out) {
+inline void collect_result(const plan& p, run_shared& shared, worker_thread* threads, std::uint32_t t,
+                           std::int64_t start, std::int64_t wall, interval_collector* rows,
+                           std::vector<interval_stats>& interval_rows, std::vector<interval_histogram_set>& kept,
+                           result& out) {
     out = result();
     for (std::uint32_t i = 0; i < t; ++i) out.merge(threads[i].w->stats());
     if (rows) {
-        std::int64_t stopped = 0;  // the rows run to the last worker's end: requests may be sent after the last one ended
+        // The rows run to the last worker's end: requests may be sent after the last one ended.
+        std::int64_t stopped = 0;
         for (std::uint32_t i = 0; i < t; ++i) stopped = std::max(stopped, threads[i].w->stopped_ns());
         rows->collect(true, stopped);
         out.intervals.swap(interval_rows);
@@ -252,7 +256,9 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
 
 // The descriptors a run of `p` needs besides those already open: one per connection, an epoll
 // descriptor per worker, and a margin.
-inline std::size_t descriptors_needed(const plan& p) { return static_cast<std::size_t>(p.concurrency()) + p.threads() + 16; }
+inline std::size_t descriptors_needed(const plan& p) {
+    return static_cast<std::size_t>(p.concurrency()) + p.threads() + 16;
+}
 
 // run() without its guard against std::bad_alloc.
 inline error run_plan(const plan& p, result& out) {
@@ -265,7 +271,8 @@ inline error run_plan(const plan& p, result& out) {
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
-    if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms) return {errc::plan_bad_start_time, 0};
+    if (p.start_at_unix_ms() - realtime_ns() / 1'000'000 > defaults::max_start_ahead_ms)
+        return {errc::plan_bad_start_time, 0};
     shared.server_name = target.host;
     if (p.has_transport()) {
         shared.carrier = &p.transport();
@@ -301,7 +308,8 @@ inline error run_plan(const plan& p, result& out) {
         if (error e = threads[i].w->prepare()) return e;
     }
     std::uint32_t started = 0;
-    while (started < t && pthread_create(&threads[started].thread, nullptr, run_worker, &threads[started]) == 0) ++started;
+    while (started < t && pthread_create(&threads[started].thread, nullptr, run_worker, &threads[started]) == 0)
+        ++started;
     if (started < t) {  // the ones that started give up at the gate; nothing is reported
         shared.gate.open(-1);
         for (std::uint32_t i = 0; i < started; ++i) pthread_join(threads[i].thread, nullptr);

@@ -19,8 +19,10 @@ namespace microbench {
 // (plan_bad_shard), or a share of the rate below the smallest rate (plan_bad_rate).
 inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) {
     if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
-    if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count)) return {errc::plan_bad_shard, 0};
-    if (whole.rate() > 0 && whole.rate() / count < defaults::min_rate) return {errc::plan_bad_rate, 0};  // a share too small to schedule
+    if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count))
+        return {errc::plan_bad_shard, 0};
+    if (whole.rate() > 0 && whole.rate() / count < defaults::min_rate)
+        return {errc::plan_bad_rate, 0};  // a share too small to schedule
     auto share = [index, count](std::uint64_t total) { return total / count + (index < total % count ? 1 : 0); };
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
     whole.requests(share(whole.requests()))

@@ -75,10 +75,12 @@ inline void* openssl_open(void* user, int fd, const char* server_name) {
     auto* c = new (std::nothrow) openssl_connection{a.SSL_new(w->run->ctx), w, 0, {}};
     if (!c) return nullptr;
     bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1;
-    const bool name = w->run->send_server_name && !is_ip_address(server_name) && std::strlen(server_name) < sizeof c->server_name;
+    const bool name =
+        w->run->send_server_name && !is_ip_address(server_name) && std::strlen(server_name) < sizeof c->server_name;
     if (ok && name) {
         std::strcpy(c->server_name, server_name);
-        ok = a.SSL_ctrl(c->ssl, openssl::ctrl_set_tlsext_hostname, openssl::tlsext_nametype_host_name, c->server_name) == 1;
+        ok = a.SSL_ctrl(c->ssl, openssl::ctrl_set_tlsext_hostname, openssl::tlsext_nametype_host_name,
+                        c->server_name) == 1;
     }
     if (ok && w->run->verify) ok = a.SSL_set1_host(c->ssl, server_name) == 1;  // a name or an IP address
     if (ok && w->session) ok = a.SSL_set_session(c->ssl, w->session) == 1;
@@ -220,7 +222,8 @@ inline bool set_ciphers(const openssl_api& a, ssl_ctx_st* ctx, const std::string
         if (!name.empty()) part.append(part.empty() ? "" : ":").append(name);
         at = end + 1;
     }
-    if (!v12.empty() && v12[0] == '@') v12.insert(0, "DEFAULT:");  // only a directive (@SECLEVEL=0): the default ciphers
+    if (!v12.empty() && v12[0] == '@')
+        v12.insert(0, "DEFAULT:");  // only a directive (@SECLEVEL=0): the default ciphers
     if (!v12.empty() && a.SSL_CTX_set_cipher_list(ctx, v12.c_str()) != 1) return false;
     if (!v13.empty() && a.SSL_CTX_set_ciphersuites(ctx, v13.c_str()) != 1) return false;
     return !v12.empty() || !v13.empty();
@@ -232,8 +235,10 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
     const openssl_api& a = *api;
     ctx = a.SSL_CTX_new(a.TLS_client_method());
     if (!ctx) return {errc::run_tls_setup, 0};
-    a.SSL_CTX_ctrl(ctx, openssl::ctrl_mode, openssl::mode_enable_partial_write | openssl::mode_accept_moving_write_buffer, nullptr);
-    a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_read_ahead, 1, nullptr);  // a read takes what the socket has, not one record's worth
+    a.SSL_CTX_ctrl(ctx, openssl::ctrl_mode,
+                   openssl::mode_enable_partial_write | openssl::mode_accept_moving_write_buffer, nullptr);
+    // Read-ahead: a read takes what the socket has, not one record's worth.
+    a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_read_ahead, 1, nullptr);
     a.SSL_CTX_set_options(ctx, openssl::op_ignore_unexpected_eof);  // a close without close_notify is a close
     a.SSL_CTX_set_verify(ctx, o.verify ? openssl::verify_peer : openssl::verify_none, nullptr);
     // The error's position says which setting was refused (tls_setup_fault).
@@ -246,7 +251,8 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
         fault = tls_setup_fault::version;
     // TLS 1.0 and 1.1 need security level 0 in OpenSSL 3 (their signatures use SHA-1 and MD5).
     const std::string old = o.version && o.version < 0x0303 ? ":@SECLEVEL=0" : "";
-    if (!fault && (!o.ciphers.empty() || !old.empty()) && !set_ciphers(a, ctx, (o.ciphers.empty() ? "DEFAULT" : o.ciphers) + old))
+    if (!fault && (!o.ciphers.empty() || !old.empty()) &&
+        !set_ciphers(a, ctx, (o.ciphers.empty() ? "DEFAULT" : o.ciphers) + old))
         fault = tls_setup_fault::ciphers;
     if (!fault && !o.certificate_file.empty() &&
         !(a.SSL_CTX_use_certificate_chain_file(ctx, o.certificate_file.c_str()) == 1 &&

@@ -4,9 +4,10 @@
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
-// This file holds the loop, issuing and sending; worker_connect.hpp opens connections, makes
-// the transport's handshake and waits out local shortages; worker_receive.hpp is the receiving
-// half; worker_rate.hpp holds the fixed-rate dispatch and how the worker waits.
+// This file holds the loop, issuing and sending; worker_setup.hpp is what the runner gives a
+// worker; worker_connect.hpp opens connections, makes the transport's handshake and waits out
+// local shortages; worker_receive.hpp is the receiving half; worker_rate.hpp holds the fixed-rate
+// dispatch and how the worker waits.
 #pragma once
 
 #include <algorithm>
@@ -27,48 +28,10 @@
 #include "schedule.hpp"
 #include "start_gate.hpp"
 #include "transport.hpp"
+#include "worker_setup.hpp"
 
 namespace microbench {
 namespace detail {
-
-// Everything a worker needs, prepared by the runner.
-struct worker_setup {
-    endpoint target;
-    const endpoint* sources = nullptr;  // -B: connection k binds to sources[(first_connection + k) % source_count]
-    std::uint32_t source_count = 0;     // 0: any local address
-    std::uint32_t first_connection = 0; // this worker's first connection's number in the run
-    std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
-    std::uint32_t connections = 1;
-    std::uint64_t quota = 0;  // requests to issue; 0: until stopped
-    std::uint32_t pipeline = 1;
-    bool keep_alive = true;
-    bool head = false;
-    bool resend_sent = true;  // a fully sent request may go again after a keep-alive close
-    bool length_check = true;
-    const checks* response_checks = nullptr;  // null: no checks; shared, immutable during the run
-    std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
-    int socket_buffer_bytes = 0;        // SO_SNDBUF/SO_RCVBUF, 0 = the kernel's
-    std::int64_t duration_ns = 0;       // 0: no time limit
-    double rate_interval_ns = 0;        // at a fixed rate: this worker's time between requests; 0: closed loop
-    double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
-    arrivals rate_arrivals = arrivals::uniform;
-    std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
-    std::int64_t batch_lag_ns = 0;      // plan::max_batch_lag_us: how late a wake may be to send several due requests at once
-    bool stamp_arrivals = false;        // read responses with kernel arrival times and sleep through to sends (worker_rate.hpp)
-    interval_ring* intervals = nullptr; // per-interval statistics; null: none
-    std::int64_t interval_ns = 0;
-    std::int64_t drain_ns = 0;
-    std::int64_t timeout_ns = 0;
-    std::int64_t connect_timeout_ns = 0;
-    response_limits limits;
-    start_gate* gate = nullptr;            // gives the run's start time, or tells it to give up
-    const cancel_token* cancel = nullptr;  // the user's
-    std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
-    std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
-    std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
-    const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write); null: plain bytes
-    const char* server_name = "";    // the URL's host, given to the transport
-};
 
 class worker {
 public:
@@ -89,9 +52,11 @@ public:
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         // A transport writes a pipelined batch from copies of the request back to back, as many
         // as fit in transport_batch_bytes (at least two): a record carries several requests.
-        const std::size_t fit = std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
+        const std::size_t fit =
+            std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
         if (s_.tls && s_.pipeline > 1)
-            for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i) batch_copies_.append(s_.request.data(), s_.request.size());
+            for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i)
+                batch_copies_.append(s_.request.data(), s_.request.size());
         ready_.reserve(s_.connections);
         next_ready_.reserve(s_.connections);
         waiting_.resize(s_.connections);
@@ -99,7 +64,8 @@ public:
         idle_.reserve(s_.connections);
         stats_.concurrency_requested = s_.connections;
         if (s_.record_requests)
-            stats_.requests.reserve(static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
+            stats_.requests.reserve(
+                static_cast<std::size_t>(s_.quota ? std::min(s_.quota, s_.record_requests) : s_.record_requests));
         return {};
     }
 
@@ -197,15 +163,18 @@ inline void worker::run() {
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
     epoll_event events[defaults::worker_event_batch];
     std::int64_t next_scan = 0;
-    const std::int64_t scan_every = std::max(
-        defaults::deadline_scan_min_ns, std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
+    const std::int64_t scan_every =
+        std::max(defaults::deadline_scan_min_ns,
+                 std::min(defaults::deadline_scan_max_ns, std::min(s_.timeout_ns, s_.connect_timeout_ns) / 20));
     for (;;) {
         std::int64_t now = now_ns();
         if (s_.stamp_arrivals) realtime_offset_ns_ = realtime_minus_monotonic_ns();
         if (!stopping_ && now >= stop_issuing_ns_) {
             // At a fixed rate, requests whose time came before the end but found no connection
             // are not sent after it: they are counted as missed, not dropped in silence.
-            if (fixed_rate()) stats_.schedule_missed = schedule_.count_before(stop_issuing_ns_, s_.quota ? s_.quota - issued_ : UINT64_MAX);
+            if (fixed_rate())
+                stats_.schedule_missed =
+                    schedule_.count_before(stop_issuing_ns_, s_.quota ? s_.quota - issued_ : UINT64_MAX);
             stopping_ = true;
             drain_until_ns_ = now + s_.drain_ns;
         }
@@ -278,7 +247,8 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
         schedule_.advance(issued_);
     }
     intervals_.sent(start, k);
-    for (std::uint32_t j = 0; j < k; ++j) c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
+    for (std::uint32_t j = 0; j < k; ++j)
+        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
     send(ci, start);
 }
 
@@ -319,7 +289,8 @@ inline void worker::try_write(std::uint32_t ci) {
     connection& c = conns_[ci];
     const std::size_t size = s_.request.size();
     while (c.write_offset < c.write_length) {
-        io_result r = c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
+        io_result r =
+            c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
         if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
         if (r.status != io::ok) {
             const bool tls = r.status == io::tls;
@@ -339,7 +310,8 @@ inline void worker::try_write(std::uint32_t ci) {
         stats_.bytes_sent += r.bytes;
         if (c.write_offset >= (c.written + 1) * size) {
             std::int64_t now = now_ns();
-            for (; c.written < c.batch && c.write_offset >= (c.written + 1) * size; ++c.written) c.requests[c.written].written_ns = now;
+            for (; c.written < c.batch && c.write_offset >= (c.written + 1) * size; ++c.written)
+                c.requests[c.written].written_ns = now;
         }
     }
     c.state = connection::phase::reading;
@@ -384,7 +356,8 @@ inline void worker::scan_deadlines(std::int64_t now) {
             continue;
         }
         const bool connecting = c.state == connection::phase::connecting || c.state == connection::phase::waiting;
-        fail_in_flight(ci, connecting ? failure::connect : failure::timeout, connecting ? failure::connect : failure::timeout, true);
+        fail_in_flight(ci, connecting ? failure::connect : failure::timeout,
+                       connecting ? failure::connect : failure::timeout, true);
     }
 }
 

@@ -123,7 +123,8 @@ inline bool worker::shake(std::uint32_t ci) {
         s_.tls->session(c.tls, &stats_.tls);
         // Each string ends within its array, whatever the transport wrote.
         stats_.tls.protocol[sizeof stats_.tls.protocol - 1] = stats_.tls.cipher[sizeof stats_.tls.cipher - 1] = 0;
-        stats_.tls.temp_key[sizeof stats_.tls.temp_key - 1] = stats_.tls.server_name[sizeof stats_.tls.server_name - 1] = 0;
+        stats_.tls.temp_key[sizeof stats_.tls.temp_key - 1] =
+            stats_.tls.server_name[sizeof stats_.tls.server_name - 1] = 0;
         stats_.tls_used = stats_.tls.protocol[0] != 0;
     }
     on_connected(c, now);
@@ -137,13 +138,15 @@ inline void worker::note_tls_failure(connection& c, long status, bool handshakin
     char why[200];
     std::size_t n = 0;
     const int err = errno;
-    if (status == transport_failed && c.tls && s_.tls->why) n = std::min(s_.tls->why(c.tls, why, sizeof why), sizeof why - 1);
+    if (status == transport_failed && c.tls && s_.tls->why)
+        n = std::min(s_.tls->why(c.tls, why, sizeof why), sizeof why - 1);
     if (n == 0) {
         const char* what = status == transport_want_read || status == transport_want_write
                                ? "the handshake did not finish within the connect timeout"
                            : status == transport_closed ? "the server closed the connection during the handshake"
-                           : status == transport_socket_error ? (err == ECONNRESET ? "the connection was reset during the handshake"
-                                                                                   : "the socket failed during the handshake")
+                           : status == transport_socket_error
+                               ? (err == ECONNRESET ? "the connection was reset during the handshake"
+                                                    : "the socket failed during the handshake")
                            : !c.tls && handshaking ? "the transport could not set up the connection"
                                                    : "the TLS layer failed without saying why";
         n = std::strlen(what);
@@ -159,7 +162,9 @@ inline void worker::note_tls_failure(connection& c, long status, bool handshakin
 // at the next readiness of either kind.
 inline io_result worker::receive(connection& c, std::int64_t& stamped) {
     const std::size_t cap = defaults::worker_read_buffer_bytes;
-    if (!c.tls) return s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped) : read_some(c.fd, read_buf_.get(), cap);
+    if (!c.tls)
+        return s_.stamp_arrivals ? read_stamped(c.fd, read_buf_.get(), cap, stamped)
+                                 : read_some(c.fd, read_buf_.get(), cap);
     const long n = s_.tls->read(c.tls, read_buf_.get(), cap);
     c.read_wants_write = n == transport_want_write;
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};

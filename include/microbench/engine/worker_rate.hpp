@@ -4,11 +4,12 @@
 // from the server between requests is closed. A worker waits in epoll, woken by the first
 // readiness or the earliest timer — except at a fixed rate with keep-alive, when its next job is
 // to send within defaults::sleep_through_max_ns (plus the batch lag) on an idle connection: then
-// it sleeps through to that time instead of waking for each response, and reads the responses that came meanwhile with the time
-// the kernel received them (SO_TIMESTAMPNS), so a request costs one wake instead of two and its
-// times stay exact. Not while a connection is connecting, writing or part-way through a
-// response ("unsettled"): those times are the worker's own, read when the event comes. And only
-// while every read has come with a stamp: an emulator (qemu-user) or a kernel may give none.
+// it sleeps through to that time instead of waking for each response, and reads the responses
+// that came meanwhile with the time the kernel received them (SO_TIMESTAMPNS), so a request costs
+// one wake instead of two and its times stay exact. Not while a connection is connecting, writing
+// or part-way through a response ("unsettled"): those times are the worker's own, read when the
+// event comes. And only while every read has come with a stamp: an emulator (qemu-user) or a
+// kernel may give none.
 #pragma once
 
 #include <time.h>
@@ -44,7 +45,8 @@ inline std::int64_t worker::batch_wake() {
 // An event on a keep-alive connection waiting for the schedule: the server closed it or sent
 // bytes nobody asked for — either way it is closed, and reopened when its next request is due.
 inline void worker::on_idle_event(connection& c, std::uint32_t events) {
-    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && !c.read_wants_write) return;  // writable again: nothing to do
+    if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && !c.read_wants_write)
+        return;  // writable again: nothing to do
     std::int64_t stamped = 0;
     io_result r = receive(c, stamped);  // over TLS: a session ticket is read here, and is not data
     if (r.status == io::again) return;
@@ -56,7 +58,8 @@ inline int worker::wait_for_events(epoll_event* events, std::int64_t now, std::i
     if (more_now) return loop_.wait_ns(events, defaults::worker_event_batch, 0);
     const bool sleep_through = stamps_work_ && !idle_.empty() && schedule_pending() &&
                                wake - now <= defaults::sleep_through_max_ns + s_.batch_lag_ns && settled();
-    if (!sleep_through) return loop_.wait_ns(events, defaults::worker_event_batch, std::max<std::int64_t>(0, wake - now));
+    if (!sleep_through)
+        return loop_.wait_ns(events, defaults::worker_event_batch, std::max<std::int64_t>(0, wake - now));
     timespec until{static_cast<time_t>(wake / 1'000'000'000), static_cast<long>(wake % 1'000'000'000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
     }

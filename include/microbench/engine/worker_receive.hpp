@@ -78,7 +78,8 @@ inline bool worker::consume(std::uint32_t ci, const char* data, std::size_t len,
 // Parses `in` for the requests in flight on `ci`; `used` is how much of it was consumed, and
 // `more_follows` says whether bytes come after it. False when the connection was closed or
 // replaced meanwhile, so the caller must not read from it again in this round.
-inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now, std::size_t& used) {
+inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now,
+                             std::size_t& used) {
     connection& c = conns_[ci];
     MICROBENCH_ASSERT(c.in_flight() > 0);  // a connection is read only while it has requests in flight
     for (;;) {
@@ -146,7 +147,8 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     if (!passed_checks) {
         if (s_.failed_length && s_.failed_length->load(std::memory_order_relaxed) < 0) {
             std::int64_t unset = -1;
-            s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body), std::memory_order_relaxed);
+            s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body),
+                                                      std::memory_order_relaxed);
         }
         return end_failed(failure::check);
     }

@@ -34,9 +34,19 @@ using response_callback = bool (*)(int status, std::uint64_t body_bytes, void* u
 
 class checks {
 public:
-    checks& status(std::vector<int> codes) { return statuses_ = std::move(codes), *this; }
-    checks& body_equals(std::string s) { return equals_ = std::move(s), has_equals_ = true, *this; }
-    checks& body_starts_with(std::string s) { return starts_ = std::move(s), *this; }
+    checks& status(std::vector<int> codes) {
+        statuses_ = std::move(codes);
+        return *this;
+    }
+    checks& body_equals(std::string s) {
+        equals_ = std::move(s);
+        has_equals_ = true;
+        return *this;
+    }
+    checks& body_starts_with(std::string s) {
+        starts_ = std::move(s);
+        return *this;
+    }
     checks& body_contains(std::string s) {
         contains_ = std::move(s);
         kmp_.assign(contains_.size(), 0);  // prefix function, computed once
@@ -51,10 +61,22 @@ public:
         headers_.push_back({std::move(name), std::move(value), must_equal});
         return *this;
     }
-    checks& body_length(std::uint64_t n) { return length_ = static_cast<std::int64_t>(n), *this; }
+    checks& body_length(std::uint64_t n) {
+        length_ = static_cast<std::int64_t>(n);
+        return *this;
+    }
     // The body must be exactly n!: "<digits>" or {"factorial": <digits>}, whitespace allowed.
-    checks& factorial(unsigned n) { return factorial_ = factorial_decimal(n), factorial_n_ = n, has_factorial_ = true, *this; }
-    checks& callback(response_callback fn, void* user) { return callback_ = fn, callback_user_ = user, *this; }
+    checks& factorial(unsigned n) {
+        factorial_ = factorial_decimal(n);
+        factorial_n_ = n;
+        has_factorial_ = true;
+        return *this;
+    }
+    checks& callback(response_callback fn, void* user) {
+        callback_ = fn;
+        callback_user_ = user;
+        return *this;
+    }
 
     bool empty() const {
         return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && headers_.empty() &&
@@ -66,11 +88,14 @@ public:
         using detail::appendf;
         std::string out;
         auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
-        for (std::size_t i = 0; i < statuses_.size(); ++i) appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
+        for (std::size_t i = 0; i < statuses_.size(); ++i)
+            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
         if (has_equals_) appendf(next(), "body equals %zu bytes", equals_.size());
         if (!starts_.empty()) appendf(next(), "body starts with %zu bytes", starts_.size());
         if (!contains_.empty()) appendf(next(), "body contains %zu bytes", contains_.size());
-        for (const header_rule& h : headers_) appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "", h.must_equal ? h.value.c_str() : "");
+        for (const header_rule& h : headers_)
+            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
+                    h.must_equal ? h.value.c_str() : "");
         if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
         if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
         if (callback_) next() += "callback";
@@ -93,7 +118,8 @@ public:
     void on_body(check_state& s, std::string_view chunk) const {
         if (s.failed) return;
         if (has_equals_) s.failed = !matches_at(equals_, s.offset, chunk, true);
-        if (!starts_.empty() && s.offset < starts_.size()) s.failed = s.failed || !matches_at(starts_, s.offset, chunk, false);
+        if (!starts_.empty() && s.offset < starts_.size())
+            s.failed = s.failed || !matches_at(starts_, s.offset, chunk, false);
         if (!contains_.empty() && !s.contains_found) feed_contains(s, chunk);
         if (has_factorial_) feed_factorial(s, chunk);
         s.offset += chunk.size();
@@ -149,9 +175,15 @@ private:
             switch (s.fact_phase) {
                 case lead:
                     if (space) break;
-                    if (c == '{') s.fact_phase = key, s.fact_at = 0;
-                    else if (c == factorial_[0]) s.fact_phase = plain, s.fact_at = 1;
-                    else s.fact_phase = bad;
+                    if (c == '{') {
+                        s.fact_phase = key;
+                        s.fact_at = 0;
+                    } else if (c == factorial_[0]) {
+                        s.fact_phase = plain;
+                        s.fact_at = 1;
+                    } else {
+                        s.fact_phase = bad;
+                    }
                     break;
                 case plain:
                 case json_digits:
@@ -174,8 +206,12 @@ private:
                     break;
                 case value_start:
                     if (space) break;
-                    if (c == factorial_[0]) s.fact_phase = json_digits, s.fact_at = 1;
-                    else s.fact_phase = bad;
+                    if (c == factorial_[0]) {
+                        s.fact_phase = json_digits;
+                        s.fact_at = 1;
+                    } else {
+                        s.fact_phase = bad;
+                    }
                     break;
                 case close:
                     if (space) break;

@@ -227,7 +227,8 @@ private:
             if (detail::is_ows(line[0])) return {errc::response_obsolete_line_folding, line_at};
             std::size_t colon = 0;
             while (colon < line.size() && detail::is_tchar(line[colon])) ++colon;
-            if (colon == 0 || colon == line.size() || line[colon] != ':') return {errc::response_bad_header, line_at + colon};
+            if (colon == 0 || colon == line.size() || line[colon] != ':')
+                return {errc::response_bad_header, line_at + colon};
             std::size_t v = colon + 1, v_end = line.size();
             while (v < v_end && detail::is_ows(line[v])) ++v;
             while (v_end > v && detail::is_ows(line[v_end - 1])) --v_end;

@@ -61,20 +61,22 @@ inline std::vector<gate_verdict> judge_gates(const gates& g, const result& r, bo
     if (checked || check_failures)
         out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), true, check_failures == 0});
     if (g.max_failures != UINT64_MAX)
-        out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed), true,
-                       r.requests_failed <= g.max_failures});
+        out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed),
+                       true, r.requests_failed <= g.max_failures});
     for (const auto& gate : g.max_percentile_ms) {  // of successful responses: none, nothing measured, broken
         const double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
         const bool measured = !r.total_ns.empty();
         out.push_back({k::max_percentile_ms, gate.first, gate.second, got, measured, measured && got <= gate.second});
     }
-    if (g.min_rps > 0) out.push_back({k::min_rps, 0, g.min_rps, r.requests_per_second(), true, r.requests_per_second() >= g.min_rps});
+    if (g.min_rps > 0)
+        out.push_back({k::min_rps, 0, g.min_rps, r.requests_per_second(), true, r.requests_per_second() >= g.min_rps});
     return out;
 }
 
 // Appends "Gate broken[ in LABEL]: …" for each broken verdict — the figure, the limit and the
 // difference — and with `held_too` "Gate held[ in LABEL]: …" for the others; returns how many broke.
-inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const char* label, std::string& out, bool held_too) {
+inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const char* label, std::string& out,
+                             bool held_too) {
     using detail::appendf;
     using k = gate_verdict::kind;
     int broken = 0;

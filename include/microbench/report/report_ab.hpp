@@ -33,13 +33,16 @@ struct ab_failures {
 
 // The times ab's Connection Times and percentile tables show: the successful responses', or, when
 // none succeeded, every whole response's (of which only the Total is kept).
-inline const histogram& ab_table_times(const result& r) { return r.total_ns.empty() ? r.responses_total_ns : r.total_ns; }
+inline const histogram& ab_table_times(const result& r) {
+    return r.total_ns.empty() ? r.responses_total_ns : r.total_ns;
+}
 
 // A failed TLS handshake is a Connect failure (ab's connect includes the handshake); a TLS failure
 // after it, a Receive one.
 inline ab_failures ab_failure_columns(const result& r) {
     const std::uint64_t handshake = r.tls_handshake_failures;
-    return {r.failed(failure::connect) + handshake, r.failed(failure::receive) + r.failed(failure::write) + r.failed(failure::tls) - handshake,
+    return {r.failed(failure::connect) + handshake,
+            r.failed(failure::receive) + r.failed(failure::write) + r.failed(failure::tls) - handshake,
             r.failed(failure::length),
             r.failed(failure::parse) + r.failed(failure::timeout) + r.failed(failure::check)};
 }
@@ -84,7 +87,8 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     appendf(out, "Server Hostname:        %s\n", ctx.host.c_str());
     appendf(out, "Server Port:            %u\n", static_cast<unsigned>(ctx.port));
     if (r.tls_used) {  // ab's lines for an https:// run: what the first handshake negotiated
-        appendf(out, "SSL/TLS Protocol:       %s,%s,%d,%d\n", r.tls.protocol, r.tls.cipher, r.tls.server_key_bits, r.tls.secret_bits);
+        appendf(out, "SSL/TLS Protocol:       %s,%s,%d,%d\n", r.tls.protocol, r.tls.cipher, r.tls.server_key_bits,
+                r.tls.secret_bits);
         if (r.tls.temp_key[0]) appendf(out, "Server Temp Key:        %s\n", r.tls.temp_key);
         if (r.tls.server_name[0]) appendf(out, "TLS Server Name:        %s\n", r.tls.server_name);
     }
@@ -106,13 +110,15 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
         const char* sep = " ";
         for (int i = 0; i < failure_count; ++i) {
             if (!r.failures[i]) continue;
-            appendf(out, "%s%s %llu", sep, failure_name(static_cast<failure>(i)), static_cast<unsigned long long>(r.failures[i]));
+            appendf(out, "%s%s %llu", sep, failure_name(static_cast<failure>(i)),
+                    static_cast<unsigned long long>(r.failures[i]));
             sep = ", ";
         }
         appendf(out, "\n");
     }
     if (r.unfinished)
-        appendf(out, "Unfinished requests:    %llu (in flight when the run stopped)\n", static_cast<unsigned long long>(r.unfinished));
+        appendf(out, "Unfinished requests:    %llu (in flight when the run stopped)\n",
+                static_cast<unsigned long long>(r.unfinished));
     if (r.non_2xx) appendf(out, "Non-2xx responses:      %llu\n", static_cast<unsigned long long>(r.non_2xx));
     if (ctx.keep_alive)
         appendf(out, "Keep-Alive requests:    %llu\n", static_cast<unsigned long long>(r.keep_alive_responses));
@@ -123,12 +129,15 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
         appendf(out, "Requests per second:    %.2f [#/sec] (mean)\n", static_cast<double>(done) / seconds);
         if (ctx.checked)  // not an ab line: correct responses only
             appendf(out, "Goodput:                %.2f correct responses/sec\n", r.goodput_per_second());
-        appendf(out, "Time per request:       %.3f [ms] (mean)\n", ctx.concurrency * seconds * 1000 / static_cast<double>(done));
+        appendf(out, "Time per request:       %.3f [ms] (mean)\n",
+                ctx.concurrency * seconds * 1000 / static_cast<double>(done));
         appendf(out, "Time per request:       %.3f [ms] (mean, across all concurrent requests)\n",
                 seconds * 1000 / static_cast<double>(done));
-        appendf(out, "Transfer rate:          %.2f [Kbytes/sec] received\n", static_cast<double>(r.bytes_received) / 1024 / seconds);
+        appendf(out, "Transfer rate:          %.2f [Kbytes/sec] received\n",
+                static_cast<double>(r.bytes_received) / 1024 / seconds);
         if (ctx.sent_body) {
-            appendf(out, "                        %.2f kb/s sent\n", static_cast<double>(r.bytes_sent) / 1024 / seconds);
+            appendf(out, "                        %.2f kb/s sent\n",
+                    static_cast<double>(r.bytes_sent) / 1024 / seconds);
             appendf(out, "                        %.2f kb/s total\n",
                     static_cast<double>(r.bytes_received + r.bytes_sent) / 1024 / seconds);
         }
@@ -139,8 +148,9 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     if (total.empty()) return;  // no response to time
     const bool all_responses = &total == &r.responses_total_ns;
     if (all_responses)
-        appendf(out, "\nNote: no response succeeded: the times below are of all %llu whole responses, failed ones\n"
-                     "included (their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
+        appendf(out,
+                "\nNote: no response succeeded: the times below are of all %llu whole responses, failed ones\n"
+                "included (their Total only: Connect, Processing and Waiting are kept for successful responses).\n",
                 static_cast<unsigned long long>(total.count()));
     struct row {
         const char* label;
@@ -161,7 +171,8 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
         appendf(out, "              min   avg   max\n");
         for (std::size_t i = first_row; i < 4; ++i)
             appendf(out, "%s%5lld %5lld%5lld\n", rows[i].label, detail::ab_round_ms(rows[i].h->min()),
-                    detail::ab_round_ms(static_cast<std::int64_t>(rows[i].h->mean())), detail::ab_round_ms(rows[i].h->max()));
+                    detail::ab_round_ms(static_cast<std::int64_t>(rows[i].h->mean())),
+                    detail::ab_round_ms(rows[i].h->max()));
     }
     if (!options.percentiles) return;
     appendf(out, "\nPercentage of the requests served within a certain time (ms)\n");

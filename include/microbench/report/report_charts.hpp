@@ -35,7 +35,8 @@ inline std::string percentile_name(double p) {
 }
 
 // A <figure>: the chart, its caption and, folded, its data: `table` holds the table's rows (<tr>…).
-inline void append_figure(const chart& c, const char* kind, const std::string& head, const std::string& table, std::string& out) {
+inline void append_figure(const chart& c, const char* kind, const std::string& head, const std::string& table,
+                          std::string& out) {
     appendf(out, "<figure class=\"%s\">\n", kind);
     append_svg_chart(c, out);
     out += "<figcaption>";
@@ -94,28 +95,36 @@ inline void append_percentile_figure(const std::vector<const report_run*>& runs,
         constexpr int steps = 120;
         for (int i = 0; i <= steps; ++i) {
             const double x = decades * static_cast<double>(i) / steps;
-            s.points.push_back({x, static_cast<double>(h.value_at_percentile(100.0 * (1.0 - std::pow(10.0, -x)))) / 1e6});
+            s.points.push_back(
+                {x, static_cast<double>(h.value_at_percentile(100.0 * (1.0 - std::pow(10.0, -x)))) / 1e6});
         }
         for (double p : percentiles) {
             const double x = percentile_axis_x(p);
             if (x > decades + 1e-9) continue;
             const auto v = static_cast<double>(h.value_at_percentile(p));
-            s.markers.push_back({x, v / 1e6, runs[k]->label + " " + detail::percentile_name(p) + ": " + detail::ms_text(v) + " ms"});
+            s.markers.push_back(
+                {x, v / 1e6, runs[k]->label + " " + detail::percentile_name(p) + ": " + detail::ms_text(v) + " ms"});
         }
         c.description += " " + runs[k]->label;
-        appendf(c.description, " p50 %.3f ms, p99 %.3f ms, max %.3f ms;", static_cast<double>(h.value_at_percentile(50)) / 1e6,
+        appendf(c.description, " p50 %.3f ms, p99 %.3f ms, max %.3f ms;",
+                static_cast<double>(h.value_at_percentile(50)) / 1e6,
                 static_cast<double>(h.value_at_percentile(99)) / 1e6, static_cast<double>(h.max()) / 1e6);
         c.series.push_back(std::move(s));
     }
     // Rows: min, each percentile, max (ms), count; a column per run.
     for (std::size_t row = 0; row < percentiles.size() + 3; ++row) {
         const bool min = row == 0, max = row == percentiles.size() + 1, count = row == percentiles.size() + 2;
-        detail::append_th(table.append("<tr>"), min ? "min" : max ? "max" : count ? "count" : detail::percentile_name(percentiles[row - 1]), "row");
+        detail::append_th(table.append("<tr>"),
+                          min ? "min" : max ? "max" : count ? "count" : detail::percentile_name(percentiles[row - 1]),
+                          "row");
         for (const report_run* run : runs) {
             const histogram& h = pick(run->r);
             if (count) appendf(table, "<td>%llu</td>", static_cast<unsigned long long>(h.count()));
             else if (h.empty()) table += "<td>-</td>";
-            else appendf(table, "<td>%.3f</td>", static_cast<double>(min ? h.min() : max ? h.max() : h.value_at_percentile(percentiles[row - 1])) / 1e6);
+            else
+                appendf(table, "<td>%.3f</td>",
+                        static_cast<double>(min ? h.min()
+                                            : max ? h.max() : h.value_at_percentile(percentiles[row - 1])) / 1e6);
         }
         table += "</tr>\n";
     }
@@ -131,8 +140,9 @@ enum class interval_view : std::uint8_t {
 
 // The per-interval rows over time (x: seconds from the run's start at each interval's end). The
 // table has a row per interval of each run; the chart leaves out a short last one.
-inline void append_interval_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles, interval_view view,
-                                   const std::string& id, const std::string& title, std::string& out) {
+inline void append_interval_figure(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles,
+                                   interval_view view, const std::string& id, const std::string& title,
+                                   std::string& out) {
     using detail::appendf;
     chart c;
     c.id = id;
@@ -145,8 +155,10 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
     const bool two_columns = view == interval_view::latency || (view == interval_view::rate && targets);
     std::string head, table;
     head = "<th scope=\"col\">run</th><th scope=\"col\">end (s)</th>";
-    head += view == interval_view::rate ? "<th scope=\"col\">requests/s</th>" : view == interval_view::lag ? "<th scope=\"col\">lag p99 (ms)</th>" : "<th scope=\"col\">p99 (ms)</th>";
-    if (two_columns) head += view == interval_view::latency ? "<th scope=\"col\">p50 (ms)</th>" : "<th scope=\"col\">target/s</th>";
+    head += view == interval_view::rate ? "<th scope=\"col\">requests/s</th>"
+            : view == interval_view::lag ? "<th scope=\"col\">lag p99 (ms)</th>" : "<th scope=\"col\">p99 (ms)</th>";
+    if (two_columns)
+        head += view == interval_view::latency ? "<th scope=\"col\">p50 (ms)</th>" : "<th scope=\"col\">target/s</th>";
     const char* format = view == interval_view::rate ? "<td>%.2f</td>" : "<td>%.3f</td>";
     bool partial = false;
     for (std::size_t k = 0; k < runs.size(); ++k) {
@@ -156,7 +168,8 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
         main.style = second.style = styles[k];
         second.secondary = true;
         const std::string& label = runs[k]->label;
-        main.name = view == interval_view::latency ? label + " p99" : view == interval_view::lag ? label + " lag p99" : label;
+        main.name = view == interval_view::latency ? label + " p99"
+                    : view == interval_view::lag ? label + " lag p99" : label;
         second.name = view == interval_view::latency ? label + " p50" : label + " target";
         const bool has_second = view == interval_view::latency || (view == interval_view::rate && r.rate_target > 0);
         double low = 0, high = 0;
@@ -166,14 +179,16 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
             const double seconds = static_cast<double>(row.duration_ns) / 1e9;
             const double y = view == interval_view::rate ? row.rate()
                              : static_cast<double>(view == interval_view::lag ? row.lag_p99_ns : row.p99_ns) / 1e6;
-            const double y2 = view == interval_view::latency ? static_cast<double>(row.p50_ns) / 1e6 : seconds > 0 ? row.target / seconds : 0;
+            const double y2 = view == interval_view::latency ? static_cast<double>(row.p50_ns) / 1e6
+                              : seconds > 0 ? row.target / seconds : 0;
             // A last interval shorter than half the others (the run's tail) is tabulated, not drawn: its
             // few requests would make a spike.
             const bool drawn = i + 1 < r.intervals.size() || row.duration_ns * 2 >= r.interval_ns;
             if (drawn) {
                 main.points.push_back({x, y});
                 if (has_second) second.points.push_back({x, y2});
-                low = main.points.size() > 1 ? std::min(low, y) : y, high = main.points.size() > 1 ? std::max(high, y) : y;
+                low = main.points.size() > 1 ? std::min(low, y) : y;
+                high = main.points.size() > 1 ? std::max(high, y) : y;
             } else {
                 partial = true;
             }

@@ -61,7 +61,9 @@ inline void append_hgrm(const histogram& h, double value_scale, int ticks_per_ha
     double mean = 0, deviation = 0;
     if (total) {
         std::uint64_t sum = 0;
-        h.for_each_recorded([&](const histogram_bucket& b) { sum += b.count * static_cast<std::uint64_t>(h.median_equivalent(b.lowest_value)); });
+        h.for_each_recorded([&](const histogram_bucket& b) {
+            sum += b.count * static_cast<std::uint64_t>(h.median_equivalent(b.lowest_value));
+        });
         mean = static_cast<double>(static_cast<std::int64_t>(sum)) / static_cast<double>(total);
         deviation = h.deviation_around(mean);
     }
@@ -71,7 +73,8 @@ inline void append_hgrm(const histogram& h, double value_scale, int ticks_per_ha
             static_cast<unsigned long long>(total));
     detail::histogram_layout layout;  // a histogram's configuration is valid: this cannot fail
     static_cast<void>(detail::compute_histogram_layout(h.config(), layout));
-    appendf(out, "#[Buckets = %12d, SubBuckets     = %12d]\n", layout.bucket_count, static_cast<int>(layout.sub_bucket_count));
+    appendf(out, "#[Buckets = %12d, SubBuckets     = %12d]\n", layout.bucket_count,
+            static_cast<int>(layout.sub_bucket_count));
 }
 
 }  // namespace microbench

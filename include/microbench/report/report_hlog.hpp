@@ -33,7 +33,8 @@ namespace microbench {
 // give their start relative to it.
 inline void append_hlog_header(double start_s, std::string& out) {
     static constexpr char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-    static constexpr char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    static constexpr char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     const auto whole = static_cast<std::time_t>(start_s);
     std::tm t{};
     gmtime_r(&whole, &t);
@@ -41,8 +42,8 @@ inline void append_hlog_header(double start_s, std::string& out) {
     appendf(out, "#[Logged with microbench %s]\n", MICROBENCH_VERSION_STRING);
     appendf(out, "#[Histogram log format version 1.3]\n");
     // The date as Java's Date.toString() gives it, in UTC and in English whatever the locale.
-    appendf(out, "#[StartTime: %.3f (seconds since epoch), %s %s %02d %02d:%02d:%02d UTC %d]\n", start_s, days[t.tm_wday % 7],
-            months[t.tm_mon % 12], t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, t.tm_year + 1900);
+    appendf(out, "#[StartTime: %.3f (seconds since epoch), %s %s %02d %02d:%02d:%02d UTC %d]\n", start_s,
+            days[t.tm_wday % 7], months[t.tm_mon % 12], t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, t.tm_year + 1900);
     appendf(out, "#[BaseTime: %.3f (seconds since epoch)]\n", start_s);
     out += "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\n";
 }
@@ -50,7 +51,8 @@ inline void append_hlog_header(double start_s, std::string& out) {
 // Appends one interval's row: `tag` (letters, digits, '_' or '-'; empty: none), its start after
 // the log's BaseTime and its length in seconds, and `h` (nanoseconds). False, and nothing
 // appended, for a tag with another character (a ',' or a line break would break the row).
-inline bool append_hlog_row(std::string_view tag, double start_s, double length_s, const histogram& h, std::string& out) {
+inline bool append_hlog_row(std::string_view tag, double start_s, double length_s, const histogram& h,
+                            std::string& out) {
     for (char c : tag)
         if (!detail::is_alpha(c) && !detail::is_digit(c) && c != '_' && c != '-') return false;
     std::string encoded, text;
@@ -65,8 +67,8 @@ inline bool append_hlog_row(std::string_view tag, double start_s, double length_
 
 // Appends one interval's rows as microbench tags them: Tag=total in a closed loop; at a fixed
 // rate Tag=response, Tag=service and Tag=schedule_lag.
-inline void append_hlog_interval(const interval_stats& row, bool fixed_rate, const histogram& response, const histogram& service,
-                                 const histogram& schedule_lag, std::string& out) {
+inline void append_hlog_interval(const interval_stats& row, bool fixed_rate, const histogram& response,
+                                 const histogram& service, const histogram& schedule_lag, std::string& out) {
     const double start = static_cast<double>(row.start_ns) / 1e9, length = static_cast<double>(row.duration_ns) / 1e9;
     append_hlog_row(fixed_rate ? "response" : "total", start, length, response, out);
     if (!fixed_rate) return;
@@ -231,7 +233,8 @@ inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& total
         for (hlog_tag_total& each : totals)
             if (each.tag == row.tag) t = &each;
         if (!t && totals.size() == hlog_max_tags) {
-            message = "line " + std::to_string(reader.line_number()) + ": more than " + std::to_string(hlog_max_tags) + " tags";
+            message = "line " + std::to_string(reader.line_number()) + ": more than " +
+                      std::to_string(hlog_max_tags) + " tags";
             return false;
         }
         if (!t) {

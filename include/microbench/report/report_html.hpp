@@ -31,7 +31,8 @@ constexpr const char* html_style =
     "*{box-sizing:border-box}"
     "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#fff}"
     "main{max-width:1120px;margin:0 auto;padding:12px 16px 32px}"
-    "h1{font-size:1.5em;margin:.4em 0 .2em;overflow-wrap:anywhere}h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}"
+    "h1{font-size:1.5em;margin:.4em 0 .2em;overflow-wrap:anywhere}"
+    "h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}"
     "h3{font-size:1em;margin:1em 0 .3em}p{margin:.3em 0}"
     ".meta{color:#555;font-size:.9em}"
     ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:12px 20px}"
@@ -53,7 +54,8 @@ constexpr const char* html_style =
     ".key{list-style:none;padding:0;margin:.4em 0}"
     ".swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.4em}"
     "@media (max-width:480px){body{font-size:14px}main{padding:8px 10px 24px}table{font-size:.9em}}"
-    "@media print{main{max-width:none;padding:0}figure,table{break-inside:avoid}summary{display:none}body{font-size:11pt}}";
+    "@media print{main{max-width:none;padding:0}figure,table{break-inside:avoid}summary{display:none}"
+    "body{font-size:11pt}}";
 
 inline std::string utc_text(std::int64_t unix_ms) {
     time_t seconds = static_cast<time_t>(unix_ms / 1000);
@@ -98,7 +100,8 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::time_per_request:
             return ended > 0 ? appendf(out, "%.3f", x.config.concurrency * seconds * 1000 / ended) : text("-");
         case run_figure::transfer_rate:
-            return seconds > 0 ? appendf(out, "%.2f", static_cast<double>(r.bytes_received) / 1024 / seconds) : text("-");
+            return seconds > 0 ? appendf(out, "%.2f", static_cast<double>(r.bytes_received) / 1024 / seconds)
+                               : text("-");
         case run_figure::received: return count(r.bytes_received);
         case run_figure::document_length: return count(r.first_body_length);
         case run_figure::keep_alive: return count(r.keep_alive_responses);
@@ -106,7 +109,8 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::server: return text(r.server_software);
         case run_figure::total_min: return t.empty() ? text("-") : ms(static_cast<double>(t.min()));
         case run_figure::total_mean: return t.empty() ? text("-") : ms(t.mean());
-        case run_figure::total_percentile: return t.empty() ? text("-") : ms(static_cast<double>(t.value_at_percentile(arg)));
+        case run_figure::total_percentile:
+            return t.empty() ? text("-") : ms(static_cast<double>(t.value_at_percentile(arg)));
         case run_figure::total_max: return t.empty() ? text("-") : ms(static_cast<double>(t.max()));
         case run_figure::failure_count: return count(r.failures[static_cast<int>(arg)]);
         case run_figure::ab_columns: {
@@ -125,15 +129,18 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
             if (!open) return text("-");
             if (r.rate_arrivals == arrivals::uniform) return text("uniform");
             return appendf(out, "Poisson, seed %llu", static_cast<ull>(r.rate_seed));
-        case run_figure::response_p99: return open ? ms(static_cast<double>(r.response_ns.value_at_percentile(99))) : text("-");
-        case run_figure::lag_p99: return open ? ms(static_cast<double>(r.schedule_lag_ns.value_at_percentile(99))) : text("-");
+        case run_figure::response_p99:
+            return open ? ms(static_cast<double>(r.response_ns.value_at_percentile(99))) : text("-");
+        case run_figure::lag_p99:
+            return open ? ms(static_cast<double>(r.schedule_lag_ns.value_at_percentile(99))) : text("-");
         case run_figure::sent_late: return open ? count(r.connection_waits) : text("-");
         case run_figure::never_sent: return open ? count(r.schedule_missed) : text("-");
         case run_figure::url: return text(x.config.url);
         case run_figure::method: return text(x.config.method);
         case run_figure::requests: return x.config.requests ? count(x.config.requests) : text("no limit");
         case run_figure::duration:
-            return x.config.duration_ms ? appendf(out, "%.3f s", static_cast<double>(x.config.duration_ms) / 1e3) : text("no limit");
+            return x.config.duration_ms ? appendf(out, "%.3f s", static_cast<double>(x.config.duration_ms) / 1e3)
+                                        : text("no limit");
         case run_figure::concurrency: return count(x.config.concurrency);
         case run_figure::threads: return count(x.config.threads);
         case run_figure::keep_alive_on: return text(x.config.keep_alive ? "yes" : "no");
@@ -144,7 +151,9 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::interrupted: return text(r.cancelled ? "yes: partial figures" : "no");
         case run_figure::tls_protocol:  // ab's SSL/TLS Protocol line
             if (!r.tls_used) return text("-");
-            text(r.tls.protocol), out += ", ", text(r.tls.cipher);
+            text(r.tls.protocol);
+            out += ", ";
+            text(r.tls.cipher);
             return appendf(out, ", %d, %d", r.tls.server_key_bits, r.tls.secret_bits);
         case run_figure::tls_temp_key: return text(r.tls.temp_key[0] ? r.tls.temp_key : "-");
         case run_figure::tls_server_name: return text(r.tls.server_name[0] ? r.tls.server_name : "-");
@@ -152,10 +161,13 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::tls_resumed: return count(r.tls_resumed);
         case run_figure::tls_handshake_failures: return count(r.tls_handshake_failures);
         case run_figure::tls_handshake_p50:
-            return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(50)));
+            return r.tls_handshake_ns.empty() ? text("-")
+                                              : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(50)));
         case run_figure::tls_handshake_p99:
-            return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(99)));
-        case run_figure::tls_handshake_max: return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.max()));
+            return r.tls_handshake_ns.empty() ? text("-")
+                                              : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(99)));
+        case run_figure::tls_handshake_max:
+            return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.max()));
     }
 }
 
@@ -178,7 +190,8 @@ inline void append_table_head(const char* caption, const std::vector<const repor
 }
 
 // One row: `label`, then each run's figure. URLs, server names and check descriptions wrap anywhere.
-inline void append_table_row(const char* label, run_figure f, double arg, const std::vector<const report_run*>& runs, std::string& out) {
+inline void append_table_row(const char* label, run_figure f, double arg, const std::vector<const report_run*>& runs,
+                             std::string& out) {
     const bool wraps = f == run_figure::server || f == run_figure::url || f == run_figure::checked_for;
     appendf(out, "<tr><th scope=\"row\">%s</th>", label);
     for (const report_run* run : runs) {
@@ -190,7 +203,8 @@ inline void append_table_row(const char* label, run_figure f, double arg, const 
 }
 
 template <std::size_t n>
-void append_table(const char* caption, const table_row (&rows)[n], const std::vector<const report_run*>& runs, std::string& out) {
+void append_table(const char* caption, const table_row (&rows)[n], const std::vector<const report_run*>& runs,
+                  std::string& out) {
     append_table_head(caption, runs, out);
     for (const table_row& row : rows) append_table_row(row.label, row.figure, 0, runs, out);
     out += "</tbody></table></div>\n";
@@ -214,8 +228,8 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     static constexpr table_row checks[] = {
         {"checked for", f::checked_for}, {"correct", f::correct}, {"wrong", f::wrong}, {"error", f::errors}};
     static constexpr table_row open_model[] = {
-        {"target (requests/s)", f::rate_target}, {"achieved (requests/s)", f::rate_achieved}, {"arrivals", f::rate_arrivals},
-        {"response p99 (ms)", f::response_p99}, {"schedule lag p99 (ms)", f::lag_p99},
+        {"target (requests/s)", f::rate_target}, {"achieved (requests/s)", f::rate_achieved},
+        {"arrivals", f::rate_arrivals}, {"response p99 (ms)", f::response_p99}, {"schedule lag p99 (ms)", f::lag_p99},
         {"sent late (no free connection)", f::sent_late}, {"never sent", f::never_sent}};
     static constexpr table_row tls_rows[] = {
         {"protocol, cipher, key bits, secret bits", f::tls_protocol}, {"server temp key", f::tls_temp_key},
@@ -230,7 +244,8 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     out += "<div class=\"tables\">\n";
     append_table_head("Summary (as ab reports it)", runs, out);
     for (const table_row& row : summary)
-        if (row.figure != f::goodput || checked) append_table_row(row.label, row.figure, 0, runs, out);  // goodput: with checks
+        if (row.figure != f::goodput || checked)
+            append_table_row(row.label, row.figure, 0, runs, out);  // goodput: with checks
     out += "</tbody></table></div>\n";
     append_table_head("Total time (ms)", runs, out);
     append_table_row("min", f::total_min, 0, runs, out);
@@ -239,7 +254,8 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     append_table_row("max", f::total_max, 0, runs, out);
     out += "</tbody></table></div>\n";
     append_table_head("Failures by reason", runs, out);
-    for (int i = 0; i < failure_count; ++i) append_table_row(failure_name(static_cast<failure>(i)), f::failure_count, i, runs, out);
+    for (int i = 0; i < failure_count; ++i)
+        append_table_row(failure_name(static_cast<failure>(i)), f::failure_count, i, runs, out);
     append_table_row("ab's columns (connect, receive, length, exceptions)", f::ab_columns, 0, runs, out);
     out += "</tbody></table></div>\n";
     append_table_head("Status codes", runs, out);
@@ -263,30 +279,43 @@ inline const histogram& processing_of(const result& r) { return r.processing_ns;
 inline const histogram& response_of(const result& r) { return r.response_ns; }
 inline const histogram& lag_of(const result& r) { return r.schedule_lag_ns; }
 
-inline void append_section(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles, std::size_t index,
-                           const html_options& o, std::string& out) {
+inline void append_section(const std::vector<const report_run*>& runs, const std::vector<unsigned>& styles,
+                           std::size_t index, const html_options& o, std::string& out) {
     const std::string& name = runs[0]->scenario;
     const std::string id = "s" + std::to_string(index + 1);
     appendf(out, "<section aria-labelledby=\"%s\"><h2 id=\"%s\">", id.c_str(), id.c_str());
     append_html_escaped(out, name.empty() ? std::string("Results") : name);
     out += "</h2>\n<div class=\"charts\">\n";
     const std::string prefix = name.empty() ? "" : name + ": ";
-    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles, false, out);
+    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles,
+                             false, out);
     bool open = false, rows = false;
-    for (const report_run* run : runs) open = open || run->r.rate_target > 0, rows = rows || !run->r.intervals.empty();
+    for (const report_run* run : runs) {
+        open = open || run->r.rate_target > 0;
+        rows = rows || !run->r.intervals.empty();
+    }
     if (open)
-        append_percentile_figure(runs, styles, response_of, id + "-response", prefix + "response time by percentile (from the intended send time)",
-                                 o.percentiles, false, out);
+        append_percentile_figure(runs, styles, response_of, id + "-response",
+                                 prefix + "response time by percentile (from the intended send time)", o.percentiles,
+                                 false, out);
     if (rows) {
         append_interval_figure(runs, styles, interval_view::rate, id + "-rate", prefix + "throughput over time", out);
-        append_interval_figure(runs, styles, interval_view::latency, id + "-latency", prefix + "response time over time (p99, p50)", out);
-        if (open) append_interval_figure(runs, styles, interval_view::lag, id + "-lag", prefix + "schedule lag over time (p99)", out);
+        append_interval_figure(runs, styles, interval_view::latency, id + "-latency",
+                               prefix + "response time over time (p99, p50)", out);
+        if (open)
+            append_interval_figure(runs, styles, interval_view::lag, id + "-lag",
+                                   prefix + "schedule lag over time (p99)", out);
     }
     out += "</div>\n<div class=\"small\">\n";
-    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles, true, out);
-    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles, true, out);
-    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile", o.percentiles, true, out);
-    if (open) append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile", o.percentiles, true, out);
+    append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles,
+                             true, out);
+    append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles,
+                             true, out);
+    append_percentile_figure(runs, styles, processing_of, id + "-processing", prefix + "processing by percentile",
+                             o.percentiles, true, out);
+    if (open)
+        append_percentile_figure(runs, styles, lag_of, id + "-lag-spectrum", prefix + "schedule lag by percentile",
+                                 o.percentiles, true, out);
     out += "</div>\n";
     append_run_tables(runs, o, out);
     out += "</section>\n";
@@ -313,7 +342,8 @@ inline std::string html_report(const std::vector<report_run>& runs, const html_o
     out += "<ul class=\"key\">\n";
     for (const report_run& run : runs) {
         if (std::find(labels.begin(), labels.end(), run.label) != labels.end()) continue;
-        appendf(out, "<li><span class=\"swatch\" style=\"background:%s\"></span><b>", detail::chart_colours[labels.size() % 6]);
+        appendf(out, "<li><span class=\"swatch\" style=\"background:%s\"></span><b>",
+                detail::chart_colours[labels.size() % 6]);
         labels.push_back(run.label);
         detail::append_html_escaped(out, run.label);
         out += "</b> <span class=\"text\">";
@@ -333,13 +363,15 @@ inline std::string html_report(const std::vector<report_run>& runs, const html_o
         for (const report_run& run : runs) {
             if (run.scenario != scenarios[i]) continue;
             group.push_back(&run);
-            styles.push_back(static_cast<unsigned>(std::find(labels.begin(), labels.end(), run.label) - labels.begin()));
+            styles.push_back(
+                static_cast<unsigned>(std::find(labels.begin(), labels.end(), run.label) - labels.begin()));
         }
         detail::append_section(group, styles, i, o, out);
     }
-    out += "<footer class=\"meta\"><p>Latency by percentile: HdrHistogram's axis, x = log10(1/(1−p)); values within the "
-           "histogram's precision, min, max and counts exact. Total = start → last byte; waiting = request written → first "
-           "byte; processing = total − connect (ab's columns).</p></footer>\n</main>\n</body>\n</html>\n";
+    out += "<footer class=\"meta\"><p>Latency by percentile: HdrHistogram's axis, x = log10(1/(1−p)); values "
+           "within the histogram's precision, min, max and counts exact. Total = start → last byte; waiting = request "
+           "written → first byte; processing = total − connect (ab's columns).</p></footer>\n</main>\n</body>\n"
+           "</html>\n";
     return out;
 }
 

@@ -62,7 +62,11 @@ inline run_description describe(const plan& p) {
 inline report_context report_context_of(const run_description& d) {
     report_context c;
     url target;
-    if (!parse_url(d.url, target)) c.host = target.host, c.port = target.port, c.path = target.target;
+    if (!parse_url(d.url, target)) {
+        c.host = target.host;
+        c.port = target.port;
+        c.path = target.target;
+    }
     c.concurrency = d.concurrency;
     c.keep_alive = d.keep_alive;
     c.variable_length = !d.length_check;
@@ -89,23 +93,32 @@ inline void append_json_string(std::string& out, std::string_view s) {
     out.push_back('"');
     for (char ch : s) {
         auto c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\') out.push_back('\\'), out.push_back(ch);
-        else if (c == '\n') out.append("\\n");
-        else if (c == '\r') out.append("\\r");
-        else if (c == '\t') out.append("\\t");
-        else if (c < 0x20 || c == 0x7f) appendf(out, "\\u%04x", c);
-        else out.push_back(ch);  // UTF-8 and obs-text pass through
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(ch);
+        } else if (c == '\n') {
+            out.append("\\n");
+        } else if (c == '\r') {
+            out.append("\\r");
+        } else if (c == '\t') {
+            out.append("\\t");
+        } else if (c < 0x20 || c == 0x7f) {
+            appendf(out, "\\u%04x", c);
+        } else {
+            out.push_back(ch);  // UTF-8 and obs-text pass through
+        }
     }
     out.push_back('"');
 }
 
 inline void append_json_histogram(std::string& out, const char* name, const histogram& h,
                                   const std::vector<double>& percentiles) {
-    appendf(out, "\"%s\":{\"count\":%llu,\"min\":%lld,\"mean\":%.1f,\"stddev\":%.1f,\"max\":%lld,\"percentiles\":{", name,
-            static_cast<unsigned long long>(h.count()), static_cast<long long>(h.min()), h.mean(), h.stddev(),
+    appendf(out, "\"%s\":{\"count\":%llu,\"min\":%lld,\"mean\":%.1f,\"stddev\":%.1f,\"max\":%lld,\"percentiles\":{",
+            name, static_cast<unsigned long long>(h.count()), static_cast<long long>(h.min()), h.mean(), h.stddev(),
             static_cast<long long>(h.max()));
     for (std::size_t i = 0; i < percentiles.size(); ++i)
-        appendf(out, "%s\"%g\":%lld", i ? "," : "", percentiles[i], static_cast<long long>(h.value_at_percentile(percentiles[i])));
+        appendf(out, "%s\"%g\":%lld", i ? "," : "", percentiles[i],
+                static_cast<long long>(h.value_at_percentile(percentiles[i])));
     std::string bytes, text;
     encode_histogram(h, bytes);
     base64_encode(bytes, text);
@@ -129,16 +142,17 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_string(out, d.method);
     appendf(out, ",\"requests\":%llu,\"duration_ms\":%lld,\"concurrency\":%u,\"threads\":%u,\"keep_alive\":%s,"
                  "\"pipeline\":%u,\"timeout_ms\":%lld,\"length_check\":%s,\"checks\":",
-            u(d.requests), static_cast<long long>(d.duration_ms), d.concurrency, d.threads, d.keep_alive ? "true" : "false",
-            d.pipeline, static_cast<long long>(d.timeout_ms), d.length_check ? "true" : "false");
+            u(d.requests), static_cast<long long>(d.duration_ms), d.concurrency, d.threads,
+            d.keep_alive ? "true" : "false", d.pipeline, static_cast<long long>(d.timeout_ms),
+            d.length_check ? "true" : "false");
     detail::append_json_string(out, d.checks);
     if (d.shard_count) appendf(out, ",\"shard\":{\"index\":%u,\"count\":%u}", d.shard_index, d.shard_count);
     if (d.start_at_unix_ms) appendf(out, ",\"start_at_unix_ms\":%lld", static_cast<long long>(d.start_at_unix_ms));
     out += "},";
-    appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,", static_cast<long long>(r.start_realtime_ns / 1'000'000),
-            static_cast<long long>(r.start_realtime_ns));
-    appendf(out, "\"elapsed_s\":%.6f,\"elapsed_ns\":%lld,\"requests_per_second\":%.2f,", static_cast<double>(r.elapsed_ns) / 1e9,
-            static_cast<long long>(r.elapsed_ns), r.requests_per_second());
+    appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,",
+            static_cast<long long>(r.start_realtime_ns / 1'000'000), static_cast<long long>(r.start_realtime_ns));
+    appendf(out, "\"elapsed_s\":%.6f,\"elapsed_ns\":%lld,\"requests_per_second\":%.2f,",
+            static_cast<double>(r.elapsed_ns) / 1e9, static_cast<long long>(r.elapsed_ns), r.requests_per_second());
     appendf(out, "\"requests\":{\"ended\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,\"non_2xx\":%llu,"
                  "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
@@ -176,18 +190,20 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_histogram(out, "responses_total", r.responses_total_ns, percentiles);
     out += "}";
     if (r.rate_target > 0) {  // the open model: response time and schedule lag next to the service time
-        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,\"max_batch_lag_us\":%lld,"
-                     "\"connection_waits\":%llu,\"schedule_missed\":%llu,",
-                r.rate_target, r.requests_per_second(), r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform", u(r.rate_seed),
-                static_cast<long long>(r.rate_batch_lag_ns / 1000), u(r.connection_waits), u(r.schedule_missed));
+        appendf(out, ",\"open_model\":{\"rate\":%.3f,\"achieved\":%.3f,\"arrivals\":\"%s\",\"seed\":%llu,"
+                     "\"max_batch_lag_us\":%lld,\"connection_waits\":%llu,\"schedule_missed\":%llu,",
+                r.rate_target, r.requests_per_second(), r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
+                u(r.rate_seed), static_cast<long long>(r.rate_batch_lag_ns / 1000), u(r.connection_waits),
+                u(r.schedule_missed));
         detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
         out += ",";
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
         out += "}";
     }
-    if (r.tls_handshakes || r.tls_used || r.failed(failure::tls)) {  // over TLS: what the first handshake negotiated, each handshake's time, why TLS failed
-        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":", u(r.tls_handshakes),
-                u(r.tls_resumed), u(r.tls_handshake_failures));
+    // Over TLS: what the first handshake negotiated, each handshake's time, why TLS failed.
+    if (r.tls_handshakes || r.tls_used || r.failed(failure::tls)) {
+        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":",
+                u(r.tls_handshakes), u(r.tls_resumed), u(r.tls_handshake_failures));
         detail::append_json_string(out, r.tls.protocol);
         out += ",\"cipher\":";
         detail::append_json_string(out, r.tls.cipher);
@@ -210,17 +226,21 @@ inline std::string result_json(const run_description& d, const result& r, const 
         for (std::size_t i = 0; i < r.intervals.size(); ++i) {
             const interval_stats& row = r.intervals[i];
             appendf(out, "%s{\"start_ns\":%lld,\"duration_ns\":%lld,\"sent\":%llu,\"ended\":%llu,\"completed\":%llu,"
-                         "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_requests\":%.6f,\"response_ns\":{\"count\":%llu,\"p50\":%lld,"
-                         "\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,\"max\":%lld}",
-                    i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns), u(row.sent),
-                    u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target, u(row.latency_count),
-                    static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns), static_cast<long long>(row.p99_ns),
-                    static_cast<long long>(row.max_ns), static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
+                         "\"failed\":%llu,\"rate_per_s\":%.2f,\"target_requests\":%.6f,\"response_ns\":{\"count\":%llu,"
+                         "\"p50\":%lld,\"p90\":%lld,\"p99\":%lld,\"max\":%lld},\"schedule_lag_ns\":{\"p99\":%lld,"
+                         "\"max\":%lld}",
+                    i ? "," : "", static_cast<long long>(row.start_ns), static_cast<long long>(row.duration_ns),
+                    u(row.sent), u(row.ended), u(row.completed), u(row.failed), row.rate(), row.target,
+                    u(row.latency_count), static_cast<long long>(row.p50_ns), static_cast<long long>(row.p90_ns),
+                    static_cast<long long>(row.p99_ns), static_cast<long long>(row.max_ns),
+                    static_cast<long long>(row.lag_p99_ns), static_cast<long long>(row.lag_max_ns));
             if (r.interval_histograms.size() == r.intervals.size()) {  // kept (plan::interval_histograms)
                 const interval_histogram_set& kept = r.interval_histograms[i];
                 std::string text;
                 const char* separator = ",\"histograms\":{";
-                for (const auto& [name, bytes] : {std::pair{"response", &kept.response}, std::pair{"service", &kept.service}, std::pair{"schedule_lag", &kept.schedule_lag}}) {
+                for (const auto& [name, bytes] :
+                     {std::pair{"response", &kept.response}, std::pair{"service", &kept.service},
+                      std::pair{"schedule_lag", &kept.schedule_lag}}) {
                     base64_encode(*bytes, text);
                     appendf(out, "%s\"%s\":\"%s\"", separator, name, text.c_str());
                     separator = ",";

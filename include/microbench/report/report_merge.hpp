@@ -41,10 +41,13 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
                     static_cast<int>(y.size()), y.data(), b.label.c_str());
     };
     auto differs_number = [&](const char* what, double x, double y) {
-        if (why.empty() && x != y) appendf(why, "%s: %.17g in %s, %.17g in %s", what, x, a.label.c_str(), y, b.label.c_str());
+        if (why.empty() && x != y)
+            appendf(why, "%s: %.17g in %s, %.17g in %s", what, x, a.label.c_str(), y, b.label.c_str());
     };
     auto yes = [](bool v) { return v ? "yes" : "no"; };
-    auto listed = [](const std::string& checks) { return checks.empty() ? std::string_view("none") : std::string_view(checks); };
+    auto listed = [](const std::string& checks) {
+        return checks.empty() ? std::string_view("none") : std::string_view(checks);
+    };
     const run_description &x = a.config, &y = b.config;
     differs("URL", x.url, y.url);
     differs("method", x.method, y.method);
@@ -62,8 +65,10 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
     differs_number("rate (requests/s)", a.r.rate_target, b.r.rate_target);
     differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
             b.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform");
-    differs_number("batch lag (us)", static_cast<double>(a.r.rate_batch_lag_ns / 1000), static_cast<double>(b.r.rate_batch_lag_ns / 1000));
-    differs_number("interval (ms)", static_cast<double>(a.r.interval_ns / 1'000'000), static_cast<double>(b.r.interval_ns / 1'000'000));
+    differs_number("batch lag (us)", static_cast<double>(a.r.rate_batch_lag_ns / 1000),
+                   static_cast<double>(b.r.rate_batch_lag_ns / 1000));
+    differs_number("interval (ms)", static_cast<double>(a.r.interval_ns / 1'000'000),
+                   static_cast<double>(b.r.interval_ns / 1'000'000));
     return why;
 }
 
@@ -73,9 +78,9 @@ inline std::string histogram_difference(const report_run& a, const report_run& b
     const histogram_config &x = a.r.total_ns.config(), &y = b.r.total_ns.config();
     std::string why;
     if (x.significant_figures != y.significant_figures || x.lowest_discernible_value != y.lowest_discernible_value)
-        appendf(why, "%s has %d significant digits from %lld ns, %s %d from %lld ns", a.label.c_str(), x.significant_figures,
-                static_cast<long long>(x.lowest_discernible_value), b.label.c_str(), y.significant_figures,
-                static_cast<long long>(y.lowest_discernible_value));
+        appendf(why, "%s has %d significant digits from %lld ns, %s %d from %lld ns", a.label.c_str(),
+                x.significant_figures, static_cast<long long>(x.lowest_discernible_value), b.label.c_str(),
+                y.significant_figures, static_cast<long long>(y.lowest_discernible_value));
     return why;
 }
 
@@ -88,12 +93,18 @@ struct rows_at {
 // Adds `row` into the merged row `m`: counts add up; percentiles of a merged row are the highest of
 // its parts' (an upper bound, made exact by merge_kept_histograms when the rows kept histograms).
 inline void add_interval_row(interval_stats& m, const interval_stats& row) {
-    m.sent += row.sent, m.ended += row.ended, m.completed += row.completed, m.failed += row.failed;
+    m.sent += row.sent;
+    m.ended += row.ended;
+    m.completed += row.completed;
+    m.failed += row.failed;
     m.target += row.target;
     m.latency_count += row.latency_count;
-    m.p50_ns = std::max(m.p50_ns, row.p50_ns), m.p90_ns = std::max(m.p90_ns, row.p90_ns), m.p99_ns = std::max(m.p99_ns, row.p99_ns);
+    m.p50_ns = std::max(m.p50_ns, row.p50_ns);
+    m.p90_ns = std::max(m.p90_ns, row.p90_ns);
+    m.p99_ns = std::max(m.p99_ns, row.p99_ns);
     m.max_ns = std::max(m.max_ns, row.max_ns);
-    m.lag_p99_ns = std::max(m.lag_p99_ns, row.lag_p99_ns), m.lag_max_ns = std::max(m.lag_max_ns, row.lag_max_ns);
+    m.lag_p99_ns = std::max(m.lag_p99_ns, row.lag_p99_ns);
+    m.lag_max_ns = std::max(m.lag_max_ns, row.lag_max_ns);
 }
 
 // The generators' rows on one grid of `interval_ns` from the merged start, tiling the merged run:
@@ -104,8 +115,9 @@ inline void add_interval_row(interval_stats& m, const interval_stats& row) {
 // (one sweep). `merged_into` gets, for every input row in input order, the merged row it went to.
 // Refused (the input's index in `bad_input`, the interval its row starts in in `bad_at`) when a
 // row would reach max_merged_intervals or beyond: the rows would not fit.
-inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns, std::vector<interval_stats>& rows,
-                                std::vector<std::size_t>& merged_into, std::size_t& bad_input, std::uint64_t& bad_at) {
+inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t interval_ns,
+                                std::vector<interval_stats>& rows, std::vector<std::size_t>& merged_into,
+                                std::size_t& bad_input, std::uint64_t& bad_at) {
     struct placed {
         std::int64_t first, count;
         const interval_stats* row;
@@ -116,7 +128,8 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
     for (std::size_t i = 0; i < inputs.size(); ++i)
         for (const interval_stats& row : *inputs[i].rows) {
             // In doubles first: a saved start, offset and duration may each be near 2^62.
-            const double at = std::max(0.0, static_cast<double>(row.start_ns) + static_cast<double>(inputs[i].offset_ns));
+            const double at =
+                std::max(0.0, static_cast<double>(row.start_ns) + static_cast<double>(inputs[i].offset_ns));
             const double count = std::max(1.0, std::round(static_cast<double>(row.duration_ns) / step));
             if (std::floor(at / step) + count > static_cast<double>(max_merged_intervals)) {
                 bad_input = i;
@@ -132,8 +145,11 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
     rows.clear();
     merged_into.clear();
     if (last < 0) return true;
-    std::vector<std::int64_t> reach(static_cast<std::size_t>(last + 1), -1);  // from interval k, rows cover up to reach[k]
-    for (const placed& p : all) reach[static_cast<std::size_t>(p.first)] = std::max(reach[static_cast<std::size_t>(p.first)], p.first + p.count - 1);
+    // From interval k, the rows cover up to reach[k].
+    std::vector<std::int64_t> reach(static_cast<std::size_t>(last + 1), -1);
+    for (const placed& p : all)
+        reach[static_cast<std::size_t>(p.first)] =
+            std::max(reach[static_cast<std::size_t>(p.first)], p.first + p.count - 1);
     std::vector<std::size_t> row_of(static_cast<std::size_t>(last + 1), 0);
     std::int64_t covered = -1;  // the last interval the current merged row must take in
     for (std::int64_t k = 0; k <= last; ++k) {
@@ -158,7 +174,8 @@ inline bool merge_interval_rows(const std::vector<rows_at>& inputs, std::int64_t
 // counted it dropped from the run's own histograms, which hold the same values), and its
 // percentiles theirs, exact (in place of add_interval_row's upper bound). Rows no input row
 // reached get empty histograms. False when a kept histogram does not decode.
-inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::vector<std::size_t>& merged_into, result& out) {
+inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::vector<std::size_t>& merged_into,
+                                  result& out) {
     std::vector<std::vector<const interval_histogram_set*>> parts(out.intervals.size());
     std::size_t k = 0;
     for (const report_run& run : in)
@@ -179,9 +196,12 @@ inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::
             }
         }
         interval_stats& row = out.intervals[m];
-        row.p50_ns = sum[0].value_at_percentile(50), row.p90_ns = sum[0].value_at_percentile(90);
-        row.p99_ns = sum[0].value_at_percentile(99), row.max_ns = sum[0].max();
-        row.lag_p99_ns = sum[2].value_at_percentile(99), row.lag_max_ns = sum[2].max();
+        row.p50_ns = sum[0].value_at_percentile(50);
+        row.p90_ns = sum[0].value_at_percentile(90);
+        row.p99_ns = sum[0].value_at_percentile(99);
+        row.max_ns = sum[0].max();
+        row.lag_p99_ns = sum[2].value_at_percentile(99);
+        row.lag_max_ns = sum[2].max();
         encode_histogram(sum[0], out.interval_histograms[m].response);
         encode_histogram(sum[1], out.interval_histograms[m].service);
         encode_histogram(sum[2], out.interval_histograms[m].schedule_lag);
@@ -207,12 +227,15 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
             s.problem = in[i].label + " is a scenario of a suite; merge takes single runs";
             return {errc::merge_nothing, i};
         }
-        if (i > 0 && !(s.problem = detail::plan_difference(first, in[i])).empty()) return {errc::merge_different_plans, i};
-        if (i > 0 && !(s.problem = detail::histogram_difference(first, in[i])).empty()) return {errc::merge_incompatible_histograms, i};
+        if (i > 0 && !(s.problem = detail::plan_difference(first, in[i])).empty())
+            return {errc::merge_different_plans, i};
+        if (i > 0 && !(s.problem = detail::histogram_difference(first, in[i])).empty())
+            return {errc::merge_incompatible_histograms, i};
         if (!in[i].config.shard_count) continue;
         s.shard_count = in[i].config.shard_count;
         if (std::find(s.shards.begin(), s.shards.end(), in[i].config.shard_index) != s.shards.end()) {
-            detail::appendf(s.problem, "shard %u of %u appears twice (%s)", in[i].config.shard_index, s.shard_count, in[i].label.c_str());
+            detail::appendf(s.problem, "shard %u of %u appears twice (%s)", in[i].config.shard_index, s.shard_count,
+                            in[i].label.c_str());
             return {errc::merge_duplicate_shard, i};
         }
         s.shards.push_back(in[i].config.shard_index);
@@ -221,9 +244,11 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     // fields (server software, seed) the result keeps — is the input of the widest histogram range,
     // then of the earliest start, then of the lowest shard: never a matter of the inputs' order.
     auto before = [&in](std::size_t a, std::size_t b) {
-        const std::int64_t wa = in[a].r.total_ns.config().highest_trackable_value, wb = in[b].r.total_ns.config().highest_trackable_value;
+        const std::int64_t wa = in[a].r.total_ns.config().highest_trackable_value,
+                           wb = in[b].r.total_ns.config().highest_trackable_value;
         if (wa != wb) return wa > wb;
-        if (in[a].r.start_realtime_ns != in[b].r.start_realtime_ns) return in[a].r.start_realtime_ns < in[b].r.start_realtime_ns;
+        if (in[a].r.start_realtime_ns != in[b].r.start_realtime_ns)
+            return in[a].r.start_realtime_ns < in[b].r.start_realtime_ns;
         return in[a].config.shard_index < in[b].config.shard_index;
     };
     std::size_t widest = 0;
@@ -262,7 +287,8 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         std::uint64_t at = 0;
         std::vector<std::size_t> merged_into;
         if (!detail::merge_interval_rows(rows, first.r.interval_ns, out.r.intervals, merged_into, bad, at)) {
-            detail::appendf(s.problem, "%s has an interval starting %llu intervals after the earliest start, reaching past %zu",
+            detail::appendf(s.problem,
+                            "%s has an interval starting %llu intervals after the earliest start, reaching past %zu",
                             in[bad].label.c_str(), static_cast<unsigned long long>(at), max_merged_intervals);
             return {errc::merge_too_many_intervals, bad};
         }

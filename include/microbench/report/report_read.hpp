@@ -45,8 +45,8 @@ constexpr std::int64_t saved_ms_max = saved_ns_max / 1'000'000;
 class json_fields {
 public:
     // `name`: this object's key in `parent`; with `index` >= 0 the key of the array it is element `index` of.
-    json_fields(const json_value* object, std::string& problem, const json_fields* parent = nullptr, const char* name = "",
-                long index = -1)
+    json_fields(const json_value* object, std::string& problem, const json_fields* parent = nullptr,
+                const char* name = "", long index = -1)
         : object_(object), problem_(problem), parent_(parent), name_(name), index_(index) {
         if (!object_) failed_ = true;  // its parent said why
         else if (!object_->is(json_value::kind::object)) fail("", "is not an object");  // an interval row
@@ -68,8 +68,12 @@ public:
     bool number_to(const char* key, std::uint64_t max, std::uint64_t& out) {
         const json_value* v = get(key, json_value::kind::number);
         std::uint64_t x = 0;
-        if (v && (!v->to_u64(x) || x > max)) fail(key, "is out of range", v->text);
-        else if (v) return out = x, true;
+        if (v && (!v->to_u64(x) || x > max)) {
+            fail(key, "is out of range", v->text);
+        } else if (v) {
+            out = x;
+            return true;
+        }
         return false;
     }
     void number(const char* key, std::uint64_t& out) { number_to(key, UINT64_MAX, out); }
@@ -127,7 +131,8 @@ inline void read_histogram(json_fields& f, const char* key, histogram& out) {
     json_fields h = f.object(key);
     const json_value* text = h.get("histogram", json_value::kind::string);
     std::string bytes;
-    if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out))) h.fail("histogram", "does not decode");
+    if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out)))
+        h.fail("histogram", "does not decode");
 }
 
 }  // namespace detail
@@ -162,7 +167,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         if (d.shard_index >= d.shard_count) shard.fail("index", "is not below the count");
     }
     d.start_at_unix_ms = 0;
-    if (config.optional("start_at_unix_ms", json_value::kind::number)) config.time("start_at_unix_ms", d.start_at_unix_ms, detail::saved_ms_max);
+    if (config.optional("start_at_unix_ms", json_value::kind::number))
+        config.time("start_at_unix_ms", d.start_at_unix_ms, detail::saved_ms_max);
     r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     std::int64_t start_ms = 0;
     top.time("start_unix_ms", start_ms, detail::saved_ms_max);
@@ -187,7 +193,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     detail::json_fields failures = top.object("failures");
     for (int i = 0; i < failure_count; ++i) {
         const char* name = failure_name(static_cast<failure>(i));
-        if (static_cast<failure>(i) == failure::tls && !failures.optional(name, json_value::kind::number)) continue;  // before https
+        if (static_cast<failure>(i) == failure::tls && !failures.optional(name, json_value::kind::number))
+            continue;  // before https
         failures.number(name, r.failures[i]);
     }
     if (const json_value* codes = top.get("status_codes", json_value::kind::object)) {
@@ -195,7 +202,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         for (std::size_t i = 0; i < codes->keys.size(); ++i) {
             const std::string& key = codes->keys[i];
             std::uint64_t code = 0;
-            if (key.size() != 3 || !detail::parse_u64(key, code) || code < 100) status.fail(key.c_str(), "is not a status code");
+            if (key.size() != 3 || !detail::parse_u64(key, code) || code < 100)
+                status.fail(key.c_str(), "is not a status code");
             else status.number(key.c_str(), r.status_counts[code]);
         }
     }
@@ -222,7 +230,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     detail::read_histogram(latency, "total", r.total_ns);
     // Every whole response, passed or not; a file written before it was saved has only the ones
     // that passed, which is what it held there unless checks failed.
-    if (latency.optional("responses_total", json_value::kind::object)) detail::read_histogram(latency, "responses_total", r.responses_total_ns);
+    if (latency.optional("responses_total", json_value::kind::object))
+        detail::read_histogram(latency, "responses_total", r.responses_total_ns);
     else r.responses_total_ns = r.total_ns;
     if (top.optional("open_model", json_value::kind::object)) {
         detail::json_fields open = top.object("open_model");
@@ -245,7 +254,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         tls.number("handshakes", r.tls_handshakes);
         tls.number("resumed", r.tls_resumed);
         // Files written before it was saved counted every tls failure in ab's Connect column.
-        if (tls.optional("handshake_failures", json_value::kind::number)) tls.number("handshake_failures", r.tls_handshake_failures);
+        if (tls.optional("handshake_failures", json_value::kind::number))
+            tls.number("handshake_failures", r.tls_handshake_failures);
         else r.tls_handshake_failures = r.failures[static_cast<int>(failure::tls)];
         if (r.tls_handshake_failures > r.failures[static_cast<int>(failure::tls)])
             tls.fail("handshake_failures", "is more than the tls failures");
@@ -268,7 +278,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         r.tls_used = r.tls.protocol[0] != 0;
         if (const json_value* reasons = tls.get("failure_reasons", json_value::kind::array))
             for (const json_value& why : reasons->items) {
-                if (!why.is(json_value::kind::string)) tls.fail("failure_reasons", "holds a value that is not a string");
+                if (!why.is(json_value::kind::string))
+                    tls.fail("failure_reasons", "holds a value that is not a string");
                 else r.note_tls_failure(why.text);
             }
         detail::read_histogram(tls, "handshake_ns", r.tls_handshake_ns);
@@ -276,7 +287,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     if (const json_value* rows = top.optional("intervals", json_value::kind::array)) {
         std::int64_t interval_ms = 0;
         top.time("interval_ms", interval_ms, defaults::max_interval_ms);
-        if (interval_ms < defaults::min_interval_ms) top.fail("interval_ms", "is out of range", std::to_string(interval_ms));
+        if (interval_ms < defaults::min_interval_ms)
+            top.fail("interval_ms", "is out of range", std::to_string(interval_ms));
         r.interval_ns = interval_ms * 1'000'000;
         histogram check;  // what a kept histogram decodes into, to be checked
         for (const json_value& item : rows->items) {
@@ -304,9 +316,11 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             detail::json_fields kept = f.object("histograms");  // plan::interval_histograms
             r.interval_histograms.emplace_back();
             interval_histogram_set& set = r.interval_histograms.back();
-            for (const auto& [name, bytes] : {std::pair{"response", &set.response}, std::pair{"service", &set.service}, std::pair{"schedule_lag", &set.schedule_lag}}) {
+            for (const auto& [name, bytes] : {std::pair{"response", &set.response}, std::pair{"service", &set.service},
+                                              std::pair{"schedule_lag", &set.schedule_lag}}) {
                 const json_value* text = kept.get(name, json_value::kind::string);
-                if (text && (!base64_decode(text->text, *bytes) || decode_histogram(*bytes, check))) kept.fail(name, "does not decode");
+                if (text && (!base64_decode(text->text, *bytes) || decode_histogram(*bytes, check)))
+                    kept.fail(name, "does not decode");
             }
         }
         if (!r.interval_histograms.empty() && r.interval_histograms.size() != r.intervals.size())
@@ -353,7 +367,8 @@ inline error read_report_runs(std::string_view text, const std::string& label, s
     for (const json_value& item : doc.items) {
         const json_value* scenario = item.find("scenario");
         const json_value* result_doc = item.find("result");
-        if (!scenario || !scenario->is(json_value::kind::string) || !result_doc) return {errc::result_not_microbench, 0};
+        if (!scenario || !scenario->is(json_value::kind::string) || !result_doc)
+            return {errc::result_not_microbench, 0};
         if (error e = add(*result_doc, "", scenario->text, "")) return e;
         if (first_url.empty()) first_url = out.back().config.url;
         out.back().label = out.back().config.url == first_url ? "A" : "B";

@@ -28,7 +28,8 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     else if (ctx.keep_alive && r.server_closes > 0)
         appendf(out, "\nNote: keep-alive was requested; the server closed connections %llu times, and %llu of %llu "
                      "requests reused a connection.\n",
-                static_cast<unsigned long long>(r.server_closes), static_cast<unsigned long long>(r.keep_alive_requests), sent);
+                static_cast<unsigned long long>(r.server_closes),
+                static_cast<unsigned long long>(r.keep_alive_requests), sent);
     if (r.retries)
         appendf(out, "Note: %llu requests met a keep-alive connection the server had closed and were sent again "
                      "(each counted once).\n", static_cast<unsigned long long>(r.retries));
@@ -44,9 +45,10 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
     if (r.tls_handshakes) {
         const histogram& h = r.tls_handshake_ns;
-        appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f (within ab's Connect)\n",
-                static_cast<unsigned long long>(r.tls_handshakes), static_cast<unsigned long long>(r.tls_resumed), h.min() / 1e6,
-                h.value_at_percentile(50) / 1e6, h.value_at_percentile(99) / 1e6, h.max() / 1e6);
+        appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f "
+                     "(within ab's Connect)\n",
+                static_cast<unsigned long long>(r.tls_handshakes), static_cast<unsigned long long>(r.tls_resumed),
+                h.min() / 1e6, h.value_at_percentile(50) / 1e6, h.value_at_percentile(99) / 1e6, h.max() / 1e6);
     }
     for (std::size_t i = 0; i < r.tls_failure_reasons.size(); ++i)
         appendf(out, "%s%s", i ? "; " : "TLS failures: ", r.tls_failure_reasons[i].c_str());
@@ -65,7 +67,8 @@ inline void append_open_model_section(const result& r, std::string& out) {
     if (r.rate_target <= 0) return;
     const double achieved = r.requests_per_second();
     appendf(out, "\nOpen model: target %.2f requests/s", r.rate_target);
-    if (r.rate_arrivals == arrivals::poisson) appendf(out, " (Poisson arrivals, seed %llu)", static_cast<unsigned long long>(r.rate_seed));
+    if (r.rate_arrivals == arrivals::poisson)
+        appendf(out, " (Poisson arrivals, seed %llu)", static_cast<unsigned long long>(r.rate_seed));
     appendf(out, ", achieved %.2f (%.1f %%)\n", achieved, 100.0 * achieved / r.rate_target);
     appendf(out, "  (ms)          %10s %10s %10s %10s %10s\n", "p50", "p90", "p99", "p99.9", "max");
     const std::pair<const char*, const histogram*> rows[] = {
@@ -76,20 +79,27 @@ inline void append_open_model_section(const result& r, std::string& out) {
                 h.value_at_percentile(90) / 1e6, h.value_at_percentile(99) / 1e6, h.value_at_percentile(99.9) / 1e6,
                 static_cast<double>(h.max()) / 1e6);
     }
-    appendf(out, "  response = intended send time -> last byte (what a user in line sees); service = actual send -> last byte\n"
-                 "  (ab's lines above, at a fixed rate: Time per request is -c x elapsed / requests and elapsed / requests,\n"
-                 "  the schedule's pacing rather than a response time; Connection Times are service times in whole ms)\n");
+    appendf(out, "  response = intended send time -> last byte (what a user in line sees); "
+                 "service = actual send -> last byte\n"
+                 "  (ab's lines above, at a fixed rate: Time per request is -c x elapsed / requests and "
+                 "elapsed / requests,\n"
+                 "  the schedule's pacing rather than a response time; "
+                 "Connection Times are service times in whole ms)\n");
     if (r.rate_batch_lag_ns > 0)
-        appendf(out, "  schedule lag = intended -> actual send; up to %lld us of it lets one wake send several (--max-batch-lag)\n",
+        appendf(out, "  schedule lag = intended -> actual send; up to %lld us of it lets one wake send several "
+                     "(--max-batch-lag)\n",
                 static_cast<long long>(r.rate_batch_lag_ns / 1000));
     // Behind: below 99.5 % of the target, requests never sent, or more than 1 % sent late for want of a connection.
-    const bool behind = achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
+    const bool behind =
+        achieved < 0.995 * r.rate_target || r.schedule_missed || r.connection_waits * 100 > r.requests_ended;
     if (!behind) return;
-    appendf(out, "Note: the generator could not hold the rate: target %.0f/s, achieved %.0f/s, %.3f ms max schedule lag",
+    appendf(out,
+            "Note: the generator could not hold the rate: target %.0f/s, achieved %.0f/s, %.3f ms max schedule lag",
             r.rate_target, achieved, static_cast<double>(r.schedule_lag_ns.max()) / 1e6);
     if (r.connection_waits || r.schedule_missed)
-        appendf(out, "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
-                     "were busy: raise -c (rate x latency needs that many in flight) or --threads.\n",
+        appendf(out,
+                "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
+                "were busy: raise -c (rate x latency needs that many in flight) or --threads.\n",
                 static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
                 r.concurrency_requested);
     else
@@ -116,23 +126,25 @@ inline void append_intervals_summary(const result& r, std::string& out, bool row
     appendf(out, "\nIntervals: %zu of %.3f s%s\n", r.intervals.size(), static_cast<double>(r.interval_ns) / 1e9,
             rows_written ? "" : " (--intervals FILE for every row)");
     appendf(out, "  requests/s      min %10.2f   median %10.2f   max %10.2f\n", rates[0], rates[n / 2], rates[n - 1]);
-    appendf(out, "  p99 (ms)        min %10.3f   median %10.3f   max %10.3f (at %.3f s)\n", p99s[0], p99s[n / 2], p99s[n - 1],
-            static_cast<double>(worst->start_ns) / 1e9);
+    appendf(out, "  p99 (ms)        min %10.3f   median %10.3f   max %10.3f (at %.3f s)\n", p99s[0], p99s[n / 2],
+            p99s[n - 1], static_cast<double>(worst->start_ns) / 1e9);
 }
 
 // --intervals FILE: a header, then one row per interval (append_interval_csv_row); each column's
 // unit in its name: seconds, counts, requests per second (ended and the schedule's target), ms.
 constexpr const char* intervals_csv_header =
-    "start_s,duration_s,sent,ended,completed,failed,rate_per_s,target_per_s,p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
+    "start_s,duration_s,sent,ended,completed,failed,rate_per_s,target_per_s,"
+    "p50_ms,p90_ms,p99_ms,max_ms,lag_p99_ms,lag_max_ms\n";
 
 inline void append_interval_csv_row(const interval_stats& row, std::string& out) {
     detail::appendf(out, "%.3f,%.3f,%llu,%llu,%llu,%llu,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
                     static_cast<double>(row.start_ns) / 1e9, static_cast<double>(row.duration_ns) / 1e9,
                     static_cast<unsigned long long>(row.sent), static_cast<unsigned long long>(row.ended),
-                    static_cast<unsigned long long>(row.completed), static_cast<unsigned long long>(row.failed), row.rate(),
-                    row.target_rate(), static_cast<double>(row.p50_ns) / 1e6, static_cast<double>(row.p90_ns) / 1e6,
-                    static_cast<double>(row.p99_ns) / 1e6, static_cast<double>(row.max_ns) / 1e6,
-                    static_cast<double>(row.lag_p99_ns) / 1e6, static_cast<double>(row.lag_max_ns) / 1e6);
+                    static_cast<unsigned long long>(row.completed), static_cast<unsigned long long>(row.failed),
+                    row.rate(), row.target_rate(), static_cast<double>(row.p50_ns) / 1e6,
+                    static_cast<double>(row.p90_ns) / 1e6, static_cast<double>(row.p99_ns) / 1e6,
+                    static_cast<double>(row.max_ns) / 1e6, static_cast<double>(row.lag_p99_ns) / 1e6,
+                    static_cast<double>(row.lag_max_ns) / 1e6);
 }
 
 inline std::string intervals_csv(const result& r) {
@@ -148,7 +160,8 @@ inline bool parse_percentile_list(const std::string& text, std::vector<double>& 
     while (at <= text.size()) {
         std::size_t comma = text.find(',', at);
         double v = -1;
-        if (!detail::parse_real(std::string_view(text).substr(at, comma == std::string::npos ? std::string::npos : comma - at), v) ||
+        if (!detail::parse_real(
+                std::string_view(text).substr(at, comma == std::string::npos ? std::string::npos : comma - at), v) ||
             !(v >= 0 && v <= 100))
             return false;
         out.push_back(v);
@@ -167,7 +180,8 @@ inline void append_latency_section(const result& r, const std::vector<double>& p
     if (failures_timed)
         appendf(out, "(total: successful responses; responses: every whole response, %llu failed ones included)\n",
                 static_cast<unsigned long long>(r.responses_total_ns.count() - r.total_ns.count()));
-    appendf(out, "           %12s %12s %12s %12s%s\n", "connect", "waiting", "processing", "total", failures_timed ? "    responses" : "");
+    appendf(out, "           %12s %12s %12s %12s%s\n", "connect", "waiting", "processing", "total",
+            failures_timed ? "    responses" : "");
     const histogram* h[] = {&r.connect_ns, &r.waiting_ns, &r.processing_ns, &r.total_ns, &r.responses_total_ns};
     auto row = [&](const char* label, auto value) {
         appendf(out, "  %-8s", label);
@@ -205,8 +219,9 @@ inline std::string gnuplot_tsv(const result& r) {
         tm local{};
         localtime_r(&seconds, &local);
         detail::appendf(out, "%.3s %.3s %02d %02d:%02d:%02d %d\t%lld\t%lld\t%lld\t%lld\t%lld\n",
-                        &"SunMonTueWedThuFriSat"[3 * local.tm_wday], &"JanFebMarAprMayJunJulAugSepOctNovDec"[3 * local.tm_mon],
-                        local.tm_mday, local.tm_hour, local.tm_min, local.tm_sec, local.tm_year + 1900, static_cast<long long>(seconds),
+                        &"SunMonTueWedThuFriSat"[3 * local.tm_wday],
+                        &"JanFebMarAprMayJunJulAugSepOctNovDec"[3 * local.tm_mon], local.tm_mday, local.tm_hour,
+                        local.tm_min, local.tm_sec, local.tm_year + 1900, static_cast<long long>(seconds),
                         detail::ab_round_ms(t.connect_ns), detail::ab_round_ms(t.processing_ns),
                         detail::ab_round_ms(t.total_ns), detail::ab_round_ms(t.waiting_ns));
     }

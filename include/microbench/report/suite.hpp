@@ -109,23 +109,27 @@ inline void append_suite_table(const std::vector<scenario_result>& results, std:
 
 // Side by side: the same scenarios against A and B (medians over rounds are the caller's), with
 // B/A ratios for requests/s, mean, p99 and transfer rate, and failures of each.
-inline void append_compare_table(const std::vector<scenario_result>& a, const std::vector<scenario_result>& b, std::string& out) {
+inline void append_compare_table(const std::vector<scenario_result>& a, const std::vector<scenario_result>& b,
+                                 std::string& out) {
     using detail::appendf;
     using detail::ms;
-    appendf(out, "%-14s %11s %11s %6s %9s %9s %6s %9s %9s %6s %10s %10s %6s %7s %7s\n", "scenario", "A req/s", "B req/s",
-            "B/A", "A mean", "B mean", "B/A", "A p99", "B p99", "B/A", "A KB/s", "B KB/s", "B/A", "A fail", "B fail");
+    appendf(out, "%-14s %11s %11s %6s %9s %9s %6s %9s %9s %6s %10s %10s %6s %7s %7s\n", "scenario", "A req/s",
+            "B req/s", "B/A", "A mean", "B mean", "B/A", "A p99", "B p99", "B/A", "A KB/s", "B KB/s", "B/A", "A fail",
+            "B fail");
     auto ratio = [](double x, double y) { return x > 0 ? y / x : 0.0; };
     for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
         const result &ra = a[i].r, &rb = b[i].r;
-        double seconds_a = static_cast<double>(ra.elapsed_ns) / 1e9, seconds_b = static_cast<double>(rb.elapsed_ns) / 1e9;
+        double seconds_a = static_cast<double>(ra.elapsed_ns) / 1e9,
+               seconds_b = static_cast<double>(rb.elapsed_ns) / 1e9;
         double kb_a = seconds_a > 0 ? static_cast<double>(ra.bytes_received) / 1024 / seconds_a : 0;
         double kb_b = seconds_b > 0 ? static_cast<double>(rb.bytes_received) / 1024 / seconds_b : 0;
         double mean_a = ra.total_ns.mean() / 1e6, mean_b = rb.total_ns.mean() / 1e6;
         double p99_a = ms(ra.total_ns.value_at_percentile(99)), p99_b = ms(rb.total_ns.value_at_percentile(99));
         appendf(out, "%-14s %11.1f %11.1f %6.2f %9.3f %9.3f %6.2f %9.3f %9.3f %6.2f %10.1f %10.1f %6.2f %7llu %7llu\n",
                 a[i].scenario.c_str(), ra.requests_per_second(), rb.requests_per_second(),
-                ratio(ra.requests_per_second(), rb.requests_per_second()), mean_a, mean_b, ratio(mean_a, mean_b), p99_a, p99_b,
-                ratio(p99_a, p99_b), kb_a, kb_b, ratio(kb_a, kb_b), static_cast<unsigned long long>(ra.requests_failed),
+                ratio(ra.requests_per_second(), rb.requests_per_second()), mean_a, mean_b, ratio(mean_a, mean_b), p99_a,
+                p99_b, ratio(p99_a, p99_b), kb_a, kb_b, ratio(kb_a, kb_b),
+                static_cast<unsigned long long>(ra.requests_failed),
                 static_cast<unsigned long long>(rb.requests_failed));
     }
 }

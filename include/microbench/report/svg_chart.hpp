@@ -115,7 +115,10 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     double lx = left, ly = 4 + em;
     for (const chart_series* s : legend) {
         double w = 30 + 0.55 * em * static_cast<double>(s->name.size()) + 14;
-        if (lx + w > width - right && lx > left) lx = left, ly += 1.5 * em;
+        if (lx + w > width - right && lx > left) {
+            lx = left;
+            ly += 1.5 * em;
+        }
         legend_at.push_back({lx, ly});
         lx += w;
     }
@@ -128,10 +131,15 @@ inline void append_svg_chart(const chart& c, std::string& out) {
         for (const auto& pt : s.points) {
             if (!detail::drawable(pt.first, pt.second)) continue;
             if (!any) x_min = x_max = pt.first;
-            x_min = std::min(x_min, pt.first), x_max = std::max(x_max, pt.first), y_max = std::max(y_max, pt.second);
+            x_min = std::min(x_min, pt.first);
+            x_max = std::max(x_max, pt.first);
+            y_max = std::max(y_max, pt.second);
             any = true;
         }
-    if (c.x_axis == chart_axis::percentile) x_min = 0, x_max = std::min(9.0, std::max(1.0, std::ceil(x_max - 1e-9)));
+    if (c.x_axis == chart_axis::percentile) {
+        x_min = 0;
+        x_max = std::min(9.0, std::max(1.0, std::ceil(x_max - 1e-9)));
+    }
     if (!(x_max > x_min)) x_max = x_min + std::max(1.0, std::fabs(x_min));  // one value: a range around it
     const double y_step = detail::nice_step(y_max, 5);
     const double y_top = std::max(y_step, std::ceil(y_max / y_step - 1e-9) * y_step);
@@ -139,7 +147,8 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     auto sx = [&](double x) { return left + (x - x_min) / (x_max - x_min) * plot_w; };
     auto sy = [&](double y) { return top + plot_h - y / y_top * plot_h; };
 
-    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" font-size=\"%.0f\" role=\"img\" aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n",
+    appendf(out, "<svg class=\"chart\" viewBox=\"0 0 %.0f %.0f\" font-size=\"%.0f\" role=\"img\" "
+                 "aria-labelledby=\"%s-t %s-d\" id=\"%s\">\n",
             width, height, em, c.id.c_str(), c.id.c_str(), c.id.c_str());
     appendf(out, "<title id=\"%s-t\">", c.id.c_str());
     detail::append_html_escaped(out, c.title);
@@ -149,16 +158,18 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     // A grid line across the plot at `at` (a y when `y_axis`, else an x) and its label.
     auto tick = [&](bool y_axis, double at, const std::string& label) {
         const double x = y_axis ? left : at, y = y_axis ? at : top;
-        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y, y_axis ? left + plot_w : x,
-                y_axis ? y : top + plot_h);
-        appendf(out, "<text class=\"tick %c\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", y_axis ? 'y' : 'x', y_axis ? left - 6 : x,
-                y_axis ? y + em / 3 : top + plot_h + 4 + em, label.c_str());
+        appendf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y,
+                y_axis ? left + plot_w : x, y_axis ? y : top + plot_h);
+        appendf(out, "<text class=\"tick %c\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", y_axis ? 'y' : 'x',
+                y_axis ? left - 6 : x, y_axis ? y + em / 3 : top + plot_h + 4 + em, label.c_str());
     };
     // The grid and the y axis: round values, labelled with their unit in the axis label.
-    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i) tick(true, sy(i * y_step), detail::tick_text(i * y_step));
+    for (int i = 0, n = detail::tick_count(0, y_top, y_step); i < n; ++i)
+        tick(true, sy(i * y_step), detail::tick_text(i * y_step));
     if (c.x_axis == chart_axis::percentile) {
         for (int d = 1; d <= x_max; ++d) tick(false, sx(d), detail::percentile_tick_text(d));
-        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)), top + plot_h + 4 + em);
+        appendf(out, "<text class=\"tick x\" x=\"%.1f\" y=\"%.1f\">50%%</text>\n", sx(std::log10(2.0)),
+                top + plot_h + 4 + em);
     } else {
         for (int i = 0, n = detail::tick_count(x_first, x_max, x_step); i < n; ++i)
             tick(false, sx(x_first + i * x_step), detail::tick_text(x_first + i * x_step));
@@ -173,22 +184,32 @@ inline void append_svg_chart(const chart& c, std::string& out) {
     for (const chart_series& s : c.series) {
         std::size_t drawn = 0;
         const std::pair<double, double>* one = nullptr;
-        for (const auto& pt : s.points)
-            if (detail::drawable(pt.first, pt.second)) ++drawn, one = &pt;
+        for (const auto& pt : s.points) {
+            if (detail::drawable(pt.first, pt.second)) {
+                ++drawn;
+                one = &pt;
+            }
+        }
         if (!drawn) continue;
         const char* colour = detail::chart_colours[s.style % 6];
         const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
-        appendf(out, "<polyline class=\"line%s\" stroke=\"%s\"%s%s%s points=\"", s.secondary ? " secondary" : "", colour,
-                *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
+        appendf(out, "<polyline class=\"line%s\" stroke=\"%s\"%s%s%s points=\"", s.secondary ? " secondary" : "",
+                colour, *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
         const char* space = "";
-        for (const auto& pt : s.points)
-            if (detail::drawable(pt.first, pt.second)) appendf(out, "%s%.1f,%.1f", space, sx(pt.first), sy(pt.second)), space = " ";
+        for (const auto& pt : s.points) {
+            if (detail::drawable(pt.first, pt.second)) {
+                appendf(out, "%s%.1f,%.1f", space, sx(pt.first), sy(pt.second));
+                space = " ";
+            }
+        }
         out += "\"/>\n";
         if (drawn == 1)  // a line of one point would not show
-            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(one->first), sy(one->second), colour);
+            appendf(out, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", sx(one->first),
+                    sy(one->second), colour);
         for (const chart_marker& m : s.markers) {
             if (!detail::drawable(m.x, m.y)) continue;
-            appendf(out, "<circle class=\"marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", sx(m.x), sy(m.y), colour);
+            appendf(out, "<circle class=\"marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>", sx(m.x),
+                    sy(m.y), colour);
             detail::append_html_escaped(out, m.label);
             out += "</title></circle>\n";
         }
@@ -197,7 +218,8 @@ inline void append_svg_chart(const chart& c, std::string& out) {
         const chart_series& s = *legend[i];
         const char* dash = s.secondary ? "2 3" : detail::chart_dashes[s.style % 4];
         const double x = legend_at[i].first, y = legend_at[i].second;
-        appendf(out, "<g class=\"legend\"><line class=\"line%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"%s%s%s/>",
+        appendf(out, "<g class=\"legend\"><line class=\"line%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                     "stroke=\"%s\"%s%s%s/>",
                 s.secondary ? " secondary" : "", x, y - em / 3, x + 24, y - em / 3, detail::chart_colours[s.style % 6],
                 *dash ? " stroke-dasharray=\"" : "", dash, *dash ? "\"" : "");
         appendf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 30, y);

@@ -29,8 +29,12 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
                                         std::size_t max_head_bytes = defaults::max_header_bytes) {
     std::size_t end = in.find("\r\n\r\n");
     std::size_t term = 4;
-    if (std::size_t lf = in.find("\n\n"); lf != std::string_view::npos && lf < end) end = lf, term = 2;
-    if (end == std::string_view::npos) return in.size() > max_head_bytes ? request_parse::bad : request_parse::incomplete;
+    if (std::size_t lf = in.find("\n\n"); lf != std::string_view::npos && lf < end) {
+        end = lf;
+        term = 2;
+    }
+    if (end == std::string_view::npos)
+        return in.size() > max_head_bytes ? request_parse::bad : request_parse::incomplete;
     if (end + term > max_head_bytes) return request_parse::bad;
     out = request_head{};
     out.head_bytes = end + term;
@@ -45,7 +49,8 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
     out.target = line.substr(sp1 + 1, sp2 - sp1 - 1);
     std::string_view version = line.substr(sp2 + 1);
     if (!detail::is_token(out.method) || out.target.empty() || out.target[0] != '/') return request_parse::bad;
-    if (version.size() != 8 || version.substr(0, 7) != "HTTP/1." || !detail::is_digit(version[7])) return request_parse::bad;
+    if (version.size() != 8 || version.substr(0, 7) != "HTTP/1." || !detail::is_digit(version[7]))
+        return request_parse::bad;
     for (char c : out.target)
         if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return request_parse::bad;
     out.http_minor = version[7] - '0';

@@ -47,7 +47,8 @@ public:
         listen_fd_ = ::socket(at.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         int one = 1;
         if (listen_fd_ < 0 || setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-            ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 || ::listen(listen_fd_, 4096) != 0)
+            ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 ||
+            ::listen(listen_fd_, 4096) != 0)
             return fail_start();
         endpoint bound;
         bound.len = sizeof bound.addr;
@@ -80,8 +81,12 @@ public:
             ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
             (void)ignored;
         }
-        for (std::uint32_t i = 0; i < thread_count_; ++i)
-            if (threads_[i].started) pthread_join(threads_[i].id, nullptr), threads_[i].started = false;
+        for (std::uint32_t i = 0; i < thread_count_; ++i) {
+            if (threads_[i].started) {
+                pthread_join(threads_[i].id, nullptr);
+                threads_[i].started = false;
+            }
+        }
         if (listen_fd_ >= 0) ::close(listen_fd_);
         if (wake_fd_ >= 0) ::close(wake_fd_);
         listen_fd_ = wake_fd_ = -1;
@@ -104,15 +109,16 @@ public:
     // Requests answered so far (counts().requests without copying anything: no allocation).
     std::uint64_t requests() const {
         std::uint64_t n = 0;
-        for (std::uint32_t i = 0; i < thread_count_; ++i) n += threads_[i].counts[f_requests].load(std::memory_order_relaxed);
+        for (std::uint32_t i = 0; i < thread_count_; ++i)
+            n += threads_[i].counts[f_requests].load(std::memory_order_relaxed);
         return n;
     }
 
 private:
     static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
     static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
-    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections, f_cut, f_closed,
-                       f_listen_pauses };
+    enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections,
+                       f_cut, f_closed, f_listen_pauses };
     static constexpr int count_fields = 11;
 
     struct connection {
@@ -177,7 +183,8 @@ private:
                 else on_io(t, static_cast<std::uint32_t>(token), events[i].events);
             }
             std::int64_t now = now_ns();
-            if (t.listen_again_ns && now >= t.listen_again_ns && t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
+            if (t.listen_again_ns && now >= t.listen_again_ns &&
+                t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
                 t.listen_again_ns = 0;
             while (!t.timers.empty() && t.timers.front().at_ns <= now) {
                 timer due = t.timers.front();
@@ -225,7 +232,8 @@ private:
             connection& c = t.conns[slot];
             c.fd = fd;
             ++c.generation;
-            c.in.clear(), c.out.clear();
+            c.in.clear();
+            c.out.clear();
             c.in_used = c.out_sent = 0;
             c.release_ns = 0;
             c.close_after = c.reset_after = c.writing = false;
@@ -238,12 +246,18 @@ private:
     // A connection from `peer`, by address (one lock per accepted connection, none per request).
     void count_source(const sockaddr_storage& peer) {
         char text[INET6_ADDRSTRLEN] = "other";
-        if (peer.ss_family == AF_INET) inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
-        if (peer.ss_family == AF_INET6) inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
+        if (peer.ss_family == AF_INET)
+            inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
+        if (peer.ss_family == AF_INET6)
+            inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
         pthread_mutex_lock(&sources_mutex_);
         auto it = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.first == text; });
-        if (it == sources_.end() && sources_.size() >= 256) it = std::find_if(sources_.begin(), sources_.end(), [](const auto& s) { return s.first == "other"; });
-        if (it == sources_.end()) sources_.emplace_back(sources_.size() >= 256 ? "other" : text, 0), it = sources_.end() - 1;
+        if (it == sources_.end() && sources_.size() >= 256)
+            it = std::find_if(sources_.begin(), sources_.end(), [](const auto& s) { return s.first == "other"; });
+        if (it == sources_.end()) {
+            sources_.emplace_back(sources_.size() >= 256 ? "other" : text, 0);
+            it = sources_.end() - 1;
+        }
         ++it->second;
         pthread_mutex_unlock(&sources_mutex_);
     }
@@ -273,9 +287,11 @@ private:
             request_head head;
             request_parse parsed = parse_request_head(pending, head);
             if (parsed == request_parse::incomplete) break;
-            if (parsed == request_parse::ok && head.content_length > options_.max_body_bytes) parsed = request_parse::bad;
+            if (parsed == request_parse::ok && head.content_length > options_.max_body_bytes)
+                parsed = request_parse::bad;
             if (parsed == request_parse::bad) {
-                bump(t, f_requests), bump(t, f_bad_request);
+                bump(t, f_requests);
+                bump(t, f_bad_request);
                 c.close_after = true;
                 detail::append_response(c.out, 400, "text/plain", "bad request\n", "close", false);
                 break;
@@ -288,7 +304,8 @@ private:
             c.close_after = a.close;
             if (a.kind != endpoint_kind::stats) {
                 bump(t, f_requests);
-                static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request};
+                static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other,
+                                                          f_bad_request};
                 bump(t, by_kind[static_cast<int>(a.kind)]);
                 if (options_.chaos_cut_permille || options_.chaos_close_permille) chaos(t, c, response_at);
             }
@@ -304,7 +321,8 @@ private:
             }
         }
         if (c.in_used == c.in.size()) {
-            c.in.clear(), c.in_used = 0;
+            c.in.clear();
+            c.in_used = 0;
         } else if (c.in_used > 4096) {  // a pipelining client may never leave it empty: compact
             c.in.erase(0, c.in_used);
             c.in_used = 0;

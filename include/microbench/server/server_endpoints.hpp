@@ -129,9 +129,9 @@ inline std::string server_counts_json(const server_counts& c) {
                           static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
                           static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
                           static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
-                          static_cast<unsigned long long>(c.bad_request), static_cast<unsigned long long>(c.connections),
-                          static_cast<unsigned long long>(c.cut), static_cast<unsigned long long>(c.closed),
-                          static_cast<unsigned long long>(c.listen_pauses));
+                          static_cast<unsigned long long>(c.bad_request),
+                          static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.cut),
+                          static_cast<unsigned long long>(c.closed), static_cast<unsigned long long>(c.listen_pauses));
     std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
     out += ",\"sources\":{";
     for (std::size_t i = 0; i < c.sources.size(); ++i) {
@@ -158,7 +158,8 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         path = path.substr(0, q);
     }
     auto reply = [&](int status, std::string_view type, std::string_view text) {
-        append_response(out, status, type, text, a.close ? "close" : (head.http_minor == 0 ? "keep-alive" : ""), is_head);
+        append_response(out, status, type, text, a.close ? "close" : (head.http_minor == 0 ? "keep-alive" : ""),
+                        is_head);
         return a;
     };
     auto bad = [&](std::string_view why) {
@@ -187,9 +188,11 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         arg = in_path ? path.substr(7) : std::string_view();
         const bool micro = !in_path && query_value(query, "us", arg);
         if (!in_path && !micro && !query_value(query, "ms", arg))
-            return bad(work ? "missing us: use /work?us=N or /work?ms=N\n" : "missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
+            return bad(work ? "missing us: use /work?us=N or /work?ms=N\n"
+                            : "missing ms: use /delay/{ms}, /delay?ms=N or /delay?us=N\n");
         const std::uint64_t unit = micro ? 1'000 : 1'000'000;
-        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n)) return bad("delay out of range\n");
+        if (!small_number(arg, static_cast<std::uint64_t>(options.max_delay_ms) * (1'000'000 / unit), n))
+            return bad("delay out of range\n");
         (work ? a.hold_ns : a.delay_ns) = static_cast<std::int64_t>(n * unit);
         return reply(200, "text/plain", arg);
     }
@@ -218,7 +221,10 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         a.kind = endpoint_kind::stats;
         return reply(200, "application/json", server_counts_json(stats()));
     }
-    if (path == "/") return reply(200, "text/plain", "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /work?us=N /stall?every=MS&for=MS /echo /status/{code} /stats\n");
+    if (path == "/")
+        return reply(200, "text/plain",
+                     "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /work?us=N "
+                     "/stall?every=MS&for=MS /echo /status/{code} /stats\n");
     return reply(404, "text/plain", "not found\n");
 }
 

@@ -11,20 +11,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <limits>
 #include <memory>
 #include <utility>
 
 #include "../core/config.hpp"
 #include "../core/error.hpp"
+#include "histogram_layout.hpp"
 
 namespace microbench {
-
-struct histogram_config {
-    std::int64_t lowest_discernible_value = defaults::histogram_lowest_discernible_ns;
-    std::int64_t highest_trackable_value = defaults::histogram_highest_trackable_ns;
-    int significant_figures = defaults::histogram_significant_figures;
-};
 
 // One non-empty bucket, for for_each_recorded.
 struct histogram_bucket {
@@ -43,43 +37,6 @@ struct histogram_percentile {
 
 namespace detail {
 
-struct histogram_layout {
-    int unit_magnitude = 0;                   // log2 of the lowest discernible value, rounded down
-    int sub_bucket_half_count_magnitude = 0;
-    std::int64_t sub_bucket_count = 0;
-    std::int64_t sub_bucket_half_count = 0;
-    std::int64_t sub_bucket_mask = 0;
-    int bucket_count = 0;
-    std::size_t counts_length = 0;
-};
-
-inline error compute_histogram_layout(const histogram_config& c, histogram_layout& out) {
-    if (c.lowest_discernible_value < 1 || c.significant_figures < 1 || c.significant_figures > 5 ||
-        c.highest_trackable_value / 2 < c.lowest_discernible_value)
-        return {errc::histogram_bad_config, 0};
-    std::int64_t single_unit_limit = 2;  // 2 * 10^figures values keep unit resolution
-    for (int i = 0; i < c.significant_figures; ++i) single_unit_limit *= 10;
-    int sub_bucket_count_magnitude = 0;
-    while ((std::int64_t{1} << sub_bucket_count_magnitude) < single_unit_limit) ++sub_bucket_count_magnitude;
-    histogram_layout l;
-    l.sub_bucket_half_count_magnitude = sub_bucket_count_magnitude - 1;
-    while ((std::int64_t{2} << l.unit_magnitude) <= c.lowest_discernible_value) ++l.unit_magnitude;
-    if (l.unit_magnitude + l.sub_bucket_half_count_magnitude > 61) return {errc::histogram_bad_config, 0};
-    l.sub_bucket_count = std::int64_t{1} << (l.sub_bucket_half_count_magnitude + 1);
-    l.sub_bucket_half_count = l.sub_bucket_count / 2;
-    l.sub_bucket_mask = (l.sub_bucket_count - 1) << l.unit_magnitude;
-    std::int64_t smallest_untrackable = l.sub_bucket_count << l.unit_magnitude;
-    l.bucket_count = 1;
-    while (smallest_untrackable <= c.highest_trackable_value) {
-        ++l.bucket_count;
-        if (smallest_untrackable > std::numeric_limits<std::int64_t>::max() / 2) break;
-        smallest_untrackable <<= 1;
-    }
-    l.counts_length = static_cast<std::size_t>(l.bucket_count + 1) * static_cast<std::size_t>(l.sub_bucket_half_count);
-    out = l;
-    return {};
-}
-
 // Frees a histogram's own counters (an anonymous mapping of `bytes`).
 struct unmap_counts {
     std::size_t bytes = 0;
@@ -87,11 +44,6 @@ struct unmap_counts {
 };
 
 }  // namespace detail
-
-inline error validate(const histogram_config& config) {
-    detail::histogram_layout unused;
-    return detail::compute_histogram_layout(config, unused);
-}
 
 class histogram {
 public:
@@ -172,7 +124,8 @@ public:
     // counted at its nearest edge, so the count always equals the values offered. False when it
     // had to move the value.
     bool record_clamped(std::int64_t value) {
-        const std::int64_t v = value < 0 ? 0 : value > config_.highest_trackable_value ? config_.highest_trackable_value : value;
+        const std::int64_t v = value < 0 ? 0
+                               : value > config_.highest_trackable_value ? config_.highest_trackable_value : value;
         record(v);
         return v == value;
     }
@@ -183,7 +136,8 @@ public:
     bool record_corrected(std::int64_t value, std::int64_t expected_interval, std::uint64_t count = 1) {
         if (!record(value, count)) return false;
         if (expected_interval <= 0) return true;
-        for (std::int64_t missing = value - expected_interval; missing >= expected_interval; missing -= expected_interval)
+        for (std::int64_t missing = value - expected_interval; missing >= expected_interval;
+             missing -= expected_interval)
             record(missing, count);
         return true;
     }
@@ -311,8 +265,12 @@ public:
         if (sub_bucket_of(v, b) >= layout_.sub_bucket_count) ++b;
         return std::int64_t{1} << (layout_.unit_magnitude + b);
     }
-    std::int64_t highest_equivalent(std::int64_t v) const { return lowest_equivalent(v) + size_of_equivalent_range(v) - 1; }
-    std::int64_t median_equivalent(std::int64_t v) const { return lowest_equivalent(v) + (size_of_equivalent_range(v) >> 1); }
+    std::int64_t highest_equivalent(std::int64_t v) const {
+        return lowest_equivalent(v) + size_of_equivalent_range(v) - 1;
+    }
+    std::int64_t median_equivalent(std::int64_t v) const {
+        return lowest_equivalent(v) + (size_of_equivalent_range(v) >> 1);
+    }
     bool equivalent(std::int64_t a, std::int64_t b) const { return lowest_equivalent(a) == lowest_equivalent(b); }
 
     const histogram_config& config() const { return config_; }
@@ -358,7 +316,8 @@ private:
         const std::size_t bytes = layout_.counts_length * sizeof(std::uint64_t);
         void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         MICROBENCH_ASSERT(p != MAP_FAILED && "out of memory for histogram counters");
-        owned_ = std::unique_ptr<std::uint64_t, detail::unmap_counts>(static_cast<std::uint64_t*>(p), detail::unmap_counts{bytes});
+        owned_ = std::unique_ptr<std::uint64_t, detail::unmap_counts>(static_cast<std::uint64_t*>(p),
+                                                                      detail::unmap_counts{bytes});
         counts_ = owned_.get();
     }
     void forget_counts() {

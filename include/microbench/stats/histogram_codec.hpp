@@ -81,7 +81,10 @@ inline void encode_histogram(const histogram& h, std::string& out) {
             continue;
         }
         std::uint64_t run = 0;
-        while (i < n && h.count_at_index(i) == 0) ++run, ++i;
+        while (i < n && h.count_at_index(i) == 0) {
+            ++run;
+            ++i;
+        }
         put_varint(out, (run << 1) | 1);
     }
 }
@@ -92,10 +95,12 @@ inline error decode_histogram(std::string_view in, histogram& out) {
     constexpr std::size_t header = sizeof(detail::histogram_magic) + 1;
     for (std::size_t i = 0; i < sizeof(detail::histogram_magic); ++i) {
         if (i == in.size()) return {errc::histogram_encoding_truncated, i};
-        if (static_cast<unsigned char>(in[i]) != detail::histogram_magic[i]) return {errc::histogram_encoding_bad_magic, i};
+        if (static_cast<unsigned char>(in[i]) != detail::histogram_magic[i])
+            return {errc::histogram_encoding_bad_magic, i};
     }
     if (in.size() < header) return {errc::histogram_encoding_truncated, in.size()};
-    if (static_cast<unsigned char>(in[3]) != detail::histogram_format_version) return {errc::histogram_encoding_bad_version, 3};
+    if (static_cast<unsigned char>(in[3]) != detail::histogram_format_version)
+        return {errc::histogram_encoding_bad_version, 3};
 
     detail::byte_reader r(in.substr(header));
     auto at = [&r] { return header + r.position(); };

@@ -3,8 +3,9 @@
 // Uncompressed: a 40-byte big-endian header (cookie 0x1c849313, payload length, normalizing
 // index offset 0, significant figures, lowest discernible and highest trackable value, the
 // integer-to-double ratio 1.0; a decoder ignores the offset and the ratio, as HdrHistogram.NET
-// and hdr-histogram-js do, whose writer puts 1 in both: the counts come in value order), then a count per bucket index up to the highest one in use, each a
-// ZigZag LEB128 number of at most 9 bytes, a run of k > 1 empty buckets written as -k.
+// and hdr-histogram-js do, whose writer puts 1 in both: the counts come in value order), then a
+// count per bucket index up to the highest one in use, each a ZigZag LEB128 number of at most 9
+// bytes, a run of k > 1 empty buckets written as -k.
 // Compressed: cookie 0x1c849314, the zlib stream's length, the zlib stream of the uncompressed
 // form. The bucket indexes are HdrHistogram's, so the bytes equal its libraries' for the same
 // counts (zlib aside: microbench stores, they deflate). Decoding rebuilds the counts exactly; as
@@ -127,7 +128,8 @@ inline error decode_hdr_v2(std::string_view in, histogram& out) {
         if (in.size() - 8 < length) return {errc::histogram_encoding_truncated, 0};
         // The header states the payload length; a bucket takes a byte at least, so no honest
         // histogram of microbench's largest layout inflates past a few megabytes.
-        if (error e = zlib_inflate(in.substr(8, static_cast<std::size_t>(length)), inflated, std::size_t{64} << 20)) return e;
+        if (error e = zlib_inflate(in.substr(8, static_cast<std::size_t>(length)), inflated, std::size_t{64} << 20))
+            return e;
         in = inflated;
         if (in.size() < 4) return {errc::histogram_encoding_truncated, 0};
     }

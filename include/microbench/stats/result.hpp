@@ -72,7 +72,9 @@ struct interval_stats {
     std::int64_t lag_p99_ns, lag_max_ns;          // schedule lag, at a fixed rate
 
     // Requests that ended per second in this interval.
-    double rate() const { return duration_ns > 0 ? static_cast<double>(ended) * 1e9 / static_cast<double>(duration_ns) : 0.0; }
+    double rate() const {
+        return duration_ns > 0 ? static_cast<double>(ended) * 1e9 / static_cast<double>(duration_ns) : 0.0;
+    }
     // The schedule's target per second in this interval: what rate() is measured against.
     double target_rate() const { return duration_ns > 0 ? target * 1e9 / static_cast<double>(duration_ns) : 0.0; }
 };
@@ -107,7 +109,8 @@ struct result {
     std::uint32_t concurrency_peak = 0;    // most connections open at once
     std::uint64_t bytes_sent = 0;
     std::uint64_t bytes_received = 0;      // everything read: heads, bodies, framing
-    std::uint64_t body_bytes = 0;          // decoded bodies of every whole response, failed ones too (ab's HTML transferred)
+    std::uint64_t body_bytes = 0;          // decoded bodies of every whole response, failed ones too (ab's HTML
+                                           // transferred)
     std::uint64_t head_bytes = 0;          // response heads of every whole response
     std::uint64_t first_body_length = 0;   // of the run's first response that passed its checks (ab's Document
                                            // Length), or when none did, of the first whole one
@@ -115,7 +118,8 @@ struct result {
     std::int64_t elapsed_ns = 0;           // run start to last request end
     std::int64_t start_ns = 0;             // run start, monotonic
     std::int64_t start_realtime_ns = 0;    // the same instant on the wall clock
-    std::int64_t start_requested_realtime_ns = 0;  // when the plan asked it to start (plan::start_at_unix_ms); 0: at once
+    std::int64_t start_requested_realtime_ns = 0;  // when the plan asked it to start (plan::start_at_unix_ms);
+                                                   // 0: at once
     std::vector<request_timing> requests;  // per request, when the plan records them (by start time)
     bool cancelled = false;
 

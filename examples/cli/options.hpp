@@ -1,6 +1,6 @@
-// examples/cli_options.hpp — the microbench command line's settings (what the flags give), the
+// examples/cli/options.hpp — the microbench command line's settings (what the flags give), the
 // value readers its options and subcommands share, and the mapping to a plan. The flags themselves
-// are rows in cli_table.hpp; cli_parse.hpp reads them.
+// are rows in table.hpp; parse.hpp reads them.
 #pragma once
 
 #include <arpa/inet.h>

@@ -1,4 +1,4 @@
-// examples/merge_command.hpp — `microbench merge RESULT.json... [--json OUT] [--html OUT]`: the
+// examples/cli/merge_command.hpp — `microbench merge RESULT.json... [--json OUT] [--html OUT]`: the
 // results of one plan from many generators (each one's --json, e.g. the shards of a Kubernetes
 // Indexed Job) merged into one, printed as ab's report of the whole with what was merged: which
 // shards (and which are missing), and how many histogram values the merge dropped; rows of runs
@@ -13,14 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.hpp"
+#include "options.hpp"
 #include "microbench.hpp"
 #include "report_command.hpp"
 
 namespace cli {
 
 inline const char* merge_usage() {
-    return "Usage: microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]   (microbench --help-all: in detail)\n";
+    return "Usage: microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]   "
+           "(microbench --help-all: in detail)\n";
 }
 
 inline int merge_usage_error(const std::string& problem) { return subcommand_error("merge", problem, merge_usage()); }
@@ -34,9 +35,11 @@ inline std::string merge_line(const mb::merge_summary& s) {
     std::vector<bool> seen(s.shard_count, false);
     for (std::uint32_t i : s.shards) seen[i] = true;
     std::string have, missing;
-    for (std::uint32_t i = 0; i < s.shard_count; ++i) mb::detail::appendf(seen[i] ? have : missing, "%s%u", (seen[i] ? have : missing).empty() ? "" : ", ", i);
+    for (std::uint32_t i = 0; i < s.shard_count; ++i)
+        mb::detail::appendf(seen[i] ? have : missing, "%s%u", (seen[i] ? have : missing).empty() ? "" : ", ", i);
     mb::detail::appendf(line, ": shards %s of %u", have.c_str(), s.shard_count);
-    if (!missing.empty()) mb::detail::appendf(line, " (missing %s: the figures are of the shards present only)", missing.c_str());
+    if (!missing.empty())
+        mb::detail::appendf(line, " (missing %s: the figures are of the shards present only)", missing.c_str());
     return line;
 }
 
@@ -45,12 +48,14 @@ inline int run_merge_command(int argc, char** argv, int first) {
     std::string json_path, html_path, title = "microbench merge";
     for (int i = first; i < argc; ++i) {
         std::string arg = argv[i];
-        std::string* value = arg == "--json" ? &json_path : arg == "--html" ? &html_path : arg == "--title" ? &title : nullptr;
+        std::string* value = arg == "--json" ? &json_path
+                             : arg == "--html" ? &html_path : arg == "--title" ? &title : nullptr;
         if (value) {
             if (i + 1 >= argc || !*argv[i + 1]) return merge_usage_error("option " + arg + " needs a value");
             *value = argv[++i];
         } else if (arg == "-h" || arg == "--help") {
-            return std::fputs(merge_usage(), stdout), 0;
+            std::fputs(merge_usage(), stdout);
+            return 0;
         } else if (arg.size() > 1 && arg[0] == '-') {
             return merge_usage_error("unknown option " + shown(arg));
         } else {
@@ -89,18 +94,23 @@ inline int run_merge_command(int argc, char** argv, int first) {
     if (json_path != "-") {
         mb::append_ab_report(mb::report_context_of(merged.config), merged.r, text);
         mb::append_open_model_section(merged.r, text);
-        mb::detail::appendf(text, "\n%s; elapsed is from the earliest start to the latest end.\n", merge_line(summary).c_str());
-        mb::detail::appendf(text, "Histogram values dropped by the merge: %llu\n", static_cast<unsigned long long>(summary.dropped));
+        mb::detail::appendf(text, "\n%s; elapsed is from the earliest start to the latest end.\n",
+                            merge_line(summary).c_str());
+        mb::detail::appendf(text, "Histogram values dropped by the merge: %llu\n",
+                            static_cast<unsigned long long>(summary.dropped));
         std::fwrite(text.data(), 1, text.size(), stdout);
     }
     std::vector<double> percentiles = {50, 90, 99, 99.9, 99.99};
     if (!json_path.empty()) {
         std::string merge;  // what was merged, as the document's last member
-        mb::detail::appendf(merge, ",\"merge\":{\"inputs\":%zu,\"dropped\":%llu,\"shard_count\":%u,\"shards\":[", summary.inputs,
-                            static_cast<unsigned long long>(summary.dropped), summary.shard_count);
-        for (std::size_t i = 0; i < summary.shards.size(); ++i) mb::detail::appendf(merge, "%s%u", i ? "," : "", summary.shards[i]);
+        mb::detail::appendf(merge, ",\"merge\":{\"inputs\":%zu,\"dropped\":%llu,\"shard_count\":%u,\"shards\":[",
+                            summary.inputs, static_cast<unsigned long long>(summary.dropped), summary.shard_count);
+        for (std::size_t i = 0; i < summary.shards.size(); ++i)
+            mb::detail::appendf(merge, "%s%u", i ? "," : "", summary.shards[i]);
         merge += "]}";
-        if (!write_text_file(json_path, mb::result_json(merged.config, merged.r, percentiles, merge), "microbench merge")) return 1;
+        if (!write_text_file(json_path, mb::result_json(merged.config, merged.r, percentiles, merge),
+                             "microbench merge"))
+            return 1;
     }
     if (!html_path.empty()) {  // the whole, then each generator's run in a section of its own
         for (mb::report_run& run : runs) run.scenario = "each generator";

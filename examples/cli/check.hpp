@@ -1,4 +1,4 @@
-// examples/cli_check.hpp — what the microbench command line checks once every flag is read: the
+// examples/cli/check.hpp — what the microbench command line checks once every flag is read: the
 // mode's URLs and flags, the targets, the workload, the outputs and the shard, one function per
 // concern, each refusal one line. Nothing here resolves a name or connects: checking the
 // arguments asks no one outside the process (the run itself checks -B against a resolved host).
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli_table.hpp"
+#include "table.hpp"
 
 namespace cli {
 

@@ -1,4 +1,4 @@
-// examples/report_command.hpp — `microbench report RESULT.json... --html FILE [--title TEXT]`:
+// examples/cli/report_command.hpp — `microbench report RESULT.json... --html FILE [--title TEXT]`:
 // saved --json results of any mode read back and drawn in one HTML report. With several files,
 // each file's runs are labelled by its name (and A/B within a comparison or a two-URL suite); one
 // file is labelled as the run that wrote it labelled it (its URL's path, or A and B). Exit: 0 written,
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_options.hpp"
+#include "options.hpp"
 #include "microbench.hpp"
 
 namespace cli {
@@ -27,7 +27,9 @@ inline int subcommand_error(const char* command, const std::string& problem, con
     return 1;
 }
 
-inline int report_usage_error(const std::string& problem) { return subcommand_error("report", problem, report_usage()); }
+inline int report_usage_error(const std::string& problem) {
+    return subcommand_error("report", problem, report_usage());
+}
 
 // True when an argument from `first` on names an HdrHistogram interval log (NAME.hlog).
 inline bool names_a_log(int argc, char** argv, int first) {
@@ -108,7 +110,8 @@ inline int run_report_command(int argc, char** argv, int first) {
             ho.title = arg.substr(8);
             titled = true;
         } else if (arg == "-h" || arg == "--help") {
-            return std::fputs(report_usage(), stdout), 0;
+            std::fputs(report_usage(), stdout);
+            return 0;
         } else if (arg.size() > 1 && arg[0] == '-') {
             return report_usage_error("unknown option " + shown(arg));
         } else {
@@ -127,7 +130,8 @@ inline int run_report_command(int argc, char** argv, int first) {
             return 1;
         }
         std::string label = file_label(path);
-        for (int k = 2; std::find(labels.begin(), labels.end(), label) != labels.end(); ++k) mb::detail::appendf(label = file_label(path), " (%d)", k);
+        for (int k = 2; std::find(labels.begin(), labels.end(), label) != labels.end(); ++k)
+            mb::detail::appendf(label = file_label(path), " (%d)", k);
         labels.push_back(label);
         const std::size_t before = runs.size();
         if (mb::error e = mb::read_report_runs(text, files.size() == 1 ? std::string() : label, runs, &problem)) {
@@ -136,12 +140,15 @@ inline int run_report_command(int argc, char** argv, int first) {
             std::fprintf(stderr, ")%s%s\n", problem.empty() ? "" : ": ", problem.c_str());
             return 1;
         }
-        std::fprintf(stderr, "%s: %zu run%s\n", shown(path).c_str(), runs.size() - before, runs.size() - before == 1 ? "" : "s");
+        std::fprintf(stderr, "%s: %zu run%s\n", shown(path).c_str(), runs.size() - before,
+                     runs.size() - before == 1 ? "" : "s");
     }
     ho.generated_unix_ms = now_unix_ms();
-    if (!titled) ho.title = files.size() == 1 ? report_title(runs) : "microbench report";  // one file: as its run titled it
+    if (!titled)
+        ho.title = files.size() == 1 ? report_title(runs) : "microbench report";  // one file: as its run titled it
     if (!write_text_file(html_path, mb::html_report(runs, ho), "microbench report")) return 1;
-    if (html_path != "-") std::fprintf(stderr, "Wrote %s: %zu runs from %zu files.\n", html_path.c_str(), runs.size(), files.size());
+    if (html_path != "-")
+        std::fprintf(stderr, "Wrote %s: %zu runs from %zu files.\n", html_path.c_str(), runs.size(), files.size());
     return 0;
 }
 

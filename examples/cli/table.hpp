@@ -1,6 +1,6 @@
-// examples/cli_table.hpp — the microbench command line's options as rows of data: each option's
+// examples/cli/table.hpp — the microbench command line's options as rows of data: each option's
 // names, the kind of value it takes, the field it sets, its range and unit, the modes that read
-// it and its help. cli_parse.hpp reads every value by its kind, one path per kind; an option with
+// it and its help. parse.hpp reads every value by its kind, one path per kind; an option with
 // a rule of its own (a mode, -H, the gates) names a function. A static_assert checks each row's
 // kind against its field. Nothing here reads the command line.
 #pragma once
@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 
-#include "cli_options.hpp"
+#include "options.hpp"
 
 namespace cli {
 
@@ -28,7 +28,7 @@ constexpr unsigned gated = in_single | in_suite | in_compare;      // the gates:
 // -h's and --help-all's sections, in order.
 enum class section { ab, own, tls, gates, suites, generators, unsupported };
 
-// How an option's value is read: one path each in cli_parse.hpp's read_value().
+// How an option's value is read: one path each in parse.hpp's read_value().
 enum class kind : unsigned char {
     on,            // a switch: sets its field (none: accepted, changes nothing)
     off,           // a switch: clears its field
@@ -110,7 +110,7 @@ struct option_spec {
 
 // --- Refusals: one line naming the flag, then the usage (exit code 1) ----------------------------
 
-// -h: every option's name by section (cli_parse.hpp, from the option table).
+// -h: every option's name by section (parse.hpp, from the option table).
 inline std::string short_usage();
 
 inline parse_outcome usage_error(const std::string& problem) {

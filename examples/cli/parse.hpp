@@ -1,6 +1,6 @@
-// examples/cli_parse.hpp — reads the microbench command line against the option table
-// (cli_table.hpp): each value by its row's kind, one path per kind; a setting given twice (again,
-// or under another name) is refused; then cli_check.hpp's checks. -h and --help-all are written
+// examples/cli/parse.hpp — reads the microbench command line against the option table
+// (table.hpp): each value by its row's kind, one path per kind; a setting given twice (again,
+// or under another name) is refused; then check.hpp's checks. -h and --help-all are written
 // from the same table.
 #pragma once
 
@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "cli_check.hpp"
-#include "cli_table.hpp"
+#include "check.hpp"
+#include "table.hpp"
 
 namespace cli {
 
@@ -173,7 +173,7 @@ inline parse_outcome apply_flag(options& o, std::vector<given_flag>& given, cons
 }
 
 // The command line into `o`: flags grouped (-kq) or with attached values (-n10), long options
-// with "=value" or the next argument, "--" ending the options; then the checks of cli_check.hpp.
+// with "=value" or the next argument, "--" ending the options; then the checks of check.hpp.
 inline parse_outcome parse(int argc, char** argv, options& o) {
     std::vector<given_flag> given;
     bool options_ended = false;

@@ -1,0 +1,66 @@
+// microbench/engine/worker_setup.hpp — what the runner gives a worker: the target and the source
+// addresses, the request bytes, its share of the connections, requests and rate, its limits and
+// timeouts, and the few things it shares with the run (the start gate, the cancel token, the
+// reference length, its progress counter and the transport). Plain data; the worker reads it only.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+#include "../http/checks.hpp"
+#include "../http/response_parser.hpp"
+#include "../stats/result.hpp"
+#include "intervals.hpp"
+#include "net.hpp"
+#include "plan.hpp"
+#include "start_gate.hpp"
+#include "transport.hpp"
+
+namespace microbench {
+namespace detail {
+
+// Everything a worker needs, prepared by the runner.
+struct worker_setup {
+    endpoint target;
+    const endpoint* sources = nullptr;  // -B: connection k binds to sources[(first_connection + k) % source_count]
+    std::uint32_t source_count = 0;     // 0: any local address
+    std::uint32_t first_connection = 0; // this worker's first connection's number in the run
+    std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
+    std::uint32_t connections = 1;
+    std::uint64_t quota = 0;  // requests to issue; 0: until stopped
+    std::uint32_t pipeline = 1;
+    bool keep_alive = true;
+    bool head = false;
+    bool resend_sent = true;  // a fully sent request may go again after a keep-alive close
+    bool length_check = true;
+    const checks* response_checks = nullptr;  // null: no checks; shared, immutable during the run
+    std::uint64_t record_requests = 0;  // per-request timings to keep (allocated up front)
+    int socket_buffer_bytes = 0;        // SO_SNDBUF/SO_RCVBUF, 0 = the kernel's
+    std::int64_t duration_ns = 0;       // 0: no time limit
+    double rate_interval_ns = 0;        // at a fixed rate: this worker's time between requests; 0: closed loop
+    double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
+    arrivals rate_arrivals = arrivals::uniform;
+    std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
+    std::int64_t batch_lag_ns = 0;      // plan::max_batch_lag_us: how late a wake may be to send several due
+                                        // requests at once
+    bool stamp_arrivals = false;        // read responses with kernel arrival times and sleep through to sends
+                                        // (worker_rate.hpp)
+    interval_ring* intervals = nullptr; // per-interval statistics; null: none
+    std::int64_t interval_ns = 0;
+    std::int64_t drain_ns = 0;
+    std::int64_t timeout_ns = 0;
+    std::int64_t connect_timeout_ns = 0;
+    response_limits limits;
+    start_gate* gate = nullptr;            // gives the run's start time, or tells it to give up
+    const cancel_token* cancel = nullptr;  // the user's
+    std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
+    std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
+    std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
+    const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write);
+                                     // null: plain bytes
+    const char* server_name = "";    // the URL's host, given to the transport
+};
+
+}  // namespace detail
+}  // namespace microbench
