@@ -7,7 +7,10 @@ that target's g++ and nothing else:
     examples/CMakeLists.txt builds it with (no exceptions, RTTI or unwind tables): its bytes without
     the zeros the linker leaves between segments for the target's largest page (an aarch64 file
     pads its data segment to a 64 KB boundary, up to 64 KB more file for no more program), and the
-    file's size beside them;
+    file's size beside them; and its small-device profile (MICROBENCH_CLI_PROFILE_SMALL, as
+    examples/cli/profile.hpp defines it: no https, HTML report or merge), dynamic;
+  - with --features, what each of the CLI's features adds to it (the CLI built without it, its
+    MICROBENCH_NO_* macro, against the full one): a table per target;
   - libmicrobench.so (the C API) at -Os, stripped;
   - a translation unit that only includes microbench.hpp, at -O0 and -O2, and beside it, in the
     same rounds, a baseline that includes only what the library needs from the standard library
@@ -28,8 +31,8 @@ microbench-server first).
     bench/footprint.py [--targets native,aarch64-linux-gnu,arm-linux-gnueabihf] [--build build] [--check]
 
 With --check the exit status is 1 when a budget is broken (the CTest entry footprint_budget).
-Budgets (BUDGETS): dynamic CLI <= 256 KB (200 KB on 32-bit ARM), static CLI <= 1.5 MB, the device
-self-test's text + data <= 96 KB, idle RSS of the static CLI <= 2 MB and at --self-test <= 8 MB,
+Budgets (BUDGETS): dynamic CLI <= 384 KB (320 KB on 32-bit ARM), its small-device profile <= 200 KB
+on 32-bit ARM, static CLI <= 1.5 MB, the device self-test's text + data <= 96 KB, idle RSS of the static CLI <= 2 MB and at --self-test <= 8 MB,
 and the include-only file at -O0 in at most INCLUDE_O0_RATIO times the baseline's time.
 """
 import argparse
@@ -47,14 +50,22 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What the library needs from the standard library. The include-only file took 2.2-3.0x this
 # baseline's CPU time at -O0 here (x86-64 and both ARM cross compilers, on a machine that also ran
-# a CI build and four CPU hogs: shared caches still move CPU times a little); the budget is 4.0x.
+# a CI build and four CPU hogs: shared caches still move CPU times a little), and 2.8-4.0x on
+# 2026-12-06's machine, whose compiler took 0.37-0.47 s for the baseline where the earlier one took
+# 0.56 s (the include-only file: 1.3-1.6 s, as before); the budget is 5.0x.
 BASELINE_HEADERS = ["string", "vector", "thread", "atomic", "algorithm", "memory", "cmath", "cstdio"]
-INCLUDE_O0_RATIO = 4.0
+INCLUDE_O0_RATIO = 5.0
 # self_test_rss_static_kib guards a regression: --self-test at 4.4 MiB once grew to 14.7 MiB when
 # results were written as JSON that nothing asked for.
-BUDGETS = {"cli_dynamic_bytes": 256_000, "cli_static_bytes": 1_500_000, "device_text_data_bytes": 96_000,
+# The budgets guard against bloat; a feature an issue asks for raises them by its measured cost.
+BUDGETS = {"cli_dynamic_bytes": 384_000, "cli_static_bytes": 1_500_000, "device_text_data_bytes": 96_000,
            "idle_rss_static_kib": 2048, "self_test_rss_static_kib": 8192, "include_o0_ratio": INCLUDE_O0_RATIO}
-TARGET_BUDGETS = {"arm-linux-gnueabihf": {"cli_dynamic_bytes": 200_000}}
+TARGET_BUDGETS = {"arm-linux-gnueabihf": {"cli_dynamic_bytes": 320_000, "cli_small_bytes": 200_000}}
+# The CLI's features that a build may leave out, each by its macro (examples/cli/profile.hpp's
+# small-device profile is a set of them).
+FEATURES = [("https: the OpenSSL 3 loader, -f -Z -E -I --verify --cacert --tls-resume", "MICROBENCH_NO_TLS"),
+            ("the HTML report: --html, microbench report", "MICROBENCH_NO_HTML"),
+            ("microbench merge", "MICROBENCH_NO_MERGE")]
 
 
 def tool(target, name):
@@ -96,10 +107,10 @@ def alignment_padding(path):
     return padding
 
 
-def compile_cli(target, out, static):
+def compile_cli(target, out, static, defines=()):
     """The stripped CLI: (bytes of program — the file without alignment padding —, file bytes)."""
-    cmd = [tool(target, "g++"), "-std=c++17", "-Os"] + CLI_FLAGS + flags(target) + ["-I", f"{ROOT}/include", f"{ROOT}/examples/cli/microbench.cpp",
-           "-o", out, "-pthread"] + (["-static"] if static else [])
+    cmd = [tool(target, "g++"), "-std=c++17", "-Os"] + CLI_FLAGS + flags(target) + [f"-D{d}" for d in defines] + \
+          ["-I", f"{ROOT}/include", f"{ROOT}/examples/cli/microbench.cpp", "-o", out, "-pthread"] + (["-static"] if static else [])
     subprocess.run(cmd, check=True)
     subprocess.run([tool(target, "strip"), out], check=True)
     size = os.path.getsize(out)
@@ -214,8 +225,11 @@ def main():
     ap.add_argument("--build", default="build/run", help="a build with microbench-rusage and microbench-server (native RSS)")
     ap.add_argument("--no-memory", action="store_true", help="sizes and include cost only")
     ap.add_argument("--check", action="store_true", help="exit 1 when a budget is broken")
+    ap.add_argument("--features", action="store_true", help="also what each of the CLI's features adds to it, per target")
     args = ap.parse_args()
     broken = []
+    features = {}  # feature -> target -> bytes it adds to the dynamic CLI
+    small_saves = {}  # target -> bytes the small-device profile leaves out
     work = tempfile.mkdtemp(prefix="microbench-footprint-")
     try:
         for target in args.targets.split(","):
@@ -227,7 +241,8 @@ def main():
             small = device_program(target, f"{work}/device-small-{target}", PROFILE)
             cli_dynamic, cli_dynamic_file = compile_cli(target, f"{work}/cli-{target}", False)
             cli_static, cli_static_file = compile_cli(target, f"{work}/cli-static-{target}", True)
-            figures = {"cli_dynamic_bytes": cli_dynamic, "cli_static_bytes": cli_static,
+            cli_small, cli_small_file = compile_cli(target, f"{work}/cli-small-{target}", False, ["MICROBENCH_CLI_PROFILE_SMALL"])
+            figures = {"cli_dynamic_bytes": cli_dynamic, "cli_static_bytes": cli_static, "cli_small_bytes": cli_small,
                        "c_library_bytes": compile_c_library(target, f"{work}/libmicrobench-{target}.so"),
                        "device_text_data_bytes": plain[0],
                        "include_o0_ratio": include_o0 / baseline_o0}
@@ -236,7 +251,13 @@ def main():
                   f"({small[1] / 1000:.1f} KB file), {small[2]:.2f} s")
             print(f"{target}: CLI stripped -Os {cli_dynamic / 1000:.1f} KB dynamic ({cli_dynamic_file / 1000:.1f} KB file with its "
                   f"alignment padding), {cli_static / 1e6:.3f} MB static ({cli_static_file / 1e6:.3f} MB file); "
-                  f"libmicrobench.so {figures['c_library_bytes'] / 1000:.1f} KB")
+                  f"libmicrobench.so {figures['c_library_bytes'] / 1000:.1f} KB; small-device profile "
+                  f"{cli_small / 1000:.1f} KB ({cli_small_file / 1000:.1f} KB file)")
+            if args.features:
+                small_saves[target] = cli_dynamic - cli_small
+                for name, macro in FEATURES:
+                    without, _ = compile_cli(target, f"{work}/cli-no-{macro}-{target}", False, [macro])
+                    features.setdefault(name, {})[target] = cli_dynamic - without
             print(f"{target}: include-only TU {include_o0:.2f} CPU s at -O0 = {include_o0 / baseline_o0:.2f}x the standard-library "
                   f"baseline's {baseline_o0:.2f} s; {include_o2:.2f} s at -O2 = {include_o2 / baseline_o2:.2f}x its {baseline_o2:.2f} s")
             if target == "native" and not args.no_memory:
@@ -260,6 +281,15 @@ def main():
                     broken.append(f"{target}: {name} {figures[name]:.6g} above the budget {limit:.6g}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if features:
+        targets = args.targets.split(",")
+        print("\nWhat each feature adds to the stripped dynamic CLI (bytes of program):")
+        print("| feature | macro | " + " | ".join(targets) + " |")
+        print("|---|---|" + "---|" * len(targets))
+        for name, macro in FEATURES:
+            print(f"| {name} | `{macro}` | " + " | ".join(f"{features[name][t]:,}" for t in targets) + " |")
+        print("| all three: the small-device profile (code they share counts once) | `MICROBENCH_CLI_PROFILE_SMALL` | " +
+              " | ".join(f"{small_saves[t]:,}" for t in targets) + " |")
     for b in broken:
         print("BUDGET BROKEN: " + b)
     if not broken:

@@ -92,7 +92,7 @@ TEST_CASE("keep-alive timings: Connect is 0 on a reused connection, Total = Conn
     CHECK(r.waiting_ns.max() <= r.total_ns.max());
 }
 
-TEST_CASE("delay endpoint: concurrent requests overlap instead of queueing") {
+TEST_CASE("delay endpoint: concurrent requests overlap instead of queueing" * doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     plan p;
@@ -104,7 +104,7 @@ TEST_CASE("delay endpoint: concurrent requests overlap instead of queueing") {
     CHECK(t.r.total_ns.min() >= 100'000'000);
 }
 
-TEST_CASE("connection refused: every request fails to connect, quickly") {
+TEST_CASE("connection refused: every request fails to connect, quickly" * doctest::test_suite("timing")) {
     int port;
     {
         scripted_server gone([](scripted_server::context&) {});
@@ -141,7 +141,8 @@ TEST_CASE("truncated body: receive failure") {
     CHECK(t.r.requests_completed == 0);
 }
 
-TEST_CASE("a silent server: every request times out and the run ends in about the timeout") {
+TEST_CASE("a silent server: every request times out and the run ends in about the timeout" *
+          doctest::test_suite("timing")) {
     scripted_server s([](scripted_server::context& c) {
         c.read_request();
         while (!c.stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -265,7 +266,8 @@ TEST_CASE("ab's length rule: bodies unlike the first are failures, unless switch
     CHECK(t.r.requests_completed == 10);
 }
 
-TEST_CASE("a duration run stops issuing at the end and reports what was still in flight") {
+TEST_CASE("a duration run stops issuing at the end and reports what was still in flight" *
+          doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     plan p;
@@ -280,7 +282,7 @@ TEST_CASE("a duration run stops issuing at the end and reports what was still in
     CHECK(t.r.unfinished == 0);
 }
 
-TEST_CASE("cancel from another thread stops the run") {
+TEST_CASE("cancel from another thread stops the run" * doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     cancel_token token;

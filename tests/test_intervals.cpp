@@ -78,7 +78,8 @@ void on_row(const interval_stats& row, void* user) {
 
 }  // namespace
 
-TEST_CASE("at a fixed rate, one row a second by default, each with its requests and the target") {
+TEST_CASE("at a fixed rate, one row a second by default, each with its requests and the target" *
+          doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     plan p;
@@ -99,7 +100,8 @@ TEST_CASE("at a fixed rate, one row a second by default, each with its requests 
     for (std::size_t i = 0; i < seen.rows.size(); ++i) CHECK(seen.rows[i].start_ns == r.intervals[i].start_ns);
 }
 
-TEST_CASE("a closed loop has no rows unless asked, and then they add up to its totals") {
+TEST_CASE("a closed loop has no rows unless asked, and then they add up to its totals" *
+          doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     plan p;
@@ -115,7 +117,7 @@ TEST_CASE("a closed loop has no rows unless asked, and then they add up to its t
     for (const interval_stats& row : r.intervals) CHECK(row.lag_max_ns == 0);
 }
 
-TEST_CASE("rows add up with failures and unfinished requests too") {
+TEST_CASE("rows add up with failures and unfinished requests too" * doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     // Every second the server holds responses for 500 ms; with a 200 ms timeout the requests
@@ -129,7 +131,8 @@ TEST_CASE("rows add up with failures and unfinished requests too") {
     check_rows_add_up(r);
 }
 
-TEST_CASE("when the calling thread falls behind, rows span several intervals and still add up") {
+TEST_CASE("when the calling thread falls behind, rows span several intervals and still add up" *
+          doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     plan p;
@@ -152,7 +155,7 @@ TEST_CASE("when the calling thread falls behind, rows span several intervals and
     CHECK(r.intervals.size() < 100);
 }
 
-TEST_CASE("a stall shows in the response time of the intervals it falls in") {
+TEST_CASE("a stall shows in the response time of the intervals it falls in" * doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     plan p;
@@ -168,7 +171,8 @@ TEST_CASE("a stall shows in the response time of the intervals it falls in") {
     CHECK(calm >= 2);
 }
 
-TEST_CASE("Poisson arrivals: as irregular as Poisson, at the asked rate, and uniform ones are regular") {
+TEST_CASE("Poisson arrivals: as irregular as Poisson, at the asked rate, and uniform ones are regular" *
+          doctest::test_suite("timing")) {
     // The schedules the runner gives the workers: counted per 20 ms, Poisson's variance equals its
     // mean; a uniform schedule's counts are all but equal.
     plan p;

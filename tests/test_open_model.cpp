@@ -57,7 +57,7 @@ TEST_CASE("a fixed-rate duration run sends R x d requests") {
     CHECK(r.requests_failed == 0);
 }
 
-TEST_CASE("a server stall shows in response time, not in service time") {
+TEST_CASE("a server stall shows in response time, not in service time" * doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     // Once a second every response is held for 500 ms. One connection at 200/s: the request in
@@ -77,7 +77,8 @@ TEST_CASE("a server stall shows in response time, not in service time") {
     CHECK(r.schedule_lag_ns.max() >= 300'000'000);
 }
 
-TEST_CASE("too few connections for rate x latency: the requests that waited are counted, and only then") {
+TEST_CASE("too few connections for rate x latency: the requests that waited are counted, and only then" *
+          doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     plan p;
@@ -96,7 +97,8 @@ TEST_CASE("too few connections for rate x latency: the requests that waited are 
 
 // Regression: a request counted as waiting only when the worker happened to be awake when it fell
 // due; on a busy machine (CI, the C# test) 8 of 10 such requests were counted. Now the times decide.
-TEST_CASE("one connection the server holds: every request after the first waited for it, exactly") {
+TEST_CASE("one connection the server holds: every request after the first waited for it, exactly" *
+          doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     plan p;
@@ -132,7 +134,8 @@ TEST_CASE("rates that cannot run are refused") {
     CHECK(p.validate().code == errc::plan_bad_rate);
 }
 
-TEST_CASE("at a fixed rate with keep-alive a request costs the worker one wake, not two") {
+TEST_CASE("at a fixed rate with keep-alive a request costs the worker one wake, not two" *
+          doctest::test_suite("timing")) {
     child_server srv;  // in its own process: only this process's wakes are counted
     plan p;
     p.url("http://127.0.0.1:" + std::to_string(srv.port) + "/factorial/10").requests(2000).concurrency(4).rate(2000).interval_ms(0);
@@ -146,7 +149,8 @@ TEST_CASE("at a fixed rate with keep-alive a request costs the worker one wake, 
     if (!emulated()) CHECK(wakes < 1.25);  // one to send; the response is read then, with the kernel's arrival time (old: 2)
 }
 
-TEST_CASE("responses read after sleeping through keep the times the kernel received them") {
+TEST_CASE("responses read after sleeping through keep the times the kernel received them" *
+          doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     // 600/s: 1.7 ms between sends, so the worker sleeps through each 200 us response and reads it
@@ -202,7 +206,7 @@ TEST_CASE("a batch wake is the last intended time within the lag window") {
 // One wake sends every request due within the window: at 5,000/s with 2 ms of batch lag, eleven
 // a wake; each still timed from its own intended time, every count exact. (Without the lag: 0.92
 // wakes a request and a median lag of 56 us here; with it 0.25 and 1.07 ms.)
-TEST_CASE("a batch lag sends several due requests in one wake") {
+TEST_CASE("a batch lag sends several due requests in one wake" * doctest::test_suite("timing")) {
     child_server srv;  // in its own process: only this process's wakes are counted
     plan p;
     p.url("http://127.0.0.1:" + std::to_string(srv.port) + "/factorial/10").requests(5000).concurrency(40).rate(5000)

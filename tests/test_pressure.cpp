@@ -86,7 +86,8 @@ TEST_CASE("regression: a response failing ab's length rule is still in responses
     CHECK(r.responses_total_ns.count() == 10);
 }
 
-TEST_CASE("regression: a server that answers a large upload early and stops reading: the 413 is seen, no timeout") {
+TEST_CASE("regression: a server that answers a large upload early and stops reading: the 413 is seen, no timeout" *
+          doctest::test_suite("timing")) {
     scripted_server s([](scripted_server::context& c) {
         if (!c.read_request()) return;
         c.send(response(413, "too large", "Connection: close\r\n"));
@@ -148,7 +149,8 @@ TEST_CASE("regression: a pipelined batch of 256 requests with 16 KB of headers e
     CHECK(r.failed(failure::timeout) == 0);
 }
 
-TEST_CASE("regression: cancel during the drain stops it at once and marks the result cancelled") {
+TEST_CASE("regression: cancel during the drain stops it at once and marks the result cancelled" *
+          doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     cancel_token token;
@@ -183,7 +185,7 @@ TEST_CASE("regression: no request starts at or after the stop time of a duration
     }
 }
 
-TEST_CASE("regression: the drain waits without waking every millisecond") {
+TEST_CASE("regression: the drain waits without waking every millisecond" * doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     plan p;
@@ -285,13 +287,15 @@ int run_with_ten_local_ports() {
 
 }  // namespace
 
-TEST_CASE("regression: descriptors running out mid-run: connects wait, nothing fails, the waits are counted") {
+TEST_CASE("regression: descriptors running out mid-run: connects wait, nothing fails, the waits are counted" *
+          doctest::test_suite("timing")) {
     child_server srv;  // in a process of its own: the limit below is the client's alone
     shared_port = srv.port;
     CHECK(in_child(run_while_descriptors_run_out) == 0);
 }
 
-TEST_CASE("regression: ten local ports for fifty connections: connects wait for a port instead of failing") {
+TEST_CASE("regression: ten local ports for fifty connections: connects wait for a port instead of failing" *
+          doctest::test_suite("timing")) {
     int failed = in_child(run_with_ten_local_ports);
     if (failed == 77) MESSAGE("skipped: cannot create a network namespace here (needs root)");
     else CHECK(failed == 0);

@@ -24,7 +24,8 @@ std::size_t count_of(const std::string& text, const std::string& what) {
 }
 
 // A fixed-rate run with intervals and a check, against the reference server: every part of the
-// JSON is present.
+// JSON is present. Its rows of 50 ms stay apart only while the calling thread keeps up, so the
+// cases that use it are in the suite "timing" (tests/CMakeLists.txt).
 void run_sample(plan& p, result& r, const char* path) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
@@ -165,7 +166,7 @@ TEST_CASE("json: numbers are read only when they fit, alike in every locale") {
     CHECK((v.items[4].to_real(d) && d == 123456789.123456789));
 }
 
-TEST_CASE("saved results come back exactly: the same JSON, the same report") {
+TEST_CASE("saved results come back exactly: the same JSON, the same report" * doctest::test_suite("timing")) {
     plan p;
     result r;
     run_sample(p, r, "/factorial/20");
@@ -209,7 +210,8 @@ TEST_CASE("saved results come back exactly: the same JSON, the same report") {
     }
 }
 
-TEST_CASE("saved results over TLS come back exactly, with the handshakes in the notes and a TLS table") {
+TEST_CASE("saved results over TLS come back exactly, with the handshakes in the notes and a TLS table" *
+          doctest::test_suite("timing")) {
     plan p;
     result r;
     run_sample(p, r, "/factorial/20");
@@ -261,7 +263,8 @@ TEST_CASE("saved results over TLS come back exactly, with the handshakes in the 
     CHECK(why.find("tls.handshake_failures") != std::string::npos);
 }
 
-TEST_CASE("saved results: rows saved with \"target\" read as rows with \"target_requests\"") {
+TEST_CASE("saved results: rows saved with \"target\" read as rows with \"target_requests\"" *
+          doctest::test_suite("timing")) {
     plan p;
     result r;
     run_sample(p, r, "/factorial/20");
@@ -282,7 +285,8 @@ TEST_CASE("saved results: rows saved with \"target\" read as rows with \"target_
     CHECK(back[0].r.intervals[0].target_rate() == doctest::Approx(250e9 / static_cast<double>(r.intervals[0].duration_ns)));
 }
 
-TEST_CASE("saved results: --compare and two-URL --suite documents are labelled A and B") {
+TEST_CASE("saved results: --compare and two-URL --suite documents are labelled A and B" *
+          doctest::test_suite("timing")) {
     plan p;
     result r;
     run_sample(p, r, "/factorial/20");
@@ -303,7 +307,7 @@ TEST_CASE("saved results: --compare and two-URL --suite documents are labelled A
     CHECK(runs[1].scenario == "x");
 }
 
-TEST_CASE("saved results: what is not a result is refused with a reason") {
+TEST_CASE("saved results: what is not a result is refused with a reason" * doctest::test_suite("timing")) {
     std::vector<report_run> runs;
     CHECK(read_report_runs("{\"x\":1}", "", runs).code == errc::result_not_microbench);
     CHECK(read_report_runs("[]", "", runs).code == errc::result_not_microbench);
@@ -335,7 +339,8 @@ TEST_CASE("saved results: what is not a result is refused with a reason") {
 
 // Issue 19: a saved result whose interval target is 1e999 hung the report; counts above 2^64 - 1
 // saturated, a uint32_t field truncated, a minus or a fraction read as 0, huge times overflowed.
-TEST_CASE("saved results: a number its field cannot hold is refused, naming the field") {
+TEST_CASE("saved results: a number its field cannot hold is refused, naming the field" *
+          doctest::test_suite("timing")) {
     plan p;
     result r;
     run_sample(p, r, "/factorial/20");
@@ -465,7 +470,8 @@ TEST_CASE("svg: any data draws in bounded size, without nan or inf") {
 }
 
 // Issue 19: `microbench report` of this file never ended (target / 1 ns = infinity).
-TEST_CASE("html: a saved result with a target of 1e300 in a 1 ns interval draws in bounded size") {
+TEST_CASE("html: a saved result with a target of 1e300 in a 1 ns interval draws in bounded size" *
+          doctest::test_suite("timing")) {
     plan p;
     result r;
     run_sample(p, r, "/factorial/20");
@@ -517,7 +523,8 @@ TEST_CASE("html: a section per scenario, a colour per label in every section") {
     CHECK(html.find("https://") == std::string::npos);
 }
 
-TEST_CASE("a fixed rate's batch lag is saved, read back, named in the report, and kept apart by merge") {
+TEST_CASE("a fixed rate's batch lag is saved, read back, named in the report, and kept apart by merge" *
+          doctest::test_suite("timing")) {
     plan p;
     result r;
     run_sample(p, r, "/factorial/20");

@@ -348,7 +348,8 @@ TEST_CASE("merge: refuses rows that would span more than max_merged_intervals in
     CHECK(merged.r.intervals.size() == max_merged_intervals);
 }
 
-TEST_CASE("start at a wall-clock time: nothing before it, at once after it, and a cancel while waiting ends it") {
+TEST_CASE("start at a wall-clock time: nothing before it, at once after it, and a cancel while waiting ends it" *
+          doctest::test_suite("timing")) {
     server srv;
     REQUIRE_FALSE(srv.start({}));
     const std::string url = "http://127.0.0.1:" + std::to_string(srv.port()) + "/factorial/5";

@@ -208,7 +208,8 @@ TEST_CASE("https -E: a client certificate where the server asks for one") {
     CHECK(run(p, r).code == errc::run_tls_setup);
 }
 
-TEST_CASE("https against servers that break the handshake: `tls` failures with reasons, exact, no hang") {
+TEST_CASE("https against servers that break the handshake: `tls` failures with reasons, exact, no hang" *
+          doctest::test_suite("timing")) {
     if (!have_libssl()) return;
     struct scenario {
         const char* name;

@@ -213,7 +213,8 @@ TEST_CASE("transport: a write that would block waits for the socket and resumes 
     CHECK(s.requests.load() == 6);
 }
 
-TEST_CASE("transport: each way a handshake can fail is a `tls` failure with its reason, counted exactly") {
+TEST_CASE("transport: each way a handshake can fail is a `tls` failure with its reason, counted exactly" *
+          doctest::test_suite("timing")) {
     struct scenario {
         const char* name;
         scripted_server::script script;

@@ -95,6 +95,8 @@ inline parse_outcome check_targets(options& o) {
     }
     if (mb::error e = mb::parse_url(o.url_text, o.target))
         return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(o.url_text).c_str(), e.message(), e.position);
+    if (!built(feature::tls) && (o.target.tls || second.tls))
+        return usage_errorf("https:// is not in this build of microbench (built with %s)", macro_of(feature::tls));
     unsigned n = 0;
     if (o.check_factorial &&
         (!mb::factorial_argument(o.target, n) || (!o.url_b.empty() && !mb::factorial_argument(second, n))))

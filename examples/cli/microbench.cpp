@@ -3,6 +3,8 @@
 // percentiles, response checks with CI gates, the five-scenario suite, side-by-side comparison
 // and the self-test, an HTML report of every mode (--html) and of saved results (`microbench
 // report`). Exit: 0 done, 1 usage, 2 unreachable, 3 check/gate failed, 130 interrupted.
+#include "profile.hpp"  // first: it may leave features of the library out
+
 #include <cstdio>
 #include <cstring>
 

@@ -160,6 +160,8 @@ inline std::string setting_of(const option_spec& spec, const std::string& typed)
 // another name (switches may repeat; -H and -C add).
 inline parse_outcome apply_flag(options& o, std::vector<given_flag>& given, const option_spec& spec,
                                 const std::string& typed, const std::string& value) {
+    if (!built(spec.needs))
+        return usage_error(typed + " is not in this build of microbench (built with " + macro_of(spec.needs) + ")");
     const std::string setting = setting_of(spec, typed);
     for (const given_flag& g : given) {
         if (g.setting != setting) continue;
@@ -256,15 +258,23 @@ inline const section_title* section_titles(std::size_t& count) {
     return titles;
 }
 
+// Whether a section has an option in this build (a build without https has no https section).
+inline bool section_built(section part) {
+    for (const option_spec& spec : option_table())
+        if (spec.part == part && spec.shown && built(spec.needs)) return true;
+    return false;
+}
+
 // -h: the usage line, then each section's options by name, wrapped at 100 columns.
 inline std::string short_usage() {
     std::string out = "Usage: microbench [options] http[s]://host[:port]/path\n";
     std::size_t count = 0;
     const section_title* titles = section_titles(count);
     for (std::size_t t = 0; t < count; ++t) {
+        if (!section_built(titles[t].part)) continue;
         std::string line = "  " + std::string(titles[t].brief);
         for (const option_spec& spec : option_table()) {
-            if (spec.part != titles[t].part || !spec.shown) continue;
+            if (spec.part != titles[t].part || !spec.shown || !built(spec.needs)) continue;
             if (line.size() + 2 + std::strlen(spec.shown) > 100) {
                 out += line + "\n";
                 line = std::string(4, ' ');
@@ -275,10 +285,52 @@ inline std::string short_usage() {
         }
         out += line + "\n";
     }
-    out += "  microbench report RESULT.json... --html FILE   (saved --json results drawn together)\n"
-           "  microbench merge RESULT.json... [--json OUT] [--html OUT]   (the generators' results as one)\n"
-           "  --help-all: every option, in detail\n";
+#ifndef MICROBENCH_NO_HTML
+    out += "  microbench report RESULT.json... --html FILE   (saved --json results drawn together)\n";
+#endif
+#ifndef MICROBENCH_NO_MERGE
+    out += "  microbench merge RESULT.json... [--json OUT] [--html OUT]   (the generators' results as one)\n";
+#endif
+    out += "  --help-all: every option, in detail\n";
     return out;
+}
+
+// --help-all's words on `microbench merge` and `microbench report`, where this build has them.
+inline std::string subcommands_help() {
+    std::string out;
+#ifndef MICROBENCH_NO_MERGE
+    out += "  microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n"
+           "                         One result from the generators' --json: counts summed, histograms merged\n"
+           "                         exactly, elapsed from the earliest start to the latest end, interval rows\n"
+           "                         aligned on the wall clock (a merged row's percentiles are its parts'\n"
+           "                         highest, or exact when every run kept them: --interval-histograms; then\n"
+           "                         microbench-hlog --from OUT writes them as HdrHistogram's log). Refuses\n"
+           "                         different targets or plans, or histograms that cannot merge\n"
+           "                         exactly, naming the input and the difference; says which shards are missing\n"
+           "                         and how many values the merge dropped.\n";
+#endif
+#ifndef MICROBENCH_NO_HTML
+    out += "\nReports from saved results:\n"
+           "  microbench report RESULT.json... --html FILE [--title TEXT]\n"
+           "                         Draws --json results of any mode (runs from different times or machines)\n"
+           "                         in one report: runs of the same scenario share charts, labelled by file.\n";
+#endif
+    return out;
+}
+
+// What this build leaves out (profile.hpp), for --help-all: "" in a full build.
+inline std::string left_out() {
+    std::string out;
+    const std::pair<bool, const char*> parts[] = {
+        {!built(feature::tls), "https:// (MICROBENCH_NO_TLS)"},
+        {!built(feature::html), "the HTML report, --html and microbench report (MICROBENCH_NO_HTML)"},
+#ifdef MICROBENCH_NO_MERGE
+        {true, "microbench merge (MICROBENCH_NO_MERGE)"},
+#endif
+    };
+    for (const auto& part : parts)
+        if (part.first) out += std::string(out.empty() ? "" : "; ") + part.second;
+    return out.empty() ? "" : "\nThis build leaves out: " + out + ".\n";
 }
 
 // --help-all: each section's options with their help, the left column 25 wide.
@@ -288,9 +340,10 @@ inline std::string long_usage() {
     std::size_t count = 0;
     const section_title* titles = section_titles(count);
     for (std::size_t t = 0; t < count; ++t) {
+        if (!section_built(titles[t].part)) continue;
         out += "\n" + std::string(titles[t].title) + "\n";
         for (const option_spec& spec : option_table()) {
-            if (spec.part != titles[t].part || !spec.shown) continue;
+            if (spec.part != titles[t].part || !spec.shown || !built(spec.needs)) continue;
             std::string left = std::string("  ") + spec.shown;
             left += left.size() < 25 ? std::string(25 - left.size(), ' ') : "\n" + std::string(25, ' ');
             out += left;
@@ -298,27 +351,14 @@ inline std::string long_usage() {
                 out += *at == '\n' ? "\n" + std::string(25, ' ') : std::string(1, *at);
             out += "\n";
         }
-        if (titles[t].part != section::generators) continue;
-        out += "  microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n"
-               "                         One result from the generators' --json: counts summed, histograms merged\n"
-               "                         exactly, elapsed from the earliest start to the latest end, interval rows\n"
-               "                         aligned on the wall clock (a merged row's percentiles are its parts'\n"
-               "                         highest, or exact when every run kept them: --interval-histograms; then\n"
-               "                         microbench-hlog --from OUT writes them as HdrHistogram's log). Refuses\n"
-               "                         different targets or plans, or histograms that cannot merge\n"
-               "                         exactly, naming the input and the difference; says which shards are missing\n"
-               "                         and how many values the merge dropped.\n"
-               "\nReports from saved results:\n"
-               "  microbench report RESULT.json... --html FILE [--title TEXT]\n"
-               "                         Draws --json results of any mode (runs from different times or machines)\n"
-               "                         in one report: runs of the same scenario share charts, labelled by file.\n";
+        if (titles[t].part == section::generators) out += subcommands_help();
     }
     out += "\nA flag sets one thing once: given twice, or with another flag that sets the same, it is refused\n"
            "(-H and -C add; a switch such as -k may repeat); a flag the mode does not read is refused too.\n"
            "-- ends the options.\n"
            "\nExit status: 0 the run completed, 1 usage error, 2 the target could not be reached at all,\n"
            "3 a check failed or a gate broke, 130 interrupted (Ctrl-C prints the partial report).\n";
-    return out;
+    return out + left_out();
 }
 
 }  // namespace cli

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "options.hpp"
+#include "profile.hpp"
 
 namespace cli {
 
@@ -106,6 +107,7 @@ struct option_spec {
     double lo = 0, hi = 0;     // count, seconds, real, duration: the range (hi >= 2^64: none)
     const char* unit = "";     // after the range in a refusal (" connections"); refuse: why
     apply_fn apply = nullptr;  // act, custom, each
+    feature needs = feature::always;  // a build without it refuses the option (profile.hpp)
 };
 
 // --- Refusals: one line naming the flag, then the usage (exit code 1) ----------------------------
@@ -462,7 +464,7 @@ inline option_list option_table() {
          "Write the report as one self-contained HTML file (inline SVG charts, no\n"
          "script or link): latency by percentile, throughput and response time over\n"
          "time, the summary, failures, status codes, checks and the configuration.\n"
-         "Every mode has it; --compare and --suite draw A and B together."},
+         "Every mode has it; --compare and --suite draw A and B together.", 0, 0, "", nullptr, feature::html},
         {0, "latency", nullptr, kind::on, &options::latency, in_single, section::own, "--latency",
          "Add a latency section in microseconds (exact min/mean/max)."},
         {0, "rate", nullptr, kind::real, &options::rate, workload, section::own, "--rate R",
@@ -507,22 +509,24 @@ inline option_list option_table() {
 
         {'f', nullptr, nullptr, kind::custom, {}, suite_too, section::tls, "-f protocol",
          "Speak only this TLS version: TLS1, TLS1.1, TLS1.2, TLS1.3, or ALL (the default).",
-         0, 0, "", set_tls_protocol},
+         0, 0, "", set_tls_protocol, feature::tls},
         {'Z', nullptr, nullptr, kind::text, &mb::tls_options::ciphers, suite_too, section::tls, "-Z ciphers",
-         "OpenSSL cipher names (ab -Z); TLS_* names choose TLS 1.3's suites.", 0, 0, "cipher names"},
+         "OpenSSL cipher names (ab -Z); TLS_* names choose TLS 1.3's suites.", 0, 0, "cipher names", nullptr,
+         feature::tls},
         {'E', nullptr, nullptr, kind::readable, &mb::tls_options::certificate_file, suite_too, section::tls,
          "-E certfile",
-         "Client certificate chain and its private key, in one PEM file."},
+         "Client certificate chain and its private key, in one PEM file.", 0, 0, "", nullptr, feature::tls},
         {'I', nullptr, nullptr, kind::off, &mb::tls_options::server_name, suite_too, section::tls, "-I",
-         "Send no server name (SNI); none is sent for an IP address anyway."},
+         "Send no server name (SNI); none is sent for an IP address anyway.", 0, 0, "", nullptr, feature::tls},
         {0, "verify", nullptr, kind::on, &mb::tls_options::verify, suite_too, section::tls, "--verify",
          "Check the server's certificate and that it names the host (off by default,\n"
-         "as in ab, wrk and h2load); a refusal is a `tls` failure with its reason."},
+         "as in ab, wrk and h2load); a refusal is a `tls` failure with its reason.", 0, 0, "", nullptr, feature::tls},
         {0, "cacert", nullptr, kind::custom, {}, suite_too, section::tls, "--cacert FILE",
-         "Trust the authorities in this PEM file instead of the system's (implies --verify).", 0, 0, "", set_ca_file},
+         "Trust the authorities in this PEM file instead of the system's (implies --verify).", 0, 0, "", set_ca_file,
+         feature::tls},
         {0, "tls-resume", nullptr, kind::on, &mb::tls_options::resume, suite_too, section::tls, "--tls-resume",
          "Resume each thread's last TLS session on a new connection; by default\n"
-         "each connection makes a full handshake, as in ab."},
+         "each connection makes a full handshake, as in ab.", 0, 0, "", nullptr, feature::tls},
 
         {0, "max-failures", nullptr, kind::count, &mb::gates::max_failures, gated, section::gates, "--max-failures N",
          "At most N failed requests.", 0, no_limit},
