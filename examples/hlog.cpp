@@ -4,8 +4,8 @@
 // tag's .hgrm spectrum (HdrHistogram's plotter reads it; "(none)" picks untagged rows). Several
 // generators' logs give the whole fleet's percentiles. `microbench-hlog --from RESULT.json` prints
 // the log of a saved result that kept its intervals' histograms (microbench --interval-histograms
-// --json, or microbench merge's --json of such results). A program of its own: the microbench CLI
-// keeps to its 256 KB budget.
+// --json, or microbench merge's --json of such results). A program of its own (microbench report
+// and merge do not read logs yet).
 // Exit: 0 printed, 1 a usage error or a file that cannot be read, is not a log or kept nothing.
 #include <cerrno>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // examples/cli/check.hpp — what the microbench command line checks once every flag is read: the
 // mode's URLs and flags, the targets, the workload, the outputs and the shard, one function per
-// concern, each refusal one line. Nothing here resolves a name or connects: checking the
-// arguments asks no one outside the process (the run itself checks -B against a resolved host).
+// concern, each refusal one line. Nothing connects, and with --check-args nothing resolves a
+// name: checking the arguments asks no one outside the process.
 #pragma once
 
 #include <sys/stat.h>
@@ -86,7 +86,7 @@ inline parse_outcome check_mode(options& o, const given_settings& given) {
 }
 
 // The URLs parse; --check factorial has an n in each; -B's addresses are this machine's and of
-// the targets' family where a target is an address.
+// the targets' family: a target's name is resolved for that, but not by --check-args.
 inline parse_outcome check_targets(options& o) {
     mb::url second;
     if (!o.url_b.empty()) {
@@ -103,7 +103,7 @@ inline parse_outcome check_targets(options& o) {
         return usage_error("--check factorial needs /factorial/{n} or /factorial?n=N URLs");
     for (const mb::url* target : {&o.target, &second})
         if (!o.bind_address.empty() && !target->host.empty())
-            if (mb::source_fault f = bind_fault(o.bind_address, *target, false))
+            if (mb::source_fault f = bind_fault(o.bind_address, *target, !o.check_args))
                 return usage_error(bind_fault_line(o.bind_address, f));
     return {};
 }

@@ -20,8 +20,12 @@
 namespace cli {
 
 inline const char* merge_usage() {
+#ifndef MICROBENCH_NO_HTML
     return "Usage: microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]   "
            "(microbench --help-all: in detail)\n";
+#else
+    return "Usage: microbench merge RESULT.json... [--json OUT|-]   (microbench --help-all: in detail)\n";
+#endif
 }
 
 inline int merge_usage_error(const std::string& problem) { return subcommand_error("merge", problem, merge_usage()); }
@@ -64,6 +68,11 @@ inline int run_merge_command(int argc, char** argv, int first) {
     }
     if (files.empty()) return merge_usage_error("no result files given");
     if (html_path == "-") return merge_usage_error("--html needs a file name");
+#ifdef MICROBENCH_NO_HTML
+    if (!html_path.empty() || title != "microbench merge")
+        return merge_usage_error("--html and --title are not in this build of microbench "
+                                 "(built with MICROBENCH_NO_HTML)");
+#endif
     std::vector<mb::report_run> runs;
     std::string problem;  // the field a result was refused for
     for (const std::string& path : files) {
@@ -112,6 +121,7 @@ inline int run_merge_command(int argc, char** argv, int first) {
                              "microbench merge"))
             return 1;
     }
+#ifndef MICROBENCH_NO_HTML
     if (!html_path.empty()) {  // the whole, then each generator's run in a section of its own
         for (mb::report_run& run : runs) run.scenario = "each generator";
         runs.insert(runs.begin(), merged);
@@ -120,6 +130,7 @@ inline int run_merge_command(int argc, char** argv, int first) {
         ho.generated_unix_ms = now_unix_ms();
         if (!write_text_file(html_path, mb::html_report(runs, ho), "microbench merge")) return 1;
     }
+#endif
     return 0;
 }
 

@@ -3,6 +3,8 @@
 // are rows in table.hpp; parse.hpp reads them.
 #pragma once
 
+#include "profile.hpp"  // first: a profile may leave features of the library out
+
 #include <arpa/inet.h>
 
 #include <cstdio>

@@ -33,7 +33,7 @@ inline const option_spec* find_short(char c) {
 }
 
 inline bool takes_value(kind k) {
-    return k != kind::on && k != kind::off && k != kind::refuse && k != kind::act;
+    return k != kind::on && k != kind::accepted && k != kind::off && k != kind::refuse && k != kind::act;
 }
 
 inline std::string number_text(double v) {
@@ -85,6 +85,7 @@ inline parse_outcome read_value(options& o, const option_spec& spec, const std::
     switch (spec.reads) {
         case kind::on:
         case kind::off: store_switch(o, spec.to, spec.reads == kind::on); return {};
+        case kind::accepted: return {};
         case kind::count:
         case kind::seconds:
             if (!mb::detail::parse_u64(value, whole) || static_cast<double>(whole) < spec.lo ||
@@ -106,7 +107,7 @@ inline parse_outcome read_value(options& o, const option_spec& spec, const std::
             o.*spec.to.i64 = ms;
             return {};
         case kind::text:
-            if (value.empty()) return usage_error(flag + " needs " + spec.unit);
+            if (value.empty() && spec.unit[0]) return usage_error(flag + " needs " + spec.unit);
             store_text(o, spec.to, value);
             return {};
         case kind::file:
@@ -266,8 +267,11 @@ inline bool section_built(section part) {
 }
 
 // -h: the usage line, then each section's options by name, wrapped at 100 columns.
+// The usage line's URL: https:// only where this build has it.
+constexpr const char* url_form = built(feature::tls) ? "http[s]://host[:port]/path" : "http://host[:port]/path";
+
 inline std::string short_usage() {
-    std::string out = "Usage: microbench [options] http[s]://host[:port]/path\n";
+    std::string out = std::string("Usage: microbench [options] ") + url_form + "\n";
     std::size_t count = 0;
     const section_title* titles = section_titles(count);
     for (std::size_t t = 0; t < count; ++t) {
@@ -288,8 +292,10 @@ inline std::string short_usage() {
 #ifndef MICROBENCH_NO_HTML
     out += "  microbench report RESULT.json... --html FILE   (saved --json results drawn together)\n";
 #endif
-#ifndef MICROBENCH_NO_MERGE
+#if !defined(MICROBENCH_NO_MERGE) && !defined(MICROBENCH_NO_HTML)
     out += "  microbench merge RESULT.json... [--json OUT] [--html OUT]   (the generators' results as one)\n";
+#elif !defined(MICROBENCH_NO_MERGE)
+    out += "  microbench merge RESULT.json... [--json OUT]   (the generators' results as one)\n";
 #endif
     out += "  --help-all: every option, in detail\n";
     return out;
@@ -299,8 +305,12 @@ inline std::string short_usage() {
 inline std::string subcommands_help() {
     std::string out;
 #ifndef MICROBENCH_NO_MERGE
-    out += "  microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n"
-           "                         One result from the generators' --json: counts summed, histograms merged\n"
+#ifndef MICROBENCH_NO_HTML
+    out += "  microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n";
+#else
+    out += "  microbench merge RESULT.json... [--json OUT|-]\n";
+#endif
+    out += "                         One result from the generators' --json: counts summed, histograms merged\n"
            "                         exactly, elapsed from the earliest start to the latest end, interval rows\n"
            "                         aligned on the wall clock (a merged row's percentiles are its parts'\n"
            "                         highest, or exact when every run kept them: --interval-histograms; then\n"
@@ -335,8 +345,8 @@ inline std::string left_out() {
 
 // --help-all: each section's options with their help, the left column 25 wide.
 inline std::string long_usage() {
-    std::string out = "microbench — an ab-compatible HTTP/1.1 load tester. "
-                      "Usage: microbench [options] http[s]://host[:port]/path\n";
+    std::string out = std::string("microbench — an ab-compatible HTTP/1.1 load tester. Usage: microbench [options] ") +
+                      url_form + "\n";
     std::size_t count = 0;
     const section_title* titles = section_titles(count);
     for (std::size_t t = 0; t < count; ++t) {

@@ -14,7 +14,6 @@
 #include <utility>
 
 #include "options.hpp"
-#include "profile.hpp"
 
 namespace cli {
 
@@ -31,13 +30,14 @@ enum class section { ab, own, tls, gates, suites, generators, unsupported };
 
 // How an option's value is read: one path each in parse.hpp's read_value().
 enum class kind : unsigned char {
-    on,            // a switch: sets its field (none: accepted, changes nothing)
+    on,            // a switch: sets its field
+    accepted,      // a switch kept for ab's sake: changes nothing (-r)
     off,           // a switch: clears its field
     count,         // a whole number from lo to hi
     seconds,       // a whole number of seconds from lo to hi, kept in milliseconds
     real,          // a number from lo to hi; a lo of 0 means above 0
     duration,      // 500ms, 10s, 2m, 1h (a plain number is seconds), from lo to hi ms
-    text,          // any text but an empty one; `unit` says what it needs ("a method")
+    text,          // any text; `unit` says what it needs ("an address") when it must not be empty
     file,          // the name of a file to write
     file_or_dash,  // the name of a file to write, or - for stdout
     readable,      // the name of a file that can be read (its contents are read later)
@@ -341,7 +341,8 @@ constexpr bool row_fits(const option_spec& s) {
     const bool function = s.reads == kind::act || s.reads == kind::custom || s.reads == kind::each;
     if (function != (s.apply != nullptr)) return false;
     switch (s.reads) {
-        case kind::on: return f == t::none || f == t::boolean || f == t::tls_boolean;
+        case kind::on: return f == t::boolean || f == t::tls_boolean;
+        case kind::accepted: return f == t::none;
         case kind::off: return f == t::boolean || f == t::tls_boolean;
         case kind::count:
             return s.lo <= s.hi &&
@@ -350,7 +351,7 @@ constexpr bool row_fits(const option_spec& s) {
         case kind::seconds:
         case kind::duration: return f == t::i64 && s.lo <= s.hi;
         case kind::real: return (f == t::real || f == t::gate_real) && s.lo <= s.hi;
-        case kind::text: return (f == t::text || f == t::tls_text) && s.unit[0] != '\0';
+        case kind::text:
         case kind::file:
         case kind::file_or_dash:
         case kind::readable: return f == t::text || f == t::tls_text;
@@ -362,12 +363,34 @@ constexpr bool row_fits(const option_spec& s) {
     return false;
 }
 
+constexpr bool same_text(const char* a, const char* b) {
+    if (!a || !b) return a == b;
+    while (*a && *a == *b) {
+        ++a;
+        ++b;
+    }
+    return *a == *b;
+}
+
+// Every row fits (above), the https section's rows and only they need https, and no name is
+// given twice.
 template <std::size_t n>
 constexpr bool rows_fit(const option_spec (&rows)[n]) {
-    for (const option_spec& s : rows)
-        if (!row_fits(s)) return false;
+    for (std::size_t i = 0; i < n; ++i) {
+        const option_spec& s = rows[i];
+        if (!row_fits(s) || (s.part == section::tls) != (s.needs == feature::tls)) return false;
+        for (std::size_t j = i + 1; j < n; ++j) {
+            if (s.short_name && s.short_name == rows[j].short_name) return false;
+            if (s.long_name && same_text(s.long_name, rows[j].long_name)) return false;
+        }
+    }
     return true;
 }
+
+// ab's -w -x -y -z (its HTML tables), refused: pointing at --html where this build has it.
+constexpr const char* html_refusal = built(feature::html)
+                                         ? "(HTML output) is not supported: --html FILE writes microbench's report"
+                                         : "(HTML output) is not supported";
 
 // clang-format off
 // The options, in --help-all's order within each section.
@@ -398,9 +421,9 @@ inline option_list option_table() {
         {'u', nullptr, "-p", kind::custom, {}, workload, section::ab, "-u file",
          "PUT the file's contents.", 0, 0, "", set_body},
         {'T', nullptr, nullptr, kind::text, &options::content_type, workload, section::ab, "-T content-type",
-         "Content-Type of the body (default text/plain).", 0, 0, "a content type"},
+         "Content-Type of the body (default text/plain)."},
         {'m', nullptr, nullptr, kind::text, &options::method, workload, section::ab, "-m method",
-         "Use this method.", 0, 0, "a method"},
+         "Use this method."},
         {'i', nullptr, "-m", kind::act, {}, workload, section::ab, "-i",
          "Use HEAD.", 0, 0, "", set_head},
         {'B', nullptr, nullptr, kind::text, &options::bind_address, workload, section::ab, "-B address",
@@ -415,7 +438,7 @@ inline option_list option_table() {
          "Write ab's gnuplot TSV, a row per request (with -t alone: the first 1000000; - for stdout)."},
         {'l', nullptr, nullptr, kind::off, &options::length_check, workload, section::ab, "-l",
          "Accept responses of varying length (no Length failures)."},
-        {'r', nullptr, nullptr, kind::on, {}, everywhere, section::ab, "-r",
+        {'r', nullptr, nullptr, kind::accepted, {}, everywhere, section::ab, "-r",
          "Accepted for compatibility: microbench never stops on errors."},
         {'q', nullptr, nullptr, kind::on, &options::quiet, everywhere, section::ab, "-q",
          "No progress output."},
@@ -579,14 +602,13 @@ inline option_list option_table() {
         {'P', nullptr, nullptr, kind::refuse, {}, everywhere, section::unsupported, nullptr, nullptr, 0, 0,
          "(proxy) is not supported"},
         {'w', nullptr, nullptr, kind::refuse, {}, everywhere, section::unsupported, "-w, -x, -y, -z",
-         "(ab's HTML tables: --html FILE writes microbench's report)", 0, 0,
-         "(HTML output) is not supported: --html FILE writes microbench's report"},
+         "(ab's HTML tables)", 0, 0, html_refusal},
         {'x', nullptr, nullptr, kind::refuse, {}, everywhere, section::unsupported, nullptr, nullptr, 0, 0,
-         "(HTML output) is not supported: --html FILE writes microbench's report"},
+         html_refusal},
         {'y', nullptr, nullptr, kind::refuse, {}, everywhere, section::unsupported, nullptr, nullptr, 0, 0,
-         "(HTML output) is not supported: --html FILE writes microbench's report"},
+         html_refusal},
         {'z', nullptr, nullptr, kind::refuse, {}, everywhere, section::unsupported, nullptr, nullptr, 0, 0,
-         "(HTML output) is not supported: --html FILE writes microbench's report"},
+         html_refusal},
     };
     static_assert(rows_fit(table), "a row's kind does not fit its field, its range or its function");
     return {table, sizeof table / sizeof table[0]};
