@@ -19,6 +19,7 @@
 #include "microbench/core/error.hpp"
 #include "microbench/core/ascii.hpp"
 #include "microbench/http/url.hpp"
+#include "microbench/http/url_ranges.hpp"
 #include "microbench/http/request.hpp"
 #include "microbench/http/chunked_decoder.hpp"
 #include "microbench/http/response_parser.hpp"

@@ -138,6 +138,7 @@ constexpr std::uint32_t max_threads = 1024;
 constexpr std::uint32_t max_pipeline = 256;
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
+constexpr std::uint64_t max_targets = 1'000'000;  // the URLs a URL's ranges may stand for
 constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s
@@ -188,6 +189,11 @@ namespace microbench {
     X(url_bad_ipv6, 17, "URL host is not a valid bracketed IPv6 address") \
     X(url_bad_port, 18, "URL port must be a number from 1 to 65535") \
     X(url_bad_char, 19, "URL contains a space, control or non-ASCII character (percent-encode it)") \
+    X(url_bad_range, 20, "a range in a URL is {A..B}, A and B integers of at most 18 digits, or {a,b,c}: words " \
+      "with at least one comma (a brace of the URL itself is written %7B or %7D)") \
+    X(url_range_unclosed, 21, "a range in a URL has no closing '}' (ranges do not nest)") \
+    X(url_range_in_origin, 22, "ranges go in a URL's path and query, not in its scheme, host or port") \
+    X(url_too_many_targets, 23, "a URL's ranges stand for more than 1,000,000 URLs") \
     /* Request building (30–39) */ \
     X(request_bad_method, 30, "method is not a valid HTTP token") \
     X(request_bad_header_name, 31, "header name is empty or not a valid HTTP token") \
@@ -634,6 +640,174 @@ inline error parse_url(std::string_view text, url& out) {
 
 }  // namespace microbench
 // ---- end include/microbench/http/url.hpp ----
+// ---- begin include/microbench/http/url_ranges.hpp ----
+// microbench/http/url_ranges.hpp — the URLs a URL with ranges stands for: `{A..B}` (integers,
+// ascending or descending; a bound written with a leading zero pads every number to the wider
+// bound's digits) and `{a,b,c}` (words, an empty one allowed: `/item{,s}`), in the path and the
+// query, several per URL for every combination, the last range varying fastest. A URL without
+// ranges stands for itself. A fault gives the byte it is at; the count is known, and checked
+// against the limit, before anything is built. It does not parse the URL itself (url.hpp does).
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+
+namespace detail {
+
+// One `{...}` of a URL: bytes [at, end) of the text, braces included.
+struct url_range {
+    std::size_t at = 0, end = 0;
+    bool numeric = false;
+    std::int64_t first = 0, last = 0;  // numeric
+    std::size_t width = 0;             // numeric: digits to pad to (0: none)
+    std::vector<std::string_view> words;
+
+    std::uint64_t count() const {
+        if (!numeric) return words.size();
+        return static_cast<std::uint64_t>(first <= last ? last - first : first - last) + 1;
+    }
+    // The k-th value (k < count()) appended to `out`.
+    void append(std::uint64_t k, std::string& out) const {
+        if (!numeric) {
+            out.append(words[k]);
+            return;
+        }
+        const std::int64_t step = first <= last ? 1 : -1;
+        const std::int64_t v = first + step * static_cast<std::int64_t>(k);
+        std::uint64_t magnitude = v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+        char digits[24];
+        std::size_t n = 0;
+        do {
+            digits[n++] = static_cast<char>('0' + magnitude % 10);
+            magnitude /= 10;
+        } while (magnitude);
+        if (v < 0) out.push_back('-');
+        for (std::size_t i = n; i < width; ++i) out.push_back('0');
+        while (n) out.push_back(digits[--n]);
+    }
+};
+
+// An integer bound of `{A..B}`: an optional '-', then 1 to 18 digits.
+inline bool range_bound(std::string_view text, std::int64_t& value, std::size_t& digits, bool& padded) {
+    const bool negative = !text.empty() && text[0] == '-';
+    const std::string_view number = text.substr(negative ? 1 : 0);
+    if (number.empty() || number.size() > 18) return false;
+    std::int64_t v = 0;
+    for (char c : number) {
+        if (!is_digit(c)) return false;
+        v = v * 10 + (c - '0');
+    }
+    value = negative ? -v : v;
+    digits = number.size();
+    padded = number.size() > 1 && number[0] == '0';
+    return true;
+}
+
+// The range `text[at, end)` (braces included) into `out`.
+inline error read_range(std::string_view text, std::size_t at, std::size_t end, url_range& out) {
+    const std::string_view inside = text.substr(at + 1, end - at - 2);
+    out.at = at;
+    out.end = end;
+    const std::size_t dots = inside.find("..");
+    if (dots != std::string_view::npos && inside.find(',') == std::string_view::npos) {
+        std::size_t first_digits = 0, last_digits = 0;
+        bool first_padded = false, last_padded = false;
+        if (!range_bound(inside.substr(0, dots), out.first, first_digits, first_padded))
+            return {errc::url_bad_range, at + 1};
+        if (!range_bound(inside.substr(dots + 2), out.last, last_digits, last_padded))
+            return {errc::url_bad_range, at + 1 + dots + 2};
+        out.numeric = true;
+        out.width = first_padded || last_padded ? std::max(first_digits, last_digits) : 0;
+        return {};
+    }
+    if (inside.find(',') == std::string_view::npos) return {errc::url_bad_range, at};
+    for (std::size_t from = 0;;) {
+        const std::size_t comma = inside.find(',', from);
+        const std::size_t length = comma == std::string_view::npos ? std::string_view::npos : comma - from;
+        out.words.push_back(inside.substr(from, length));
+        if (comma == std::string_view::npos) break;
+        from = comma + 1;
+    }
+    return {};
+}
+
+// Where the path begins: after "scheme://authority"; the whole text when it has no "://".
+inline std::size_t path_begins(std::string_view text) {
+    const std::size_t scheme = text.find("://");
+    if (scheme == std::string_view::npos) return 0;
+    const std::size_t path = text.find_first_of("/?#", scheme + 3);
+    return path == std::string_view::npos ? text.size() : path;
+}
+
+// Every range of `text`, in order; the first fault, if any.
+inline error find_ranges(std::string_view text, std::vector<url_range>& out) {
+    const std::size_t path = path_begins(text);
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '}') return {errc::url_bad_range, i};
+        if (text[i] != '{') continue;
+        if (i < path) return {errc::url_range_in_origin, i};
+        const std::size_t close = text.find_first_of("{}", i + 1);
+        if (close == std::string_view::npos || text[close] == '{') return {errc::url_range_unclosed, i};
+        out.emplace_back();
+        if (error e = read_range(text, i, close + 1, out.back())) return e;
+        i = close;
+    }
+    return {};
+}
+
+}  // namespace detail
+
+// How many URLs `text` stands for (1 without ranges), or the fault: at most `limit`.
+inline error count_url_ranges(std::string_view text, std::uint64_t& count,
+                              std::uint64_t limit = defaults::max_targets) {
+    std::vector<detail::url_range> ranges;
+    if (error e = detail::find_ranges(text, ranges)) return e;
+    count = 1;
+    for (const detail::url_range& r : ranges) {
+        if (r.count() > limit / count) return {errc::url_too_many_targets, r.at};
+        count *= r.count();
+    }
+    return {};
+}
+
+// The URLs `text` stands for, appended to `out` in order (the last range varies fastest): at most
+// `limit`, else nothing is added.
+inline error expand_url_ranges(std::string_view text, std::vector<std::string>& out,
+                               std::uint64_t limit = defaults::max_targets) {
+    std::vector<detail::url_range> ranges;
+    if (error e = detail::find_ranges(text, ranges)) return e;
+    std::uint64_t count = 1;
+    for (const detail::url_range& r : ranges) {
+        if (r.count() > limit / count) return {errc::url_too_many_targets, r.at};
+        count *= r.count();
+    }
+    out.reserve(out.size() + static_cast<std::size_t>(count));
+    std::vector<std::uint64_t> k(ranges.size(), 0);  // each range's value, the last one fastest
+    for (std::uint64_t made = 0; made < count; ++made) {
+        std::string url;
+        std::size_t from = 0;
+        for (std::size_t r = 0; r < ranges.size(); ++r) {
+            url.append(text.substr(from, ranges[r].at - from));
+            ranges[r].append(k[r], url);
+            from = ranges[r].end;
+        }
+        url.append(text.substr(from));
+        out.push_back(std::move(url));
+        for (std::size_t r = ranges.size(); r-- > 0;) {  // the next combination
+            if (++k[r] < ranges[r].count()) break;
+            k[r] = 0;
+        }
+    }
+    return {};
+}
+
+}  // namespace microbench
+// ---- end include/microbench/http/url_ranges.hpp ----
 // ---- begin include/microbench/http/request.hpp ----
 // microbench/http/request.hpp — build the bytes of one HTTP/1.1 request, once, before a run.
 // The engine sends these bytes unchanged for every request, so all validation happens here:
@@ -10363,7 +10537,8 @@ enum {
     MB_OK = 0,
     MB_URL_EMPTY = 10, MB_URL_NO_SCHEME = 11, MB_URL_UNSUPPORTED_SCHEME = 12, MB_URL_TLS_UNSUPPORTED = 13,
     MB_URL_USERINFO_UNSUPPORTED = 14, MB_URL_EMPTY_HOST = 15, MB_URL_BAD_HOST = 16, MB_URL_BAD_IPV6 = 17,
-    MB_URL_BAD_PORT = 18, MB_URL_BAD_CHAR = 19,
+    MB_URL_BAD_PORT = 18, MB_URL_BAD_CHAR = 19, MB_URL_BAD_RANGE = 20, MB_URL_RANGE_UNCLOSED = 21,
+    MB_URL_RANGE_IN_ORIGIN = 22, MB_URL_TOO_MANY_TARGETS = 23,
     MB_REQUEST_BAD_METHOD = 30, MB_REQUEST_BAD_HEADER_NAME = 31, MB_REQUEST_BAD_HEADER_VALUE = 32,
     MB_REQUEST_CONTENT_LENGTH_MISMATCH = 33, MB_REQUEST_TRANSFER_ENCODING_UNSUPPORTED = 34,
     MB_REQUEST_BAD_HEADER_LINE = 35,

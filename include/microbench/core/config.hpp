@@ -93,6 +93,7 @@ constexpr std::uint32_t max_threads = 1024;
 constexpr std::uint32_t max_pipeline = 256;
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
+constexpr std::uint64_t max_targets = 1'000'000;  // the URLs a URL's ranges may stand for
 constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s

@@ -24,6 +24,11 @@ namespace microbench {
     X(url_bad_ipv6, 17, "URL host is not a valid bracketed IPv6 address") \
     X(url_bad_port, 18, "URL port must be a number from 1 to 65535") \
     X(url_bad_char, 19, "URL contains a space, control or non-ASCII character (percent-encode it)") \
+    X(url_bad_range, 20, "a range in a URL is {A..B}, A and B integers of at most 18 digits, or {a,b,c}: words " \
+      "with at least one comma (a brace of the URL itself is written %7B or %7D)") \
+    X(url_range_unclosed, 21, "a range in a URL has no closing '}' (ranges do not nest)") \
+    X(url_range_in_origin, 22, "ranges go in a URL's path and query, not in its scheme, host or port") \
+    X(url_too_many_targets, 23, "a URL's ranges stand for more than 1,000,000 URLs") \
     /* Request building (30–39) */ \
     X(request_bad_method, 30, "method is not a valid HTTP token") \
     X(request_bad_header_name, 31, "header name is empty or not a valid HTTP token") \
