@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "microbench/http/url_ranges.hpp"
+#include "microbench.hpp"
 
 namespace mb = microbench;
 
