@@ -8,7 +8,7 @@ that target's g++ and nothing else:
     the zeros the linker leaves between segments for the target's largest page (an aarch64 file
     pads its data segment to a 64 KB boundary, up to 64 KB more file for no more program), and the
     file's size beside them; and its small-device profile (MICROBENCH_CLI_PROFILE_SMALL, as
-    examples/cli/profile.hpp defines it: no https, HTML report or merge), dynamic;
+    examples/cli/profile.hpp defines it: no https, HTML report, merge or targets), dynamic;
   - with --features, what each of the CLI's features adds to it (the CLI built without it, its
     MICROBENCH_NO_* macro, against the full one): a table per target;
   - libmicrobench.so (the C API) at -Os, stripped;
@@ -65,7 +65,8 @@ TARGET_BUDGETS = {"arm-linux-gnueabihf": {"cli_dynamic_bytes": 320_000, "cli_sma
 # small-device profile is a set of them).
 FEATURES = [("https: the OpenSSL 3 loader, -f -Z -E -I --verify --cacert --tls-resume", "MICROBENCH_NO_TLS"),
             ("the HTML report: --html, microbench report", "MICROBENCH_NO_HTML"),
-            ("microbench merge", "MICROBENCH_NO_MERGE")]
+            ("microbench merge", "MICROBENCH_NO_MERGE"),
+            ("targets: URL ranges, --no-ranges", "MICROBENCH_NO_TARGETS")]
 
 
 def tool(target, name):
@@ -128,7 +129,8 @@ def compile_c_library(target, out):
     return os.path.getsize(out)
 
 
-PROFILE = ["-DMICROBENCH_NO_SERVER", "-DMICROBENCH_NO_REPORTS", "-DMICROBENCH_NO_TLS", "-DMICROBENCH_HISTOGRAM_DIGITS=2"]
+PROFILE = ["-DMICROBENCH_NO_SERVER", "-DMICROBENCH_NO_REPORTS", "-DMICROBENCH_NO_TLS", "-DMICROBENCH_NO_TARGETS",
+           "-DMICROBENCH_HISTOGRAM_DIGITS=2"]
 
 
 def device_program(target, out, switches):
@@ -288,7 +290,7 @@ def main():
         print("|---|---|" + "---|" * len(targets))
         for name, macro in FEATURES:
             print(f"| {name} | `{macro}` | " + " | ".join(f"{features[name][t]:,}" for t in targets) + " |")
-        print("| all three: the small-device profile (code they share counts once) | `MICROBENCH_CLI_PROFILE_SMALL` | " +
+        print("| all four: the small-device profile (code they share counts once) | `MICROBENCH_CLI_PROFILE_SMALL` | " +
               " | ".join(f"{small_saves[t]:,}" for t in targets) + " |")
     for b in broken:
         print("BUDGET BROKEN: " + b)

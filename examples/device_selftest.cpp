@@ -9,6 +9,10 @@
 #ifndef MICROBENCH_NO_TLS
 #define MICROBENCH_NO_TLS
 #endif
+// One URL, so without targets and URL ranges (9 KB).
+#ifndef MICROBENCH_NO_TARGETS
+#define MICROBENCH_NO_TARGETS
+#endif
 #include "microbench.hpp"
 
 int main(int argc, char** argv) {

@@ -11,6 +11,7 @@
 //   MICROBENCH_HISTOGRAM_DIGITS=2   every latency histogram at 1 % (config.hpp)
 //   MICROBENCH_NO_TLS        without the built-in TLS (OpenSSL loaded at run time): https:// then
 //                            needs a transport of the plan's own
+//   MICROBENCH_NO_TARGETS    without targets and URL ranges (plan::targets, plan::url_ranges)
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 #pragma once
 
@@ -51,6 +52,7 @@
 #include "microbench/engine/openssl_api.hpp"
 #include "microbench/engine/tls_openssl.hpp"
 #endif
+#include "microbench/engine/targets.hpp"
 #include "microbench/engine/runner.hpp"
 #include "microbench/engine/capacity.hpp"
 #ifndef MICROBENCH_NO_REPORTS

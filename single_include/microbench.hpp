@@ -16,6 +16,7 @@
 //   MICROBENCH_HISTOGRAM_DIGITS=2   every latency histogram at 1 % (config.hpp)
 //   MICROBENCH_NO_TLS        without the built-in TLS (OpenSSL loaded at run time): https:// then
 //                            needs a transport of the plan's own
+//   MICROBENCH_NO_TARGETS    without targets and URL ranges (plan::targets, plan::url_ranges)
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 
 // ---- begin include/microbench/core/version.hpp ----
@@ -254,7 +255,7 @@ namespace microbench {
     X(plan_bad_arrivals, 123, "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson") \
     X(plan_bad_start_time, 124, "the start time must be a Unix time in milliseconds, at most 7 days ahead") \
     X(plan_bad_shard, 125, "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at " \
-      "least one connection and one request") \
+      "least one connection, one request and, with targets, one target") \
     X(plan_bad_duration, 126, "the duration must be from 0 (none: a request count ends the run) to 30 days") \
     X(plan_bad_socket_buffer, 127, "socket buffers must be from 0 (the kernel's size) to 64 MiB") \
     X(plan_bad_transport, 128, "a transport needs open, handshake, read, write and close functions") \
@@ -263,6 +264,9 @@ namespace microbench {
     X(plan_bad_batch_lag, 131, "the batch lag must be from 0 to 10,000 microseconds, or -1 for the default") \
     X(plan_bad_capacity_search, 133, \
       "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
+    X(plan_bad_target, 134, "each target must be a URL of the plan's origin (its scheme, host and port), and " \
+      "there may be at most 1,000,000 (the position is the target's index)") \
+    X(plan_targets_unsupported, 135, "targets and URL ranges need a build without MICROBENCH_NO_TARGETS") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
@@ -744,18 +748,33 @@ inline std::size_t path_begins(std::string_view text) {
     return path == std::string_view::npos ? text.size() : path;
 }
 
-// Every range of `text`, in order; the first fault, if any.
+// Every range of `text`, in order; the first fault, if any. A fragment (after '#') is never sent:
+// its braces are left as they are.
 inline error find_ranges(std::string_view text, std::vector<url_range>& out) {
     const std::size_t path = path_begins(text);
-    for (std::size_t i = 0; i < text.size(); ++i) {
+    const std::size_t fragment = std::min(text.size(), text.find('#', path));
+    for (std::size_t i = 0; i < fragment; ++i) {
         if (text[i] == '}') return {errc::url_bad_range, i};
         if (text[i] != '{') continue;
         if (i < path) return {errc::url_range_in_origin, i};
         const std::size_t close = text.find_first_of("{}", i + 1);
-        if (close == std::string_view::npos || text[close] == '{') return {errc::url_range_unclosed, i};
+        if (close == std::string_view::npos || close > fragment || text[close] == '{')
+            return {errc::url_range_unclosed, i};
         out.emplace_back();
         if (error e = read_range(text, i, close + 1, out.back())) return e;
         i = close;
+    }
+    return {};
+}
+
+// The ranges of `text` and how many URLs they stand for (at most `limit`).
+inline error count_ranges(std::string_view text, std::vector<url_range>& ranges, std::uint64_t& count,
+                          std::uint64_t limit) {
+    if (error e = find_ranges(text, ranges)) return e;
+    count = 1;
+    for (const url_range& r : ranges) {
+        if (r.count() > limit / count) return {errc::url_too_many_targets, r.at};
+        count *= r.count();
     }
     return {};
 }
@@ -766,30 +785,27 @@ inline error find_ranges(std::string_view text, std::vector<url_range>& out) {
 inline error count_url_ranges(std::string_view text, std::uint64_t& count,
                               std::uint64_t limit = defaults::max_targets) {
     std::vector<detail::url_range> ranges;
-    if (error e = detail::find_ranges(text, ranges)) return e;
-    count = 1;
-    for (const detail::url_range& r : ranges) {
-        if (r.count() > limit / count) return {errc::url_too_many_targets, r.at};
-        count *= r.count();
-    }
-    return {};
+    return detail::count_ranges(text, ranges, count, limit);
 }
 
-// The URLs `text` stands for, appended to `out` in order (the last range varies fastest): at most
-// `limit`, else nothing is added.
-inline error expand_url_ranges(std::string_view text, std::vector<std::string>& out,
-                               std::uint64_t limit = defaults::max_targets) {
+// Calls fn(url, k) for the URLs `text` stands for with k in [first, first + n), in order (the last
+// range varies fastest), after checking them all (at most `limit`, and first + n at most their
+// count); nothing is called on a fault. One string is reused for every URL.
+template <class Fn>
+inline error for_each_url(std::string_view text, std::uint64_t first, std::uint64_t n, Fn&& fn,
+                          std::uint64_t limit = defaults::max_targets) {
     std::vector<detail::url_range> ranges;
-    if (error e = detail::find_ranges(text, ranges)) return e;
-    std::uint64_t count = 1;
-    for (const detail::url_range& r : ranges) {
-        if (r.count() > limit / count) return {errc::url_too_many_targets, r.at};
-        count *= r.count();
-    }
-    out.reserve(out.size() + static_cast<std::size_t>(count));
+    std::uint64_t count = 0;
+    if (error e = detail::count_ranges(text, ranges, count, limit)) return e;
+    if (first > count || n > count - first) return {errc::url_too_many_targets, 0};
     std::vector<std::uint64_t> k(ranges.size(), 0);  // each range's value, the last one fastest
-    for (std::uint64_t made = 0; made < count; ++made) {
-        std::string url;
+    for (std::uint64_t at = first, r = ranges.size(); r-- > 0;) {  // the first one's values
+        k[r] = at % ranges[r].count();
+        at /= ranges[r].count();
+    }
+    std::string url;
+    for (std::uint64_t made = 0; made < n; ++made) {
+        url.clear();
         std::size_t from = 0;
         for (std::size_t r = 0; r < ranges.size(); ++r) {
             url.append(text.substr(from, ranges[r].at - from));
@@ -797,13 +813,22 @@ inline error expand_url_ranges(std::string_view text, std::vector<std::string>& 
             from = ranges[r].end;
         }
         url.append(text.substr(from));
-        out.push_back(std::move(url));
+        fn(static_cast<const std::string&>(url), first + made);
         for (std::size_t r = ranges.size(); r-- > 0;) {  // the next combination
             if (++k[r] < ranges[r].count()) break;
             k[r] = 0;
         }
     }
     return {};
+}
+
+// The URLs `text` stands for, appended to `out` in order: at most `limit`, else nothing is added.
+inline error expand_url_ranges(std::string_view text, std::vector<std::string>& out,
+                               std::uint64_t limit = defaults::max_targets) {
+    std::uint64_t count = 0;
+    if (error e = count_url_ranges(text, count, limit)) return e;
+    out.reserve(out.size() + static_cast<std::size_t>(count));
+    return for_each_url(text, 0, count, [&out](const std::string& url, std::uint64_t) { out.push_back(url); }, limit);
 }
 
 }  // namespace microbench
@@ -3095,17 +3120,26 @@ inline io_result write_some(int fd, const char* buf, std::size_t len) {
     }
 }
 
+// At most this many parts go in one sendmsg.
+constexpr int max_write_parts = 64;
+inline io_result send_parts(int fd, iovec* parts, int n);
+
 // Writes bytes [from, to) of `copies` back-to-back copies of `data` (a pipelined batch of one
 // request) in one sendmsg, straight from the single copy: the batch is never built in memory.
 inline io_result write_repeated(int fd, const char* data, std::size_t size, std::size_t from, std::size_t to) {
-    constexpr int max_parts = 64;
-    iovec parts[max_parts];
+    iovec parts[max_write_parts];
     int n = 0;
-    for (std::size_t at = from; at < to && n < max_parts; ++n) {
+    for (std::size_t at = from; at < to && n < max_write_parts; ++n) {
         std::size_t in = at % size, len = size - in < to - at ? size - in : to - at;
         parts[n] = iovec{const_cast<char*>(data + in), len};
         at += len;
     }
+    return send_parts(fd, parts, n);
+}
+
+// Sends `n` parts (1 to max_write_parts) in one call: ok with the bytes the kernel took (maybe
+// fewer), again, or error.
+inline io_result send_parts(int fd, iovec* parts, int n) {
     msghdr m{};
     m.msg_iov = parts;
     m.msg_iovlen = static_cast<std::size_t>(n);
@@ -3710,6 +3744,15 @@ public:
     const type& name() const { return name##_; }
 
     MICROBENCH_PLAN_FIELD(std::string, url)
+    // The URLs the requests go to, in turn, each of url()'s origin (scheme, host and port), at
+    // most defaults::max_targets; empty: url() alone. Worker w of T sends its k-th request to
+    // target (w + k·T) mod N; a shard takes its own stretch of them (shard.hpp). Each target's
+    // request is built once, before the run.
+    MICROBENCH_PLAN_FIELD(std::vector<std::string>, targets)
+    // url() may hold ranges ({A..B}, {a,b,c}: url_ranges.hpp): the URLs they stand for are the
+    // targets, made when the run starts (no list is kept; a shard makes its stretch only). Off:
+    // a brace is sent as written. Not with targets().
+    MICROBENCH_PLAN_FIELD(bool, url_ranges)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -3912,6 +3955,8 @@ public:
 
 private:
     std::string url_;
+    std::vector<std::string> targets_;
+    bool url_ranges_ = false;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;
@@ -3961,25 +4006,74 @@ private:
 // microbench/engine/shard.hpp — one plan divided among N generators (processes, machines, pods):
 // shard I of N takes its share of the requests, the connections and the rate, and is marked as
 // that shard so its fixed-rate schedule and Poisson seed interleave with the others' instead of
-// repeating them. The shares add up exactly to the whole plan.
+// repeating them; with targets, its own stretch of them. The shares add up exactly to the whole plan.
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 
 namespace microbench {
 
+// Where shard `index` of `count` starts in `total` things split as evenly as whole numbers allow
+// (the first shards take one more).
+inline std::uint64_t shard_start(std::uint64_t total, std::uint32_t index, std::uint32_t count) {
+    return total / count * index + std::min<std::uint64_t>(index, total % count);
+}
+inline std::uint64_t shard_share(std::uint64_t total, std::uint32_t index, std::uint32_t count) {
+    return total / count + (index < total % count ? 1 : 0);
+}
+
+// The URLs a plan with url_ranges sends to: [first, first + count) of those url() stands for, a
+// shard's own stretch of them when there are several (one URL is every shard's).
+struct url_stretch {
+    std::uint64_t first = 0, count = 1;
+};
+inline error stretch_of(const plan& p, url_stretch& out) {
+    std::uint64_t total = 1;
+    if (error e = count_url_ranges(p.url(), total)) return e;
+    out = url_stretch{0, total};
+    if (total > 1 && p.shard_count() && p.shard_index() < p.shard_count()) {
+        out.first = shard_start(total, p.shard_index(), p.shard_count());
+        out.count = shard_share(total, p.shard_index(), p.shard_count());
+    }
+    return {};
+}
+
+// How many targets a plan sends to: its list's, or its ranges' (a shard's stretch); 0 for url() alone.
+inline std::uint64_t target_count(const plan& p) {
+    if (!p.targets().empty()) return p.targets().size();
+    url_stretch s;
+    std::uint64_t total = 1;
+    if (!p.url_ranges() || count_url_ranges(p.url(), total) || total < 2 || stretch_of(p, s)) return 0;
+    return s.count;
+}
+
 // `whole` as shard `index` (from 0) of `count`: requests and connections split as evenly as
 // whole numbers allow (the first shards take one more), the rate split exactly, threads at most
-// the shard's connections. Refused when a shard would get no connection or no request
+// the shard's connections; the targets split into stretches the same way, so that no two shards
+// send to the same target. Refused when a shard would get no connection, no request or no target
 // (plan_bad_shard), or a share of the rate below the smallest rate (plan_bad_rate).
 inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) {
     if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
     if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count))
         return {errc::plan_bad_shard, 0};
+    std::uint64_t targets = whole.targets().size();
+    if (whole.url_ranges() && count_url_ranges(whole.url(), targets)) targets = 0;  // run() says why
+    if (targets > 1 || !whole.targets().empty()) {
+        if (targets < count) return {errc::plan_bad_shard, 0};
+    }
     if (whole.rate() > 0 && whole.rate() / count < defaults::min_rate)
         return {errc::plan_bad_rate, 0};  // a share too small to schedule
-    auto share = [index, count](std::uint64_t total) { return total / count + (index < total % count ? 1 : 0); };
+    auto share = [index, count](std::uint64_t total) { return shard_share(total, index, count); };
+    if (!whole.targets().empty()) {  // shards before this one take their stretches first (ranges: run() does)
+        const auto first = static_cast<std::ptrdiff_t>(shard_start(targets, index, count));
+        const auto n = static_cast<std::ptrdiff_t>(share(targets));
+        std::vector<std::string> stretch(whole.targets().begin() + first, whole.targets().begin() + first + n);
+        whole.url(stretch[0]).targets(std::move(stretch));
+    }
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
     whole.requests(share(whole.requests()))
         .concurrency(connections)
@@ -4012,6 +4106,7 @@ struct request_slot {
     std::int64_t first_byte_ns = 0;   // first response byte read
     bool retried = false;             // already sent again after a closed keep-alive connection
     bool reused = false;              // sent on a connection that had served a response
+    std::uint32_t target = 0;         // with targets: which one it goes to (kept when it is sent again)
     std::int64_t intended_ns = 0;     // at a fixed rate: when the schedule said to send it
 };
 
@@ -4034,6 +4129,7 @@ struct connection {
     std::uint32_t batch = 0;     // requests in the batch being sent, oldest first in requests[]
     std::uint32_t done = 0;      // of them, ended
     std::uint32_t written = 0;   // of them, written to their last byte
+    std::size_t written_end = 0; // where the first of them not yet written ends, in the batch's bytes
     std::uint32_t closes = 0;    // times this slot closed a descriptor: tells a reopened one apart
     bool queued = false;         // in the worker's ring of connections waiting for a local resource
     bool watched = false;        // in the worker's list of unsettled connections (worker_rate.hpp)
@@ -4468,17 +4564,34 @@ private:
 // ---- end include/microbench/engine/intervals.hpp ----
 // ---- begin include/microbench/engine/worker_setup.hpp ----
 // microbench/engine/worker_setup.hpp — what the runner gives a worker: the target and the source
-// addresses, the request bytes, its share of the connections, requests and rate, its limits and
-// timeouts, and the few things it shares with the run (the start gate, the cancel token, the
-// reference length, its progress counter and the transport). Plain data; the worker reads it only.
+// addresses, the request bytes (one request, or a table of them when the run has targets), its
+// share of the connections, requests and rate, its limits and timeouts, and the few things it
+// shares with the run (the start gate, the cancel token, the reference lengths, its progress
+// counter and the transport). Plain data; the worker reads it only.
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 
 namespace microbench {
 namespace detail {
+
+// A run's requests when it has targets: each target's bytes back to back, built once before the
+// run and only read while it runs.
+struct request_table {
+    std::string bytes;
+    std::vector<std::size_t> ends;  // where each target's request ends in `bytes`
+
+    std::uint32_t size() const { return static_cast<std::uint32_t>(ends.size()); }
+    std::string_view at(std::uint32_t i) const {
+        const std::size_t from = i ? ends[i - 1] : 0;
+        return {bytes.data() + from, ends[i] - from};
+    }
+};
 
 // Everything a worker needs, prepared by the runner.
 struct worker_setup {
@@ -4487,6 +4600,8 @@ struct worker_setup {
     std::uint32_t source_count = 0;     // 0: any local address
     std::uint32_t first_connection = 0; // this worker's first connection's number in the run
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
+    const request_table* table = nullptr;  // with targets: the requests, picked by index; null: `request`
+    std::uint32_t worker_index = 0, workers = 1;  // with targets: its k-th goes to (index + k·workers) mod N
     std::uint32_t connections = 1;
     std::uint64_t quota = 0;  // requests to issue; 0: until stopped
     std::uint32_t pipeline = 1;
@@ -4515,6 +4630,7 @@ struct worker_setup {
     start_gate* gate = nullptr;            // gives the run's start time, or tells it to give up
     const cancel_token* cancel = nullptr;  // the user's
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
+    std::atomic<std::int64_t>* target_lengths = nullptr;    // with targets: one reference length each
     std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
     const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write);
@@ -4528,7 +4644,8 @@ struct worker_setup {
 // ---- begin include/microbench/engine/worker.hpp ----
 // microbench/engine/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
 // and histograms; nothing is shared with other workers while running except the request bytes
-// (read-only), a set-once reference length and a progress counter only this worker writes.
+// (read-only; with targets, a table of them), set-once reference lengths and a progress counter
+// only this worker writes.
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
@@ -4567,10 +4684,11 @@ public:
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         // A transport writes a pipelined batch from copies of the request back to back, as many
-        // as fit in transport_batch_bytes (at least two): a record carries several requests.
+        // as fit in transport_batch_bytes (at least two): a record carries several requests. With
+        // targets, each request goes from the table, one write each.
         const std::size_t fit =
             std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
-        if (s_.tls && s_.pipeline > 1)
+        if (s_.tls && s_.pipeline > 1 && !s_.table)
             for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i)
                 batch_copies_.append(s_.request.data(), s_.request.size());
         ready_.reserve(s_.connections);
@@ -4601,6 +4719,7 @@ private:
     void on_connected(connection& c, std::int64_t now);
     io_result receive(connection& c, std::int64_t& stamped);
     io_result transmit(connection& c);
+    io_result write_targets(connection& c);
     void note_tls_failure(connection& c, long status, bool handshaking);
     void fail_handshake(std::uint32_t ci, long status);
     void try_write(std::uint32_t ci);
@@ -4620,6 +4739,14 @@ private:
     bool settled();
     std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
+    // The bytes of the request `q` stands for: its target's, or the run's one request.
+    std::string_view request_of(const request_slot& q) const { return s_.table ? s_.table->at(q.target) : s_.request; }
+    // With targets: the next request's, in turn (this worker's k-th: (index + k·workers) mod N).
+    std::uint32_t next_target() {
+        if (!s_.table) return 0;
+        const std::uint64_t k = picked_++;
+        return static_cast<std::uint32_t>((s_.worker_index + k * s_.workers) % s_.table->size());
+    }
     bool fixed_rate() const { return schedule_.on(); }
     // At a fixed rate: another request is scheduled before the stop time (and within the quota).
     bool schedule_pending() const {
@@ -4649,6 +4776,7 @@ private:
     std::int64_t local_retry_at_ = INT64_MAX;
     std::int64_t local_backoff_ns_ = defaults::local_retry_min_ns;
     std::uint64_t issued_ = 0;
+    std::uint64_t picked_ = 0;  // with targets: requests given a target so far
     std::uint32_t open_ = 0;
     bool stopping_ = false;
     bool looked_for_server_ = false;
@@ -4764,7 +4892,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     }
     intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j)
-        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
+        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, next_target(), intended};
     send(ci, start);
 }
 
@@ -4772,8 +4900,10 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
 inline void worker::send(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     c.write_offset = 0;
-    c.write_length = static_cast<std::size_t>(c.in_flight()) * s_.request.size();
+    c.write_length = 0;
+    for (std::uint32_t j = c.done; j < c.batch; ++j) c.write_length += request_of(c.requests[j]).size();
     c.written = 0;
+    c.written_end = request_of(c.requests[0]).size();
     if (c.fd < 0) return open_connection(ci, now);
     c.state = connection::phase::writing;
     c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
@@ -4803,10 +4933,11 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
 
 inline void worker::try_write(std::uint32_t ci) {
     connection& c = conns_[ci];
-    const std::size_t size = s_.request.size();
     while (c.write_offset < c.write_length) {
-        io_result r =
-            c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
+        io_result r = c.tls      ? transmit(c)
+                      : s_.table ? write_targets(c)
+                                 : write_repeated(c.fd, s_.request.data(), s_.request.size(), c.write_offset,
+                                                  c.write_length);
         if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
         if (r.status != io::ok) {
             const bool tls = r.status == io::tls;
@@ -4824,10 +4955,12 @@ inline void worker::try_write(std::uint32_t ci) {
         }
         c.write_offset += r.bytes;
         stats_.bytes_sent += r.bytes;
-        if (c.write_offset >= (c.written + 1) * size) {
-            std::int64_t now = now_ns();
-            for (; c.written < c.batch && c.write_offset >= (c.written + 1) * size; ++c.written)
-                c.requests[c.written].written_ns = now;
+        if (c.write_offset >= c.written_end) {
+            const std::int64_t now = now_ns();
+            while (c.written < c.batch && c.write_offset >= c.written_end) {
+                c.requests[c.written++].written_ns = now;
+                if (c.written < c.batch) c.written_end += request_of(c.requests[c.written]).size();
+            }
         }
     }
     c.state = connection::phase::reading;
@@ -5055,13 +5188,35 @@ inline io_result worker::receive(connection& c, std::int64_t& stamped) {
     return {io::tls, 0, 0};
 }
 
+// With targets: the batch's bytes from write_offset on, each request from the table in place (one
+// sendmsg, nothing copied). Request c.written, the first not written in full, ends at written_end.
+inline io_result worker::write_targets(connection& c) {
+    iovec parts[max_write_parts];
+    int n = 0;
+    for (std::uint32_t j = c.written; j < c.batch && n < max_write_parts; ++j) {
+        const std::string_view r = request_of(c.requests[j]);
+        const std::size_t skip = j == c.written ? c.write_offset - (c.written_end - r.size()) : 0;
+        parts[n++] = iovec{const_cast<char*>(r.data() + skip), r.size() - skip};
+    }
+    return send_parts(c.fd, parts, n);
+}
+
 // Writes the rest of the batch through the transport, from the same bytes after a short write: as
 // much of it as the copies of the request hold from where it stands (the batch is the request
-// repeated, so any window of the copies is the batch's).
+// repeated, so any window of the copies is the batch's); with targets, the rest of the request
+// being written, from the table.
+
 inline io_result worker::transmit(connection& c) {
-    const std::string_view from = batch_copies_.empty() ? s_.request : std::string_view(batch_copies_);
-    const std::size_t at = c.write_offset % from.size();
-    const long n = s_.tls->write(c.tls, from.data() + at, std::min(from.size() - at, c.write_length - c.write_offset));
+    std::string_view part;
+    if (s_.table) {  // the rest of the first request not written in full, straight from the table
+        const std::string_view r = request_of(c.requests[c.written]);
+        part = r.substr(c.write_offset - (c.written_end - r.size()));
+    } else {  // the run's one request, or the copies of it that make a pipelined batch
+        const std::string_view from = batch_copies_.empty() ? s_.request : std::string_view(batch_copies_);
+        const std::size_t at = c.write_offset % from.size();
+        part = from.substr(at, std::min(from.size() - at, c.write_length - c.write_offset));
+    }
+    const long n = s_.tls->write(c.tls, part.data(), part.size());
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
     if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
     if (n == transport_closed) return {io::error, 0, EPIPE};
@@ -5250,12 +5405,13 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         }
         return end_failed(failure::check);
     }
-    if (s_.length_check && s_.reference_length) {
+    std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;
+    if (s_.length_check && shared_length) {  // with targets, each target's own first length
         // A plain load once the first response has set it: a compare-exchange per response would
         // take the shared cache line exclusively and bounce it between worker threads.
         auto length = static_cast<std::int64_t>(body);
-        std::int64_t reference = s_.reference_length->load(std::memory_order_relaxed);
-        if (reference < 0 && s_.reference_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
+        std::int64_t reference = shared_length->load(std::memory_order_relaxed);
+        if (reference < 0 && shared_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
             reference = length;
         if (reference != length) return end_failed(failure::length);
     }
@@ -5296,7 +5452,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
             continue;
         }
         ++stats_.retries;
-        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.intended_ns};
+        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.target, q.intended_ns};
     }
     c.batch = kept;
     c.done = 0;
@@ -5903,6 +6059,88 @@ inline openssl_run::~openssl_run() {
 }  // namespace microbench
 // ---- end include/microbench/engine/tls_openssl.hpp ----
 #endif
+// ---- begin include/microbench/engine/targets.hpp ----
+// microbench/engine/targets.hpp — a run's targets made ready before it starts: each target's
+// request built once into the table the workers share (from a list, or from the URLs of url()'s
+// ranges, this shard's stretch only, with no list kept), a reference length each, and the URL the
+// run's origin comes from. Nothing here runs while the workers do. MICROBENCH_NO_TARGETS leaves
+// it out (a plan with targets or ranges is then refused: plan_targets_unsupported).
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
+
+#ifdef MICROBENCH_NO_TARGETS
+// Without targets: a plan that asks for them (a list, or a brace in url() with url_ranges) is refused.
+inline error build_targets(const plan& p, const url&, request_table&, std::unique_ptr<std::atomic<std::int64_t>[]>&) {
+    const bool braces = p.url_ranges() && p.url().find_first_of("{}") != std::string::npos;
+    return p.targets().empty() && !braces ? error{} : error{errc::plan_targets_unsupported, 0};
+}
+inline error first_url(const plan& p, std::string& out) {
+    out = p.url();
+    return {};
+}
+#else
+// With targets (a list, or the URLs of url()'s ranges: this shard's stretch of them): each one's
+// request into the shared table, and a reference length each. A target that is not a URL of the
+// run's origin is refused by its index (plan_bad_target).
+inline error build_targets(const plan& p, const url& origin, request_table& table,
+                           std::unique_ptr<std::atomic<std::int64_t>[]>& lengths) {
+    const std::vector<std::string>& list = p.targets();
+    if (list.size() > defaults::max_targets) return {errc::plan_bad_target, defaults::max_targets};
+    if (p.url_ranges() && !list.empty()) return {errc::plan_bad_target, 0};  // one or the other
+    url_stretch stretch;
+    if (p.url_ranges()) {
+        if (error e = stretch_of(p, stretch)) return e;
+    } else {
+        stretch.count = list.size();
+    }
+    if (stretch.count < 2 && list.empty()) return {};  // url() alone, or the one URL of its ranges
+    const request_options options = p.request();
+    error fault;
+    std::string request;
+    auto add = [&](const std::string& text, std::uint64_t k) {
+        url u;
+        if (fault) return;
+        if (parse_url(text, u) || u.tls != origin.tls || u.host != origin.host || u.port != origin.port)
+            fault = {errc::plan_bad_target, static_cast<std::size_t>(k)};
+        else if (error e = build_request(u, options, request))
+            fault = e;
+        table.bytes += request;
+        table.ends.push_back(table.bytes.size());
+    };
+    table.ends.reserve(static_cast<std::size_t>(stretch.count));
+    if (!list.empty())
+        for (std::size_t k = 0; k < list.size(); ++k) add(list[k], k);
+    else if (error e = for_each_url(p.url(), stretch.first, stretch.count, add))
+        return e;
+    if (fault) return fault;
+    lengths.reset(new std::atomic<std::int64_t>[table.size()]);
+    for (std::uint32_t i = 0; i < table.size(); ++i) lengths[i].store(-1, std::memory_order_relaxed);
+    return {};
+}
+
+// The URL a run's origin comes from: url(), or with ranges the first URL they stand for (this
+// shard's stretch).
+inline error first_url(const plan& p, std::string& out) {
+    out = p.url();
+    if (!p.url_ranges() || !p.targets().empty()) return {};
+    url_stretch stretch;
+    if (error e = stretch_of(p, stretch)) return e;
+    return for_each_url(p.url(), stretch.first, 1, [&out](const std::string& text, std::uint64_t) { out = text; });
+}
+
+#endif  // MICROBENCH_NO_TARGETS
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/targets.hpp ----
 // ---- begin include/microbench/engine/runner.hpp ----
 // microbench/engine/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
 // once, sets up its transport (the plan's, or for https:// the built-in OpenSSL), makes sure the
@@ -6050,11 +6288,13 @@ inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t
 }
 
 // What the workers of one run share: set up before they start, read-only while they run (the
-// gate and the reference length aside, which are made for sharing).
+// gate and the reference lengths aside, which are made for sharing).
 struct run_shared {
     endpoint to;
     std::vector<endpoint> sources;  // -B: connections take them in turn
     std::string request;            // the run's one copy: every worker sends from it
+    request_table table;            // with targets: each one's request; empty without
+    std::unique_ptr<std::atomic<std::int64_t>[]> target_lengths;  // with targets: each one's reference length
     checks response_checks;
     start_gate gate;
     std::atomic<std::int64_t> reference_length{-1};
@@ -6078,6 +6318,12 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.source_count = static_cast<std::uint32_t>(shared.sources.size());
     s.first_connection = first_connection;
     s.request = shared.request;
+    if (shared.table.size()) {
+        s.table = &shared.table;
+        s.target_lengths = shared.target_lengths.get();
+        s.worker_index = i;
+        s.workers = t;
+    }
     s.connections = static_cast<std::uint32_t>(share(p.concurrency()));
     s.quota = p.requests() ? share(p.requests()) : 0;
     s.pipeline = p.pipeline();
@@ -6146,6 +6392,8 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     std::sort(out.requests.begin(), out.requests.end(),
               [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
     std::int64_t first = shared.reference_length.load(std::memory_order_relaxed);
+    for (std::uint32_t k = 0; first < 0 && k < shared.table.size(); ++k)  // with targets: the lowest-numbered one's
+        first = shared.target_lengths[k].load(std::memory_order_relaxed);
     if (first < 0) first = shared.failed_length.load(std::memory_order_relaxed);  // none passed: what came
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
 }
@@ -6160,9 +6408,12 @@ inline std::size_t descriptors_needed(const plan& p) {
 inline error run_plan(const plan& p, result& out) {
     if (error e = p.validate()) return e;
     url target;
-    if (error e = parse_url(p.url(), target)) return e;
+    std::string origin;
+    if (error e = first_url(p, origin)) return e;
+    if (error e = parse_url(origin, target)) return e;
     run_shared shared;
     if (error e = build_request(target, p.request(), shared.request)) return e;
+    if (error e = build_targets(p, target, shared.table, shared.target_lengths)) return e;
     if (resolve(target.host, target.port, shared.to) != 0) return {errc::run_resolve_failed, 0};
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
@@ -6597,6 +6848,7 @@ struct report_context {
     bool variable_length = false;  // ab -l: Document Length is Variable
     bool sent_body = false;        // ab -p/-u: print the body-sent lines
     bool checked = false;          // responses were checked: print goodput next to requests/s
+    std::uint64_t targets = 0;     // how many targets the requests went to in turn (0: the path alone)
 };
 
 // ab's four failure columns; each of microbench's reasons counts in exactly one.
@@ -6667,6 +6919,9 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     }
     appendf(out, "\n");
     appendf(out, "Document Path:          %s\n", ctx.path.c_str());
+    if (ctx.targets > 1)
+        appendf(out, "Targets:                %llu, in turn\n",
+                static_cast<unsigned long long>(ctx.targets));
     if (ctx.variable_length) appendf(out, "Document Length:        Variable\n\n");
     else appendf(out, "Document Length:        %llu bytes\n\n", static_cast<unsigned long long>(r.first_body_length));
     appendf(out, "Concurrency Level:      %u\n", ctx.concurrency);
@@ -7013,6 +7268,7 @@ struct run_description {
     std::string checks;             // what every response had to pass (checks::summary); empty: nothing
     std::uint32_t shard_index = 0, shard_count = 0;  // shard I of N (plan::shard); count 0: not a shard
     std::int64_t start_at_unix_ms = 0;               // plan::start_at_unix_ms; 0: at once
+    std::uint64_t targets = 0;                       // how many targets (shard.hpp target_count); 0: url alone
 };
 
 inline run_description describe(const plan& p) {
@@ -7030,6 +7286,7 @@ inline run_description describe(const plan& p) {
     d.shard_index = p.shard_index();
     d.shard_count = p.shard_count();
     d.start_at_unix_ms = p.start_at_unix_ms();
+    d.targets = target_count(p);
     for (int code : p.expect_status()) detail::appendf(d.checks, d.checks.empty() ? "status %d" : ",%d", code);
     const std::string rest = p.check().summary();
     if (!rest.empty()) d.checks.append(d.checks.empty() ? "" : "; ").append(rest);
@@ -7051,6 +7308,7 @@ inline report_context report_context_of(const run_description& d) {
     c.keep_alive = d.keep_alive;
     c.variable_length = !d.length_check;
     c.checked = !d.checks.empty();
+    c.targets = d.targets;
     return c;
 }
 
@@ -7128,6 +7386,7 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_string(out, d.checks);
     if (d.shard_count) appendf(out, ",\"shard\":{\"index\":%u,\"count\":%u}", d.shard_index, d.shard_count);
     if (d.start_at_unix_ms) appendf(out, ",\"start_at_unix_ms\":%lld", static_cast<long long>(d.start_at_unix_ms));
+    if (d.targets) appendf(out, ",\"targets\":%llu", u(d.targets));
     out += "},";
     appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,",
             static_cast<long long>(r.start_realtime_ns / 1'000'000), static_cast<long long>(r.start_realtime_ns));
@@ -7970,6 +8229,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     if (config.optional("start_at_unix_ms", json_value::kind::number))
         config.time("start_at_unix_ms", d.start_at_unix_ms, detail::saved_ms_max);
     r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
+    d.targets = 0;
+    if (config.optional("targets", json_value::kind::number)) config.number("targets", d.targets);
     std::int64_t start_ms = 0;
     top.time("start_unix_ms", start_ms, detail::saved_ms_max);
     r.start_realtime_ns = start_ms * 1'000'000;
@@ -8242,6 +8503,7 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
     if (!x.shard_count) {  // the same plan run whole on each generator
         differs_number("requests (-n)", static_cast<double>(x.requests), static_cast<double>(y.requests));
         differs_number("connections (-c)", x.concurrency, y.concurrency);
+        differs_number("targets", static_cast<double>(x.targets), static_cast<double>(y.targets));
     }
     differs_number("rate (requests/s)", a.r.rate_target, b.r.rate_target);
     differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
@@ -8451,6 +8713,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         if (i != widest) s.dropped += out.r.merge(r);
         out.config.requests += in[i].config.requests;
         out.config.concurrency += in[i].config.concurrency;
+        if (i != widest && first.config.shard_count) out.config.targets += in[i].config.targets;  // each a stretch
         out.config.threads += in[i].config.threads;
         rate += r.rate_target;
         requested += r.concurrency_requested;
@@ -10551,7 +10814,7 @@ enum {
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
-    MB_PLAN_BAD_CAPACITY_SEARCH = 133,
+    MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,

@@ -25,12 +25,14 @@ public:
         int connection;  // 0, 1, 2 … in accept order
         scripted_server* server;
         std::string pending;  // bytes read past the last request
+        std::string head;     // the last request head read, without its blank line
 
-        // Reads one request head (tests send no bodies); false at EOF or error.
+        // Reads one request head (tests send no bodies) into `head`; false at EOF or error.
         bool read_request() {
             for (;;) {
                 std::size_t end = pending.find("\r\n\r\n");
                 if (end != std::string::npos) {
+                    head.assign(pending, 0, end);
                     pending.erase(0, end + 4);
                     server->requests.fetch_add(1);
                     return true;
@@ -97,7 +99,7 @@ private:
             int index = connections.fetch_add(1);
             std::lock_guard<std::mutex> lock(mutex_);
             handlers_.emplace_back([this, fd, index] {
-                context c{fd, index, this, {}};
+                context c{fd, index, this, {}, {}};
                 script_(c);
                 ::close(fd);
             });

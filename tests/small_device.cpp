@@ -2,12 +2,14 @@
 // MICROBENCH_HISTOGRAM_DIGITS=2 the library still runs, checks and measures — 2000 requests with
 // the factorial check against the reference server in a child process (this build has none),
 // every one correct, every histogram at 2 digits — and leaves the server, the reports and the
-// TLS loader out (the names below could not be defined if they were declared; https:// without
-// a transport is refused with the error that says so).
+// TLS loader out (the names below could not be defined if they were declared); https:// without a
+// transport, and a plan with targets or URL ranges (MICROBENCH_NO_TARGETS), are refused with the
+// error that says so.
 //   small_device MICROBENCH_SERVER_BINARY
 #define MICROBENCH_NO_SERVER
 #define MICROBENCH_NO_REPORTS
 #define MICROBENCH_NO_TLS
+#define MICROBENCH_NO_TARGETS
 #define MICROBENCH_HISTOGRAM_DIGITS 2
 #include <cstdio>
 #include <string>
@@ -39,6 +41,14 @@ int main(int argc, char** argv) {
     mb::plan https = plan;
     https.url("https://127.0.0.1:" + std::to_string(port) + "/factorial/10");
     if (mb::run(https, r).code != mb::errc::url_tls_unsupported) return std::fprintf(stderr, "small_device: https was not refused\n"), 1;
+    mb::plan ranges = plan;
+    ranges.url("http://127.0.0.1:" + std::to_string(port) + "/factorial/{1..3}").url_ranges(true);
+    if (mb::run(ranges, r).code != mb::errc::plan_targets_unsupported)
+        return std::fprintf(stderr, "small_device: URL ranges were not refused\n"), 1;
+    mb::plan list = plan;
+    list.targets({plan.url()});
+    if (mb::run(list, r).code != mb::errc::plan_targets_unsupported)
+        return std::fprintf(stderr, "small_device: targets were not refused\n"), 1;
     mb::error e = mb::run(plan, r);
     if (e) return std::fprintf(stderr, "small_device: %s\n", e.message()), 1;
     const bool ok = r.requests_completed == 2000 && r.requests_failed == 0 && r.total_ns.count() == 2000 &&

@@ -10,8 +10,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "microbench.hpp"
 #include "run_helpers.hpp"
@@ -357,6 +360,38 @@ TEST_CASE("transport: a large pipelined request is written from a window of its 
     CHECK(r.requests_completed == 40);
     CHECK(r.requests_failed == 0);
     CHECK(s.requests.load() == 40);  // the server parsed exactly the requests sent, none torn
+}
+
+// The paths a server saw over the toy transport, path by path.
+std::mutex transport_paths_mutex;
+std::map<std::string, int> transport_paths;
+
+TEST_CASE("transport: with targets, each pipelined request is written from its own bytes, a few at a time") {
+    scripted_server s([](scripted_server::context& c) {
+        if (!server_handshake(c, 1, 1)) return;
+        while (c.read_request()) {
+            const std::size_t from = c.head.find(' ') + 1;
+            {
+                std::lock_guard<std::mutex> lock(transport_paths_mutex);
+                ++transport_paths[c.head.substr(from, c.head.find(' ', from) - from)];
+            }
+            c.send(ok_response);
+        }
+    });
+    toy t;
+    t.io_chunk = 3;  // writes end anywhere inside a request, and inside a path
+    std::vector<std::string> targets;
+    for (const std::string& path :
+         std::vector<std::string>{"/a", "/bbbbbbbbbbbbbbbbbbbb", "/c?n=1", "/dd", "/" + std::string(300, 'e')})
+        targets.push_back(s.url(path.c_str()));
+    plan p;
+    p.url(targets[0]).targets(targets).requests(100).concurrency(2).keep_alive(true).pipeline(4).transport(t.table());
+    result r = run_counted(p, t);
+    CHECK(r.requests_completed == 100);
+    CHECK(r.requests_failed == 0);
+    std::lock_guard<std::mutex> lock(transport_paths_mutex);
+    REQUIRE(transport_paths.size() == 5);
+    for (const auto& seen : transport_paths) CHECK_MESSAGE(seen.second == 20, seen.first);
 }
 
 TEST_CASE("transport: with pending(), bytes beyond a batch are seen and the connection is not trusted") {

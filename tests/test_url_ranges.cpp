@@ -96,3 +96,17 @@ TEST_CASE("url ranges: the count is checked against the limit before anything is
     CHECK(mb::expand_url_ranges("http://h/{1..3}", out, 2).code == mb::errc::url_too_many_targets);
     CHECK(out.empty());
 }
+
+TEST_CASE("url ranges: a stretch of the URLs, from any index, and a fragment's braces left alone") {
+    std::vector<std::string> got;
+    const auto keep = [&got](const std::string& url, std::uint64_t k) { got.push_back(std::to_string(k) + " " + url); };
+    REQUIRE(!mb::for_each_url("http://h/{a,b,c}/{1..2}", 3, 2, keep));
+    CHECK(got == std::vector<std::string>{"3 http://h/b/2", "4 http://h/c/1"});
+    got.clear();
+    CHECK(mb::for_each_url("http://h/{a,b,c}/{1..2}", 5, 2, keep).code == mb::errc::url_too_many_targets);  // past the end
+    CHECK(got.empty());
+    CHECK(expand("http://h/{1..2}#{x,y}") == std::vector<std::string>{"http://h/1#{x,y}", "http://h/2#{x,y}"});
+    CHECK(expand("http://h/a#}") == std::vector<std::string>{"http://h/a#}"});
+    std::vector<std::string> out;
+    CHECK(mb::expand_url_ranges("http://h/{1..#2}", out).code == mb::errc::url_range_unclosed);
+}

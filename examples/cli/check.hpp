@@ -85,16 +85,56 @@ inline parse_outcome check_mode(options& o, const given_settings& given) {
     return {};
 }
 
-// The URLs parse; --check factorial has an n in each; -B's addresses are this machine's and of
-// the targets' family: a target's name is resolved for that, but not by --check-args.
+// A URL's ranges (not with --no-ranges): each URL they stand for parses, --suite and --check
+// factorial take none; `first` is the URL itself or the first of them.
+inline parse_outcome check_ranges(const options& o, const std::string& text, std::string& first) {
+    first = text;
+    if (o.no_ranges) return {};
+    if (!built(feature::targets)) {
+        if (text.find_first_of("{}") == std::string::npos) return {};
+        return usage_errorf("URL ranges are not in this build of microbench (built with %s): write a brace of the URL "
+                            "as %%7B or %%7D", macro_of(feature::targets));
+    }
+    std::uint64_t count = 1;
+    if (mb::error e = mb::count_url_ranges(text, count))
+        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(text).c_str(), e.message(), e.position);
+    std::string bad;
+    mb::error fault;
+    (void)mb::for_each_url(text, 0, count, [&](const std::string& u, std::uint64_t k) {
+        mb::url parsed;
+        if (k == 0) first = u;
+        if (fault) return;
+        fault = mb::parse_url(u, parsed);
+        if (fault) bad = u;
+    });
+    if (fault && bad == text)
+        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(text).c_str(), fault.message(), fault.position);
+    if (fault)
+        return usage_errorf("bad URL '%s' (of '%s'): %s (at byte %zu)", shown(bad).c_str(), shown(text).c_str(),
+                            fault.message(), fault.position);
+    if (first == text) return {};  // no ranges
+    if (o.run_mode == options::mode::suite)
+        return usage_error("URL ranges are for a single run or --compare, not --suite "
+                           "(--no-ranges sends braces as typed)");
+    if (o.check_factorial) return usage_error("--check factorial checks one n: give a URL without ranges");
+    return {};
+}
+
+// The URLs parse, and a single run's ranges expand into its targets; --check factorial has an n
+// in each; -B's addresses are this machine's and of the targets' family: a target's name is
+// resolved for that, but not by --check-args.
 inline parse_outcome check_targets(options& o) {
     mb::url second;
+    std::string first;  // url_text, or the first URL its ranges stand for
+    if (parse_outcome out = check_ranges(o, o.url_text, first); out.exit_now) return out;
     if (!o.url_b.empty()) {
-        if (mb::error e = mb::parse_url(o.url_b, second))
-            return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(o.url_b).c_str(), e.message(), e.position);
+        std::string first_b;
+        if (parse_outcome out = check_ranges(o, o.url_b, first_b); out.exit_now) return out;
+        if (mb::error e = mb::parse_url(first_b, second))
+            return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(first_b).c_str(), e.message(), e.position);
     }
-    if (mb::error e = mb::parse_url(o.url_text, o.target))
-        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(o.url_text).c_str(), e.message(), e.position);
+    if (mb::error e = mb::parse_url(first, o.target))
+        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(first).c_str(), e.message(), e.position);
     if (!built(feature::tls) && (o.target.tls || second.tls))
         return usage_errorf("https:// is not in this build of microbench (built with %s)", macro_of(feature::tls));
     unsigned n = 0;

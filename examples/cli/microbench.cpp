@@ -29,6 +29,8 @@ int check_args(const cli::options& o) {
     const mb::plan p = cli::to_plan(o, o.url_text);
     std::printf("microbench: the arguments are valid: %s %s, -n %llu, -c %u, %u thread(s)", p.method().c_str(),
                 p.url().c_str(), static_cast<unsigned long long>(p.requests()), p.concurrency(), p.threads());
+    if (const std::uint64_t targets = mb::target_count(p))
+        std::printf(", %llu targets in turn", static_cast<unsigned long long>(targets));
     if (p.duration_ms()) std::printf(", for %.3f s", static_cast<double>(p.duration_ms()) / 1e3);
     if (p.rate() > 0) std::printf(", %.3f requests/s", p.rate());
     if (p.shard_count()) std::printf(", shard %u of %u", p.shard_index(), p.shard_count());

@@ -20,6 +20,7 @@ namespace mb = microbench;
 struct options {
     mb::url target;
     std::string url_text;
+    bool no_ranges = false;  // --no-ranges: braces are sent as typed, not read as ranges
     std::uint64_t requests = 1;  // 0: no cap (-t or --duration without -n)
     std::uint32_t concurrency = 1;
     std::uint32_t threads = 1;
@@ -184,6 +185,7 @@ inline bool parse_shard(const std::string& text, std::uint32_t& index, std::uint
 inline mb::plan to_plan(const options& o, const std::string& url) {
     mb::plan p;
     p.url(url)
+        .url_ranges(!o.no_ranges)
         .method(o.method)
         .body(o.body)
         .content_type(o.content_type)

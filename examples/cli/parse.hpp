@@ -334,6 +334,7 @@ inline std::string left_out() {
     const std::pair<bool, const char*> parts[] = {
         {!built(feature::tls), "https:// (MICROBENCH_NO_TLS)"},
         {!built(feature::html), "the HTML report, --html and microbench report (MICROBENCH_NO_HTML)"},
+        {!built(feature::targets), "URL ranges (MICROBENCH_NO_TARGETS)"},
 #ifdef MICROBENCH_NO_MERGE
         {true, "microbench merge (MICROBENCH_NO_MERGE)"},
 #endif

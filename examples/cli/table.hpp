@@ -518,6 +518,11 @@ inline option_list option_table() {
          "--intervals FILE|-",
          "Write the intervals as CSV, a row as each one closes (tail -f works); - for\n"
          "stdout, instead of the report."},
+        {0, "no-ranges", nullptr, kind::on, &options::no_ranges, suite_too, section::own, "--no-ranges",
+         "Send the URL's braces as written: without it, {A..B} (integers, 08..11 zero-\n"
+         "padded) and {a,b,c} in the path and query are ranges, and the run's requests\n"
+         "go in turn to every URL they stand for (up to 1,000,000; --compare too).",
+         0, 0, "", nullptr, feature::targets},
         {0, "percentiles", nullptr, kind::custom, {}, suite_too, section::own, "--percentiles LIST",
          "Percentiles for --latency and --json (default 50,90,99,99.9,99.99).", 0, 0, "", set_percentiles},
         {0, "expect-status", nullptr, kind::custom, {}, workload, section::own, "--expect-status LIST",

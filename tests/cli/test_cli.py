@@ -1183,6 +1183,65 @@ class KeepAliveNote(unittest.TestCase):
         self.assertIn("Note: keep-alive was requested, but the server closed every connection", r.stdout)
 
 
+class Ranges(unittest.TestCase):
+    def test_a_range_sends_each_target_in_turn_counted_by_the_server(self):
+        seen, lock = {}, threading.Lock()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                with lock:
+                    seen[self.path] = seen.get(self.path, 0) + 1
+                body = self.path.encode()  # each target's own length
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/t/{{08..11}}?k={{a,bb}}"
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                saved = os.path.join(d, "result.json")
+                r = run([MICROBENCH, "-n", "80", "-c", "4", "-W", "2", "-k", "--json", saved, url])
+                with open(saved) as f:
+                    doc = json.load(f)
+        finally:
+            httpd.shutdown()
+            httpd.server_close()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(seen, {f"/t/{n}?k={k}": 10 for n in ("08", "09", "10", "11") for k in ("a", "bb")})
+        self.assertIn("Document Path:          /t/{08..11}?k={a,bb}\nTargets:                8, in turn\n", r.stdout)
+        self.assertIn("Failed requests:        0\n", r.stdout)  # each target's length is its own
+        self.assertEqual(doc["config"]["targets"], 8)
+        self.assertEqual(doc["requests"]["completed"], 80)
+        r = run([MICROBENCH, "--check-args", "-n", "8", url])
+        self.assertIn("8 targets in turn", r.stdout)
+        r = run([MICROBENCH, "--check-args", "--no-ranges", url])  # braces as typed: one URL
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("targets", r.stdout)
+
+    def test_range_faults_are_refused_naming_the_byte(self):
+        for args, words in (
+                (["http://127.0.0.1:1/f/{1..x}"], "bad URL 'http://127.0.0.1:1/f/{1..x}': a range in a URL is {A..B}"),
+                (["http://127.0.0.1:1/f/{1..3"], "has no closing '}' (ranges do not nest) (at byte 21)"),
+                (["http://127.0.0.1:{1,2}/"], "not in its scheme, host or port (at byte 17)"),
+                (["http://127.0.0.1:1/{1..1000}/{1..1001}"], "stand for more than 1,000,000 URLs (at byte 29)"),
+                (["--check", "factorial", "http://127.0.0.1:1/factorial/{0..30}"], "--check factorial checks one n"),
+                (["--suite", "http://127.0.0.1:1/{a,b}"], "URL ranges are for a single run or --compare, not --suite"),
+                (["http://127.0.0.1:1/{a,b c}"], "bad URL 'http://127.0.0.1:1/b c' (of 'http://127.0.0.1:1/{a,b c}')"),
+                (["--check", "factorial", "http://127.0.0.1:1/factorial/{7..7}"], "--check factorial checks one n")):
+            with self.subTest(args=args):
+                r = run([MICROBENCH, "--check-args", *args])
+                self.assertEqual(r.returncode, 1, r.stdout)
+                self.assertIn(words, r.stderr.splitlines()[0])
+
+
 class Uvicorn(unittest.TestCase):
     """The classic FastAPI /factorial/{n} endpoint, served by uvicorn from Debian's packages."""
 

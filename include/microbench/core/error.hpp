@@ -89,7 +89,7 @@ namespace microbench {
     X(plan_bad_arrivals, 123, "Poisson arrivals need a rate (--rate); arrivals are uniform or poisson") \
     X(plan_bad_start_time, 124, "the start time must be a Unix time in milliseconds, at most 7 days ahead") \
     X(plan_bad_shard, 125, "a shard is I/N with I from 0 to N-1 and N from 1 to 10,000, and each shard needs at " \
-      "least one connection and one request") \
+      "least one connection, one request and, with targets, one target") \
     X(plan_bad_duration, 126, "the duration must be from 0 (none: a request count ends the run) to 30 days") \
     X(plan_bad_socket_buffer, 127, "socket buffers must be from 0 (the kernel's size) to 64 MiB") \
     X(plan_bad_transport, 128, "a transport needs open, handshake, read, write and close functions") \
@@ -98,6 +98,9 @@ namespace microbench {
     X(plan_bad_batch_lag, 131, "the batch lag must be from 0 to 10,000 microseconds, or -1 for the default") \
     X(plan_bad_capacity_search, 133, \
       "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
+    X(plan_bad_target, 134, "each target must be a URL of the plan's origin (its scheme, host and port), and " \
+      "there may be at most 1,000,000 (the position is the target's index)") \
+    X(plan_targets_unsupported, 135, "targets and URL ranges need a build without MICROBENCH_NO_TARGETS") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \

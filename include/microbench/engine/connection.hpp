@@ -20,6 +20,7 @@ struct request_slot {
     std::int64_t first_byte_ns = 0;   // first response byte read
     bool retried = false;             // already sent again after a closed keep-alive connection
     bool reused = false;              // sent on a connection that had served a response
+    std::uint32_t target = 0;         // with targets: which one it goes to (kept when it is sent again)
     std::int64_t intended_ns = 0;     // at a fixed rate: when the schedule said to send it
 };
 
@@ -42,6 +43,7 @@ struct connection {
     std::uint32_t batch = 0;     // requests in the batch being sent, oldest first in requests[]
     std::uint32_t done = 0;      // of them, ended
     std::uint32_t written = 0;   // of them, written to their last byte
+    std::size_t written_end = 0; // where the first of them not yet written ends, in the batch's bytes
     std::uint32_t closes = 0;    // times this slot closed a descriptor: tells a reopened one apart
     bool queued = false;         // in the worker's ring of connections waiting for a local resource
     bool watched = false;        // in the worker's list of unsettled connections (worker_rate.hpp)

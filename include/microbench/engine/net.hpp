@@ -125,17 +125,26 @@ inline io_result write_some(int fd, const char* buf, std::size_t len) {
     }
 }
 
+// At most this many parts go in one sendmsg.
+constexpr int max_write_parts = 64;
+inline io_result send_parts(int fd, iovec* parts, int n);
+
 // Writes bytes [from, to) of `copies` back-to-back copies of `data` (a pipelined batch of one
 // request) in one sendmsg, straight from the single copy: the batch is never built in memory.
 inline io_result write_repeated(int fd, const char* data, std::size_t size, std::size_t from, std::size_t to) {
-    constexpr int max_parts = 64;
-    iovec parts[max_parts];
+    iovec parts[max_write_parts];
     int n = 0;
-    for (std::size_t at = from; at < to && n < max_parts; ++n) {
+    for (std::size_t at = from; at < to && n < max_write_parts; ++n) {
         std::size_t in = at % size, len = size - in < to - at ? size - in : to - at;
         parts[n] = iovec{const_cast<char*>(data + in), len};
         at += len;
     }
+    return send_parts(fd, parts, n);
+}
+
+// Sends `n` parts (1 to max_write_parts) in one call: ok with the bytes the kernel took (maybe
+// fewer), again, or error.
+inline io_result send_parts(int fd, iovec* parts, int n) {
     msghdr m{};
     m.msg_iov = parts;
     m.msg_iovlen = static_cast<std::size_t>(n);

@@ -81,6 +81,15 @@ public:
     const type& name() const { return name##_; }
 
     MICROBENCH_PLAN_FIELD(std::string, url)
+    // The URLs the requests go to, in turn, each of url()'s origin (scheme, host and port), at
+    // most defaults::max_targets; empty: url() alone. Worker w of T sends its k-th request to
+    // target (w + k·T) mod N; a shard takes its own stretch of them (shard.hpp). Each target's
+    // request is built once, before the run.
+    MICROBENCH_PLAN_FIELD(std::vector<std::string>, targets)
+    // url() may hold ranges ({A..B}, {a,b,c}: url_ranges.hpp): the URLs they stand for are the
+    // targets, made when the run starts (no list is kept; a shard makes its stretch only). Off:
+    // a brace is sent as written. Not with targets().
+    MICROBENCH_PLAN_FIELD(bool, url_ranges)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -283,6 +292,8 @@ public:
 
 private:
     std::string url_;
+    std::vector<std::string> targets_;
+    bool url_ranges_ = false;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;

@@ -28,6 +28,7 @@
 #include "../stats/result.hpp"
 #include "start_gate.hpp"
 #include "../http/url.hpp"
+#include "targets.hpp"
 #ifndef MICROBENCH_NO_TLS
 #include "tls_openssl.hpp"
 #endif
@@ -154,11 +155,13 @@ inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t
 }
 
 // What the workers of one run share: set up before they start, read-only while they run (the
-// gate and the reference length aside, which are made for sharing).
+// gate and the reference lengths aside, which are made for sharing).
 struct run_shared {
     endpoint to;
     std::vector<endpoint> sources;  // -B: connections take them in turn
     std::string request;            // the run's one copy: every worker sends from it
+    request_table table;            // with targets: each one's request; empty without
+    std::unique_ptr<std::atomic<std::int64_t>[]> target_lengths;  // with targets: each one's reference length
     checks response_checks;
     start_gate gate;
     std::atomic<std::int64_t> reference_length{-1};
@@ -182,6 +185,12 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.source_count = static_cast<std::uint32_t>(shared.sources.size());
     s.first_connection = first_connection;
     s.request = shared.request;
+    if (shared.table.size()) {
+        s.table = &shared.table;
+        s.target_lengths = shared.target_lengths.get();
+        s.worker_index = i;
+        s.workers = t;
+    }
     s.connections = static_cast<std::uint32_t>(share(p.concurrency()));
     s.quota = p.requests() ? share(p.requests()) : 0;
     s.pipeline = p.pipeline();
@@ -250,6 +259,8 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     std::sort(out.requests.begin(), out.requests.end(),
               [](const request_timing& a, const request_timing& b) { return a.start_ns < b.start_ns; });
     std::int64_t first = shared.reference_length.load(std::memory_order_relaxed);
+    for (std::uint32_t k = 0; first < 0 && k < shared.table.size(); ++k)  // with targets: the lowest-numbered one's
+        first = shared.target_lengths[k].load(std::memory_order_relaxed);
     if (first < 0) first = shared.failed_length.load(std::memory_order_relaxed);  // none passed: what came
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
 }
@@ -264,9 +275,12 @@ inline std::size_t descriptors_needed(const plan& p) {
 inline error run_plan(const plan& p, result& out) {
     if (error e = p.validate()) return e;
     url target;
-    if (error e = parse_url(p.url(), target)) return e;
+    std::string origin;
+    if (error e = first_url(p, origin)) return e;
+    if (error e = parse_url(origin, target)) return e;
     run_shared shared;
     if (error e = build_request(target, p.request(), shared.request)) return e;
+    if (error e = build_targets(p, target, shared.table, shared.target_lengths)) return e;
     if (resolve(target.host, target.port, shared.to) != 0) return {errc::run_resolve_failed, 0};
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))

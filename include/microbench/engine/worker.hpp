@@ -1,6 +1,7 @@
 // microbench/engine/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
 // and histograms; nothing is shared with other workers while running except the request bytes
-// (read-only), a set-once reference length and a progress counter only this worker writes.
+// (read-only; with targets, a table of them), set-once reference lengths and a progress counter
+// only this worker writes.
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
@@ -51,10 +52,11 @@ public:
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         // A transport writes a pipelined batch from copies of the request back to back, as many
-        // as fit in transport_batch_bytes (at least two): a record carries several requests.
+        // as fit in transport_batch_bytes (at least two): a record carries several requests. With
+        // targets, each request goes from the table, one write each.
         const std::size_t fit =
             std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
-        if (s_.tls && s_.pipeline > 1)
+        if (s_.tls && s_.pipeline > 1 && !s_.table)
             for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i)
                 batch_copies_.append(s_.request.data(), s_.request.size());
         ready_.reserve(s_.connections);
@@ -85,6 +87,7 @@ private:
     void on_connected(connection& c, std::int64_t now);
     io_result receive(connection& c, std::int64_t& stamped);
     io_result transmit(connection& c);
+    io_result write_targets(connection& c);
     void note_tls_failure(connection& c, long status, bool handshaking);
     void fail_handshake(std::uint32_t ci, long status);
     void try_write(std::uint32_t ci);
@@ -104,6 +107,14 @@ private:
     bool settled();
     std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
+    // The bytes of the request `q` stands for: its target's, or the run's one request.
+    std::string_view request_of(const request_slot& q) const { return s_.table ? s_.table->at(q.target) : s_.request; }
+    // With targets: the next request's, in turn (this worker's k-th: (index + k·workers) mod N).
+    std::uint32_t next_target() {
+        if (!s_.table) return 0;
+        const std::uint64_t k = picked_++;
+        return static_cast<std::uint32_t>((s_.worker_index + k * s_.workers) % s_.table->size());
+    }
     bool fixed_rate() const { return schedule_.on(); }
     // At a fixed rate: another request is scheduled before the stop time (and within the quota).
     bool schedule_pending() const {
@@ -133,6 +144,7 @@ private:
     std::int64_t local_retry_at_ = INT64_MAX;
     std::int64_t local_backoff_ns_ = defaults::local_retry_min_ns;
     std::uint64_t issued_ = 0;
+    std::uint64_t picked_ = 0;  // with targets: requests given a target so far
     std::uint32_t open_ = 0;
     bool stopping_ = false;
     bool looked_for_server_ = false;
@@ -248,7 +260,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     }
     intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j)
-        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, intended};
+        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, next_target(), intended};
     send(ci, start);
 }
 
@@ -256,8 +268,10 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
 inline void worker::send(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     c.write_offset = 0;
-    c.write_length = static_cast<std::size_t>(c.in_flight()) * s_.request.size();
+    c.write_length = 0;
+    for (std::uint32_t j = c.done; j < c.batch; ++j) c.write_length += request_of(c.requests[j]).size();
     c.written = 0;
+    c.written_end = request_of(c.requests[0]).size();
     if (c.fd < 0) return open_connection(ci, now);
     c.state = connection::phase::writing;
     c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
@@ -287,10 +301,11 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
 
 inline void worker::try_write(std::uint32_t ci) {
     connection& c = conns_[ci];
-    const std::size_t size = s_.request.size();
     while (c.write_offset < c.write_length) {
-        io_result r =
-            c.tls ? transmit(c) : write_repeated(c.fd, s_.request.data(), size, c.write_offset, c.write_length);
+        io_result r = c.tls      ? transmit(c)
+                      : s_.table ? write_targets(c)
+                                 : write_repeated(c.fd, s_.request.data(), s_.request.size(), c.write_offset,
+                                                  c.write_length);
         if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
         if (r.status != io::ok) {
             const bool tls = r.status == io::tls;
@@ -308,10 +323,12 @@ inline void worker::try_write(std::uint32_t ci) {
         }
         c.write_offset += r.bytes;
         stats_.bytes_sent += r.bytes;
-        if (c.write_offset >= (c.written + 1) * size) {
-            std::int64_t now = now_ns();
-            for (; c.written < c.batch && c.write_offset >= (c.written + 1) * size; ++c.written)
-                c.requests[c.written].written_ns = now;
+        if (c.write_offset >= c.written_end) {
+            const std::int64_t now = now_ns();
+            while (c.written < c.batch && c.write_offset >= c.written_end) {
+                c.requests[c.written++].written_ns = now;
+                if (c.written < c.batch) c.written_end += request_of(c.requests[c.written]).size();
+            }
         }
     }
     c.state = connection::phase::reading;

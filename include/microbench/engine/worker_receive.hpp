@@ -152,12 +152,13 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         }
         return end_failed(failure::check);
     }
-    if (s_.length_check && s_.reference_length) {
+    std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;
+    if (s_.length_check && shared_length) {  // with targets, each target's own first length
         // A plain load once the first response has set it: a compare-exchange per response would
         // take the shared cache line exclusively and bounce it between worker threads.
         auto length = static_cast<std::int64_t>(body);
-        std::int64_t reference = s_.reference_length->load(std::memory_order_relaxed);
-        if (reference < 0 && s_.reference_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
+        std::int64_t reference = shared_length->load(std::memory_order_relaxed);
+        if (reference < 0 && shared_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
             reference = length;
         if (reference != length) return end_failed(failure::length);
     }
@@ -198,7 +199,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
             continue;
         }
         ++stats_.retries;
-        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.intended_ns};
+        c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.target, q.intended_ns};
     }
     c.batch = kept;
     c.done = 0;

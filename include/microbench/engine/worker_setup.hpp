@@ -1,12 +1,16 @@
 // microbench/engine/worker_setup.hpp — what the runner gives a worker: the target and the source
-// addresses, the request bytes, its share of the connections, requests and rate, its limits and
-// timeouts, and the few things it shares with the run (the start gate, the cancel token, the
-// reference length, its progress counter and the transport). Plain data; the worker reads it only.
+// addresses, the request bytes (one request, or a table of them when the run has targets), its
+// share of the connections, requests and rate, its limits and timeouts, and the few things it
+// shares with the run (the start gate, the cancel token, the reference lengths, its progress
+// counter and the transport). Plain data; the worker reads it only.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "../http/checks.hpp"
 #include "../http/response_parser.hpp"
@@ -20,6 +24,19 @@
 namespace microbench {
 namespace detail {
 
+// A run's requests when it has targets: each target's bytes back to back, built once before the
+// run and only read while it runs.
+struct request_table {
+    std::string bytes;
+    std::vector<std::size_t> ends;  // where each target's request ends in `bytes`
+
+    std::uint32_t size() const { return static_cast<std::uint32_t>(ends.size()); }
+    std::string_view at(std::uint32_t i) const {
+        const std::size_t from = i ? ends[i - 1] : 0;
+        return {bytes.data() + from, ends[i] - from};
+    }
+};
+
 // Everything a worker needs, prepared by the runner.
 struct worker_setup {
     endpoint target;
@@ -27,6 +44,8 @@ struct worker_setup {
     std::uint32_t source_count = 0;     // 0: any local address
     std::uint32_t first_connection = 0; // this worker's first connection's number in the run
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
+    const request_table* table = nullptr;  // with targets: the requests, picked by index; null: `request`
+    std::uint32_t worker_index = 0, workers = 1;  // with targets: its k-th goes to (index + k·workers) mod N
     std::uint32_t connections = 1;
     std::uint64_t quota = 0;  // requests to issue; 0: until stopped
     std::uint32_t pipeline = 1;
@@ -55,6 +74,7 @@ struct worker_setup {
     start_gate* gate = nullptr;            // gives the run's start time, or tells it to give up
     const cancel_token* cancel = nullptr;  // the user's
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
+    std::atomic<std::int64_t>* target_lengths = nullptr;    // with targets: one reference length each
     std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
     const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write);

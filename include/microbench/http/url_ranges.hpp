@@ -105,18 +105,33 @@ inline std::size_t path_begins(std::string_view text) {
     return path == std::string_view::npos ? text.size() : path;
 }
 
-// Every range of `text`, in order; the first fault, if any.
+// Every range of `text`, in order; the first fault, if any. A fragment (after '#') is never sent:
+// its braces are left as they are.
 inline error find_ranges(std::string_view text, std::vector<url_range>& out) {
     const std::size_t path = path_begins(text);
-    for (std::size_t i = 0; i < text.size(); ++i) {
+    const std::size_t fragment = std::min(text.size(), text.find('#', path));
+    for (std::size_t i = 0; i < fragment; ++i) {
         if (text[i] == '}') return {errc::url_bad_range, i};
         if (text[i] != '{') continue;
         if (i < path) return {errc::url_range_in_origin, i};
         const std::size_t close = text.find_first_of("{}", i + 1);
-        if (close == std::string_view::npos || text[close] == '{') return {errc::url_range_unclosed, i};
+        if (close == std::string_view::npos || close > fragment || text[close] == '{')
+            return {errc::url_range_unclosed, i};
         out.emplace_back();
         if (error e = read_range(text, i, close + 1, out.back())) return e;
         i = close;
+    }
+    return {};
+}
+
+// The ranges of `text` and how many URLs they stand for (at most `limit`).
+inline error count_ranges(std::string_view text, std::vector<url_range>& ranges, std::uint64_t& count,
+                          std::uint64_t limit) {
+    if (error e = find_ranges(text, ranges)) return e;
+    count = 1;
+    for (const url_range& r : ranges) {
+        if (r.count() > limit / count) return {errc::url_too_many_targets, r.at};
+        count *= r.count();
     }
     return {};
 }
@@ -127,30 +142,27 @@ inline error find_ranges(std::string_view text, std::vector<url_range>& out) {
 inline error count_url_ranges(std::string_view text, std::uint64_t& count,
                               std::uint64_t limit = defaults::max_targets) {
     std::vector<detail::url_range> ranges;
-    if (error e = detail::find_ranges(text, ranges)) return e;
-    count = 1;
-    for (const detail::url_range& r : ranges) {
-        if (r.count() > limit / count) return {errc::url_too_many_targets, r.at};
-        count *= r.count();
-    }
-    return {};
+    return detail::count_ranges(text, ranges, count, limit);
 }
 
-// The URLs `text` stands for, appended to `out` in order (the last range varies fastest): at most
-// `limit`, else nothing is added.
-inline error expand_url_ranges(std::string_view text, std::vector<std::string>& out,
-                               std::uint64_t limit = defaults::max_targets) {
+// Calls fn(url, k) for the URLs `text` stands for with k in [first, first + n), in order (the last
+// range varies fastest), after checking them all (at most `limit`, and first + n at most their
+// count); nothing is called on a fault. One string is reused for every URL.
+template <class Fn>
+inline error for_each_url(std::string_view text, std::uint64_t first, std::uint64_t n, Fn&& fn,
+                          std::uint64_t limit = defaults::max_targets) {
     std::vector<detail::url_range> ranges;
-    if (error e = detail::find_ranges(text, ranges)) return e;
-    std::uint64_t count = 1;
-    for (const detail::url_range& r : ranges) {
-        if (r.count() > limit / count) return {errc::url_too_many_targets, r.at};
-        count *= r.count();
-    }
-    out.reserve(out.size() + static_cast<std::size_t>(count));
+    std::uint64_t count = 0;
+    if (error e = detail::count_ranges(text, ranges, count, limit)) return e;
+    if (first > count || n > count - first) return {errc::url_too_many_targets, 0};
     std::vector<std::uint64_t> k(ranges.size(), 0);  // each range's value, the last one fastest
-    for (std::uint64_t made = 0; made < count; ++made) {
-        std::string url;
+    for (std::uint64_t at = first, r = ranges.size(); r-- > 0;) {  // the first one's values
+        k[r] = at % ranges[r].count();
+        at /= ranges[r].count();
+    }
+    std::string url;
+    for (std::uint64_t made = 0; made < n; ++made) {
+        url.clear();
         std::size_t from = 0;
         for (std::size_t r = 0; r < ranges.size(); ++r) {
             url.append(text.substr(from, ranges[r].at - from));
@@ -158,13 +170,22 @@ inline error expand_url_ranges(std::string_view text, std::vector<std::string>& 
             from = ranges[r].end;
         }
         url.append(text.substr(from));
-        out.push_back(std::move(url));
+        fn(static_cast<const std::string&>(url), first + made);
         for (std::size_t r = ranges.size(); r-- > 0;) {  // the next combination
             if (++k[r] < ranges[r].count()) break;
             k[r] = 0;
         }
     }
     return {};
+}
+
+// The URLs `text` stands for, appended to `out` in order: at most `limit`, else nothing is added.
+inline error expand_url_ranges(std::string_view text, std::vector<std::string>& out,
+                               std::uint64_t limit = defaults::max_targets) {
+    std::uint64_t count = 0;
+    if (error e = count_url_ranges(text, count, limit)) return e;
+    out.reserve(out.size() + static_cast<std::size_t>(count));
+    return for_each_url(text, 0, count, [&out](const std::string& url, std::uint64_t) { out.push_back(url); }, limit);
 }
 
 }  // namespace microbench

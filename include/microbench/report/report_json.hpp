@@ -13,6 +13,7 @@
 #include "../core/appendf.hpp"
 #include "../stats/histogram_codec.hpp"
 #include "../engine/plan.hpp"
+#include "../engine/shard.hpp"
 #include "report_ab.hpp"
 #include "../stats/result.hpp"
 #include "../core/version.hpp"
@@ -33,6 +34,7 @@ struct run_description {
     std::string checks;             // what every response had to pass (checks::summary); empty: nothing
     std::uint32_t shard_index = 0, shard_count = 0;  // shard I of N (plan::shard); count 0: not a shard
     std::int64_t start_at_unix_ms = 0;               // plan::start_at_unix_ms; 0: at once
+    std::uint64_t targets = 0;                       // how many targets (shard.hpp target_count); 0: url alone
 };
 
 inline run_description describe(const plan& p) {
@@ -50,6 +52,7 @@ inline run_description describe(const plan& p) {
     d.shard_index = p.shard_index();
     d.shard_count = p.shard_count();
     d.start_at_unix_ms = p.start_at_unix_ms();
+    d.targets = target_count(p);
     for (int code : p.expect_status()) detail::appendf(d.checks, d.checks.empty() ? "status %d" : ",%d", code);
     const std::string rest = p.check().summary();
     if (!rest.empty()) d.checks.append(d.checks.empty() ? "" : "; ").append(rest);
@@ -71,6 +74,7 @@ inline report_context report_context_of(const run_description& d) {
     c.keep_alive = d.keep_alive;
     c.variable_length = !d.length_check;
     c.checked = !d.checks.empty();
+    c.targets = d.targets;
     return c;
 }
 
@@ -148,6 +152,7 @@ inline std::string result_json(const run_description& d, const result& r, const 
     detail::append_json_string(out, d.checks);
     if (d.shard_count) appendf(out, ",\"shard\":{\"index\":%u,\"count\":%u}", d.shard_index, d.shard_count);
     if (d.start_at_unix_ms) appendf(out, ",\"start_at_unix_ms\":%lld", static_cast<long long>(d.start_at_unix_ms));
+    if (d.targets) appendf(out, ",\"targets\":%llu", u(d.targets));
     out += "},";
     appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,",
             static_cast<long long>(r.start_realtime_ns / 1'000'000), static_cast<long long>(r.start_realtime_ns));

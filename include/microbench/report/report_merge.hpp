@@ -61,6 +61,7 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
     if (!x.shard_count) {  // the same plan run whole on each generator
         differs_number("requests (-n)", static_cast<double>(x.requests), static_cast<double>(y.requests));
         differs_number("connections (-c)", x.concurrency, y.concurrency);
+        differs_number("targets", static_cast<double>(x.targets), static_cast<double>(y.targets));
     }
     differs_number("rate (requests/s)", a.r.rate_target, b.r.rate_target);
     differs("arrivals", a.r.rate_arrivals == arrivals::poisson ? "poisson" : "uniform",
@@ -270,6 +271,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
         if (i != widest) s.dropped += out.r.merge(r);
         out.config.requests += in[i].config.requests;
         out.config.concurrency += in[i].config.concurrency;
+        if (i != widest && first.config.shard_count) out.config.targets += in[i].config.targets;  // each a stretch
         out.config.threads += in[i].config.threads;
         rate += r.rate_target;
         requested += r.concurrency_requested;
