@@ -9,7 +9,7 @@
 #ifndef MICROBENCH_NO_TLS
 #define MICROBENCH_NO_TLS
 #endif
-// One URL, so without targets and URL ranges (9 KB).
+// One URL, so without targets and URL ranges (6.7 KB of code and data on x86-64).
 #ifndef MICROBENCH_NO_TARGETS
 #define MICROBENCH_NO_TARGETS
 #endif

@@ -140,6 +140,7 @@ constexpr std::uint32_t max_pipeline = 256;
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
 constexpr std::uint64_t max_targets = 1'000'000;  // the URLs a URL's ranges may stand for
+constexpr std::size_t max_target_bytes = std::size_t{1} << 30;  // their requests together (each with its body)
 constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s
@@ -267,6 +268,8 @@ namespace microbench {
     X(plan_bad_target, 134, "each target must be a URL of the plan's origin (its scheme, host and port), and " \
       "there may be at most 1,000,000 (the position is the target's index)") \
     X(plan_targets_unsupported, 135, "targets and URL ranges need a build without MICROBENCH_NO_TARGETS") \
+    X(plan_targets_too_large, 136, "the targets' requests, each with its headers and body, take more than 1 GiB " \
+      "together: send fewer targets or a smaller body (the position is the first target past it)") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
@@ -4060,6 +4063,7 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
     if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
     if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count))
         return {errc::plan_bad_shard, 0};
+    if (whole.url_ranges() && !whole.targets().empty()) return {errc::plan_bad_target, 0};  // one or the other
     std::uint64_t targets = whole.targets().size();
     if (whole.url_ranges() && count_url_ranges(whole.url(), targets)) targets = 0;  // run() says why
     if (targets > 1 || !whole.targets().empty()) {
@@ -4072,7 +4076,7 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
         const auto first = static_cast<std::ptrdiff_t>(shard_start(targets, index, count));
         const auto n = static_cast<std::ptrdiff_t>(share(targets));
         std::vector<std::string> stretch(whole.targets().begin() + first, whole.targets().begin() + first + n);
-        whole.url(stretch[0]).targets(std::move(stretch));
+        whole.targets(std::move(stretch));
     }
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
     whole.requests(share(whole.requests()))
@@ -6079,7 +6083,8 @@ namespace detail {
 #ifdef MICROBENCH_NO_TARGETS
 // Without targets: a plan that asks for them (a list, or a brace in url() with url_ranges) is refused.
 inline error build_targets(const plan& p, const url&, request_table&, std::unique_ptr<std::atomic<std::int64_t>[]>&) {
-    const bool braces = p.url_ranges() && p.url().find_first_of("{}") != std::string::npos;
+    const std::string& u = p.url();
+    const bool braces = p.url_ranges() && u.find_first_of("{}") < u.find('#');  // a fragment is not sent
     return p.targets().empty() && !braces ? error{} : error{errc::plan_targets_unsupported, 0};
 }
 inline error first_url(const plan& p, std::string& out) {
@@ -6089,7 +6094,8 @@ inline error first_url(const plan& p, std::string& out) {
 #else
 // With targets (a list, or the URLs of url()'s ranges: this shard's stretch of them): each one's
 // request into the shared table, and a reference length each. A target that is not a URL of the
-// run's origin is refused by its index (plan_bad_target).
+// run's origin is refused by its index (plan_bad_target), and requests past 1 GiB in all are
+// refused before they are made (plan_targets_too_large).
 inline error build_targets(const plan& p, const url& origin, request_table& table,
                            std::unique_ptr<std::atomic<std::int64_t>[]>& lengths) {
     const std::vector<std::string>& list = p.targets();
@@ -6103,6 +6109,9 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
     }
     if (stretch.count < 2 && list.empty()) return {};  // url() alone, or the one URL of its ranges
     const request_options options = p.request();
+    // The bodies alone past the bound: refused before any request is made.
+    if (!options.body.empty() && stretch.count > defaults::max_target_bytes / options.body.size())
+        return {errc::plan_targets_too_large, defaults::max_target_bytes / options.body.size()};
     error fault;
     std::string request;
     auto add = [&](const std::string& text, std::uint64_t k) {
@@ -6112,6 +6121,9 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
             fault = {errc::plan_bad_target, static_cast<std::size_t>(k)};
         else if (error e = build_request(u, options, request))
             fault = e;
+        else if (request.size() > defaults::max_target_bytes - table.bytes.size())
+            fault = {errc::plan_targets_too_large, static_cast<std::size_t>(k)};
+        if (fault) return;
         table.bytes += request;
         table.ends.push_back(table.bytes.size());
     };
@@ -10815,6 +10827,7 @@ enum {
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
+    MB_PLAN_TARGETS_TOO_LARGE = 136,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,

@@ -207,9 +207,14 @@ TEST_CASE("targets: url_ranges makes them from the URL when the run starts, a sh
     CHECK(mb::target_count(plain) == 0);
     REQUIRE(!mb::run(plain, r));
     CHECK(take_paths() == std::map<std::string, int>{{"/plain", 7}});
+    mb::plan heavy = whole;  // 20,000 copies of a 64 KiB body: past 1 GiB, refused before anything is made
+    heavy.url(server.url("/r/{1..20000}")).body(std::string(64 * 1024, 'b')).method("POST");
+    CHECK(mb::run(heavy, r).code == mb::errc::plan_targets_too_large);
+    CHECK(take_paths().empty());
     mb::plan both = whole;
     both.targets({server.url("/x")});
     CHECK(mb::run(both, r).code == mb::errc::plan_bad_target);  // a list and ranges: one or the other
     mb::plan fewer = whole;
     CHECK(mb::divide_plan(fewer, 0, 8).code == mb::errc::plan_bad_shard);  // 7 URLs for 8 shards
+    CHECK(mb::divide_plan(both, 0, 2).code == mb::errc::plan_bad_target);  // a list and ranges
 }

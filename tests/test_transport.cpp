@@ -362,9 +362,11 @@ TEST_CASE("transport: a large pipelined request is written from a window of its 
     CHECK(s.requests.load() == 40);  // the server parsed exactly the requests sent, none torn
 }
 
+namespace {
 // The paths a server saw over the toy transport, path by path.
 std::mutex transport_paths_mutex;
 std::map<std::string, int> transport_paths;
+}  // namespace
 
 TEST_CASE("transport: with targets, each pipelined request is written from its own bytes, a few at a time") {
     scripted_server s([](scripted_server::context& c) {

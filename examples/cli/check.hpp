@@ -91,7 +91,7 @@ inline parse_outcome check_ranges(const options& o, const std::string& text, std
     first = text;
     if (o.no_ranges) return {};
     if (!built(feature::targets)) {
-        if (text.find_first_of("{}") == std::string::npos) return {};
+        if (text.find_first_of("{}") >= text.find('#')) return {};  // none, or only in the fragment (not sent)
         return usage_errorf("URL ranges are not in this build of microbench (built with %s): write a brace of the URL "
                             "as %%7B or %%7D", macro_of(feature::targets));
     }
@@ -200,6 +200,13 @@ inline parse_outcome check_plan(const options& o) {
             return usage_errorf(
                 "--shard %u/%u: each of %u shards would send %g requests/s, below the smallest rate (0.001)",
                 o.shard_index, o.shard_count, o.shard_count, o.rate / o.shard_count);
+        std::uint64_t urls = 1;
+        if (!o.no_ranges) (void)mb::count_url_ranges(o.url_text, urls);  // checked above
+        if (e && urls > 1)
+            return usage_errorf("--shard %u/%u: each of %u shards needs a connection, a request and a URL of the "
+                                "ranges (-c %u, -n %llu, %llu URLs)", o.shard_index, o.shard_count, o.shard_count,
+                                o.concurrency, static_cast<unsigned long long>(o.requests),
+                                static_cast<unsigned long long>(urls));
         if (e)
             return usage_errorf("--shard %u/%u: each of %u shards needs a connection and a request (-c %u, -n %llu)",
                                 o.shard_index, o.shard_count, o.shard_count, o.concurrency,

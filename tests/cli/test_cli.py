@@ -1222,6 +1222,34 @@ class Ranges(unittest.TestCase):
         self.assertEqual(doc["requests"]["completed"], 80)
         r = run([MICROBENCH, "--check-args", "-n", "8", url])
         self.assertIn("8 targets in turn", r.stdout)
+        # Shards take stretches of the URLs (4 each), saved and merged back into the whole plan.
+        seen.clear()
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/t/{{08..11}}?k={{a,bb}}"
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                saved = [os.path.join(d, f"{i}.json") for i in range(2)]
+                for i in range(2):
+                    r = run([MICROBENCH, "-q", "-n", "40", "-c", "2", "-k", "--shard", f"{i}/2", "--json", saved[i], url])
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                merged = os.path.join(d, "merged.json")
+                r = run([MICROBENCH, "merge", *saved, "--json", merged])
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(merged) as f:
+                    whole = json.load(f)
+                with open(saved[1]) as f:
+                    second = json.load(f)
+            r = run([MICROBENCH, "-q", "--compare", "-n", "16", "-c", "2", "-k", "--rounds", "1", url, url])
+            self.assertEqual(r.returncode, 0, r.stderr)
+        finally:
+            httpd.shutdown()
+            httpd.server_close()
+        self.assertEqual(second["config"]["targets"], 4)  # read back from each shard's JSON
+        self.assertEqual(whole["config"]["targets"], 8)
+        self.assertEqual(whole["requests"]["completed"], 40)  # -n 40 split between the shards
+        # 5 each from the shards (20 requests over each one's 4 URLs), 4 each from --compare (16 a side)
+        self.assertEqual(seen, {f"/t/{n}?k={k}": 5 + 4 for n in ("08", "09", "10", "11") for k in ("a", "bb")})
         r = run([MICROBENCH, "--check-args", "--no-ranges", url])  # braces as typed: one URL
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("targets", r.stdout)

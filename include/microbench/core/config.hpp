@@ -94,6 +94,7 @@ constexpr std::uint32_t max_pipeline = 256;
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
 constexpr std::uint64_t max_targets = 1'000'000;  // the URLs a URL's ranges may stand for
+constexpr std::size_t max_target_bytes = std::size_t{1} << 30;  // their requests together (each with its body)
 constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s

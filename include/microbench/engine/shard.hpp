@@ -60,6 +60,7 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
     if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
     if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count))
         return {errc::plan_bad_shard, 0};
+    if (whole.url_ranges() && !whole.targets().empty()) return {errc::plan_bad_target, 0};  // one or the other
     std::uint64_t targets = whole.targets().size();
     if (whole.url_ranges() && count_url_ranges(whole.url(), targets)) targets = 0;  // run() says why
     if (targets > 1 || !whole.targets().empty()) {
@@ -72,7 +73,7 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
         const auto first = static_cast<std::ptrdiff_t>(shard_start(targets, index, count));
         const auto n = static_cast<std::ptrdiff_t>(share(targets));
         std::vector<std::string> stretch(whole.targets().begin() + first, whole.targets().begin() + first + n);
-        whole.url(stretch[0]).targets(std::move(stretch));
+        whole.targets(std::move(stretch));
     }
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
     whole.requests(share(whole.requests()))

@@ -25,7 +25,8 @@ namespace detail {
 #ifdef MICROBENCH_NO_TARGETS
 // Without targets: a plan that asks for them (a list, or a brace in url() with url_ranges) is refused.
 inline error build_targets(const plan& p, const url&, request_table&, std::unique_ptr<std::atomic<std::int64_t>[]>&) {
-    const bool braces = p.url_ranges() && p.url().find_first_of("{}") != std::string::npos;
+    const std::string& u = p.url();
+    const bool braces = p.url_ranges() && u.find_first_of("{}") < u.find('#');  // a fragment is not sent
     return p.targets().empty() && !braces ? error{} : error{errc::plan_targets_unsupported, 0};
 }
 inline error first_url(const plan& p, std::string& out) {
@@ -35,7 +36,8 @@ inline error first_url(const plan& p, std::string& out) {
 #else
 // With targets (a list, or the URLs of url()'s ranges: this shard's stretch of them): each one's
 // request into the shared table, and a reference length each. A target that is not a URL of the
-// run's origin is refused by its index (plan_bad_target).
+// run's origin is refused by its index (plan_bad_target), and requests past 1 GiB in all are
+// refused before they are made (plan_targets_too_large).
 inline error build_targets(const plan& p, const url& origin, request_table& table,
                            std::unique_ptr<std::atomic<std::int64_t>[]>& lengths) {
     const std::vector<std::string>& list = p.targets();
@@ -49,6 +51,9 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
     }
     if (stretch.count < 2 && list.empty()) return {};  // url() alone, or the one URL of its ranges
     const request_options options = p.request();
+    // The bodies alone past the bound: refused before any request is made.
+    if (!options.body.empty() && stretch.count > defaults::max_target_bytes / options.body.size())
+        return {errc::plan_targets_too_large, defaults::max_target_bytes / options.body.size()};
     error fault;
     std::string request;
     auto add = [&](const std::string& text, std::uint64_t k) {
@@ -58,6 +63,9 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
             fault = {errc::plan_bad_target, static_cast<std::size_t>(k)};
         else if (error e = build_request(u, options, request))
             fault = e;
+        else if (request.size() > defaults::max_target_bytes - table.bytes.size())
+            fault = {errc::plan_targets_too_large, static_cast<std::size_t>(k)};
+        if (fault) return;
         table.bytes += request;
         table.ends.push_back(table.bytes.size());
     };
