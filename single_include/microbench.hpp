@@ -6094,8 +6094,8 @@ inline error first_url(const plan& p, std::string& out) {
 #else
 // With targets (a list, or the URLs of url()'s ranges: this shard's stretch of them): each one's
 // request into the shared table, and a reference length each. A target that is not a URL of the
-// run's origin is refused by its index (plan_bad_target), and requests past 1 GiB in all are
-// refused before they are made (plan_targets_too_large).
+// run's origin is refused by its index (plan_bad_target), and so is the first request that
+// takes them past 1 GiB in all (plan_targets_too_large; the bodies alone are checked first).
 inline error build_targets(const plan& p, const url& origin, request_table& table,
                            std::unique_ptr<std::atomic<std::int64_t>[]>& lengths) {
     const std::vector<std::string>& list = p.targets();
