@@ -4029,15 +4029,15 @@ inline std::uint64_t shard_share(std::uint64_t total, std::uint32_t index, std::
     return total / count + (index < total % count ? 1 : 0);
 }
 
-// The URLs a plan with url_ranges sends to: [first, first + count) of those url() stands for, a
-// shard's own stretch of them when there are several (one URL is every shard's).
+// The URLs a plan with url_ranges sends to: [first, first + count) of the `total` that url()
+// stands for, a shard's own stretch of them when there are several (one URL is every shard's).
 struct url_stretch {
-    std::uint64_t first = 0, count = 1;
+    std::uint64_t first = 0, count = 1, total = 1;
 };
 inline error stretch_of(const plan& p, url_stretch& out) {
     std::uint64_t total = 1;
     if (error e = count_url_ranges(p.url(), total)) return e;
-    out = url_stretch{0, total};
+    out = url_stretch{0, total, total};
     if (total > 1 && p.shard_count() && p.shard_index() < p.shard_count()) {
         out.first = shard_start(total, p.shard_index(), p.shard_count());
         out.count = shard_share(total, p.shard_index(), p.shard_count());
@@ -4049,8 +4049,7 @@ inline error stretch_of(const plan& p, url_stretch& out) {
 inline std::uint64_t target_count(const plan& p) {
     if (!p.targets().empty()) return p.targets().size();
     url_stretch s;
-    std::uint64_t total = 1;
-    if (!p.url_ranges() || count_url_ranges(p.url(), total) || total < 2 || stretch_of(p, s)) return 0;
+    if (!p.url_ranges() || stretch_of(p, s) || s.total < 2) return 0;
     return s.count;
 }
 
@@ -6323,7 +6322,7 @@ struct run_shared {
 // of requests and records, its part of the rate, and what it shares with the others.
 inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& thread, std::uint32_t i, std::uint32_t t,
                              std::uint32_t first_connection) {
-    auto share = [i, t](std::uint64_t total) { return total / t + (i < total % t ? 1 : 0); };
+    auto share = [i, t](std::uint64_t total) { return shard_share(total, i, t); };
     worker_setup s;
     s.target = shared.to;
     s.sources = shared.sources.data();

@@ -19,33 +19,28 @@ namespace {
 std::mutex paths_mutex;
 std::map<std::string, int> paths_seen;
 
-// Keep-alive: answers each request with its own path as the body (so each target's length
-// differs), and counts the path; a head with bytes of another request in it gets a 400.
-void answer_with_path(scripted_server::context& c) {
-    while (c.read_request()) {
-        if (c.head.compare(0, 5, "GET /") != 0 || c.head.find("HTTP/1.1\r\n") != c.head.rfind("HTTP/1.1\r\n")) {
-            if (!c.send("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")) return;
-            continue;
-        }
-        const std::size_t from = c.head.find(' ') + 1;
-        const std::string path = c.head.substr(from, c.head.find(' ', from) - from);
-        {
-            std::lock_guard<std::mutex> lock(paths_mutex);
-            ++paths_seen[path];
-        }
-        if (!c.send("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(path.size()) + "\r\n\r\n" + path)) return;
-    }
-}
-
-// Answers the request just read with its path (counted), as answer_with_path does.
-void answer_with_path_once(scripted_server::context& c) {
+// Answers the request just read with its path as the body (so each target's length differs), and
+// counts the path; false when the answer cannot be sent.
+bool answer_with_path_once(scripted_server::context& c) {
     const std::size_t from = c.head.find(' ') + 1;
     const std::string path = c.head.substr(from, c.head.find(' ', from) - from);
     {
         std::lock_guard<std::mutex> lock(paths_mutex);
         ++paths_seen[path];
     }
-    c.send("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(path.size()) + "\r\n\r\n" + path);
+    return c.send("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(path.size()) + "\r\n\r\n" + path);
+}
+
+// Keep-alive: answers each request with answer_with_path_once; a head with bytes of another
+// request in it gets a 400.
+void answer_with_path(scripted_server::context& c) {
+    while (c.read_request()) {
+        if (c.head.compare(0, 5, "GET /") != 0 || c.head.find("HTTP/1.1\r\n") != c.head.rfind("HTTP/1.1\r\n")) {
+            if (!c.send("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")) return;
+            continue;
+        }
+        if (!answer_with_path_once(c)) return;
+    }
 }
 
 std::map<std::string, int> take_paths() {

@@ -85,34 +85,37 @@ inline parse_outcome check_mode(options& o, const given_settings& given) {
     return {};
 }
 
-// A URL's ranges (not with --no-ranges): each URL they stand for parses, --suite and --check
-// factorial take none; `first` is the URL itself or the first of them.
-inline parse_outcome check_ranges(const options& o, const std::string& text, std::string& first) {
-    first = text;
-    if (o.no_ranges) return {};
-    if (!built(feature::targets)) {
-        if (text.find_first_of("{}") >= text.find('#')) return {};  // none, or only in the fragment (not sent)
+// "bad URL 'TEXT': why (at byte N)"; for one of the URLs TEXT's ranges stand for, "bad URL 'ONE'
+// (of 'TEXT'): ...".
+inline parse_outcome bad_url(const std::string& text, const std::string& one, const mb::error& e) {
+    if (one == text)
+        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(text).c_str(), e.message(), e.position);
+    return usage_errorf("bad URL '%s' (of '%s'): %s (at byte %zu)", shown(one).c_str(), shown(text).c_str(),
+                        e.message(), e.position);
+}
+
+// A URL as typed: each URL its ranges stand for (not with --no-ranges) parses, and `first` is the
+// first of them, or the URL itself; --suite and --check factorial take no ranges.
+inline parse_outcome check_url(const options& o, const std::string& text, mb::url& first) {
+    const bool braces = text.find_first_of("{}") < text.find('#');  // a fragment is not sent
+    if (o.no_ranges || !braces) {
+        if (mb::error e = mb::parse_url(text, first)) return bad_url(text, text, e);
+        return {};
+    }
+    if (!built(feature::targets))
         return usage_errorf("URL ranges are not in this build of microbench (built with %s): write a brace of the URL "
                             "as %%7B or %%7D", macro_of(feature::targets));
-    }
     std::uint64_t count = 1;
-    if (mb::error e = mb::count_url_ranges(text, count))
-        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(text).c_str(), e.message(), e.position);
+    if (mb::error e = mb::count_url_ranges(text, count)) return bad_url(text, text, e);
     std::string bad;
     mb::error fault;
     (void)mb::for_each_url(text, 0, count, [&](const std::string& u, std::uint64_t k) {
         mb::url parsed;
-        if (k == 0) first = u;
         if (fault) return;
-        fault = mb::parse_url(u, parsed);
+        fault = mb::parse_url(u, k == 0 ? first : parsed);
         if (fault) bad = u;
     });
-    if (fault && bad == text)
-        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(text).c_str(), fault.message(), fault.position);
-    if (fault)
-        return usage_errorf("bad URL '%s' (of '%s'): %s (at byte %zu)", shown(bad).c_str(), shown(text).c_str(),
-                            fault.message(), fault.position);
-    if (first == text) return {};  // no ranges
+    if (fault) return bad_url(text, bad, fault);
     if (o.run_mode == options::mode::suite)
         return usage_error("URL ranges are for a single run or --compare, not --suite "
                            "(--no-ranges sends braces as typed)");
@@ -125,16 +128,9 @@ inline parse_outcome check_ranges(const options& o, const std::string& text, std
 // resolved for that, but not by --check-args.
 inline parse_outcome check_targets(options& o) {
     mb::url second;
-    std::string first;  // url_text, or the first URL its ranges stand for
-    if (parse_outcome out = check_ranges(o, o.url_text, first); out.exit_now) return out;
-    if (!o.url_b.empty()) {
-        std::string first_b;
-        if (parse_outcome out = check_ranges(o, o.url_b, first_b); out.exit_now) return out;
-        if (mb::error e = mb::parse_url(first_b, second))
-            return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(first_b).c_str(), e.message(), e.position);
-    }
-    if (mb::error e = mb::parse_url(first, o.target))
-        return usage_errorf("bad URL '%s': %s (at byte %zu)", shown(first).c_str(), e.message(), e.position);
+    if (!o.url_b.empty())  // the second first, as before ranges
+        if (parse_outcome out = check_url(o, o.url_b, second); out.exit_now) return out;
+    if (parse_outcome out = check_url(o, o.url_text, o.target); out.exit_now) return out;
     if (!built(feature::tls) && (o.target.tls || second.tls))
         return usage_errorf("https:// is not in this build of microbench (built with %s)", macro_of(feature::tls));
     unsigned n = 0;

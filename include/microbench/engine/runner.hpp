@@ -28,6 +28,7 @@
 #include "../stats/result.hpp"
 #include "start_gate.hpp"
 #include "../http/url.hpp"
+#include "shard.hpp"
 #include "targets.hpp"
 #ifndef MICROBENCH_NO_TLS
 #include "tls_openssl.hpp"
@@ -178,7 +179,7 @@ struct run_shared {
 // of requests and records, its part of the rate, and what it shares with the others.
 inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& thread, std::uint32_t i, std::uint32_t t,
                              std::uint32_t first_connection) {
-    auto share = [i, t](std::uint64_t total) { return total / t + (i < total % t ? 1 : 0); };
+    auto share = [i, t](std::uint64_t total) { return shard_share(total, i, t); };
     worker_setup s;
     s.target = shared.to;
     s.sources = shared.sources.data();
