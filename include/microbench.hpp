@@ -35,6 +35,8 @@
 #include "microbench/core/splitmix.hpp"
 #include "microbench/engine/net.hpp"
 #include "microbench/engine/event_loop.hpp"
+#include "microbench/stats/failure.hpp"
+#include "microbench/stats/by_target.hpp"
 #include "microbench/stats/result.hpp"
 #include "microbench/engine/transport.hpp"
 #include "microbench/engine/plan.hpp"
@@ -53,6 +55,7 @@
 #include "microbench/engine/tls_openssl.hpp"
 #endif
 #include "microbench/engine/targets.hpp"
+#include "microbench/engine/target_records.hpp"
 #include "microbench/engine/runner.hpp"
 #include "microbench/engine/capacity.hpp"
 #ifndef MICROBENCH_NO_REPORTS
@@ -60,6 +63,7 @@
 #include "microbench/core/decimal.hpp"
 #include "microbench/report/report_ab.hpp"
 #include "microbench/report/report_text.hpp"
+#include "microbench/report/report_by_target.hpp"
 #include "microbench/report/report_json.hpp"
 #include "microbench/report/report_hgrm.hpp"
 #include "microbench/report/report_hlog.hpp"

@@ -141,6 +141,9 @@ constexpr std::uint64_t max_requests_in_flight = 1'000'000;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
 constexpr std::uint64_t max_targets = 1'000'000;  // the URLs a URL's ranges may stand for
 constexpr std::size_t max_target_bytes = std::size_t{1} << 30;  // their requests together (each with its body)
+constexpr std::size_t max_target_rows = 1000;   // plan::by_target: rows a result keeps, the rest folded into one
+constexpr std::size_t max_verdict_runs = 64;   // the factorial verdict's runs of one outcome over n
+constexpr std::size_t answer_bytes = 64;       // of a wrong answer's body, kept to show it
 constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s
@@ -267,9 +270,13 @@ namespace microbench {
       "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
     X(plan_bad_target, 134, "each target must be a URL of the plan's origin (its scheme, host and port), and " \
       "there may be at most 1,000,000 (the position is the target's index)") \
-    X(plan_targets_unsupported, 135, "targets and URL ranges need a build without MICROBENCH_NO_TARGETS") \
+    X(plan_targets_unsupported, 135, \
+      "targets, URL ranges and by-target counts need a build without MICROBENCH_NO_TARGETS") \
     X(plan_targets_too_large, 136, "the targets' requests, each with its headers and body, take more than 1 GiB " \
-      "together: send fewer targets or a smaller body (the position is the first target past it)") \
+      "together (with their expected answers): send fewer targets or a smaller body (the position is the first " \
+      "target past it)") \
+    X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
+      "targets (the position is the first target without one)") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
@@ -2555,7 +2562,7 @@ inline error decode_hdr_v2(std::string_view in, histogram& out) {
 // ---- begin include/microbench/core/bigint.hpp ----
 // microbench/core/bigint.hpp — exact n! in decimal, for the factorial endpoint and its checks.
 // Schoolbook multiplication in base 10^9 limbs: 10000! (35,660 digits) takes a few ms.
-// Allocates its result; callers compute each n once and cache it.
+// Allocates its result; callers compute each n once and cache it, or walk n upward.
 
 #include <cstdint>
 #include <cstdio>
@@ -2564,27 +2571,46 @@ inline error decode_hdr_v2(std::string_view in, histogram& out) {
 
 namespace microbench {
 
+// n! for n = 0, 1, 2, ... in turn: walk_to(n) multiplies on from where the last call stopped, so
+// the factorials of many ascending n cost one walk (the factorial checks of a run's targets).
+class factorial_walk {
+public:
+    // Moves to n! (n not below the last n walked to).
+    void walk_to(unsigned n) {
+        const std::uint32_t base = 1'000'000'000;
+        for (; k_ < n; ++k_) {
+            std::uint64_t carry = 0;
+            for (std::uint32_t& limb : limbs_) {
+                std::uint64_t v = static_cast<std::uint64_t>(limb) * (k_ + 1) + carry;
+                limb = static_cast<std::uint32_t>(v % base);
+                carry = v / base;
+            }
+            while (carry) {
+                limbs_.push_back(static_cast<std::uint32_t>(carry % base));
+                carry /= base;
+            }
+        }
+    }
+    // The current factorial's decimal digits, appended to `out`.
+    void append_decimal(std::string& out) const {
+        out += std::to_string(limbs_.back());
+        char digits[16];
+        for (std::size_t i = limbs_.size() - 1; i-- > 0;) {
+            std::snprintf(digits, sizeof digits, "%09u", static_cast<unsigned>(limbs_[i]));
+            out += digits;
+        }
+    }
+
+private:
+    std::vector<std::uint32_t> limbs_{1};  // least significant first
+    unsigned k_ = 0;                       // limbs_ holds k_!
+};
+
 inline std::string factorial_decimal(unsigned n) {
-    const std::uint32_t base = 1'000'000'000;
-    std::vector<std::uint32_t> limbs{1};  // least significant first
-    for (unsigned k = 2; k <= n; ++k) {
-        std::uint64_t carry = 0;
-        for (std::uint32_t& limb : limbs) {
-            std::uint64_t v = static_cast<std::uint64_t>(limb) * k + carry;
-            limb = static_cast<std::uint32_t>(v % base);
-            carry = v / base;
-        }
-        while (carry) {
-            limbs.push_back(static_cast<std::uint32_t>(carry % base));
-            carry /= base;
-        }
-    }
-    std::string out = std::to_string(limbs.back());
-    char digits[16];
-    for (std::size_t i = limbs.size() - 1; i-- > 0;) {
-        std::snprintf(digits, sizeof digits, "%09u", static_cast<unsigned>(limbs[i]));
-        out += digits;
-    }
+    factorial_walk walk;
+    walk.walk_to(n);
+    std::string out;
+    walk.append_decimal(out);
     return out;
 }
 
@@ -2598,7 +2624,9 @@ inline std::string factorial_decimal(unsigned n) {
 // A `checks` object is immutable during a run and shared by all connections; each connection
 // keeps a small `check_state`. No allocation per response.
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -2684,6 +2712,10 @@ namespace microbench {
 
 // Per connection, reset for every response.
 struct check_state {
+    std::string_view factorial;   // the n! this response must be (checks::factorial; the worker sets a
+                                  // target's own under factorial_of_each_target)
+    char seen[defaults::answer_bytes];  // the body's first bytes, to show a wrong answer
+    std::uint8_t seen_bytes = 0;
     bool failed = false;
     std::uint64_t offset = 0;     // body bytes seen so far
     std::size_t contains_at = 0;  // KMP: length of the needle prefix matched so far
@@ -2733,8 +2765,17 @@ public:
         factorial_ = factorial_decimal(n);
         factorial_n_ = n;
         has_factorial_ = true;
+        each_target_ = false;
         return *this;
     }
+    // The same, with each target's own n (/factorial/{n} or /factorial?n=N: factorial_argument),
+    // worked out once when the run starts; a run of one URL takes that URL's.
+    checks& factorial_of_each_target() {
+        factorial_.clear();
+        has_factorial_ = each_target_ = true;
+        return *this;
+    }
+    bool factorial_of_each_target_set() const { return each_target_; }
     checks& callback(response_callback fn, void* user) {
         callback_ = fn;
         callback_user_ = user;
@@ -2760,13 +2801,15 @@ public:
             appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
                     h.must_equal ? h.value.c_str() : "");
         if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
-        if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
+        if (has_factorial_ && each_target_) next() += "body is n! of each target's n";
+        else if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
         if (callback_) next() += "callback";
         return out;
     }
 
     void on_headers(check_state& s, const response_parser& p) const {
         s = check_state{};
+        s.factorial = factorial_;
         if (!statuses_.empty()) {
             bool ok = false;
             for (int code : statuses_) ok = ok || code == p.status();
@@ -2779,6 +2822,11 @@ public:
     }
 
     void on_body(check_state& s, std::string_view chunk) const {
+        if (s.seen_bytes < sizeof s.seen) {
+            const std::size_t n = std::min(chunk.size(), sizeof s.seen - s.seen_bytes);
+            std::memcpy(s.seen + s.seen_bytes, chunk.data(), n);
+            s.seen_bytes = static_cast<std::uint8_t>(s.seen_bytes + n);
+        }
         if (s.failed) return;
         if (has_equals_) s.failed = !matches_at(equals_, s.offset, chunk, true);
         if (!starts_.empty() && s.offset < starts_.size())
@@ -2833,6 +2881,10 @@ private:
 
     void feed_factorial(check_state& s, std::string_view chunk) const {
         static constexpr std::string_view key_text = "\"factorial\"";
+        if (s.factorial.empty()) {  // no n to check against (a run gives every target its own)
+            s.fact_phase = bad;
+            return;
+        }
         for (char c : chunk) {
             const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
             switch (s.fact_phase) {
@@ -2841,7 +2893,7 @@ private:
                     if (c == '{') {
                         s.fact_phase = key;
                         s.fact_at = 0;
-                    } else if (c == factorial_[0]) {
+                    } else if (c == s.factorial[0]) {
                         s.fact_phase = plain;
                         s.fact_at = 1;
                     } else {
@@ -2850,8 +2902,8 @@ private:
                     break;
                 case plain:
                 case json_digits:
-                    if (s.fact_at < factorial_.size() && c == factorial_[s.fact_at]) ++s.fact_at;
-                    else if (s.fact_at == factorial_.size() && (space || (s.fact_phase == json_digits && c == '}')))
+                    if (s.fact_at < s.factorial.size() && c == s.factorial[s.fact_at]) ++s.fact_at;
+                    else if (s.fact_at == s.factorial.size() && (space || (s.fact_phase == json_digits && c == '}')))
                         s.fact_phase = s.fact_phase == plain ? trail : (c == '}' ? trail : close);
                     else s.fact_phase = bad;
                     break;
@@ -2869,7 +2921,7 @@ private:
                     break;
                 case value_start:
                     if (space) break;
-                    if (c == factorial_[0]) {
+                    if (c == s.factorial[0]) {
                         s.fact_phase = json_digits;
                         s.fact_at = 1;
                     } else {
@@ -2890,7 +2942,7 @@ private:
     }
 
     bool factorial_complete(const check_state& s) const {
-        return s.fact_phase == trail || (s.fact_phase == plain && s.fact_at == factorial_.size());
+        return s.fact_phase == trail || (s.fact_phase == plain && s.fact_at == s.factorial.size());
     }
 
     std::vector<int> statuses_;
@@ -2902,6 +2954,7 @@ private:
     std::string factorial_;
     unsigned factorial_n_ = 0;
     bool has_factorial_ = false;
+    bool each_target_ = false;  // factorial_of_each_target: factorial_ empty, each response's own n
     response_callback callback_ = nullptr;
     void* callback_user_ = nullptr;
 };
@@ -3385,15 +3438,10 @@ private:
 
 }  // namespace microbench
 // ---- end include/microbench/engine/event_loop.hpp ----
-// ---- begin include/microbench/stats/result.hpp ----
-// microbench/stats/result.hpp — what a run measured, as plain data: counts, failures by reason,
-// status codes, bytes, connections and four latency histograms (ab's Connect, Waiting,
-// Processing, Total). Workers fill one each; merge() adds them after join. Reports read it.
+// ---- begin include/microbench/stats/failure.hpp ----
+// microbench/stats/failure.hpp — why a request failed: one reason each, and its name in reports.
 
 #include <cstdint>
-#include <string>
-#include <vector>
-
 
 namespace microbench {
 
@@ -3423,6 +3471,112 @@ constexpr const char* failure_name(failure f) {
     }
     return "unknown";
 }
+
+}  // namespace microbench
+// ---- end include/microbench/stats/failure.hpp ----
+// ---- begin include/microbench/stats/by_target.hpp ----
+// microbench/stats/by_target.hpp — what each target of a run got (plan::by_target): a row per
+// target with its counts by outcome and its median and 99th percentile, worst first and capped,
+// the rest folded into one row; and, under the factorial check of each target's own n, the
+// verdict over n (right for n = 0..20; wrong from n = 21). Plain data the runner fills and
+// reports read; the per-target percentiles come from coarse buckets (target_buckets).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+// A target's latencies in buckets four to an octave, each 2^(1/4) wide, from 2^10 ns (about 1 µs)
+// to 2^34 ns (about 17 s; longer ones in the last): a percentile read from them, the bucket's
+// geometric middle, is within 10% of the true value. The run's own histograms stay exact.
+namespace target_buckets {
+constexpr int count = 96;
+constexpr int first_octave = 10;
+
+inline int of(std::int64_t ns) {
+    if (ns < (std::int64_t{1} << first_octave)) return 0;
+    const int octave = 63 - __builtin_clzll(static_cast<unsigned long long>(ns));
+    // The 16 bits after the leading one, against 2^(1/4), 2^(1/2) and 2^(3/4) in the same scale.
+    const auto fraction = static_cast<std::uint32_t>((static_cast<std::uint64_t>(ns) << (63 - octave)) >> 47) & 0xFFFF;
+    const int quarter = (fraction >= 12400) + (fraction >= 27146) + (fraction >= 44682);
+    const int b = (octave - first_octave) * 4 + quarter;
+    return b < count ? b : count - 1;
+}
+// The geometric middle of bucket b's range, in nanoseconds: 2^(first_octave + (b + 1/2) / 4).
+inline std::int64_t middle(int b) {
+    return static_cast<std::int64_t>(__builtin_exp2((first_octave * 4 + b + 0.5) / 4.0));
+}
+// The q-th quantile (0 < q ≤ 1) of `counts`, whose sum is `total`; 0 when total is 0.
+template <class Counts>
+inline std::int64_t quantile(const Counts& counts, std::uint64_t total, double q) {
+    if (total == 0) return 0;
+    auto rank = static_cast<std::uint64_t>(q * static_cast<double>(total) + 0.999999);
+    if (rank < 1) rank = 1;
+    std::uint64_t seen = 0;
+    for (int b = 0; b < count; ++b)
+        if ((seen += counts[b]) >= rank) return middle(b);
+    return middle(count - 1);
+}
+}  // namespace target_buckets
+
+// One target's outcomes. A folded row stands for several targets: `index` is then how many.
+struct target_row {
+    std::string target;       // its request target (path and query), as sent
+    std::uint64_t index = 0;  // its place in the run's targets (a shard's own stretch counts from 0)
+    std::uint64_t completed = 0, failed = 0, unfinished = 0, non_2xx = 0;
+    std::uint64_t failures[failure_count] = {};  // a wrong answer is failures[check]
+    std::int64_t p50_ns = 0, p99_ns = 0;         // of the completed ones, within 10%; 0 when none
+
+    std::uint64_t wrong() const { return failures[static_cast<int>(failure::check)]; }
+    std::uint64_t requests() const { return completed + failed + unfinished; }
+};
+
+// The factorial check of each target's n, over n ascending: runs of one outcome.
+enum class n_outcome : std::uint8_t {
+    right,   // every response it got was n!
+    wrong,   // a whole response was not n!
+    failed,  // no wrong answer, but requests that failed otherwise (`reason`, the most common)
+    unsent,  // no request of it ended
+};
+struct n_run {
+    std::uint32_t from = 0, to = 0;
+    n_outcome outcome = n_outcome::right;
+    failure reason = failure::connect;  // of a failed run
+};
+
+// A wrong answer as it came: the status and the body's first bytes.
+struct wrong_answer {
+    std::uint32_t n = 0;  // its target's n (without the factorial check of each target: its index)
+    int status = 0;       // 0: none kept
+    std::string body;     // at most defaults::answer_bytes
+};
+
+struct target_breakdown {
+    std::uint64_t targets = 0;     // the run's (a shard's own stretch); 0: not kept
+    std::vector<target_row> rows;  // worst first (wrong and failed, then non-2xx, then p99), at most max_target_rows
+    target_row folded;             // the rest added together; index: how many
+    // Under the factorial check of each target's n: the outcomes over n (at most max_verdict_runs;
+    // verdict_cut when there were more) and the wrong answer of the lowest n that got one.
+    std::vector<n_run> verdict;
+    bool verdict_cut = false;
+    wrong_answer first_wrong;
+};
+
+}  // namespace microbench
+// ---- end include/microbench/stats/by_target.hpp ----
+// ---- begin include/microbench/stats/result.hpp ----
+// microbench/stats/result.hpp — what a run measured, as plain data: counts, failures by reason,
+// status codes, bytes, connections and four latency histograms (ab's Connect, Waiting,
+// Processing, Total). Workers fill one each; merge() adds them after join. Reports read it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
 
 // How requests are spread over time at a fixed rate.
 enum class arrivals : std::uint8_t {
@@ -3545,6 +3699,10 @@ struct result {
     bool tls_used = false;
     tls_session tls{};
     std::vector<std::string> tls_failure_reasons;  // at most defaults::max_tls_failure_reasons
+
+    // Per target (plan::by_target, or the factorial check of each target's n): the runner fills
+    // it after the run; merge() leaves it alone.
+    target_breakdown by_target;
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 
@@ -3756,6 +3914,10 @@ public:
     // targets, made when the run starts (no list is kept; a shard makes its stretch only). Off:
     // a brace is sent as written. Not with targets().
     MICROBENCH_PLAN_FIELD(bool, url_ranges)
+    // Keep what each target got (result::by_target: counts by outcome, p50 and p99, the worst
+    // first): one shared record per target, about 500 bytes each, whatever the threads. The
+    // factorial check of each target's n keeps them too.
+    MICROBENCH_PLAN_FIELD(bool, by_target)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -3960,6 +4122,7 @@ private:
     std::string url_;
     std::vector<std::string> targets_;
     bool url_ranges_ = false;
+    bool by_target_ = false;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;
@@ -4596,6 +4759,9 @@ struct request_table {
     }
 };
 
+class target_records;
+struct target_factorials;
+
 // Everything a worker needs, prepared by the runner.
 struct worker_setup {
     endpoint target;
@@ -4634,6 +4800,8 @@ struct worker_setup {
     const cancel_token* cancel = nullptr;  // the user's
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
     std::atomic<std::int64_t>* target_lengths = nullptr;    // with targets: one reference length each
+    target_records* records = nullptr;            // plan::by_target: what each target got; null: not kept
+    const target_factorials* factorials = nullptr;  // the n! each target's responses must be; null: the checks' own
     std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
     const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write);
@@ -4665,6 +4833,269 @@ struct worker_setup {
 #include <string_view>
 #include <vector>
 
+// ---- begin include/microbench/engine/target_records.hpp ----
+// microbench/engine/target_records.hpp — what each target gets while a run goes (plan::by_target):
+// one record per target that every worker adds to with relaxed atomics, so its memory does not
+// grow with threads; the expected n! of each target under the factorial check of each target's
+// n, worked out once before the run; and, after it, the records summed up into the result's
+// breakdown (rows worst first, the rest folded, the verdict over n).
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
+
+// One target's counts; zeroed when made (value-initialised), added to by any worker.
+struct target_record {
+    std::atomic<std::uint64_t> completed, non_2xx, unfinished;
+    std::atomic<std::uint64_t> failures[failure_count];
+    std::atomic<std::uint32_t> latency[target_buckets::count];  // completed ones' total time
+    std::atomic<bool> answer_seen;  // a wrong answer of it was offered to keep
+};
+
+// The request target (path and query) of a request's bytes: between the request line's spaces.
+inline std::string_view request_target(std::string_view request) {
+    const std::size_t from = request.find(' ') + 1, to = request.find(' ', from);
+    return from == 0 || to == std::string_view::npos ? std::string_view{} : request.substr(from, to - from);
+}
+
+// Each target's expected n!, under the factorial check of each target's n: the digits of every
+// distinct n once, and per target where its own are.
+struct target_factorials {
+    struct entry {
+        std::uint32_t n, at, size;
+    };
+    std::string digits;
+    std::vector<entry> of_target;
+
+    std::string_view of(std::uint32_t t) const { return {digits.data() + of_target[t].at, of_target[t].size}; }
+
+    // Every target's n from its URL (/factorial/{n} or /factorial?n=N): one without is refused by
+    // its index (plan_factorial_target); the digits of all the n together are bounded like the
+    // requests (plan_targets_too_large).
+    error build(const request_table& table) {
+        std::vector<std::uint32_t> ns(table.size());
+        for (std::uint32_t t = 0; t < table.size(); ++t) {
+            url u;
+            u.target = std::string(request_target(table.at(t)));
+            unsigned n = 0;
+            if (!factorial_argument(u, n)) return {errc::plan_factorial_target, t};
+            ns[t] = n;
+        }
+        std::vector<std::uint32_t> distinct = ns;
+        std::sort(distinct.begin(), distinct.end());
+        distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+        std::vector<std::uint32_t> at(distinct.size() + 1);
+        factorial_walk walk;
+        for (std::size_t i = 0; i < distinct.size(); ++i) {
+            walk.walk_to(distinct[i]);
+            at[i] = static_cast<std::uint32_t>(digits.size());
+            walk.append_decimal(digits);
+            if (digits.size() + table.bytes.size() > defaults::max_target_bytes)
+                return {errc::plan_targets_too_large, i};
+        }
+        at[distinct.size()] = static_cast<std::uint32_t>(digits.size());
+        of_target.resize(table.size());
+        for (std::uint32_t t = 0; t < table.size(); ++t) {
+            const std::size_t i = static_cast<std::size_t>(
+                std::lower_bound(distinct.begin(), distinct.end(), ns[t]) - distinct.begin());
+            of_target[t] = entry{ns[t], at[i], at[i + 1] - at[i]};
+        }
+        return {};
+    }
+};
+
+// The records of a run's targets, shared by its workers.
+class target_records {
+public:
+    // False when the memory for them cannot be had.
+    bool make(std::uint32_t targets, const target_factorials* factorials) {
+        records_.reset(new (std::nothrow) target_record[targets]());
+        count_ = records_ ? targets : 0;
+        factorials_ = factorials;
+        return records_ != nullptr;
+    }
+    std::uint32_t size() const { return count_; }
+
+    void completed(std::uint32_t t, int status, std::int64_t total_ns) {
+        target_record& r = records_[t];
+        r.completed.fetch_add(1, std::memory_order_relaxed);
+        if (status < 200 || status > 299) r.non_2xx.fetch_add(1, std::memory_order_relaxed);
+        r.latency[target_buckets::of(total_ns)].fetch_add(1, std::memory_order_relaxed);
+    }
+    void failed(std::uint32_t t, failure reason) {
+        records_[t].failures[static_cast<int>(reason)].fetch_add(1, std::memory_order_relaxed);
+    }
+    void unfinished(std::uint32_t t) { records_[t].unfinished.fetch_add(1, std::memory_order_relaxed); }
+
+    // A response of target t that failed its checks, as it came. Kept when it is the first of its
+    // target and its n (or its index, without factorials) is the lowest yet: a lock at most once a target.
+    void wrong(std::uint32_t t, int status, const check_state& seen) {
+        if (records_[t].answer_seen.exchange(true, std::memory_order_relaxed)) return;
+        const std::uint32_t rank = factorials_ ? factorials_->of_target[t].n : t;
+        std::lock_guard<std::mutex> hold(lock_);
+        if (first_wrong_.status != 0 && rank >= first_wrong_.n) return;
+        first_wrong_.n = rank;
+        first_wrong_.status = status;
+        first_wrong_.body.assign(seen.seen, seen.seen_bytes);
+    }
+
+    // The records summed up into `out`: every target's row ranked, the worst max_target_rows
+    // kept, the rest folded; and under factorial checks, the verdict over n.
+    void summarize(const request_table* table, std::string_view one_request, target_breakdown& out) const {
+        out = target_breakdown{};
+        out.targets = count_;
+        struct rank {
+            std::uint64_t failed, non_2xx;
+            std::int64_t p99_ns;
+            std::uint32_t index;
+        };
+        std::vector<rank> ranks(count_);
+        for (std::uint32_t t = 0; t < count_; ++t) {
+            target_row r;
+            row_of(t, r);
+            ranks[t] = rank{r.failed, r.non_2xx, r.p99_ns, t};
+        }
+        auto worse = [](const rank& a, const rank& b) {
+            if (a.failed != b.failed) return a.failed > b.failed;
+            if (a.non_2xx != b.non_2xx) return a.non_2xx > b.non_2xx;
+            if (a.p99_ns != b.p99_ns) return a.p99_ns > b.p99_ns;
+            return a.index < b.index;
+        };
+        const std::size_t kept = std::min<std::size_t>(ranks.size(), defaults::max_target_rows);
+        std::partial_sort(ranks.begin(), ranks.begin() + static_cast<std::ptrdiff_t>(kept), ranks.end(), worse);
+        out.rows.resize(kept);
+        for (std::size_t i = 0; i < kept; ++i) {
+            row_of(ranks[i].index, out.rows[i]);
+            out.rows[i].target = std::string(request_target(table ? table->at(ranks[i].index) : one_request));
+        }
+        std::vector<std::uint64_t> folded_latency(target_buckets::count, 0);
+        for (std::size_t i = kept; i < ranks.size(); ++i) {
+            target_row r;
+            row_of(ranks[i].index, r);
+            add_counts(out.folded, r);
+            ++out.folded.index;
+            const target_record& rec = records_[ranks[i].index];
+            for (int b = 0; b < target_buckets::count; ++b)
+                folded_latency[b] += rec.latency[b].load(std::memory_order_relaxed);
+        }
+        out.folded.p50_ns = target_buckets::quantile(folded_latency, out.folded.completed, 0.50);
+        out.folded.p99_ns = target_buckets::quantile(folded_latency, out.folded.completed, 0.99);
+        if (factorials_) verdict_of(out);
+    }
+
+private:
+    void row_of(std::uint32_t t, target_row& r) const {
+        const target_record& rec = records_[t];
+        r.index = t;
+        r.completed = rec.completed.load(std::memory_order_relaxed);
+        r.non_2xx = rec.non_2xx.load(std::memory_order_relaxed);
+        r.unfinished = rec.unfinished.load(std::memory_order_relaxed);
+        for (int i = 0; i < failure_count; ++i) {
+            r.failures[i] = rec.failures[i].load(std::memory_order_relaxed);
+            r.failed += r.failures[i];
+        }
+        r.p50_ns = target_buckets::quantile(rec.latency, r.completed, 0.50);
+        r.p99_ns = target_buckets::quantile(rec.latency, r.completed, 0.99);
+    }
+    static void add_counts(target_row& to, const target_row& r) {
+        to.completed += r.completed;
+        to.failed += r.failed;
+        to.unfinished += r.unfinished;
+        to.non_2xx += r.non_2xx;
+        for (int i = 0; i < failure_count; ++i) to.failures[i] += r.failures[i];
+    }
+
+    // Each target's outcome over its n (the worst of the targets that share an n), then runs of one
+    // outcome over n ascending; a failed run's reason is its most common.
+    void verdict_of(target_breakdown& out) const {
+        struct at_n {
+            std::uint32_t n;
+            n_outcome outcome;
+            failure reason;
+        };
+        std::vector<at_n> all(count_);
+        for (std::uint32_t t = 0; t < count_; ++t) {
+            target_row r;
+            row_of(t, r);
+            int most = 0;
+            for (int i = 1; i < failure_count; ++i)
+                if (r.failures[i] > r.failures[most]) most = i;
+            const n_outcome o = r.wrong()       ? n_outcome::wrong
+                                : r.failed      ? n_outcome::failed
+                                : r.completed   ? n_outcome::right
+                                                : n_outcome::unsent;
+            all[t] = at_n{factorials_->of_target[t].n, o, static_cast<failure>(most)};
+        }
+        // Ascending n; of one n, the worst outcome first (wrong, failed, unsent, right).
+        auto severity = [](n_outcome o) {
+            return o == n_outcome::wrong ? 0 : o == n_outcome::failed ? 1 : o == n_outcome::unsent ? 2 : 3;
+        };
+        std::sort(all.begin(), all.end(), [&](const at_n& a, const at_n& b) {
+            return a.n != b.n ? a.n < b.n : severity(a.outcome) < severity(b.outcome);
+        });
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            if (i && all[i].n == all[i - 1].n) continue;  // the worst of this n is already in
+            const at_n& a = all[i];
+            n_run* last = out.verdict.empty() ? nullptr : &out.verdict.back();
+            if (last && last->outcome == a.outcome && (a.outcome != n_outcome::failed || last->reason == a.reason)) {
+                last->to = a.n;
+                continue;
+            }
+            if (out.verdict.size() == defaults::max_verdict_runs) {
+                out.verdict_cut = true;
+                break;
+            }
+            out.verdict.push_back(n_run{a.n, a.n, a.outcome, a.reason});
+        }
+        std::lock_guard<std::mutex> hold(lock_);
+        out.first_wrong = first_wrong_;
+    }
+
+    std::unique_ptr<target_record[]> records_;
+    std::uint32_t count_ = 0;
+    const target_factorials* factorials_ = nullptr;
+    mutable std::mutex lock_;
+    wrong_answer first_wrong_;  // of the lowest n (or index) yet
+};
+
+// What each target gets, when the plan asks or its factorial check takes each target's n: each
+// target's n! (with a table; a run of one URL checks that URL's n, as checks::factorial) and the
+// shared records.
+inline error prepare_by_target(const plan& p, const url& target, const request_table& table, checks& ck,
+                               target_factorials& factorials, target_records& records) {
+    const bool each_n = ck.factorial_of_each_target_set();
+    if (each_n && !table.size()) {
+        unsigned n = 0;
+        if (!factorial_argument(target, n)) return {errc::plan_factorial_target, 0};
+        ck.factorial(n);
+    }
+    if (!p.by_target() && !(each_n && table.size())) return {};
+#ifdef MICROBENCH_NO_TARGETS
+    (void)factorials;
+    (void)records;
+    return {errc::plan_targets_unsupported, 0};
+#else
+    if (each_n && table.size())
+        if (error e = factorials.build(table)) return e;
+    if (!records.make(table.size() ? table.size() : 1, factorials.of_target.empty() ? nullptr : &factorials))
+        return {errc::out_of_memory, 0};
+    return {};
+#endif
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/target_records.hpp ----
 
 namespace microbench {
 namespace detail {
@@ -4733,7 +5164,7 @@ private:
     void on_eof(std::uint32_t ci, std::int64_t now, failure broken);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
-    void end_failed(failure reason);
+    void end_failed(failure reason, std::uint32_t target);
     void end_unfinished(connection& c);
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
@@ -4973,7 +5404,7 @@ inline void worker::try_write(std::uint32_t ci) {
 // behind it with `rest`), closes the connection and queues it for the next requests.
 inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive) {
     connection& c = conns_[ci];
-    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest);
+    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest, c.requests[j].target);
     c.done = c.batch;
     c.freed_ns = last_end_ns_;
     close_connection(c, abortive);
@@ -4981,7 +5412,8 @@ inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest
     next_ready_.push_back(ci);
 }
 
-inline void worker::end_failed(failure reason) {
+inline void worker::end_failed(failure reason, std::uint32_t target) {
+    if (s_.records) s_.records->failed(target, reason);
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
     last_end_ns_ = now_ns();
@@ -4991,6 +5423,8 @@ inline void worker::end_failed(failure reason) {
 
 inline void worker::end_unfinished(connection& c) {
     stats_.unfinished += c.in_flight();
+    if (s_.records)
+        for (std::uint32_t j = c.done; j < c.batch; ++j) s_.records->unfinished(c.requests[j].target);
     c.done = c.batch;
     close_connection(c, true);
 }
@@ -5344,7 +5778,10 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         parse_result r = c.parser.parse(in.data() + used, in.size() - used);
         used += r.consumed;
         const checks* ck = s_.response_checks;
-        if (ck && r.event == parse_event::headers) ck->on_headers(c.checked, c.parser);
+        if (ck && r.event == parse_event::headers) {
+            ck->on_headers(c.checked, c.parser);
+            if (s_.factorials) c.checked.factorial = s_.factorials->of(slot.target);
+        }
         if (ck && !r.body.empty()) ck->on_body(c.checked, r.body);
         if (r.event == parse_event::need_more) return true;
         if (r.event == parse_event::error) {
@@ -5406,7 +5843,8 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
             s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body),
                                                       std::memory_order_relaxed);
         }
-        return end_failed(failure::check);
+        if (s_.records) s_.records->wrong(q.target, c.parser.status(), c.checked);
+        return end_failed(failure::check, q.target);
     }
     std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;
     if (s_.length_check && shared_length) {  // with targets, each target's own first length
@@ -5416,12 +5854,13 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         std::int64_t reference = shared_length->load(std::memory_order_relaxed);
         if (reference < 0 && shared_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
             reference = length;
-        if (reference != length) return end_failed(failure::length);
+        if (reference != length) return end_failed(failure::length, q.target);
     }
     int status = c.parser.status();
     ++stats_.requests_completed;
     ++stats_.status_counts[status < 1000 ? status : 0];
     if (status < 200 || status > 299) ++stats_.non_2xx;
+    if (s_.records) s_.records->completed(q.target, status, total);
     std::int64_t connect = q.connected_ns - q.start_ns;
     std::int64_t waiting = q.written_ns && q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
     // Clamped to the histograms' range (1 h), so their counts always equal the completed requests.
@@ -5451,7 +5890,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
     for (std::uint32_t j = c.done; j < c.batch; ++j) {
         request_slot q = c.requests[j];
         if (q.retried || (j < written && !s_.resend_sent)) {
-            end_failed(reason);
+            end_failed(reason, q.target);
             continue;
         }
         ++stats_.retries;
@@ -6306,6 +6745,8 @@ struct run_shared {
     std::string request;            // the run's one copy: every worker sends from it
     request_table table;            // with targets: each one's request; empty without
     std::unique_ptr<std::atomic<std::int64_t>[]> target_lengths;  // with targets: each one's reference length
+    target_records records;         // plan::by_target (or each target's factorial): what each one got
+    target_factorials factorials;   // under the factorial check of each target's n, with targets
     checks response_checks;
     start_gate gate;
     std::atomic<std::int64_t> reference_length{-1};
@@ -6332,6 +6773,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     if (shared.table.size()) {
         s.table = &shared.table;
         s.target_lengths = shared.target_lengths.get();
+        if (!shared.factorials.of_target.empty()) s.factorials = &shared.factorials;
         s.worker_index = i;
         s.workers = t;
     }
@@ -6345,6 +6787,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.record_requests = share(p.record_requests());  // the cap is the run's
     s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
     s.response_checks = shared.response_checks.empty() ? nullptr : &shared.response_checks;
+    if (shared.records.size()) s.records = &shared.records;
     s.duration_ns = p.duration_ms() * 1'000'000;
     const worker_rate rate = rate_of_worker(p, i, t);
     s.rate_interval_ns = rate.interval_ns;
@@ -6407,6 +6850,10 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
         first = shared.target_lengths[k].load(std::memory_order_relaxed);
     if (first < 0) first = shared.failed_length.load(std::memory_order_relaxed);  // none passed: what came
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
+#ifndef MICROBENCH_NO_TARGETS
+    if (shared.records.size())
+        shared.records.summarize(shared.table.size() ? &shared.table : nullptr, shared.request, out.by_target);
+#endif
 }
 
 // The descriptors a run of `p` needs besides those already open: one per connection, an epoll
@@ -6448,6 +6895,8 @@ inline error run_plan(const plan& p, result& out) {
 
     shared.response_checks = p.check();
     if (!p.expect_status().empty()) shared.response_checks.status(p.expect_status());
+    if (error e = prepare_by_target(p, target, shared.table, shared.response_checks, shared.factorials, shared.records))
+        return e;
     shared.interval_ns = p.effective_interval_ms() * 1'000'000;
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     std::vector<interval_stats> interval_rows;
@@ -7250,6 +7699,123 @@ inline std::string gnuplot_tsv(const result& r) {
 
 }  // namespace microbench
 // ---- end include/microbench/report/report_text.hpp ----
+// ---- begin include/microbench/report/report_by_target.hpp ----
+// microbench/report/report_by_target.hpp — what each target got, as text and JSON: the factorial
+// verdict over n ("Checks: right for n = 0..20; wrong from n = 21 (status 200, answer ...)"), the
+// table of targets worst first with the rest folded. (The JSON's "by_target" is report_json.hpp's.)
+
+#include <string>
+#include <string_view>
+
+
+namespace microbench {
+namespace detail {
+
+// A body's first bytes as one line: printable ASCII as is, the rest as \n, \r, \t or \xNN; "…"
+// when it was cut at defaults::answer_bytes.
+inline void append_escaped_answer(std::string& out, std::string_view body) {
+    for (unsigned char c : body) {
+        if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (c == '\t') out += "\\t";
+        else if (c < 0x20 || c > 0x7e || c == '\\') appendf(out, "\\x%02x", c);
+        else out += static_cast<char>(c);
+    }
+    if (body.size() >= defaults::answer_bytes) out += "...";
+}
+
+inline void append_n_run(std::string& out, const n_run& run) {
+    if (run.from == run.to) appendf(out, "%u", run.from);
+    else appendf(out, "%u..%u", run.from, run.to);
+}
+
+inline const char* p_ms(std::int64_t ns, char (&buf)[32]) {
+    if (ns <= 0) return "-";
+    std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1e6);
+    return buf;
+}
+
+}  // namespace detail
+
+// The factorial verdict over n, one line: the n answered right, wrong (with the lowest one's
+// answer), failed otherwise (with the reason) and not sent, each as runs of n. Nothing without a
+// verdict (the factorial check of each target's n).
+inline void append_factorial_verdict(const result& r, std::string& out) {
+    using detail::appendf;
+    const target_breakdown& b = r.by_target;
+    if (b.verdict.empty()) return;
+    // The last n that got an answer: a wrong run that reaches it is "wrong from n = A".
+    std::uint32_t last_sent = 0;
+    std::size_t wrong_runs = 0;
+    for (const n_run& run : b.verdict) {
+        if (run.outcome != n_outcome::unsent) last_sent = run.to;
+        wrong_runs += run.outcome == n_outcome::wrong;
+    }
+    out += "\nChecks:               ";
+    const char* sep = " ";
+    for (n_outcome o : {n_outcome::right, n_outcome::wrong, n_outcome::failed, n_outcome::unsent}) {
+        const char* comma = nullptr;
+        for (const n_run& run : b.verdict) {
+            if (run.outcome != o) continue;
+            if (!comma) {
+                const bool from = o == n_outcome::wrong && wrong_runs == 1 && run.to == last_sent && run.from != run.to;
+                static const char* const labels[] = {"right for", "wrong for", "failed for", "not sent:"};
+                appendf(out, "%s%s n = ", sep, from ? "wrong from" : labels[static_cast<int>(o)]);
+                if (from) {
+                    appendf(out, "%u", run.from);
+                    comma = ", ";
+                    continue;
+                }
+            } else {
+                out += comma;
+            }
+            detail::append_n_run(out, run);
+            if (o == n_outcome::failed) appendf(out, " (%s)", failure_name(run.reason));
+            comma = ", ";
+        }
+        if (o == n_outcome::wrong && comma && b.first_wrong.status) {
+            if (wrong_runs > 1) appendf(out, " (n = %u: status %d, answer ", b.first_wrong.n, b.first_wrong.status);
+            else appendf(out, " (status %d, answer ", b.first_wrong.status);
+            detail::append_escaped_answer(out, b.first_wrong.body);
+            out += ")";
+        }
+        if (comma) sep = "; ";
+    }
+    if (b.verdict_cut) out += "; more n not shown";
+    out += "\n";
+}
+
+// The targets, the worst first (failed, then non-2xx, then p99), with the rest folded into one row.
+inline void append_by_target_table(const result& r, std::string& out) {
+    using detail::appendf;
+    const target_breakdown& b = r.by_target;
+    if (!b.targets) return;
+    appendf(out, "\nBy target, the worst first (%zu of %llu):\n", b.rows.size(),
+            static_cast<unsigned long long>(b.targets));
+    appendf(out, "  Requests  Completed     Failed    Non-2xx      Wrong    p50 ms    p99 ms  Target\n");
+    auto row = [&out](const target_row& t, const std::string& name) {
+        char p50[32], p99[32];
+        appendf(out, "%10llu %10llu %10llu %10llu %10llu %9s %9s  %s", static_cast<unsigned long long>(t.requests()),
+                static_cast<unsigned long long>(t.completed), static_cast<unsigned long long>(t.failed),
+                static_cast<unsigned long long>(t.non_2xx), static_cast<unsigned long long>(t.wrong()),
+                detail::p_ms(t.p50_ns, p50), detail::p_ms(t.p99_ns, p99), name.c_str());
+        const char* sep = "  (";
+        for (int i = 0; i < failure_count; ++i) {
+            if (!t.failures[i] || i == static_cast<int>(failure::check)) continue;
+            appendf(out, "%s%s %llu", sep, failure_name(static_cast<failure>(i)),
+                    static_cast<unsigned long long>(t.failures[i]));
+            sep = ", ";
+        }
+        out += *sep == ',' ? ")\n" : "\n";
+    };
+    for (const target_row& t : b.rows) row(t, t.target);
+    if (b.folded.index)
+        row(b.folded, "(" + std::to_string(b.folded.index) + " other targets)");
+    out += "  (p50 and p99 per target within 10%; wrong: failed its checks)\n";
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_by_target.hpp ----
 // ---- begin include/microbench/report/report_json.hpp ----
 // microbench/report/report_json.hpp — the whole result as one JSON document: the plan echoed back
 // (as a run_description, what report_read.hpp reads back),
@@ -7358,6 +7924,51 @@ inline void append_json_string(std::string& out, std::string_view s) {
         }
     }
     out.push_back('"');
+}
+
+inline void append_json_target_row(std::string& out, const target_row& t) {
+    auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+    appendf(out, "{\"target\":");
+    append_json_string(out, t.target);
+    appendf(out, ",\"index\":%llu,\"requests\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,"
+                 "\"non_2xx\":%llu,\"wrong\":%llu,\"p50_ns\":%lld,\"p99_ns\":%lld,\"failures\":{",
+            u(t.index), u(t.requests()), u(t.completed), u(t.failed), u(t.unfinished), u(t.non_2xx), u(t.wrong()),
+            static_cast<long long>(t.p50_ns), static_cast<long long>(t.p99_ns));
+    for (int i = 0; i < failure_count; ++i)
+        appendf(out, "%s\"%s\":%llu", i ? "," : "", failure_name(static_cast<failure>(i)), u(t.failures[i]));
+    out += "}}";
+}
+
+// ,"by_target":{"targets":N,"rows":[...],"folded":{...},"verdict":[...],"first_wrong":{...}}
+inline void append_json_by_target(std::string& out, const target_breakdown& b) {
+    if (!b.targets) return;
+    appendf(out, ",\"by_target\":{\"targets\":%llu,\"rows\":[", static_cast<unsigned long long>(b.targets));
+    for (std::size_t i = 0; i < b.rows.size(); ++i) {
+        if (i) out += ",";
+        append_json_target_row(out, b.rows[i]);
+    }
+    appendf(out, "],\"folded_targets\":%llu,\"folded\":", static_cast<unsigned long long>(b.folded.index));
+    append_json_target_row(out, b.folded);
+    if (!b.verdict.empty()) {
+        static const char* const names[] = {"right", "wrong", "failed", "unsent"};
+        out += ",\"verdict\":[";
+        for (std::size_t i = 0; i < b.verdict.size(); ++i) {
+            const n_run& run = b.verdict[i];
+            appendf(out, "%s{\"from\":%u,\"to\":%u,\"outcome\":\"%s\"", i ? "," : "", run.from, run.to,
+                    names[static_cast<int>(run.outcome)]);
+            if (run.outcome == n_outcome::failed) appendf(out, ",\"reason\":\"%s\"", failure_name(run.reason));
+            out += "}";
+        }
+        appendf(out, "],\"verdict_cut\":%s", b.verdict_cut ? "true" : "false");
+    }
+    if (b.first_wrong.status) {
+        appendf(out, ",\"first_wrong\":{\"n\":%u,\"status\":%d,\"answer\":", b.first_wrong.n, b.first_wrong.status);
+        std::string answer;  // as the text report shows it, in ASCII: the body may be cut inside a UTF-8 sequence
+        append_escaped_answer(answer, b.first_wrong.body);
+        append_json_string(out, answer);
+        out += "}";
+    }
+    out += "}";
 }
 
 inline void append_json_histogram(std::string& out, const char* name, const histogram& h,
@@ -7501,6 +8112,9 @@ inline std::string result_json(const run_description& d, const result& r, const 
         }
         out += "]";
     }
+#ifndef MICROBENCH_NO_TARGETS
+    detail::append_json_by_target(out, r.by_target);
+#endif
     out += extra;
     out += "}\n";
     return out;
@@ -10826,7 +11440,7 @@ enum {
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
-    MB_PLAN_TARGETS_TOO_LARGE = 136,
+    MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,

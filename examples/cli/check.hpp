@@ -95,7 +95,8 @@ inline parse_outcome bad_url(const std::string& text, const std::string& one, co
 }
 
 // A URL as typed: each URL its ranges stand for (not with --no-ranges) parses, and `first` is the
-// first of them, or the URL itself; --suite and --check factorial take no ranges.
+// first of them, or the URL itself; --suite takes no ranges, and under --check factorial each URL
+// has an n.
 inline parse_outcome check_url(const options& o, const std::string& text, mb::url& first) {
     const bool braces = text.find_first_of("{}") < text.find('#');  // a fragment is not sent
     if (o.no_ranges || !braces) {
@@ -107,19 +108,23 @@ inline parse_outcome check_url(const options& o, const std::string& text, mb::ur
                             "as %%7B or %%7D", macro_of(feature::targets));
     std::uint64_t count = 1;
     if (mb::error e = mb::count_url_ranges(text, count)) return bad_url(text, text, e);
-    std::string bad;
+    std::string bad, without_n;
     mb::error fault;
     (void)mb::for_each_url(text, 0, count, [&](const std::string& u, std::uint64_t k) {
         mb::url parsed;
-        if (fault) return;
+        unsigned n = 0;
+        if (fault || !without_n.empty()) return;
         fault = mb::parse_url(u, k == 0 ? first : parsed);
         if (fault) bad = u;
+        else if (o.check_factorial && !mb::factorial_argument(k == 0 ? first : parsed, n)) without_n = u;
     });
     if (fault) return bad_url(text, bad, fault);
+    if (!without_n.empty())
+        return usage_errorf("--check factorial needs /factorial/{n} or /factorial?n=N URLs: %s has no n",
+                            without_n.c_str());
     if (o.run_mode == options::mode::suite)
         return usage_error("URL ranges are for a single run or --compare, not --suite "
                            "(--no-ranges sends braces as typed)");
-    if (o.check_factorial) return usage_error("--check factorial checks one n: give a URL without ranges");
     return {};
 }
 

@@ -51,6 +51,7 @@ struct options {
     bool quiet = false;
     bool short_table = false;     // -S
     bool check_factorial = false; // --check factorial
+    bool by_target = false;       // --by-target: the table of targets, the worst first
     std::string expect_body_path;
     std::string expect_body;
     mb::gates limits;             // --max-failures, --max-pNN-ms, --min-rps
@@ -209,14 +210,17 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .interval_ms(o.interval_ms < 0 && (!o.intervals_path.empty() || !o.hlog_path.empty() || o.interval_histograms)
                          ? 1000
                          : o.interval_ms)
-        .interval_histograms(o.interval_histograms);
+        .interval_histograms(o.interval_histograms)
+        .by_target(o.by_target);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);
     mb::checks c;
     mb::url u;
     unsigned n = 0;
-    if (o.check_factorial && !mb::parse_url(url, u) && mb::factorial_argument(u, n)) c.factorial(n);
+    const bool ranges = !o.no_ranges && url.find_first_of("{}") < url.find('#');
+    if (o.check_factorial && ranges) c.factorial_of_each_target();  // every URL had an n (check_url)
+    else if (o.check_factorial && !mb::parse_url(url, u) && mb::factorial_argument(u, n)) c.factorial(n);
     if (!o.expect_body_path.empty()) c.body_equals(o.expect_body);
     p.check(c);
     p.start_at_unix_ms(o.start_at_unix_ms);

@@ -91,6 +91,8 @@ inline std::string single_report(const options& o, const mb::plan& plan, const m
     ab.percentiles = !o.no_percentiles;
     mb::append_ab_report(ctx, r, text, ab);
     mb::append_report_notes(ctx, r, text);
+    mb::append_factorial_verdict(r, text);
+    if (o.by_target) mb::append_by_target_table(r, text);
     if (o.latency) mb::append_latency_section(r, o.percentiles, text);
     mb::append_open_model_section(r, text);
     mb::append_intervals_summary(r, text, !o.intervals_path.empty());

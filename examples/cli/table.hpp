@@ -533,7 +533,14 @@ inline option_list option_table() {
          "The body must equal the file's contents (else: failure 'check').", 0, 0, "", set_expect_body},
         {0, "check", nullptr, kind::custom, {}, suite_too, section::own, "--check factorial",
          "The body must be exactly n! for /factorial/{n} or /factorial?n=N,\n"
-         "as text or as JSON {\"factorial\": n!} with any whitespace.", 0, 0, "", set_check},
+         "as text or as JSON {\"factorial\": n!} with any whitespace. With ranges\n"
+         "in the URL, each URL's own n, and a line says where answers turn wrong:\n"
+         "right for n = 0..20; wrong from n = 21 (status 200, answer ...).", 0, 0, "", set_check},
+        {0, "by-target", nullptr, kind::on, &options::by_target, in_single, section::own, "--by-target",
+         "With ranges in the URL: a table of the targets, the worst first (failed,\n"
+         "non-2xx, wrong answers, p50 and p99 within 10%), at most 1,000 rows, the\n"
+         "rest folded into one; always in --json. About 500 bytes a target.",
+         0, 0, "", nullptr, feature::targets},
 
         {'f', nullptr, nullptr, kind::custom, {}, suite_too, section::tls, "-f protocol",
          "Speak only this TLS version: TLS1, TLS1.1, TLS1.2, TLS1.3, or ALL (the default).",

@@ -13,6 +13,7 @@ import base64
 import csv
 import http.server
 import json
+import math
 import os
 import re
 import signal
@@ -1260,14 +1261,87 @@ class Ranges(unittest.TestCase):
                 (["http://127.0.0.1:1/f/{1..3"], "has no closing '}' (ranges do not nest) (at byte 21)"),
                 (["http://127.0.0.1:{1,2}/"], "not in its scheme, host or port (at byte 17)"),
                 (["http://127.0.0.1:1/{1..1000}/{1..1001}"], "stand for more than 1,000,000 URLs (at byte 29)"),
-                (["--check", "factorial", "http://127.0.0.1:1/factorial/{0..30}"], "--check factorial checks one n"),
+                (["--check", "factorial", "http://127.0.0.1:1/factorial/{7,x}"],
+                 "--check factorial needs /factorial/{n} or /factorial?n=N URLs: http://127.0.0.1:1/factorial/x has no n"),
                 (["--suite", "http://127.0.0.1:1/{a,b}"], "URL ranges are for a single run or --compare, not --suite"),
                 (["http://127.0.0.1:1/{a,b c}"], "bad URL 'http://127.0.0.1:1/b c' (of 'http://127.0.0.1:1/{a,b c}')"),
-                (["--check", "factorial", "http://127.0.0.1:1/factorial/{7..7}"], "--check factorial checks one n")):
+                (["--by-target", "--suite", "http://127.0.0.1:1/"], "--by-target")):
             with self.subTest(args=args):
                 r = run([MICROBENCH, "--check-args", *args])
                 self.assertEqual(r.returncode, 1, r.stdout)
                 self.assertIn(words, r.stderr.splitlines()[0])
+
+
+class FactorialOfEachN(unittest.TestCase):
+    """--check factorial over a range: each URL's own n, against a server answering n! in a signed
+    64-bit integer (ASP.NET Core's `long`), then one that is right."""
+
+    def serve(self, wrap):
+        seen, lock = {}, threading.Lock()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                with lock:
+                    seen[self.path] = seen.get(self.path, 0) + 1
+                n = int(self.path.rsplit("/", 1)[1])
+                f = math.factorial(n)
+                if wrap:
+                    f &= 2 ** 64 - 1
+                    f = f - 2 ** 64 if f >= 2 ** 63 else f
+                body = str(f).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        return f"http://127.0.0.1:{httpd.server_address[1]}/factorial/{{0..30}}", seen
+
+    def test_the_verdict_says_where_answers_turn_wrong_and_the_table_shows_each_target(self):
+        url, seen = self.serve(wrap=True)
+        with tempfile.TemporaryDirectory() as d:
+            saved = os.path.join(d, "r.json")
+            r = run([MICROBENCH, "-q", "-n", "93", "-c", "3", "-k", "--check", "factorial", "--by-target",
+                     "--json", saved, url])
+            with open(saved) as f:
+                doc = json.load(f)
+        self.assertEqual(r.returncode, 3, r.stderr)  # wrong answers break the checks' gate
+        self.assertIn("\nChecks:                right for n = 0..20; wrong from n = 21 "
+                      "(status 200, answer -4249290049419214848)\n", r.stdout)
+        self.assertEqual(seen, {f"/factorial/{n}": 3 for n in range(31)})
+        table = r.stdout.split("By target, the worst first (31 of 31):\n")[1].splitlines()
+        self.assertEqual(table[0].split(), ["Requests", "Completed", "Failed", "Non-2xx", "Wrong", "p50", "ms",
+                                            "p99", "ms", "Target"])
+        rows = [line.split() for line in table[1:32]]
+        self.assertEqual([row[-1] for row in rows[:10]], [f"/factorial/{n}" for n in range(21, 31)])  # worst first
+        self.assertTrue(all(row[:5] == ["3", "0", "3", "0", "3"] for row in rows[:10]), rows[:10])
+        self.assertTrue(all(row[:5] == ["3", "3", "0", "0", "0"] for row in rows[10:]), rows[10:])
+        by = doc["by_target"]
+        self.assertEqual(by["targets"], 31)
+        self.assertEqual(by["verdict"], [{"from": 0, "to": 20, "outcome": "right"},
+                                         {"from": 21, "to": 30, "outcome": "wrong"}])
+        self.assertEqual(by["first_wrong"], {"n": 21, "status": 200, "answer": "-4249290049419214848"})
+        self.assertEqual({row["target"]: (row["completed"], row["wrong"]) for row in by["rows"]},
+                         {f"/factorial/{n}": (0, 3) if n > 20 else (3, 0) for n in range(31)})
+        self.assertEqual(doc["config"]["checks"], "body is n! of each target's n")
+
+    def test_right_answers_pass_and_unsent_n_are_named(self):
+        url, seen = self.serve(wrap=False)
+        r = run([MICROBENCH, "-q", "-n", "62", "-c", "2", "-k", "--check", "factorial", url])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("\nChecks:                right for n = 0..30\n", r.stdout)
+        self.assertNotIn("By target", r.stdout)  # the table only with --by-target
+        r = run([MICROBENCH, "-q", "-n", "12", "-c", "2", "-k", "--check", "factorial", url])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("\nChecks:                right for n = 0..11; not sent: n = 12..30\n", r.stdout)
 
 
 class Uvicorn(unittest.TestCase):

@@ -8,7 +8,8 @@ Asserts that --check factorial passes every Kestrel answer for n=10 and fails ev
 and n=25 (long overflows; exit 3); that FastAPI's answers pass up to its recursion limit and are
 500s (non-2xx) past it; that the five-scenario suite runs against both with exact counts, over
 http and over https (Kestrel with a PEM certificate, uvicorn with --ssl-certfile); and that
-tools/compare-stacks runs, over both, and shows the wrong answers at a glance.
+tools/compare-stacks runs, over both, and shows the wrong answers at a glance; and that one run over
+n = 0..30 (Kestrel) or 0..1000 (FastAPI) says where the answers turn wrong.
 """
 import json
 import pathlib
@@ -64,6 +65,28 @@ class Peers(unittest.TestCase):
         r = microbench("-q", "-n", "50", "-c", "5", "-k", self.fastapi.url(1000))
         self.assertEqual(r.returncode, 0, r.stdout)
         self.assertIn("Non-2xx responses:      50\n", r.stdout)
+
+    def test_one_command_finds_where_kestrel_turns_wrong(self):
+        """The article's question over n = 0..30 in one run: each URL's answer checked against its own n!."""
+        r = microbench("-q", "-n", "310", "-c", "10", "-k", "--check", "factorial", "--by-target",
+                       self.aspnet.url("{0..30}"))
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("\nChecks:                right for n = 0..20; wrong from n = 21 "
+                      "(status 200, answer -4249290049419214848)\n", r.stdout)
+        self.assertIn("Failure reasons:        check 100\n", r.stdout)  # n = 21..30, ten requests each
+        self.assertIn("By target, the worst first (31 of 31):", r.stdout)
+
+    def test_one_command_finds_where_fastapi_starts_failing(self):
+        r = microbench("-q", "-n", "1001", "-c", "10", "-k", "--check", "factorial", self.fastapi.url("{0..1000}"))
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        m = re.search(r"^Checks:\s+right for n = 0\.\.(\d+); wrong from n = (\d+) \(status 500, answer (.*)\)$",
+                      r.stdout, re.M)
+        self.assertIsNotNone(m, r.stdout)
+        right_to, wrong_from = int(m.group(1)), int(m.group(2))
+        self.assertEqual(wrong_from, right_to + 1)
+        self.assertGreater(right_to, 900)  # Python's recursion limit, 1,000 frames, less uvicorn's own
+        self.assertIn("Internal Server Error", m.group(3))
+        self.assertIn(f"Failure reasons:        check {1000 - right_to}\n", r.stdout)
 
     def assert_suite_exact(self, *args):
         """Runs the suite against the two URLs in `args` (and flags): every scenario completes every

@@ -100,9 +100,13 @@ namespace microbench {
       "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
     X(plan_bad_target, 134, "each target must be a URL of the plan's origin (its scheme, host and port), and " \
       "there may be at most 1,000,000 (the position is the target's index)") \
-    X(plan_targets_unsupported, 135, "targets and URL ranges need a build without MICROBENCH_NO_TARGETS") \
+    X(plan_targets_unsupported, 135, \
+      "targets, URL ranges and by-target counts need a build without MICROBENCH_NO_TARGETS") \
     X(plan_targets_too_large, 136, "the targets' requests, each with its headers and body, take more than 1 GiB " \
-      "together: send fewer targets or a smaller body (the position is the first target past it)") \
+      "together (with their expected answers): send fewer targets or a smaller body (the position is the first " \
+      "target past it)") \
+    X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
+      "targets (the position is the first target without one)") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \

@@ -90,6 +90,10 @@ public:
     // targets, made when the run starts (no list is kept; a shard makes its stretch only). Off:
     // a brace is sent as written. Not with targets().
     MICROBENCH_PLAN_FIELD(bool, url_ranges)
+    // Keep what each target got (result::by_target: counts by outcome, p50 and p99, the worst
+    // first): one shared record per target, about 500 bytes each, whatever the threads. The
+    // factorial check of each target's n keeps them too.
+    MICROBENCH_PLAN_FIELD(bool, by_target)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -294,6 +298,7 @@ private:
     std::string url_;
     std::vector<std::string> targets_;
     bool url_ranges_ = false;
+    bool by_target_ = false;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;

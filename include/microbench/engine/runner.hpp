@@ -163,6 +163,8 @@ struct run_shared {
     std::string request;            // the run's one copy: every worker sends from it
     request_table table;            // with targets: each one's request; empty without
     std::unique_ptr<std::atomic<std::int64_t>[]> target_lengths;  // with targets: each one's reference length
+    target_records records;         // plan::by_target (or each target's factorial): what each one got
+    target_factorials factorials;   // under the factorial check of each target's n, with targets
     checks response_checks;
     start_gate gate;
     std::atomic<std::int64_t> reference_length{-1};
@@ -189,6 +191,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     if (shared.table.size()) {
         s.table = &shared.table;
         s.target_lengths = shared.target_lengths.get();
+        if (!shared.factorials.of_target.empty()) s.factorials = &shared.factorials;
         s.worker_index = i;
         s.workers = t;
     }
@@ -202,6 +205,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.record_requests = share(p.record_requests());  // the cap is the run's
     s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
     s.response_checks = shared.response_checks.empty() ? nullptr : &shared.response_checks;
+    if (shared.records.size()) s.records = &shared.records;
     s.duration_ns = p.duration_ms() * 1'000'000;
     const worker_rate rate = rate_of_worker(p, i, t);
     s.rate_interval_ns = rate.interval_ns;
@@ -264,6 +268,10 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
         first = shared.target_lengths[k].load(std::memory_order_relaxed);
     if (first < 0) first = shared.failed_length.load(std::memory_order_relaxed);  // none passed: what came
     out.first_body_length = first > 0 ? static_cast<std::uint64_t>(first) : 0;
+#ifndef MICROBENCH_NO_TARGETS
+    if (shared.records.size())
+        shared.records.summarize(shared.table.size() ? &shared.table : nullptr, shared.request, out.by_target);
+#endif
 }
 
 // The descriptors a run of `p` needs besides those already open: one per connection, an epoll
@@ -305,6 +313,8 @@ inline error run_plan(const plan& p, result& out) {
 
     shared.response_checks = p.check();
     if (!p.expect_status().empty()) shared.response_checks.status(p.expect_status());
+    if (error e = prepare_by_target(p, target, shared.table, shared.response_checks, shared.factorials, shared.records))
+        return e;
     shared.interval_ns = p.effective_interval_ms() * 1'000'000;
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     std::vector<interval_stats> interval_rows;

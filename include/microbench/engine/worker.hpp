@@ -28,6 +28,7 @@
 #include "../stats/result.hpp"
 #include "schedule.hpp"
 #include "start_gate.hpp"
+#include "target_records.hpp"
 #include "transport.hpp"
 #include "worker_setup.hpp"
 
@@ -98,7 +99,7 @@ private:
     void on_eof(std::uint32_t ci, std::int64_t now, failure broken);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
-    void end_failed(failure reason);
+    void end_failed(failure reason, std::uint32_t target);
     void end_unfinished(connection& c);
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
@@ -338,7 +339,7 @@ inline void worker::try_write(std::uint32_t ci) {
 // behind it with `rest`), closes the connection and queues it for the next requests.
 inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive) {
     connection& c = conns_[ci];
-    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest);
+    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest, c.requests[j].target);
     c.done = c.batch;
     c.freed_ns = last_end_ns_;
     close_connection(c, abortive);
@@ -346,7 +347,8 @@ inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest
     next_ready_.push_back(ci);
 }
 
-inline void worker::end_failed(failure reason) {
+inline void worker::end_failed(failure reason, std::uint32_t target) {
+    if (s_.records) s_.records->failed(target, reason);
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
     last_end_ns_ = now_ns();
@@ -356,6 +358,8 @@ inline void worker::end_failed(failure reason) {
 
 inline void worker::end_unfinished(connection& c) {
     stats_.unfinished += c.in_flight();
+    if (s_.records)
+        for (std::uint32_t j = c.done; j < c.batch; ++j) s_.records->unfinished(c.requests[j].target);
     c.done = c.batch;
     close_connection(c, true);
 }

@@ -88,7 +88,10 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         parse_result r = c.parser.parse(in.data() + used, in.size() - used);
         used += r.consumed;
         const checks* ck = s_.response_checks;
-        if (ck && r.event == parse_event::headers) ck->on_headers(c.checked, c.parser);
+        if (ck && r.event == parse_event::headers) {
+            ck->on_headers(c.checked, c.parser);
+            if (s_.factorials) c.checked.factorial = s_.factorials->of(slot.target);
+        }
         if (ck && !r.body.empty()) ck->on_body(c.checked, r.body);
         if (r.event == parse_event::need_more) return true;
         if (r.event == parse_event::error) {
@@ -150,7 +153,8 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
             s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body),
                                                       std::memory_order_relaxed);
         }
-        return end_failed(failure::check);
+        if (s_.records) s_.records->wrong(q.target, c.parser.status(), c.checked);
+        return end_failed(failure::check, q.target);
     }
     std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;
     if (s_.length_check && shared_length) {  // with targets, each target's own first length
@@ -160,12 +164,13 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         std::int64_t reference = shared_length->load(std::memory_order_relaxed);
         if (reference < 0 && shared_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
             reference = length;
-        if (reference != length) return end_failed(failure::length);
+        if (reference != length) return end_failed(failure::length, q.target);
     }
     int status = c.parser.status();
     ++stats_.requests_completed;
     ++stats_.status_counts[status < 1000 ? status : 0];
     if (status < 200 || status > 299) ++stats_.non_2xx;
+    if (s_.records) s_.records->completed(q.target, status, total);
     std::int64_t connect = q.connected_ns - q.start_ns;
     std::int64_t waiting = q.written_ns && q.first_byte_ns > q.written_ns ? q.first_byte_ns - q.written_ns : 0;
     // Clamped to the histograms' range (1 h), so their counts always equal the completed requests.
@@ -195,7 +200,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
     for (std::uint32_t j = c.done; j < c.batch; ++j) {
         request_slot q = c.requests[j];
         if (q.retried || (j < written && !s_.resend_sent)) {
-            end_failed(reason);
+            end_failed(reason, q.target);
             continue;
         }
         ++stats_.retries;

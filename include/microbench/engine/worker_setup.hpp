@@ -37,6 +37,9 @@ struct request_table {
     }
 };
 
+class target_records;
+struct target_factorials;
+
 // Everything a worker needs, prepared by the runner.
 struct worker_setup {
     endpoint target;
@@ -75,6 +78,8 @@ struct worker_setup {
     const cancel_token* cancel = nullptr;  // the user's
     std::atomic<std::int64_t>* reference_length = nullptr;  // -1 until the first response sets it
     std::atomic<std::int64_t>* target_lengths = nullptr;    // with targets: one reference length each
+    target_records* records = nullptr;            // plan::by_target: what each target got; null: not kept
+    const target_factorials* factorials = nullptr;  // the n! each target's responses must be; null: the checks' own
     std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
     const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write);

@@ -6,7 +6,9 @@
 // keeps a small `check_state`. No allocation per response.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "../core/appendf.hpp"
 #include "../core/ascii.hpp"
 #include "../core/bigint.hpp"
+#include "../core/config.hpp"
 #include "response_parser.hpp"
 #include "url.hpp"
 
@@ -21,6 +24,10 @@ namespace microbench {
 
 // Per connection, reset for every response.
 struct check_state {
+    std::string_view factorial;   // the n! this response must be (checks::factorial; the worker sets a
+                                  // target's own under factorial_of_each_target)
+    char seen[defaults::answer_bytes];  // the body's first bytes, to show a wrong answer
+    std::uint8_t seen_bytes = 0;
     bool failed = false;
     std::uint64_t offset = 0;     // body bytes seen so far
     std::size_t contains_at = 0;  // KMP: length of the needle prefix matched so far
@@ -70,8 +77,17 @@ public:
         factorial_ = factorial_decimal(n);
         factorial_n_ = n;
         has_factorial_ = true;
+        each_target_ = false;
         return *this;
     }
+    // The same, with each target's own n (/factorial/{n} or /factorial?n=N: factorial_argument),
+    // worked out once when the run starts; a run of one URL takes that URL's.
+    checks& factorial_of_each_target() {
+        factorial_.clear();
+        has_factorial_ = each_target_ = true;
+        return *this;
+    }
+    bool factorial_of_each_target_set() const { return each_target_; }
     checks& callback(response_callback fn, void* user) {
         callback_ = fn;
         callback_user_ = user;
@@ -97,13 +113,15 @@ public:
             appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
                     h.must_equal ? h.value.c_str() : "");
         if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
-        if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
+        if (has_factorial_ && each_target_) next() += "body is n! of each target's n";
+        else if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
         if (callback_) next() += "callback";
         return out;
     }
 
     void on_headers(check_state& s, const response_parser& p) const {
         s = check_state{};
+        s.factorial = factorial_;
         if (!statuses_.empty()) {
             bool ok = false;
             for (int code : statuses_) ok = ok || code == p.status();
@@ -116,6 +134,11 @@ public:
     }
 
     void on_body(check_state& s, std::string_view chunk) const {
+        if (s.seen_bytes < sizeof s.seen) {
+            const std::size_t n = std::min(chunk.size(), sizeof s.seen - s.seen_bytes);
+            std::memcpy(s.seen + s.seen_bytes, chunk.data(), n);
+            s.seen_bytes = static_cast<std::uint8_t>(s.seen_bytes + n);
+        }
         if (s.failed) return;
         if (has_equals_) s.failed = !matches_at(equals_, s.offset, chunk, true);
         if (!starts_.empty() && s.offset < starts_.size())
@@ -170,6 +193,10 @@ private:
 
     void feed_factorial(check_state& s, std::string_view chunk) const {
         static constexpr std::string_view key_text = "\"factorial\"";
+        if (s.factorial.empty()) {  // no n to check against (a run gives every target its own)
+            s.fact_phase = bad;
+            return;
+        }
         for (char c : chunk) {
             const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
             switch (s.fact_phase) {
@@ -178,7 +205,7 @@ private:
                     if (c == '{') {
                         s.fact_phase = key;
                         s.fact_at = 0;
-                    } else if (c == factorial_[0]) {
+                    } else if (c == s.factorial[0]) {
                         s.fact_phase = plain;
                         s.fact_at = 1;
                     } else {
@@ -187,8 +214,8 @@ private:
                     break;
                 case plain:
                 case json_digits:
-                    if (s.fact_at < factorial_.size() && c == factorial_[s.fact_at]) ++s.fact_at;
-                    else if (s.fact_at == factorial_.size() && (space || (s.fact_phase == json_digits && c == '}')))
+                    if (s.fact_at < s.factorial.size() && c == s.factorial[s.fact_at]) ++s.fact_at;
+                    else if (s.fact_at == s.factorial.size() && (space || (s.fact_phase == json_digits && c == '}')))
                         s.fact_phase = s.fact_phase == plain ? trail : (c == '}' ? trail : close);
                     else s.fact_phase = bad;
                     break;
@@ -206,7 +233,7 @@ private:
                     break;
                 case value_start:
                     if (space) break;
-                    if (c == factorial_[0]) {
+                    if (c == s.factorial[0]) {
                         s.fact_phase = json_digits;
                         s.fact_at = 1;
                     } else {
@@ -227,7 +254,7 @@ private:
     }
 
     bool factorial_complete(const check_state& s) const {
-        return s.fact_phase == trail || (s.fact_phase == plain && s.fact_at == factorial_.size());
+        return s.fact_phase == trail || (s.fact_phase == plain && s.fact_at == s.factorial.size());
     }
 
     std::vector<int> statuses_;
@@ -239,6 +266,7 @@ private:
     std::string factorial_;
     unsigned factorial_n_ = 0;
     bool has_factorial_ = false;
+    bool each_target_ = false;  // factorial_of_each_target: factorial_ empty, each response's own n
     response_callback callback_ = nullptr;
     void* callback_user_ = nullptr;
 };

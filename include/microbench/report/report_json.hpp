@@ -15,6 +15,7 @@
 #include "../engine/plan.hpp"
 #include "../engine/shard.hpp"
 #include "report_ab.hpp"
+#include "report_by_target.hpp"
 #include "../stats/result.hpp"
 #include "../core/version.hpp"
 
@@ -113,6 +114,51 @@ inline void append_json_string(std::string& out, std::string_view s) {
         }
     }
     out.push_back('"');
+}
+
+inline void append_json_target_row(std::string& out, const target_row& t) {
+    auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+    appendf(out, "{\"target\":");
+    append_json_string(out, t.target);
+    appendf(out, ",\"index\":%llu,\"requests\":%llu,\"completed\":%llu,\"failed\":%llu,\"unfinished\":%llu,"
+                 "\"non_2xx\":%llu,\"wrong\":%llu,\"p50_ns\":%lld,\"p99_ns\":%lld,\"failures\":{",
+            u(t.index), u(t.requests()), u(t.completed), u(t.failed), u(t.unfinished), u(t.non_2xx), u(t.wrong()),
+            static_cast<long long>(t.p50_ns), static_cast<long long>(t.p99_ns));
+    for (int i = 0; i < failure_count; ++i)
+        appendf(out, "%s\"%s\":%llu", i ? "," : "", failure_name(static_cast<failure>(i)), u(t.failures[i]));
+    out += "}}";
+}
+
+// ,"by_target":{"targets":N,"rows":[...],"folded":{...},"verdict":[...],"first_wrong":{...}}
+inline void append_json_by_target(std::string& out, const target_breakdown& b) {
+    if (!b.targets) return;
+    appendf(out, ",\"by_target\":{\"targets\":%llu,\"rows\":[", static_cast<unsigned long long>(b.targets));
+    for (std::size_t i = 0; i < b.rows.size(); ++i) {
+        if (i) out += ",";
+        append_json_target_row(out, b.rows[i]);
+    }
+    appendf(out, "],\"folded_targets\":%llu,\"folded\":", static_cast<unsigned long long>(b.folded.index));
+    append_json_target_row(out, b.folded);
+    if (!b.verdict.empty()) {
+        static const char* const names[] = {"right", "wrong", "failed", "unsent"};
+        out += ",\"verdict\":[";
+        for (std::size_t i = 0; i < b.verdict.size(); ++i) {
+            const n_run& run = b.verdict[i];
+            appendf(out, "%s{\"from\":%u,\"to\":%u,\"outcome\":\"%s\"", i ? "," : "", run.from, run.to,
+                    names[static_cast<int>(run.outcome)]);
+            if (run.outcome == n_outcome::failed) appendf(out, ",\"reason\":\"%s\"", failure_name(run.reason));
+            out += "}";
+        }
+        appendf(out, "],\"verdict_cut\":%s", b.verdict_cut ? "true" : "false");
+    }
+    if (b.first_wrong.status) {
+        appendf(out, ",\"first_wrong\":{\"n\":%u,\"status\":%d,\"answer\":", b.first_wrong.n, b.first_wrong.status);
+        std::string answer;  // as the text report shows it, in ASCII: the body may be cut inside a UTF-8 sequence
+        append_escaped_answer(answer, b.first_wrong.body);
+        append_json_string(out, answer);
+        out += "}";
+    }
+    out += "}";
 }
 
 inline void append_json_histogram(std::string& out, const char* name, const histogram& h,
@@ -256,6 +302,9 @@ inline std::string result_json(const run_description& d, const result& r, const 
         }
         out += "]";
     }
+#ifndef MICROBENCH_NO_TARGETS
+    detail::append_json_by_target(out, r.by_target);
+#endif
     out += extra;
     out += "}\n";
     return out;

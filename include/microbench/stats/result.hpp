@@ -7,36 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "by_target.hpp"
+#include "failure.hpp"
 #include "histogram.hpp"
 
 namespace microbench {
-
-// Why a request failed; each failed request has exactly one reason.
-enum class failure : std::uint8_t {
-    connect,  // refused, unreachable or timed out while connecting
-    write,    // the connection broke while sending
-    receive,  // reset or closed before the response was complete
-    parse,    // the response was not valid HTTP/1.x
-    timeout,  // no complete response within the timeout
-    length,   // ab's rule: body length differs from the first response's
-    check,    // a whole response arrived but failed a check (e.g. an unexpected status)
-    tls,      // the TLS layer failed: handshake, alert, certificate, or a record it could not read
-};
-constexpr int failure_count = 8;
-
-constexpr const char* failure_name(failure f) {
-    switch (f) {
-        case failure::connect: return "connect";
-        case failure::write: return "write";
-        case failure::receive: return "receive";
-        case failure::parse: return "parse";
-        case failure::timeout: return "timeout";
-        case failure::length: return "length";
-        case failure::check: return "check";
-        case failure::tls: return "tls";
-    }
-    return "unknown";
-}
 
 // How requests are spread over time at a fixed rate.
 enum class arrivals : std::uint8_t {
@@ -159,6 +134,10 @@ struct result {
     bool tls_used = false;
     tls_session tls{};
     std::vector<std::string> tls_failure_reasons;  // at most defaults::max_tls_failure_reasons
+
+    // Per target (plan::by_target, or the factorial check of each target's n): the runner fills
+    // it after the run; merge() leaves it alone.
+    target_breakdown by_target;
 
     std::uint64_t failed(failure f) const { return failures[static_cast<int>(f)]; }
 

@@ -1,0 +1,204 @@
+// Tests of what each target got (plan::by_target) and of the factorial check of each target's n,
+// against a server that answers n! in a signed 64-bit integer (wrong from n = 21, as ASP.NET
+// Core's `long`): each target's counts equal the server's, the rows come worst first and fold
+// past the cap, and the verdict over n says where answers turn wrong, fail or were not sent.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "microbench.hpp"
+#include "scripted_server.hpp"
+
+namespace mb = microbench;
+
+namespace {
+
+std::mutex seen_mutex;
+std::map<std::string, int> seen_paths;
+
+std::map<std::string, int> take_seen() {
+    std::lock_guard<std::mutex> lock(seen_mutex);
+    std::map<std::string, int> out;
+    out.swap(seen_paths);
+    return out;
+}
+
+// n! as a signed 64-bit integer, wrapping as C#'s unchecked `long` does.
+std::string long_factorial(unsigned n) {
+    std::uint64_t f = 1;
+    for (unsigned k = 2; k <= n; ++k) f *= k;
+    return std::to_string(static_cast<std::int64_t>(f));
+}
+
+// Keep-alive: /factorial/{n} answers long_factorial(n), except n = 25, whose connection is reset
+// (a failure that is no wrong answer); /other/... answers its path. Every path is counted.
+void long_factorials(scripted_server::context& c) {
+    while (c.read_request()) {
+        const std::size_t from = c.head.find(' ') + 1;
+        const std::string path = c.head.substr(from, c.head.find(' ', from) - from);
+        {
+            std::lock_guard<std::mutex> lock(seen_mutex);
+            ++seen_paths[path];
+        }
+        std::string body = path;
+        if (path.compare(0, 11, "/factorial/") == 0) {
+            const unsigned n = static_cast<unsigned>(std::stoul(path.substr(11)));
+            if (n == 25) return c.reset();
+            body = long_factorial(n);
+        }
+        if (!c.send("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body)) return;
+    }
+}
+
+mb::checks each_n() {
+    mb::checks c;
+    c.factorial_of_each_target();
+    return c;
+}
+
+// Every row's and the folded row's counts added up.
+mb::target_row total_of(const mb::target_breakdown& b) {
+    mb::target_row sum = b.folded;
+    for (const mb::target_row& r : b.rows) {
+        sum.completed += r.completed;
+        sum.failed += r.failed;
+        sum.unfinished += r.unfinished;
+        sum.non_2xx += r.non_2xx;
+    }
+    return sum;
+}
+
+}  // namespace
+
+TEST_CASE("by target: the factorial of each target's n is right to 20 and wrong from 21, with the answer") {
+    scripted_server server(long_factorials);
+    take_seen();
+    mb::plan p;
+    p.url(server.url("/factorial/{0..24}")).url_ranges(true).requests(250).concurrency(4).threads(2);
+    p.keep_alive(true).check(each_n());
+    for (std::uint32_t pipeline : {1u, 3u}) {
+        p.pipeline(pipeline);
+        mb::result r;
+        REQUIRE(!mb::run(p, r));
+        CHECK(r.requests_completed == 210);  // 0..20, ten each
+        CHECK(r.failed(mb::failure::check) == 40);
+        const mb::target_breakdown& b = r.by_target;
+        CHECK(b.targets == 25);
+        REQUIRE(b.verdict.size() == 2);
+        CHECK(b.verdict[0].outcome == mb::n_outcome::right);
+        CHECK(b.verdict[0].from == 0);
+        CHECK(b.verdict[0].to == 20);
+        CHECK(b.verdict[1].outcome == mb::n_outcome::wrong);
+        CHECK(b.verdict[1].from == 21);
+        CHECK(b.verdict[1].to == 24);
+        CHECK_FALSE(b.verdict_cut);
+        CHECK(b.first_wrong.n == 21);
+        CHECK(b.first_wrong.status == 200);
+        CHECK(b.first_wrong.body == "-4249290049419214848");
+        REQUIRE(b.rows.size() == 25);
+        for (int i = 0; i < 4; ++i) {  // the wrong ones first
+            CHECK(b.rows[i].wrong() == 10);
+            CHECK(b.rows[i].target.compare(0, 12, "/factorial/2") == 0);
+        }
+        CHECK(b.rows[4].failed == 0);
+        const std::map<std::string, int> seen = take_seen();
+        for (const mb::target_row& row : b.rows) {
+            CHECK_MESSAGE(seen.at(row.target) == 10, row.target);
+            CHECK(row.requests() == 10);
+            CHECK((row.completed == 0) == (row.p50_ns == 0));  // wrong answers are no completed latencies
+            CHECK(row.p99_ns >= row.p50_ns);
+        }
+    }
+}
+
+TEST_CASE("by target: a verdict names an n that failed otherwise, and leaves out what was not sent") {
+    scripted_server server(long_factorials);
+    take_seen();
+    mb::plan p;
+    p.url(server.url("/factorial/{18..40}")).url_ranges(true).requests(12).concurrency(1).keep_alive(true);
+    p.check(each_n());
+    mb::result r;
+    REQUIRE(!mb::run(p, r));  // n = 18..29 get one each; 30..40 none
+    const mb::target_breakdown& b = r.by_target;
+    REQUIRE(b.verdict.size() == 5);
+    CHECK((b.verdict[0].outcome == mb::n_outcome::right && b.verdict[0].from == 18 && b.verdict[0].to == 20));
+    CHECK((b.verdict[1].outcome == mb::n_outcome::wrong && b.verdict[1].from == 21 && b.verdict[1].to == 24));
+    CHECK((b.verdict[2].outcome == mb::n_outcome::failed && b.verdict[2].from == 25 && b.verdict[2].to == 25));
+    CHECK(b.verdict[2].reason == mb::failure::receive);
+    CHECK((b.verdict[3].outcome == mb::n_outcome::wrong && b.verdict[3].from == 26 && b.verdict[3].to == 29));
+    CHECK((b.verdict[4].outcome == mb::n_outcome::unsent && b.verdict[4].from == 30 && b.verdict[4].to == 40));
+    CHECK(b.first_wrong.n == 21);
+    CHECK(r.requests_ended == 12);
+    CHECK(take_seen().size() == 12);
+}
+
+TEST_CASE("by target: counts equal the server's, the worst first, the rest folded past the cap") {
+    scripted_server server(long_factorials);
+    take_seen();
+    mb::plan p;
+    p.url(server.url("/other/{1..1500}")).url_ranges(true).requests(3000).concurrency(6).threads(2);
+    p.keep_alive(true).by_target(true).expect_status({200});
+    mb::result r;
+    REQUIRE(!mb::run(p, r));
+    const mb::target_breakdown& b = r.by_target;
+    CHECK(b.targets == 1500);
+    CHECK(b.rows.size() == mb::defaults::max_target_rows);
+    CHECK(b.folded.index == 500);
+    CHECK(b.verdict.empty());  // no factorial check: no verdict
+    const mb::target_row sum = total_of(b);
+    CHECK(sum.completed == 3000);
+    CHECK(sum.failed == 0);
+    CHECK(b.folded.completed == 1000);
+    CHECK(b.folded.p50_ns > 0);
+    const std::map<std::string, int> seen = take_seen();
+    CHECK(seen.size() == 1500);
+    for (const mb::target_row& row : b.rows) CHECK_MESSAGE(seen.at(row.target) == 2, row.target);
+    // A run of one URL has one row.
+    p.url(server.url("/other/one")).url_ranges(false).requests(7).concurrency(2);
+    REQUIRE(!mb::run(p, r));
+    REQUIRE(r.by_target.rows.size() == 1);
+    CHECK(r.by_target.rows[0].target == "/other/one");
+    CHECK(r.by_target.rows[0].completed == 7);
+}
+
+TEST_CASE("by target: the factorial of each target's n needs an n in every target") {
+    scripted_server server(long_factorials);
+    mb::plan p;
+    p.url(server.url("/factorial/1")).targets({server.url("/factorial/3"), server.url("/other/x")}).requests(2);
+    p.concurrency(1).check(each_n());
+    mb::result r;
+    mb::error e = mb::run(p, r);
+    CHECK(e.code == mb::errc::plan_factorial_target);
+    CHECK(e.position == 1);
+    p.targets({}).url(server.url("/other/y"));  // one URL without an n
+    CHECK(mb::run(p, r).code == mb::errc::plan_factorial_target);
+    CHECK(server.connections == 0);
+    p.url(server.url("/factorial/7")).requests(3);  // one URL with one: checked as factorial(7)
+    REQUIRE(!mb::run(p, r));
+    CHECK(r.requests_completed == 3);
+    CHECK(r.by_target.targets == 0);  // not asked for
+}
+
+TEST_CASE("target buckets: four to an octave, each middle within 10% of what falls in it") {
+    int last = 0;
+    for (std::int64_t ns = 1024; ns < (std::int64_t{1} << 34); ns += ns / 97 + 1) {  // ascending, about 1% apart
+        const int b = mb::target_buckets::of(ns);
+        const std::int64_t mid = mb::target_buckets::middle(b);
+        CHECK_MESSAGE(std::abs(static_cast<double>(mid - ns)) <= 0.0906 * static_cast<double>(ns), ns);
+        CHECK((b == last || b == last + 1));  // no bucket skipped, none going back
+        last = b;
+    }
+    CHECK(last == mb::target_buckets::count - 1);
+    CHECK(mb::target_buckets::of(10) == 0);
+    CHECK(mb::target_buckets::of(std::int64_t{1} << 40) == mb::target_buckets::count - 1);
+    std::uint64_t counts[mb::target_buckets::count] = {};
+    counts[mb::target_buckets::of(100'000)] = 98;  // 98 at 100 µs, 2 at 10 ms
+    counts[mb::target_buckets::of(10'000'000)] = 2;
+    CHECK(mb::target_buckets::quantile(counts, 100, 0.50) == mb::target_buckets::middle(mb::target_buckets::of(100'000)));
+    CHECK(mb::target_buckets::quantile(counts, 100, 0.99) ==
+          mb::target_buckets::middle(mb::target_buckets::of(10'000'000)));
+    CHECK(mb::target_buckets::quantile(counts, 0, 0.5) == 0);
+}
