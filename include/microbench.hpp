@@ -55,6 +55,7 @@
 #include "microbench/engine/tls_openssl.hpp"
 #endif
 #include "microbench/engine/targets.hpp"
+#include "microbench/engine/targets_file.hpp"
 #include "microbench/engine/target_records.hpp"
 #include "microbench/engine/runner.hpp"
 #include "microbench/engine/capacity.hpp"

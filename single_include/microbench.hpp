@@ -295,6 +295,15 @@ namespace microbench {
       "wall clock: their starts (or a row's) are too far apart") \
     X(hlog_bad, 149, "a line of the HdrHistogram interval log cannot be read") \
     /* Calls through the C API (200–219) */ \
+    /* Reading targets files (160–169): the position is the byte where the fault is */ \
+    X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \
+      "'@FILE' (its body), with blank lines between targets and '#' comments") \
+    X(targets_body_unreadable, 161, "a target's @FILE body cannot be read") \
+    X(targets_bad_json, 162, "a JSON target is one object a line: \"url\" (a string), and optionally \"method\" " \
+      "(a string), \"header\" ({\"Name\": [\"value\", ...]}) and \"body\" (base64)") \
+    X(targets_none, 163, "the targets file holds no target") \
+    X(targets_unreadable, 164, "the targets file cannot be read") \
+    X(targets_too_many, 165, "the targets file holds more than 1,000,000 targets") \
     X(invalid_argument, 200, "a null handle or pointer, or a value out of range, was passed to the C API") \
     X(out_of_memory, 201, "memory ran out")
 
@@ -890,6 +899,15 @@ inline error parse_header_line(std::string_view line, header& out) {
     return {};
 }
 
+namespace detail {
+// An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
+inline bool idempotent(const std::string& method) {
+    for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
+        if (method == m) return true;
+    return false;
+}
+}  // namespace detail
+
 // Builds the request for `target` into `out` (replacing its contents). Header order: Host,
 // User-Agent, Accept, Connection, Content-Type, Content-Length, then the user's other headers
 // in their order. On error `out` is left empty; `position` is the offending header's index.
@@ -1169,6 +1187,9 @@ public:
     response_parser& operator=(response_parser&&) = default;
 
     // Starts a new response. `head_request`: the request was HEAD, so no body follows.
+    // The response being read answers a HEAD (no body, whatever its head says); read when its head
+    // ends, so it may be set any time before that.
+    void head_request(bool head) { head_request_ = head; }
     void reset(bool head_request = false) {
         state_ = state::head;
         head_request_ = head_request;
@@ -3894,6 +3915,20 @@ struct interval_histograms {
 };
 using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
 
+// One of a run's targets: a URL of the run's origin, and what its request has of its own — a
+// method, more headers (one named like the plan's replaces it), a body. A URL alone takes the
+// plan's (a target converts from a URL's text). Targets files give the rest (targets_file.hpp).
+struct target {
+    std::string url;
+    std::string method;                      // "": the plan's
+    std::vector<microbench::header> headers;  // after the plan's
+    std::string body;
+    bool has_body = false;                   // false: the plan's body
+
+    target() = default;
+    target(std::string u) : url(std::move(u)) {}  // NOLINT(google-explicit-constructor): a URL is a target
+    target(const char* u) : url(u) {}            // NOLINT(google-explicit-constructor)
+};
 
 class plan {
 public:
@@ -3905,11 +3940,11 @@ public:
     const type& name() const { return name##_; }
 
     MICROBENCH_PLAN_FIELD(std::string, url)
-    // The URLs the requests go to, in turn, each of url()'s origin (scheme, host and port), at
-    // most defaults::max_targets; empty: url() alone. Worker w of T sends its k-th request to
-    // target (w + k·T) mod N; a shard takes its own stretch of them (shard.hpp). Each target's
-    // request is built once, before the run.
-    MICROBENCH_PLAN_FIELD(std::vector<std::string>, targets)
+    // The targets the requests go to, in turn, each of url()'s origin (scheme, host and port; an
+    // empty url() takes the first target's), at most defaults::max_targets; empty: url() alone.
+    // Worker w of T sends its k-th request to target (w + k·T) mod N; a shard takes its own
+    // stretch of them (shard.hpp). Each target's request is built once, before the run.
+    MICROBENCH_PLAN_FIELD(std::vector<microbench::target>, targets)
     // url() may hold ranges ({A..B}, {a,b,c}: url_ranges.hpp): the URLs they stand for are the
     // targets, made when the run starts (no list is kept; a shard makes its stretch only). Off:
     // a brace is sent as written. Not with targets().
@@ -4120,7 +4155,7 @@ public:
 
 private:
     std::string url_;
-    std::vector<std::string> targets_;
+    std::vector<microbench::target> targets_;
     bool url_ranges_ = false;
     bool by_target_ = false;
     std::string method_ = "GET";
@@ -4237,7 +4272,7 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
     if (!whole.targets().empty()) {  // shards before this one take their stretches first (ranges: run() does)
         const auto first = static_cast<std::ptrdiff_t>(shard_start(targets, index, count));
         const auto n = static_cast<std::ptrdiff_t>(share(targets));
-        std::vector<std::string> stretch(whole.targets().begin() + first, whole.targets().begin() + first + n);
+        std::vector<target> stretch(whole.targets().begin() + first, whole.targets().begin() + first + n);
         whole.targets(std::move(stretch));
     }
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
@@ -4751,6 +4786,11 @@ namespace detail {
 struct request_table {
     std::string bytes;
     std::vector<std::size_t> ends;  // where each target's request ends in `bytes`
+    // When targets have methods of their own: per target, head_flag (a HEAD: its response has no
+    // body) and keep_flag (not sent again after a keep-alive close: not idempotent). Empty: every
+    // target has the plan's method.
+    std::vector<std::uint8_t> flags;
+    static constexpr std::uint8_t head_flag = 1, keep_flag = 2;
 
     std::uint32_t size() const { return static_cast<std::uint32_t>(ends.size()); }
     std::string_view at(std::uint32_t i) const {
@@ -5775,6 +5815,8 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
     for (;;) {
         request_slot& slot = c.oldest();
         if (!slot.first_byte_ns && used < in.size()) slot.first_byte_ns = now;
+        if (s_.table && !s_.table->flags.empty())  // targets with methods of their own: a HEAD's has no body
+            c.parser.head_request(s_.table->flags[slot.target] & request_table::head_flag);
         parse_result r = c.parser.parse(in.data() + used, in.size() - used);
         used += r.consumed;
         const checks* ck = s_.response_checks;
@@ -5889,7 +5931,9 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
     std::uint32_t kept = 0;
     for (std::uint32_t j = c.done; j < c.batch; ++j) {
         request_slot q = c.requests[j];
-        if (q.retried || (j < written && !s_.resend_sent)) {
+        const bool own_method = s_.table && !s_.table->flags.empty();  // a target's method decides
+        const bool may_resend = own_method ? !(s_.table->flags[q.target] & request_table::keep_flag) : s_.resend_sent;
+        if (q.retried || (j < written && !may_resend)) {
             end_failed(reason, q.target);
             continue;
         }
@@ -6518,6 +6562,24 @@ inline openssl_run::~openssl_run() {
 namespace microbench {
 namespace detail {
 
+// A target's request options: the plan's, with its own method, headers (one named like the
+// plan's replaces it) and body; into `out`, which it returns.
+inline const request_options& options_of(const request_options& plan_options, const target& t, request_options& out) {
+    out = plan_options;
+    if (!t.method.empty()) out.method = t.method;
+    if (t.has_body) out.body = t.body;
+    for (const header& h : t.headers) {
+        bool replaced = false;
+        for (header& mine : out.headers)
+            if (!replaced && iequals(mine.name, h.name)) {
+                mine.value = h.value;
+                replaced = true;
+            }
+        if (!replaced) out.headers.push_back(h);
+    }
+    return out;
+}
+
 #ifdef MICROBENCH_NO_TARGETS
 // Without targets: a plan that asks for them (a list, or a brace in url() with url_ranges) is refused.
 inline error build_targets(const plan& p, const url&, request_table&, std::unique_ptr<std::atomic<std::int64_t>[]>&) {
@@ -6530,13 +6592,28 @@ inline error first_url(const plan& p, std::string& out) {
     return {};
 }
 #else
+// When a target has a method of its own: each target's flags (request_table::flags), so a HEAD's
+// response is read without a body and a request that is not idempotent is not sent twice.
+inline void flag_methods(const plan& p, request_table& table) {
+    bool own = false;
+    for (const target& t : p.targets()) own = own || (!t.method.empty() && t.method != p.method());
+    if (!own) return;
+    table.flags.resize(table.size());
+    for (std::size_t k = 0; k < table.flags.size(); ++k) {
+        const std::string& m = p.targets()[k].method.empty() ? p.method() : p.targets()[k].method;
+        const bool resend = p.resend_non_idempotent() || idempotent(m);
+        table.flags[k] = static_cast<std::uint8_t>((m == "HEAD" ? request_table::head_flag : 0) |
+                                                   (resend ? 0 : request_table::keep_flag));
+    }
+}
+
 // With targets (a list, or the URLs of url()'s ranges: this shard's stretch of them): each one's
 // request into the shared table, and a reference length each. A target that is not a URL of the
 // run's origin is refused by its index (plan_bad_target), and so is the first request that
 // takes them past 1 GiB in all (plan_targets_too_large; the bodies alone are checked first).
 inline error build_targets(const plan& p, const url& origin, request_table& table,
                            std::unique_ptr<std::atomic<std::int64_t>[]>& lengths) {
-    const std::vector<std::string>& list = p.targets();
+    const std::vector<target>& list = p.targets();
     if (list.size() > defaults::max_targets) return {errc::plan_bad_target, defaults::max_targets};
     if (p.url_ranges() && !list.empty()) return {errc::plan_bad_target, 0};  // one or the other
     url_stretch stretch;
@@ -6552,13 +6629,14 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
         return {errc::plan_targets_too_large, defaults::max_target_bytes / options.body.size()};
     error fault;
     std::string request;
-    auto add = [&](const std::string& text, std::uint64_t k) {
+    request_options own;  // a target's, when it has a method, headers or a body of its own
+    auto add = [&](const std::string& text, std::uint64_t k, const target* t) {
         url u;
         if (fault) return;
         if (parse_url(text, u) || u.tls != origin.tls || u.host != origin.host || u.port != origin.port)
             fault = {errc::plan_bad_target, static_cast<std::size_t>(k)};
-        else if (error e = build_request(u, options, request))
-            fault = e;
+        else if (error e = build_request(u, t ? options_of(options, *t, own) : options, request))
+            fault = {e.code, static_cast<std::size_t>(k)};
         else if (request.size() > defaults::max_target_bytes - table.bytes.size())
             fault = {errc::plan_targets_too_large, static_cast<std::size_t>(k)};
         if (fault) return;
@@ -6567,19 +6645,21 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
     };
     table.ends.reserve(static_cast<std::size_t>(stretch.count));
     if (!list.empty())
-        for (std::size_t k = 0; k < list.size(); ++k) add(list[k], k);
-    else if (error e = for_each_url(p.url(), stretch.first, stretch.count, add))
+        for (std::size_t k = 0; k < list.size(); ++k) add(list[k].url, k, &list[k]);
+    else if (error e = for_each_url(p.url(), stretch.first, stretch.count,
+                                    [&add](const std::string& text, std::uint64_t k) { add(text, k, nullptr); }))
         return e;
     if (fault) return fault;
+    flag_methods(p, table);
     lengths.reset(new std::atomic<std::int64_t>[table.size()]);
     for (std::uint32_t i = 0; i < table.size(); ++i) lengths[i].store(-1, std::memory_order_relaxed);
     return {};
 }
 
-// The URL a run's origin comes from: url(), or with ranges the first URL they stand for (this
-// shard's stretch).
+// The URL a run's origin comes from: url() (empty: the first target's), or with ranges the first
+// URL they stand for (this shard's stretch).
 inline error first_url(const plan& p, std::string& out) {
-    out = p.url();
+    out = p.url().empty() && !p.targets().empty() ? p.targets()[0].url : p.url();
     if (!p.url_ranges() || !p.targets().empty()) return {};
     url_stretch stretch;
     if (error e = stretch_of(p, stretch)) return e;
@@ -6591,6 +6671,511 @@ inline error first_url(const plan& p, std::string& out) {
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/engine/targets.hpp ----
+// ---- begin include/microbench/engine/targets_file.hpp ----
+// microbench/engine/targets_file.hpp — targets files, as vegeta reads them: its HTTP format
+// ("METHOD URL", then the target's headers "Name: value" and at most one "@FILE" line naming its
+// body, blank lines between targets, '#' comments, CRLF or LF) and its JSON lines (one object a
+// line: "url", and "method", "header" {"Name": ["value"]} and "body" in base64). Every fault is
+// an error at its byte; line_column() turns that into what an editor shows.
+
+#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin include/microbench/core/json_read.hpp ----
+// microbench/core/json_read.hpp — a small JSON reader (RFC 8259) for reading saved results back:
+// parse_json() builds a tree of json_value; numbers keep their text, so 64-bit counts come back
+// exact, and are read out checked (a value that does not fit is refused) and alike in every locale.
+// Strict: one value, no trailing commas, no comments, \u escapes to UTF-8 (surrogate pairs
+// joined), at most 64 arrays and objects one inside another. Errors carry the byte offset. Never
+// throws.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// ---- begin include/microbench/core/decimal.hpp ----
+// microbench/core/decimal.hpp — decimal numbers read from text the same way in every locale, for
+// saved results, lists of percentiles and the command line's values: a whole string into a
+// uint64_t, an int64_t or a finite double, or false. A value that does not fit is refused, never
+// saturated, truncated or made infinite. No whitespace, no hexadecimal, no "inf" or "nan".
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace microbench {
+namespace detail {
+
+// Digits only, at most 2^64 - 1.
+inline bool parse_u64(std::string_view text, std::uint64_t& out) {
+    if (text.empty()) return false;
+    std::uint64_t v = 0;
+    for (char c : text) {
+        if (c < '0' || c > '9') return false;
+        const auto d = static_cast<std::uint64_t>(c - '0');
+        if (v > (UINT64_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    out = v;
+    return true;
+}
+
+// An optional minus, then digits: from -2^63 to 2^63 - 1.
+inline bool parse_i64(std::string_view text, std::int64_t& out) {
+    const bool minus = !text.empty() && text[0] == '-';
+    std::uint64_t v = 0;
+    if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0))
+        return false;
+    out = static_cast<std::int64_t>(minus ? 0 - v : v);  // modulo 2^64, as GCC and Clang convert (and C++20 says)
+    return true;
+}
+
+// [+-] digits [. digits] [(e|E) [+-] digits], with a digit before or after the point; false when
+// the value is beyond double's range, a non-zero value would read as 0, or there are more than
+// 400 digits. Correctly rounded: strtod reads it — but strtod's radix character is LC_NUMERIC's,
+// which a host may have set to ',', so it gets the digits without one ("-12.5e1" as "-125e0"),
+// which every locale reads alike.
+inline bool parse_real(std::string_view text, double& out) {
+    char plain[432];
+    std::size_t n = 0, digits = 0;
+    long exponent = 0;  // less one for each digit after the point
+    bool point = false, nonzero = false;
+    const char *p = text.data(), *end = p + text.size();
+    if (p < end && (*p == '-' || *p == '+')) plain[n++] = *p++;
+    for (; p < end && digits < 400; ++p) {
+        if (*p == '.' && !point) {
+            point = true;
+        } else if (*p >= '0' && *p <= '9') {
+            plain[n++] = *p;
+            ++digits;
+            exponent -= point;
+            nonzero = nonzero || *p != '0';
+        } else {
+            break;
+        }
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        const bool minus = ++p < end && *p == '-';
+        p += p < end && (*p == '-' || *p == '+');
+        long e = 0;
+        const char* first = p;
+        for (; p < end && *p >= '0' && *p <= '9'; ++p)
+            if (e < 1'000'000) e = e * 10 + (*p - '0');  // beyond: 0 or out of range either way
+        if (p == first) return false;
+        exponent += minus ? -e : e;
+    }
+    if (!digits || p != end) return false;
+    std::snprintf(plain + n, sizeof plain - n, "e%ld", exponent);
+    char* last = nullptr;
+    const double v = std::strtod(plain, &last);
+    if (*last || !std::isfinite(v) || (v == 0 && nonzero)) return false;
+    out = v;
+    return true;
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/core/decimal.hpp ----
+
+namespace microbench {
+
+struct json_value {
+    enum class kind : std::uint8_t { null, boolean, number, string, array, object };
+    kind type = kind::null;
+    bool boolean = false;
+    std::string text;               // a string's value, or a number as written
+    std::vector<std::string> keys;  // an object's member names, in order (items[i] is keys[i]'s value)
+    std::vector<json_value> items;  // an array's elements, or an object's member values
+
+    bool is(kind k) const { return type == k; }
+    // Null again: no text, keys or items.
+    void clear() {
+        type = kind::null;
+        text.clear();
+        keys.clear();
+        items.clear();
+    }
+    // The member named `key` (the first, if repeated), or nullptr: also when this is no object.
+    const json_value* find(std::string_view key) const {
+        if (type != kind::object) return nullptr;
+        for (std::size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == key) return &items[i];
+        return nullptr;
+    }
+    // The number as written, if it fits: false (and `out` left alone) when this is no number, or
+    // for the integers when it has a fraction or an exponent, a minus (unsigned) or is beyond the
+    // type's range, for to_real when it is beyond double's range ("1e999").
+    bool to_u64(std::uint64_t& out) const { return type == kind::number && detail::parse_u64(text, out); }
+    bool to_i64(std::int64_t& out) const { return type == kind::number && detail::parse_i64(text, out); }
+    bool to_real(double& out) const { return type == kind::number && detail::parse_real(text, out); }
+};
+
+namespace detail {
+
+class json_parser {
+public:
+    explicit json_parser(std::string_view text) : s_(text) {}
+
+    error parse(json_value& out) {
+        out.clear();
+        error e = value(out, 0);
+        skip_space();
+        if (!e && at_ != s_.size()) e = {errc::json_bad, at_};
+        if (e) out.clear();  // nothing half-read to query
+        return e;
+    }
+
+private:
+    static constexpr int max_depth = 64;  // arrays and objects one inside another
+    std::string_view s_;
+    std::size_t at_ = 0;
+
+    void skip_space() {
+        while (at_ < s_.size() && (s_[at_] == ' ' || s_[at_] == '\t' || s_[at_] == '\n' || s_[at_] == '\r')) ++at_;
+    }
+    bool take(char c) {
+        skip_space();
+        if (at_ < s_.size() && s_[at_] == c) {
+            ++at_;
+            return true;
+        }
+        return false;
+    }
+    bool literal(std::string_view word) {
+        if (s_.substr(at_, word.size()) != word) return false;
+        at_ += word.size();
+        return true;
+    }
+
+    // `depth`: the arrays and objects around this value.
+    error value(json_value& out, int depth) {
+        skip_space();
+        if (at_ >= s_.size()) return {errc::json_bad, at_};
+        if ((s_[at_] == '{' || s_[at_] == '[') && depth == max_depth) return {errc::json_too_deep, at_};
+        switch (s_[at_]) {
+            case '{': return object(out, depth);
+            case '[': return array(out, depth);
+            case '"': out.type = json_value::kind::string; return string(out.text);
+            case 't': case 'f':
+                out.type = json_value::kind::boolean;
+                out.boolean = s_[at_] == 't';
+                return literal(out.boolean ? "true" : "false") ? error{} : error{errc::json_bad, at_};
+            case 'n': return literal("null") ? error{} : error{errc::json_bad, at_};
+            default: out.type = json_value::kind::number; return number(out.text);
+        }
+    }
+
+    error object(json_value& out, int depth) {
+        out.type = json_value::kind::object;
+        ++at_;
+        if (take('}')) return {};
+        do {
+            skip_space();
+            out.keys.emplace_back();
+            if (at_ >= s_.size() || s_[at_] != '"') return {errc::json_bad, at_};
+            if (error e = string(out.keys.back())) return e;
+            if (!take(':')) return {errc::json_bad, at_};
+            out.items.emplace_back();
+            if (error e = value(out.items.back(), depth + 1)) return e;
+        } while (take(','));
+        return take('}') ? error{} : error{errc::json_bad, at_};
+    }
+
+    error array(json_value& out, int depth) {
+        out.type = json_value::kind::array;
+        ++at_;
+        if (take(']')) return {};
+        do {
+            out.items.emplace_back();
+            if (error e = value(out.items.back(), depth + 1)) return e;
+        } while (take(','));
+        return take(']') ? error{} : error{errc::json_bad, at_};
+    }
+
+    // -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
+    error number(std::string& out) {
+        const std::size_t start = at_;
+        auto digits = [&] {
+            std::size_t from = at_;
+            while (at_ < s_.size() && s_[at_] >= '0' && s_[at_] <= '9') ++at_;
+            return at_ - from;
+        };
+        if (at_ < s_.size() && s_[at_] == '-') ++at_;
+        if (at_ < s_.size() && s_[at_] == '0') ++at_;
+        else if (!digits()) return {errc::json_bad, start};
+        if (at_ < s_.size() && s_[at_] == '.') {
+            ++at_;
+            if (!digits()) return {errc::json_bad, at_};
+        }
+        if (at_ < s_.size() && (s_[at_] == 'e' || s_[at_] == 'E')) {
+            ++at_;
+            if (at_ < s_.size() && (s_[at_] == '+' || s_[at_] == '-')) ++at_;
+            if (!digits()) return {errc::json_bad, at_};
+        }
+        out.assign(s_.substr(start, at_ - start));
+        return {};
+    }
+
+    bool hex4(unsigned& out) {
+        if (s_.size() - at_ < 4) return false;
+        out = 0;
+        for (int i = 0; i < 4; ++i) {
+            char c = s_[at_++];
+            unsigned d = c >= '0' && c <= '9' ? c - '0'
+                         : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
+            if (d > 15) return false;
+            out = out * 16 + d;
+        }
+        return true;
+    }
+
+    static void append_utf8(std::string& out, unsigned cp) {
+        if (cp < 0x80) {
+            out.push_back(static_cast<char>(cp));
+        } else if (cp < 0x800) {
+            out.push_back(static_cast<char>(0xc0 | cp >> 6));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        } else if (cp < 0x10000) {
+            out.push_back(static_cast<char>(0xe0 | cp >> 12));
+            out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        } else {
+            out.push_back(static_cast<char>(0xf0 | cp >> 18));
+            out.push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3f)));
+            out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
+            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+        }
+    }
+
+    error string(std::string& out) {
+        ++at_;  // the opening quote
+        for (;;) {
+            if (at_ >= s_.size()) return {errc::json_bad, at_};
+            const char c = s_[at_++];
+            if (c == '"') return {};
+            if (static_cast<unsigned char>(c) < 0x20) return {errc::json_bad, at_ - 1};
+            if (c != '\\') {
+                out.push_back(c);
+                continue;
+            }
+            if (at_ >= s_.size()) return {errc::json_bad, at_};
+            const char esc = s_[at_++];
+            switch (esc) {
+                case '"': case '\\': case '/': out.push_back(esc); break;
+                case 'b': out.push_back('\b'); break;
+                case 'f': out.push_back('\f'); break;
+                case 'n': out.push_back('\n'); break;
+                case 'r': out.push_back('\r'); break;
+                case 't': out.push_back('\t'); break;
+                case 'u': {
+                    unsigned cp = 0, low = 0;
+                    if (!hex4(cp)) return {errc::json_bad, at_};
+                    if (cp >= 0xd800 && cp < 0xdc00) {  // a high surrogate needs its low half
+                        if (!literal("\\u") || !hex4(low) || low < 0xdc00 || low > 0xdfff) return {errc::json_bad, at_};
+                        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+                    } else if (cp >= 0xdc00 && cp < 0xe000) {
+                        return {errc::json_bad, at_};
+                    }
+                    append_utf8(out, cp);
+                    break;
+                }
+                default: return {errc::json_bad, at_ - 1};
+            }
+        }
+    }
+};
+
+}  // namespace detail
+
+// Parses one JSON document. On error `out` is null and the error's position is the byte offset
+// where reading stopped.
+inline error parse_json(std::string_view text, json_value& out) {
+    return detail::json_parser(text).parse(out);
+}
+
+}  // namespace microbench
+// ---- end include/microbench/core/json_read.hpp ----
+
+namespace microbench {
+
+// Line and column (each from 1) of byte `at` of `text`.
+inline void line_column(std::string_view text, std::size_t at, std::size_t& line, std::size_t& column) {
+    line = 1;
+    std::size_t line_start = 0;
+    for (std::size_t i = 0; i < at && i < text.size(); ++i)
+        if (text[i] == '\n') {
+            ++line;
+            line_start = i + 1;
+        }
+    column = at - line_start + 1;
+}
+
+namespace detail {
+
+// A whole file's bytes into `out` (at most max_target_bytes); false when it cannot be read.
+inline bool read_whole_file(const std::string& path, std::string& out) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    out.clear();
+    char buf[65536];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && out.size() <= defaults::max_target_bytes) out.append(buf, n);
+    const bool ok = !std::ferror(f) && out.size() <= defaults::max_target_bytes;
+    std::fclose(f);
+    return ok;
+}
+
+inline std::string_view trimmed(std::string_view s, std::size_t& skipped) {
+    skipped = 0;
+    while (skipped < s.size() && (s[skipped] == ' ' || s[skipped] == '\t')) ++skipped;
+    s.remove_prefix(skipped);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+    return s;
+}
+
+// A header of a target, checked as build_request checks it; `at` is its line's first byte.
+inline error add_target_header(std::string_view name, std::string_view value, std::size_t at, target& t) {
+    if (!is_token(name)) return {errc::request_bad_header_name, at};
+    if (!is_field_value(value)) return {errc::request_bad_header_value, at};
+    if (iequals(name, "Transfer-Encoding")) return {errc::request_transfer_encoding_unsupported, at};
+    t.headers.push_back({std::string(name), std::string(value)});
+    return {};
+}
+
+// A target's method ("": the plan's) and URL, checked; the URL's fault is at its own byte.
+inline error start_target(std::string_view method, std::string_view url_text, std::size_t method_at,
+                          std::size_t url_at, std::vector<target>& out) {
+    if (!method.empty() && !is_token(method)) return {errc::request_bad_method, method_at};  // "": the plan's
+    url u;
+    if (error e = parse_url(url_text, u)) return {e.code, url_at + e.position};
+    if (out.size() == defaults::max_targets) return {errc::targets_too_many, method_at};
+    out.emplace_back(std::string(url_text));
+    out.back().method = std::string(method);
+    return {};
+}
+
+// vegeta's HTTP format.
+inline error read_http_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts) {
+    bool open = false;  // a target's lines may follow
+    bool has_body = false;
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string_view::npos) end = text.size();
+        std::size_t skipped = 0;
+        const std::string_view line = trimmed(text.substr(at, end - at), skipped);
+        const std::size_t line_at = at + skipped;
+        at = end + 1;
+        if (line.empty()) {
+            open = false;
+            continue;
+        }
+        if (line[0] == '#') continue;
+        if (line[0] == '@') {
+            if (!open || has_body) return {errc::targets_bad_line, line_at};
+            if (!read_whole_file(std::string(line.substr(1)), out.back().body))
+                return {errc::targets_body_unreadable, line_at};
+            out.back().has_body = has_body = true;
+            continue;
+        }
+        const std::size_t token_end = line.find_first_of(" \t:");
+        if (token_end == std::string_view::npos) return {errc::targets_bad_line, line_at};
+        if (line[token_end] == ':') {  // a header of the open target
+            if (!open || has_body) return {errc::targets_bad_line, line_at};
+            std::size_t value_skipped = 0;
+            const std::string_view value = trimmed(line.substr(token_end + 1), value_skipped);
+            if (error e = add_target_header(line.substr(0, token_end), value, line_at, out.back())) return e;
+            continue;
+        }
+        if (open) return {errc::targets_bad_line, line_at};  // a target starts after a blank line, or first
+        std::size_t url_skipped = 0;
+        const std::string_view url_text = trimmed(line.substr(token_end), url_skipped);
+        const std::size_t url_at = line_at + token_end + url_skipped;
+        if (error e = start_target(line.substr(0, token_end), url_text, line_at, url_at, out)) return e;
+        if (starts) starts->push_back(line_at);
+        open = true;
+        has_body = false;
+    }
+    return out.empty() ? error{errc::targets_none, text.size()} : error{};
+}
+
+// vegeta's JSON lines: each line one object.
+inline error read_json_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts) {
+    json_value v;
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string_view::npos) end = text.size();
+        std::size_t skipped = 0;
+        const std::string_view line = trimmed(text.substr(at, end - at), skipped);
+        const std::size_t line_at = at + skipped;
+        at = end + 1;
+        if (line.empty()) continue;
+        if (error e = parse_json(line, v)) return {e.code, line_at + e.position};
+        const json_value* u = v.find("url");
+        const json_value* method = v.find("method");
+        const json_value* headers = v.find("header");
+        const json_value* body = v.find("body");
+        if (!u || !u->is(json_value::kind::string) || (method && !method->is(json_value::kind::string)) ||
+            (headers && !headers->is(json_value::kind::object)) || (body && !body->is(json_value::kind::string)))
+            return {errc::targets_bad_json, line_at};
+        if (method && method->text.empty()) return {errc::request_bad_method, line_at};
+        if (error e = start_target(method ? std::string_view(method->text) : std::string_view(), u->text, line_at,
+                                   line_at, out))
+            return {e.code, line_at};
+        for (std::size_t i = 0; headers && i < headers->keys.size(); ++i) {
+            const json_value& values = headers->items[i];
+            if (!values.is(json_value::kind::array)) return {errc::targets_bad_json, line_at};
+            for (const json_value& value : values.items) {
+                if (!value.is(json_value::kind::string)) return {errc::targets_bad_json, line_at};
+                if (error e = add_target_header(headers->keys[i], value.text, line_at, out.back())) return e;
+            }
+        }
+        if (body && !body->text.empty()) {
+            if (!base64_decode(body->text, out.back().body)) return {errc::targets_bad_json, line_at};
+            out.back().has_body = true;
+        }
+        if (starts) starts->push_back(line_at);
+    }
+    return out.empty() ? error{errc::targets_none, text.size()} : error{};
+}
+
+}  // namespace detail
+
+// A targets file's text into `out` (replacing it): JSON lines when its first character that is
+// neither blank nor in a '#' comment is '{', else vegeta's HTTP format. `starts`, when given, gets
+// each target's first byte. On error the position is the byte at fault and nothing is kept.
+inline error read_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts = nullptr) {
+    out.clear();
+    if (starts) starts->clear();
+    std::size_t first = 0;
+    for (;;) {  // past blank lines and comments
+        first = text.find_first_not_of(" \t\r\n", first);
+        if (first == std::string_view::npos || text[first] != '#') break;
+        first = text.find('\n', first);
+    }
+    const bool json = first != std::string_view::npos && text[first] == '{';
+    error e = json ? detail::read_json_targets(text, out, starts) : detail::read_http_targets(text, out, starts);
+    if (e) {
+        out.clear();
+        if (starts) starts->clear();
+    }
+    return e;
+}
+
+// The same, from the file at `path` (targets_unreadable when it cannot be read).
+inline error read_targets_file(const std::string& path, std::vector<target>& out) {
+    std::string text;
+    if (!detail::read_whole_file(path, text)) return {errc::targets_unreadable, 0};
+    return read_targets(text, out);
+}
+
+}  // namespace microbench
+// ---- end include/microbench/engine/targets_file.hpp ----
 // ---- begin include/microbench/engine/runner.hpp ----
 // microbench/engine/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
 // once, sets up its transport (the plan's, or for https:// the built-in OpenSSL), makes sure the
@@ -6684,14 +7269,6 @@ private:
     rlimit old_{};
     bool ok_ = false, raised_ = false;
 };
-
-
-// An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
-inline bool idempotent(const std::string& method) {
-    for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
-        if (method == m) return true;
-    return false;
-}
 
 // Sleeps until the wall clock reads `unix_ms` (at once if it already has), in slices of at most
 // 50 ms so a cancel is seen; false if cancelled first. A signal that interrupts a slice only
@@ -7199,91 +7776,6 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
 }  // namespace microbench
 // ---- end include/microbench/engine/capacity.hpp ----
 #ifndef MICROBENCH_NO_REPORTS
-// ---- begin include/microbench/core/decimal.hpp ----
-// microbench/core/decimal.hpp — decimal numbers read from text the same way in every locale, for
-// saved results, lists of percentiles and the command line's values: a whole string into a
-// uint64_t, an int64_t or a finite double, or false. A value that does not fit is refused, never
-// saturated, truncated or made infinite. No whitespace, no hexadecimal, no "inf" or "nan".
-
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <string_view>
-
-namespace microbench {
-namespace detail {
-
-// Digits only, at most 2^64 - 1.
-inline bool parse_u64(std::string_view text, std::uint64_t& out) {
-    if (text.empty()) return false;
-    std::uint64_t v = 0;
-    for (char c : text) {
-        if (c < '0' || c > '9') return false;
-        const auto d = static_cast<std::uint64_t>(c - '0');
-        if (v > (UINT64_MAX - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    out = v;
-    return true;
-}
-
-// An optional minus, then digits: from -2^63 to 2^63 - 1.
-inline bool parse_i64(std::string_view text, std::int64_t& out) {
-    const bool minus = !text.empty() && text[0] == '-';
-    std::uint64_t v = 0;
-    if (!parse_u64(text.substr(minus ? 1 : 0), v) || v > static_cast<std::uint64_t>(INT64_MAX) + (minus ? 1 : 0))
-        return false;
-    out = static_cast<std::int64_t>(minus ? 0 - v : v);  // modulo 2^64, as GCC and Clang convert (and C++20 says)
-    return true;
-}
-
-// [+-] digits [. digits] [(e|E) [+-] digits], with a digit before or after the point; false when
-// the value is beyond double's range, a non-zero value would read as 0, or there are more than
-// 400 digits. Correctly rounded: strtod reads it — but strtod's radix character is LC_NUMERIC's,
-// which a host may have set to ',', so it gets the digits without one ("-12.5e1" as "-125e0"),
-// which every locale reads alike.
-inline bool parse_real(std::string_view text, double& out) {
-    char plain[432];
-    std::size_t n = 0, digits = 0;
-    long exponent = 0;  // less one for each digit after the point
-    bool point = false, nonzero = false;
-    const char *p = text.data(), *end = p + text.size();
-    if (p < end && (*p == '-' || *p == '+')) plain[n++] = *p++;
-    for (; p < end && digits < 400; ++p) {
-        if (*p == '.' && !point) {
-            point = true;
-        } else if (*p >= '0' && *p <= '9') {
-            plain[n++] = *p;
-            ++digits;
-            exponent -= point;
-            nonzero = nonzero || *p != '0';
-        } else {
-            break;
-        }
-    }
-    if (p < end && (*p == 'e' || *p == 'E')) {
-        const bool minus = ++p < end && *p == '-';
-        p += p < end && (*p == '-' || *p == '+');
-        long e = 0;
-        const char* first = p;
-        for (; p < end && *p >= '0' && *p <= '9'; ++p)
-            if (e < 1'000'000) e = e * 10 + (*p - '0');  // beyond: 0 or out of range either way
-        if (p == first) return false;
-        exponent += minus ? -e : e;
-    }
-    if (!digits || p != end) return false;
-    std::snprintf(plain + n, sizeof plain - n, "e%ld", exponent);
-    char* last = nullptr;
-    const double v = std::strtod(plain, &last);
-    if (*last || !std::isfinite(v) || (v == 0 && nonzero)) return false;
-    out = v;
-    return true;
-}
-
-}  // namespace detail
-}  // namespace microbench
-// ---- end include/microbench/core/decimal.hpp ----
 // ---- begin include/microbench/report/report_ab.hpp ----
 // microbench/report/report_ab.hpp — ApacheBench 2.3's text report as a pure function of a result:
 // the same lines, labels, order, units and number formats, so scripts that parse ab keep
@@ -8456,238 +8948,6 @@ inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& total
 
 }  // namespace microbench
 // ---- end include/microbench/report/report_hlog.hpp ----
-// ---- begin include/microbench/core/json_read.hpp ----
-// microbench/core/json_read.hpp — a small JSON reader (RFC 8259) for reading saved results back:
-// parse_json() builds a tree of json_value; numbers keep their text, so 64-bit counts come back
-// exact, and are read out checked (a value that does not fit is refused) and alike in every locale.
-// Strict: one value, no trailing commas, no comments, \u escapes to UTF-8 (surrogate pairs
-// joined), at most 64 arrays and objects one inside another. Errors carry the byte offset. Never
-// throws.
-
-#include <cstdint>
-#include <string>
-#include <string_view>
-#include <vector>
-
-
-namespace microbench {
-
-struct json_value {
-    enum class kind : std::uint8_t { null, boolean, number, string, array, object };
-    kind type = kind::null;
-    bool boolean = false;
-    std::string text;               // a string's value, or a number as written
-    std::vector<std::string> keys;  // an object's member names, in order (items[i] is keys[i]'s value)
-    std::vector<json_value> items;  // an array's elements, or an object's member values
-
-    bool is(kind k) const { return type == k; }
-    // Null again: no text, keys or items.
-    void clear() {
-        type = kind::null;
-        text.clear();
-        keys.clear();
-        items.clear();
-    }
-    // The member named `key` (the first, if repeated), or nullptr: also when this is no object.
-    const json_value* find(std::string_view key) const {
-        if (type != kind::object) return nullptr;
-        for (std::size_t i = 0; i < keys.size(); ++i)
-            if (keys[i] == key) return &items[i];
-        return nullptr;
-    }
-    // The number as written, if it fits: false (and `out` left alone) when this is no number, or
-    // for the integers when it has a fraction or an exponent, a minus (unsigned) or is beyond the
-    // type's range, for to_real when it is beyond double's range ("1e999").
-    bool to_u64(std::uint64_t& out) const { return type == kind::number && detail::parse_u64(text, out); }
-    bool to_i64(std::int64_t& out) const { return type == kind::number && detail::parse_i64(text, out); }
-    bool to_real(double& out) const { return type == kind::number && detail::parse_real(text, out); }
-};
-
-namespace detail {
-
-class json_parser {
-public:
-    explicit json_parser(std::string_view text) : s_(text) {}
-
-    error parse(json_value& out) {
-        out.clear();
-        error e = value(out, 0);
-        skip_space();
-        if (!e && at_ != s_.size()) e = {errc::json_bad, at_};
-        if (e) out.clear();  // nothing half-read to query
-        return e;
-    }
-
-private:
-    static constexpr int max_depth = 64;  // arrays and objects one inside another
-    std::string_view s_;
-    std::size_t at_ = 0;
-
-    void skip_space() {
-        while (at_ < s_.size() && (s_[at_] == ' ' || s_[at_] == '\t' || s_[at_] == '\n' || s_[at_] == '\r')) ++at_;
-    }
-    bool take(char c) {
-        skip_space();
-        if (at_ < s_.size() && s_[at_] == c) {
-            ++at_;
-            return true;
-        }
-        return false;
-    }
-    bool literal(std::string_view word) {
-        if (s_.substr(at_, word.size()) != word) return false;
-        at_ += word.size();
-        return true;
-    }
-
-    // `depth`: the arrays and objects around this value.
-    error value(json_value& out, int depth) {
-        skip_space();
-        if (at_ >= s_.size()) return {errc::json_bad, at_};
-        if ((s_[at_] == '{' || s_[at_] == '[') && depth == max_depth) return {errc::json_too_deep, at_};
-        switch (s_[at_]) {
-            case '{': return object(out, depth);
-            case '[': return array(out, depth);
-            case '"': out.type = json_value::kind::string; return string(out.text);
-            case 't': case 'f':
-                out.type = json_value::kind::boolean;
-                out.boolean = s_[at_] == 't';
-                return literal(out.boolean ? "true" : "false") ? error{} : error{errc::json_bad, at_};
-            case 'n': return literal("null") ? error{} : error{errc::json_bad, at_};
-            default: out.type = json_value::kind::number; return number(out.text);
-        }
-    }
-
-    error object(json_value& out, int depth) {
-        out.type = json_value::kind::object;
-        ++at_;
-        if (take('}')) return {};
-        do {
-            skip_space();
-            out.keys.emplace_back();
-            if (at_ >= s_.size() || s_[at_] != '"') return {errc::json_bad, at_};
-            if (error e = string(out.keys.back())) return e;
-            if (!take(':')) return {errc::json_bad, at_};
-            out.items.emplace_back();
-            if (error e = value(out.items.back(), depth + 1)) return e;
-        } while (take(','));
-        return take('}') ? error{} : error{errc::json_bad, at_};
-    }
-
-    error array(json_value& out, int depth) {
-        out.type = json_value::kind::array;
-        ++at_;
-        if (take(']')) return {};
-        do {
-            out.items.emplace_back();
-            if (error e = value(out.items.back(), depth + 1)) return e;
-        } while (take(','));
-        return take(']') ? error{} : error{errc::json_bad, at_};
-    }
-
-    // -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-    error number(std::string& out) {
-        const std::size_t start = at_;
-        auto digits = [&] {
-            std::size_t from = at_;
-            while (at_ < s_.size() && s_[at_] >= '0' && s_[at_] <= '9') ++at_;
-            return at_ - from;
-        };
-        if (at_ < s_.size() && s_[at_] == '-') ++at_;
-        if (at_ < s_.size() && s_[at_] == '0') ++at_;
-        else if (!digits()) return {errc::json_bad, start};
-        if (at_ < s_.size() && s_[at_] == '.') {
-            ++at_;
-            if (!digits()) return {errc::json_bad, at_};
-        }
-        if (at_ < s_.size() && (s_[at_] == 'e' || s_[at_] == 'E')) {
-            ++at_;
-            if (at_ < s_.size() && (s_[at_] == '+' || s_[at_] == '-')) ++at_;
-            if (!digits()) return {errc::json_bad, at_};
-        }
-        out.assign(s_.substr(start, at_ - start));
-        return {};
-    }
-
-    bool hex4(unsigned& out) {
-        if (s_.size() - at_ < 4) return false;
-        out = 0;
-        for (int i = 0; i < 4; ++i) {
-            char c = s_[at_++];
-            unsigned d = c >= '0' && c <= '9' ? c - '0'
-                         : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : 16;
-            if (d > 15) return false;
-            out = out * 16 + d;
-        }
-        return true;
-    }
-
-    static void append_utf8(std::string& out, unsigned cp) {
-        if (cp < 0x80) {
-            out.push_back(static_cast<char>(cp));
-        } else if (cp < 0x800) {
-            out.push_back(static_cast<char>(0xc0 | cp >> 6));
-            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        } else if (cp < 0x10000) {
-            out.push_back(static_cast<char>(0xe0 | cp >> 12));
-            out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
-            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        } else {
-            out.push_back(static_cast<char>(0xf0 | cp >> 18));
-            out.push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3f)));
-            out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
-            out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        }
-    }
-
-    error string(std::string& out) {
-        ++at_;  // the opening quote
-        for (;;) {
-            if (at_ >= s_.size()) return {errc::json_bad, at_};
-            const char c = s_[at_++];
-            if (c == '"') return {};
-            if (static_cast<unsigned char>(c) < 0x20) return {errc::json_bad, at_ - 1};
-            if (c != '\\') {
-                out.push_back(c);
-                continue;
-            }
-            if (at_ >= s_.size()) return {errc::json_bad, at_};
-            const char esc = s_[at_++];
-            switch (esc) {
-                case '"': case '\\': case '/': out.push_back(esc); break;
-                case 'b': out.push_back('\b'); break;
-                case 'f': out.push_back('\f'); break;
-                case 'n': out.push_back('\n'); break;
-                case 'r': out.push_back('\r'); break;
-                case 't': out.push_back('\t'); break;
-                case 'u': {
-                    unsigned cp = 0, low = 0;
-                    if (!hex4(cp)) return {errc::json_bad, at_};
-                    if (cp >= 0xd800 && cp < 0xdc00) {  // a high surrogate needs its low half
-                        if (!literal("\\u") || !hex4(low) || low < 0xdc00 || low > 0xdfff) return {errc::json_bad, at_};
-                        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-                    } else if (cp >= 0xdc00 && cp < 0xe000) {
-                        return {errc::json_bad, at_};
-                    }
-                    append_utf8(out, cp);
-                    break;
-                }
-                default: return {errc::json_bad, at_ - 1};
-            }
-        }
-    }
-};
-
-}  // namespace detail
-
-// Parses one JSON document. On error `out` is null and the error's position is the byte offset
-// where reading stopped.
-inline error parse_json(std::string_view text, json_value& out) {
-    return detail::json_parser(text).parse(out);
-}
-
-}  // namespace microbench
-// ---- end include/microbench/core/json_read.hpp ----
 // ---- begin include/microbench/report/report_read.hpp ----
 // microbench/report/report_read.hpp — saved JSON results read back into results: a single run's
 // document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
@@ -11444,6 +11704,8 @@ enum {
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
+    MB_TARGETS_BAD_LINE = 160, MB_TARGETS_BODY_UNREADABLE = 161, MB_TARGETS_BAD_JSON = 162, MB_TARGETS_NONE = 163,
+    MB_TARGETS_UNREADABLE = 164, MB_TARGETS_TOO_MANY = 165,
     MB_INVALID_ARGUMENT = 200, MB_OUT_OF_MEMORY = 201
 };
 

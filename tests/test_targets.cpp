@@ -50,8 +50,8 @@ std::map<std::string, int> take_paths() {
     return seen;
 }
 
-std::vector<std::string> targets_of(const scripted_server& s, int n, const char* prefix = "/t/") {
-    std::vector<std::string> out;
+std::vector<mb::target> targets_of(const scripted_server& s, int n, const char* prefix = "/t/") {
+    std::vector<mb::target> out;
     for (int i = 0; i < n; ++i) out.push_back(s.url(prefix) + std::to_string(i * 7));  // lengths differ
     return out;
 }
@@ -121,7 +121,7 @@ TEST_CASE("targets: one of another origin is refused by its index, before anythi
     scripted_server server(answer_with_path);
     take_paths();
     mb::plan p;
-    std::vector<std::string> targets = targets_of(server, 3);
+    std::vector<mb::target> targets = targets_of(server, 3);
     targets.push_back("http://127.0.0.2:8080/x");  // another host
     p.url(server.url("/t/0")).targets(targets).requests(3);
     mb::result r;

@@ -382,12 +382,12 @@ TEST_CASE("transport: with targets, each pipelined request is written from its o
     });
     toy t;
     t.io_chunk = 3;  // writes end anywhere inside a request, and inside a path
-    std::vector<std::string> targets;
+    std::vector<target> targets;
     for (const std::string& path :
          std::vector<std::string>{"/a", "/bbbbbbbbbbbbbbbbbbbb", "/c?n=1", "/dd", "/" + std::string(300, 'e')})
         targets.push_back(s.url(path.c_str()));
     plan p;
-    p.url(targets[0]).targets(targets).requests(100).concurrency(2).keep_alive(true).pipeline(4).transport(t.table());
+    p.url(targets[0].url).targets(targets).requests(100).concurrency(2).keep_alive(true).pipeline(4).transport(t.table());
     result r = run_counted(p, t);
     CHECK(r.requests_completed == 100);
     CHECK(r.requests_failed == 0);

@@ -81,7 +81,46 @@ inline parse_outcome check_mode(options& o, const given_settings& given) {
     }
     if (o.run_mode == options::mode::self_test && !o.url_text.empty())
         return usage_error("--self-test runs against the built-in server: give no URL");
-    if (o.run_mode != options::mode::self_test && o.url_text.empty()) return usage_error("no URL given");
+    if (!o.targets_path.empty() && !o.url_text.empty())
+        return usage_errorf("--targets gives the URLs: give no URL ('%s')", shown(o.url_text).c_str());
+    if (o.run_mode != options::mode::self_test && o.url_text.empty() && o.targets_path.empty())
+        return usage_error("no URL given");
+    return {};
+}
+
+// --targets: the file's targets read (a fault names file:line:column), every one of the first's
+// origin, each request buildable, and under --check factorial each with an n; the first target's
+// URL stands for the run's (its origin, the report's path). Nothing is sent before this passes.
+inline parse_outcome check_targets_file(options& o) {
+    std::vector<std::size_t> starts;
+    const std::string& text = o.targets_text;
+    const std::string name = o.targets_path == "-" ? "stdin" : o.targets_path;
+    auto at = [&](std::size_t byte, const std::string& what) {
+        std::size_t line = 0, column = 0;
+        mb::line_column(text, byte, line, column);
+        return usage_errorf("--targets %s:%zu:%zu: %s", shown(name).c_str(), line, column, what.c_str());
+    };
+    if (mb::error e = mb::read_targets(text, o.file_targets, &starts)) return at(e.position, e.message());
+    o.url_text = o.file_targets[0].url;
+    o.no_ranges = true;  // a targets file's URLs are sent as written
+    if (mb::parse_url(o.url_text, o.target)) return at(starts[0], "bad URL");  // read_targets parsed it
+    const mb::plan p = to_plan(o, o.url_text);
+    mb::request_options own;
+    std::string request;
+    for (std::size_t k = 0; k < o.file_targets.size(); ++k) {
+        const mb::target& t = o.file_targets[k];
+        mb::url u;
+        unsigned n = 0;
+        (void)mb::parse_url(t.url, u);
+        if (u.tls != o.target.tls || u.host != o.target.host || u.port != o.target.port)
+            return at(starts[k], "another origin: '" + shown(t.url) + "' (the first target's is " +
+                                     o.target.authority() + (o.target.tls ? ", https" : ", http") + ")");
+        if (mb::error e = mb::build_request(u, mb::detail::options_of(p.request(), t, own), request))
+            return at(starts[k], std::string("bad request: ") + e.message());
+        if (o.check_factorial && !mb::factorial_argument(u, n))
+            return at(starts[k], "--check factorial needs /factorial/{n} or /factorial?n=N URLs: '" + shown(t.url) +
+                                     "' has no n");
+    }
     return {};
 }
 
@@ -135,7 +174,11 @@ inline parse_outcome check_targets(options& o) {
     mb::url second;
     if (!o.url_b.empty())  // the second first, as before ranges
         if (parse_outcome out = check_url(o, o.url_b, second); out.exit_now) return out;
-    if (parse_outcome out = check_url(o, o.url_text, o.target); out.exit_now) return out;
+    if (!o.targets_path.empty()) {
+        if (parse_outcome out = check_targets_file(o); out.exit_now) return out;
+    } else if (parse_outcome out = check_url(o, o.url_text, o.target); out.exit_now) {
+        return out;
+    }
     if (!built(feature::tls) && (o.target.tls || second.tls))
         return usage_errorf("https:// is not in this build of microbench (built with %s)", macro_of(feature::tls));
     unsigned n = 0;

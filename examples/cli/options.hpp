@@ -52,6 +52,9 @@ struct options {
     bool short_table = false;     // -S
     bool check_factorial = false; // --check factorial
     bool by_target = false;       // --by-target: the table of targets, the worst first
+    std::string targets_path;     // --targets FILE|-: where the targets came from (- for stdin)
+    std::string targets_text;     // its bytes, read when the option is
+    std::vector<mb::target> file_targets;  // read from them by check_targets
     std::string expect_body_path;
     std::string expect_body;
     mb::gates limits;             // --max-failures, --max-pNN-ms, --min-rps
@@ -185,6 +188,7 @@ inline bool parse_shard(const std::string& text, std::uint32_t& index, std::uint
 
 inline mb::plan to_plan(const options& o, const std::string& url) {
     mb::plan p;
+    if (!o.file_targets.empty()) p.targets(o.file_targets);
     p.url(url)
         .url_ranges(!o.no_ranges)
         .method(o.method)
@@ -219,7 +223,8 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
     mb::url u;
     unsigned n = 0;
     const bool ranges = !o.no_ranges && url.find_first_of("{}") < url.find('#');
-    if (o.check_factorial && ranges) c.factorial_of_each_target();  // every URL had an n (check_url)
+    if (o.check_factorial && (ranges || !o.file_targets.empty()))
+        c.factorial_of_each_target();  // every URL had an n (check_url, check_targets_file)
     else if (o.check_factorial && !mb::parse_url(url, u) && mb::factorial_argument(u, n)) c.factorial(n);
     if (!o.expect_body_path.empty()) c.body_equals(o.expect_body);
     p.check(c);

@@ -269,6 +269,14 @@ inline parse_outcome set_expect_body(options& o, const std::string&, const std::
     return {};
 }
 
+// --targets FILE|-: its bytes now (stdin's for -), read into targets by check_targets.
+inline parse_outcome set_targets(options& o, const std::string&, const std::string& v) {
+    const bool ok = v == "-" ? read_file("/dev/stdin", o.targets_text) : read_file(v.c_str(), o.targets_text);
+    if (!ok) return usage_errorf("cannot read --targets file '%s': %s", shown(v).c_str(), std::strerror(errno));
+    o.targets_path = v;
+    return {};
+}
+
 inline parse_outcome set_check(options& o, const std::string&, const std::string& v) {
     if (v != "factorial") return bad_value("--check knows 'factorial'", v);
     o.check_factorial = true;
@@ -536,8 +544,15 @@ inline option_list option_table() {
          "as text or as JSON {\"factorial\": n!} with any whitespace. With ranges\n"
          "in the URL, each URL's own n, and a line says where answers turn wrong:\n"
          "right for n = 0..20; wrong from n = 21 (status 200, answer ...).", 0, 0, "", set_check},
+        {0, "targets", nullptr, kind::custom, {}, in_single, section::own, "--targets FILE|-",
+         "Send the targets of a vegeta targets file (- for stdin), in turn, instead\n"
+         "of a URL: 'METHOD URL' lines, each with its headers and an optional\n"
+         "'@FILE' body line, blank lines between, '#' comments; or JSON lines\n"
+         "{\"method\",\"url\",\"header\":{\"Name\":[\"value\"]},\"body\":\"<base64>\"}. One\n"
+         "origin; a fault is named by file:line:column and nothing is sent.",
+         0, 0, "", set_targets, feature::targets},
         {0, "by-target", nullptr, kind::on, &options::by_target, in_single, section::own, "--by-target",
-         "With ranges in the URL: a table of the targets, the worst first (failed,\n"
+         "With ranges or --targets: a table of the targets, the worst first (failed,\n"
          "non-2xx, wrong answers, p50 and p99 within 10%), at most 1,000 rows, the\n"
          "rest folded into one; always in --json. About 500 bytes a target.",
          0, 0, "", nullptr, feature::targets},

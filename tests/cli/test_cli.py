@@ -1344,6 +1344,104 @@ class FactorialOfEachN(unittest.TestCase):
         self.assertIn("\nChecks:                right for n = 0..11; not sent: n = 12..30\n", r.stdout)
 
 
+class TargetsFile(unittest.TestCase):
+    """--targets FILE|-: vegeta's formats against a server that records each request as it came."""
+
+    def serve(self):
+        seen, lock = [], threading.Lock()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def answer(self):
+                length = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(length) if length else b""
+                with lock:
+                    seen.append((self.command, self.path, self.headers.get("X-Mine"), body))
+                n = self.path.rsplit("/", 1)[1]
+                text = str(math.factorial(int(n))).encode() if n.isdigit() else b"ok"
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(text)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(text)
+
+            do_GET = do_POST = do_HEAD = answer
+
+            def log_message(self, *args):
+                pass
+
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        return f"http://127.0.0.1:{httpd.server_address[1]}", seen
+
+    def test_each_target_goes_as_written_in_turn(self):
+        base, seen = self.serve()
+        with tempfile.TemporaryDirectory() as d:
+            body = os.path.join(d, "body.json")
+            with open(body, "w") as f:
+                f.write('{"n": 7}')
+            targets = os.path.join(d, "targets.txt")
+            with open(targets, "w", newline="") as f:  # CRLF lines, a comment, a body file
+                f.write(f"# three targets\r\nGET {base}/factorial/5\r\nX-Mine: yes\r\n\r\n"
+                        f"POST {base}/things\r\nContent-Type: application/json\r\n@{body}\r\n\r\n"
+                        f"HEAD {base}/factorial/9\r\n")
+            r = run([MICROBENCH, "-q", "-n", "30", "-c", "3", "-k", "--by-target", "--targets", targets])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Targets:                3, in turn\n", r.stdout)
+        self.assertIn("Failed requests:        0\n", r.stdout)
+        counts = {}
+        for method, path, mine, sent in seen:
+            counts[(method, path, mine, sent)] = counts.get((method, path, mine, sent), 0) + 1
+        self.assertEqual(counts, {("GET", "/factorial/5", "yes", b""): 10, ("POST", "/things", None, b'{"n": 7}'): 10,
+                                  ("HEAD", "/factorial/9", None, b""): 10})
+        self.assertIn("By target, the worst first (3 of 3):", r.stdout)
+        # JSON lines on stdin, with --check factorial taking each target's n.
+        seen.clear()
+        lines = "".join(json.dumps({"method": "GET", "url": f"{base}/factorial/{n}"}) + "\n" for n in (3, 4))
+        r = subprocess.run([MICROBENCH, "-q", "-n", "8", "-c", "2", "-k", "--check", "factorial", "--targets", "-"],
+                           input=lines, capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Checks:                right for n = 3..4\n", r.stdout)
+        self.assertEqual(sorted(path for _, path, _, _ in seen), ["/factorial/3"] * 4 + ["/factorial/4"] * 4)
+
+    def test_a_fault_is_named_by_file_line_and_column_and_nothing_is_sent(self):
+        base, seen = self.serve()
+        other = "http://127.0.0.1:1"
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "t.txt")
+            for text, words in (
+                    (f"GET {base}/a\n\nGET {other}/b\n", f"t.txt:3:1: another origin: '{other}/b' (the first "
+                                                            f"target's is 127.0.0.1:{base.rsplit(':', 1)[1]}, http)"),
+                    (f"GET {base}/a\nX-A 1\n", "t.txt:2:1: a targets line must be 'METHOD URL'"),
+                    (f"GET {base}/a\n@/no/such/body\n", "t.txt:2:1: a target's @FILE body cannot be read"),
+                    (f"# c\nGET  {base}:9/a\n", "t.txt:2:"),
+                    ("\n# nothing\n", "t.txt:3:1: the targets file holds no target"),
+                    (f'{{"url":"{base}/a"}}\n{{"url":"{base}/b","body":"%%%"}}\n', "t.txt:2:1: a JSON target"),
+                    (f"GET {base}/a\nContent-Length: 3\n", "t.txt:1:1: bad request: Content-Length header does not "
+                                                           "match the body size")):
+                with self.subTest(text=text):
+                    with open(path, "w") as f:
+                        f.write(text)
+                    r = run([MICROBENCH, "-n", "2", "--targets", path])
+                    self.assertEqual(r.returncode, 1, r.stdout)
+                    self.assertIn(words, r.stderr.splitlines()[0])
+            with open(path, "w") as f:
+                f.write(f"GET {base}/a\n\nGET {base}/b\n")
+            for args, words in ((["-n", "2", "--targets", path, f"{base}/c"], "--targets gives the URLs: give no URL"),
+                                (["--suite", "--targets", path, f"{base}/c"], "--targets does not apply to --suite"),
+                                (["-n", "2", "--targets", os.path.join(d, "none")], "cannot read --targets file"),
+                                (["-n", "2", "--check", "factorial", "--targets", path],
+                                 "t.txt:1:1: --check factorial needs")):
+                with self.subTest(args=args):
+                    r = run([MICROBENCH, *args])
+                    self.assertEqual(r.returncode, 1, r.stdout)
+                    self.assertIn(words, r.stderr.splitlines()[0])
+        self.assertEqual(seen, [])
+
+
 class Uvicorn(unittest.TestCase):
     """The classic FastAPI /factorial/{n} endpoint, served by uvicorn from Debian's packages."""
 

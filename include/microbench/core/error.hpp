@@ -125,6 +125,15 @@ namespace microbench {
       "wall clock: their starts (or a row's) are too far apart") \
     X(hlog_bad, 149, "a line of the HdrHistogram interval log cannot be read") \
     /* Calls through the C API (200–219) */ \
+    /* Reading targets files (160–169): the position is the byte where the fault is */ \
+    X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \
+      "'@FILE' (its body), with blank lines between targets and '#' comments") \
+    X(targets_body_unreadable, 161, "a target's @FILE body cannot be read") \
+    X(targets_bad_json, 162, "a JSON target is one object a line: \"url\" (a string), and optionally \"method\" " \
+      "(a string), \"header\" ({\"Name\": [\"value\", ...]}) and \"body\" (base64)") \
+    X(targets_none, 163, "the targets file holds no target") \
+    X(targets_unreadable, 164, "the targets file cannot be read") \
+    X(targets_too_many, 165, "the targets file holds more than 1,000,000 targets") \
     X(invalid_argument, 200, "a null handle or pointer, or a value out of range, was passed to the C API") \
     X(out_of_memory, 201, "memory ran out")
 

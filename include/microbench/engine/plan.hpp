@@ -70,6 +70,20 @@ struct interval_histograms {
 };
 using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
 
+// One of a run's targets: a URL of the run's origin, and what its request has of its own — a
+// method, more headers (one named like the plan's replaces it), a body. A URL alone takes the
+// plan's (a target converts from a URL's text). Targets files give the rest (targets_file.hpp).
+struct target {
+    std::string url;
+    std::string method;                      // "": the plan's
+    std::vector<microbench::header> headers;  // after the plan's
+    std::string body;
+    bool has_body = false;                   // false: the plan's body
+
+    target() = default;
+    target(std::string u) : url(std::move(u)) {}  // NOLINT(google-explicit-constructor): a URL is a target
+    target(const char* u) : url(u) {}            // NOLINT(google-explicit-constructor)
+};
 
 class plan {
 public:
@@ -81,11 +95,11 @@ public:
     const type& name() const { return name##_; }
 
     MICROBENCH_PLAN_FIELD(std::string, url)
-    // The URLs the requests go to, in turn, each of url()'s origin (scheme, host and port), at
-    // most defaults::max_targets; empty: url() alone. Worker w of T sends its k-th request to
-    // target (w + k·T) mod N; a shard takes its own stretch of them (shard.hpp). Each target's
-    // request is built once, before the run.
-    MICROBENCH_PLAN_FIELD(std::vector<std::string>, targets)
+    // The targets the requests go to, in turn, each of url()'s origin (scheme, host and port; an
+    // empty url() takes the first target's), at most defaults::max_targets; empty: url() alone.
+    // Worker w of T sends its k-th request to target (w + k·T) mod N; a shard takes its own
+    // stretch of them (shard.hpp). Each target's request is built once, before the run.
+    MICROBENCH_PLAN_FIELD(std::vector<microbench::target>, targets)
     // url() may hold ranges ({A..B}, {a,b,c}: url_ranges.hpp): the URLs they stand for are the
     // targets, made when the run starts (no list is kept; a shard makes its stretch only). Off:
     // a brace is sent as written. Not with targets().
@@ -296,7 +310,7 @@ public:
 
 private:
     std::string url_;
-    std::vector<std::string> targets_;
+    std::vector<microbench::target> targets_;
     bool url_ranges_ = false;
     bool by_target_ = false;
     std::string method_ = "GET";

@@ -103,14 +103,6 @@ private:
     bool ok_ = false, raised_ = false;
 };
 
-
-// An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
-inline bool idempotent(const std::string& method) {
-    for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
-        if (method == m) return true;
-    return false;
-}
-
 // Sleeps until the wall clock reads `unix_ms` (at once if it already has), in slices of at most
 // 50 ms so a cancel is seen; false if cancelled first. A signal that interrupts a slice only
 // starts the next one: the wall clock decides when the wait is over.

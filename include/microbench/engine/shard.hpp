@@ -71,7 +71,7 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
     if (!whole.targets().empty()) {  // shards before this one take their stretches first (ranges: run() does)
         const auto first = static_cast<std::ptrdiff_t>(shard_start(targets, index, count));
         const auto n = static_cast<std::ptrdiff_t>(share(targets));
-        std::vector<std::string> stretch(whole.targets().begin() + first, whole.targets().begin() + first + n);
+        std::vector<target> stretch(whole.targets().begin() + first, whole.targets().begin() + first + n);
         whole.targets(std::move(stretch));
     }
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));

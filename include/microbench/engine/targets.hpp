@@ -22,6 +22,24 @@
 namespace microbench {
 namespace detail {
 
+// A target's request options: the plan's, with its own method, headers (one named like the
+// plan's replaces it) and body; into `out`, which it returns.
+inline const request_options& options_of(const request_options& plan_options, const target& t, request_options& out) {
+    out = plan_options;
+    if (!t.method.empty()) out.method = t.method;
+    if (t.has_body) out.body = t.body;
+    for (const header& h : t.headers) {
+        bool replaced = false;
+        for (header& mine : out.headers)
+            if (!replaced && iequals(mine.name, h.name)) {
+                mine.value = h.value;
+                replaced = true;
+            }
+        if (!replaced) out.headers.push_back(h);
+    }
+    return out;
+}
+
 #ifdef MICROBENCH_NO_TARGETS
 // Without targets: a plan that asks for them (a list, or a brace in url() with url_ranges) is refused.
 inline error build_targets(const plan& p, const url&, request_table&, std::unique_ptr<std::atomic<std::int64_t>[]>&) {
@@ -34,13 +52,28 @@ inline error first_url(const plan& p, std::string& out) {
     return {};
 }
 #else
+// When a target has a method of its own: each target's flags (request_table::flags), so a HEAD's
+// response is read without a body and a request that is not idempotent is not sent twice.
+inline void flag_methods(const plan& p, request_table& table) {
+    bool own = false;
+    for (const target& t : p.targets()) own = own || (!t.method.empty() && t.method != p.method());
+    if (!own) return;
+    table.flags.resize(table.size());
+    for (std::size_t k = 0; k < table.flags.size(); ++k) {
+        const std::string& m = p.targets()[k].method.empty() ? p.method() : p.targets()[k].method;
+        const bool resend = p.resend_non_idempotent() || idempotent(m);
+        table.flags[k] = static_cast<std::uint8_t>((m == "HEAD" ? request_table::head_flag : 0) |
+                                                   (resend ? 0 : request_table::keep_flag));
+    }
+}
+
 // With targets (a list, or the URLs of url()'s ranges: this shard's stretch of them): each one's
 // request into the shared table, and a reference length each. A target that is not a URL of the
 // run's origin is refused by its index (plan_bad_target), and so is the first request that
 // takes them past 1 GiB in all (plan_targets_too_large; the bodies alone are checked first).
 inline error build_targets(const plan& p, const url& origin, request_table& table,
                            std::unique_ptr<std::atomic<std::int64_t>[]>& lengths) {
-    const std::vector<std::string>& list = p.targets();
+    const std::vector<target>& list = p.targets();
     if (list.size() > defaults::max_targets) return {errc::plan_bad_target, defaults::max_targets};
     if (p.url_ranges() && !list.empty()) return {errc::plan_bad_target, 0};  // one or the other
     url_stretch stretch;
@@ -56,13 +89,14 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
         return {errc::plan_targets_too_large, defaults::max_target_bytes / options.body.size()};
     error fault;
     std::string request;
-    auto add = [&](const std::string& text, std::uint64_t k) {
+    request_options own;  // a target's, when it has a method, headers or a body of its own
+    auto add = [&](const std::string& text, std::uint64_t k, const target* t) {
         url u;
         if (fault) return;
         if (parse_url(text, u) || u.tls != origin.tls || u.host != origin.host || u.port != origin.port)
             fault = {errc::plan_bad_target, static_cast<std::size_t>(k)};
-        else if (error e = build_request(u, options, request))
-            fault = e;
+        else if (error e = build_request(u, t ? options_of(options, *t, own) : options, request))
+            fault = {e.code, static_cast<std::size_t>(k)};
         else if (request.size() > defaults::max_target_bytes - table.bytes.size())
             fault = {errc::plan_targets_too_large, static_cast<std::size_t>(k)};
         if (fault) return;
@@ -71,19 +105,21 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
     };
     table.ends.reserve(static_cast<std::size_t>(stretch.count));
     if (!list.empty())
-        for (std::size_t k = 0; k < list.size(); ++k) add(list[k], k);
-    else if (error e = for_each_url(p.url(), stretch.first, stretch.count, add))
+        for (std::size_t k = 0; k < list.size(); ++k) add(list[k].url, k, &list[k]);
+    else if (error e = for_each_url(p.url(), stretch.first, stretch.count,
+                                    [&add](const std::string& text, std::uint64_t k) { add(text, k, nullptr); }))
         return e;
     if (fault) return fault;
+    flag_methods(p, table);
     lengths.reset(new std::atomic<std::int64_t>[table.size()]);
     for (std::uint32_t i = 0; i < table.size(); ++i) lengths[i].store(-1, std::memory_order_relaxed);
     return {};
 }
 
-// The URL a run's origin comes from: url(), or with ranges the first URL they stand for (this
-// shard's stretch).
+// The URL a run's origin comes from: url() (empty: the first target's), or with ranges the first
+// URL they stand for (this shard's stretch).
 inline error first_url(const plan& p, std::string& out) {
-    out = p.url();
+    out = p.url().empty() && !p.targets().empty() ? p.targets()[0].url : p.url();
     if (!p.url_ranges() || !p.targets().empty()) return {};
     url_stretch stretch;
     if (error e = stretch_of(p, stretch)) return e;

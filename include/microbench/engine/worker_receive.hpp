@@ -85,6 +85,8 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
     for (;;) {
         request_slot& slot = c.oldest();
         if (!slot.first_byte_ns && used < in.size()) slot.first_byte_ns = now;
+        if (s_.table && !s_.table->flags.empty())  // targets with methods of their own: a HEAD's has no body
+            c.parser.head_request(s_.table->flags[slot.target] & request_table::head_flag);
         parse_result r = c.parser.parse(in.data() + used, in.size() - used);
         used += r.consumed;
         const checks* ck = s_.response_checks;
@@ -199,7 +201,9 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
     std::uint32_t kept = 0;
     for (std::uint32_t j = c.done; j < c.batch; ++j) {
         request_slot q = c.requests[j];
-        if (q.retried || (j < written && !s_.resend_sent)) {
+        const bool own_method = s_.table && !s_.table->flags.empty();  // a target's method decides
+        const bool may_resend = own_method ? !(s_.table->flags[q.target] & request_table::keep_flag) : s_.resend_sent;
+        if (q.retried || (j < written && !may_resend)) {
             end_failed(reason, q.target);
             continue;
         }

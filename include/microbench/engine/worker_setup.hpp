@@ -29,6 +29,11 @@ namespace detail {
 struct request_table {
     std::string bytes;
     std::vector<std::size_t> ends;  // where each target's request ends in `bytes`
+    // When targets have methods of their own: per target, head_flag (a HEAD: its response has no
+    // body) and keep_flag (not sent again after a keep-alive close: not idempotent). Empty: every
+    // target has the plan's method.
+    std::vector<std::uint8_t> flags;
+    static constexpr std::uint8_t head_flag = 1, keep_flag = 2;
 
     std::uint32_t size() const { return static_cast<std::uint32_t>(ends.size()); }
     std::string_view at(std::uint32_t i) const {

@@ -50,6 +50,15 @@ inline error parse_header_line(std::string_view line, header& out) {
     return {};
 }
 
+namespace detail {
+// An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
+inline bool idempotent(const std::string& method) {
+    for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
+        if (method == m) return true;
+    return false;
+}
+}  // namespace detail
+
 // Builds the request for `target` into `out` (replacing its contents). Header order: Host,
 // User-Agent, Accept, Connection, Content-Type, Content-Length, then the user's other headers
 // in their order. On error `out` is left empty; `position` is the offending header's index.
