@@ -276,7 +276,7 @@ namespace microbench {
       "together (with their expected answers): send fewer targets or a smaller body (the position is the first " \
       "target past it)") \
     X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
-      "targets (the position is the first target without one)") \
+      "targets, n at most 100,000 (the position is the first target without one)") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
@@ -2645,9 +2645,7 @@ inline std::string factorial_decimal(unsigned n) {
 // A `checks` object is immutable during a run and shared by all connections; each connection
 // keeps a small `check_state`. No allocation per response.
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -2735,8 +2733,6 @@ namespace microbench {
 struct check_state {
     std::string_view factorial;   // the n! this response must be (checks::factorial; the worker sets a
                                   // target's own under factorial_of_each_target)
-    char seen[defaults::answer_bytes];  // the body's first bytes, to show a wrong answer
-    std::uint8_t seen_bytes = 0;
     bool failed = false;
     std::uint64_t offset = 0;     // body bytes seen so far
     std::size_t contains_at = 0;  // KMP: length of the needle prefix matched so far
@@ -2843,11 +2839,6 @@ public:
     }
 
     void on_body(check_state& s, std::string_view chunk) const {
-        if (s.seen_bytes < sizeof s.seen) {
-            const std::size_t n = std::min(chunk.size(), sizeof s.seen - s.seen_bytes);
-            std::memcpy(s.seen + s.seen_bytes, chunk.data(), n);
-            s.seen_bytes = static_cast<std::uint8_t>(s.seen_bytes + n);
-        }
         if (s.failed) return;
         if (has_equals_) s.failed = !matches_at(equals_, s.offset, chunk, true);
         if (!starts_.empty() && s.offset < starts_.size())
@@ -3510,10 +3501,11 @@ constexpr const char* failure_name(failure f) {
 namespace microbench {
 
 // A target's latencies in buckets four to an octave, each 2^(1/4) wide, from 2^10 ns (about 1 µs)
-// to 2^34 ns (about 17 s; longer ones in the last): a percentile read from them, the bucket's
-// geometric middle, is within 10% of the true value. The run's own histograms stay exact.
+// to 2^42 ns (about 73 minutes, past the longest timeout, an hour): a percentile read from them,
+// the bucket's geometric middle, is within 10% of the true value (one below 1 µs reads as about
+// 1.1 µs). The run's own histograms stay exact.
 namespace target_buckets {
-constexpr int count = 96;
+constexpr int count = 128;
 constexpr int first_octave = 10;
 
 inline int of(std::int64_t ns) {
@@ -3556,10 +3548,11 @@ struct target_row {
 
 // The factorial check of each target's n, over n ascending: runs of one outcome.
 enum class n_outcome : std::uint8_t {
-    right,   // every response it got was n!
-    wrong,   // a whole response was not n!
-    failed,  // no wrong answer, but requests that failed otherwise (`reason`, the most common)
-    unsent,  // no request of it ended
+    right,       // every response it got was n!
+    wrong,       // a whole response was not n!
+    failed,      // no wrong answer, but requests that failed otherwise (`reason`, the most common)
+    unanswered,  // sent, but still in flight when the run stopped (its duration, a cancel)
+    unsent,      // no request of it was sent
 };
 struct n_run {
     std::uint32_t from = 0, to = 0;
@@ -3572,14 +3565,16 @@ struct wrong_answer {
     std::uint32_t n = 0;  // its target's n (without the factorial check of each target: its index)
     int status = 0;       // 0: none kept
     std::string body;     // at most defaults::answer_bytes
+    bool cut = false;     // the body went on past them
 };
 
 struct target_breakdown {
     std::uint64_t targets = 0;     // the run's (a shard's own stretch); 0: not kept
     std::vector<target_row> rows;  // worst first (wrong and failed, then non-2xx, then p99), at most max_target_rows
     target_row folded;             // the rest added together; index: how many
-    // Under the factorial check of each target's n: the outcomes over n (at most max_verdict_runs;
-    // verdict_cut when there were more) and the wrong answer of the lowest n that got one.
+    // Under the factorial check of each target's n: the outcomes over n ascending, a run each of
+    // neighbouring n with one outcome (at most max_verdict_runs; verdict_cut when there were more),
+    // and the wrong answer of the lowest n that got one.
     std::vector<n_run> verdict;
     bool verdict_cut = false;
     wrong_answer first_wrong;
@@ -3950,8 +3945,8 @@ public:
     // a brace is sent as written. Not with targets().
     MICROBENCH_PLAN_FIELD(bool, url_ranges)
     // Keep what each target got (result::by_target: counts by outcome, p50 and p99, the worst
-    // first): one shared record per target, about 500 bytes each, whatever the threads. The
-    // factorial check of each target's n keeps them too.
+    // first): one record per target the threads share, 96 bytes and 1 KiB of latency buckets. The
+    // factorial check of each target's n keeps the counts too (not the buckets), for its verdict.
     MICROBENCH_PLAN_FIELD(bool, by_target)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
@@ -4882,6 +4877,9 @@ struct worker_setup {
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
+#include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -4898,9 +4896,28 @@ namespace detail {
 struct target_record {
     std::atomic<std::uint64_t> completed, non_2xx, unfinished;
     std::atomic<std::uint64_t> failures[failure_count];
-    std::atomic<std::uint32_t> latency[target_buckets::count];  // completed ones' total time
     std::atomic<bool> answer_seen;  // a wrong answer of it was offered to keep
 };
+
+// A response's first body bytes as they came, kept per connection by a worker that has records
+// (to show a wrong answer); `cut` when more followed.
+struct answer_capture {
+    char bytes[defaults::answer_bytes];
+    std::uint8_t size = 0;
+    bool cut = false;
+
+    void clear() {
+        size = 0;
+        cut = false;
+    }
+    void add(std::string_view chunk) {
+        const std::size_t n = std::min(chunk.size(), sizeof bytes - size);
+        std::memcpy(bytes + size, chunk.data(), n);
+        size = static_cast<std::uint8_t>(size + n);
+        cut = cut || n < chunk.size();
+    }
+};
+static_assert(defaults::answer_bytes < 256, "answer_capture::size counts them in a byte");
 
 // The request target (path and query) of a request's bytes: between the request line's spaces.
 inline std::string_view request_target(std::string_view request) {
@@ -4920,8 +4937,8 @@ struct target_factorials {
     std::string_view of(std::uint32_t t) const { return {digits.data() + of_target[t].at, of_target[t].size}; }
 
     // Every target's n from its URL (/factorial/{n} or /factorial?n=N): one without is refused by
-    // its index (plan_factorial_target); the digits of all the n together are bounded like the
-    // requests (plan_targets_too_large).
+    // its index (plan_factorial_target). The digits of all the n together are bounded like the
+    // requests, before any is worked out (plan_targets_too_large, at the first target past it).
     error build(const request_table& table) {
         std::vector<std::uint32_t> ns(table.size());
         for (std::uint32_t t = 0; t < table.size(); ++t) {
@@ -4934,35 +4951,51 @@ struct target_factorials {
         std::vector<std::uint32_t> distinct = ns;
         std::sort(distinct.begin(), distinct.end());
         distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+        // n! has floor(lgamma(n + 1) / ln 10) + 1 digits; counted in the targets' order, each n once.
+        std::vector<bool> counted(distinct.size());
+        double total = static_cast<double>(table.bytes.size());
+        for (std::uint32_t t = 0; t < table.size(); ++t) {
+            const std::size_t i = index_of(distinct, ns[t]);
+            if (counted[i]) continue;
+            counted[i] = true;
+            total += std::floor(std::lgamma(ns[t] + 1.0) / std::log(10.0)) + 1;
+            if (total > static_cast<double>(defaults::max_target_bytes)) return {errc::plan_targets_too_large, t};
+        }
+        digits.reserve(static_cast<std::size_t>(total) - table.bytes.size());
         std::vector<std::uint32_t> at(distinct.size() + 1);
         factorial_walk walk;
         for (std::size_t i = 0; i < distinct.size(); ++i) {
             walk.walk_to(distinct[i]);
             at[i] = static_cast<std::uint32_t>(digits.size());
             walk.append_decimal(digits);
-            if (digits.size() + table.bytes.size() > defaults::max_target_bytes)
-                return {errc::plan_targets_too_large, i};
         }
         at[distinct.size()] = static_cast<std::uint32_t>(digits.size());
         of_target.resize(table.size());
         for (std::uint32_t t = 0; t < table.size(); ++t) {
-            const std::size_t i = static_cast<std::size_t>(
-                std::lower_bound(distinct.begin(), distinct.end(), ns[t]) - distinct.begin());
+            const std::size_t i = index_of(distinct, ns[t]);
             of_target[t] = entry{ns[t], at[i], at[i + 1] - at[i]};
         }
         return {};
+    }
+
+private:
+    static std::size_t index_of(const std::vector<std::uint32_t>& sorted, std::uint32_t n) {
+        return static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), n) - sorted.begin());
     }
 };
 
 // The records of a run's targets, shared by its workers.
 class target_records {
 public:
-    // False when the memory for them cannot be had.
-    bool make(std::uint32_t targets, const target_factorials* factorials) {
+    // With `latency` (plan::by_target), each target's latency buckets too. False when the memory
+    // for them cannot be had.
+    bool make(std::uint32_t targets, const target_factorials* factorials, bool latency) {
         records_.reset(new (std::nothrow) target_record[targets]());
-        count_ = records_ ? targets : 0;
+        const std::size_t buckets = std::size_t{targets} * target_buckets::count;
+        if (latency && records_) latency_.reset(new (std::nothrow) std::atomic<std::uint64_t>[buckets]());
+        count_ = records_ && (latency_ || !latency) ? targets : 0;
         factorials_ = factorials;
-        return records_ != nullptr;
+        return count_ == targets;
     }
     std::uint32_t size() const { return count_; }
 
@@ -4970,7 +5003,9 @@ public:
         target_record& r = records_[t];
         r.completed.fetch_add(1, std::memory_order_relaxed);
         if (status < 200 || status > 299) r.non_2xx.fetch_add(1, std::memory_order_relaxed);
-        r.latency[target_buckets::of(total_ns)].fetch_add(1, std::memory_order_relaxed);
+        if (latency_)
+            latency_[std::size_t{t} * target_buckets::count + target_buckets::of(total_ns)].fetch_add(
+                1, std::memory_order_relaxed);
     }
     void failed(std::uint32_t t, failure reason) {
         records_[t].failures[static_cast<int>(reason)].fetch_add(1, std::memory_order_relaxed);
@@ -4978,15 +5013,18 @@ public:
     void unfinished(std::uint32_t t) { records_[t].unfinished.fetch_add(1, std::memory_order_relaxed); }
 
     // A response of target t that failed its checks, as it came. Kept when it is the first of its
-    // target and its n (or its index, without factorials) is the lowest yet: a lock at most once a target.
-    void wrong(std::uint32_t t, int status, const check_state& seen) {
-        if (records_[t].answer_seen.exchange(true, std::memory_order_relaxed)) return;
+    // target and its n (or its index, without factorials) is the lowest yet: nothing allocated, a
+    // lock at most once a target, and only for a rank below the lowest kept.
+    void wrong(std::uint32_t t, int status, const answer_capture& seen) {
+        std::atomic<bool>& offered = records_[t].answer_seen;
+        if (offered.load(std::memory_order_relaxed) || offered.exchange(true, std::memory_order_relaxed)) return;
         const std::uint32_t rank = factorials_ ? factorials_->of_target[t].n : t;
+        if (rank >= lowest_rank_.load(std::memory_order_relaxed)) return;
         std::lock_guard<std::mutex> hold(lock_);
-        if (first_wrong_.status != 0 && rank >= first_wrong_.n) return;
-        first_wrong_.n = rank;
-        first_wrong_.status = status;
-        first_wrong_.body.assign(seen.seen, seen.seen_bytes);
+        if (rank >= lowest_rank_.load(std::memory_order_relaxed)) return;
+        lowest_rank_.store(rank, std::memory_order_relaxed);
+        first_status_ = status;
+        first_answer_ = seen;
     }
 
     // The records summed up into `out`: every target's row ranked, the worst max_target_rows
@@ -4994,8 +5032,10 @@ public:
     void summarize(const request_table* table, std::string_view one_request, target_breakdown& out) const {
         out = target_breakdown{};
         out.targets = count_;
+        // Worst first: failed or unfinished, then non-2xx, then sent but never answered, then p99.
         struct rank {
-            std::uint64_t failed, non_2xx;
+            std::uint64_t bad, non_2xx;
+            bool silent;
             std::int64_t p99_ns;
             std::uint32_t index;
         };
@@ -5003,11 +5043,12 @@ public:
         for (std::uint32_t t = 0; t < count_; ++t) {
             target_row r;
             row_of(t, r);
-            ranks[t] = rank{r.failed, r.non_2xx, r.p99_ns, t};
+            ranks[t] = rank{r.failed + r.unfinished, r.non_2xx, r.completed == 0 && r.requests() > 0, r.p99_ns, t};
         }
         auto worse = [](const rank& a, const rank& b) {
-            if (a.failed != b.failed) return a.failed > b.failed;
+            if (a.bad != b.bad) return a.bad > b.bad;
             if (a.non_2xx != b.non_2xx) return a.non_2xx > b.non_2xx;
+            if (a.silent != b.silent) return a.silent;
             if (a.p99_ns != b.p99_ns) return a.p99_ns > b.p99_ns;
             return a.index < b.index;
         };
@@ -5024,9 +5065,9 @@ public:
             row_of(ranks[i].index, r);
             add_counts(out.folded, r);
             ++out.folded.index;
-            const target_record& rec = records_[ranks[i].index];
-            for (int b = 0; b < target_buckets::count; ++b)
-                folded_latency[b] += rec.latency[b].load(std::memory_order_relaxed);
+            for (int b = 0; latency_ && b < target_buckets::count; ++b)
+                folded_latency[b] += latency_[std::size_t{ranks[i].index} * target_buckets::count + b].load(
+                    std::memory_order_relaxed);
         }
         out.folded.p50_ns = target_buckets::quantile(folded_latency, out.folded.completed, 0.50);
         out.folded.p99_ns = target_buckets::quantile(folded_latency, out.folded.completed, 0.99);
@@ -5044,8 +5085,10 @@ private:
             r.failures[i] = rec.failures[i].load(std::memory_order_relaxed);
             r.failed += r.failures[i];
         }
-        r.p50_ns = target_buckets::quantile(rec.latency, r.completed, 0.50);
-        r.p99_ns = target_buckets::quantile(rec.latency, r.completed, 0.99);
+        if (!latency_) return;
+        const std::atomic<std::uint64_t>* buckets = &latency_[std::size_t{t} * target_buckets::count];
+        r.p50_ns = target_buckets::quantile(buckets, r.completed, 0.50);
+        r.p99_ns = target_buckets::quantile(buckets, r.completed, 0.99);
     }
     static void add_counts(target_row& to, const target_row& r) {
         to.completed += r.completed;
@@ -5070,15 +5113,17 @@ private:
             int most = 0;
             for (int i = 1; i < failure_count; ++i)
                 if (r.failures[i] > r.failures[most]) most = i;
-            const n_outcome o = r.wrong()       ? n_outcome::wrong
-                                : r.failed      ? n_outcome::failed
-                                : r.completed   ? n_outcome::right
-                                                : n_outcome::unsent;
+            const n_outcome o = r.wrong()        ? n_outcome::wrong
+                                : r.failed       ? n_outcome::failed
+                                : r.completed    ? n_outcome::right
+                                : r.unfinished   ? n_outcome::unanswered
+                                                 : n_outcome::unsent;
             all[t] = at_n{factorials_->of_target[t].n, o, static_cast<failure>(most)};
         }
-        // Ascending n; of one n, the worst outcome first (wrong, failed, unsent, right).
+        // Ascending n; of one n, the worst outcome first: wrong, failed, unanswered, unsent, right.
         auto severity = [](n_outcome o) {
-            return o == n_outcome::wrong ? 0 : o == n_outcome::failed ? 1 : o == n_outcome::unsent ? 2 : 3;
+            static constexpr int by_outcome[] = {4, 0, 1, 2, 3};  // in n_outcome's order
+            return by_outcome[static_cast<int>(o)];
         };
         std::sort(all.begin(), all.end(), [&](const at_n& a, const at_n& b) {
             return a.n != b.n ? a.n < b.n : severity(a.outcome) < severity(b.outcome);
@@ -5087,7 +5132,9 @@ private:
             if (i && all[i].n == all[i - 1].n) continue;  // the worst of this n is already in
             const at_n& a = all[i];
             n_run* last = out.verdict.empty() ? nullptr : &out.verdict.back();
-            if (last && last->outcome == a.outcome && (a.outcome != n_outcome::failed || last->reason == a.reason)) {
+            const bool same = last && last->outcome == a.outcome && last->to + 1 == a.n &&
+                              (a.outcome != n_outcome::failed || last->reason == a.reason);
+            if (same) {  // n next to the run's last, with its outcome
                 last->to = a.n;
                 continue;
             }
@@ -5097,15 +5144,22 @@ private:
             }
             out.verdict.push_back(n_run{a.n, a.n, a.outcome, a.reason});
         }
-        std::lock_guard<std::mutex> hold(lock_);
-        out.first_wrong = first_wrong_;
+        if (first_status_) {
+            out.first_wrong.n = lowest_rank_.load(std::memory_order_relaxed);
+            out.first_wrong.status = first_status_;
+            out.first_wrong.body.assign(first_answer_.bytes, first_answer_.size);
+            out.first_wrong.cut = first_answer_.cut;
+        }
     }
 
     std::unique_ptr<target_record[]> records_;
+    std::unique_ptr<std::atomic<std::uint64_t>[]> latency_;  // target t's buckets from t * target_buckets::count
     std::uint32_t count_ = 0;
     const target_factorials* factorials_ = nullptr;
-    mutable std::mutex lock_;
-    wrong_answer first_wrong_;  // of the lowest n (or index) yet
+    std::mutex lock_;
+    std::atomic<std::uint32_t> lowest_rank_{UINT32_MAX};  // of the wrong answer kept (first_*)
+    int first_status_ = 0;                                 // 0: none kept
+    answer_capture first_answer_;
 };
 
 // What each target gets, when the plan asks or its factorial check takes each target's n: each
@@ -5127,7 +5181,8 @@ inline error prepare_by_target(const plan& p, const url& target, const request_t
 #else
     if (each_n && table.size())
         if (error e = factorials.build(table)) return e;
-    if (!records.make(table.size() ? table.size() : 1, factorials.of_target.empty() ? nullptr : &factorials))
+    if (!records.make(table.size() ? table.size() : 1, factorials.of_target.empty() ? nullptr : &factorials,
+                      p.by_target()))
         return {errc::out_of_memory, 0};
     return {};
 #endif
@@ -5157,6 +5212,7 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
+        if (s_.records) seen_.resize(s_.connections);  // wrong answers are kept: each connection's body's first bytes
         // A transport writes a pipelined batch from copies of the request back to back, as many
         // as fit in transport_batch_bytes (at least two): a record carries several requests. With
         // targets, each request goes from the table, one write each.
@@ -5241,6 +5297,7 @@ private:
     std::vector<header_view> headers_;   // shared by all parsers of this worker
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
+    std::vector<answer_capture> seen_;   // with records: each connection's response's first body bytes
     std::unique_ptr<char[]> read_buf_;
     std::string batch_copies_;    // over a transport, pipelined: copies of the request, back to back
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
@@ -5823,8 +5880,12 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         if (ck && r.event == parse_event::headers) {
             ck->on_headers(c.checked, c.parser);
             if (s_.factorials) c.checked.factorial = s_.factorials->of(slot.target);
+            if (!seen_.empty()) seen_[ci].clear();
         }
-        if (ck && !r.body.empty()) ck->on_body(c.checked, r.body);
+        if (ck && !r.body.empty()) {
+            ck->on_body(c.checked, r.body);
+            if (!seen_.empty()) seen_[ci].add(r.body);
+        }
         if (r.event == parse_event::need_more) return true;
         if (r.event == parse_event::error) {
             fail_in_flight(ci, failure::parse, failure::receive, true);
@@ -5885,7 +5946,10 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
             s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body),
                                                       std::memory_order_relaxed);
         }
-        if (s_.records) s_.records->wrong(q.target, c.parser.status(), c.checked);
+        if (s_.records) {  // keeps the first wrong answer of the lowest n
+            const auto ci = static_cast<std::size_t>(&c - conns_.data());
+            s_.records->wrong(q.target, c.parser.status(), seen_[ci]);
+        }
         return end_failed(failure::check, q.target);
     }
     std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;
@@ -6622,7 +6686,10 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
     } else {
         stretch.count = list.size();
     }
-    if (stretch.count < 2 && list.empty()) return {};  // url() alone, or the one URL of its ranges
+    // url() alone; ranges that stand for one URL make a table only for the factorial check of each
+    // target's n, whose verdict reads the table.
+    const bool one = stretch.count < 2 && !p.check().factorial_of_each_target_set();
+    if (list.empty() && (!p.url_ranges() || one)) return {};
     const request_options options = p.request();
     // The bodies alone past the bound: refused before any request is made.
     if (!options.body.empty() && stretch.count > defaults::max_target_bytes / options.body.size())
@@ -8203,9 +8270,9 @@ inline std::string gnuplot_tsv(const result& r) {
 namespace microbench {
 namespace detail {
 
-// A body's first bytes as one line: printable ASCII as is, the rest as \n, \r, \t or \xNN; "…"
-// when it was cut at defaults::answer_bytes.
-inline void append_escaped_answer(std::string& out, std::string_view body) {
+// A body's first bytes as one line: printable ASCII as is, the rest as \n, \r, \t or \xNN; "..."
+// after them when the body went on.
+inline void append_escaped_answer(std::string& out, std::string_view body, bool cut) {
     for (unsigned char c : body) {
         if (c == '\n') out += "\\n";
         else if (c == '\r') out += "\\r";
@@ -8213,7 +8280,7 @@ inline void append_escaped_answer(std::string& out, std::string_view body) {
         else if (c < 0x20 || c > 0x7e || c == '\\') appendf(out, "\\x%02x", c);
         else out += static_cast<char>(c);
     }
-    if (body.size() >= defaults::answer_bytes) out += "...";
+    if (cut) out += "...";
 }
 
 inline void append_n_run(std::string& out, const n_run& run) {
@@ -8236,22 +8303,26 @@ inline void append_factorial_verdict(const result& r, std::string& out) {
     using detail::appendf;
     const target_breakdown& b = r.by_target;
     if (b.verdict.empty()) return;
-    // The last n that got an answer: a wrong run that reaches it is "wrong from n = A".
-    std::uint32_t last_sent = 0;
+    // The last n that got an answer: the one wrong run that reaches it, when nothing was cut, is
+    // "wrong from n = A".
+    std::uint32_t last_answered = 0;
     std::size_t wrong_runs = 0;
     for (const n_run& run : b.verdict) {
-        if (run.outcome != n_outcome::unsent) last_sent = run.to;
+        if (run.outcome != n_outcome::unsent && run.outcome != n_outcome::unanswered) last_answered = run.to;
         wrong_runs += run.outcome == n_outcome::wrong;
     }
     out += "\nChecks:               ";
     const char* sep = " ";
-    for (n_outcome o : {n_outcome::right, n_outcome::wrong, n_outcome::failed, n_outcome::unsent}) {
+    for (n_outcome o :
+         {n_outcome::right, n_outcome::wrong, n_outcome::failed, n_outcome::unanswered, n_outcome::unsent}) {
         const char* comma = nullptr;
         for (const n_run& run : b.verdict) {
             if (run.outcome != o) continue;
             if (!comma) {
-                const bool from = o == n_outcome::wrong && wrong_runs == 1 && run.to == last_sent && run.from != run.to;
-                static const char* const labels[] = {"right for", "wrong for", "failed for", "not sent:"};
+                const bool from = o == n_outcome::wrong && wrong_runs == 1 && !b.verdict_cut &&
+                                  run.to == last_answered && run.from != run.to;
+                static const char* const labels[] = {"right for", "wrong for", "failed for",
+                                                     "no answer before the stop for", "not sent:"};
                 appendf(out, "%s%s n = ", sep, from ? "wrong from" : labels[static_cast<int>(o)]);
                 if (from) {
                     appendf(out, "%u", run.from);
@@ -8268,7 +8339,7 @@ inline void append_factorial_verdict(const result& r, std::string& out) {
         if (o == n_outcome::wrong && comma && b.first_wrong.status) {
             if (wrong_runs > 1) appendf(out, " (n = %u: status %d, answer ", b.first_wrong.n, b.first_wrong.status);
             else appendf(out, " (status %d, answer ", b.first_wrong.status);
-            detail::append_escaped_answer(out, b.first_wrong.body);
+            detail::append_escaped_answer(out, b.first_wrong.body, b.first_wrong.cut);
             out += ")";
         }
         if (comma) sep = "; ";
@@ -8442,7 +8513,7 @@ inline void append_json_by_target(std::string& out, const target_breakdown& b) {
     appendf(out, "],\"folded_targets\":%llu,\"folded\":", static_cast<unsigned long long>(b.folded.index));
     append_json_target_row(out, b.folded);
     if (!b.verdict.empty()) {
-        static const char* const names[] = {"right", "wrong", "failed", "unsent"};
+        static const char* const names[] = {"right", "wrong", "failed", "unanswered", "unsent"};
         out += ",\"verdict\":[";
         for (std::size_t i = 0; i < b.verdict.size(); ++i) {
             const n_run& run = b.verdict[i];
@@ -8456,7 +8527,7 @@ inline void append_json_by_target(std::string& out, const target_breakdown& b) {
     if (b.first_wrong.status) {
         appendf(out, ",\"first_wrong\":{\"n\":%u,\"status\":%d,\"answer\":", b.first_wrong.n, b.first_wrong.status);
         std::string answer;  // as the text report shows it, in ASCII: the body may be cut inside a UTF-8 sequence
-        append_escaped_answer(answer, b.first_wrong.body);
+        append_escaped_answer(answer, b.first_wrong.body, b.first_wrong.cut);
         append_json_string(out, answer);
         out += "}";
     }

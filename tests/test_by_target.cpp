@@ -4,6 +4,8 @@
 // past the cap, and the verdict over n says where answers turn wrong, fail or were not sent.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -78,7 +80,7 @@ TEST_CASE("by target: the factorial of each target's n is right to 20 and wrong 
     take_seen();
     mb::plan p;
     p.url(server.url("/factorial/{0..24}")).url_ranges(true).requests(250).concurrency(4).threads(2);
-    p.keep_alive(true).check(each_n());
+    p.keep_alive(true).check(each_n()).by_target(true);
     for (std::uint32_t pipeline : {1u, 3u}) {
         p.pipeline(pipeline);
         mb::result r;
@@ -184,7 +186,7 @@ TEST_CASE("by target: the factorial of each target's n needs an n in every targe
 
 TEST_CASE("target buckets: four to an octave, each middle within 10% of what falls in it") {
     int last = 0;
-    for (std::int64_t ns = 1024; ns < (std::int64_t{1} << 34); ns += ns / 97 + 1) {  // ascending, about 1% apart
+    for (std::int64_t ns = 1024; ns < (std::int64_t{1} << 42); ns += ns / 97 + 1) {  // ascending, about 1% apart
         const int b = mb::target_buckets::of(ns);
         const std::int64_t mid = mb::target_buckets::middle(b);
         CHECK_MESSAGE(std::abs(static_cast<double>(mid - ns)) <= 0.0906 * static_cast<double>(ns), ns);
@@ -193,7 +195,10 @@ TEST_CASE("target buckets: four to an octave, each middle within 10% of what fal
     }
     CHECK(last == mb::target_buckets::count - 1);
     CHECK(mb::target_buckets::of(10) == 0);
-    CHECK(mb::target_buckets::of(std::int64_t{1} << 40) == mb::target_buckets::count - 1);
+    const std::int64_t hour = 3'600'000'000'000;  // the longest timeout
+    CHECK(mb::target_buckets::of(hour) < mb::target_buckets::count - 1);
+    CHECK(std::abs(static_cast<double>(mb::target_buckets::middle(mb::target_buckets::of(hour)) - hour)) <= 0.0906 * hour);
+    CHECK(mb::target_buckets::of(std::int64_t{1} << 50) == mb::target_buckets::count - 1);
     std::uint64_t counts[mb::target_buckets::count] = {};
     counts[mb::target_buckets::of(100'000)] = 98;  // 98 at 100 µs, 2 at 10 ms
     counts[mb::target_buckets::of(10'000'000)] = 2;
@@ -201,4 +206,86 @@ TEST_CASE("target buckets: four to an octave, each middle within 10% of what fal
     CHECK(mb::target_buckets::quantile(counts, 100, 0.99) ==
           mb::target_buckets::middle(mb::target_buckets::of(10'000'000)));
     CHECK(mb::target_buckets::quantile(counts, 0, 0.5) == 0);
+}
+
+namespace {
+
+// /factorial/{n} answers n! for n <= 20 (a long is still right), except n = 15: read, never answered.
+void stuck_at_15(scripted_server::context& c) {
+    while (c.read_request()) {
+        const std::size_t from = c.head.find(' ') + 12;
+        const unsigned n = static_cast<unsigned>(std::stoul(c.head.substr(from, c.head.find(' ', from) - from)));
+        if (n == 15) {
+            while (!c.stopping()) usleep(10'000);
+            return;
+        }
+        const std::string body = long_factorial(n);
+        if (!c.send("HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body)) return;
+    }
+}
+
+std::string verdict_text(const mb::result& r) {
+    std::string out;
+    mb::append_factorial_verdict(r, out);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("by target: an n still in flight at the stop is unanswered, one that timed out failed, each apart") {
+    scripted_server server(stuck_at_15);
+    mb::plan p;
+    p.url(server.url("/factorial/{10..20}")).url_ranges(true).duration_ms(400).drain_ms(50).requests(0);
+    p.concurrency(2).keep_alive(true).check(each_n()).by_target(true);
+    mb::result r;
+    REQUIRE(!mb::run(p, r));
+    CHECK(r.unfinished == 2);  // both connections end up waiting on n = 15
+    CHECK(verdict_text(r) == "\nChecks:                right for n = 10..14, 16..20; no answer before the stop for n = 15\n");
+    REQUIRE(!r.by_target.rows.empty());
+    CHECK(r.by_target.rows[0].target == "/factorial/15");  // the worst: unfinished
+    CHECK(r.by_target.rows[0].unfinished == 2);
+    p.duration_ms(0).requests(22).timeout_ms(300);  // two rounds of 10..20, n = 15 timing out
+    REQUIRE(!mb::run(p, r));
+    CHECK(r.failed(mb::failure::timeout) == 2);
+    CHECK(verdict_text(r) == "\nChecks:                right for n = 10..14, 16..20; failed for n = 15 (timeout)\n");
+    CHECK(r.by_target.rows[0].failures[static_cast<int>(mb::failure::timeout)] == 2);
+}
+
+TEST_CASE("by target: runs of n join only neighbours, and a connect failure is named") {
+    scripted_server server(long_factorials);
+    mb::plan p;
+    p.url(server.url("/")).targets({server.url("/factorial/10"), server.url("/factorial/20"), server.url("/factorial/30"),
+                                    server.url("/factorial/31")});
+    p.requests(4).concurrency(1).keep_alive(true).check(each_n());
+    mb::result r;
+    REQUIRE(!mb::run(p, r));
+    CHECK(verdict_text(r) == "\nChecks:                right for n = 10, 20; wrong from n = 30 "
+                             "(status 200, answer -8764578968847253504)\n");
+    p.url("http://127.0.0.1:1/").targets({"http://127.0.0.1:1/factorial/1", "http://127.0.0.1:1/factorial/2"});
+    REQUIRE(!mb::run(p, r));
+    CHECK(verdict_text(r) == "\nChecks:                failed for n = 1..2 (connect)\n");
+}
+
+TEST_CASE("by target: the verdict's wording, from the breakdown alone") {
+    mb::result r;
+    mb::target_breakdown& b = r.by_target;
+    b.targets = 9;
+    using o = mb::n_outcome;
+    b.verdict = {{0, 3, o::right}, {4, 5, o::wrong}, {6, 6, o::right}, {7, 7, o::wrong}, {8, 8, o::failed,
+                 mb::failure::receive}, {9, 9, o::unanswered}, {10, 12, o::unsent}};
+    b.first_wrong.n = 4;
+    b.first_wrong.status = 500;
+    b.first_wrong.body = std::string("Err\"or\n\x01") + std::string(50, 'x');
+    CHECK(verdict_text(r) == "\nChecks:                right for n = 0..3, 6; wrong for n = 4..5, 7 (n = 4: status 500, "
+                             "answer Err\"or\\n\\x01" + std::string(50, 'x') + "); failed for n = 8 (receive); no answer "
+                             "before the stop for n = 9; not sent: n = 10..12\n");
+    b.first_wrong.cut = true;  // the body went on past what was kept
+    b.verdict = {{0, 3, o::right}, {4, 5, o::wrong}};
+    b.verdict_cut = true;  // more runs than kept: no "from"
+    CHECK(verdict_text(r) == "\nChecks:                right for n = 0..3; wrong for n = 4..5 (status 500, answer "
+                             "Err\"or\\n\\x01" + std::string(50, 'x') + "...); more n not shown\n");
+    b.verdict_cut = false;
+    CHECK(verdict_text(r).find("wrong from n = 4 ") != std::string::npos);
+    b.verdict.clear();
+    CHECK(verdict_text(r).empty());
 }

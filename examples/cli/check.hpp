@@ -118,8 +118,8 @@ inline parse_outcome check_targets_file(options& o) {
         if (mb::error e = mb::build_request(u, mb::detail::options_of(p.request(), t, own), request))
             return at(starts[k], std::string("bad request: ") + e.message());
         if (o.check_factorial && !mb::factorial_argument(u, n))
-            return at(starts[k], "--check factorial needs /factorial/{n} or /factorial?n=N URLs: '" + shown(t.url) +
-                                     "' has no n");
+            return at(starts[k], "--check factorial needs /factorial/{n} or /factorial?n=N URLs, n at most 100,000: '" +
+                                     shown(t.url) + "' has none");
     }
     return {};
 }
@@ -159,8 +159,8 @@ inline parse_outcome check_url(const options& o, const std::string& text, mb::ur
     });
     if (fault) return bad_url(text, bad, fault);
     if (!without_n.empty())
-        return usage_errorf("--check factorial needs /factorial/{n} or /factorial?n=N URLs: %s has no n",
-                            without_n.c_str());
+        return usage_errorf("--check factorial needs /factorial/{n} or /factorial?n=N URLs, n at most 100,000: %s "
+                            "has none", without_n.c_str());
     if (o.run_mode == options::mode::suite)
         return usage_error("URL ranges are for a single run or --compare, not --suite "
                            "(--no-ranges sends braces as typed)");

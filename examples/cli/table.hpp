@@ -554,7 +554,7 @@ inline option_list option_table() {
         {0, "by-target", nullptr, kind::on, &options::by_target, in_single, section::own, "--by-target",
          "With ranges or --targets: a table of the targets, the worst first (failed,\n"
          "non-2xx, wrong answers, p50 and p99 within 10%), at most 1,000 rows, the\n"
-         "rest folded into one; always in --json. About 500 bytes a target.",
+         "rest folded into one; always in --json. About 1.1 KB a target.",
          0, 0, "", nullptr, feature::targets},
 
         {'f', nullptr, nullptr, kind::custom, {}, suite_too, section::tls, "-f protocol",

@@ -1262,7 +1262,10 @@ class Ranges(unittest.TestCase):
                 (["http://127.0.0.1:{1,2}/"], "not in its scheme, host or port (at byte 17)"),
                 (["http://127.0.0.1:1/{1..1000}/{1..1001}"], "stand for more than 1,000,000 URLs (at byte 29)"),
                 (["--check", "factorial", "http://127.0.0.1:1/factorial/{7,x}"],
-                 "--check factorial needs /factorial/{n} or /factorial?n=N URLs: http://127.0.0.1:1/factorial/x has no n"),
+                 "--check factorial needs /factorial/{n} or /factorial?n=N URLs, n at most 100,000: "
+                 "http://127.0.0.1:1/factorial/x has none"),
+                (["--check", "factorial", "http://127.0.0.1:1/factorial/{7,100001}"],
+                 "n at most 100,000: http://127.0.0.1:1/factorial/100001 has none"),
                 (["--suite", "http://127.0.0.1:1/{a,b}"], "URL ranges are for a single run or --compare, not --suite"),
                 (["http://127.0.0.1:1/{a,b c}"], "bad URL 'http://127.0.0.1:1/b c' (of 'http://127.0.0.1:1/{a,b c}')"),
                 (["--by-target", "--suite", "http://127.0.0.1:1/"], "--by-target")):

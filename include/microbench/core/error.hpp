@@ -106,7 +106,7 @@ namespace microbench {
       "together (with their expected answers): send fewer targets or a smaller body (the position is the first " \
       "target past it)") \
     X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
-      "targets (the position is the first target without one)") \
+      "targets, n at most 100,000 (the position is the first target without one)") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \

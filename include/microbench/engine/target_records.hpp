@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
+#include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -30,9 +33,28 @@ namespace detail {
 struct target_record {
     std::atomic<std::uint64_t> completed, non_2xx, unfinished;
     std::atomic<std::uint64_t> failures[failure_count];
-    std::atomic<std::uint32_t> latency[target_buckets::count];  // completed ones' total time
     std::atomic<bool> answer_seen;  // a wrong answer of it was offered to keep
 };
+
+// A response's first body bytes as they came, kept per connection by a worker that has records
+// (to show a wrong answer); `cut` when more followed.
+struct answer_capture {
+    char bytes[defaults::answer_bytes];
+    std::uint8_t size = 0;
+    bool cut = false;
+
+    void clear() {
+        size = 0;
+        cut = false;
+    }
+    void add(std::string_view chunk) {
+        const std::size_t n = std::min(chunk.size(), sizeof bytes - size);
+        std::memcpy(bytes + size, chunk.data(), n);
+        size = static_cast<std::uint8_t>(size + n);
+        cut = cut || n < chunk.size();
+    }
+};
+static_assert(defaults::answer_bytes < 256, "answer_capture::size counts them in a byte");
 
 // The request target (path and query) of a request's bytes: between the request line's spaces.
 inline std::string_view request_target(std::string_view request) {
@@ -52,8 +74,8 @@ struct target_factorials {
     std::string_view of(std::uint32_t t) const { return {digits.data() + of_target[t].at, of_target[t].size}; }
 
     // Every target's n from its URL (/factorial/{n} or /factorial?n=N): one without is refused by
-    // its index (plan_factorial_target); the digits of all the n together are bounded like the
-    // requests (plan_targets_too_large).
+    // its index (plan_factorial_target). The digits of all the n together are bounded like the
+    // requests, before any is worked out (plan_targets_too_large, at the first target past it).
     error build(const request_table& table) {
         std::vector<std::uint32_t> ns(table.size());
         for (std::uint32_t t = 0; t < table.size(); ++t) {
@@ -66,35 +88,51 @@ struct target_factorials {
         std::vector<std::uint32_t> distinct = ns;
         std::sort(distinct.begin(), distinct.end());
         distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+        // n! has floor(lgamma(n + 1) / ln 10) + 1 digits; counted in the targets' order, each n once.
+        std::vector<bool> counted(distinct.size());
+        double total = static_cast<double>(table.bytes.size());
+        for (std::uint32_t t = 0; t < table.size(); ++t) {
+            const std::size_t i = index_of(distinct, ns[t]);
+            if (counted[i]) continue;
+            counted[i] = true;
+            total += std::floor(std::lgamma(ns[t] + 1.0) / std::log(10.0)) + 1;
+            if (total > static_cast<double>(defaults::max_target_bytes)) return {errc::plan_targets_too_large, t};
+        }
+        digits.reserve(static_cast<std::size_t>(total) - table.bytes.size());
         std::vector<std::uint32_t> at(distinct.size() + 1);
         factorial_walk walk;
         for (std::size_t i = 0; i < distinct.size(); ++i) {
             walk.walk_to(distinct[i]);
             at[i] = static_cast<std::uint32_t>(digits.size());
             walk.append_decimal(digits);
-            if (digits.size() + table.bytes.size() > defaults::max_target_bytes)
-                return {errc::plan_targets_too_large, i};
         }
         at[distinct.size()] = static_cast<std::uint32_t>(digits.size());
         of_target.resize(table.size());
         for (std::uint32_t t = 0; t < table.size(); ++t) {
-            const std::size_t i = static_cast<std::size_t>(
-                std::lower_bound(distinct.begin(), distinct.end(), ns[t]) - distinct.begin());
+            const std::size_t i = index_of(distinct, ns[t]);
             of_target[t] = entry{ns[t], at[i], at[i + 1] - at[i]};
         }
         return {};
+    }
+
+private:
+    static std::size_t index_of(const std::vector<std::uint32_t>& sorted, std::uint32_t n) {
+        return static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), n) - sorted.begin());
     }
 };
 
 // The records of a run's targets, shared by its workers.
 class target_records {
 public:
-    // False when the memory for them cannot be had.
-    bool make(std::uint32_t targets, const target_factorials* factorials) {
+    // With `latency` (plan::by_target), each target's latency buckets too. False when the memory
+    // for them cannot be had.
+    bool make(std::uint32_t targets, const target_factorials* factorials, bool latency) {
         records_.reset(new (std::nothrow) target_record[targets]());
-        count_ = records_ ? targets : 0;
+        const std::size_t buckets = std::size_t{targets} * target_buckets::count;
+        if (latency && records_) latency_.reset(new (std::nothrow) std::atomic<std::uint64_t>[buckets]());
+        count_ = records_ && (latency_ || !latency) ? targets : 0;
         factorials_ = factorials;
-        return records_ != nullptr;
+        return count_ == targets;
     }
     std::uint32_t size() const { return count_; }
 
@@ -102,7 +140,9 @@ public:
         target_record& r = records_[t];
         r.completed.fetch_add(1, std::memory_order_relaxed);
         if (status < 200 || status > 299) r.non_2xx.fetch_add(1, std::memory_order_relaxed);
-        r.latency[target_buckets::of(total_ns)].fetch_add(1, std::memory_order_relaxed);
+        if (latency_)
+            latency_[std::size_t{t} * target_buckets::count + target_buckets::of(total_ns)].fetch_add(
+                1, std::memory_order_relaxed);
     }
     void failed(std::uint32_t t, failure reason) {
         records_[t].failures[static_cast<int>(reason)].fetch_add(1, std::memory_order_relaxed);
@@ -110,15 +150,18 @@ public:
     void unfinished(std::uint32_t t) { records_[t].unfinished.fetch_add(1, std::memory_order_relaxed); }
 
     // A response of target t that failed its checks, as it came. Kept when it is the first of its
-    // target and its n (or its index, without factorials) is the lowest yet: a lock at most once a target.
-    void wrong(std::uint32_t t, int status, const check_state& seen) {
-        if (records_[t].answer_seen.exchange(true, std::memory_order_relaxed)) return;
+    // target and its n (or its index, without factorials) is the lowest yet: nothing allocated, a
+    // lock at most once a target, and only for a rank below the lowest kept.
+    void wrong(std::uint32_t t, int status, const answer_capture& seen) {
+        std::atomic<bool>& offered = records_[t].answer_seen;
+        if (offered.load(std::memory_order_relaxed) || offered.exchange(true, std::memory_order_relaxed)) return;
         const std::uint32_t rank = factorials_ ? factorials_->of_target[t].n : t;
+        if (rank >= lowest_rank_.load(std::memory_order_relaxed)) return;
         std::lock_guard<std::mutex> hold(lock_);
-        if (first_wrong_.status != 0 && rank >= first_wrong_.n) return;
-        first_wrong_.n = rank;
-        first_wrong_.status = status;
-        first_wrong_.body.assign(seen.seen, seen.seen_bytes);
+        if (rank >= lowest_rank_.load(std::memory_order_relaxed)) return;
+        lowest_rank_.store(rank, std::memory_order_relaxed);
+        first_status_ = status;
+        first_answer_ = seen;
     }
 
     // The records summed up into `out`: every target's row ranked, the worst max_target_rows
@@ -126,8 +169,10 @@ public:
     void summarize(const request_table* table, std::string_view one_request, target_breakdown& out) const {
         out = target_breakdown{};
         out.targets = count_;
+        // Worst first: failed or unfinished, then non-2xx, then sent but never answered, then p99.
         struct rank {
-            std::uint64_t failed, non_2xx;
+            std::uint64_t bad, non_2xx;
+            bool silent;
             std::int64_t p99_ns;
             std::uint32_t index;
         };
@@ -135,11 +180,12 @@ public:
         for (std::uint32_t t = 0; t < count_; ++t) {
             target_row r;
             row_of(t, r);
-            ranks[t] = rank{r.failed, r.non_2xx, r.p99_ns, t};
+            ranks[t] = rank{r.failed + r.unfinished, r.non_2xx, r.completed == 0 && r.requests() > 0, r.p99_ns, t};
         }
         auto worse = [](const rank& a, const rank& b) {
-            if (a.failed != b.failed) return a.failed > b.failed;
+            if (a.bad != b.bad) return a.bad > b.bad;
             if (a.non_2xx != b.non_2xx) return a.non_2xx > b.non_2xx;
+            if (a.silent != b.silent) return a.silent;
             if (a.p99_ns != b.p99_ns) return a.p99_ns > b.p99_ns;
             return a.index < b.index;
         };
@@ -156,9 +202,9 @@ public:
             row_of(ranks[i].index, r);
             add_counts(out.folded, r);
             ++out.folded.index;
-            const target_record& rec = records_[ranks[i].index];
-            for (int b = 0; b < target_buckets::count; ++b)
-                folded_latency[b] += rec.latency[b].load(std::memory_order_relaxed);
+            for (int b = 0; latency_ && b < target_buckets::count; ++b)
+                folded_latency[b] += latency_[std::size_t{ranks[i].index} * target_buckets::count + b].load(
+                    std::memory_order_relaxed);
         }
         out.folded.p50_ns = target_buckets::quantile(folded_latency, out.folded.completed, 0.50);
         out.folded.p99_ns = target_buckets::quantile(folded_latency, out.folded.completed, 0.99);
@@ -176,8 +222,10 @@ private:
             r.failures[i] = rec.failures[i].load(std::memory_order_relaxed);
             r.failed += r.failures[i];
         }
-        r.p50_ns = target_buckets::quantile(rec.latency, r.completed, 0.50);
-        r.p99_ns = target_buckets::quantile(rec.latency, r.completed, 0.99);
+        if (!latency_) return;
+        const std::atomic<std::uint64_t>* buckets = &latency_[std::size_t{t} * target_buckets::count];
+        r.p50_ns = target_buckets::quantile(buckets, r.completed, 0.50);
+        r.p99_ns = target_buckets::quantile(buckets, r.completed, 0.99);
     }
     static void add_counts(target_row& to, const target_row& r) {
         to.completed += r.completed;
@@ -202,15 +250,17 @@ private:
             int most = 0;
             for (int i = 1; i < failure_count; ++i)
                 if (r.failures[i] > r.failures[most]) most = i;
-            const n_outcome o = r.wrong()       ? n_outcome::wrong
-                                : r.failed      ? n_outcome::failed
-                                : r.completed   ? n_outcome::right
-                                                : n_outcome::unsent;
+            const n_outcome o = r.wrong()        ? n_outcome::wrong
+                                : r.failed       ? n_outcome::failed
+                                : r.completed    ? n_outcome::right
+                                : r.unfinished   ? n_outcome::unanswered
+                                                 : n_outcome::unsent;
             all[t] = at_n{factorials_->of_target[t].n, o, static_cast<failure>(most)};
         }
-        // Ascending n; of one n, the worst outcome first (wrong, failed, unsent, right).
+        // Ascending n; of one n, the worst outcome first: wrong, failed, unanswered, unsent, right.
         auto severity = [](n_outcome o) {
-            return o == n_outcome::wrong ? 0 : o == n_outcome::failed ? 1 : o == n_outcome::unsent ? 2 : 3;
+            static constexpr int by_outcome[] = {4, 0, 1, 2, 3};  // in n_outcome's order
+            return by_outcome[static_cast<int>(o)];
         };
         std::sort(all.begin(), all.end(), [&](const at_n& a, const at_n& b) {
             return a.n != b.n ? a.n < b.n : severity(a.outcome) < severity(b.outcome);
@@ -219,7 +269,9 @@ private:
             if (i && all[i].n == all[i - 1].n) continue;  // the worst of this n is already in
             const at_n& a = all[i];
             n_run* last = out.verdict.empty() ? nullptr : &out.verdict.back();
-            if (last && last->outcome == a.outcome && (a.outcome != n_outcome::failed || last->reason == a.reason)) {
+            const bool same = last && last->outcome == a.outcome && last->to + 1 == a.n &&
+                              (a.outcome != n_outcome::failed || last->reason == a.reason);
+            if (same) {  // n next to the run's last, with its outcome
                 last->to = a.n;
                 continue;
             }
@@ -229,15 +281,22 @@ private:
             }
             out.verdict.push_back(n_run{a.n, a.n, a.outcome, a.reason});
         }
-        std::lock_guard<std::mutex> hold(lock_);
-        out.first_wrong = first_wrong_;
+        if (first_status_) {
+            out.first_wrong.n = lowest_rank_.load(std::memory_order_relaxed);
+            out.first_wrong.status = first_status_;
+            out.first_wrong.body.assign(first_answer_.bytes, first_answer_.size);
+            out.first_wrong.cut = first_answer_.cut;
+        }
     }
 
     std::unique_ptr<target_record[]> records_;
+    std::unique_ptr<std::atomic<std::uint64_t>[]> latency_;  // target t's buckets from t * target_buckets::count
     std::uint32_t count_ = 0;
     const target_factorials* factorials_ = nullptr;
-    mutable std::mutex lock_;
-    wrong_answer first_wrong_;  // of the lowest n (or index) yet
+    std::mutex lock_;
+    std::atomic<std::uint32_t> lowest_rank_{UINT32_MAX};  // of the wrong answer kept (first_*)
+    int first_status_ = 0;                                 // 0: none kept
+    answer_capture first_answer_;
 };
 
 // What each target gets, when the plan asks or its factorial check takes each target's n: each
@@ -259,7 +318,8 @@ inline error prepare_by_target(const plan& p, const url& target, const request_t
 #else
     if (each_n && table.size())
         if (error e = factorials.build(table)) return e;
-    if (!records.make(table.size() ? table.size() : 1, factorials.of_target.empty() ? nullptr : &factorials))
+    if (!records.make(table.size() ? table.size() : 1, factorials.of_target.empty() ? nullptr : &factorials,
+                      p.by_target()))
         return {errc::out_of_memory, 0};
     return {};
 #endif

@@ -82,7 +82,10 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
     } else {
         stretch.count = list.size();
     }
-    if (stretch.count < 2 && list.empty()) return {};  // url() alone, or the one URL of its ranges
+    // url() alone; ranges that stand for one URL make a table only for the factorial check of each
+    // target's n, whose verdict reads the table.
+    const bool one = stretch.count < 2 && !p.check().factorial_of_each_target_set();
+    if (list.empty() && (!p.url_ranges() || one)) return {};
     const request_options options = p.request();
     // The bodies alone past the bound: refused before any request is made.
     if (!options.body.empty() && stretch.count > defaults::max_target_bytes / options.body.size())

@@ -52,6 +52,7 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
+        if (s_.records) seen_.resize(s_.connections);  // wrong answers are kept: each connection's body's first bytes
         // A transport writes a pipelined batch from copies of the request back to back, as many
         // as fit in transport_batch_bytes (at least two): a record carries several requests. With
         // targets, each request goes from the table, one write each.
@@ -136,6 +137,7 @@ private:
     std::vector<header_view> headers_;   // shared by all parsers of this worker
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
+    std::vector<answer_capture> seen_;   // with records: each connection's response's first body bytes
     std::unique_ptr<char[]> read_buf_;
     std::string batch_copies_;    // over a transport, pipelined: copies of the request, back to back
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on

@@ -93,8 +93,12 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         if (ck && r.event == parse_event::headers) {
             ck->on_headers(c.checked, c.parser);
             if (s_.factorials) c.checked.factorial = s_.factorials->of(slot.target);
+            if (!seen_.empty()) seen_[ci].clear();
         }
-        if (ck && !r.body.empty()) ck->on_body(c.checked, r.body);
+        if (ck && !r.body.empty()) {
+            ck->on_body(c.checked, r.body);
+            if (!seen_.empty()) seen_[ci].add(r.body);
+        }
         if (r.event == parse_event::need_more) return true;
         if (r.event == parse_event::error) {
             fail_in_flight(ci, failure::parse, failure::receive, true);
@@ -155,7 +159,10 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
             s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body),
                                                       std::memory_order_relaxed);
         }
-        if (s_.records) s_.records->wrong(q.target, c.parser.status(), c.checked);
+        if (s_.records) {  // keeps the first wrong answer of the lowest n
+            const auto ci = static_cast<std::size_t>(&c - conns_.data());
+            s_.records->wrong(q.target, c.parser.status(), seen_[ci]);
+        }
         return end_failed(failure::check, q.target);
     }
     std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;

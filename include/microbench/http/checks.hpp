@@ -6,9 +6,7 @@
 // keeps a small `check_state`. No allocation per response.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +14,6 @@
 #include "../core/appendf.hpp"
 #include "../core/ascii.hpp"
 #include "../core/bigint.hpp"
-#include "../core/config.hpp"
 #include "response_parser.hpp"
 #include "url.hpp"
 
@@ -26,8 +23,6 @@ namespace microbench {
 struct check_state {
     std::string_view factorial;   // the n! this response must be (checks::factorial; the worker sets a
                                   // target's own under factorial_of_each_target)
-    char seen[defaults::answer_bytes];  // the body's first bytes, to show a wrong answer
-    std::uint8_t seen_bytes = 0;
     bool failed = false;
     std::uint64_t offset = 0;     // body bytes seen so far
     std::size_t contains_at = 0;  // KMP: length of the needle prefix matched so far
@@ -134,11 +129,6 @@ public:
     }
 
     void on_body(check_state& s, std::string_view chunk) const {
-        if (s.seen_bytes < sizeof s.seen) {
-            const std::size_t n = std::min(chunk.size(), sizeof s.seen - s.seen_bytes);
-            std::memcpy(s.seen + s.seen_bytes, chunk.data(), n);
-            s.seen_bytes = static_cast<std::uint8_t>(s.seen_bytes + n);
-        }
         if (s.failed) return;
         if (has_equals_) s.failed = !matches_at(equals_, s.offset, chunk, true);
         if (!starts_.empty() && s.offset < starts_.size())

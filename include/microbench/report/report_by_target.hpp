@@ -12,9 +12,9 @@
 namespace microbench {
 namespace detail {
 
-// A body's first bytes as one line: printable ASCII as is, the rest as \n, \r, \t or \xNN; "…"
-// when it was cut at defaults::answer_bytes.
-inline void append_escaped_answer(std::string& out, std::string_view body) {
+// A body's first bytes as one line: printable ASCII as is, the rest as \n, \r, \t or \xNN; "..."
+// after them when the body went on.
+inline void append_escaped_answer(std::string& out, std::string_view body, bool cut) {
     for (unsigned char c : body) {
         if (c == '\n') out += "\\n";
         else if (c == '\r') out += "\\r";
@@ -22,7 +22,7 @@ inline void append_escaped_answer(std::string& out, std::string_view body) {
         else if (c < 0x20 || c > 0x7e || c == '\\') appendf(out, "\\x%02x", c);
         else out += static_cast<char>(c);
     }
-    if (body.size() >= defaults::answer_bytes) out += "...";
+    if (cut) out += "...";
 }
 
 inline void append_n_run(std::string& out, const n_run& run) {
@@ -45,22 +45,26 @@ inline void append_factorial_verdict(const result& r, std::string& out) {
     using detail::appendf;
     const target_breakdown& b = r.by_target;
     if (b.verdict.empty()) return;
-    // The last n that got an answer: a wrong run that reaches it is "wrong from n = A".
-    std::uint32_t last_sent = 0;
+    // The last n that got an answer: the one wrong run that reaches it, when nothing was cut, is
+    // "wrong from n = A".
+    std::uint32_t last_answered = 0;
     std::size_t wrong_runs = 0;
     for (const n_run& run : b.verdict) {
-        if (run.outcome != n_outcome::unsent) last_sent = run.to;
+        if (run.outcome != n_outcome::unsent && run.outcome != n_outcome::unanswered) last_answered = run.to;
         wrong_runs += run.outcome == n_outcome::wrong;
     }
     out += "\nChecks:               ";
     const char* sep = " ";
-    for (n_outcome o : {n_outcome::right, n_outcome::wrong, n_outcome::failed, n_outcome::unsent}) {
+    for (n_outcome o :
+         {n_outcome::right, n_outcome::wrong, n_outcome::failed, n_outcome::unanswered, n_outcome::unsent}) {
         const char* comma = nullptr;
         for (const n_run& run : b.verdict) {
             if (run.outcome != o) continue;
             if (!comma) {
-                const bool from = o == n_outcome::wrong && wrong_runs == 1 && run.to == last_sent && run.from != run.to;
-                static const char* const labels[] = {"right for", "wrong for", "failed for", "not sent:"};
+                const bool from = o == n_outcome::wrong && wrong_runs == 1 && !b.verdict_cut &&
+                                  run.to == last_answered && run.from != run.to;
+                static const char* const labels[] = {"right for", "wrong for", "failed for",
+                                                     "no answer before the stop for", "not sent:"};
                 appendf(out, "%s%s n = ", sep, from ? "wrong from" : labels[static_cast<int>(o)]);
                 if (from) {
                     appendf(out, "%u", run.from);
@@ -77,7 +81,7 @@ inline void append_factorial_verdict(const result& r, std::string& out) {
         if (o == n_outcome::wrong && comma && b.first_wrong.status) {
             if (wrong_runs > 1) appendf(out, " (n = %u: status %d, answer ", b.first_wrong.n, b.first_wrong.status);
             else appendf(out, " (status %d, answer ", b.first_wrong.status);
-            detail::append_escaped_answer(out, b.first_wrong.body);
+            detail::append_escaped_answer(out, b.first_wrong.body, b.first_wrong.cut);
             out += ")";
         }
         if (comma) sep = "; ";

@@ -140,7 +140,7 @@ inline void append_json_by_target(std::string& out, const target_breakdown& b) {
     appendf(out, "],\"folded_targets\":%llu,\"folded\":", static_cast<unsigned long long>(b.folded.index));
     append_json_target_row(out, b.folded);
     if (!b.verdict.empty()) {
-        static const char* const names[] = {"right", "wrong", "failed", "unsent"};
+        static const char* const names[] = {"right", "wrong", "failed", "unanswered", "unsent"};
         out += ",\"verdict\":[";
         for (std::size_t i = 0; i < b.verdict.size(); ++i) {
             const n_run& run = b.verdict[i];
@@ -154,7 +154,7 @@ inline void append_json_by_target(std::string& out, const target_breakdown& b) {
     if (b.first_wrong.status) {
         appendf(out, ",\"first_wrong\":{\"n\":%u,\"status\":%d,\"answer\":", b.first_wrong.n, b.first_wrong.status);
         std::string answer;  // as the text report shows it, in ASCII: the body may be cut inside a UTF-8 sequence
-        append_escaped_answer(answer, b.first_wrong.body);
+        append_escaped_answer(answer, b.first_wrong.body, b.first_wrong.cut);
         append_json_string(out, answer);
         out += "}";
     }

@@ -14,10 +14,11 @@
 namespace microbench {
 
 // A target's latencies in buckets four to an octave, each 2^(1/4) wide, from 2^10 ns (about 1 µs)
-// to 2^34 ns (about 17 s; longer ones in the last): a percentile read from them, the bucket's
-// geometric middle, is within 10% of the true value. The run's own histograms stay exact.
+// to 2^42 ns (about 73 minutes, past the longest timeout, an hour): a percentile read from them,
+// the bucket's geometric middle, is within 10% of the true value (one below 1 µs reads as about
+// 1.1 µs). The run's own histograms stay exact.
 namespace target_buckets {
-constexpr int count = 96;
+constexpr int count = 128;
 constexpr int first_octave = 10;
 
 inline int of(std::int64_t ns) {
@@ -60,10 +61,11 @@ struct target_row {
 
 // The factorial check of each target's n, over n ascending: runs of one outcome.
 enum class n_outcome : std::uint8_t {
-    right,   // every response it got was n!
-    wrong,   // a whole response was not n!
-    failed,  // no wrong answer, but requests that failed otherwise (`reason`, the most common)
-    unsent,  // no request of it ended
+    right,       // every response it got was n!
+    wrong,       // a whole response was not n!
+    failed,      // no wrong answer, but requests that failed otherwise (`reason`, the most common)
+    unanswered,  // sent, but still in flight when the run stopped (its duration, a cancel)
+    unsent,      // no request of it was sent
 };
 struct n_run {
     std::uint32_t from = 0, to = 0;
@@ -76,14 +78,16 @@ struct wrong_answer {
     std::uint32_t n = 0;  // its target's n (without the factorial check of each target: its index)
     int status = 0;       // 0: none kept
     std::string body;     // at most defaults::answer_bytes
+    bool cut = false;     // the body went on past them
 };
 
 struct target_breakdown {
     std::uint64_t targets = 0;     // the run's (a shard's own stretch); 0: not kept
     std::vector<target_row> rows;  // worst first (wrong and failed, then non-2xx, then p99), at most max_target_rows
     target_row folded;             // the rest added together; index: how many
-    // Under the factorial check of each target's n: the outcomes over n (at most max_verdict_runs;
-    // verdict_cut when there were more) and the wrong answer of the lowest n that got one.
+    // Under the factorial check of each target's n: the outcomes over n ascending, a run each of
+    // neighbouring n with one outcome (at most max_verdict_runs; verdict_cut when there were more),
+    // and the wrong answer of the lowest n that got one.
     std::vector<n_run> verdict;
     bool verdict_cut = false;
     wrong_answer first_wrong;
