@@ -3910,6 +3910,12 @@ struct interval_histograms {
 };
 using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
 
+// How a run picks each request's target (plan::order).
+enum class target_order : std::uint8_t {
+    in_turn,  // worker w of T sends its k-th request to target (w + k·T) mod N: the same sequence every run
+    random,   // each at random, from plan::seed: the same seed, the same picks
+};
+
 // One of a run's targets: a URL of the run's origin, and what its request has of its own — a
 // method, more headers (one named like the plan's replaces it), a body. A URL alone takes the
 // plan's (a target converts from a URL's text). Targets files give the rest (targets_file.hpp).
@@ -3948,6 +3954,12 @@ public:
     // first): one record per target the threads share, 96 bytes and 1 KiB of latency buckets. The
     // factorial check of each target's n keeps the counts too (not the buckets), for its verdict.
     MICROBENCH_PLAN_FIELD(bool, by_target)
+    // How each request's target is picked: in turn (the default) or at random from seed().
+    MICROBENCH_PLAN_FIELD(microbench::target_order, order)
+    // Each target exactly once (a shard: each of its stretch): the run sends as many requests as
+    // there are targets, whatever requests() says (0 allowed), over at most that many connections;
+    // in a random order, a shuffle from seed(). A request sent again keeps its target.
+    MICROBENCH_PLAN_FIELD(bool, each_once)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -3981,7 +3993,8 @@ public:
     // counts in its response time.
     MICROBENCH_PLAN_FIELD(double, rate)
     MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
-    MICROBENCH_PLAN_FIELD(std::uint64_t, seed)             // of the Poisson arrivals: the same seed, the same schedule
+    // Of the Poisson arrivals and a random order: the same seed, the same schedule and picks.
+    MICROBENCH_PLAN_FIELD(std::uint64_t, seed)
     // At a fixed rate: how late a request may be sent so that one wake of its worker thread sends
     // it together with the requests due after it, in microseconds (0 to 10,000). Each is still
     // timed from its own intended time; its lag grows by at most this. -1, the default:
@@ -4108,8 +4121,9 @@ public:
     error validate() const {
         if (error e = check_ranges()) return e;
         if (threads_ > concurrency_) return {errc::plan_bad_threads, 0};
-        if (requests_ == 0 && duration_ms_ == 0) return {errc::plan_no_limit, 0};
-        if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
+        if (requests_ == 0 && duration_ms_ == 0 && !each_once_) return {errc::plan_no_limit, 0};
+        if (requests_ != 0 && requests_ < concurrency_ && !each_once_)  // each once: run() checks the targets
+            return {errc::plan_concurrency_above_requests, 0};
         if (pipeline_ > 1 && !keep_alive_) return {errc::plan_bad_pipeline, 0};
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight)
             return {errc::plan_too_many_in_flight, 0};
@@ -4136,6 +4150,7 @@ public:
         if (rate_ != 0 && !within(rate_, min_rate, max_rate)) return {errc::plan_bad_rate, 0};
         if (arrivals_ != microbench::arrivals::uniform && arrivals_ != microbench::arrivals::poisson)
             return {errc::plan_bad_arrivals, 0};
+        if (order_ != target_order::in_turn && order_ != target_order::random) return {errc::plan_bad_target, 0};
         if (max_batch_lag_us_ != -1 && !within(max_batch_lag_us_, std::int64_t{0}, batch_lag_limit_us))
             return {errc::plan_bad_batch_lag, 0};
         if (interval_ms_ != -1 && interval_ms_ != 0 && !within(interval_ms_, min_interval_ms, max_interval_ms))
@@ -4153,6 +4168,8 @@ private:
     std::vector<microbench::target> targets_;
     bool url_ranges_ = false;
     bool by_target_ = false;
+    microbench::target_order order_ = microbench::target_order::in_turn;
+    bool each_once_ = false;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;
@@ -4253,8 +4270,8 @@ inline std::uint64_t target_count(const plan& p) {
 // (plan_bad_shard), or a share of the rate below the smallest rate (plan_bad_rate).
 inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) {
     if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
-    if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count))
-        return {errc::plan_bad_shard, 0};
+    const bool requests_short = whole.requests() != 0 && whole.requests() < count && !whole.each_once();
+    if (whole.concurrency() < count || requests_short) return {errc::plan_bad_shard, 0};  // each once: its targets
     if (whole.url_ranges() && !whole.targets().empty()) return {errc::plan_bad_target, 0};  // one or the other
     std::uint64_t targets = whole.targets().size();
     if (whole.url_ranges() && count_url_ranges(whole.url(), targets)) targets = 0;  // run() says why
@@ -4806,6 +4823,9 @@ struct worker_setup {
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     const request_table* table = nullptr;  // with targets: the requests, picked by index; null: `request`
     std::uint32_t worker_index = 0, workers = 1;  // with targets: its k-th goes to (index + k·workers) mod N
+    bool random_order = false;                    // with targets: each picked from order_seed instead
+    std::uint64_t order_seed = 0;                 // this worker's own
+    const std::uint32_t* shuffled = nullptr;      // each once at random: the targets' order; null: as listed
     std::uint32_t connections = 1;
     std::uint64_t quota = 0;  // requests to issue; 0: until stopped
     std::uint32_t pipeline = 1;
@@ -5271,11 +5291,15 @@ private:
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
     // The bytes of the request `q` stands for: its target's, or the run's one request.
     std::string_view request_of(const request_slot& q) const { return s_.table ? s_.table->at(q.target) : s_.request; }
-    // With targets: the next request's, in turn (this worker's k-th: (index + k·workers) mod N).
+    // With targets: the next request's — at random, or in turn (this worker's k-th: (index +
+    // k·workers) mod N, through the shuffle when each goes once at random).
     std::uint32_t next_target() {
         if (!s_.table) return 0;
+        if (s_.random_order && !s_.shuffled)
+            return static_cast<std::uint32_t>(detail::splitmix64(order_state_) % s_.table->size());
         const std::uint64_t k = picked_++;
-        return static_cast<std::uint32_t>((s_.worker_index + k * s_.workers) % s_.table->size());
+        const auto i = static_cast<std::uint32_t>((s_.worker_index + k * s_.workers) % s_.table->size());
+        return s_.shuffled ? s_.shuffled[i] : i;
     }
     bool fixed_rate() const { return schedule_.on(); }
     // At a fixed rate: another request is scheduled before the stop time (and within the quota).
@@ -5308,6 +5332,7 @@ private:
     std::int64_t local_backoff_ns_ = defaults::local_retry_min_ns;
     std::uint64_t issued_ = 0;
     std::uint64_t picked_ = 0;  // with targets: requests given a target so far
+    std::uint64_t order_state_ = s_.order_seed;  // a random order's generator
     std::uint32_t open_ = 0;
     bool stopping_ = false;
     bool looked_for_server_ = false;
@@ -6644,6 +6669,22 @@ inline const request_options& options_of(const request_options& plan_options, co
     return out;
 }
 
+// Each once in a random order: the targets' shuffle (Fisher–Yates from the plan's seed and its
+// shard), into `out`; empty otherwise. With each once, the run's connections may not outnumber
+// its targets (plan_concurrency_above_requests).
+inline error order_targets(const plan& p, const request_table& table, std::vector<std::uint32_t>& out) {
+    out.clear();
+    if (!p.each_once()) return {};
+    if (p.concurrency() > (table.size() ? table.size() : 1)) return {errc::plan_concurrency_above_requests, 0};
+    if (p.order() != target_order::random || !table.size()) return {};
+    out.resize(table.size());
+    for (std::uint32_t i = 0; i < table.size(); ++i) out[i] = i;
+    std::uint64_t state = detail::mix64(p.seed() ^ detail::mix64(p.shard_index() + 0x5eed));
+    for (std::uint32_t i = table.size() - 1; i > 0; --i)
+        std::swap(out[i], out[detail::splitmix64(state) % (i + 1)]);
+    return {};
+}
+
 #ifdef MICROBENCH_NO_TARGETS
 // Without targets: a plan that asks for them (a list, or a brace in url() with url_ranges) is refused.
 inline error build_targets(const plan& p, const url&, request_table&, std::unique_ptr<std::atomic<std::int64_t>[]>&) {
@@ -7391,6 +7432,7 @@ struct run_shared {
     std::unique_ptr<std::atomic<std::int64_t>[]> target_lengths;  // with targets: each one's reference length
     target_records records;         // plan::by_target (or each target's factorial): what each one got
     target_factorials factorials;   // under the factorial check of each target's n, with targets
+    std::vector<std::uint32_t> shuffled;  // each target once at random: their order
     checks response_checks;
     start_gate gate;
     std::atomic<std::int64_t> reference_length{-1};
@@ -7420,9 +7462,14 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
         if (!shared.factorials.of_target.empty()) s.factorials = &shared.factorials;
         s.worker_index = i;
         s.workers = t;
+        s.random_order = p.order() == target_order::random;
+        s.order_seed = detail::mix64(p.seed() ^ detail::mix64((std::uint64_t{p.shard_index()} << 32) + i + 1));
+        s.shuffled = shared.shuffled.empty() ? nullptr : shared.shuffled.data();
     }
     s.connections = static_cast<std::uint32_t>(share(p.concurrency()));
-    s.quota = p.requests() ? share(p.requests()) : 0;
+    // Each once: one request a target, dealt as in turn deals them (worker w's: w, w + T, ...).
+    s.quota = p.each_once() ? share(shared.table.size() ? shared.table.size() : 1)
+                            : p.requests() ? share(p.requests()) : 0;
     s.pipeline = p.pipeline();
     s.keep_alive = p.keep_alive();
     s.head = p.method() == "HEAD";
@@ -7516,6 +7563,7 @@ inline error run_plan(const plan& p, result& out) {
     run_shared shared;
     if (error e = build_request(target, p.request(), shared.request)) return e;
     if (error e = build_targets(p, target, shared.table, shared.target_lengths)) return e;
+    if (error e = order_targets(p, shared.table, shared.shuffled)) return e;
     if (resolve(target.host, target.port, shared.to) != 0) return {errc::run_resolve_failed, 0};
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
@@ -7867,7 +7915,8 @@ struct report_context {
     bool variable_length = false;  // ab -l: Document Length is Variable
     bool sent_body = false;        // ab -p/-u: print the body-sent lines
     bool checked = false;          // responses were checked: print goodput next to requests/s
-    std::uint64_t targets = 0;     // how many targets the requests went to in turn (0: the path alone)
+    std::uint64_t targets = 0;     // how many targets the requests went to (0: the path alone)
+    std::string order = "in turn";  // how they were picked (run_description::order)
 };
 
 // ab's four failure columns; each of microbench's reasons counts in exactly one.
@@ -7938,9 +7987,9 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     }
     appendf(out, "\n");
     appendf(out, "Document Path:          %s\n", ctx.path.c_str());
-    if (ctx.targets > 1)
-        appendf(out, "Targets:                %llu, in turn\n",
-                static_cast<unsigned long long>(ctx.targets));
+    if (ctx.targets > 1 || ctx.order.compare(0, 9, "each once") == 0)
+        appendf(out, "Targets:                %llu, %s\n",
+                static_cast<unsigned long long>(ctx.targets ? ctx.targets : 1), ctx.order.c_str());
     if (ctx.variable_length) appendf(out, "Document Length:        Variable\n\n");
     else appendf(out, "Document Length:        %llu bytes\n\n", static_cast<unsigned long long>(r.first_body_length));
     appendf(out, "Concurrency Level:      %u\n", ctx.concurrency);
@@ -8409,7 +8458,19 @@ struct run_description {
     std::uint32_t shard_index = 0, shard_count = 0;  // shard I of N (plan::shard); count 0: not a shard
     std::int64_t start_at_unix_ms = 0;               // plan::start_at_unix_ms; 0: at once
     std::uint64_t targets = 0;                       // how many targets (shard.hpp target_count); 0: url alone
+    std::string order;  // with targets: "in turn" or "random (seed S)", after "each once, " when each went once
 };
+
+// With targets, how they were picked, as run_description::order says it; "" without.
+inline std::string order_of(const plan& p) {
+    if (!target_count(p) && !p.each_once()) return {};
+    std::string out = p.each_once() ? "each once, " : "";
+    if (p.order() == target_order::random)
+        detail::appendf(out, "random (seed %llu)", static_cast<unsigned long long>(p.seed()));
+    else
+        out += "in turn";
+    return out;
+}
 
 inline run_description describe(const plan& p) {
     run_description d;
@@ -8427,6 +8488,7 @@ inline run_description describe(const plan& p) {
     d.shard_count = p.shard_count();
     d.start_at_unix_ms = p.start_at_unix_ms();
     d.targets = target_count(p);
+    d.order = order_of(p);
     for (int code : p.expect_status()) detail::appendf(d.checks, d.checks.empty() ? "status %d" : ",%d", code);
     const std::string rest = p.check().summary();
     if (!rest.empty()) d.checks.append(d.checks.empty() ? "" : "; ").append(rest);
@@ -8449,6 +8511,7 @@ inline report_context report_context_of(const run_description& d) {
     c.variable_length = !d.length_check;
     c.checked = !d.checks.empty();
     c.targets = d.targets;
+    if (!d.order.empty()) c.order = d.order;  // a result saved before orders were named: in turn
     return c;
 }
 
@@ -8572,6 +8635,10 @@ inline std::string result_json(const run_description& d, const result& r, const 
     if (d.shard_count) appendf(out, ",\"shard\":{\"index\":%u,\"count\":%u}", d.shard_index, d.shard_count);
     if (d.start_at_unix_ms) appendf(out, ",\"start_at_unix_ms\":%lld", static_cast<long long>(d.start_at_unix_ms));
     if (d.targets) appendf(out, ",\"targets\":%llu", u(d.targets));
+    if (!d.order.empty()) {
+        out += ",\"order\":";
+        detail::append_json_string(out, d.order);
+    }
     out += "},";
     appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,",
             static_cast<long long>(r.start_realtime_ns / 1'000'000), static_cast<long long>(r.start_realtime_ns));
@@ -9187,6 +9254,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     d.targets = 0;
     if (config.optional("targets", json_value::kind::number)) config.number("targets", d.targets);
+    d.order.clear();
+    if (const json_value* o = config.optional("order", json_value::kind::string)) d.order = o->text;
     std::int64_t start_ms = 0;
     top.time("start_unix_ms", start_ms, detail::saved_ms_max);
     r.start_realtime_ns = start_ms * 1'000'000;
@@ -9455,6 +9524,7 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
     differs("length check", yes(x.length_check), yes(y.length_check));
     differs_number("duration (ms)", static_cast<double>(x.duration_ms), static_cast<double>(y.duration_ms));
     differs("checks", listed(x.checks), listed(y.checks));
+    differs("targets' order", listed(x.order), listed(y.order));
     differs_number("shards", x.shard_count, y.shard_count);
     if (!x.shard_count) {  // the same plan run whole on each generator
         differs_number("requests (-n)", static_cast<double>(x.requests), static_cast<double>(y.requests));

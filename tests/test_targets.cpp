@@ -5,6 +5,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -212,4 +213,100 @@ TEST_CASE("targets: url_ranges makes them from the URL when the run starts, a sh
     mb::plan fewer = whole;
     CHECK(mb::divide_plan(fewer, 0, 8).code == mb::errc::plan_bad_shard);  // 7 URLs for 8 shards
     CHECK(mb::divide_plan(both, 0, 2).code == mb::errc::plan_bad_target);  // a list and ranges
+}
+
+namespace {
+
+std::vector<std::string> arrivals_seen;  // with paths_mutex: each path as it came
+
+// One connection at a time: answers as answer_with_path does, and keeps the order paths came in.
+void answer_in_order(scripted_server::context& c) {
+    while (c.read_request()) {
+        const std::size_t from = c.head.find(' ') + 1;
+        {
+            std::lock_guard<std::mutex> lock(paths_mutex);
+            arrivals_seen.push_back(c.head.substr(from, c.head.find(' ', from) - from));
+        }
+        if (!answer_with_path_once(c)) return;
+    }
+}
+
+std::vector<std::string> take_arrivals() {
+    std::lock_guard<std::mutex> lock(paths_mutex);
+    std::vector<std::string> out;
+    out.swap(arrivals_seen);
+    return out;
+}
+
+std::vector<std::string> arrivals_of(const mb::plan& p) {
+    take_arrivals();
+    take_paths();
+    mb::result r;
+    REQUIRE(!mb::run(p, r));
+    CHECK(r.requests_failed == 0);
+    return take_arrivals();
+}
+
+}  // namespace
+
+TEST_CASE("targets: each once sends every target exactly once, with threads, pipelining, a rate and shards") {
+    scripted_server server(answer_with_path);
+    for (mb::target_order order : {mb::target_order::in_turn, mb::target_order::random}) {
+        for (int variant = 0; variant < 3; ++variant) {
+            mb::plan p;
+            p.url(server.url("/e/{1..1000}")).url_ranges(true).each_once(true).order(order).seed(5);
+            p.requests(0).concurrency(4).threads(2).keep_alive(true);
+            if (variant == 1) p.pipeline(3);
+            if (variant == 2) p.rate(4000);
+            take_paths();
+            mb::result r;
+            REQUIRE(!mb::run(p, r));
+            CHECK(r.requests_completed == 1000);
+            const std::map<std::string, int> seen = take_paths();
+            CHECK_MESSAGE(seen.size() == 1000, "variant ", variant);
+            for (const auto& path : seen) CHECK_MESSAGE(path.second == 1, path.first);
+        }
+        std::map<std::string, int> all;  // three shards: each of its stretch once, none shared
+        for (std::uint32_t shard = 0; shard < 3; ++shard) {
+            mb::plan p;
+            p.url(server.url("/s/{1..100}")).url_ranges(true).each_once(true).order(order).concurrency(3);
+            REQUIRE(!mb::divide_plan(p, shard, 3));
+            take_paths();
+            mb::result r;
+            REQUIRE(!mb::run(p, r));
+            for (const auto& seen : take_paths()) all[seen.first] += seen.second;
+        }
+        CHECK(all.size() == 100);
+        for (const auto& path : all) CHECK_MESSAGE(path.second == 1, path.first);
+    }
+    mb::plan p;
+    p.url(server.url("/e/{1..3}")).url_ranges(true).each_once(true).concurrency(4).requests(0);
+    mb::result r;
+    CHECK(mb::run(p, r).code == mb::errc::plan_concurrency_above_requests);  // more connections than targets
+}
+
+TEST_CASE("targets: a random order repeats with its seed and differs with another, and each once at random is a shuffle") {
+    scripted_server server(answer_in_order);
+    mb::plan p;
+    p.url(server.url("/o/{0..9}")).url_ranges(true).requests(200).concurrency(1).keep_alive(true);
+    const std::vector<std::string> in_turn = arrivals_of(p);
+    REQUIRE(in_turn.size() == 200);
+    CHECK(in_turn[0] == "/o/0");
+    CHECK(in_turn[11] == "/o/1");
+    p.order(mb::target_order::random).seed(1);
+    const std::vector<std::string> first = arrivals_of(p);
+    CHECK(first == arrivals_of(p));  // the same seed, the same picks
+    CHECK(first != in_turn);
+    p.seed(2);
+    CHECK(first != arrivals_of(p));
+    std::map<std::string, int> counts;
+    for (const std::string& path : first) ++counts[path];
+    CHECK(counts.size() == 10);
+    for (const auto& c : counts) CHECK_MESSAGE((c.second >= 5 && c.second <= 40), c.first, " ", c.second);
+    p.each_once(true).requests(0).seed(1);  // a shuffle: each once, not in turn, the same again
+    const std::vector<std::string> shuffled = arrivals_of(p);
+    REQUIRE(shuffled.size() == 10);
+    CHECK(std::set<std::string>(shuffled.begin(), shuffled.end()).size() == 10);
+    CHECK(shuffled != std::vector<std::string>(in_turn.begin(), in_turn.begin() + 10));
+    CHECK(shuffled == arrivals_of(p));
 }

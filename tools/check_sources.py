@@ -158,6 +158,11 @@ def main() -> int:
                 problems.append(f"{rel}:{n}: {len(line)} characters; wrap at {MAX_COLUMNS}")
         for n in comma_statements(text):
             problems.append(f"{rel}:{n}: a comma-operator statement; make it one statement a line")
+    # CTest's doctest discovery splits a test's name at ';': a name with one becomes two tests that match nothing.
+    for test in sorted((ROOT / "tests").glob("*.cpp")):
+        for n, line in enumerate(test.read_text(encoding="utf-8").splitlines(), 1):
+            if re.match(r'\s*TEST_CASE\(".*;', line):
+                problems.append(f"{test.relative_to(ROOT).as_posix()}:{n}: a test's name holds ';', which CTest splits")
     # Every error number the C API can return (all but the parser's and the histogram codec's) is
     # a status constant of microbench.h, with the same value.
     error_hpp = (ROOT / "include" / "microbench" / "core" / "error.hpp").read_text(encoding="utf-8")

@@ -26,10 +26,11 @@ inline unsigned bit_of(options::mode m) {
 }
 
 // What parse() saw beyond the values: the flags the mode does not read (as typed, with the modes
-// that do), and whether --seed was given.
+// that do), and whether --seed and -n were given.
 struct given_settings {
     std::vector<std::pair<std::string, unsigned>> unread;
     bool seed = false;
+    bool requests = false;  // -n
 };
 
 // The reason a mode gives for not reading a flag.
@@ -193,7 +194,14 @@ inline parse_outcome check_targets(options& o) {
 }
 
 // The counts, the method and the open model's settings agree.
-inline parse_outcome check_workload(const options& o, const given_settings& given) {
+inline parse_outcome check_workload(options& o, const given_settings& given) {
+    if (o.each_once && given.requests) return usage_error("--each-once sends each target once: give no -n");
+    if (o.each_once) {  // -n is the number of targets
+        std::uint64_t urls = 1;
+        if (!o.file_targets.empty()) urls = o.file_targets.size();
+        else if (!o.no_ranges) (void)mb::count_url_ranges(o.url_text, urls);  // checked before
+        o.requests = urls;
+    }
     if (o.requests && o.concurrency > o.requests)
         return usage_error("cannot use concurrency level greater than total number of requests (-c " +
                            std::to_string(o.concurrency) + " > -n " + std::to_string(o.requests) + ")");
@@ -205,7 +213,8 @@ inline parse_outcome check_workload(const options& o, const given_settings& give
     if (o.rate > 0 && o.pipeline > 1)
         return usage_error("--rate sends one request at a time per connection: drop --pipeline");
     if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
-    if (given.seed && !o.poisson) return usage_error("--seed is for --arrivals poisson");
+    if (given.seed && !o.poisson && !o.order_random)
+        return usage_error("--seed is for --arrivals poisson and --order random");
     if (o.max_batch_lag_us >= 0 && o.rate == 0) return usage_error("--max-batch-lag is for --rate");
     return {};
 }

@@ -52,6 +52,8 @@ struct options {
     bool short_table = false;     // -S
     bool check_factorial = false; // --check factorial
     bool by_target = false;       // --by-target: the table of targets, the worst first
+    bool order_random = false;    // --order random (sequential: in turn)
+    bool each_once = false;       // --each-once: -n is the number of targets
     std::string targets_path;     // --targets FILE|-: where the targets came from (- for stdin)
     std::string targets_text;     // its bytes, read when the option is
     std::vector<mb::target> file_targets;  // read from them by check_targets
@@ -215,7 +217,9 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
                          ? 1000
                          : o.interval_ms)
         .interval_histograms(o.interval_histograms)
-        .by_target(o.by_target);
+        .by_target(o.by_target)
+        .order(o.order_random ? mb::target_order::random : mb::target_order::in_turn)
+        .each_once(o.each_once);
     // -g keeps every request's timings, allocated before the run; a duration-only run keeps the first million.
     if (!o.gnuplot_path.empty()) p.record_requests(o.requests ? o.requests : gnuplot_cap);
     for (const mb::header& h : o.headers) p.header(h.name, h.value);

@@ -230,6 +230,7 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
     for (const given_flag& g : given) {
         if (!(g.spec->modes & bit_of(o.run_mode))) settings.unread.push_back({g.typed, g.spec->modes});
         if (g.setting == "--seed") settings.seed = true;
+        if (g.setting == "-n") settings.requests = true;
     }
     return check_arguments(o, settings);
 }

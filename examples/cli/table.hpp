@@ -277,6 +277,12 @@ inline parse_outcome set_targets(options& o, const std::string&, const std::stri
     return {};
 }
 
+inline parse_outcome set_order(options& o, const std::string&, const std::string& v) {
+    if (v != "sequential" && v != "random") return bad_value("--order knows 'sequential' and 'random'", v);
+    o.order_random = v == "random";
+    return {};
+}
+
 inline parse_outcome set_check(options& o, const std::string&, const std::string& v) {
     if (v != "factorial") return bad_value("--check knows 'factorial'", v);
     o.check_factorial = true;
@@ -508,7 +514,8 @@ inline option_list option_table() {
          "At a fixed rate: uniform (the default: evenly spaced) or poisson (independent\n"
          "arrivals, exponential gaps averaging 1/R, as many users acting alone).", 0, 0, "", set_arrivals},
         {0, "seed", nullptr, kind::count, &options::seed, workload, section::own, "--seed S",
-         "Seed of the Poisson arrivals (default 0): the same seed, the same schedule.", 0, no_limit},
+         "Seed of the Poisson arrivals and of --order random (default 0): the same\n"
+         "seed, the same schedule and picks.", 0, no_limit},
         {0, "max-batch-lag", nullptr, kind::count, &options::max_batch_lag_us, workload, section::own,
          "--max-batch-lag US",
          "At a fixed rate: send a request up to US microseconds late (0 to 10000) when\n"
@@ -551,6 +558,14 @@ inline option_list option_table() {
          "{\"method\",\"url\",\"header\":{\"Name\":[\"value\"]},\"body\":\"<base64>\"}. One\n"
          "origin; a fault is named by file:line:column and nothing is sent.",
          0, 0, "", set_targets, feature::targets},
+        {0, "order", nullptr, kind::custom, {}, in_single, section::own, "--order sequential|random",
+         "How each request picks its target (ranges, --targets): in turn (the\n"
+         "default; worker w of W sends its k-th to target (w + k*W) mod N), or at\n"
+         "random from --seed (the same seed, the same picks).", 0, 0, "", set_order, feature::targets},
+        {0, "each-once", nullptr, kind::on, &options::each_once, in_single, section::own, "--each-once",
+         "Send each target exactly once: -n is the number of targets (give no -n);\n"
+         "with --order random, in a shuffle from --seed. A shard sends each of its\n"
+         "stretch once.", 0, 0, "", nullptr, feature::targets},
         {0, "by-target", nullptr, kind::on, &options::by_target, in_single, section::own, "--by-target",
          "With ranges or --targets: a table of the targets, the worst first (failed,\n"
          "non-2xx, wrong answers, p50 and p99 within 10%), at most 1,000 rows, the\n"

@@ -1255,6 +1255,55 @@ class Ranges(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("targets", r.stdout)
 
+    def test_each_once_in_a_seeded_random_order(self):
+        seen, lock = [], threading.Lock()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                with lock:
+                    seen.append(self.path)
+                self.send_response(200)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        self.addCleanup(httpd.server_close)
+        self.addCleanup(httpd.shutdown)
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/e/{{1..60}}"
+        orders = []
+        for seed in ("4", "4", "5"):
+            seen.clear()
+            r = run([MICROBENCH, "-c", "1", "-k", "--each-once", "--order", "random", "--seed", seed, "--json", "-", url])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            doc = json.loads(r.stdout)
+            self.assertEqual(doc["requests"]["completed"], 60)
+            self.assertEqual(doc["config"]["order"], f"each once, random (seed {seed})")
+            self.assertEqual(sorted(seen), sorted(f"/e/{n}" for n in range(1, 61)))  # each exactly once
+            orders.append(list(seen))
+        self.assertEqual(orders[0], orders[1])  # the same seed, the same shuffle
+        self.assertNotEqual(orders[0], orders[2])
+        self.assertNotEqual(orders[0], [f"/e/{n}" for n in range(1, 61)])
+        seen.clear()
+        r = run([MICROBENCH, "-q", "-c", "3", "-W", "3", "-k", "--each-once", url])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Targets:                60, each once, in turn\n", r.stdout)
+        self.assertEqual(sorted(seen), sorted(f"/e/{n}" for n in range(1, 61)))
+        for args, words in ((["-n", "60", "--each-once", url], "--each-once sends each target once: give no -n"),
+                            (["--seed", "3", url], "--seed is for --arrivals poisson and --order random"),
+                            (["--order", "shuffled", url], "--order knows 'sequential' and 'random'"),
+                            (["-c", "61", "--each-once", url], "cannot use concurrency level greater than total")):
+            with self.subTest(args=args):
+                r = run([MICROBENCH, "--check-args", *args])
+                self.assertEqual(r.returncode, 1, r.stdout)
+                self.assertIn(words, r.stderr.splitlines()[0])
+
     def test_range_faults_are_refused_naming_the_byte(self):
         for args, words in (
                 (["http://127.0.0.1:1/f/{1..x}"], "bad URL 'http://127.0.0.1:1/f/{1..x}': a range in a URL is {A..B}"),

@@ -70,6 +70,12 @@ struct interval_histograms {
 };
 using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
 
+// How a run picks each request's target (plan::order).
+enum class target_order : std::uint8_t {
+    in_turn,  // worker w of T sends its k-th request to target (w + k·T) mod N: the same sequence every run
+    random,   // each at random, from plan::seed: the same seed, the same picks
+};
+
 // One of a run's targets: a URL of the run's origin, and what its request has of its own — a
 // method, more headers (one named like the plan's replaces it), a body. A URL alone takes the
 // plan's (a target converts from a URL's text). Targets files give the rest (targets_file.hpp).
@@ -108,6 +114,12 @@ public:
     // first): one record per target the threads share, 96 bytes and 1 KiB of latency buckets. The
     // factorial check of each target's n keeps the counts too (not the buckets), for its verdict.
     MICROBENCH_PLAN_FIELD(bool, by_target)
+    // How each request's target is picked: in turn (the default) or at random from seed().
+    MICROBENCH_PLAN_FIELD(microbench::target_order, order)
+    // Each target exactly once (a shard: each of its stretch): the run sends as many requests as
+    // there are targets, whatever requests() says (0 allowed), over at most that many connections;
+    // in a random order, a shuffle from seed(). A request sent again keeps its target.
+    MICROBENCH_PLAN_FIELD(bool, each_once)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -141,7 +153,8 @@ public:
     // counts in its response time.
     MICROBENCH_PLAN_FIELD(double, rate)
     MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
-    MICROBENCH_PLAN_FIELD(std::uint64_t, seed)             // of the Poisson arrivals: the same seed, the same schedule
+    // Of the Poisson arrivals and a random order: the same seed, the same schedule and picks.
+    MICROBENCH_PLAN_FIELD(std::uint64_t, seed)
     // At a fixed rate: how late a request may be sent so that one wake of its worker thread sends
     // it together with the requests due after it, in microseconds (0 to 10,000). Each is still
     // timed from its own intended time; its lag grows by at most this. -1, the default:
@@ -268,8 +281,9 @@ public:
     error validate() const {
         if (error e = check_ranges()) return e;
         if (threads_ > concurrency_) return {errc::plan_bad_threads, 0};
-        if (requests_ == 0 && duration_ms_ == 0) return {errc::plan_no_limit, 0};
-        if (requests_ != 0 && requests_ < concurrency_) return {errc::plan_concurrency_above_requests, 0};
+        if (requests_ == 0 && duration_ms_ == 0 && !each_once_) return {errc::plan_no_limit, 0};
+        if (requests_ != 0 && requests_ < concurrency_ && !each_once_)  // each once: run() checks the targets
+            return {errc::plan_concurrency_above_requests, 0};
         if (pipeline_ > 1 && !keep_alive_) return {errc::plan_bad_pipeline, 0};
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight)
             return {errc::plan_too_many_in_flight, 0};
@@ -296,6 +310,7 @@ public:
         if (rate_ != 0 && !within(rate_, min_rate, max_rate)) return {errc::plan_bad_rate, 0};
         if (arrivals_ != microbench::arrivals::uniform && arrivals_ != microbench::arrivals::poisson)
             return {errc::plan_bad_arrivals, 0};
+        if (order_ != target_order::in_turn && order_ != target_order::random) return {errc::plan_bad_target, 0};
         if (max_batch_lag_us_ != -1 && !within(max_batch_lag_us_, std::int64_t{0}, batch_lag_limit_us))
             return {errc::plan_bad_batch_lag, 0};
         if (interval_ms_ != -1 && interval_ms_ != 0 && !within(interval_ms_, min_interval_ms, max_interval_ms))
@@ -313,6 +328,8 @@ private:
     std::vector<microbench::target> targets_;
     bool url_ranges_ = false;
     bool by_target_ = false;
+    microbench::target_order order_ = microbench::target_order::in_turn;
+    bool each_once_ = false;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;

@@ -157,6 +157,7 @@ struct run_shared {
     std::unique_ptr<std::atomic<std::int64_t>[]> target_lengths;  // with targets: each one's reference length
     target_records records;         // plan::by_target (or each target's factorial): what each one got
     target_factorials factorials;   // under the factorial check of each target's n, with targets
+    std::vector<std::uint32_t> shuffled;  // each target once at random: their order
     checks response_checks;
     start_gate gate;
     std::atomic<std::int64_t> reference_length{-1};
@@ -186,9 +187,14 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
         if (!shared.factorials.of_target.empty()) s.factorials = &shared.factorials;
         s.worker_index = i;
         s.workers = t;
+        s.random_order = p.order() == target_order::random;
+        s.order_seed = detail::mix64(p.seed() ^ detail::mix64((std::uint64_t{p.shard_index()} << 32) + i + 1));
+        s.shuffled = shared.shuffled.empty() ? nullptr : shared.shuffled.data();
     }
     s.connections = static_cast<std::uint32_t>(share(p.concurrency()));
-    s.quota = p.requests() ? share(p.requests()) : 0;
+    // Each once: one request a target, dealt as in turn deals them (worker w's: w, w + T, ...).
+    s.quota = p.each_once() ? share(shared.table.size() ? shared.table.size() : 1)
+                            : p.requests() ? share(p.requests()) : 0;
     s.pipeline = p.pipeline();
     s.keep_alive = p.keep_alive();
     s.head = p.method() == "HEAD";
@@ -282,6 +288,7 @@ inline error run_plan(const plan& p, result& out) {
     run_shared shared;
     if (error e = build_request(target, p.request(), shared.request)) return e;
     if (error e = build_targets(p, target, shared.table, shared.target_lengths)) return e;
+    if (error e = order_targets(p, shared.table, shared.shuffled)) return e;
     if (resolve(target.host, target.port, shared.to) != 0) return {errc::run_resolve_failed, 0};
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))

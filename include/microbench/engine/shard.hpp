@@ -57,8 +57,8 @@ inline std::uint64_t target_count(const plan& p) {
 // (plan_bad_shard), or a share of the rate below the smallest rate (plan_bad_rate).
 inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) {
     if (count < 1 || count > defaults::max_shards || index >= count) return {errc::plan_bad_shard, 0};
-    if (whole.concurrency() < count || (whole.requests() != 0 && whole.requests() < count))
-        return {errc::plan_bad_shard, 0};
+    const bool requests_short = whole.requests() != 0 && whole.requests() < count && !whole.each_once();
+    if (whole.concurrency() < count || requests_short) return {errc::plan_bad_shard, 0};  // each once: its targets
     if (whole.url_ranges() && !whole.targets().empty()) return {errc::plan_bad_target, 0};  // one or the other
     std::uint64_t targets = whole.targets().size();
     if (whole.url_ranges() && count_url_ranges(whole.url(), targets)) targets = 0;  // run() says why

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../core/error.hpp"
+#include "../core/splitmix.hpp"
 #include "../http/request.hpp"
 #include "../http/url.hpp"
 #include "../http/url_ranges.hpp"
@@ -38,6 +39,22 @@ inline const request_options& options_of(const request_options& plan_options, co
         if (!replaced) out.headers.push_back(h);
     }
     return out;
+}
+
+// Each once in a random order: the targets' shuffle (Fisher–Yates from the plan's seed and its
+// shard), into `out`; empty otherwise. With each once, the run's connections may not outnumber
+// its targets (plan_concurrency_above_requests).
+inline error order_targets(const plan& p, const request_table& table, std::vector<std::uint32_t>& out) {
+    out.clear();
+    if (!p.each_once()) return {};
+    if (p.concurrency() > (table.size() ? table.size() : 1)) return {errc::plan_concurrency_above_requests, 0};
+    if (p.order() != target_order::random || !table.size()) return {};
+    out.resize(table.size());
+    for (std::uint32_t i = 0; i < table.size(); ++i) out[i] = i;
+    std::uint64_t state = detail::mix64(p.seed() ^ detail::mix64(p.shard_index() + 0x5eed));
+    for (std::uint32_t i = table.size() - 1; i > 0; --i)
+        std::swap(out[i], out[detail::splitmix64(state) % (i + 1)]);
+    return {};
 }
 
 #ifdef MICROBENCH_NO_TARGETS

@@ -111,11 +111,15 @@ private:
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
     // The bytes of the request `q` stands for: its target's, or the run's one request.
     std::string_view request_of(const request_slot& q) const { return s_.table ? s_.table->at(q.target) : s_.request; }
-    // With targets: the next request's, in turn (this worker's k-th: (index + k·workers) mod N).
+    // With targets: the next request's — at random, or in turn (this worker's k-th: (index +
+    // k·workers) mod N, through the shuffle when each goes once at random).
     std::uint32_t next_target() {
         if (!s_.table) return 0;
+        if (s_.random_order && !s_.shuffled)
+            return static_cast<std::uint32_t>(detail::splitmix64(order_state_) % s_.table->size());
         const std::uint64_t k = picked_++;
-        return static_cast<std::uint32_t>((s_.worker_index + k * s_.workers) % s_.table->size());
+        const auto i = static_cast<std::uint32_t>((s_.worker_index + k * s_.workers) % s_.table->size());
+        return s_.shuffled ? s_.shuffled[i] : i;
     }
     bool fixed_rate() const { return schedule_.on(); }
     // At a fixed rate: another request is scheduled before the stop time (and within the quota).
@@ -148,6 +152,7 @@ private:
     std::int64_t local_backoff_ns_ = defaults::local_retry_min_ns;
     std::uint64_t issued_ = 0;
     std::uint64_t picked_ = 0;  // with targets: requests given a target so far
+    std::uint64_t order_state_ = s_.order_seed;  // a random order's generator
     std::uint32_t open_ = 0;
     bool stopping_ = false;
     bool looked_for_server_ = false;

@@ -54,6 +54,9 @@ struct worker_setup {
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     const request_table* table = nullptr;  // with targets: the requests, picked by index; null: `request`
     std::uint32_t worker_index = 0, workers = 1;  // with targets: its k-th goes to (index + k·workers) mod N
+    bool random_order = false;                    // with targets: each picked from order_seed instead
+    std::uint64_t order_seed = 0;                 // this worker's own
+    const std::uint32_t* shuffled = nullptr;      // each once at random: the targets' order; null: as listed
     std::uint32_t connections = 1;
     std::uint64_t quota = 0;  // requests to issue; 0: until stopped
     std::uint32_t pipeline = 1;

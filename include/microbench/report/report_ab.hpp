@@ -24,7 +24,8 @@ struct report_context {
     bool variable_length = false;  // ab -l: Document Length is Variable
     bool sent_body = false;        // ab -p/-u: print the body-sent lines
     bool checked = false;          // responses were checked: print goodput next to requests/s
-    std::uint64_t targets = 0;     // how many targets the requests went to in turn (0: the path alone)
+    std::uint64_t targets = 0;     // how many targets the requests went to (0: the path alone)
+    std::string order = "in turn";  // how they were picked (run_description::order)
 };
 
 // ab's four failure columns; each of microbench's reasons counts in exactly one.
@@ -95,9 +96,9 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
     }
     appendf(out, "\n");
     appendf(out, "Document Path:          %s\n", ctx.path.c_str());
-    if (ctx.targets > 1)
-        appendf(out, "Targets:                %llu, in turn\n",
-                static_cast<unsigned long long>(ctx.targets));
+    if (ctx.targets > 1 || ctx.order.compare(0, 9, "each once") == 0)
+        appendf(out, "Targets:                %llu, %s\n",
+                static_cast<unsigned long long>(ctx.targets ? ctx.targets : 1), ctx.order.c_str());
     if (ctx.variable_length) appendf(out, "Document Length:        Variable\n\n");
     else appendf(out, "Document Length:        %llu bytes\n\n", static_cast<unsigned long long>(r.first_body_length));
     appendf(out, "Concurrency Level:      %u\n", ctx.concurrency);

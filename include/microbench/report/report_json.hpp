@@ -36,7 +36,19 @@ struct run_description {
     std::uint32_t shard_index = 0, shard_count = 0;  // shard I of N (plan::shard); count 0: not a shard
     std::int64_t start_at_unix_ms = 0;               // plan::start_at_unix_ms; 0: at once
     std::uint64_t targets = 0;                       // how many targets (shard.hpp target_count); 0: url alone
+    std::string order;  // with targets: "in turn" or "random (seed S)", after "each once, " when each went once
 };
+
+// With targets, how they were picked, as run_description::order says it; "" without.
+inline std::string order_of(const plan& p) {
+    if (!target_count(p) && !p.each_once()) return {};
+    std::string out = p.each_once() ? "each once, " : "";
+    if (p.order() == target_order::random)
+        detail::appendf(out, "random (seed %llu)", static_cast<unsigned long long>(p.seed()));
+    else
+        out += "in turn";
+    return out;
+}
 
 inline run_description describe(const plan& p) {
     run_description d;
@@ -54,6 +66,7 @@ inline run_description describe(const plan& p) {
     d.shard_count = p.shard_count();
     d.start_at_unix_ms = p.start_at_unix_ms();
     d.targets = target_count(p);
+    d.order = order_of(p);
     for (int code : p.expect_status()) detail::appendf(d.checks, d.checks.empty() ? "status %d" : ",%d", code);
     const std::string rest = p.check().summary();
     if (!rest.empty()) d.checks.append(d.checks.empty() ? "" : "; ").append(rest);
@@ -76,6 +89,7 @@ inline report_context report_context_of(const run_description& d) {
     c.variable_length = !d.length_check;
     c.checked = !d.checks.empty();
     c.targets = d.targets;
+    if (!d.order.empty()) c.order = d.order;  // a result saved before orders were named: in turn
     return c;
 }
 
@@ -199,6 +213,10 @@ inline std::string result_json(const run_description& d, const result& r, const 
     if (d.shard_count) appendf(out, ",\"shard\":{\"index\":%u,\"count\":%u}", d.shard_index, d.shard_count);
     if (d.start_at_unix_ms) appendf(out, ",\"start_at_unix_ms\":%lld", static_cast<long long>(d.start_at_unix_ms));
     if (d.targets) appendf(out, ",\"targets\":%llu", u(d.targets));
+    if (!d.order.empty()) {
+        out += ",\"order\":";
+        detail::append_json_string(out, d.order);
+    }
     out += "},";
     appendf(out, "\"start_unix_ms\":%lld,\"start_unix_ns\":%lld,",
             static_cast<long long>(r.start_realtime_ns / 1'000'000), static_cast<long long>(r.start_realtime_ns));

@@ -57,6 +57,7 @@ inline std::string plan_difference(const report_run& a, const report_run& b) {
     differs("length check", yes(x.length_check), yes(y.length_check));
     differs_number("duration (ms)", static_cast<double>(x.duration_ms), static_cast<double>(y.duration_ms));
     differs("checks", listed(x.checks), listed(y.checks));
+    differs("targets' order", listed(x.order), listed(y.order));
     differs_number("shards", x.shard_count, y.shard_count);
     if (!x.shard_count) {  // the same plan run whole on each generator
         differs_number("requests (-n)", static_cast<double>(x.requests), static_cast<double>(y.requests));
