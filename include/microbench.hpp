@@ -89,5 +89,6 @@
 #include "microbench/c_api/c_api_result.hpp"
 #include "microbench/c_api/c_api_tls.hpp"
 #include "microbench/c_api/c_api_suite.hpp"
+#include "microbench/c_api/c_api_targets.hpp"
 #include "microbench/c_api/c_api_hlog.hpp"
 #include "microbench/c_api/c_api_capacity.hpp"

@@ -63,6 +63,28 @@ public enum Arrivals  // mb_arrivals
     Poisson = 1,
 }
 
+/// <summary>How each request picks its target.</summary>
+public enum TargetOrder  // mb_order
+{
+    /// <summary>Worker w of T sends its k-th request to target (w + k·T) mod N (the default).</summary>
+    InTurn = 0,
+    /// <summary>Each at random from the seed: the same seed, the same picks.</summary>
+    Random = 1,
+}
+
+/// <summary>What one target got: its request target, its place among the run's targets (the folded row: how many it
+/// stands for), its counts (Wrong: failed its checks, of Failed) and its p50 and p99 total time in ms, within 10%.</summary>
+public sealed record TargetRow(string Target, ulong Index, ulong Requests, ulong Completed, ulong Failed, ulong Unfinished,
+                               ulong Non2xx, ulong Wrong, double P50Ms, double P99Ms)
+{
+    internal static TargetRow Of(IntPtr r, nuint row)
+    {
+        MicrobenchException.Check(Native.ResultTargetRow(r, row, out TargetRowNative x, (nuint)Marshal.SizeOf<TargetRowNative>()));
+        return new(Marshal.PtrToStringUTF8(Native.ResultTargetName(r, row)) ?? "", x.Index, x.Requests, x.Completed, x.Failed,
+                   x.Unfinished, x.Non2xx, x.Wrong, x.P50Ns / 1e6, x.P99Ns / 1e6);
+    }
+}
+
 /// <summary>One interval of a run: what was sent and ended in it; response times in milliseconds.</summary>
 public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ulong Sent, ulong Ended, ulong Completed, ulong Failed,
                                  double TargetRequests, double RatePerSecond, double TargetPerSecond, double P50Ms, double P90Ms, double P99Ms, double MaxMs,
@@ -160,6 +182,14 @@ public sealed record Result
     /// <summary>The intervals as HdrHistogram's interval log (format 1.3: Tag=total, or at a fixed rate Tag=response,
     /// Tag=service and Tag=schedule_lag rows, nanoseconds), with Plan.IntervalHistograms; else "".</summary>
     public string Hlog { get; init; } = "";
+    /// <summary>What each target got (Plan.ByTarget, or Plan.CheckFactorialOfEachTarget with targets): the worst first,
+    /// at most 1,000; the rest folded into TargetsFolded (null when none were kept).</summary>
+    public IReadOnlyList<TargetRow> Targets { get; init; } = [];
+    /// <summary>The targets past Targets, added together; its Index is how many.</summary>
+    public TargetRow? TargetsFolded { get; init; }
+    /// <summary>With Plan.CheckFactorialOfEachTarget: where the answers turn wrong, "right for n = 0..20; wrong from
+    /// n = 21 (...)"; else "".</summary>
+    public string FactorialVerdict { get; init; } = "";
 
     // Reads a result's values; the caller keeps the handle alive.
     internal static Result Of(IntPtr r)
@@ -178,6 +208,8 @@ public sealed record Result
             MicrobenchException.Check(Native.ResultInterval(r, i, out Interval x, (nuint)Marshal.SizeOf<Interval>()));
             rows.Add(IntervalRow.Of(x));
         }
+        var targets = new List<TargetRow>();
+        for (nuint i = 0; i < Native.ResultTargetRowCount(r); ++i) targets.Add(TargetRow.Of(r, i));
         var reasons = new List<string>();
         for (nuint i = 0; i < Native.ResultTlsFailureReasonCount(r); ++i)
             reasons.Add(Marshal.PtrToStringUTF8(Native.ResultTlsFailureReason(r, i)) ?? "");
@@ -206,6 +238,9 @@ public sealed record Result
             LatencyReport = Text.Of((buf, size) => Native.ReportLatency(r, null, 0, buf, size)),
             Json = Text.Of((buf, size) => Native.ResultJson(r, null, 0, buf, size)),
             Hlog = Text.Of((buf, size) => Native.ResultHlog(r, buf, size)),
+            Targets = targets,
+            TargetsFolded = Native.ResultTargetCount(r) > 0 ? TargetRow.Of(r, Native.ResultTargetRowCount(r)) : null,
+            FactorialVerdict = Text.Of((buf, size) => Native.ResultFactorialVerdict(r, buf, size)),
         };
     }
 
@@ -629,6 +664,28 @@ public sealed class Plan : IDisposable
     public string? Libssl { set => MicrobenchException.Check(Native.PlanSetLibssl(handle, value)); }
     /// <summary>Every body must be exactly n!, as text or as JSON {"factorial": n!}.</summary>
     public uint CheckFactorial { set => MicrobenchException.Check(Native.PlanCheckFactorial(handle, value)); }
+    /// <summary>Every body must be exactly n! of its own target's n (/factorial/{n} or /factorial?n=N); Result.FactorialVerdict
+    /// says where answers turn wrong.</summary>
+    public void CheckFactorialOfEachTarget() => MicrobenchException.Check(Native.PlanCheckFactorialOfEachTarget(handle));
+    /// <summary>Adds a target: a URL of the plan's origin, with its own method and body (null: the plan's).</summary>
+    public void AddTarget(string url, string? method = null, byte[]? body = null) =>
+        MicrobenchException.Check(Native.PlanAddTarget(handle, url, method, body, (nuint)(body?.Length ?? 0)));
+    /// <summary>The targets of a vegeta targets file (its HTTP format or JSON lines) replace the plan's; a fault is a
+    /// MicrobenchException whose message names the file's line and column.</summary>
+    public void SetTargetsFile(string path)
+    {
+        int status = Native.PlanSetTargetsFile(handle, path, out nuint line, out nuint column);
+        if (status != 0)
+            throw new MicrobenchException(status, $"{path}:{line}:{column}: {Marshal.PtrToStringUTF8(Native.StatusMessage(status))}");
+    }
+    /// <summary>{A..B} and {a,b,c} in the URL stand for its targets (default off: sent as written).</summary>
+    public bool UrlRanges { set => MicrobenchException.Check(Native.PlanSetUrlRanges(handle, value ? 1 : 0)); }
+    /// <summary>Each target exactly once: the run's count is the number of targets.</summary>
+    public bool EachOnce { set => MicrobenchException.Check(Native.PlanSetEachOnce(handle, value ? 1 : 0)); }
+    /// <summary>Keep what each target got, in Result.Targets.</summary>
+    public bool ByTarget { set => MicrobenchException.Check(Native.PlanSetByTarget(handle, value ? 1 : 0)); }
+    /// <summary>How each request picks its target; the seed is the plan's one seed (SetArrivals' too).</summary>
+    public void SetOrder(TargetOrder order, ulong seed = 0) => MicrobenchException.Check(Native.PlanSetOrder(handle, order, seed));
     /// <summary>The statuses a response may have to pass (default: any).</summary>
     public int[] ExpectStatus { set => MicrobenchException.Check(Native.PlanExpectStatus(handle, value, (nuint)value.Length)); }
     /// <summary>Requests per second on a fixed schedule (the open model); 0: a closed loop.</summary>

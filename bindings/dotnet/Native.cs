@@ -117,6 +117,14 @@ internal struct Interval
     public double TargetPerSecond;
 }
 
+/// <summary>mb_target_row, field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct TargetRowNative
+{
+    public ulong Index, Requests, Completed, Failed, Unfinished, Non2xx, Wrong;
+    public long P50Ns, P99Ns;
+}
+
 /// <summary>mb_hlog_tag, field for field.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct HlogTag
@@ -191,6 +199,16 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_plan_check_body_starts_with")] internal static partial int PlanCheckBodyStartsWith(PlanHandle plan, byte[] data, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_plan_check_body_contains")] internal static partial int PlanCheckBodyContains(PlanHandle plan, byte[] data, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_plan_check_factorial")] internal static partial int PlanCheckFactorial(PlanHandle plan, uint n);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_add_target", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanAddTarget(PlanHandle plan, string url, string? method, byte[]? body, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_targets_file", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanSetTargetsFile(PlanHandle plan, string path, out nuint line, out nuint column);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_url_ranges")] internal static partial int PlanSetUrlRanges(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_order")] internal static partial int PlanSetOrder(PlanHandle plan, TargetOrder order, ulong seed);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_each_once")] internal static partial int PlanSetEachOnce(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_by_target")] internal static partial int PlanSetByTarget(PlanHandle plan, int on);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_check_factorial_of_each_target")]
+    internal static partial int PlanCheckFactorialOfEachTarget(PlanHandle plan);
     [LibraryImport(Lib, EntryPoint = "mb_plan_on_response")]
     internal static unsafe partial int PlanOnResponse(PlanHandle plan, delegate* unmanaged<int, ulong, IntPtr, int> fn, IntPtr user);
     [LibraryImport(Lib, EntryPoint = "mb_plan_on_progress")]
@@ -215,6 +233,13 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_result_tls_session")] internal static partial int ResultTlsSession(IntPtr result, out TlsSessionNative session, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_tls_failure_reason_count")] internal static partial nuint ResultTlsFailureReasonCount(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_tls_failure_reason")] internal static partial IntPtr ResultTlsFailureReason(IntPtr result, nuint index);
+    [LibraryImport(Lib, EntryPoint = "mb_result_target_count")] internal static partial ulong ResultTargetCount(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_target_row_count")] internal static partial nuint ResultTargetRowCount(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_target_row")]
+    internal static partial int ResultTargetRow(IntPtr result, nuint row, out TargetRowNative target, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_result_target_name")] internal static partial IntPtr ResultTargetName(IntPtr result, nuint row);
+    [LibraryImport(Lib, EntryPoint = "mb_result_factorial_verdict")]
+    internal static partial nuint ResultFactorialVerdict(IntPtr result, byte[]? buf, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval_count")] internal static partial nuint ResultIntervalCount(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval")] internal static partial int ResultInterval(IntPtr result, nuint index, out Interval row, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_timing_count")] internal static partial ulong TimingCount(IntPtr result, Column column);

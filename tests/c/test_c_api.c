@@ -973,6 +973,80 @@ static void tls_and_transports(uint16_t port) {
     mb_plan_destroy(plan);
 }
 
+/* Targets: ranges with the factorial check of each n, a list, a targets file (and its fault's
+ * line and column), each once at random, and the rows of what each target got. */
+static void targets(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    mb_target_row row;
+    char text[256], path[] = "/tmp/microbench-c-targets-XXXXXX";
+    size_t line = 7, column = 7, i;
+    uint64_t total = 0;
+    FILE* f;
+    int fd;
+    EXPECT(mb_plan_create(url(port, "/factorial/{0..30}"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_url_ranges(plan, 1) == MB_OK);
+    EXPECT(mb_plan_check_factorial_of_each_target(plan) == MB_OK);
+    EXPECT(mb_plan_set_by_target(plan, 1) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 62) == MB_OK && mb_plan_set_concurrency(plan, 2) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK);
+    EXPECT(mb_result_count(r, MB_COUNT_COMPLETED) == 62);
+    EXPECT(mb_result_target_count(r) == 31 && mb_result_target_row_count(r) == 31);
+    for (i = 0; i < 31; ++i) {
+        EXPECT(mb_result_target_row(r, i, &row, sizeof row) == MB_OK);
+        EXPECT(row.requests == 2 && row.completed == 2 && row.wrong == 0 && row.p50_ns > 0 && row.p99_ns >= row.p50_ns);
+        EXPECT(strncmp(mb_result_target_name(r, i), "/factorial/", 11) == 0);
+        total += row.completed;
+    }
+    EXPECT(total == 62);
+    EXPECT(mb_result_target_row(r, 31, &row, sizeof row) == MB_OK && row.index == 0);  /* the folded rest: none */
+    EXPECT(mb_result_target_row(r, 32, &row, sizeof row) == MB_INVALID_ARGUMENT);
+    EXPECT(strcmp(mb_result_target_name(r, 32), "") == 0);
+    EXPECT(mb_result_factorial_verdict(r, text, sizeof text) == strlen("right for n = 0..30"));
+    EXPECT(strcmp(text, "right for n = 0..30") == 0);
+    mb_result_destroy(r);
+    r = NULL;
+    EXPECT(mb_plan_set_each_once(plan, 1) == MB_OK && mb_plan_set_order(plan, MB_ORDER_RANDOM, 9) == MB_OK);
+    EXPECT(mb_plan_set_order(plan, 2, 9) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 31);
+    for (i = 0; i < 31; ++i) EXPECT(mb_result_target_row(r, i, &row, sizeof row) == MB_OK && row.requests == 1);
+    mb_result_destroy(r);
+    r = NULL;
+    mb_plan_destroy(plan);
+    /* A list, then a file (its URL left empty: the first target's). */
+    EXPECT(mb_plan_create(url(port, "/"), &plan) == MB_OK);
+    EXPECT(mb_plan_add_target(plan, url(port, "/factorial/5"), NULL, NULL, 0) == MB_OK);
+    EXPECT(mb_plan_add_target(plan, url(port, "/factorial?n=6"), "GET", NULL, 0) == MB_OK);
+    EXPECT(mb_plan_add_target(NULL, url(port, "/"), NULL, NULL, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_add_target(plan, NULL, NULL, NULL, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_factorial_of_each_target(plan) == MB_OK && mb_plan_set_requests(plan, 10) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 10);
+    EXPECT(mb_result_factorial_verdict(r, text, sizeof text) > 0 && strcmp(text, "right for n = 5..6") == 0);
+    EXPECT(mb_result_target_count(r) == 2);  /* kept for the verdict */
+    mb_result_destroy(r);
+    r = NULL;
+    fd = mkstemp(path);
+    EXPECT(fd >= 0);
+    f = fdopen(fd, "w");
+    fprintf(f, "# two targets\nGET %s\n\n", url(port, "/factorial/7"));
+    fprintf(f, "GET %s\nX-A 1\n", url(port, "/factorial/8"));  /* line 5: no colon */
+    fclose(f);
+    EXPECT(mb_plan_set_targets_file(plan, path, &line, &column) == MB_TARGETS_BAD_LINE && line == 5 && column == 1);
+    f = fopen(path, "w");
+    fprintf(f, "GET %s\n\n", url(port, "/factorial/7"));  /* url() has one buffer: a call each */
+    fprintf(f, "GET %s\n", url(port, "/factorial/8"));
+    fclose(f);
+    EXPECT(mb_plan_set_targets_file(plan, path, &line, &column) == MB_OK && line == 0 && column == 0);
+    EXPECT(mb_plan_set_targets_file(plan, "/no/such/targets", NULL, NULL) == MB_TARGETS_UNREADABLE);
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 10);
+    EXPECT(mb_result_factorial_verdict(r, text, sizeof text) > 0 && strcmp(text, "right for n = 7..8") == 0);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+    remove(path);
+    EXPECT(mb_result_target_count(NULL) == 0 && mb_result_target_row_count(NULL) == 0);
+    EXPECT(mb_result_factorial_verdict(NULL, text, sizeof text) == 0 && text[0] == 0);
+}
+
 int main(void) {
     mb_server* server = NULL;
     uint16_t port;
@@ -993,6 +1067,7 @@ int main(void) {
     intervals_and_poisson(port);
     suites(port);
     tls_and_transports(port);
+    targets(port);
     mb_server_stop(server);
     if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);
     else printf("C API: every expectation held\n");

@@ -9,6 +9,7 @@ import http.server
 import json
 import locale
 import math
+import os
 import pathlib
 import shutil
 import socket
@@ -358,6 +359,39 @@ class Binding(unittest.TestCase):
         self.assertIn("Total count    =           60]\n", t.hgrm)
         answered = microbench.run(self.server.url("/status/503"), n=3)
         self.assertEqual((answered.status_codes, answered.non_2xx), ({503: 3}, 3))
+
+    def test_targets_each_n_and_by_target(self):
+        # A range with each answer checked against its own n, every target counted.
+        r = microbench.run(self.server.url("/factorial/{0..30}"), n=62, c=2, url_ranges=True, check_factorial="each",
+                           by_target=True)
+        self.assertEqual((r.completed, r.failed), (62, 0))
+        self.assertEqual(r.factorial_verdict, "right for n = 0..30")
+        self.assertEqual(sorted(row.target for row in r.targets), sorted(f"/factorial/{n}" for n in range(31)))
+        self.assertTrue(all(row.requests == 2 and row.completed == 2 and row.p50_ms > 0 for row in r.targets))
+        self.assertEqual((r.targets_folded.index, r.targets_folded.requests), (0, 0))
+        self.assertEqual(r.json["by_target"]["targets"], 31)
+        # A list, each once at random; then a targets file, and one with a fault.
+        targets = [self.server.url(f"/factorial/{n}") for n in (3, 4, 5)] + [{"url": self.server.url("/factorial/6"),
+                                                                               "method": "GET"}]
+        r = microbench.run(self.server.url("/"), c=2, targets=targets, each_once=True, order="random", seed=3,
+                           check_factorial="each", by_target=True)
+        self.assertEqual(r.completed, 4)
+        self.assertEqual([row.requests for row in r.targets], [1, 1, 1, 1])
+        self.assertEqual(r.factorial_verdict, "right for n = 3..6")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "targets.txt")
+            with open(path, "w") as f:
+                f.write(f"GET {self.server.url('/factorial/7')}\n\nGET {self.server.url('/factorial/8')}\n")
+            r = microbench.run(self.server.url("/"), n=4, targets_file=path, check_factorial="each")
+            self.assertEqual((r.completed, r.factorial_verdict), (4, "right for n = 7..8"))
+            with open(path, "w") as f:
+                f.write(f"GET {self.server.url('/factorial/7')}\nnot a header\n")
+            with self.assertRaises(microbench.MicrobenchError) as caught:
+                microbench.run(self.server.url("/"), targets_file=path)
+            self.assertEqual(caught.exception.name, "targets_bad_line")
+            self.assertIn("targets.txt:2:1:", caught.exception.message)
+        with self.assertRaises(ValueError):
+            microbench.run(self.server.url("/"), order="shuffled")
 
     def test_drain(self):
         # Two requests the server holds 500 ms, a 0.1 s run: without a drain they are cut off

@@ -25,7 +25,7 @@ import pathlib
 import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-__all__ = ["MicrobenchError", "Timing", "Interval", "Result", "Suite", "Cancel", "Server", "HlogTag", "Capacity", "CapacityStep",
+__all__ = ["MicrobenchError", "Timing", "Interval", "Result", "TargetRow", "Suite", "Cancel", "Server", "HlogTag", "Capacity", "CapacityStep",
            "run", "validate", "find_capacity", "suite", "self_test", "report_html", "read_hlog", "version"]
 
 VERSION = (0, 1)  # the major.minor of microbench.h this module was written against
@@ -71,6 +71,11 @@ _lib = _find_library()
 _P, _U64, _I64, _U32, _SZ, _D = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_double
 _RESPONSE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p)
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int64, ctypes.c_void_p)
+
+
+class _TargetRow(ctypes.Structure):  # mb_target_row
+    _fields_ = [("index", _U64), ("requests", _U64), ("completed", _U64), ("failed", _U64), ("unfinished", _U64),
+                ("non_2xx", _U64), ("wrong", _U64), ("p50_ns", _I64), ("p99_ns", _I64)]
 
 
 class _Interval(ctypes.Structure):  # mb_interval
@@ -143,6 +148,13 @@ _SIGNATURES = {
     "mb_plan_check_body_starts_with": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
     "mb_plan_check_body_contains": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
     "mb_plan_check_factorial": (ctypes.c_int, [_P, ctypes.c_uint]),
+    "mb_plan_add_target": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _SZ]),
+    "mb_plan_set_targets_file": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(_SZ), ctypes.POINTER(_SZ)]),
+    "mb_plan_set_url_ranges": (ctypes.c_int, [_P, ctypes.c_int]),
+    "mb_plan_set_order": (ctypes.c_int, [_P, ctypes.c_int, _U64]),
+    "mb_plan_set_each_once": (ctypes.c_int, [_P, ctypes.c_int]),
+    "mb_plan_set_by_target": (ctypes.c_int, [_P, ctypes.c_int]),
+    "mb_plan_check_factorial_of_each_target": (ctypes.c_int, [_P]),
     "mb_plan_on_response": (ctypes.c_int, [_P, _RESPONSE_FN, _P]),
     "mb_plan_on_progress": (ctypes.c_int, [_P, _PROGRESS_FN, _P, _I64, _U64]),
     "mb_plan_set_cancel": (ctypes.c_int, [_P, _P]),
@@ -163,6 +175,11 @@ _SIGNATURES = {
     "mb_result_tls_session": (ctypes.c_int, [_P, ctypes.POINTER(_TlsSession), _SZ]),
     "mb_result_tls_failure_reason_count": (_SZ, [_P]),
     "mb_result_tls_failure_reason": (ctypes.c_char_p, [_P, _SZ]),
+    "mb_result_target_count": (_U64, [_P]),
+    "mb_result_target_row_count": (_SZ, [_P]),
+    "mb_result_target_row": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_TargetRow), _SZ]),
+    "mb_result_target_name": (ctypes.c_char_p, [_P, _SZ]),
+    "mb_result_factorial_verdict": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_result_interval_count": (_SZ, [_P]),
     "mb_result_interval": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Interval), _SZ]),
     "mb_result_timing_count": (_U64, [_P, ctypes.c_int]),
@@ -352,6 +369,41 @@ class Result:
     json: Dict[str, Any]    # the whole result, histograms' percentiles included
     # HdrHistogram's interval log (format 1.3) of the intervals, with interval_histograms=True; else ""
     hlog: str = dataclasses.field(default="", repr=False)
+    # What each target got (by_target=True, or check_factorial="each" with targets): the worst first,
+    # at most 1,000, the rest folded into `targets_folded` (its index: how many it stands for)
+    targets: List["TargetRow"] = dataclasses.field(default_factory=list)
+    targets_folded: Optional["TargetRow"] = None
+    # check_factorial="each": where the answers turn wrong, "right for n = 0..20; wrong from n = 21 (...)"
+    factorial_verdict: str = ""
+
+
+@dataclasses.dataclass
+class TargetRow:
+    """One target's outcomes: its request target (path and query), its place in the run's targets,
+    its counts (wrong: failed its checks, of `failed`) and its p50 and p99 total time in ms, within
+    10% (0 when none completed)."""
+    target: str
+    index: int
+    requests: int
+    completed: int
+    failed: int
+    unfinished: int
+    non_2xx: int
+    wrong: int
+    p50_ms: float
+    p99_ms: float
+
+
+def _target_rows(handle):
+    rows = []
+    for i in range(_lib.mb_result_target_row_count(handle) + (1 if _lib.mb_result_target_count(handle) else 0)):
+        row = _TargetRow()
+        _check(_lib.mb_result_target_row(handle, i, ctypes.byref(row), ctypes.sizeof(row)))
+        rows.append(TargetRow(target=_lib.mb_result_target_name(handle, i).decode(errors="replace"), index=row.index,
+                              requests=row.requests, completed=row.completed, failed=row.failed,
+                              unfinished=row.unfinished, non_2xx=row.non_2xx, wrong=row.wrong,
+                              p50_ms=row.p50_ns / 1e6, p99_ms=row.p99_ns / 1e6))
+    return rows
 
 
 def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
@@ -399,7 +451,9 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         report=_text(_lib.mb_result_report_ab, handle),
         latency_report=_text(_lib.mb_result_report_latency, handle, ps, len(percentiles)),
         json=_json.loads(_text(_lib.mb_result_json, handle, ps, len(percentiles))),
-        hlog=_text(_lib.mb_result_hlog, handle))
+        hlog=_text(_lib.mb_result_hlog, handle),
+        targets=(rows := _target_rows(handle))[:-1], targets_folded=rows[-1] if rows else None,
+        factorial_verdict=_text(_lib.mb_result_factorial_verdict, handle))
 
 
 class Cancel:
@@ -475,7 +529,10 @@ _StrOrBytes = Union[str, bytes]
 def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[float] = None, threads: int = 1,
         keep_alive: bool = True, pipeline: int = 1, timeout: float = 30.0, method: str = "GET",
         headers: Optional[Dict[str, str]] = None, body: Optional[_StrOrBytes] = None, content_type: Optional[str] = None,
-        expect_status: Optional[Sequence[int]] = None, check_factorial: Optional[int] = None, body_equals: Optional[_StrOrBytes] = None,
+        expect_status: Optional[Sequence[int]] = None, check_factorial: Union[int, str, None] = None,
+        targets: Optional[Sequence[Union[str, Dict[str, Any]]]] = None, targets_file: Optional[str] = None,
+        url_ranges: bool = False, order: str = "in_turn", each_once: bool = False, by_target: bool = False,
+        body_equals: Optional[_StrOrBytes] = None,
         body_starts_with: Optional[_StrOrBytes] = None, body_contains: Optional[_StrOrBytes] = None, length_check: bool = True,
         bind_address: Optional[str] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
         seed: int = 0, max_batch_lag: Optional[float] = None, interval: Optional[float] = None, interval_histograms: bool = False,
@@ -511,6 +568,13 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     met a closed keep-alive connection. Many generators: start_at=T starts at Unix time T (seconds,
     as time.time()); shard=(index, count) runs shard `index` of `count` of this plan (its share of
     n, c and rate; their schedules and seeds interleave).
+
+    Many requests, not one (see the README's targets): url_ranges=True reads {A..B} and {a,b,c} in
+    the URL; targets=[url, ...] (or dicts {"url", "method", "body"}) and targets_file=PATH (vegeta's
+    formats) give a list, of the URL's origin; order="random" picks each at random from `seed`;
+    each_once=True sends every target exactly once (n is theirs); by_target=True fills
+    Result.targets; check_factorial="each" checks every answer against its own URL's n and says
+    where they turn wrong in Result.factorial_verdict.
 
     https:// (OpenSSL 3's libssl.so.3, loaded at run time; libssl= names another file): tls_version
     "TLS1.2", "TLS1.3" … or "ALL" (ab -f), ciphers (ab -Z), certificate: a PEM with the client's
@@ -557,8 +621,28 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         if expect_status:
             codes = (ctypes.c_int * len(expect_status))(*expect_status)
             _check(_lib.mb_plan_expect_status(plan, codes, len(expect_status)))
-        if check_factorial is not None:
+        if check_factorial == "each":
+            _check(_lib.mb_plan_check_factorial_of_each_target(plan))
+        elif check_factorial is not None:
             _check(_lib.mb_plan_check_factorial(plan, _count(check_factorial, 32, "check_factorial")))
+        for target in targets or ():
+            t = {"url": target} if isinstance(target, str) else target
+            data = t.get("body")
+            data = data.encode() if isinstance(data, str) else data
+            _check(_lib.mb_plan_add_target(plan, t["url"].encode(), t["method"].encode() if t.get("method") else None,
+                                           data, len(data) if data is not None else 0))
+        if targets_file is not None:
+            line, column = _SZ(), _SZ()
+            status = _lib.mb_plan_set_targets_file(plan, targets_file.encode(), ctypes.byref(line), ctypes.byref(column))
+            if status:
+                raise MicrobenchError(status, _lib.mb_status_name(status).decode(), f"{targets_file}:{line.value}:"
+                                      f"{column.value}: {_lib.mb_status_message(status).decode()}")
+        _check(_lib.mb_plan_set_url_ranges(plan, int(url_ranges)))
+        if order not in ("in_turn", "random"):
+            raise ValueError(f"order is 'in_turn' or 'random', not {order!r}")
+        _check(_lib.mb_plan_set_order(plan, int(order == "random"), operator.index(seed) & ((1 << 64) - 1)))
+        _check(_lib.mb_plan_set_each_once(plan, int(each_once)))
+        _check(_lib.mb_plan_set_by_target(plan, int(by_target)))
         for setter, text in ((_lib.mb_plan_check_body_equals, body_equals), (_lib.mb_plan_check_body_starts_with, body_starts_with),
                              (_lib.mb_plan_check_body_contains, body_contains)):
             if text is not None:

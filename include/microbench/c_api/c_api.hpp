@@ -393,5 +393,6 @@ MB_API int mb_run(const mb_plan* plan, mb_result** out) {
 
 #include "c_api_result.hpp"
 #include "c_api_suite.hpp"
+#include "c_api_targets.hpp"
 
 #endif  // MICROBENCH_C_IMPLEMENTATION

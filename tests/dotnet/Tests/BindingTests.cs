@@ -45,6 +45,49 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         }
     }
 
+    // Targets: a range with each answer checked against its own n and every target counted; a list each
+    // once at random; a targets file, and one with a fault named by its line.
+    [Fact]
+    public void TargetsEachNAndByTarget()
+    {
+        using (var plan = new Plan(Shared.Url("/factorial/{0..30}")) { Requests = 62, Concurrency = 2, UrlRanges = true, ByTarget = true })
+        {
+            plan.CheckFactorialOfEachTarget();
+            var r = plan.Run();
+            Check("a range of n:", r.Completed == 62 && r.FactorialVerdict == "right for n = 0..30", $"{r.Completed}, {r.FactorialVerdict}");
+            Check("each target's row:", r.Targets.Count == 31 && r.Targets.All(t => t.Requests == 2 && t.Completed == 2 && t.P50Ms > 0),
+                  string.Join(",", r.Targets.Select(t => $"{t.Target}={t.Requests}")));
+            Check("nothing folded:", r.TargetsFolded is { Index: 0, Requests: 0 }, $"{r.TargetsFolded}");
+        }
+        using (var plan = new Plan(Shared.Url("/")) { Concurrency = 2, EachOnce = true, ByTarget = true })
+        {
+            foreach (int n in new[] { 3, 4, 5 }) plan.AddTarget(Shared.Url($"/factorial/{n}"));
+            plan.AddTarget(Shared.Url("/factorial/6"), "GET");
+            plan.SetOrder(TargetOrder.Random, 3);
+            plan.CheckFactorialOfEachTarget();
+            var r = plan.Run();
+            Check("each once:", r.Completed == 4 && r.Targets.All(t => t.Requests == 1) && r.FactorialVerdict == "right for n = 3..6",
+                  $"{r.Completed}, {r.FactorialVerdict}");
+        }
+        string path = Path.GetTempFileName();
+        try
+        {
+            File.WriteAllText(path, $"GET {Shared.Url("/factorial/7")}\n\nGET {Shared.Url("/factorial/8")}\n");
+            using var plan = new Plan(Shared.Url("/")) { Requests = 4 };
+            plan.SetTargetsFile(path);
+            plan.CheckFactorialOfEachTarget();
+            var r = plan.Run();
+            Check("a targets file:", r.Completed == 4 && r.FactorialVerdict == "right for n = 7..8", $"{r.Completed}, {r.FactorialVerdict}");
+            File.WriteAllText(path, $"GET {Shared.Url("/factorial/7")}\nnot a header\n");
+            var e = Assert.Throws<MicrobenchException>(() => plan.SetTargetsFile(path));
+            Check("a fault's line:", e.Name == "targets_bad_line" && e.Message.Contains($"{path}:2:1:"), e.Message);
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
     // A duration and no count means no count limit (like ab's -t, which the command line follows). At
     // a fixed rate the schedule decides how many requests were due before the end — 0, 10, ..., 390 ms:
     // 40 — each sent or counted missed, however busy the machine; a count with a duration keeps both.
