@@ -277,6 +277,7 @@ namespace microbench {
       "target past it)") \
     X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
       "targets, n at most 100,000 (the position is the first target without one)") \
+    X(plan_each_once_duration, 138, "each target once is a count of requests: give no duration with it") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
@@ -1186,10 +1187,10 @@ public:
     response_parser(response_parser&&) = default;  // a moved vector keeps its buffer
     response_parser& operator=(response_parser&&) = default;
 
-    // Starts a new response. `head_request`: the request was HEAD, so no body follows.
     // The response being read answers a HEAD (no body, whatever its head says); read when its head
     // ends, so it may be set any time before that.
     void head_request(bool head) { head_request_ = head; }
+    // Starts a new response. `head_request`: the request was HEAD, so no body follows.
     void reset(bool head_request = false) {
         state_ = state::head;
         head_request_ = head_request;
@@ -3957,8 +3958,8 @@ public:
     // How each request's target is picked: in turn (the default) or at random from seed().
     MICROBENCH_PLAN_FIELD(microbench::target_order, order)
     // Each target exactly once (a shard: each of its stretch): the run sends as many requests as
-    // there are targets, whatever requests() says (0 allowed), over at most that many connections;
-    // in a random order, a shuffle from seed(). A request sent again keeps its target.
+    // there are targets, whatever requests() says (0 allowed), over at most that many connections,
+    // and no duration; in a random order, a shuffle from seed(). A request sent again keeps its target.
     MICROBENCH_PLAN_FIELD(bool, each_once)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
@@ -4122,6 +4123,7 @@ public:
         if (error e = check_ranges()) return e;
         if (threads_ > concurrency_) return {errc::plan_bad_threads, 0};
         if (requests_ == 0 && duration_ms_ == 0 && !each_once_) return {errc::plan_no_limit, 0};
+        if (each_once_ && duration_ms_ != 0) return {errc::plan_each_once_duration, 0};
         if (requests_ != 0 && requests_ < concurrency_ && !each_once_)  // each once: run() checks the targets
             return {errc::plan_concurrency_above_requests, 0};
         if (pipeline_ > 1 && !keep_alive_) return {errc::plan_bad_pipeline, 0};
@@ -6641,6 +6643,7 @@ inline openssl_run::~openssl_run() {
 // run's origin comes from. Nothing here runs while the workers do. MICROBENCH_NO_TARGETS leaves
 // it out (a plan with targets or ranges is then refused: plan_targets_unsupported).
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -6651,21 +6654,20 @@ inline openssl_run::~openssl_run() {
 namespace microbench {
 namespace detail {
 
-// A target's request options: the plan's, with its own method, headers (one named like the
-// plan's replaces it) and body; into `out`, which it returns.
+// A target's request options: the plan's, with its own method, headers (a name it gives replaces
+// every plan header of that name; its own given twice are both sent) and body; into `out`, which
+// it returns.
 inline const request_options& options_of(const request_options& plan_options, const target& t, request_options& out) {
     out = plan_options;
     if (!t.method.empty()) out.method = t.method;
     if (t.has_body) out.body = t.body;
-    for (const header& h : t.headers) {
-        bool replaced = false;
-        for (header& mine : out.headers)
-            if (!replaced && iequals(mine.name, h.name)) {
-                mine.value = h.value;
-                replaced = true;
-            }
-        if (!replaced) out.headers.push_back(h);
-    }
+    auto named_by_target = [&t](const header& mine) {
+        for (const header& h : t.headers)
+            if (iequals(mine.name, h.name)) return true;
+        return false;
+    };
+    out.headers.erase(std::remove_if(out.headers.begin(), out.headers.end(), named_by_target), out.headers.end());
+    out.headers.insert(out.headers.end(), t.headers.begin(), t.headers.end());  // a name given twice: both sent
     return out;
 }
 
@@ -6782,12 +6784,18 @@ inline error first_url(const plan& p, std::string& out) {
 // ---- begin include/microbench/engine/targets_file.hpp ----
 // microbench/engine/targets_file.hpp — targets files, as vegeta reads them: its HTTP format
 // ("METHOD URL", then the target's headers "Name: value" and at most one "@FILE" line naming its
-// body, blank lines between targets, '#' comments, CRLF or LF) and its JSON lines (one object a
-// line: "url", and "method", "header" {"Name": ["value"]} and "body" in base64). Every fault is
-// an error at its byte; line_column() turns that into what an editor shows.
+// body, a regular file; the next "METHOD URL" line starts the next target, blank lines between
+// are optional; '#' comments, CRLF or LF, a UTF-8 byte order mark) and its JSON lines (one
+// object a line: "url", and "method", "header" {"Name": ["value"]} and "body" in base64; '#'
+// comments). Every fault is an error at its byte; line_column() turns that into what an editor
+// shows. The file and the bodies together are bounded (max_target_bytes), before they are read.
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -7126,15 +7134,26 @@ inline void line_column(std::string_view text, std::size_t at, std::size_t& line
 
 namespace detail {
 
-// A whole file's bytes into `out` (at most max_target_bytes); false when it cannot be read.
-inline bool read_whole_file(const std::string& path, std::string& out) {
+// A whole file's bytes into `out`, at most `limit` of them; false when it cannot be read, is
+// longer (then *too_long, when given, is true), or (with `regular`) is not a regular file (a FIFO
+// or a terminal could block forever).
+inline bool read_whole_file(const std::string& path, std::string& out, std::size_t limit = defaults::max_target_bytes,
+                            bool regular = false, bool* too_long = nullptr) {
+    struct stat st {};
+    out.clear();
+    if (too_long) *too_long = false;
+    if (regular && (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))) return false;
+    if (regular && static_cast<std::uint64_t>(st.st_size) > limit) {  // refused before a byte is read
+        if (too_long) *too_long = true;
+        return false;
+    }
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return false;
-    out.clear();
     char buf[65536];
     std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && out.size() <= defaults::max_target_bytes) out.append(buf, n);
-    const bool ok = !std::ferror(f) && out.size() <= defaults::max_target_bytes;
+    while (out.size() <= limit && (n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+    const bool ok = !std::ferror(f) && out.size() <= limit;
+    if (too_long) *too_long = out.size() > limit;
     std::fclose(f);
     return ok;
 }
@@ -7168,10 +7187,18 @@ inline error start_target(std::string_view method, std::string_view url_text, st
     return {};
 }
 
-// vegeta's HTTP format.
+// "METHOD URL" (a token, blanks, then http:// or https://): a line that starts a target.
+inline bool starts_target(std::string_view line, std::size_t token_end) {
+    if (token_end == std::string_view::npos || line[token_end] == ':') return false;
+    const std::size_t url_at = line.find_first_not_of(" \t", token_end);
+    return url_at != std::string_view::npos && line.compare(url_at, 4, "http") == 0;
+}
+
+// vegeta's HTTP format. The bodies together, with the file, are bounded by max_target_bytes.
 inline error read_http_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts) {
     bool open = false;  // a target's lines may follow
     bool has_body = false;
+    std::size_t budget = defaults::max_target_bytes - std::min(text.size(), defaults::max_target_bytes);
     for (std::size_t at = 0; at < text.size();) {
         std::size_t end = text.find('\n', at);
         if (end == std::string_view::npos) end = text.size();
@@ -7186,21 +7213,24 @@ inline error read_http_targets(std::string_view text, std::vector<target>& out, 
         if (line[0] == '#') continue;
         if (line[0] == '@') {
             if (!open || has_body) return {errc::targets_bad_line, line_at};
-            if (!read_whole_file(std::string(line.substr(1)), out.back().body))
-                return {errc::targets_body_unreadable, line_at};
+            std::string& body = out.back().body;
+            bool too_long = false;
+            if (!read_whole_file(std::string(line.substr(1)), body, budget, true, &too_long))
+                return {too_long ? errc::plan_targets_too_large : errc::targets_body_unreadable, line_at};
+            budget -= body.size();
             out.back().has_body = has_body = true;
             continue;
         }
         const std::size_t token_end = line.find_first_of(" \t:");
-        if (token_end == std::string_view::npos) return {errc::targets_bad_line, line_at};
-        if (line[token_end] == ':') {  // a header of the open target
+        if (token_end != std::string_view::npos && line[token_end] == ':') {  // a header of the open target
             if (!open || has_body) return {errc::targets_bad_line, line_at};
             std::size_t value_skipped = 0;
             const std::string_view value = trimmed(line.substr(token_end + 1), value_skipped);
             if (error e = add_target_header(line.substr(0, token_end), value, line_at, out.back())) return e;
             continue;
         }
-        if (open) return {errc::targets_bad_line, line_at};  // a target starts after a blank line, or first
+        if (open && !starts_target(line, token_end)) return {errc::targets_bad_line, line_at};
+        if (token_end == std::string_view::npos) return {errc::targets_bad_line, line_at};
         std::size_t url_skipped = 0;
         const std::string_view url_text = trimmed(line.substr(token_end), url_skipped);
         const std::size_t url_at = line_at + token_end + url_skipped;
@@ -7222,7 +7252,7 @@ inline error read_json_targets(std::string_view text, std::vector<target>& out, 
         const std::string_view line = trimmed(text.substr(at, end - at), skipped);
         const std::size_t line_at = at + skipped;
         at = end + 1;
-        if (line.empty()) continue;
+        if (line.empty() || line[0] == '#') continue;
         if (error e = parse_json(line, v)) return {e.code, line_at + e.position};
         const json_value* u = v.find("url");
         const json_value* method = v.find("method");
@@ -7243,7 +7273,7 @@ inline error read_json_targets(std::string_view text, std::vector<target>& out, 
                 if (error e = add_target_header(headers->keys[i], value.text, line_at, out.back())) return e;
             }
         }
-        if (body && !body->text.empty()) {
+        if (body) {  // "" too: an empty body, not the plan's
             if (!base64_decode(body->text, out.back().body)) return {errc::targets_bad_json, line_at};
             out.back().has_body = true;
         }
@@ -7260,14 +7290,28 @@ inline error read_json_targets(std::string_view text, std::vector<target>& out, 
 inline error read_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts = nullptr) {
     out.clear();
     if (starts) starts->clear();
-    std::size_t first = 0;
+    std::size_t first = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // past a UTF-8 byte order mark
     for (;;) {  // past blank lines and comments
         first = text.find_first_not_of(" \t\r\n", first);
         if (first == std::string_view::npos || text[first] != '#') break;
         first = text.find('\n', first);
     }
     const bool json = first != std::string_view::npos && text[first] == '{';
-    error e = json ? detail::read_json_targets(text, out, starts) : detail::read_http_targets(text, out, starts);
+    const std::size_t bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    std::string_view rest = text.substr(bom);
+    error e;
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    try {  // bad_alloc guard
+#endif
+        e = json ? detail::read_json_targets(rest, out, starts) : detail::read_http_targets(rest, out, starts);
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    } catch (const std::bad_alloc&) {  // bad_alloc guard
+        e = {errc::out_of_memory, 0};
+    }
+#endif
+    e.position += e ? bom : 0;
+    if (starts)
+        for (std::size_t& s : *starts) s += bom;
     if (e) {
         out.clear();
         if (starts) starts->clear();
@@ -8474,7 +8518,7 @@ inline std::string order_of(const plan& p) {
 
 inline run_description describe(const plan& p) {
     run_description d;
-    d.url = p.url();
+    d.url = p.url().empty() && !p.targets().empty() ? p.targets()[0].url : p.url();  // run() takes the first's
     d.method = p.method();
     d.requests = p.requests();
     d.duration_ms = p.duration_ms();
@@ -9254,7 +9298,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     d.targets = 0;
     if (config.optional("targets", json_value::kind::number)) config.number("targets", d.targets);
-    d.order.clear();
+    d.order = d.targets ? "in turn" : "";  // a result saved before orders were named went in turn
     if (const json_value* o = config.optional("order", json_value::kind::string)) d.order = o->text;
     std::int64_t start_ms = 0;
     top.time("start_unix_ms", start_ms, detail::saved_ms_max);
@@ -11842,6 +11886,7 @@ enum {
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
+    MB_PLAN_EACH_ONCE_DURATION = 138,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,

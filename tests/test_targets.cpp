@@ -283,6 +283,8 @@ TEST_CASE("targets: each once sends every target exactly once, with threads, pip
     p.url(server.url("/e/{1..3}")).url_ranges(true).each_once(true).concurrency(4).requests(0);
     mb::result r;
     CHECK(mb::run(p, r).code == mb::errc::plan_concurrency_above_requests);  // more connections than targets
+    p.concurrency(2).duration_ms(1000);
+    CHECK(p.validate().code == mb::errc::plan_each_once_duration);  // a count, not a time
 }
 
 TEST_CASE("targets: a random order repeats with its seed and differs with another, and each once at random is a shuffle") {

@@ -67,25 +67,58 @@ TEST_CASE("targets file: vegeta's HTTP format — methods, headers, @bodies, com
     std::remove(body_path.c_str());
 }
 
+TEST_CASE("targets file: vegeta's simple list — each METHOD URL line starts a target, blank lines or not") {
+    const std::string body_path = temp_file("b");
+    const std::string text = "\xEF\xBB\xBFGET http://127.0.0.1:8000/a\nGET http://127.0.0.1:8000/b\nX-A: 1\n"
+                             "POST http://127.0.0.1:8000/c\n@" + body_path + "\nHEAD http://127.0.0.1:8000/d\n";
+    std::vector<mb::target> out;
+    std::vector<std::size_t> starts;
+    REQUIRE(!mb::read_targets(text, out, &starts));  // a byte order mark first, as some editors write
+    REQUIRE(out.size() == 4);
+    CHECK(out[0].url == "http://127.0.0.1:8000/a");
+    CHECK(out[1].headers.size() == 1);
+    CHECK(out[2].body == "b");
+    CHECK(out[3].method == "HEAD");
+    CHECK(starts[0] == 3);
+    std::remove(body_path.c_str());
+}
+
+TEST_CASE("targets file: the bodies together are bounded before they are read") {
+    // A sparse file of 600 MiB named twice: the second passes the 1 GiB the file and bodies share.
+    const std::string big = temp_file("");
+    REQUIRE(truncate(big.c_str(), 600LL << 20) == 0);
+    std::vector<mb::target> out;
+    const std::string text = "POST http://127.0.0.1/a\n@" + big + "\n\nPOST http://127.0.0.1/b\n@" + big + "\n";
+    const mb::error e = mb::read_targets(text, out);
+    CHECK(e.code == mb::errc::plan_targets_too_large);
+    CHECK(e.position == text.rfind('@'));
+    CHECK(out.empty());
+    std::remove(big.c_str());
+}
+
 TEST_CASE("targets file: vegeta's JSON lines — method, header lists, base64 bodies") {
-    const std::string text = "{\"method\":\"PUT\",\"url\":\"http://127.0.0.1:8000/p\",\"header\":{\"A\":[\"1\",\"2\"]},"
+    const std::string text = "# JSON lines, commented\n"
+                             "{\"method\":\"PUT\",\"url\":\"http://127.0.0.1:8000/p\",\"header\":{\"A\":[\"1\",\"2\"]},"
                              "\"body\":\"aGVsbG8=\"}\n"
-                             "\n"
-                             "{\"url\":\"http://127.0.0.1:8000/q\"}\r\n";
+                             "\n# another\n"
+                             "{\"url\":\"http://127.0.0.1:8000/q\"}\r\n"
+                             "{\"url\":\"http://127.0.0.1:8000/r\",\"body\":\"\"}\n";
     std::vector<mb::target> out;
     REQUIRE(!mb::read_targets(text, out));
-    REQUIRE(out.size() == 2);
+    REQUIRE(out.size() == 3);
     CHECK(out[0].method == "PUT");
     REQUIRE(out[0].headers.size() == 2);
     CHECK(out[0].headers[1].value == "2");
     CHECK(out[0].body == "hello");
     CHECK(out[1].method.empty());  // the plan's
     CHECK_FALSE(out[1].has_body);
+    CHECK((out[2].has_body && out[2].body.empty()));  // "": an empty body, not the plan's
 }
 
 TEST_CASE("targets file: each fault at its line and column, nothing kept") {
     CHECK(fault_at("GET http://127.0.0.1/\n\nX-A: 1\n") == "targets_bad_line 3:1");  // a header of no target
-    CHECK(fault_at("GET http://127.0.0.1/\nGET http://127.0.0.1/b\n") == "targets_bad_line 2:1");  // no blank line
+    CHECK(fault_at("GET http://127.0.0.1/\n@/etc/hostname\nX-A: 1\n") == "targets_bad_line 3:1");  // a header after the body
+    CHECK(fault_at("GET http://127.0.0.1/\n@/dev/stdin\n") == "targets_body_unreadable 2:1");  // not a regular file
     CHECK(fault_at("GET http://127.0.0.1/\n@/no/such/file\n") == "targets_body_unreadable 2:1");
     CHECK(fault_at("GET http://127.0.0.1/\n@/etc/hostname\n@/etc/hostname\n") == "targets_bad_line 3:1");
     CHECK(fault_at("G(T http://127.0.0.1/\n") == "request_bad_method 1:1");
@@ -157,7 +190,8 @@ TEST_CASE("targets file: a run sends each target's own method, headers and body,
     scripted_server server(recording_server);
     const std::string base = server.url("");
     std::vector<mb::target> targets;
-    REQUIRE(!mb::read_targets("GET " + base + "/g\nX-Mine: yes\nUser-Agent: vegeta\n\nHEAD " + base + "/h\n", targets));
+    REQUIRE(!mb::read_targets("GET " + base + "/g\nX-Mine: yes\nUser-Agent: vegeta\nCookie: a=1\nCookie: b=2\n\n"
+                              "HEAD " + base + "/h\n", targets));
     targets.push_back(mb::target(base + "/p"));
     targets.back().method = "POST";
     targets.back().body = "post";
@@ -166,6 +200,7 @@ TEST_CASE("targets file: a run sends each target's own method, headers and body,
     for (std::uint32_t pipeline : {1u, 3u}) {
         mb::plan p;
         p.targets(targets).requests(60).concurrency(2).keep_alive(true).pipeline(pipeline);
+        p.header("Cookie", "plan=1").header("Cookie", "plan=2").header("X-Plan", "p");
         mb::result r;
         REQUIRE(!mb::run(p, r));
         CHECK_MESSAGE(r.requests_completed == 60, "pipeline ", pipeline);
@@ -180,6 +215,9 @@ TEST_CASE("targets file: a run sends each target's own method, headers and body,
                 CHECK(s.find("\r\nX-Mine: yes") != std::string::npos);
                 CHECK(s.find("\r\nUser-Agent: vegeta") != std::string::npos);  // replaces the default
                 CHECK(s.find("microbench/") == std::string::npos);
+                CHECK(s.find("\r\nCookie: a=1\r\nCookie: b=2") != std::string::npos);  // both of the target's
+                CHECK(s.find("plan=") == std::string::npos);  // every plan Cookie replaced
+                CHECK(s.find("\r\nX-Plan: p") != std::string::npos);
             }
             if (s.compare(0, 4, "POST") == 0) CHECK(s.substr(s.size() - 5) == "|post");
             if (s.compare(0, 4, "HEAD") == 0) CHECK(s.find("X-Mine") == std::string::npos);

@@ -196,11 +196,16 @@ inline parse_outcome check_targets(options& o) {
 // The counts, the method and the open model's settings agree.
 inline parse_outcome check_workload(options& o, const given_settings& given) {
     if (o.each_once && given.requests) return usage_error("--each-once sends each target once: give no -n");
+    if (o.each_once && o.duration_ms)
+        return usage_error("--each-once sends each target once: give no -t or --duration");
     if (o.each_once) {  // -n is the number of targets
         std::uint64_t urls = 1;
         if (!o.file_targets.empty()) urls = o.file_targets.size();
         else if (!o.no_ranges) (void)mb::count_url_ranges(o.url_text, urls);  // checked before
         o.requests = urls;
+        if (o.concurrency > urls)
+            return usage_errorf("--each-once sends %llu requests, one a target: -c %u is more connections than that",
+                                static_cast<unsigned long long>(urls), o.concurrency);
     }
     if (o.requests && o.concurrency > o.requests)
         return usage_error("cannot use concurrency level greater than total number of requests (-c " +
@@ -254,7 +259,8 @@ inline parse_outcome check_plan(const options& o) {
                 "--shard %u/%u: each of %u shards would send %g requests/s, below the smallest rate (0.001)",
                 o.shard_index, o.shard_count, o.shard_count, o.rate / o.shard_count);
         std::uint64_t urls = 1;
-        if (!o.no_ranges) (void)mb::count_url_ranges(o.url_text, urls);  // checked above
+        if (!o.file_targets.empty()) urls = o.file_targets.size();
+        else if (!o.no_ranges) (void)mb::count_url_ranges(o.url_text, urls);  // checked above
         if (e && urls > 1)
             return usage_errorf("--shard %u/%u: each of %u shards needs a connection, a request and a URL of the "
                                 "ranges (-c %u, -n %llu, %llu URLs)", o.shard_index, o.shard_count, o.shard_count,

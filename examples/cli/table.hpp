@@ -271,8 +271,10 @@ inline parse_outcome set_expect_body(options& o, const std::string&, const std::
 
 // --targets FILE|-: its bytes now (stdin's for -), read into targets by check_targets.
 inline parse_outcome set_targets(options& o, const std::string&, const std::string& v) {
-    const bool ok = v == "-" ? read_file("/dev/stdin", o.targets_text) : read_file(v.c_str(), o.targets_text);
-    if (!ok) return usage_errorf("cannot read --targets file '%s': %s", shown(v).c_str(), std::strerror(errno));
+    errno = 0;
+    if (!mb::detail::read_whole_file(v == "-" ? "/dev/stdin" : v, o.targets_text))  // at most 1 GiB
+        return usage_errorf("cannot read --targets file '%s': %s", shown(v).c_str(),
+                            errno ? std::strerror(errno) : "more than 1 GiB");
     o.targets_path = v;
     return {};
 }

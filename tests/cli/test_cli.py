@@ -1298,7 +1298,8 @@ class Ranges(unittest.TestCase):
         for args, words in ((["-n", "60", "--each-once", url], "--each-once sends each target once: give no -n"),
                             (["--seed", "3", url], "--seed is for --arrivals poisson and --order random"),
                             (["--order", "shuffled", url], "--order knows 'sequential' and 'random'"),
-                            (["-c", "61", "--each-once", url], "cannot use concurrency level greater than total")):
+                            (["-c", "61", "--each-once", url], "--each-once sends 60 requests, one a target: -c 61"),
+                            (["-t", "2", "--each-once", url], "--each-once sends each target once: give no -t")):
             with self.subTest(args=args):
                 r = run([MICROBENCH, "--check-args", *args])
                 self.assertEqual(r.returncode, 1, r.stdout)

@@ -107,6 +107,7 @@ namespace microbench {
       "target past it)") \
     X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
       "targets, n at most 100,000 (the position is the first target without one)") \
+    X(plan_each_once_duration, 138, "each target once is a count of requests: give no duration with it") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \

@@ -117,8 +117,8 @@ public:
     // How each request's target is picked: in turn (the default) or at random from seed().
     MICROBENCH_PLAN_FIELD(microbench::target_order, order)
     // Each target exactly once (a shard: each of its stretch): the run sends as many requests as
-    // there are targets, whatever requests() says (0 allowed), over at most that many connections;
-    // in a random order, a shuffle from seed(). A request sent again keeps its target.
+    // there are targets, whatever requests() says (0 allowed), over at most that many connections,
+    // and no duration; in a random order, a shuffle from seed(). A request sent again keeps its target.
     MICROBENCH_PLAN_FIELD(bool, each_once)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
@@ -282,6 +282,7 @@ public:
         if (error e = check_ranges()) return e;
         if (threads_ > concurrency_) return {errc::plan_bad_threads, 0};
         if (requests_ == 0 && duration_ms_ == 0 && !each_once_) return {errc::plan_no_limit, 0};
+        if (each_once_ && duration_ms_ != 0) return {errc::plan_each_once_duration, 0};
         if (requests_ != 0 && requests_ < concurrency_ && !each_once_)  // each once: run() checks the targets
             return {errc::plan_concurrency_above_requests, 0};
         if (pipeline_ > 1 && !keep_alive_) return {errc::plan_bad_pipeline, 0};

@@ -5,6 +5,7 @@
 // it out (a plan with targets or ranges is then refused: plan_targets_unsupported).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -23,21 +24,20 @@
 namespace microbench {
 namespace detail {
 
-// A target's request options: the plan's, with its own method, headers (one named like the
-// plan's replaces it) and body; into `out`, which it returns.
+// A target's request options: the plan's, with its own method, headers (a name it gives replaces
+// every plan header of that name; its own given twice are both sent) and body; into `out`, which
+// it returns.
 inline const request_options& options_of(const request_options& plan_options, const target& t, request_options& out) {
     out = plan_options;
     if (!t.method.empty()) out.method = t.method;
     if (t.has_body) out.body = t.body;
-    for (const header& h : t.headers) {
-        bool replaced = false;
-        for (header& mine : out.headers)
-            if (!replaced && iequals(mine.name, h.name)) {
-                mine.value = h.value;
-                replaced = true;
-            }
-        if (!replaced) out.headers.push_back(h);
-    }
+    auto named_by_target = [&t](const header& mine) {
+        for (const header& h : t.headers)
+            if (iequals(mine.name, h.name)) return true;
+        return false;
+    };
+    out.headers.erase(std::remove_if(out.headers.begin(), out.headers.end(), named_by_target), out.headers.end());
+    out.headers.insert(out.headers.end(), t.headers.begin(), t.headers.end());  // a name given twice: both sent
     return out;
 }
 

@@ -1,12 +1,18 @@
 // microbench/engine/targets_file.hpp — targets files, as vegeta reads them: its HTTP format
 // ("METHOD URL", then the target's headers "Name: value" and at most one "@FILE" line naming its
-// body, blank lines between targets, '#' comments, CRLF or LF) and its JSON lines (one object a
-// line: "url", and "method", "header" {"Name": ["value"]} and "body" in base64). Every fault is
-// an error at its byte; line_column() turns that into what an editor shows.
+// body, a regular file; the next "METHOD URL" line starts the next target, blank lines between
+// are optional; '#' comments, CRLF or LF, a UTF-8 byte order mark) and its JSON lines (one
+// object a line: "url", and "method", "header" {"Name": ["value"]} and "body" in base64; '#'
+// comments). Every fault is an error at its byte; line_column() turns that into what an editor
+// shows. The file and the bodies together are bounded (max_target_bytes), before they are read.
 #pragma once
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,15 +42,26 @@ inline void line_column(std::string_view text, std::size_t at, std::size_t& line
 
 namespace detail {
 
-// A whole file's bytes into `out` (at most max_target_bytes); false when it cannot be read.
-inline bool read_whole_file(const std::string& path, std::string& out) {
+// A whole file's bytes into `out`, at most `limit` of them; false when it cannot be read, is
+// longer (then *too_long, when given, is true), or (with `regular`) is not a regular file (a FIFO
+// or a terminal could block forever).
+inline bool read_whole_file(const std::string& path, std::string& out, std::size_t limit = defaults::max_target_bytes,
+                            bool regular = false, bool* too_long = nullptr) {
+    struct stat st {};
+    out.clear();
+    if (too_long) *too_long = false;
+    if (regular && (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))) return false;
+    if (regular && static_cast<std::uint64_t>(st.st_size) > limit) {  // refused before a byte is read
+        if (too_long) *too_long = true;
+        return false;
+    }
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return false;
-    out.clear();
     char buf[65536];
     std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && out.size() <= defaults::max_target_bytes) out.append(buf, n);
-    const bool ok = !std::ferror(f) && out.size() <= defaults::max_target_bytes;
+    while (out.size() <= limit && (n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+    const bool ok = !std::ferror(f) && out.size() <= limit;
+    if (too_long) *too_long = out.size() > limit;
     std::fclose(f);
     return ok;
 }
@@ -78,10 +95,18 @@ inline error start_target(std::string_view method, std::string_view url_text, st
     return {};
 }
 
-// vegeta's HTTP format.
+// "METHOD URL" (a token, blanks, then http:// or https://): a line that starts a target.
+inline bool starts_target(std::string_view line, std::size_t token_end) {
+    if (token_end == std::string_view::npos || line[token_end] == ':') return false;
+    const std::size_t url_at = line.find_first_not_of(" \t", token_end);
+    return url_at != std::string_view::npos && line.compare(url_at, 4, "http") == 0;
+}
+
+// vegeta's HTTP format. The bodies together, with the file, are bounded by max_target_bytes.
 inline error read_http_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts) {
     bool open = false;  // a target's lines may follow
     bool has_body = false;
+    std::size_t budget = defaults::max_target_bytes - std::min(text.size(), defaults::max_target_bytes);
     for (std::size_t at = 0; at < text.size();) {
         std::size_t end = text.find('\n', at);
         if (end == std::string_view::npos) end = text.size();
@@ -96,21 +121,24 @@ inline error read_http_targets(std::string_view text, std::vector<target>& out, 
         if (line[0] == '#') continue;
         if (line[0] == '@') {
             if (!open || has_body) return {errc::targets_bad_line, line_at};
-            if (!read_whole_file(std::string(line.substr(1)), out.back().body))
-                return {errc::targets_body_unreadable, line_at};
+            std::string& body = out.back().body;
+            bool too_long = false;
+            if (!read_whole_file(std::string(line.substr(1)), body, budget, true, &too_long))
+                return {too_long ? errc::plan_targets_too_large : errc::targets_body_unreadable, line_at};
+            budget -= body.size();
             out.back().has_body = has_body = true;
             continue;
         }
         const std::size_t token_end = line.find_first_of(" \t:");
-        if (token_end == std::string_view::npos) return {errc::targets_bad_line, line_at};
-        if (line[token_end] == ':') {  // a header of the open target
+        if (token_end != std::string_view::npos && line[token_end] == ':') {  // a header of the open target
             if (!open || has_body) return {errc::targets_bad_line, line_at};
             std::size_t value_skipped = 0;
             const std::string_view value = trimmed(line.substr(token_end + 1), value_skipped);
             if (error e = add_target_header(line.substr(0, token_end), value, line_at, out.back())) return e;
             continue;
         }
-        if (open) return {errc::targets_bad_line, line_at};  // a target starts after a blank line, or first
+        if (open && !starts_target(line, token_end)) return {errc::targets_bad_line, line_at};
+        if (token_end == std::string_view::npos) return {errc::targets_bad_line, line_at};
         std::size_t url_skipped = 0;
         const std::string_view url_text = trimmed(line.substr(token_end), url_skipped);
         const std::size_t url_at = line_at + token_end + url_skipped;
@@ -132,7 +160,7 @@ inline error read_json_targets(std::string_view text, std::vector<target>& out, 
         const std::string_view line = trimmed(text.substr(at, end - at), skipped);
         const std::size_t line_at = at + skipped;
         at = end + 1;
-        if (line.empty()) continue;
+        if (line.empty() || line[0] == '#') continue;
         if (error e = parse_json(line, v)) return {e.code, line_at + e.position};
         const json_value* u = v.find("url");
         const json_value* method = v.find("method");
@@ -153,7 +181,7 @@ inline error read_json_targets(std::string_view text, std::vector<target>& out, 
                 if (error e = add_target_header(headers->keys[i], value.text, line_at, out.back())) return e;
             }
         }
-        if (body && !body->text.empty()) {
+        if (body) {  // "" too: an empty body, not the plan's
             if (!base64_decode(body->text, out.back().body)) return {errc::targets_bad_json, line_at};
             out.back().has_body = true;
         }
@@ -170,14 +198,28 @@ inline error read_json_targets(std::string_view text, std::vector<target>& out, 
 inline error read_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts = nullptr) {
     out.clear();
     if (starts) starts->clear();
-    std::size_t first = 0;
+    std::size_t first = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;  // past a UTF-8 byte order mark
     for (;;) {  // past blank lines and comments
         first = text.find_first_not_of(" \t\r\n", first);
         if (first == std::string_view::npos || text[first] != '#') break;
         first = text.find('\n', first);
     }
     const bool json = first != std::string_view::npos && text[first] == '{';
-    error e = json ? detail::read_json_targets(text, out, starts) : detail::read_http_targets(text, out, starts);
+    const std::size_t bom = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+    std::string_view rest = text.substr(bom);
+    error e;
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    try {  // bad_alloc guard
+#endif
+        e = json ? detail::read_json_targets(rest, out, starts) : detail::read_http_targets(rest, out, starts);
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+    } catch (const std::bad_alloc&) {  // bad_alloc guard
+        e = {errc::out_of_memory, 0};
+    }
+#endif
+    e.position += e ? bom : 0;
+    if (starts)
+        for (std::size_t& s : *starts) s += bom;
     if (e) {
         out.clear();
         if (starts) starts->clear();

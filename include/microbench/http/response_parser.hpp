@@ -70,10 +70,10 @@ public:
     response_parser(response_parser&&) = default;  // a moved vector keeps its buffer
     response_parser& operator=(response_parser&&) = default;
 
-    // Starts a new response. `head_request`: the request was HEAD, so no body follows.
     // The response being read answers a HEAD (no body, whatever its head says); read when its head
     // ends, so it may be set any time before that.
     void head_request(bool head) { head_request_ = head; }
+    // Starts a new response. `head_request`: the request was HEAD, so no body follows.
     void reset(bool head_request = false) {
         state_ = state::head;
         head_request_ = head_request;

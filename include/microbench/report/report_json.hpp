@@ -52,7 +52,7 @@ inline std::string order_of(const plan& p) {
 
 inline run_description describe(const plan& p) {
     run_description d;
-    d.url = p.url();
+    d.url = p.url().empty() && !p.targets().empty() ? p.targets()[0].url : p.url();  // run() takes the first's
     d.method = p.method();
     d.requests = p.requests();
     d.duration_ms = p.duration_ms();

@@ -172,7 +172,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     r.start_requested_realtime_ns = d.start_at_unix_ms * 1'000'000;
     d.targets = 0;
     if (config.optional("targets", json_value::kind::number)) config.number("targets", d.targets);
-    d.order.clear();
+    d.order = d.targets ? "in turn" : "";  // a result saved before orders were named went in turn
     if (const json_value* o = config.optional("order", json_value::kind::string)) d.order = o->text;
     std::int64_t start_ms = 0;
     top.time("start_unix_ms", start_ms, detail::saved_ms_max);
