@@ -284,17 +284,22 @@ MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t siz
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
-/* Targets (see the README): the requests go to them in turn, each a URL of the plan's origin (an
- * empty plan URL takes the first's) with its own method and body (NULL: the plan's). A vegeta
- * targets file (its HTTP format or JSON lines) replaces them; on a fault its MB_TARGETS_* (or a
- * URL's or request's) status, with *line and *column (when not NULL) where it is. With ranges
- * on, {A..B} and {a,b,c} in the plan's URL stand for its targets instead. */
+/* Targets (see the README): the requests go to them in turn, each a URL of the plan's origin with
+ * its own method and body (NULL: the plan's); mb_plan_add_target checks the URL and the method,
+ * at most 1,000,000 (MB_PLAN_BAD_TARGET). A vegeta targets file (its HTTP format or JSON lines)
+ * replaces them; on a fault in it, its MB_TARGETS_* (or a URL's, a method's or a header's) status
+ * with *line and *column (when not NULL) where it is; MB_PLAN_TARGETS_TOO_LARGE past 1 GiB with
+ * its bodies; MB_TARGETS_UNREADABLE for a file that cannot be read. A target of another origin,
+ * or whose request cannot be built, is refused by mb_run (MB_PLAN_BAD_TARGET and the others). With
+ * ranges on, {A..B} and {a,b,c} in the plan's URL stand for its targets instead. */
 MB_API int mb_plan_add_target(mb_plan* plan, const char* url, const char* method, const void* body, size_t size);
 MB_API int mb_plan_set_targets_file(mb_plan* plan, const char* path, size_t* line, size_t* column);
 MB_API int mb_plan_set_url_ranges(mb_plan* plan, int on);                  /* default off */
-/* An mb_order; the seed is the plan's one seed, shared with mb_plan_set_arrivals. */
+/* An mb_order. `seed` is the plan's one seed, which mb_plan_set_arrivals sets too: the later call's
+ * seed is the one both the order and Poisson arrivals use. */
 MB_API int mb_plan_set_order(mb_plan* plan, int order, uint64_t seed);
-MB_API int mb_plan_set_each_once(mb_plan* plan, int on);  /* each target once: the count is theirs */
+/* Each target once: the count is theirs (no duration: mb_run says MB_PLAN_EACH_ONCE_DURATION). */
+MB_API int mb_plan_set_each_once(mb_plan* plan, int on);
 MB_API int mb_plan_set_by_target(mb_plan* plan, int on);  /* what each target got, in the result */
 MB_API int mb_plan_check_factorial_of_each_target(mb_plan* plan);  /* body is n! of the target's own n */
 MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);

@@ -274,7 +274,7 @@ namespace microbench {
       "targets, URL ranges and by-target counts need a build without MICROBENCH_NO_TARGETS") \
     X(plan_targets_too_large, 136, "the targets' requests, each with its headers and body, take more than 1 GiB " \
       "together (with their expected answers): send fewer targets or a smaller body (the position is the first " \
-      "target past it)") \
+      "target past it; in a targets file, the byte of the @FILE line past it)") \
     X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
       "targets, n at most 100,000 (the position is the first target without one)") \
     X(plan_each_once_duration, 138, "each target once is a count of requests: give no duration with it") \
@@ -299,7 +299,7 @@ namespace microbench {
     /* Reading targets files (160–169): the position is the byte where the fault is */ \
     X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \
       "'@FILE' (its body), with blank lines between targets and '#' comments") \
-    X(targets_body_unreadable, 161, "a target's @FILE body cannot be read") \
+    X(targets_body_unreadable, 161, "a target's @FILE body cannot be read, or is not a regular file") \
     X(targets_bad_json, 162, "a JSON target is one object a line: \"url\" (a string), and optionally \"method\" " \
       "(a string), \"header\" ({\"Name\": [\"value\", ...]}) and \"body\" (base64)") \
     X(targets_none, 163, "the targets file holds no target") \
@@ -3918,7 +3918,7 @@ enum class target_order : std::uint8_t {
 };
 
 // One of a run's targets: a URL of the run's origin, and what its request has of its own — a
-// method, more headers (one named like the plan's replaces it), a body. A URL alone takes the
+// method, more headers (a name it gives replaces every plan header of that name), a body. A URL alone takes the
 // plan's (a target converts from a URL's text). Targets files give the rest (targets_file.hpp).
 struct target {
     std::string url;
@@ -3947,6 +3947,11 @@ public:
     // Worker w of T sends its k-th request to target (w + k·T) mod N; a shard takes its own
     // stretch of them (shard.hpp). Each target's request is built once, before the run.
     MICROBENCH_PLAN_FIELD(std::vector<microbench::target>, targets)
+    // One more target, after the others (without copying them).
+    plan& add_target(microbench::target t) {
+        targets_.push_back(std::move(t));
+        return *this;
+    }
     // url() may hold ranges ({A..B}, {a,b,c}: url_ranges.hpp): the URLs they stand for are the
     // targets, made when the run starts (no list is kept; a shard makes its stretch only). Off:
     // a brace is sent as written. Not with targets().
@@ -6790,9 +6795,12 @@ inline error first_url(const plan& p, std::string& out) {
 // comments). Every fault is an error at its byte; line_column() turns that into what an editor
 // shows. The file and the bodies together are bounded (max_target_bytes), before they are read.
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdint>
 #include <new>
@@ -7120,10 +7128,10 @@ inline error parse_json(std::string_view text, json_value& out) {
 
 namespace microbench {
 
-// Line and column (each from 1) of byte `at` of `text`.
+// Line and column (each from 1) of byte `at` of `text`; a UTF-8 byte order mark is no column.
 inline void line_column(std::string_view text, std::size_t at, std::size_t& line, std::size_t& column) {
     line = 1;
-    std::size_t line_start = 0;
+    std::size_t line_start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 && at >= 3 ? 3 : 0;
     for (std::size_t i = 0; i < at && i < text.size(); ++i)
         if (text[i] == '\n') {
             ++line;
@@ -7136,25 +7144,34 @@ namespace detail {
 
 // A whole file's bytes into `out`, at most `limit` of them; false when it cannot be read, is
 // longer (then *too_long, when given, is true), or (with `regular`) is not a regular file (a FIFO
-// or a terminal could block forever).
+// or a terminal could block forever). The file is opened without blocking and then looked at, so
+// what is read is what was checked; a regular file longer than `limit` is refused before a byte
+// of it is read, and its bytes are read into room made once.
 inline bool read_whole_file(const std::string& path, std::string& out, std::size_t limit = defaults::max_target_bytes,
                             bool regular = false, bool* too_long = nullptr) {
-    struct stat st {};
     out.clear();
     if (too_long) *too_long = false;
-    if (regular && (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))) return false;
-    if (regular && static_cast<std::uint64_t>(st.st_size) > limit) {  // refused before a byte is read
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (regular ? O_NONBLOCK : 0));
+    if (fd < 0) return false;
+    struct stat st {};
+    bool ok = fstat(fd, &st) == 0 && (!regular || S_ISREG(st.st_mode));
+    if (ok && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > limit) {
         if (too_long) *too_long = true;
-        return false;
+        ok = false;
     }
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return false;
+    if (ok && S_ISREG(st.st_mode)) out.reserve(static_cast<std::size_t>(st.st_size));
     char buf[65536];
-    std::size_t n = 0;
-    while (out.size() <= limit && (n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-    const bool ok = !std::ferror(f) && out.size() <= limit;
-    if (too_long) *too_long = out.size() > limit;
-    std::fclose(f);
+    ssize_t n = 0;
+    while (ok && out.size() <= limit && (n = ::read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) ok = false;
+        else out.append(buf, static_cast<std::size_t>(n));
+    }
+    if (ok && out.size() > limit) {
+        if (too_long) *too_long = true;
+        ok = false;
+    }
+    ::close(fd);
     return ok;
 }
 
@@ -7187,11 +7204,16 @@ inline error start_target(std::string_view method, std::string_view url_text, st
     return {};
 }
 
-// "METHOD URL" (a token, blanks, then http:// or https://): a line that starts a target.
+// While a target is open, a line that starts the next one: a standard method, blanks, then
+// http:// or https:// (as vegeta reads its simple lists), so a header line missing its colon
+// ("Origin http://...") is a fault, not a target.
 inline bool starts_target(std::string_view line, std::size_t token_end) {
-    if (token_end == std::string_view::npos || line[token_end] == ':') return false;
+    if (token_end == std::string_view::npos) return false;
+    bool method = false;
+    for (std::string_view m : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
+        method = method || line.substr(0, token_end) == m;
     const std::size_t url_at = line.find_first_not_of(" \t", token_end);
-    return url_at != std::string_view::npos && line.compare(url_at, 4, "http") == 0;
+    return method && url_at != std::string_view::npos && line.compare(url_at, 4, "http") == 0;
 }
 
 // vegeta's HTTP format. The bodies together, with the file, are bounded by max_target_bytes.
@@ -7286,7 +7308,8 @@ inline error read_json_targets(std::string_view text, std::vector<target>& out, 
 
 // A targets file's text into `out` (replacing it): JSON lines when its first character that is
 // neither blank nor in a '#' comment is '{', else vegeta's HTTP format. `starts`, when given, gets
-// each target's first byte. On error the position is the byte at fault and nothing is kept.
+// each target's first byte. On error the position is the byte at fault and nothing is kept; where
+// exceptions are on, running out of memory is out_of_memory.
 inline error read_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts = nullptr) {
     out.clear();
     if (starts) starts->clear();
@@ -7319,10 +7342,13 @@ inline error read_targets(std::string_view text, std::vector<target>& out, std::
     return e;
 }
 
-// The same, from the file at `path` (targets_unreadable when it cannot be read).
+// The same, from the file at `path`: targets_unreadable when it cannot be read, and
+// plan_targets_too_large past 1 GiB.
 inline error read_targets_file(const std::string& path, std::vector<target>& out) {
     std::string text;
-    if (!detail::read_whole_file(path, text)) return {errc::targets_unreadable, 0};
+    bool too_long = false;
+    if (!detail::read_whole_file(path, text, defaults::max_target_bytes, false, &too_long))
+        return {too_long ? errc::plan_targets_too_large : errc::targets_unreadable, 0};
     return read_targets(text, out);
 }
 
@@ -12099,17 +12125,22 @@ MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t siz
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
-/* Targets (see the README): the requests go to them in turn, each a URL of the plan's origin (an
- * empty plan URL takes the first's) with its own method and body (NULL: the plan's). A vegeta
- * targets file (its HTTP format or JSON lines) replaces them; on a fault its MB_TARGETS_* (or a
- * URL's or request's) status, with *line and *column (when not NULL) where it is. With ranges
- * on, {A..B} and {a,b,c} in the plan's URL stand for its targets instead. */
+/* Targets (see the README): the requests go to them in turn, each a URL of the plan's origin with
+ * its own method and body (NULL: the plan's); mb_plan_add_target checks the URL and the method,
+ * at most 1,000,000 (MB_PLAN_BAD_TARGET). A vegeta targets file (its HTTP format or JSON lines)
+ * replaces them; on a fault in it, its MB_TARGETS_* (or a URL's, a method's or a header's) status
+ * with *line and *column (when not NULL) where it is; MB_PLAN_TARGETS_TOO_LARGE past 1 GiB with
+ * its bodies; MB_TARGETS_UNREADABLE for a file that cannot be read. A target of another origin,
+ * or whose request cannot be built, is refused by mb_run (MB_PLAN_BAD_TARGET and the others). With
+ * ranges on, {A..B} and {a,b,c} in the plan's URL stand for its targets instead. */
 MB_API int mb_plan_add_target(mb_plan* plan, const char* url, const char* method, const void* body, size_t size);
 MB_API int mb_plan_set_targets_file(mb_plan* plan, const char* path, size_t* line, size_t* column);
 MB_API int mb_plan_set_url_ranges(mb_plan* plan, int on);                  /* default off */
-/* An mb_order; the seed is the plan's one seed, shared with mb_plan_set_arrivals. */
+/* An mb_order. `seed` is the plan's one seed, which mb_plan_set_arrivals sets too: the later call's
+ * seed is the one both the order and Poisson arrivals use. */
 MB_API int mb_plan_set_order(mb_plan* plan, int order, uint64_t seed);
-MB_API int mb_plan_set_each_once(mb_plan* plan, int on);  /* each target once: the count is theirs */
+/* Each target once: the count is theirs (no duration: mb_run says MB_PLAN_EACH_ONCE_DURATION). */
+MB_API int mb_plan_set_each_once(mb_plan* plan, int on);
 MB_API int mb_plan_set_by_target(mb_plan* plan, int on);  /* what each target got, in the result */
 MB_API int mb_plan_check_factorial_of_each_target(mb_plan* plan);  /* body is n! of the target's own n */
 MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);
@@ -13039,6 +13070,10 @@ extern "C" {
 
 MB_API int mb_plan_add_target(mb_plan* plan, const char* url, const char* method, const void* body, size_t size) {
     if (!plan || !url || (!body && size > 0)) return microbench::detail::invalid;
+    if (plan->p.targets().size() >= microbench::defaults::max_targets) return MB_PLAN_BAD_TARGET;
+    if (method && !microbench::detail::is_token(method)) return MB_REQUEST_BAD_METHOD;
+    microbench::url checked;
+    if (microbench::error e = microbench::parse_url(url, checked)) return microbench::detail::status_of(e);
     MICROBENCH_C_TRY
     microbench::target t(url);
     if (method) t.method = method;
@@ -13046,9 +13081,7 @@ MB_API int mb_plan_add_target(mb_plan* plan, const char* url, const char* method
         t.body.assign(static_cast<const char*>(body), size);
         t.has_body = true;
     }
-    std::vector<microbench::target> all = plan->p.targets();
-    all.push_back(std::move(t));
-    plan->p.targets(std::move(all));
+    plan->p.add_target(std::move(t));
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
@@ -13058,7 +13091,9 @@ MB_API int mb_plan_set_targets_file(mb_plan* plan, const char* path, size_t* lin
     if (!plan || !path) return microbench::detail::invalid;
     MICROBENCH_C_TRY
     std::string text;
-    if (!microbench::detail::read_whole_file(path, text)) return MB_TARGETS_UNREADABLE;
+    bool too_long = false;
+    if (!microbench::detail::read_whole_file(path, text, microbench::defaults::max_target_bytes, false, &too_long))
+        return too_long ? MB_PLAN_TARGETS_TOO_LARGE : MB_TARGETS_UNREADABLE;
     std::vector<microbench::target> targets;
     if (microbench::error e = microbench::read_targets(text, targets)) {
         std::size_t l = 0, c = 0;

@@ -84,15 +84,18 @@ TEST_CASE("targets file: vegeta's simple list — each METHOD URL line starts a 
 }
 
 TEST_CASE("targets file: the bodies together are bounded before they are read") {
-    // A sparse file of 600 MiB named twice: the second passes the 1 GiB the file and bodies share.
+    // A small body, then a sparse file that fits 1 GiB alone but not with the file and the first:
+    // refused at its '@' line before a byte of it is read.
+    const std::string small = temp_file("0123456789");
     const std::string big = temp_file("");
-    REQUIRE(truncate(big.c_str(), 600LL << 20) == 0);
     std::vector<mb::target> out;
-    const std::string text = "POST http://127.0.0.1/a\n@" + big + "\n\nPOST http://127.0.0.1/b\n@" + big + "\n";
+    const std::string text = "POST http://127.0.0.1/a\n@" + small + "\n\nPOST http://127.0.0.1/b\n@" + big + "\n";
+    REQUIRE(truncate(big.c_str(), static_cast<off_t>(mb::defaults::max_target_bytes - text.size() - 9)) == 0);
     const mb::error e = mb::read_targets(text, out);
     CHECK(e.code == mb::errc::plan_targets_too_large);
     CHECK(e.position == text.rfind('@'));
     CHECK(out.empty());
+    std::remove(small.c_str());
     std::remove(big.c_str());
 }
 
@@ -116,11 +119,14 @@ TEST_CASE("targets file: vegeta's JSON lines — method, header lists, base64 bo
 }
 
 TEST_CASE("targets file: each fault at its line and column, nothing kept") {
+    const std::string one = temp_file("a body");
     CHECK(fault_at("GET http://127.0.0.1/\n\nX-A: 1\n") == "targets_bad_line 3:1");  // a header of no target
-    CHECK(fault_at("GET http://127.0.0.1/\n@/etc/hostname\nX-A: 1\n") == "targets_bad_line 3:1");  // a header after the body
-    CHECK(fault_at("GET http://127.0.0.1/\n@/dev/stdin\n") == "targets_body_unreadable 2:1");  // not a regular file
+    CHECK(fault_at("GET http://127.0.0.1/\n@" + one + "\nX-A: 1\n") == "targets_bad_line 3:1");  // a header after the body
+    CHECK(fault_at("GET http://127.0.0.1/\n@/dev/null\n") == "targets_body_unreadable 2:1");  // not a regular file
+    CHECK(fault_at("GET http://127.0.0.1/\nOrigin http://127.0.0.1/\n") == "targets_bad_line 2:1");  // no colon: no target
+    CHECK(fault_at("\xEF\xBB\xBFG(T http://127.0.0.1/\n") == "request_bad_method 1:1");  // the mark is no column
     CHECK(fault_at("GET http://127.0.0.1/\n@/no/such/file\n") == "targets_body_unreadable 2:1");
-    CHECK(fault_at("GET http://127.0.0.1/\n@/etc/hostname\n@/etc/hostname\n") == "targets_bad_line 3:1");
+    CHECK(fault_at("GET http://127.0.0.1/\n@" + one + "\n@" + one + "\n") == "targets_bad_line 3:1");
     CHECK(fault_at("G(T http://127.0.0.1/\n") == "request_bad_method 1:1");
     CHECK(fault_at("# c\nGET  http://127.0.0.1:99999/\n") == "url_bad_port 2:23");  // the URL's own fault, at its byte
     CHECK(fault_at("GET http://127.0.0.1/\nBad Name: 1\n") == "targets_bad_line 2:1");
@@ -137,6 +143,7 @@ TEST_CASE("targets file: each fault at its line and column, nothing kept") {
     CHECK(mb::read_targets("GET http://127.0.0.1/\n\nnot-a-line\n", out).code == mb::errc::targets_bad_line);
     CHECK(out.empty());
     CHECK(mb::read_targets_file("/no/such/targets", out).code == mb::errc::targets_unreadable);
+    std::remove(one.c_str());
 }
 
 namespace {

@@ -676,7 +676,8 @@ public sealed class Plan : IDisposable
     {
         int status = Native.PlanSetTargetsFile(handle, path, out nuint line, out nuint column);
         if (status != 0)
-            throw new MicrobenchException(status, $"{path}:{line}:{column}: {Marshal.PtrToStringUTF8(Native.StatusMessage(status))}");
+            throw new MicrobenchException(status, (line != 0 ? $"{path}:{line}:{column}: " : $"{path}: ") +
+                                                  Marshal.PtrToStringUTF8(Native.StatusMessage(status)));
     }
     /// <summary>{A..B} and {a,b,c} in the URL stand for its targets (default off: sent as written).</summary>
     public bool UrlRanges { set => MicrobenchException.Check(Native.PlanSetUrlRanges(handle, value ? 1 : 0)); }
@@ -684,7 +685,8 @@ public sealed class Plan : IDisposable
     public bool EachOnce { set => MicrobenchException.Check(Native.PlanSetEachOnce(handle, value ? 1 : 0)); }
     /// <summary>Keep what each target got, in Result.Targets.</summary>
     public bool ByTarget { set => MicrobenchException.Check(Native.PlanSetByTarget(handle, value ? 1 : 0)); }
-    /// <summary>How each request picks its target; the seed is the plan's one seed (SetArrivals' too).</summary>
+    /// <summary>How each request picks its target. The seed is the plan's one seed, which SetArrivals sets too: the
+    /// later call's seed is the one the order and Poisson arrivals both use.</summary>
     public void SetOrder(TargetOrder order, ulong seed = 0) => MicrobenchException.Check(Native.PlanSetOrder(handle, order, seed));
     /// <summary>The statuses a response may have to pass (default: any).</summary>
     public int[] ExpectStatus { set => MicrobenchException.Check(Native.PlanExpectStatus(handle, value, (nuint)value.Length)); }

@@ -271,10 +271,12 @@ inline parse_outcome set_expect_body(options& o, const std::string&, const std::
 
 // --targets FILE|-: its bytes now (stdin's for -), read into targets by check_targets.
 inline parse_outcome set_targets(options& o, const std::string&, const std::string& v) {
+    bool too_long = false;
     errno = 0;
-    if (!mb::detail::read_whole_file(v == "-" ? "/dev/stdin" : v, o.targets_text))  // at most 1 GiB
+    if (!mb::detail::read_whole_file(v == "-" ? "/dev/stdin" : v, o.targets_text, mb::defaults::max_target_bytes, false,
+                                     &too_long))
         return usage_errorf("cannot read --targets file '%s': %s", shown(v).c_str(),
-                            errno ? std::strerror(errno) : "more than 1 GiB");
+                            too_long ? "more than 1 GiB" : std::strerror(errno));
     o.targets_path = v;
     return {};
 }

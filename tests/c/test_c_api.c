@@ -973,8 +973,18 @@ static void tls_and_transports(uint16_t port) {
     mb_plan_destroy(plan);
 }
 
+/* The body sizes of a run's responses in the order they came (one connection: the order sent). */
+static uint64_t sizes_seen[64];
+static size_t sizes_count;
+static int note_size(int status, uint64_t body_bytes, void* user) {
+    (void)status;
+    (void)user;
+    if (sizes_count < 64) sizes_seen[sizes_count++] = body_bytes;
+    return 1;
+}
+
 /* Targets: ranges with the factorial check of each n, a list, a targets file (and its fault's
- * line and column), each once at random, and the rows of what each target got. */
+ * line and column), each once in turn and at random, and the rows of what each target got. */
 static void targets(uint16_t port) {
     mb_plan* plan = NULL;
     mb_result* r = NULL;
@@ -1006,19 +1016,46 @@ static void targets(uint16_t port) {
     EXPECT(strcmp(text, "right for n = 0..30") == 0);
     mb_result_destroy(r);
     r = NULL;
-    EXPECT(mb_plan_set_each_once(plan, 1) == MB_OK && mb_plan_set_order(plan, MB_ORDER_RANDOM, 9) == MB_OK);
-    EXPECT(mb_plan_set_order(plan, 2, 9) == MB_INVALID_ARGUMENT);
-    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 31);
-    for (i = 0; i < 31; ++i) EXPECT(mb_result_target_row(r, i, &row, sizeof row) == MB_OK && row.requests == 1);
-    mb_result_destroy(r);
-    r = NULL;
+    {
+        /* Each once over one connection: in turn, n! grows with n, so the bodies come in growing
+         * sizes; at random from seed 9 they do not, and the same seed gives the same order. */
+        uint64_t first[31];
+        int growing = 1, same = 1;
+        EXPECT(mb_plan_set_each_once(plan, 1) == MB_OK && mb_plan_set_concurrency(plan, 1) == MB_OK);
+        EXPECT(mb_plan_on_response(plan, note_size, NULL) == MB_OK);
+        sizes_count = 0;
+        EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 31 && sizes_count == 31);
+        for (i = 1; i < 31; ++i) growing = growing && sizes_seen[i] >= sizes_seen[i - 1];
+        EXPECT(growing);
+        mb_result_destroy(r);
+        r = NULL;
+        EXPECT(mb_plan_set_order(plan, MB_ORDER_RANDOM, 9) == MB_OK);
+        EXPECT(mb_plan_set_order(plan, 2, 9) == MB_INVALID_ARGUMENT);
+        sizes_count = 0;
+        EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 31 && sizes_count == 31);
+        for (i = 0; i < 31; ++i) EXPECT(mb_result_target_row(r, i, &row, sizeof row) == MB_OK && row.requests == 1);
+        memcpy(first, sizes_seen, sizeof first);
+        growing = 1;
+        for (i = 1; i < 31; ++i) growing = growing && sizes_seen[i] >= sizes_seen[i - 1];
+        EXPECT(!growing);
+        mb_result_destroy(r);
+        r = NULL;
+        sizes_count = 0;
+        EXPECT(mb_run(plan, &r) == MB_OK && sizes_count == 31);
+        for (i = 0; i < 31; ++i) same = same && sizes_seen[i] == first[i];
+        EXPECT(same);
+        mb_result_destroy(r);
+        r = NULL;
+    }
     mb_plan_destroy(plan);
-    /* A list, then a file (its URL left empty: the first target's). */
+    /* A list (each URL and method checked when added), then a file. */
     EXPECT(mb_plan_create(url(port, "/"), &plan) == MB_OK);
     EXPECT(mb_plan_add_target(plan, url(port, "/factorial/5"), NULL, NULL, 0) == MB_OK);
     EXPECT(mb_plan_add_target(plan, url(port, "/factorial?n=6"), "GET", NULL, 0) == MB_OK);
     EXPECT(mb_plan_add_target(NULL, url(port, "/"), NULL, NULL, 0) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_add_target(plan, NULL, NULL, NULL, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_add_target(plan, "http://127.0.0.1:99999/", NULL, NULL, 0) == MB_URL_BAD_PORT);
+    EXPECT(mb_plan_add_target(plan, url(port, "/x"), "G T", NULL, 0) == MB_REQUEST_BAD_METHOD);
     EXPECT(mb_plan_check_factorial_of_each_target(plan) == MB_OK && mb_plan_set_requests(plan, 10) == MB_OK);
     EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 10);
     EXPECT(mb_result_factorial_verdict(r, text, sizeof text) > 0 && strcmp(text, "right for n = 5..6") == 0);

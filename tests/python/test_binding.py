@@ -392,6 +392,15 @@ class Binding(unittest.TestCase):
             self.assertIn("targets.txt:2:1:", caught.exception.message)
         with self.assertRaises(ValueError):
             microbench.run(self.server.url("/"), order="shuffled")
+        with self.assertRaises(ValueError):
+            microbench.run(self.server.url("/"), targets=[{"url": self.server.url("/"), "headers": {}}])
+        with self.assertRaises(TypeError):
+            microbench.run(self.server.url("/"), targets=self.server.url("/"))
+        with self.assertRaises(ValueError):
+            microbench.run(self.server.url("/"), n=3, targets=targets, each_once=True)
+        with self.assertRaises(microbench.MicrobenchError) as caught:
+            microbench.run(self.server.url("/"), targets_file="/no/such/targets")
+        self.assertEqual(caught.exception.message, "/no/such/targets: the targets file cannot be read")
 
     def test_drain(self):
         # Two requests the server holds 500 ms, a 0.1 s run: without a drain they are cut off

@@ -586,6 +586,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     stopper = _Stopper()
     plan, result = _P(), _P()  # mb_plan_destroy and mb_result_destroy accept NULL
     callbacks = []  # the C functions must live as long as the run
+    if each_once and (n is not None or duration is not None):
+        raise ValueError("each_once sends each target once: give no n and no duration")
     if n is None:
         n = 0 if duration else 1
     try:
@@ -625,18 +627,24 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
             _check(_lib.mb_plan_check_factorial_of_each_target(plan))
         elif check_factorial is not None:
             _check(_lib.mb_plan_check_factorial(plan, _count(check_factorial, 32, "check_factorial")))
+        if isinstance(targets, (str, bytes)):
+            raise TypeError("targets is a list of URLs (or dicts), not one URL")
         for target in targets or ():
-            t = {"url": target} if isinstance(target, str) else target
+            t = {"url": target} if isinstance(target, str) else dict(target)
+            if not set(t) <= {"url", "method", "body"}:
+                raise ValueError(f"a target has a url, a method and a body, not {sorted(set(t) - {'url', 'method', 'body'})}")
             data = t.get("body")
-            data = data.encode() if isinstance(data, str) else data
+            data = data.encode() if isinstance(data, str) else (bytes(data) if data is not None else None)
             _check(_lib.mb_plan_add_target(plan, t["url"].encode(), t["method"].encode() if t.get("method") else None,
                                            data, len(data) if data is not None else 0))
         if targets_file is not None:
             line, column = _SZ(), _SZ()
-            status = _lib.mb_plan_set_targets_file(plan, targets_file.encode(), ctypes.byref(line), ctypes.byref(column))
+            path = os.fsencode(targets_file)
+            status = _lib.mb_plan_set_targets_file(plan, path, ctypes.byref(line), ctypes.byref(column))
             if status:
-                raise MicrobenchError(status, _lib.mb_status_name(status).decode(), f"{targets_file}:{line.value}:"
-                                      f"{column.value}: {_lib.mb_status_message(status).decode()}")
+                where = f"{os.fsdecode(path)}:{line.value}:{column.value}" if line.value else os.fsdecode(path)
+                raise MicrobenchError(status, _lib.mb_status_name(status).decode(),
+                                      f"{where}: {_lib.mb_status_message(status).decode()}")
         _check(_lib.mb_plan_set_url_ranges(plan, int(url_ranges)))
         if order not in ("in_turn", "random"):
             raise ValueError(f"order is 'in_turn' or 'random', not {order!r}")

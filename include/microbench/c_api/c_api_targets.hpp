@@ -45,6 +45,10 @@ extern "C" {
 
 MB_API int mb_plan_add_target(mb_plan* plan, const char* url, const char* method, const void* body, size_t size) {
     if (!plan || !url || (!body && size > 0)) return microbench::detail::invalid;
+    if (plan->p.targets().size() >= microbench::defaults::max_targets) return MB_PLAN_BAD_TARGET;
+    if (method && !microbench::detail::is_token(method)) return MB_REQUEST_BAD_METHOD;
+    microbench::url checked;
+    if (microbench::error e = microbench::parse_url(url, checked)) return microbench::detail::status_of(e);
     MICROBENCH_C_TRY
     microbench::target t(url);
     if (method) t.method = method;
@@ -52,9 +56,7 @@ MB_API int mb_plan_add_target(mb_plan* plan, const char* url, const char* method
         t.body.assign(static_cast<const char*>(body), size);
         t.has_body = true;
     }
-    std::vector<microbench::target> all = plan->p.targets();
-    all.push_back(std::move(t));
-    plan->p.targets(std::move(all));
+    plan->p.add_target(std::move(t));
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
@@ -64,7 +66,9 @@ MB_API int mb_plan_set_targets_file(mb_plan* plan, const char* path, size_t* lin
     if (!plan || !path) return microbench::detail::invalid;
     MICROBENCH_C_TRY
     std::string text;
-    if (!microbench::detail::read_whole_file(path, text)) return MB_TARGETS_UNREADABLE;
+    bool too_long = false;
+    if (!microbench::detail::read_whole_file(path, text, microbench::defaults::max_target_bytes, false, &too_long))
+        return too_long ? MB_PLAN_TARGETS_TOO_LARGE : MB_TARGETS_UNREADABLE;
     std::vector<microbench::target> targets;
     if (microbench::error e = microbench::read_targets(text, targets)) {
         std::size_t l = 0, c = 0;

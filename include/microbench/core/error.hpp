@@ -104,7 +104,7 @@ namespace microbench {
       "targets, URL ranges and by-target counts need a build without MICROBENCH_NO_TARGETS") \
     X(plan_targets_too_large, 136, "the targets' requests, each with its headers and body, take more than 1 GiB " \
       "together (with their expected answers): send fewer targets or a smaller body (the position is the first " \
-      "target past it)") \
+      "target past it; in a targets file, the byte of the @FILE line past it)") \
     X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
       "targets, n at most 100,000 (the position is the first target without one)") \
     X(plan_each_once_duration, 138, "each target once is a count of requests: give no duration with it") \
@@ -129,7 +129,7 @@ namespace microbench {
     /* Reading targets files (160–169): the position is the byte where the fault is */ \
     X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \
       "'@FILE' (its body), with blank lines between targets and '#' comments") \
-    X(targets_body_unreadable, 161, "a target's @FILE body cannot be read") \
+    X(targets_body_unreadable, 161, "a target's @FILE body cannot be read, or is not a regular file") \
     X(targets_bad_json, 162, "a JSON target is one object a line: \"url\" (a string), and optionally \"method\" " \
       "(a string), \"header\" ({\"Name\": [\"value\", ...]}) and \"body\" (base64)") \
     X(targets_none, 163, "the targets file holds no target") \

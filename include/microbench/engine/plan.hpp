@@ -77,7 +77,7 @@ enum class target_order : std::uint8_t {
 };
 
 // One of a run's targets: a URL of the run's origin, and what its request has of its own — a
-// method, more headers (one named like the plan's replaces it), a body. A URL alone takes the
+// method, more headers (a name it gives replaces every plan header of that name), a body. A URL alone takes the
 // plan's (a target converts from a URL's text). Targets files give the rest (targets_file.hpp).
 struct target {
     std::string url;
@@ -106,6 +106,11 @@ public:
     // Worker w of T sends its k-th request to target (w + k·T) mod N; a shard takes its own
     // stretch of them (shard.hpp). Each target's request is built once, before the run.
     MICROBENCH_PLAN_FIELD(std::vector<microbench::target>, targets)
+    // One more target, after the others (without copying them).
+    plan& add_target(microbench::target t) {
+        targets_.push_back(std::move(t));
+        return *this;
+    }
     // url() may hold ranges ({A..B}, {a,b,c}: url_ranges.hpp): the URLs they stand for are the
     // targets, made when the run starts (no list is kept; a shard makes its stretch only). Off:
     // a brace is sent as written. Not with targets().

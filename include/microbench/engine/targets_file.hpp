@@ -7,9 +7,12 @@
 // shows. The file and the bodies together are bounded (max_target_bytes), before they are read.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdint>
 #include <new>
@@ -28,10 +31,10 @@
 
 namespace microbench {
 
-// Line and column (each from 1) of byte `at` of `text`.
+// Line and column (each from 1) of byte `at` of `text`; a UTF-8 byte order mark is no column.
 inline void line_column(std::string_view text, std::size_t at, std::size_t& line, std::size_t& column) {
     line = 1;
-    std::size_t line_start = 0;
+    std::size_t line_start = text.compare(0, 3, "\xEF\xBB\xBF") == 0 && at >= 3 ? 3 : 0;
     for (std::size_t i = 0; i < at && i < text.size(); ++i)
         if (text[i] == '\n') {
             ++line;
@@ -44,25 +47,34 @@ namespace detail {
 
 // A whole file's bytes into `out`, at most `limit` of them; false when it cannot be read, is
 // longer (then *too_long, when given, is true), or (with `regular`) is not a regular file (a FIFO
-// or a terminal could block forever).
+// or a terminal could block forever). The file is opened without blocking and then looked at, so
+// what is read is what was checked; a regular file longer than `limit` is refused before a byte
+// of it is read, and its bytes are read into room made once.
 inline bool read_whole_file(const std::string& path, std::string& out, std::size_t limit = defaults::max_target_bytes,
                             bool regular = false, bool* too_long = nullptr) {
-    struct stat st {};
     out.clear();
     if (too_long) *too_long = false;
-    if (regular && (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))) return false;
-    if (regular && static_cast<std::uint64_t>(st.st_size) > limit) {  // refused before a byte is read
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (regular ? O_NONBLOCK : 0));
+    if (fd < 0) return false;
+    struct stat st {};
+    bool ok = fstat(fd, &st) == 0 && (!regular || S_ISREG(st.st_mode));
+    if (ok && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > limit) {
         if (too_long) *too_long = true;
-        return false;
+        ok = false;
     }
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return false;
+    if (ok && S_ISREG(st.st_mode)) out.reserve(static_cast<std::size_t>(st.st_size));
     char buf[65536];
-    std::size_t n = 0;
-    while (out.size() <= limit && (n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-    const bool ok = !std::ferror(f) && out.size() <= limit;
-    if (too_long) *too_long = out.size() > limit;
-    std::fclose(f);
+    ssize_t n = 0;
+    while (ok && out.size() <= limit && (n = ::read(fd, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) ok = false;
+        else out.append(buf, static_cast<std::size_t>(n));
+    }
+    if (ok && out.size() > limit) {
+        if (too_long) *too_long = true;
+        ok = false;
+    }
+    ::close(fd);
     return ok;
 }
 
@@ -95,11 +107,16 @@ inline error start_target(std::string_view method, std::string_view url_text, st
     return {};
 }
 
-// "METHOD URL" (a token, blanks, then http:// or https://): a line that starts a target.
+// While a target is open, a line that starts the next one: a standard method, blanks, then
+// http:// or https:// (as vegeta reads its simple lists), so a header line missing its colon
+// ("Origin http://...") is a fault, not a target.
 inline bool starts_target(std::string_view line, std::size_t token_end) {
-    if (token_end == std::string_view::npos || line[token_end] == ':') return false;
+    if (token_end == std::string_view::npos) return false;
+    bool method = false;
+    for (std::string_view m : {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"})
+        method = method || line.substr(0, token_end) == m;
     const std::size_t url_at = line.find_first_not_of(" \t", token_end);
-    return url_at != std::string_view::npos && line.compare(url_at, 4, "http") == 0;
+    return method && url_at != std::string_view::npos && line.compare(url_at, 4, "http") == 0;
 }
 
 // vegeta's HTTP format. The bodies together, with the file, are bounded by max_target_bytes.
@@ -194,7 +211,8 @@ inline error read_json_targets(std::string_view text, std::vector<target>& out, 
 
 // A targets file's text into `out` (replacing it): JSON lines when its first character that is
 // neither blank nor in a '#' comment is '{', else vegeta's HTTP format. `starts`, when given, gets
-// each target's first byte. On error the position is the byte at fault and nothing is kept.
+// each target's first byte. On error the position is the byte at fault and nothing is kept; where
+// exceptions are on, running out of memory is out_of_memory.
 inline error read_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts = nullptr) {
     out.clear();
     if (starts) starts->clear();
@@ -227,10 +245,13 @@ inline error read_targets(std::string_view text, std::vector<target>& out, std::
     return e;
 }
 
-// The same, from the file at `path` (targets_unreadable when it cannot be read).
+// The same, from the file at `path`: targets_unreadable when it cannot be read, and
+// plan_targets_too_large past 1 GiB.
 inline error read_targets_file(const std::string& path, std::vector<target>& out) {
     std::string text;
-    if (!detail::read_whole_file(path, text)) return {errc::targets_unreadable, 0};
+    bool too_long = false;
+    if (!detail::read_whole_file(path, text, defaults::max_target_bytes, false, &too_long))
+        return {too_long ? errc::plan_targets_too_large : errc::targets_unreadable, 0};
     return read_targets(text, out);
 }
 
