@@ -7183,6 +7183,18 @@ inline std::string_view trimmed(std::string_view s, std::size_t& skipped) {
     return s;
 }
 
+// The line from byte `at` on, trimmed of blanks (and a CR) at both ends; `line_at` is its first
+// byte left, and `at` moves to the next line.
+inline std::string_view next_line(std::string_view text, std::size_t& at, std::size_t& line_at) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::size_t skipped = 0;
+    const std::string_view line = trimmed(text.substr(at, end - at), skipped);
+    line_at = at + skipped;
+    at = end + 1;
+    return line;
+}
+
 // A header of a target, checked as build_request checks it; `at` is its line's first byte.
 inline error add_target_header(std::string_view name, std::string_view value, std::size_t at, target& t) {
     if (!is_token(name)) return {errc::request_bad_header_name, at};
@@ -7222,12 +7234,8 @@ inline error read_http_targets(std::string_view text, std::vector<target>& out, 
     bool has_body = false;
     std::size_t budget = defaults::max_target_bytes - std::min(text.size(), defaults::max_target_bytes);
     for (std::size_t at = 0; at < text.size();) {
-        std::size_t end = text.find('\n', at);
-        if (end == std::string_view::npos) end = text.size();
-        std::size_t skipped = 0;
-        const std::string_view line = trimmed(text.substr(at, end - at), skipped);
-        const std::size_t line_at = at + skipped;
-        at = end + 1;
+        std::size_t line_at = 0;
+        const std::string_view line = next_line(text, at, line_at);
         if (line.empty()) {
             open = false;
             continue;
@@ -7268,12 +7276,8 @@ inline error read_http_targets(std::string_view text, std::vector<target>& out, 
 inline error read_json_targets(std::string_view text, std::vector<target>& out, std::vector<std::size_t>* starts) {
     json_value v;
     for (std::size_t at = 0; at < text.size();) {
-        std::size_t end = text.find('\n', at);
-        if (end == std::string_view::npos) end = text.size();
-        std::size_t skipped = 0;
-        const std::string_view line = trimmed(text.substr(at, end - at), skipped);
-        const std::size_t line_at = at + skipped;
-        at = end + 1;
+        std::size_t line_at = 0;
+        const std::string_view line = next_line(text, at, line_at);
         if (line.empty() || line[0] == '#') continue;
         if (error e = parse_json(line, v)) return {e.code, line_at + e.position};
         const json_value* u = v.find("url");
