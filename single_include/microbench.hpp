@@ -6676,6 +6676,16 @@ inline const request_options& options_of(const request_options& plan_options, co
     return out;
 }
 
+// A target's request, as run() builds it: its URL `text`, parsed into `u`, of the origin's scheme,
+// host and port (else plan_bad_target), with the plan's options and, for a listed target `t`, its
+// own (options_of, through `scratch`). The error's position is 0: the caller names the target.
+inline error target_request(const url& origin, const std::string& text, const request_options& options,
+                            const target* t, request_options& scratch, url& u, std::string& request) {
+    if (parse_url(text, u) || u.tls != origin.tls || u.host != origin.host || u.port != origin.port)
+        return {errc::plan_bad_target, 0};
+    return build_request(u, t ? options_of(options, *t, scratch) : options, request);
+}
+
 // Each once in a random order: the targets' shuffle (Fisher–Yates from the plan's seed and its
 // shard), into `out`; empty otherwise. With each once, the run's connections may not outnumber
 // its targets (plan_concurrency_above_requests).
@@ -6748,9 +6758,7 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
     auto add = [&](const std::string& text, std::uint64_t k, const target* t) {
         url u;
         if (fault) return;
-        if (parse_url(text, u) || u.tls != origin.tls || u.host != origin.host || u.port != origin.port)
-            fault = {errc::plan_bad_target, static_cast<std::size_t>(k)};
-        else if (error e = build_request(u, t ? options_of(options, *t, own) : options, request))
+        if (error e = target_request(origin, text, options, t, own, u, request))
             fault = {e.code, static_cast<std::size_t>(k)};
         else if (request.size() > defaults::max_target_bytes - table.bytes.size())
             fault = {errc::plan_targets_too_large, static_cast<std::size_t>(k)};
@@ -8419,12 +8427,11 @@ inline const char* p_ms(std::int64_t ns, char (&buf)[32]) {
 
 }  // namespace detail
 
-// The factorial verdict over n, one line: the n answered right, wrong (with the lowest one's
-// answer), failed otherwise (with the reason) and not sent, each as runs of n. Nothing without a
-// verdict (the factorial check of each target's n).
-inline void append_factorial_verdict(const result& r, std::string& out) {
+// The factorial verdict over n, its words alone: the n answered right, wrong (with the lowest
+// one's answer), failed otherwise (with the reason), unanswered at the stop and not sent, each as
+// runs of n. Nothing without a verdict (the factorial check of each target's n).
+inline void append_verdict_text(const target_breakdown& b, std::string& out) {
     using detail::appendf;
-    const target_breakdown& b = r.by_target;
     if (b.verdict.empty()) return;
     // The last n that got an answer: the one wrong run that reaches it, when nothing was cut, is
     // "wrong from n = A".
@@ -8434,8 +8441,7 @@ inline void append_factorial_verdict(const result& r, std::string& out) {
         if (run.outcome != n_outcome::unsent && run.outcome != n_outcome::unanswered) last_answered = run.to;
         wrong_runs += run.outcome == n_outcome::wrong;
     }
-    out += "\nChecks:               ";
-    const char* sep = " ";
+    const char* sep = "";
     for (n_outcome o :
          {n_outcome::right, n_outcome::wrong, n_outcome::failed, n_outcome::unanswered, n_outcome::unsent}) {
         const char* comma = nullptr;
@@ -8468,6 +8474,13 @@ inline void append_factorial_verdict(const result& r, std::string& out) {
         if (comma) sep = "; ";
     }
     if (b.verdict_cut) out += "; more n not shown";
+}
+
+// The verdict as the report's line, "Checks:" in ab's column; nothing without one.
+inline void append_factorial_verdict(const result& r, std::string& out) {
+    if (r.by_target.verdict.empty()) return;
+    out += "\nChecks:                ";
+    append_verdict_text(r.by_target, out);
     out += "\n";
 }
 
@@ -13140,10 +13153,7 @@ MB_API size_t mb_result_factorial_verdict(const mb_result* result, char* buf, si
     if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
-    microbench::append_factorial_verdict(result->r, text);
-    const std::size_t from = text.find(':') == std::string::npos ? text.size() : text.find(':') + 1;
-    const std::size_t start = text.find_first_not_of(' ', from);  // the verdict alone, without "Checks:"
-    text = start == std::string::npos ? std::string() : text.substr(start, text.size() - start - 1);
+    microbench::append_verdict_text(result->r.by_target, text);
     return microbench::detail::copy_out(text, buf, size);
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }

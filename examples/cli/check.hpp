@@ -112,12 +112,11 @@ inline parse_outcome check_targets_file(options& o) {
         const mb::target& t = o.file_targets[k];
         mb::url u;
         unsigned n = 0;
-        (void)mb::parse_url(t.url, u);
-        if (u.tls != o.target.tls || u.host != o.target.host || u.port != o.target.port)
+        const mb::error e = mb::detail::target_request(o.target, t.url, p.request(), &t, own, u, request);
+        if (e.code == mb::errc::plan_bad_target)
             return at(starts[k], "another origin: '" + shown(t.url) + "' (the first target's is " +
                                      o.target.authority() + (o.target.tls ? ", https" : ", http") + ")");
-        if (mb::error e = mb::build_request(u, mb::detail::options_of(p.request(), t, own), request))
-            return at(starts[k], std::string("bad request: ") + e.message());
+        if (e) return at(starts[k], std::string("bad request: ") + e.message());
         if (o.check_factorial && !mb::factorial_argument(u, n))
             return at(starts[k], "--check factorial needs /factorial/{n} or /factorial?n=N URLs, n at most 100,000: '" +
                                      shown(t.url) + "' has none");

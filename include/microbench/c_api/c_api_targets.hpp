@@ -111,10 +111,7 @@ MB_API size_t mb_result_factorial_verdict(const mb_result* result, char* buf, si
     if (!result) return microbench::detail::no_text(buf, size);
     MICROBENCH_C_TRY
     std::string text;
-    microbench::append_factorial_verdict(result->r, text);
-    const std::size_t from = text.find(':') == std::string::npos ? text.size() : text.find(':') + 1;
-    const std::size_t start = text.find_first_not_of(' ', from);  // the verdict alone, without "Checks:"
-    text = start == std::string::npos ? std::string() : text.substr(start, text.size() - start - 1);
+    microbench::append_verdict_text(result->r.by_target, text);
     return microbench::detail::copy_out(text, buf, size);
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }

@@ -41,6 +41,16 @@ inline const request_options& options_of(const request_options& plan_options, co
     return out;
 }
 
+// A target's request, as run() builds it: its URL `text`, parsed into `u`, of the origin's scheme,
+// host and port (else plan_bad_target), with the plan's options and, for a listed target `t`, its
+// own (options_of, through `scratch`). The error's position is 0: the caller names the target.
+inline error target_request(const url& origin, const std::string& text, const request_options& options,
+                            const target* t, request_options& scratch, url& u, std::string& request) {
+    if (parse_url(text, u) || u.tls != origin.tls || u.host != origin.host || u.port != origin.port)
+        return {errc::plan_bad_target, 0};
+    return build_request(u, t ? options_of(options, *t, scratch) : options, request);
+}
+
 // Each once in a random order: the targets' shuffle (Fisher–Yates from the plan's seed and its
 // shard), into `out`; empty otherwise. With each once, the run's connections may not outnumber
 // its targets (plan_concurrency_above_requests).
@@ -113,9 +123,7 @@ inline error build_targets(const plan& p, const url& origin, request_table& tabl
     auto add = [&](const std::string& text, std::uint64_t k, const target* t) {
         url u;
         if (fault) return;
-        if (parse_url(text, u) || u.tls != origin.tls || u.host != origin.host || u.port != origin.port)
-            fault = {errc::plan_bad_target, static_cast<std::size_t>(k)};
-        else if (error e = build_request(u, t ? options_of(options, *t, own) : options, request))
+        if (error e = target_request(origin, text, options, t, own, u, request))
             fault = {e.code, static_cast<std::size_t>(k)};
         else if (request.size() > defaults::max_target_bytes - table.bytes.size())
             fault = {errc::plan_targets_too_large, static_cast<std::size_t>(k)};

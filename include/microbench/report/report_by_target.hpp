@@ -38,12 +38,11 @@ inline const char* p_ms(std::int64_t ns, char (&buf)[32]) {
 
 }  // namespace detail
 
-// The factorial verdict over n, one line: the n answered right, wrong (with the lowest one's
-// answer), failed otherwise (with the reason) and not sent, each as runs of n. Nothing without a
-// verdict (the factorial check of each target's n).
-inline void append_factorial_verdict(const result& r, std::string& out) {
+// The factorial verdict over n, its words alone: the n answered right, wrong (with the lowest
+// one's answer), failed otherwise (with the reason), unanswered at the stop and not sent, each as
+// runs of n. Nothing without a verdict (the factorial check of each target's n).
+inline void append_verdict_text(const target_breakdown& b, std::string& out) {
     using detail::appendf;
-    const target_breakdown& b = r.by_target;
     if (b.verdict.empty()) return;
     // The last n that got an answer: the one wrong run that reaches it, when nothing was cut, is
     // "wrong from n = A".
@@ -53,8 +52,7 @@ inline void append_factorial_verdict(const result& r, std::string& out) {
         if (run.outcome != n_outcome::unsent && run.outcome != n_outcome::unanswered) last_answered = run.to;
         wrong_runs += run.outcome == n_outcome::wrong;
     }
-    out += "\nChecks:               ";
-    const char* sep = " ";
+    const char* sep = "";
     for (n_outcome o :
          {n_outcome::right, n_outcome::wrong, n_outcome::failed, n_outcome::unanswered, n_outcome::unsent}) {
         const char* comma = nullptr;
@@ -87,6 +85,13 @@ inline void append_factorial_verdict(const result& r, std::string& out) {
         if (comma) sep = "; ";
     }
     if (b.verdict_cut) out += "; more n not shown";
+}
+
+// The verdict as the report's line, "Checks:" in ab's column; nothing without one.
+inline void append_factorial_verdict(const result& r, std::string& out) {
+    if (r.by_target.verdict.empty()) return;
+    out += "\nChecks:                ";
+    append_verdict_text(r.by_target, out);
     out += "\n";
 }
 
