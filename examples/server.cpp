@@ -1,9 +1,11 @@
 // microbench-server: the reference server as a program, for experiments and other clients.
-//   microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]] | -h
+//   microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]
+//                     [--count-paths N] | -h
 // Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /work?us=N, /stall, /echo, /status/{code} and /stats on
 // 127.0.0.1 (or ADDRESS) until SIGINT/SIGTERM, or for SECONDS. Prints the port it listens on.
 // -x: chaos for soak tests — of every 1000 responses, CUT are cut short (closed or reset) and
-// after CLOSE the connection is closed (server_options::chaos_*).
+// after CLOSE the connection is closed (server_options::chaos_*). --count-paths N: requests by
+// target for /stats?paths (server_options::count_paths).
 #include <signal.h>
 
 #include <cerrno>
@@ -21,14 +23,18 @@ void on_signal(int) { stop_requested = 1; }
 
 const char* usage_text =
     "usage: microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]\n"
+    "                         [--count-paths N]\n"
     "  -a ADDRESS   address to listen on (default 127.0.0.1; ::1, or 0.0.0.0 for every IPv4 one)\n"
     "  -p PORT      port, 0 to 65535 (default 0: a free one); the first line printed says which\n"
     "  -t THREADS   worker threads, 1 to 256 (default 1)\n"
     "  -d SECONDS   stop after SECONDS, 1 to 86400 (default: at Ctrl-C or SIGTERM); then print the counts as JSON\n"
     "  -x CUT:CLOSE[:SEED]  chaos: of every 1000 responses about CUT are cut short and after about CLOSE the\n"
     "               connection is closed (each 0 to 1000, together at most 1000; SEED default 1)\n"
+    "  --count-paths N  count requests by target (path and query) for /stats?paths: at most N targets, 1 to\n"
+    "               1,000,000, the rest together (default: not counted)\n"
     "  -h, --help   this text\n"
-    "Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall?every=N&for=MS, /echo, /status/{code} and /stats,\n"
+    "Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall?every=N&for=MS, /echo, /status/{code}, /stats\n"
+    "and /stats?paths,"
     "and /work?us=N, which holds its thread N microseconds: -t T threads answer at most T x 1,000,000 / N a second.\n";
 
 // One line naming the problem, then the usage; exit 1.
@@ -67,7 +73,7 @@ int main(int argc, char** argv) {
             std::fputs(usage_text, stdout);
             return 0;
         }
-        if (flag != "-a" && flag != "-p" && flag != "-t" && flag != "-d" && flag != "-x")
+        if (flag != "-a" && flag != "-p" && flag != "-t" && flag != "-d" && flag != "-x" && flag != "--count-paths")
             return usage_error("unknown option '" + flag + "'");
         if (i + 1 >= argc) return usage_error("option " + flag + " needs a value");
         const char* value = argv[++i];
@@ -84,6 +90,9 @@ int main(int argc, char** argv) {
         else if (flag == "-d") seconds = v;
         else if (flag == "-x" && !chaos(value, options))
             return usage_error("-x needs CUT:CLOSE[:SEED], permille each, at most 1000 together" + bad);
+        else if (flag == "--count-paths" && !number(value, 1, 1'000'000, v))
+            return usage_error("--count-paths needs a count of targets from 1 to 1,000,000" + bad);
+        else if (flag == "--count-paths") options.count_paths = static_cast<std::size_t>(v);
     }
     microbench::server srv;
     if (microbench::error e = srv.start(options)) {
@@ -110,6 +119,6 @@ int main(int argc, char** argv) {
     }
     microbench::server_counts served = srv.counts();
     srv.stop();
-    std::printf("%s\n", microbench::server_counts_json(served).c_str());
+    std::printf("%s\n", microbench::server_counts_json(served, options.count_paths > 0).c_str());
     return 0;
 }

@@ -70,6 +70,7 @@ enum {
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
+    MB_PLAN_BAD_REQUEST_CAPACITY = 139,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
@@ -111,8 +112,9 @@ typedef enum mb_count {
     MB_COUNT_SCHEDULE_MISSED = 16,  /* fixed rate: requests whose time came before the end, never sent */
     MB_COUNT_TLS_HANDSHAKES = 17,   /* over TLS: handshakes made */
     MB_COUNT_TLS_RESUMED = 18,      /* over TLS: of them, those that resumed a session */
-    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19 /* of the tls failures, requests whose handshake failed
+    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19, /* of the tls failures, requests whose handshake failed
                                             (ab's Connect column) */
+    MB_COUNT_REQUEST_FN_FAULTS = 20 /* request callback calls that overflowed or named no target */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -229,6 +231,23 @@ typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
 typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
 /* Called with each interval as it closes, on the thread that called mb_run(); `row` lives for the call. */
 typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
+/* What a request callback is handed: room for the request, which one it is, and what the plan
+ * would send to its target. */
+typedef struct mb_request_call {
+    char* data;              /* `capacity` bytes, kept until the request ends (a resend sends them again) */
+    size_t capacity;
+    uint64_t index;          /* unique in the run: worker + k * threads for the worker's k-th request */
+    uint32_t worker;         /* the calling worker thread, 0 to threads - 1 */
+    uint32_t target;         /* in: the target the order picked (0 without targets); out: the one the
+                                request counts under in checks and by target, below their count */
+    const char* prepared;    /* the request the plan would send to it: prepared_length bytes, no NUL */
+    size_t prepared_length;
+} mb_request_call;
+/* Called on a worker thread before each request is sent; several may call it at once. Writes one
+ * whole HTTP/1.x request into call->data and returns its length. 0: none, and that worker sends no
+ * more (as at the end of a duration). A length above the capacity, or a target outside the
+ * targets: none either, that worker sends no more, and MB_COUNT_REQUEST_FN_FAULTS counts it. */
+typedef size_t (*mb_request_fn)(mb_request_call* call, void* user);
 
 /* Version and statuses. */
 MB_API const char* mb_version(void);           /* "0.1.0" */
@@ -301,6 +320,11 @@ MB_API int mb_plan_set_each_once(mb_plan* plan, int on);
 MB_API int mb_plan_set_by_target(mb_plan* plan, int on);  /* what each target got, in the result */
 MB_API int mb_plan_check_factorial_of_each_target(mb_plan* plan);  /* body is n! of the target's own n */
 MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);
+/* Each request written by fn (NULL: the plan's own again) into `capacity` bytes kept for each
+ * request in flight (0: 4096; 16 to 1 MiB, else MB_PLAN_BAD_REQUEST_CAPACITY, as from mb_run when
+ * concurrency x pipeline x capacity passes 1 GiB). The URL still says where to connect; ab's length
+ * rule is off; the method written decides a HEAD's body and whether a request may go again. */
+MB_API int mb_plan_set_request_fn(mb_plan* plan, mb_request_fn fn, void* user, size_t capacity);
 MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests);
 MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user);
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* must outlive the runs */

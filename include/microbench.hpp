@@ -39,6 +39,7 @@
 #include "microbench/stats/by_target.hpp"
 #include "microbench/stats/result.hpp"
 #include "microbench/engine/transport.hpp"
+#include "microbench/engine/target.hpp"
 #include "microbench/engine/plan.hpp"
 #include "microbench/engine/shard.hpp"
 #include "microbench/engine/connection.hpp"
@@ -48,6 +49,7 @@
 #include "microbench/engine/worker_setup.hpp"
 #include "microbench/engine/worker.hpp"
 #include "microbench/engine/worker_connect.hpp"
+#include "microbench/engine/worker_send.hpp"
 #include "microbench/engine/worker_receive.hpp"
 #include "microbench/engine/worker_rate.hpp"
 #ifndef MICROBENCH_NO_TLS
@@ -79,6 +81,7 @@
 #endif
 #ifndef MICROBENCH_NO_SERVER
 #include "microbench/server/request_parser.hpp"
+#include "microbench/server/server_counts.hpp"
 #include "microbench/server/server_endpoints.hpp"
 #include "microbench/server/server.hpp"
 #endif
@@ -86,6 +89,7 @@
 #include "microbench/report/suite.hpp"
 #endif
 #include "microbench/c_api/c_api.hpp"
+#include "microbench/c_api/c_api_plan.hpp"
 #include "microbench/c_api/c_api_result.hpp"
 #include "microbench/c_api/c_api_tls.hpp"
 #include "microbench/c_api/c_api_suite.hpp"

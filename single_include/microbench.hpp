@@ -138,6 +138,9 @@ constexpr std::uint32_t max_concurrency = 1'000'000;
 constexpr std::uint32_t max_threads = 1024;
 constexpr std::uint32_t max_pipeline = 256;
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
+// A request callback's room for each request in flight (plan::on_request), and all of it.
+constexpr std::size_t request_capacity = 4096, min_request_capacity = 16, max_request_capacity = std::size_t{1} << 20;
+constexpr std::uint64_t max_request_room_bytes = std::uint64_t{1} << 30;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
 constexpr std::uint64_t max_targets = 1'000'000;  // the URLs a URL's ranges may stand for
 constexpr std::size_t max_target_bytes = std::size_t{1} << 30;  // their requests together (each with its body)
@@ -278,6 +281,8 @@ namespace microbench {
     X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
       "targets, n at most 100,000 (the position is the first target without one)") \
     X(plan_each_once_duration, 138, "each target once is a count of requests: give no duration with it") \
+    X(plan_bad_request_capacity, 139, "a request callback's room must be from 16 bytes to 1 MiB a request, and " \
+      "concurrency x pipeline x room at most 1 GiB") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \
@@ -397,6 +402,7 @@ constexpr bool operator!=(const error& a, const error& b) { return !(a == b); }
 // Locale-free on purpose: <cctype> depends on the C locale and is slower.
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 
@@ -509,6 +515,17 @@ inline bool query_value(std::string_view query, std::string_view key, std::strin
         }
         if (amp == std::string_view::npos) break;
         query.remove_prefix(amp + 1);
+    }
+    return false;
+}
+
+// In a query: whether `key` is there, alone ("paths") or with a value ("paths=1").
+inline bool has_query_key(std::string_view query, std::string_view key) {
+    for (std::size_t from = 0; from <= query.size();) {
+        const std::size_t amp = std::min(query.find('&', from), query.size());
+        const std::string_view pair = query.substr(from, amp - from);
+        if (pair.substr(0, pair.find('=')) == key) return true;
+        from = amp + 1;
     }
     return false;
 }
@@ -902,7 +919,7 @@ inline error parse_header_line(std::string_view line, header& out) {
 
 namespace detail {
 // An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
-inline bool idempotent(const std::string& method) {
+inline bool idempotent(std::string_view method) {
     for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
         if (method == m) return true;
     return false;
@@ -3698,6 +3715,9 @@ struct result {
     std::int64_t rate_batch_lag_ns = 0;  // plan::max_batch_lag_us in effect: how much of the lag batching may add
     std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
     std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
+    // With a request callback (plan::on_request): its calls that returned a length above the room
+    // or a target outside the targets; each stopped its worker's requests.
+    std::uint64_t request_fn_faults = 0;
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
     // merge() leaves it alone.
     std::vector<interval_stats> intervals;
@@ -3738,6 +3758,7 @@ struct result {
         keep_alive_requests += o.keep_alive_requests;
         keep_alive_responses += o.keep_alive_responses;
         retries += o.retries;
+        request_fn_faults += o.request_fn_faults;
         connects += o.connects;
         server_closes += o.server_closes;
         port_waits += o.port_waits;
@@ -3846,6 +3867,64 @@ struct transport {
 
 }  // namespace microbench
 // ---- end include/microbench/engine/transport.hpp ----
+// ---- begin include/microbench/engine/target.hpp ----
+// microbench/engine/target.hpp — what a plan's requests are made of beyond its one URL: a
+// target (a URL with its own method, headers and body), how each request picks one, and the
+// request callback an embedder writes each request with.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+
+// How a run picks each request's target (plan::order).
+enum class target_order : std::uint8_t {
+    in_turn,  // worker w of T sends its k-th request to target (w + k·T) mod N: the same sequence every run
+    random,   // each at random, from plan::seed: the same seed, the same picks
+};
+
+// One of a run's targets: a URL of the run's origin, and what its request has of its own — a
+// method, more headers (a name it gives replaces every plan header of that name), a body. A URL
+// alone takes the plan's (a target converts from a URL's text). Targets files give the rest
+// (targets_file.hpp).
+struct target {
+    std::string url;
+    std::string method;                      // "": the plan's
+    std::vector<microbench::header> headers;  // after the plan's
+    std::string body;
+    bool has_body = false;                   // false: the plan's body
+
+    target() = default;
+    target(std::string u) : url(std::move(u)) {}  // NOLINT(google-explicit-constructor): a URL is a target
+    target(const char* u) : url(u) {}            // NOLINT(google-explicit-constructor)
+};
+
+// What a request callback (plan::on_request) is handed, on the worker thread about to send the
+// request: room to write it in, which request it is, and what the plan would send.
+struct request_call {
+    // The request's room, `capacity` bytes (plan::request_capacity()); kept until the request
+    // ends, so a resend sends the same bytes.
+    char* data;
+    std::size_t capacity;
+    std::uint64_t index;     // unique in the run (a shard's): worker + k·threads for the worker's k-th request
+    std::uint32_t worker;    // the calling worker thread, 0 to threads − 1
+    // In: the target the plan's order picked (0 without targets). Out: the one the request counts
+    // under — in checks of each target's n and in result::by_target — below the targets' count.
+    std::uint32_t target;
+    std::string_view prepared;  // the request the plan would send to that target, to copy or start from
+};
+// Writes one whole HTTP/1.x request into call.data and returns its length. 0: no request, and
+// this worker sends no more (as at the end of a duration; the others go on until they are told
+// too). A length above the capacity, or a target outside the targets: no request either, the
+// worker sends no more, and result::request_fn_faults counts it. Must not throw.
+using request_fn = std::size_t (*)(request_call& call, void* user);
+
+}  // namespace microbench
+// ---- end include/microbench/engine/target.hpp ----
 // ---- begin include/microbench/engine/plan.hpp ----
 // microbench/engine/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
 //   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
@@ -3910,27 +3989,6 @@ struct interval_histograms {
     std::int64_t run_start_realtime_ns;
 };
 using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
-
-// How a run picks each request's target (plan::order).
-enum class target_order : std::uint8_t {
-    in_turn,  // worker w of T sends its k-th request to target (w + k·T) mod N: the same sequence every run
-    random,   // each at random, from plan::seed: the same seed, the same picks
-};
-
-// One of a run's targets: a URL of the run's origin, and what its request has of its own — a
-// method, more headers (a name it gives replaces every plan header of that name), a body. A URL alone takes the
-// plan's (a target converts from a URL's text). Targets files give the rest (targets_file.hpp).
-struct target {
-    std::string url;
-    std::string method;                      // "": the plan's
-    std::vector<microbench::header> headers;  // after the plan's
-    std::string body;
-    bool has_body = false;                   // false: the plan's body
-
-    target() = default;
-    target(std::string u) : url(std::move(u)) {}  // NOLINT(google-explicit-constructor): a URL is a target
-    target(const char* u) : url(u) {}            // NOLINT(google-explicit-constructor)
-};
 
 class plan {
 public:
@@ -4080,6 +4138,21 @@ public:
         progress_every_requests_ = every_requests;
         return *this;
     }
+    // Each request written by fn, on the worker thread that sends it, into `capacity` bytes the
+    // engine keeps for each request in flight (16 bytes to 1 MiB; concurrency × pipeline × capacity
+    // at most 1 GiB): no allocation per request. The plan's URL still says where to connect, and
+    // its targets and order what each call is handed. ab's length rule is off with it: the
+    // requests may differ. The method the request starts with decides whether a HEAD's response
+    // has a body and whether the request may go again after a keep-alive close.
+    plan& on_request(request_fn fn, void* user, std::size_t capacity = defaults::request_capacity) {
+        request_fn_ = fn;
+        request_user_ = user;
+        request_capacity_ = capacity;
+        return *this;
+    }
+    request_fn request_callback() const { return request_fn_; }
+    void* request_user() const { return request_user_; }
+    std::size_t request_capacity() const { return request_capacity_; }
     // Calls fn with each interval's row as soon as every worker has finished that interval.
     plan& on_interval(interval_fn fn, void* user) {
         interval_fn_ = fn;
@@ -4138,6 +4211,9 @@ public:
         if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
         if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
+        const std::uint64_t rooms = std::uint64_t{concurrency_} * pipeline_;  // a request callback's: one a request
+        if (request_fn_ && rooms * request_capacity_ > defaults::max_request_room_bytes)
+            return {errc::plan_bad_request_capacity, 0};
         return {};
     }
 
@@ -4167,6 +4243,9 @@ public:
         if (start_at_unix_ms_ < 0) return {errc::plan_bad_start_time, 0};
         if (shard_count_ > max_shards) return {errc::plan_bad_shard, 0};
         if (tls_.version != 0 && !within(tls_.version, 0x0301, 0x0304)) return {errc::plan_bad_tls_version, 0};
+        if (request_fn_ && !within(request_capacity_, min_request_capacity, max_request_capacity))
+            return {errc::plan_bad_request_capacity, 0};
+
         return {};
     }
 
@@ -4214,6 +4293,9 @@ private:
     void* progress_user_ = nullptr;
     std::int64_t progress_every_ms_ = 0;
     std::uint64_t progress_every_requests_ = 0;
+    request_fn request_fn_ = nullptr;
+    void* request_user_ = nullptr;
+    std::size_t request_capacity_ = defaults::request_capacity;
     interval_fn interval_fn_ = nullptr;
     void* interval_user_ = nullptr;
     interval_histograms_fn interval_histograms_fn_ = nullptr;
@@ -4830,6 +4912,10 @@ struct worker_setup {
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     const request_table* table = nullptr;  // with targets: the requests, picked by index; null: `request`
     std::uint32_t worker_index = 0, workers = 1;  // with targets: its k-th goes to (index + k·workers) mod N
+    request_fn writer = nullptr;      // plan::on_request: each request written into its slot's room
+    void* writer_user = nullptr;
+    std::size_t writer_capacity = 0;  // each slot's room, with a writer
+    bool resend_any = false;          // with a writer: any method may go again (plan::resend_non_idempotent)
     bool random_order = false;                    // with targets: each picked from order_seed instead
     std::uint64_t order_seed = 0;                 // this worker's own
     const std::uint32_t* shuffled = nullptr;      // each once at random: the targets' order; null: as listed
@@ -4877,20 +4963,23 @@ struct worker_setup {
 // ---- begin include/microbench/engine/worker.hpp ----
 // microbench/engine/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
 // and histograms; nothing is shared with other workers while running except the request bytes
-// (read-only; with targets, a table of them), set-once reference lengths and a progress counter
-// only this worker writes.
+// (read-only; with targets, a table of them), set-once reference lengths, the targets' records
+// and a progress counter only this worker writes. A request callback writes into rooms of this
+// worker's own.
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
-// This file holds the loop, issuing and sending; worker_setup.hpp is what the runner gives a
-// worker; worker_connect.hpp opens connections, makes the transport's handshake and waits out
-// local shortages; worker_receive.hpp is the receiving half; worker_rate.hpp holds the fixed-rate
-// dispatch and how the worker waits.
+// This file holds the loop and issuing; worker_setup.hpp is what the runner gives a worker;
+// worker_connect.hpp opens connections, makes the transport's handshake and waits out local
+// shortages; worker_send.hpp is the sending half; worker_receive.hpp is the receiving half;
+// worker_rate.hpp holds the fixed-rate dispatch and how the worker waits.
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -5240,12 +5329,17 @@ public:
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         if (s_.records) seen_.resize(s_.connections);  // wrong answers are kept: each connection's body's first bytes
+        if (s_.writer) {  // each slot's room for the request the callback writes, made once
+            room_.reset(new (std::nothrow) char[requests_.size() * s_.writer_capacity]);
+            room_lengths_.reset(new (std::nothrow) std::uint32_t[requests_.size()]);
+            if (!room_ || !room_lengths_) return {errc::run_system, 0};
+        }
         // A transport writes a pipelined batch from copies of the request back to back, as many
         // as fit in transport_batch_bytes (at least two): a record carries several requests. With
-        // targets, each request goes from the table, one write each.
+        // targets or a request callback, each request goes from its own bytes, one write each.
         const std::size_t fit =
             std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
-        if (s_.tls && s_.pipeline > 1 && !s_.table)
+        if (s_.tls && s_.pipeline > 1 && !own_bytes())
             for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i)
                 batch_copies_.append(s_.request.data(), s_.request.size());
         ready_.reserve(s_.connections);
@@ -5277,6 +5371,8 @@ private:
     io_result receive(connection& c, std::int64_t& stamped);
     io_result transmit(connection& c);
     io_result write_targets(connection& c);
+    std::uint32_t write_requests(connection& c, std::uint32_t k);
+    void move_room(const request_slot& from, const request_slot& to);
     void note_tls_failure(connection& c, long status, bool handshaking);
     void fail_handshake(std::uint32_t ci, long status);
     void try_write(std::uint32_t ci);
@@ -5296,8 +5392,15 @@ private:
     bool settled();
     std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
-    // The bytes of the request `q` stands for: its target's, or the run's one request.
-    std::string_view request_of(const request_slot& q) const { return s_.table ? s_.table->at(q.target) : s_.request; }
+    // Each request has bytes of its own (a target's, or a callback's), not the run's one request.
+    bool own_bytes() const { return s_.table || room_; }
+    // Where the slot `q` (one of requests_) keeps what a request callback wrote.
+    std::size_t room_of(const request_slot& q) const { return static_cast<std::size_t>(&q - requests_.data()); }
+    // The bytes of the request `q` stands for: what the callback wrote, its target's, or the run's one request.
+    std::string_view request_of(const request_slot& q) const {
+        if (room_) return {room_.get() + room_of(q) * s_.writer_capacity, room_lengths_[room_of(q)]};
+        return s_.table ? s_.table->at(q.target) : s_.request;
+    }
     // With targets: the next request's — at random, or in turn (this worker's k-th: (index +
     // k·workers) mod N, through the shuffle when each goes once at random).
     std::uint32_t next_target() {
@@ -5330,6 +5433,9 @@ private:
     std::vector<connection> conns_;
     std::vector<answer_capture> seen_;   // with records: each connection's response's first body bytes
     std::unique_ptr<char[]> read_buf_;
+    std::unique_ptr<char[]> room_;                   // with a request callback: each slot's room, back to back
+    std::unique_ptr<std::uint32_t[]> room_lengths_;  // and the length written in it
+    std::uint64_t writes_ = 0;                       // with a request callback: its calls so far
     std::string batch_copies_;    // over a transport, pipelined: copies of the request, back to back
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
     std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
@@ -5432,6 +5538,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
     bool stop = stopping_ || now >= stop_issuing_ns_ || (fixed_rate() && !due(now));
     auto k = static_cast<std::uint32_t>(stop ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
+    if (k && room_) k = write_requests(c, k);
     if (k == 0) {
         close_connection(c, false);
         return;
@@ -5454,25 +5561,11 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
         schedule_.advance(issued_);
     }
     intervals_.sent(start, k);
-    for (std::uint32_t j = 0; j < k; ++j)
-        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, next_target(), intended};
+    for (std::uint32_t j = 0; j < k; ++j) {
+        const std::uint32_t target = room_ ? c.requests[j].target : next_target();  // a callback's: its own
+        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, target, intended};
+    }
     send(ci, start);
-}
-
-// Sends the requests in flight on `c`, connecting first if it has no descriptor.
-inline void worker::send(std::uint32_t ci, std::int64_t now) {
-    connection& c = conns_[ci];
-    c.write_offset = 0;
-    c.write_length = 0;
-    for (std::uint32_t j = c.done; j < c.batch; ++j) c.write_length += request_of(c.requests[j]).size();
-    c.written = 0;
-    c.written_end = request_of(c.requests[0]).size();
-    if (c.fd < 0) return open_connection(ci, now);
-    c.state = connection::phase::writing;
-    c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
-    if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
-    try_write(ci);
-    if (c.state == connection::phase::writing) watch(ci);
 }
 
 // Reads whenever the socket is readable, also while the batch is still being written: a server
@@ -5492,41 +5585,6 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
     if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) || c.read_wants_write)
         if (!on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR), failure::receive)) return;
     if (c.state == connection::phase::writing) try_write(ci);
-}
-
-inline void worker::try_write(std::uint32_t ci) {
-    connection& c = conns_[ci];
-    while (c.write_offset < c.write_length) {
-        io_result r = c.tls      ? transmit(c)
-                      : s_.table ? write_targets(c)
-                                 : write_repeated(c.fd, s_.request.data(), s_.request.size(), c.write_offset,
-                                                  c.write_length);
-        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
-        if (r.status != io::ok) {
-            const bool tls = r.status == io::tls;
-            const failure reason = tls ? failure::tls : failure::write;
-            // A keep-alive connection the server closed while idle: send again, once.
-            if (c.served && !c.parser.started()) {
-                ++stats_.server_closes;
-                return resend_or_fail(ci, reason, now_ns());
-            }
-            // The write's own words, before a read replaces them (the requests will fail as tls).
-            if (tls) note_tls_failure(c, transport_failed, false);
-            // The server may have answered and then reset: what it sent is still readable.
-            if (!on_readable(ci, true, reason)) return;
-            return fail_in_flight(ci, reason, reason, true);
-        }
-        c.write_offset += r.bytes;
-        stats_.bytes_sent += r.bytes;
-        if (c.write_offset >= c.written_end) {
-            const std::int64_t now = now_ns();
-            while (c.written < c.batch && c.write_offset >= c.written_end) {
-                c.requests[c.written++].written_ns = now;
-                if (c.written < c.batch) c.written_end += request_of(c.requests[c.written]).size();
-            }
-        }
-    }
-    c.state = connection::phase::reading;
 }
 
 // Ends every request in flight on `c` as failed (the oldest with `first`, the ones pipelined
@@ -5582,7 +5640,7 @@ inline void worker::scan_deadlines(std::int64_t now) {
 // ---- begin include/microbench/engine/worker_connect.hpp ----
 // microbench/engine/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
 // sizes, source address, non-blocking connect, the transport's handshake (timed apart, and
-// counted in ab's Connect), the transport's reads and writes, close or reset. A connect that meets a local
+// counted in ab's Connect), the transport's reads, close or reset. A connect that meets a local
 // shortage (no free port, descriptor or kernel buffer) is not the server's failure: the
 // connection waits, and is tried again when another connection closes or after a short
 // back-off, within its connect timeout.
@@ -5754,42 +5812,6 @@ inline io_result worker::receive(connection& c, std::int64_t& stamped) {
     return {io::tls, 0, 0};
 }
 
-// With targets: the batch's bytes from write_offset on, each request from the table in place (one
-// sendmsg, nothing copied). Request c.written, the first not written in full, ends at written_end.
-inline io_result worker::write_targets(connection& c) {
-    iovec parts[max_write_parts];
-    int n = 0;
-    for (std::uint32_t j = c.written; j < c.batch && n < max_write_parts; ++j) {
-        const std::string_view r = request_of(c.requests[j]);
-        const std::size_t skip = j == c.written ? c.write_offset - (c.written_end - r.size()) : 0;
-        parts[n++] = iovec{const_cast<char*>(r.data() + skip), r.size() - skip};
-    }
-    return send_parts(c.fd, parts, n);
-}
-
-// Writes the rest of the batch through the transport, from the same bytes after a short write: as
-// much of it as the copies of the request hold from where it stands (the batch is the request
-// repeated, so any window of the copies is the batch's); with targets, the rest of the request
-// being written, from the table.
-
-inline io_result worker::transmit(connection& c) {
-    std::string_view part;
-    if (s_.table) {  // the rest of the first request not written in full, straight from the table
-        const std::string_view r = request_of(c.requests[c.written]);
-        part = r.substr(c.write_offset - (c.written_end - r.size()));
-    } else {  // the run's one request, or the copies of it that make a pipelined batch
-        const std::string_view from = batch_copies_.empty() ? s_.request : std::string_view(batch_copies_);
-        const std::size_t at = c.write_offset % from.size();
-        part = from.substr(at, std::min(from.size() - at, c.write_length - c.write_offset));
-    }
-    const long n = s_.tls->write(c.tls, part.data(), part.size());
-    if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
-    if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
-    if (n == transport_closed) return {io::error, 0, EPIPE};
-    if (n == transport_socket_error) return {io::error, 0, errno};
-    return {io::tls, 0, 0};
-}
-
 inline void worker::on_connected(connection& c, std::int64_t now) {
     ++stats_.connects;
     if (++open_ > stats_.concurrency_peak) stats_.concurrency_peak = open_;
@@ -5818,6 +5840,141 @@ inline void worker::close_connection(connection& c, bool abortive) {
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/engine/worker_connect.hpp ----
+// ---- begin include/microbench/engine/worker_send.hpp ----
+// microbench/engine/worker_send.hpp — the sending half of a worker: what each request's bytes
+// are (the run's one request, its target's from the table, or what a request callback wrote into
+// its slot's room) and how a batch is written — one repeated request or each from its own bytes,
+// straight to the socket or through the transport — resuming after a short write.
+
+#include <sys/uio.h>
+
+#include <cstring>
+#include <string_view>
+
+
+namespace microbench {
+namespace detail {
+
+// Sends the requests in flight on `c`, connecting first if it has no descriptor.
+inline void worker::send(std::uint32_t ci, std::int64_t now) {
+    connection& c = conns_[ci];
+    c.write_offset = 0;
+    c.write_length = 0;
+    for (std::uint32_t j = c.done; j < c.batch; ++j) c.write_length += request_of(c.requests[j]).size();
+    c.written = 0;
+    c.written_end = request_of(c.requests[0]).size();
+    if (c.fd < 0) return open_connection(ci, now);
+    c.state = connection::phase::writing;
+    c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
+    if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
+    try_write(ci);
+    if (c.state == connection::phase::writing) watch(ci);
+}
+
+inline void worker::try_write(std::uint32_t ci) {
+    connection& c = conns_[ci];
+    while (c.write_offset < c.write_length) {
+        io_result r = c.tls        ? transmit(c)
+                      : own_bytes() ? write_targets(c)
+                                    : write_repeated(c.fd, s_.request.data(), s_.request.size(), c.write_offset,
+                                                     c.write_length);
+        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
+        if (r.status != io::ok) {
+            const bool tls = r.status == io::tls;
+            const failure reason = tls ? failure::tls : failure::write;
+            // A keep-alive connection the server closed while idle: send again, once.
+            if (c.served && !c.parser.started()) {
+                ++stats_.server_closes;
+                return resend_or_fail(ci, reason, now_ns());
+            }
+            // The write's own words, before a read replaces them (the requests will fail as tls).
+            if (tls) note_tls_failure(c, transport_failed, false);
+            // The server may have answered and then reset: what it sent is still readable.
+            if (!on_readable(ci, true, reason)) return;
+            return fail_in_flight(ci, reason, reason, true);
+        }
+        c.write_offset += r.bytes;
+        stats_.bytes_sent += r.bytes;
+        if (c.write_offset >= c.written_end) {
+            const std::int64_t now = now_ns();
+            while (c.written < c.batch && c.write_offset >= c.written_end) {
+                c.requests[c.written++].written_ns = now;
+                if (c.written < c.batch) c.written_end += request_of(c.requests[c.written]).size();
+            }
+        }
+    }
+    c.state = connection::phase::reading;
+}
+
+// With a request callback: the next `k` requests of `c` written into their slots' rooms, each
+// slot's target the one the call left; how many were written. Fewer when a call wrote none (or
+// erred, counted): then this worker issues no more, and what is in flight ends as usual.
+inline std::uint32_t worker::write_requests(connection& c, std::uint32_t k) {
+    const std::uint32_t targets = s_.table ? s_.table->size() : 1;
+    for (std::uint32_t j = 0; j < k; ++j) {
+        const std::size_t at = room_of(c.requests[j]);
+        request_call call{room_.get() + at * s_.writer_capacity, s_.writer_capacity,
+                          s_.worker_index + writes_++ * s_.workers, s_.worker_index, next_target(), {}};
+        call.prepared = s_.table ? s_.table->at(call.target) : s_.request;
+        const std::size_t n = s_.writer(call, s_.writer_user);
+        if (n == 0 || n > s_.writer_capacity || call.target >= targets) {
+            if (n != 0) ++stats_.request_fn_faults;
+            stopping_ = true;  // what is in flight still ends: by its response or its timeout
+            return j;
+        }
+        room_lengths_[at] = static_cast<std::uint32_t>(n);
+        c.requests[j].target = call.target;
+    }
+    return k;
+}
+
+// With a request callback: what slot `from` holds moved to slot `to` (the same connection's).
+inline void worker::move_room(const request_slot& from, const request_slot& to) {
+    const std::size_t f = room_of(from), t = room_of(to);
+    if (f == t) return;
+    std::memmove(room_.get() + t * s_.writer_capacity, room_.get() + f * s_.writer_capacity, room_lengths_[f]);
+    room_lengths_[t] = room_lengths_[f];
+}
+
+// With targets or a request callback: the batch's bytes from write_offset on, each request from
+// its own bytes in place (one sendmsg, nothing copied). Request c.written, the first not written
+// in full, ends at written_end.
+inline io_result worker::write_targets(connection& c) {
+    iovec parts[max_write_parts];
+    int n = 0;
+    for (std::uint32_t j = c.written; j < c.batch && n < max_write_parts; ++j) {
+        const std::string_view r = request_of(c.requests[j]);
+        const std::size_t skip = j == c.written ? c.write_offset - (c.written_end - r.size()) : 0;
+        parts[n++] = iovec{const_cast<char*>(r.data() + skip), r.size() - skip};
+    }
+    return send_parts(c.fd, parts, n);
+}
+
+// Writes the rest of the batch through the transport, from the same bytes after a short write: as
+// much of it as the copies of the request hold from where it stands (the batch is the request
+// repeated, so any window of the copies is the batch's); with targets or a request callback, the
+// rest of the request being written, from its own bytes.
+inline io_result worker::transmit(connection& c) {
+    std::string_view part;
+    if (own_bytes()) {  // the rest of the first request not written in full, from its own bytes
+        const std::string_view r = request_of(c.requests[c.written]);
+        part = r.substr(c.write_offset - (c.written_end - r.size()));
+    } else {  // the run's one request, or the copies of it that make a pipelined batch
+        const std::string_view from = batch_copies_.empty() ? s_.request : std::string_view(batch_copies_);
+        const std::size_t at = c.write_offset % from.size();
+        part = from.substr(at, std::min(from.size() - at, c.write_length - c.write_offset));
+    }
+    const long n = s_.tls->write(c.tls, part.data(), part.size());
+    if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
+    if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
+    if (n == transport_closed) return {io::error, 0, EPIPE};
+    if (n == transport_socket_error) return {io::error, 0, errno};
+    return {io::tls, 0, 0};
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/worker_send.hpp ----
 // ---- begin include/microbench/engine/worker_receive.hpp ----
 // microbench/engine/worker_receive.hpp — the receiving half of the worker: reads until drained (also
 // while a batch is still being written), parses in place (stashing only what a head split
@@ -5904,7 +6061,9 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
     for (;;) {
         request_slot& slot = c.oldest();
         if (!slot.first_byte_ns && used < in.size()) slot.first_byte_ns = now;
-        if (s_.table && !s_.table->flags.empty())  // targets with methods of their own: a HEAD's has no body
+        if (room_)  // a callback's request: a HEAD's response has no body
+            c.parser.head_request(request_of(slot).substr(0, 5) == "HEAD ");
+        else if (s_.table && !s_.table->flags.empty())  // targets with methods of their own: likewise
             c.parser.head_request(s_.table->flags[slot.target] & request_table::head_flag);
         parse_result r = c.parser.parse(in.data() + used, in.size() - used);
         used += r.consumed;
@@ -6027,13 +6186,19 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
     std::uint32_t kept = 0;
     for (std::uint32_t j = c.done; j < c.batch; ++j) {
         request_slot q = c.requests[j];
-        const bool own_method = s_.table && !s_.table->flags.empty();  // a target's method decides
-        const bool may_resend = own_method ? !(s_.table->flags[q.target] & request_table::keep_flag) : s_.resend_sent;
+        bool may_resend = s_.resend_sent;
+        if (room_) {  // a callback's request: the method it starts with decides
+            const std::string_view r = request_of(c.requests[j]);
+            may_resend = s_.resend_any || idempotent(r.substr(0, r.find(' ')));
+        } else if (s_.table && !s_.table->flags.empty()) {  // a target's method decides
+            may_resend = !(s_.table->flags[q.target] & request_table::keep_flag);
+        }
         if (q.retried || (j < written && !may_resend)) {
             end_failed(reason, q.target);
             continue;
         }
         ++stats_.retries;
+        if (room_) move_room(c.requests[j], c.requests[kept]);
         c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.target, q.intended_ns};
     }
     c.batch = kept;
@@ -7538,12 +7703,16 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.source_count = static_cast<std::uint32_t>(shared.sources.size());
     s.first_connection = first_connection;
     s.request = shared.request;
+    s.worker_index = i;
+    s.workers = t;
+    s.writer = p.request_callback();
+    s.writer_user = p.request_user();
+    s.writer_capacity = p.request_capacity();
+    s.resend_any = p.resend_non_idempotent();
     if (shared.table.size()) {
         s.table = &shared.table;
         s.target_lengths = shared.target_lengths.get();
         if (!shared.factorials.of_target.empty()) s.factorials = &shared.factorials;
-        s.worker_index = i;
-        s.workers = t;
         s.random_order = p.order() == target_order::random;
         s.order_seed = detail::mix64(p.seed() ^ detail::mix64((std::uint64_t{p.shard_index()} << 32) + i + 1));
         s.shuffled = shared.shuffled.empty() ? nullptr : shared.shuffled.data();
@@ -7556,7 +7725,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.keep_alive = p.keep_alive();
     s.head = p.method() == "HEAD";
     s.resend_sent = p.resend_non_idempotent() || idempotent(p.method());
-    s.length_check = p.length_check();
+    s.length_check = p.length_check() && !s.writer;  // a callback's requests may differ
     s.record_requests = share(p.record_requests());  // the cap is the run's
     s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
     s.response_checks = shared.response_checks.empty() ? nullptr : &shared.response_checks;
@@ -11068,6 +11237,142 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
 
 }  // namespace microbench
 // ---- end include/microbench/server/request_parser.hpp ----
+// ---- begin include/microbench/server/server_counts.hpp ----
+// microbench/server/server_counts.hpp — what the reference server counts and how /stats says it:
+// requests by endpoint, connections, chaos, listen pauses, connections by source address, and
+// (when asked for) requests by target, kept by a path_counter the threads share under one lock.
+
+#include <pthread.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace microbench {
+
+// Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not
+// counted. With chaos: responses cut short (`cut`) and connections closed after a whole response
+// (`closed`). `listen_pauses`: times a thread stopped accepting for a moment because the system
+// had no descriptor or buffer to give.
+struct server_counts {
+    std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
+    std::uint64_t connections = 0;
+    std::uint64_t cut = 0, closed = 0;
+    std::uint64_t listen_pauses = 0;
+    // Connections accepted by the client's address, in order of first connection (the first 256
+    // addresses; later ones are counted under "other").
+    std::vector<std::pair<std::string, std::uint64_t>> sources;
+    // With server_options::count_paths: requests by target (path and query), in byte order, and
+    // those of the targets past the cap.
+    std::vector<std::pair<std::string, std::uint64_t>> paths;
+    std::uint64_t paths_other = 0;
+};
+
+namespace detail {
+
+// `text` as a JSON string, quotes and escapes included.
+inline void append_json_text(std::string& out, std::string_view text) {
+    out += '"';
+    for (const char ch : text) {
+        const auto u = static_cast<unsigned char>(ch);
+        if (ch == '"' || ch == '\\') {
+            out += '\\';
+            out += ch;
+        } else if (u < 0x20 || u >= 0x7f) {  // a target is ASCII; anything else shows as its byte
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", u);
+            out += esc;
+        } else {
+            out += ch;
+        }
+    }
+    out += '"';
+}
+
+// Requests by target, at most `cap` targets (the rest counted together), shared by the server's
+// threads under one lock; only a target's first request allocates.
+class path_counter {
+public:
+    path_counter() = default;
+    path_counter(const path_counter&) = delete;
+    path_counter& operator=(const path_counter&) = delete;
+
+    void reset(std::size_t cap) {
+        counts_.clear();
+        other_ = 0;
+        cap_ = cap;
+    }
+    void count(std::string_view target) {
+        pthread_mutex_lock(&mutex_);
+        auto it = counts_.find(target);
+        if (it != counts_.end()) ++it->second;
+        else if (counts_.size() < cap_) counts_.emplace(std::string(target), 1);
+        else ++other_;
+        pthread_mutex_unlock(&mutex_);
+    }
+    void copy_to(server_counts& c) const {
+        pthread_mutex_lock(&mutex_);
+        c.paths.assign(counts_.begin(), counts_.end());
+        c.paths_other = other_;
+        pthread_mutex_unlock(&mutex_);
+    }
+
+private:
+    mutable pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
+    struct text_less {  // a target is looked up as a string_view: nothing copied
+        using is_transparent = void;
+        bool operator()(std::string_view a, std::string_view b) const { return a < b; }
+    };
+    std::map<std::string, std::uint64_t, text_less> counts_;
+    std::uint64_t other_ = 0;
+    std::size_t cap_ = 0;
+};
+
+}  // namespace detail
+
+// The counts as /stats answers them: one JSON object; with `paths`, the requests of each target
+// ("paths") and of the targets past the cap ("paths_other").
+inline std::string server_counts_json(const server_counts& c, bool paths = false) {
+    char buf[400];
+    int n = std::snprintf(buf, sizeof buf,
+                          "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
+                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu,"
+                          "\"listen_pauses\":%llu}",
+                          static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
+                          static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
+                          static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
+                          static_cast<unsigned long long>(c.bad_request),
+                          static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.cut),
+                          static_cast<unsigned long long>(c.closed), static_cast<unsigned long long>(c.listen_pauses));
+    std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
+    out += ",\"sources\":{";
+    for (std::size_t i = 0; i < c.sources.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%s\"%s\":%llu", i ? "," : "", c.sources[i].first.c_str(),
+                      static_cast<unsigned long long>(c.sources[i].second));
+        out += buf;
+    }
+    out += '}';
+    if (paths) {
+        out += ",\"paths\":{";
+        for (std::size_t i = 0; i < c.paths.size(); ++i) {
+            if (i) out += ',';
+            detail::append_json_text(out, c.paths[i].first);
+            std::snprintf(buf, sizeof buf, ":%llu", static_cast<unsigned long long>(c.paths[i].second));
+            out += buf;
+        }
+        std::snprintf(buf, sizeof buf, "},\"paths_other\":%llu", static_cast<unsigned long long>(c.paths_other));
+        out += buf;
+    }
+    out += '}';
+    return out;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/server/server_counts.hpp ----
 // ---- begin include/microbench/server/server_endpoints.hpp ----
 // microbench/server/server_endpoints.hpp — what the reference server answers, as a function of the
 // request alone: routing, the factorial / delay / work / stall / echo / status / stats endpoints, and
@@ -11100,20 +11405,9 @@ struct server_options {
     unsigned chaos_cut_permille = 0;
     unsigned chaos_close_permille = 0;
     std::uint64_t chaos_seed = 1;
-};
-
-// Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not
-// counted. With chaos: responses cut short (`cut`) and connections closed after a whole response
-// (`closed`). `listen_pauses`: times a thread stopped accepting for a moment because the system
-// had no descriptor or buffer to give.
-struct server_counts {
-    std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
-    std::uint64_t connections = 0;
-    std::uint64_t cut = 0, closed = 0;
-    std::uint64_t listen_pauses = 0;
-    // Connections accepted by the client's address, in order of first connection (the first 256
-    // addresses; later ones are counted under "other").
-    std::vector<std::pair<std::string, std::uint64_t>> sources;
+    // Count requests by their target (path and query, as sent) for /stats?paths: at most this many
+    // targets, the rest together; 0 (the default): not counted, and no cost per request.
+    std::size_t count_paths = 0;
 };
 
 enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };
@@ -11185,29 +11479,6 @@ inline void append_response(std::string& out, int status, std::string_view conte
 }
 
 }  // namespace detail
-
-inline std::string server_counts_json(const server_counts& c) {
-    char buf[400];
-    int n = std::snprintf(buf, sizeof buf,
-                          "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
-                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu,"
-                          "\"listen_pauses\":%llu}",
-                          static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
-                          static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
-                          static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
-                          static_cast<unsigned long long>(c.bad_request),
-                          static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.cut),
-                          static_cast<unsigned long long>(c.closed), static_cast<unsigned long long>(c.listen_pauses));
-    std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
-    out += ",\"sources\":{";
-    for (std::size_t i = 0; i < c.sources.size(); ++i) {
-        std::snprintf(buf, sizeof buf, "%s\"%s\":%llu", i ? "," : "", c.sources[i].first.c_str(),
-                      static_cast<unsigned long long>(c.sources[i].second));
-        out += buf;
-    }
-    out += "}}";
-    return out;
-}
 
 // Appends the response to `head` (with `body`) to `out`. `stats()` returns the counts for /stats.
 template <class StatsFn>
@@ -11285,12 +11556,16 @@ answer answer_request(const request_head& head, std::string_view body, const ser
     }
     if (path == "/stats") {
         a.kind = endpoint_kind::stats;
-        return reply(200, "application/json", server_counts_json(stats()));
+        const bool paths = has_query_key(query, "paths");
+        if (paths && !options.count_paths)
+            return reply(400, "text/plain", "requests are counted by path only when the server counts them: "
+                                            "microbench-server --count-paths N (server_options::count_paths)\n");
+        return reply(200, "application/json", server_counts_json(stats(), paths));
     }
     if (path == "/")
         return reply(200, "text/plain",
                      "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /work?us=N "
-                     "/stall?every=MS&for=MS /echo /status/{code} /stats\n");
+                     "/stall?every=MS&for=MS /echo /status/{code} /stats /stats?paths\n");
     return reply(404, "text/plain", "not found\n");
 }
 
@@ -11332,6 +11607,7 @@ public:
         stop();
         options_ = options;
         sources_.clear();  // no thread runs between stop() and here
+        paths_.reset(options.count_paths);
         factorials_.reset(new factorial_cache(options.max_factorial));
         endpoint at;
         if (resolve(options.host, options.port, at, true) != 0) return {errc::plan_bad_bind_address, 0};
@@ -11395,6 +11671,7 @@ public:
         pthread_mutex_lock(&sources_mutex_);
         c.sources = sources_;
         pthread_mutex_unlock(&sources_mutex_);
+        if (options_.count_paths) paths_.copy_to(c);
         return c;
     }
     // Requests answered so far (counts().requests without copying anything: no allocation).
@@ -11595,6 +11872,7 @@ private:
             c.close_after = a.close;
             if (a.kind != endpoint_kind::stats) {
                 bump(t, f_requests);
+                if (options_.count_paths) paths_.count(head.target);
                 static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other,
                                                           f_bad_request};
                 bump(t, by_kind[static_cast<int>(a.kind)]);
@@ -11672,6 +11950,7 @@ private:
     int listen_fd_ = -1;
     mutable pthread_mutex_t sources_mutex_ = PTHREAD_MUTEX_INITIALIZER;
     std::vector<std::pair<std::string, std::uint64_t>> sources_;  // counts().sources
+    detail::path_counter paths_;  // counts().paths, with server_options::count_paths
     int wake_fd_ = -1;
     std::uint16_t port_ = 0;
     std::unique_ptr<thread[]> threads_;
@@ -11930,6 +12209,7 @@ enum {
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
+    MB_PLAN_BAD_REQUEST_CAPACITY = 139,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
@@ -11971,8 +12251,9 @@ typedef enum mb_count {
     MB_COUNT_SCHEDULE_MISSED = 16,  /* fixed rate: requests whose time came before the end, never sent */
     MB_COUNT_TLS_HANDSHAKES = 17,   /* over TLS: handshakes made */
     MB_COUNT_TLS_RESUMED = 18,      /* over TLS: of them, those that resumed a session */
-    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19 /* of the tls failures, requests whose handshake failed
+    MB_COUNT_TLS_HANDSHAKE_FAILURES = 19, /* of the tls failures, requests whose handshake failed
                                             (ab's Connect column) */
+    MB_COUNT_REQUEST_FN_FAULTS = 20 /* request callback calls that overflowed or named no target */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -12089,6 +12370,23 @@ typedef int (*mb_response_fn)(int status, uint64_t body_bytes, void* user);
 typedef void (*mb_progress_fn)(uint64_t ended, uint64_t target, int64_t elapsed_ns, void* user);
 /* Called with each interval as it closes, on the thread that called mb_run(); `row` lives for the call. */
 typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
+/* What a request callback is handed: room for the request, which one it is, and what the plan
+ * would send to its target. */
+typedef struct mb_request_call {
+    char* data;              /* `capacity` bytes, kept until the request ends (a resend sends them again) */
+    size_t capacity;
+    uint64_t index;          /* unique in the run: worker + k * threads for the worker's k-th request */
+    uint32_t worker;         /* the calling worker thread, 0 to threads - 1 */
+    uint32_t target;         /* in: the target the order picked (0 without targets); out: the one the
+                                request counts under in checks and by target, below their count */
+    const char* prepared;    /* the request the plan would send to it: prepared_length bytes, no NUL */
+    size_t prepared_length;
+} mb_request_call;
+/* Called on a worker thread before each request is sent; several may call it at once. Writes one
+ * whole HTTP/1.x request into call->data and returns its length. 0: none, and that worker sends no
+ * more (as at the end of a duration). A length above the capacity, or a target outside the
+ * targets: none either, that worker sends no more, and MB_COUNT_REQUEST_FN_FAULTS counts it. */
+typedef size_t (*mb_request_fn)(mb_request_call* call, void* user);
 
 /* Version and statuses. */
 MB_API const char* mb_version(void);           /* "0.1.0" */
@@ -12161,6 +12459,11 @@ MB_API int mb_plan_set_each_once(mb_plan* plan, int on);
 MB_API int mb_plan_set_by_target(mb_plan* plan, int on);  /* what each target got, in the result */
 MB_API int mb_plan_check_factorial_of_each_target(mb_plan* plan);  /* body is n! of the target's own n */
 MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user);
+/* Each request written by fn (NULL: the plan's own again) into `capacity` bytes kept for each
+ * request in flight (0: 4096; 16 to 1 MiB, else MB_PLAN_BAD_REQUEST_CAPACITY, as from mb_run when
+ * concurrency x pipeline x capacity passes 1 GiB). The URL still says where to connect; ab's length
+ * rule is off; the method written decides a HEAD's body and whether a request may go again. */
+MB_API int mb_plan_set_request_fn(mb_plan* plan, mb_request_fn fn, void* user, size_t capacity);
 MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms, uint64_t every_requests);
 MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user);
 MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* must outlive the runs */
@@ -12408,6 +12711,9 @@ struct mb_plan {
     std::uint64_t progress_every_requests = 0;
     mb_interval_fn interval = nullptr;
     void* interval_user = nullptr;
+    mb_request_fn request = nullptr;
+    void* request_user = nullptr;
+    std::size_t request_capacity = microbench::defaults::request_capacity;
 };
 
 struct mb_result {
@@ -12511,6 +12817,15 @@ inline void c_interval_trampoline(const interval_stats& row, void* user) {
     plan->interval(&c, plan->interval_user);
 }
 
+inline std::size_t c_request_trampoline(request_call& call, void* user) {
+    const auto* plan = static_cast<const mb_plan*>(user);
+    mb_request_call c{call.data,   call.capacity,        call.index, call.worker, call.target,
+                      call.prepared.data(), call.prepared.size()};
+    const std::size_t n = plan->request(&c, plan->request_user);
+    call.target = c.target;
+    return n;
+}
+
 // The plan a run uses: the C plan's knobs, its checks and its callbacks.
 inline plan plan_to_run(const mb_plan* cp) {
     plan p = cp->p;
@@ -12521,6 +12836,7 @@ inline plan plan_to_run(const mb_plan* cp) {
         p.on_progress(c_progress_trampoline, const_cast<mb_plan*>(cp), cp->progress_every_ms,
                       cp->progress_every_requests);
     if (cp->interval) p.on_interval(c_interval_trampoline, const_cast<mb_plan*>(cp));
+    if (cp->request) p.on_request(c_request_trampoline, const_cast<mb_plan*>(cp), cp->request_capacity);
     return p;
 }
 
@@ -12539,6 +12855,48 @@ MB_API const char* mb_status_message(int status) {
     return status < 0 || status > 0xffff ? "unknown error"
                                          : microbench::errc_message(static_cast<microbench::errc>(status));
 }
+
+MB_API int mb_plan_validate(const mb_plan* plan) {
+    using namespace microbench;
+    if (!plan) return detail::invalid;
+    MICROBENCH_C_TRY
+    if (error e = plan->p.validate()) return detail::status_of(e);
+    url u;
+    if (error e = parse_url(plan->p.url(), u)) return detail::status_of(e);
+    std::string request;
+    return detail::status_of(build_request(u, plan->p.request(), request));
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+
+MB_API int mb_run(const mb_plan* plan, mb_result** out) {
+    using namespace microbench;
+    if (out) *out = nullptr;
+    if (!plan || !out) return detail::invalid;
+    MICROBENCH_C_TRY
+    std::unique_ptr<mb_result> r(new (std::nothrow) mb_result);
+    if (!r) return detail::no_memory;
+    r->p = detail::plan_to_run(plan);
+    if (error e = run(r->p, r->r)) return detail::status_of(e);
+    *out = r.release();
+    return MB_OK;
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+
+}  // extern "C"
+
+// ---- begin include/microbench/c_api/c_api_plan.hpp ----
+// microbench/c_api/c_api_plan.hpp — the C API's plan: creating one and setting its knobs, its
+// checks and its callbacks, each setter checking its argument and the knob's range (plan::
+// check_ranges) before it keeps it. Compiled only where MICROBENCH_C_IMPLEMENTATION is defined,
+// after c_api.hpp.
+
+#ifdef MICROBENCH_C_IMPLEMENTATION
+
+#include <string>
+#include <vector>
+
+
+extern "C" {
 
 MB_API int mb_plan_create(const char* url, mb_plan** out) {
     using namespace microbench::detail;
@@ -12685,6 +13043,16 @@ MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user) {
     plan->response_user = user;
     return MB_OK;
 }
+MB_API int mb_plan_set_request_fn(mb_plan* plan, mb_request_fn fn, void* user, size_t capacity) {
+    using namespace microbench::defaults;
+    if (!plan) return microbench::detail::invalid;
+    if (capacity == 0) capacity = request_capacity;
+    if (capacity < min_request_capacity || capacity > max_request_capacity) return MB_PLAN_BAD_REQUEST_CAPACITY;
+    plan->request = fn;
+    plan->request_user = user;
+    plan->request_capacity = capacity;
+    return MB_OK;
+}
 MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms,
                                uint64_t every_requests) {
     if (!plan || every_ms < 0) return microbench::detail::invalid;
@@ -12704,34 +13072,10 @@ MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel) {
     MICROBENCH_C_SET(plan, true, plan->p.cancel_with(cancel ? &cancel->t : nullptr))
 }
 
-MB_API int mb_plan_validate(const mb_plan* plan) {
-    using namespace microbench;
-    if (!plan) return detail::invalid;
-    MICROBENCH_C_TRY
-    if (error e = plan->p.validate()) return detail::status_of(e);
-    url u;
-    if (error e = parse_url(plan->p.url(), u)) return detail::status_of(e);
-    std::string request;
-    return detail::status_of(build_request(u, plan->p.request(), request));
-    MICROBENCH_C_CATCH(detail::no_memory)
-}
-
-MB_API int mb_run(const mb_plan* plan, mb_result** out) {
-    using namespace microbench;
-    if (out) *out = nullptr;
-    if (!plan || !out) return detail::invalid;
-    MICROBENCH_C_TRY
-    std::unique_ptr<mb_result> r(new (std::nothrow) mb_result);
-    if (!r) return detail::no_memory;
-    r->p = detail::plan_to_run(plan);
-    if (error e = run(r->p, r->r)) return detail::status_of(e);
-    *out = r.release();
-    return MB_OK;
-    MICROBENCH_C_CATCH(detail::no_memory)
-}
-
 }  // extern "C"
 
+#endif  // MICROBENCH_C_IMPLEMENTATION
+// ---- end include/microbench/c_api/c_api_plan.hpp ----
 // ---- begin include/microbench/c_api/c_api_result.hpp ----
 // microbench/c_api/c_api_result.hpp — the C API's reading of a result: counters, failures, status
 // codes, timings, per-interval rows and the reports (text, JSON, HTML), each a plain value or an
@@ -12768,6 +13112,7 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_TLS_HANDSHAKES: return r.tls_handshakes;
         case MB_COUNT_TLS_RESUMED: return r.tls_resumed;
         case MB_COUNT_TLS_HANDSHAKE_FAILURES: return r.tls_handshake_failures;
+        case MB_COUNT_REQUEST_FN_FAULTS: return r.request_fn_faults;
     }
     return 0;
 }

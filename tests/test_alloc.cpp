@@ -104,6 +104,13 @@ bool fail_every_seventh(int, std::uint64_t, void*) {
     return seen.fetch_add(1, std::memory_order_relaxed) % 7 != 0;
 }
 
+// A request callback that writes the request the plan would send.
+std::size_t copy_prepared(microbench::request_call& call, void*) {
+    if (call.prepared.size() > call.capacity) return 0;
+    std::memcpy(call.data, call.prepared.data(), call.prepared.size());
+    return call.prepared.size();
+}
+
 TEST_CASE("no allocation per request in steady state") {
     child_server srv;
     struct mode {
@@ -115,6 +122,7 @@ TEST_CASE("no allocation per request in steady state") {
         double rate = 0;              // requests/s on a fixed schedule; 0: a closed loop
         std::int64_t interval_ms = 0;  // per-interval rows
         std::int64_t duration_ms = 0;  // with requests 0: a run for this long (its rows are reserved up front)
+        bool written = false;          // each request written by a request callback (copy_prepared)
     };
     const mode modes[] = {
         {"keep-alive", true, 10, 1, 1, 100'000, false, false, false},
@@ -126,6 +134,7 @@ TEST_CASE("no allocation per request in steady state") {
         {"fixed rate, new connections", false, 8, 1, 1, 10'000, false, false, false, 10'000},
         {"fixed rate with intervals", true, 8, 1, 2, 0, true, false, false, 10'000, 100, 2'000},
         {"closed loop with intervals", true, 10, 1, 2, 0, false, false, false, 0, 20, 2'000},
+        {"request callback, pipelined", true, 4, 4, 2, 100'000, true, false, false, 0, 0, 0, true},
     };
     for (const mode& m : modes) {
         const std::string name = m.name;
@@ -149,6 +158,7 @@ TEST_CASE("no allocation per request in steady state") {
         if (m.some_fail) c.callback(fail_every_seventh, nullptr);
         p.check(c);
         if (m.record) p.record_requests(m.requests);
+        if (m.written) p.on_request(copy_prepared, nullptr);
         microbench::result r;
         REQUIRE_FALSE(microbench::run(p, r));
         if (m.requests) CHECK(r.requests_ended == m.requests);

@@ -25,7 +25,7 @@ exchange ask(const std::string& raw_request, const std::string& body = "") {
     request_head head;
     REQUIRE(parse_request_head(raw_request, head) == request_parse::ok);
     exchange x;
-    x.a = answer_request(head, body, server_options{}, cache, [] { return server_counts{3, 1, 0, 0, 0, 2, 0, 1, 0, 0, 0, {{"127.0.0.1", 1}}}; }, x.out);
+    x.a = answer_request(head, body, server_options{}, cache, [] { return server_counts{3, 1, 0, 0, 0, 2, 0, 1, 0, 0, 0, {{"127.0.0.1", 1}}, {}, 0}; }, x.out);
     return x;
 }
 
@@ -283,4 +283,57 @@ TEST_CASE("server: no free descriptor pauses accepting, counted, and it accepts 
     REQUIRE(waitpid(child, &status, 0) == child);
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
+}
+
+TEST_CASE("server: /stats?paths counts each target as the client's rows count it, capped, and only when asked to") {
+    server_options options;
+    options.threads = 2;
+    options.count_paths = 40;
+    server srv;
+    REQUIRE_FALSE(srv.start(options));
+    const std::string origin = "http://127.0.0.1:" + std::to_string(srv.port());
+    plan p;
+    p.url(origin + "/factorial/{0..29}").url_ranges(true).by_target(true).requests(900).concurrency(6).threads(2);
+    p.keep_alive(true).pipeline(2);
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    REQUIRE(r.requests_completed == 900);
+    const server_counts c = srv.counts();
+    REQUIRE(c.paths.size() == 30);
+    CHECK(c.paths_other == 0);
+    std::uint64_t total = 0;
+    for (const target_row& row : r.by_target.rows) {
+        const auto it = std::find_if(c.paths.begin(), c.paths.end(), [&](const auto& x) { return x.first == row.target; });
+        REQUIRE_MESSAGE(it != c.paths.end(), row.target);
+        CHECK_MESSAGE(it->second == row.completed, row.target);
+        total += it->second;
+    }
+    CHECK(total == 900);
+    const std::string json = body_of(talk(srv.port(), "GET /stats?paths HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    CHECK(json.find(",\"paths\":{\"/factorial/0\":30,\"/factorial/1\":30,\"/factorial/10\":30,") != std::string::npos);
+    CHECK(json.find("},\"paths_other\":0}") != std::string::npos);
+    CHECK(body_of(talk(srv.port(), "GET /stats HTTP/1.1\r\nConnection: close\r\n\r\n")).find("paths") == std::string::npos);
+
+    // Past the cap: the first 40 targets by first request, the rest together.
+    p.url(origin + "/echo?k={0..19}").requests(200).pipeline(1);
+    REQUIRE_FALSE(run(p, r));
+    const server_counts capped = srv.counts();
+    CHECK(capped.paths.size() == 40);
+    CHECK(capped.paths_other == 200 - 10 * 10);  // 10 of the 20 new targets found room, ten requests each
+
+    // Not counted unless the server was told to: /stats?paths says how.
+    server plain;
+    REQUIRE_FALSE(plain.start({}));
+    const std::string got = talk(plain.port(), "GET /stats?paths HTTP/1.1\r\nConnection: close\r\n\r\n");
+    CHECK(got.rfind("HTTP/1.1 400 ", 0) == 0);
+    CHECK(body_of(got).find("--count-paths N") != std::string::npos);
+    CHECK(plain.counts().bad_request == 0);  // a question about the counts is not counted
+}
+
+TEST_CASE("server: a target in /stats?paths is a JSON string, escaped") {
+    server_counts c;
+    c.paths = {{"/a\"b\\c\x01\xff", 2}};
+    c.paths_other = 5;
+    const std::string json = server_counts_json(c, true);
+    CHECK(json.find(",\"paths\":{\"/a\\\"b\\\\c\\u0001\\u00ff\":2},\"paths_other\":5}") != std::string::npos);
 }

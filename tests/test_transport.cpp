@@ -366,20 +366,23 @@ namespace {
 // The paths a server saw over the toy transport, path by path.
 std::mutex transport_paths_mutex;
 std::map<std::string, int> transport_paths;
+
+// The toy handshake, then each request's path counted in transport_paths and answered.
+void count_paths_after_handshake(scripted_server::context& c) {
+    if (!server_handshake(c, 1, 1)) return;
+    while (c.read_request()) {
+        const std::size_t from = c.head.find(' ') + 1;
+        {
+            std::lock_guard<std::mutex> lock(transport_paths_mutex);
+            ++transport_paths[c.head.substr(from, c.head.find(' ', from) - from)];
+        }
+        c.send(ok_response);
+    }
+}
 }  // namespace
 
 TEST_CASE("transport: with targets, each pipelined request is written from its own bytes, a few at a time") {
-    scripted_server s([](scripted_server::context& c) {
-        if (!server_handshake(c, 1, 1)) return;
-        while (c.read_request()) {
-            const std::size_t from = c.head.find(' ') + 1;
-            {
-                std::lock_guard<std::mutex> lock(transport_paths_mutex);
-                ++transport_paths[c.head.substr(from, c.head.find(' ', from) - from)];
-            }
-            c.send(ok_response);
-        }
-    });
+    scripted_server s(count_paths_after_handshake);
     toy t;
     t.io_chunk = 3;  // writes end anywhere inside a request, and inside a path
     std::vector<target> targets;
@@ -394,6 +397,35 @@ TEST_CASE("transport: with targets, each pipelined request is written from its o
     std::lock_guard<std::mutex> lock(transport_paths_mutex);
     REQUIRE(transport_paths.size() == 5);
     for (const auto& seen : transport_paths) CHECK_MESSAGE(seen.second == 20, seen.first);
+}
+
+TEST_CASE("transport: a request callback's pipelined requests are written from their own rooms, a few bytes at a time") {
+    scripted_server s(count_paths_after_handshake);
+    {
+        std::lock_guard<std::mutex> lock(transport_paths_mutex);
+        transport_paths.clear();
+    }
+    toy t;
+    t.io_chunk = 3;
+    // Writes GET /<index, then as many x as the index mod 50> with the prepared request's Host.
+    request_fn write = [](request_call& call, void*) -> std::size_t {
+        const std::string_view p = call.prepared;
+        const std::string_view host = p.substr(p.find("\r\nHost: "));
+        std::string r = "GET /" + std::to_string(call.index) + std::string(call.index % 50, 'x') + " HTTP/1.1";
+        r.append(host.data(), host.size());
+        if (r.size() > call.capacity) return 0;
+        std::memcpy(call.data, r.data(), r.size());
+        return r.size();
+    };
+    plan p;
+    p.url(s.url("/")).requests(120).concurrency(2).keep_alive(true).pipeline(4).transport(t.table());
+    p.on_request(write, nullptr);
+    result r = run_counted(p, t);
+    CHECK(r.requests_completed == 120);
+    CHECK(r.requests_failed == 0);
+    std::lock_guard<std::mutex> lock(transport_paths_mutex);
+    CHECK(transport_paths.size() == 120);
+    for (const auto& seen : transport_paths) CHECK_MESSAGE(seen.second == 1, seen.first);
 }
 
 TEST_CASE("transport: with pending(), bytes beyond a batch are seen and the connection is not trusted") {

@@ -72,6 +72,12 @@ public enum TargetOrder  // mb_order
     Random = 1,
 }
 
+/// <summary>Plan.OnRequest: writes one whole HTTP/1.x request into <paramref name="room"/> and returns its length; 0 sends
+/// no more from that worker. <paramref name="index"/> is the request's number, unique in the run; <paramref name="target"/>
+/// comes in as the target the order picked (0 without targets) and may be set to the one the request counts under, in
+/// checks and Result.Targets; <paramref name="prepared"/> is the request the plan would send to it.</summary>
+public delegate int RequestWriter(Span<byte> room, ulong index, ref uint target, ReadOnlySpan<byte> prepared);
+
 /// <summary>What one target got: its request target, its place among the run's targets (the folded row: how many it
 /// stands for), its counts (Wrong: failed its checks, of Failed) and its p50 and p99 total time in ms, within 10%.</summary>
 public sealed record TargetRow(string Target, ulong Index, ulong Requests, ulong Completed, ulong Failed, ulong Unfinished,
@@ -153,6 +159,9 @@ public sealed record Result
     public ulong TlsResumed { get; init; }
     /// <summary>Of the Failure.Tls ones, requests whose handshake failed (ab's Connect).</summary>
     public ulong TlsHandshakeFailures { get; init; }
+    /// <summary>Plan.OnRequest's answers that were longer than its room or named a target outside the targets; each
+    /// stopped its worker.</summary>
+    public ulong RequestFnFaults { get; init; }
     /// <summary>What the first handshake negotiated; null without TLS.</summary>
     public TlsSession? Tls { get; init; }
     /// <summary>The first distinct reasons of Failure.Tls.</summary>
@@ -230,6 +239,7 @@ public sealed record Result
             ServerSoftware = Marshal.PtrToStringUTF8(Native.ResultServerSoftware(r)) ?? "",
             TlsHandshakes = Native.ResultCount(r, Count.TlsHandshakes), TlsResumed = Native.ResultCount(r, Count.TlsResumed),
             TlsHandshakeFailures = Native.ResultCount(r, Count.TlsHandshakeFailures),
+            RequestFnFaults = Native.ResultCount(r, Count.RequestFnFaults),
             Tls = TlsSession.Of(r), TlsFailureReasons = reasons, TlsHandshake = TimingOf(r, Column.TlsHandshake),
             Connect = TimingOf(r, Column.Connect), Waiting = TimingOf(r, Column.Waiting), Processing = TimingOf(r, Column.Processing),
             Total = TimingOf(r, Column.Total), Response = TimingOf(r, Column.Response), ScheduleLag = TimingOf(r, Column.ScheduleLag),
@@ -597,6 +607,7 @@ public sealed class Plan : IDisposable
     private Func<int, ulong, bool>? onResponse;
     private Action<ulong, ulong, TimeSpan>? onProgress;
     private Action<IntervalRow>? onInterval;
+    private RequestWriter? onRequest;
 
     /// <summary>A plan for `url` (http:// or https://), checked now: one request over one keep-alive connection until set otherwise.</summary>
     public Plan(string url)
@@ -742,6 +753,21 @@ public sealed class Plan : IDisposable
     public ulong ProgressEveryRequests { get; set; }
     /// <summary>Called with each interval as it closes, on the thread that runs the plan (the caller of Run(), or RunAsync's own).</summary>
     public Action<IntervalRow>? OnInterval { set => onInterval = value; }
+    /// <summary>Writes each request, on worker threads (several at once), into room the engine keeps for it
+    /// (RequestCapacity bytes): nothing is allocated per request. The URL still says where to connect.</summary>
+    public RequestWriter? OnRequest { set => onRequest = value; }
+    /// <summary>OnRequest's room for each request in flight: 16 bytes to 1 MiB (default 4096; else
+    /// ArgumentOutOfRangeException). Run() refuses more than 1 GiB in all (Concurrency × Pipeline × room).</summary>
+    public int RequestCapacity
+    {
+        get => requestCapacity;
+        set
+        {
+            if (value < 16 || value > 1 << 20) throw new ArgumentOutOfRangeException(nameof(RequestCapacity), "the room is 16 bytes to 1 MiB");
+            requestCapacity = value;
+        }
+    }
+    private int requestCapacity = 4096;
     /// <summary>Stops the run when triggered from another thread.</summary>
     public Cancel? Cancel { get; set; }
 
@@ -882,6 +908,8 @@ public sealed class Plan : IDisposable
         MicrobenchException.Check(Native.PlanOnProgress(handle, onProgress is null ? null : &ProgressTrampoline, run.User,
                                                         Time.Ms(ProgressEvery, nameof(ProgressEvery)), ProgressEveryRequests));
         MicrobenchException.Check(Native.PlanOnInterval(handle, onInterval is null ? null : &IntervalTrampoline, run.User));
+        MicrobenchException.Check(Native.PlanSetRequestFn(handle, onRequest is null ? null : &RequestTrampoline, run.User,
+                                                          (nuint)RequestCapacity));
         MicrobenchException.Check(Native.PlanSetCancel(handle, run.Token.DangerousGetHandle()));
         Cancel? cancel = Cancel;
         cancel?.Attach(run.Token);
@@ -897,6 +925,7 @@ public sealed class Plan : IDisposable
             Native.PlanOnResponse(handle, null, IntPtr.Zero);
             Native.PlanOnProgress(handle, null, IntPtr.Zero, 0, 0);
             Native.PlanOnInterval(handle, null, IntPtr.Zero);
+            Native.PlanSetRequestFn(handle, null, IntPtr.Zero, 0);
             Native.PlanSetCancel(handle, IntPtr.Zero);
         }
         run.ThrowIfStopped();
@@ -953,6 +982,28 @@ public sealed class Plan : IDisposable
         try
         {
             return run.Plan.onResponse!(status, bodyBytes) ? 1 : 0;
+        }
+        catch (Exception e)
+        {
+            run.Stop(e);
+            return 0;
+        }
+    }
+
+    [UnmanagedCallersOnly]
+    private static unsafe nuint RequestTrampoline(RequestCallNative* call, IntPtr user)
+    {
+        var run = RunState.From(user);
+        if (run.Stopped) return 0;
+        try
+        {
+            uint target = call->Target;
+            int n = run.Plan.onRequest!(new Span<byte>(call->Data, (int)call->Capacity), call->Index, ref target,
+                                        new ReadOnlySpan<byte>(call->Prepared, (int)call->PreparedLength));
+            if (n < 0 || (nuint)n > call->Capacity)
+                throw new InvalidOperationException($"OnRequest returned {n}: a request's length is 0 to its room, {call->Capacity}");
+            call->Target = target;
+            return (nuint)n;
         }
         catch (Exception e)
         {

@@ -54,6 +54,7 @@ internal enum Count
     Ended = 0, Completed = 1, Failed = 2, Unfinished = 3, Non2xx = 4, KeepAliveRequests = 5, Retries = 6, Connects = 7,
     ServerCloses = 8, BytesSent = 9, BytesReceived = 10, BodyBytes = 11, DocumentLength = 12, ConcurrencyPeak = 13,
     LocalWaits = 14, ConnectionWaits = 15, ScheduleMissed = 16, TlsHandshakes = 17, TlsResumed = 18, TlsHandshakeFailures = 19,
+    RequestFnFaults = 20,
 }
 
 /// <summary>mb_timing: ab's timing columns.</summary>
@@ -118,6 +119,18 @@ internal struct Interval
 }
 
 /// <summary>mb_target_row, field for field.</summary>
+/// <summary>mb_request_call, field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal unsafe struct RequestCallNative
+{
+    public byte* Data;
+    public nuint Capacity;
+    public ulong Index;
+    public uint Worker, Target;
+    public byte* Prepared;
+    public nuint PreparedLength;
+}
+
 [StructLayout(LayoutKind.Sequential)]
 internal struct TargetRowNative
 {
@@ -211,6 +224,9 @@ internal static partial class Native
     internal static partial int PlanCheckFactorialOfEachTarget(PlanHandle plan);
     [LibraryImport(Lib, EntryPoint = "mb_plan_on_response")]
     internal static unsafe partial int PlanOnResponse(PlanHandle plan, delegate* unmanaged<int, ulong, IntPtr, int> fn, IntPtr user);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_request_fn")]
+    internal static unsafe partial int PlanSetRequestFn(PlanHandle plan, delegate* unmanaged<RequestCallNative*, IntPtr, nuint> fn,
+                                                        IntPtr user, nuint capacity);
     [LibraryImport(Lib, EntryPoint = "mb_plan_on_progress")]
     internal static unsafe partial int PlanOnProgress(PlanHandle plan, delegate* unmanaged<ulong, ulong, long, IntPtr, void> fn, IntPtr user,
                                                       long everyMs, ulong everyRequests);

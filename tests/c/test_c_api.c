@@ -1084,6 +1084,66 @@ static void targets(uint16_t port) {
     EXPECT(mb_result_factorial_verdict(NULL, text, sizeof text) == 0 && text[0] == 0);
 }
 
+/* A request callback's state: its calls, and whether each prepared request was the target's. */
+struct writer {
+    int calls;
+    int prepared_wrong;
+    int overflow;
+};
+
+/* Writes GET /factorial/<index mod 10> and counts the request under that n's target (the plan's
+ * targets are /factorial/{0..9}): the check of each target's n then checks what it wrote. */
+static size_t write_factorial(mb_request_call* call, void* user) {
+    struct writer* w = (struct writer*)user;
+    const char* host;
+    int n;
+    __atomic_add_fetch(&w->calls, 1, __ATOMIC_RELAXED);
+    if (w->overflow) return call->capacity + 1;
+    if (call->prepared_length < 16 || strncmp(call->prepared, "GET /factorial/", 15) != 0)
+        __atomic_store_n(&w->prepared_wrong, 1, __ATOMIC_RELAXED);
+    for (host = call->prepared; host + 8 <= call->prepared + call->prepared_length; ++host)
+        if (memcmp(host, "\r\nHost: ", 8) == 0) break;  /* the prepared request's own Host line onwards */
+    if (host + 8 > call->prepared + call->prepared_length) return 0;
+    call->target = (uint32_t)(call->index % 10);
+    n = snprintf(call->data, call->capacity, "GET /factorial/%u HTTP/1.1%.*s", (unsigned)call->target,
+                 (int)(call->prepared + call->prepared_length - host), host);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* The request callback: what it writes is sent and checked under the target it names; a call
+ * that overflows its room is counted and sends nothing. */
+static void request_callback(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    char text[128];
+    struct writer w = {0, 0, 0};
+    EXPECT(mb_plan_create(url(port, "/factorial/{0..9}"), &plan) == MB_OK);
+    EXPECT(mb_plan_set_url_ranges(plan, 1) == MB_OK && mb_plan_check_factorial_of_each_target(plan) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 200) == MB_OK && mb_plan_set_concurrency(plan, 4) == MB_OK);
+    EXPECT(mb_plan_set_threads(plan, 2) == MB_OK && mb_plan_set_order(plan, MB_ORDER_RANDOM, 3) == MB_OK);
+    EXPECT(mb_plan_set_request_fn(NULL, write_factorial, &w, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_request_fn(plan, write_factorial, &w, 15) == MB_PLAN_BAD_REQUEST_CAPACITY);
+    EXPECT(mb_plan_set_request_fn(plan, write_factorial, &w, (size_t)1 << 21) == MB_PLAN_BAD_REQUEST_CAPACITY);
+    EXPECT(mb_plan_set_request_fn(plan, write_factorial, &w, 0) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK && r != NULL);
+    EXPECT(mb_result_count(r, MB_COUNT_COMPLETED) == 200 && mb_result_count(r, MB_COUNT_FAILED) == 0);
+    EXPECT(w.calls == 200 && !w.prepared_wrong && mb_result_count(r, MB_COUNT_REQUEST_FN_FAULTS) == 0);
+    EXPECT(mb_result_factorial_verdict(r, text, sizeof text) > 0 && strcmp(text, "right for n = 0..9") == 0);
+    mb_result_destroy(r);
+    r = NULL;
+    w.calls = 0;
+    w.overflow = 1;  /* each worker's first call overflows: nothing is sent */
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_REQUEST_FN_FAULTS) == 2 && w.calls == 2);
+    EXPECT(mb_result_count(r, MB_COUNT_ENDED) == 0);
+    mb_result_destroy(r);
+    r = NULL;
+    EXPECT(mb_plan_set_request_fn(plan, NULL, NULL, 0) == MB_OK);  /* the plan's own requests again */
+    w.calls = 0;
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 200 && w.calls == 0);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
 int main(void) {
     mb_server* server = NULL;
     uint16_t port;
@@ -1105,6 +1165,7 @@ int main(void) {
     suites(port);
     tls_and_transports(port);
     targets(port);
+    request_callback(port);
     mb_server_stop(server);
     if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);
     else printf("C API: every expectation held\n");

@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import unittest
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from http_fixture import scripted_http  # noqa: E402
@@ -1021,7 +1022,8 @@ class OtherPrograms(unittest.TestCase):
                            (["-p", "99999"], "-p needs a port from 0 to 65535, not '99999'"),
                            (["-t", "0"], "-t needs a thread count from 1 to 256, not '0'"),
                            (["-d", "x"], "-d needs seconds from 1 to 86400, not 'x'"),
-                           (["-x", "900:200"], "-x needs CUT:CLOSE[:SEED], permille each, at most 1000 together, not '900:200'")):
+                           (["-x", "900:200"], "-x needs CUT:CLOSE[:SEED], permille each, at most 1000 together, not '900:200'"),
+                           (["--count-paths", "0"], "--count-paths needs a count of targets from 1 to 1,000,000, not '0'")):
             with self.subTest(args=args):
                 r = run([server, *args])
                 self.assertEqual(r.returncode, 1)
@@ -1037,6 +1039,28 @@ class OtherPrograms(unittest.TestCase):
         r = run([server, "-a", "no such host", "-d", "1"])
         self.assertEqual(r.returncode, 2)
         self.assertIn(": -a needs an address of this machine", r.stderr)
+
+    def test_server_counts_paths(self):
+        # --count-paths: /stats?paths says each target's requests (at most N targets), and so does the
+        # JSON printed at the end; the client's --by-target rows say the same.
+        server = subprocess.Popen([self.program("microbench-server"), "--count-paths", "3", "-d", "3"],
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            port = int(server.stdout.readline().split()[-1])
+            r = run([MICROBENCH, "-n", "50", "-c", "2", "-k", "--by-target", f"http://127.0.0.1:{port}/echo?k={{0..4}}"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            stats = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/stats?paths", timeout=10).read())
+            self.assertEqual(len(stats["paths"]), 3)
+            self.assertTrue(all(count == 10 for count in stats["paths"].values()), stats["paths"])
+            self.assertEqual(stats["paths_other"], 20)
+            for path, count in stats["paths"].items():
+                self.assertRegex(r.stdout, rf"\n +10 +10 +0 +0 +0 .* {re.escape(path)}\n")
+            final = json.loads(server.communicate(timeout=30)[0].strip().splitlines()[-1])
+            self.assertEqual((final["paths"], final["paths_other"]), (stats["paths"], 20))
+        finally:
+            if server.poll() is None:
+                server.kill()
+                server.wait()
 
     def test_inspect_usage(self):
         inspect = self.program("microbench-inspect")

@@ -402,6 +402,41 @@ class Binding(unittest.TestCase):
             microbench.run(self.server.url("/"), targets_file="/no/such/targets")
         self.assertEqual(caught.exception.message, "/no/such/targets: the targets file cannot be read")
 
+    def test_on_request_writes_each_request(self):
+        # Each request as the callback writes it: /factorial/<index mod 10>, counted under that n's
+        # target, so the check of each target's n checks what was written.
+        indices = []
+        lock = threading.Lock()
+
+        def write(index, target, prepared):
+            with lock:
+                indices.append(index)
+            host = prepared[prepared.index(b"\r\nHost: "):]
+            return b"GET /factorial/%d HTTP/1.1" % (index % 10) + host, index % 10
+
+        r = microbench.run(self.server.url("/factorial/{0..9}"), n=100, c=4, threads=2, url_ranges=True,
+                           check_factorial="each", by_target=True, on_request=write, request_capacity=256)
+        self.assertEqual((r.completed, r.failed, r.request_fn_faults), (100, 0, 0))
+        self.assertEqual(sorted(indices), sorted(set(indices)))  # each index once
+        self.assertEqual(len(indices), 100)
+        self.assertEqual(r.factorial_verdict, "right for n = 0..9")
+        self.assertEqual(sorted(row.requests for row in r.targets), [10] * 10)
+        # None stops the worker: one connection, five requests, then no more.
+        calls = []
+        r = microbench.run(self.server.url("/"), duration=30, c=1,
+                           on_request=lambda i, t, prepared: None if len(calls) >= 5 or calls.append(i) else prepared)
+        self.assertEqual((r.completed, r.failed, r.unfinished), (5, 0, 0))
+        self.assertLess(r.elapsed_s, 20)
+        # A target outside the targets is counted; more than the room raises.
+        r = microbench.run(self.server.url("/"), n=10, c=1, on_request=lambda i, t, prepared: (prepared, 1))
+        self.assertEqual((r.ended, r.request_fn_faults), (0, 1))
+        with self.assertRaises(ValueError) as caught:
+            microbench.run(self.server.url("/"), n=10, c=1, on_request=lambda i, t, p: p + b"x" * 64, request_capacity=64)
+        self.assertIn("more than request_capacity (64)", str(caught.exception))
+        with self.assertRaises(microbench.MicrobenchError) as caught:
+            microbench.run(self.server.url("/"), on_request=lambda i, t, p: p, request_capacity=8)
+        self.assertEqual(caught.exception.name, "plan_bad_request_capacity")
+
     def test_drain(self):
         # Two requests the server holds 500 ms, a 0.1 s run: without a drain they are cut off
         # (unfinished) when it ends; with 2 s of drain they end.

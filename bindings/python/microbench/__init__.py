@@ -36,7 +36,7 @@ TIMINGS = ("connect", "waiting", "processing", "total", "response", "schedule_la
 _COUNTS = ("ended", "completed", "failed", "unfinished", "non_2xx", "keep_alive_requests", "retries", "connects",
            "server_closes", "bytes_sent", "bytes_received", "body_bytes", "document_length", "concurrency_peak",
            "local_waits", "connection_waits", "schedule_missed", "tls_handshakes", "tls_resumed",
-           "tls_handshake_failures")
+           "tls_handshake_failures", "request_fn_faults")
 TLS_VERSIONS = {"ALL": 0, "TLS1": 0x0301, "TLS1.1": 0x0302, "TLS1.2": 0x0303, "TLS1.3": 0x0304}  # ab -f's names
 
 
@@ -111,6 +111,15 @@ class _CapacityObjective(ctypes.Structure):  # mb_capacity_objective
 
 
 _INTERVAL_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Interval), ctypes.c_void_p)
+
+
+class _RequestCall(ctypes.Structure):  # mb_request_call
+    _fields_ = [("data", ctypes.c_void_p), ("capacity", ctypes.c_size_t), ("index", ctypes.c_uint64),
+                ("worker", ctypes.c_uint32), ("target", ctypes.c_uint32), ("prepared", ctypes.c_void_p),
+                ("prepared_length", ctypes.c_size_t)]
+
+
+_REQUEST_FN = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.POINTER(_RequestCall), ctypes.c_void_p)
 _SIGNATURES = {
     "mb_version": (ctypes.c_char_p, []),
     "mb_version_number": (ctypes.c_int, []),
@@ -156,6 +165,7 @@ _SIGNATURES = {
     "mb_plan_set_by_target": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_check_factorial_of_each_target": (ctypes.c_int, [_P]),
     "mb_plan_on_response": (ctypes.c_int, [_P, _RESPONSE_FN, _P]),
+    "mb_plan_set_request_fn": (ctypes.c_int, [_P, _REQUEST_FN, _P, _SZ]),
     "mb_plan_on_progress": (ctypes.c_int, [_P, _PROGRESS_FN, _P, _I64, _U64]),
     "mb_plan_set_cancel": (ctypes.c_int, [_P, _P]),
     "mb_plan_set_tls": (ctypes.c_int, [_P, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int]),
@@ -375,6 +385,8 @@ class Result:
     targets_folded: Optional["TargetRow"] = None
     # check_factorial="each": where the answers turn wrong, "right for n = 0..20; wrong from n = 21 (...)"
     factorial_verdict: str = ""
+    # on_request: its answers that named a target outside the targets (each stopped its worker)
+    request_fn_faults: int = 0
 
 
 @dataclasses.dataclass
@@ -443,7 +455,7 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         goodput_per_second=_lib.mb_result_goodput_per_second(handle),
         server_software=_lib.mb_result_server_software(handle).decode(errors="replace"),
         tls_handshakes=counts["tls_handshakes"], tls_resumed=counts["tls_resumed"],
-        tls_handshake_failures=counts["tls_handshake_failures"], tls=tls,
+        tls_handshake_failures=counts["tls_handshake_failures"], tls=tls, request_fn_faults=counts["request_fn_faults"],
         tls_failure_reasons=[_lib.mb_result_tls_failure_reason(handle, i).decode(errors="replace")
                              for i in range(_lib.mb_result_tls_failure_reason_count(handle))],
         timings=timings,
@@ -526,6 +538,20 @@ class _Stopper:
 _StrOrBytes = Union[str, bytes]
 
 
+def _write_request(on_request, call) -> int:
+    """on_request's answer for `call` (an mb_request_call) written into its room; its length."""
+    written = on_request(call.index, call.target, ctypes.string_at(call.prepared, call.prepared_length))
+    if written is None:
+        return 0
+    if isinstance(written, tuple):
+        written, call.target = written[0], operator.index(written[1])
+    data = bytes(written)
+    if len(data) > call.capacity:
+        raise ValueError(f"on_request wrote {len(data)} bytes, more than request_capacity ({call.capacity})")
+    ctypes.memmove(call.data, data, len(data))
+    return len(data)
+
+
 def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[float] = None, threads: int = 1,
         keep_alive: bool = True, pipeline: int = 1, timeout: float = 30.0, method: str = "GET",
         headers: Optional[Dict[str, str]] = None, body: Optional[_StrOrBytes] = None, content_type: Optional[str] = None,
@@ -537,7 +563,9 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         bind_address: Optional[str] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
         seed: int = 0, max_batch_lag: Optional[float] = None, interval: Optional[float] = None, interval_histograms: bool = False,
         on_response: Optional[Callable[[int, int], bool]] = None, on_progress: Optional[Callable[[int, int, float], None]] = None,
-        on_interval: Optional[Callable[[Interval], None]] = None, cancel: Optional[Cancel] = None, drain: Optional[float] = None,
+        on_interval: Optional[Callable[[Interval], None]] = None,
+        on_request: Optional[Callable[[int, int, bytes], Union[bytes, Tuple[bytes, int], None]]] = None,
+        request_capacity: int = 4096, cancel: Optional[Cancel] = None, drain: Optional[float] = None,
         socket_buffer: int = 0, resend_non_idempotent: bool = False, start_at: Optional[float] = None,
         shard: Optional[Tuple[int, int]] = None, connect_timeout: Optional[float] = None, progress_every: float = 0.1,
         progress_every_requests: int = 0, tls_version: str = "ALL", ciphers: Optional[str] = None,
@@ -559,6 +587,11 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     (False fails it as `check`); on_progress(ended, target, elapsed_s) and on_interval(Interval) on this thread.
     on_progress comes every `progress_every` seconds (0: not by time) and each time another
     `progress_every_requests` requests have ended (0: not by count).
+    on_request(index, target, prepared) -> bytes writes each request, on worker threads: index is
+    the request's number (unique in the run), target the target the order picked (0 without
+    targets), prepared the request the plan would send to it. It returns the whole HTTP/1.x request,
+    at most request_capacity bytes, or (request, target) to count it under another target, or
+    None (or b"") to send no more from that worker. The URL still says where to connect.
     A callback that raises stops the run (as cancel would), and run() raises its exception.
 
     timeout: seconds per request; connect_timeout: seconds for connecting (default: timeout).
@@ -688,6 +721,10 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
             fn = _INTERVAL_FN(stopper.guard(lambda row, _user: on_interval(_interval_from(row.contents)), None))
             callbacks.append(fn)
             _check(_lib.mb_plan_on_interval(plan, fn, None))
+        if on_request:
+            fn = _REQUEST_FN(stopper.guard(lambda call, _user: _write_request(on_request, call.contents), 0))
+            callbacks.append(fn)
+            _check(_lib.mb_plan_set_request_fn(plan, fn, None, _count(request_capacity, 32, "request_capacity")))
         if _validate_only:
             _check(_lib.mb_plan_validate(plan))
             return None  # type: ignore[return-value]  # validate() only

@@ -67,6 +67,9 @@ struct mb_plan {
     std::uint64_t progress_every_requests = 0;
     mb_interval_fn interval = nullptr;
     void* interval_user = nullptr;
+    mb_request_fn request = nullptr;
+    void* request_user = nullptr;
+    std::size_t request_capacity = microbench::defaults::request_capacity;
 };
 
 struct mb_result {
@@ -170,6 +173,15 @@ inline void c_interval_trampoline(const interval_stats& row, void* user) {
     plan->interval(&c, plan->interval_user);
 }
 
+inline std::size_t c_request_trampoline(request_call& call, void* user) {
+    const auto* plan = static_cast<const mb_plan*>(user);
+    mb_request_call c{call.data,   call.capacity,        call.index, call.worker, call.target,
+                      call.prepared.data(), call.prepared.size()};
+    const std::size_t n = plan->request(&c, plan->request_user);
+    call.target = c.target;
+    return n;
+}
+
 // The plan a run uses: the C plan's knobs, its checks and its callbacks.
 inline plan plan_to_run(const mb_plan* cp) {
     plan p = cp->p;
@@ -180,6 +192,7 @@ inline plan plan_to_run(const mb_plan* cp) {
         p.on_progress(c_progress_trampoline, const_cast<mb_plan*>(cp), cp->progress_every_ms,
                       cp->progress_every_requests);
     if (cp->interval) p.on_interval(c_interval_trampoline, const_cast<mb_plan*>(cp));
+    if (cp->request) p.on_request(c_request_trampoline, const_cast<mb_plan*>(cp), cp->request_capacity);
     return p;
 }
 
@@ -197,170 +210,6 @@ MB_API const char* mb_status_name(int status) {
 MB_API const char* mb_status_message(int status) {
     return status < 0 || status > 0xffff ? "unknown error"
                                          : microbench::errc_message(static_cast<microbench::errc>(status));
-}
-
-MB_API int mb_plan_create(const char* url, mb_plan** out) {
-    using namespace microbench::detail;
-    if (out) *out = nullptr;
-    if (!url || !out) return invalid;
-    MICROBENCH_C_TRY
-    std::unique_ptr<mb_plan> p(new (std::nothrow) mb_plan);
-    if (!p) return no_memory;
-    if (int status = mb_plan_set_url(p.get(), url)) return status;  // checks the URL
-    *out = p.release();
-    return MB_OK;
-    MICROBENCH_C_CATCH(no_memory)
-}
-
-MB_API void mb_plan_destroy(mb_plan* plan) { delete plan; }
-
-// A setter: checks the plan and the condition, then applies `apply` to the plan.
-#define MICROBENCH_C_SET(plan, ok, apply)                   \
-    if (!(plan) || !(ok)) return microbench::detail::invalid; \
-    MICROBENCH_C_TRY                                         \
-    apply;                                                   \
-    return MB_OK;                                            \
-    MICROBENCH_C_CATCH(microbench::detail::no_memory)
-
-// A setter of a knob with a range: sets `knob` to `value` and keeps it only when plan::check_ranges
-// (the one place the ranges are kept) finds nothing it did not find before; otherwise the knob
-// gets its old value back and the setter returns the knob's status. Copies only the knob's value.
-#define MICROBENCH_C_SET_RANGED(plan, knob, value)                                              \
-    if (!(plan)) return microbench::detail::invalid;                                          \
-    MICROBENCH_C_TRY                                                                          \
-    const microbench::error was = (plan)->p.check_ranges();                                   \
-    auto old_value = (plan)->p.knob();                                                        \
-    (plan)->p.knob(value);                                                                    \
-    if (microbench::error e = (plan)->p.check_ranges(); e && e != was) {                      \
-        (plan)->p.knob(std::move(old_value));                                                 \
-        return microbench::detail::status_of(e);                                              \
-    }                                                                                         \
-    return MB_OK;                                                                             \
-    MICROBENCH_C_CATCH(microbench::detail::no_memory)
-
-MB_API int mb_plan_set_url(mb_plan* plan, const char* url) {
-    if (!plan || !url) return microbench::detail::invalid;
-    MICROBENCH_C_TRY
-    microbench::url parsed;
-    if (microbench::error e = microbench::parse_url(url, parsed)) return microbench::detail::status_of(e);
-    plan->p.url(url);
-    return MB_OK;
-    MICROBENCH_C_CATCH(microbench::detail::no_memory)
-}
-MB_API int mb_plan_set_method(mb_plan* plan, const char* method) {
-    MICROBENCH_C_SET(plan, method && *method, plan->p.method(method))
-}
-MB_API int mb_plan_add_header(mb_plan* plan, const char* name, const char* value) {
-    MICROBENCH_C_SET(plan, name && value, plan->p.header(name, value))
-}
-MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const char* content_type) {
-    if (!plan || (!data && size > 0)) return microbench::detail::invalid;
-    MICROBENCH_C_TRY
-    plan->p.body(std::string(static_cast<const char*>(data), size));
-    if (content_type) plan->p.content_type(content_type);
-    return MB_OK;
-    MICROBENCH_C_CATCH(microbench::detail::no_memory)
-}
-MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) {
-    MICROBENCH_C_SET(plan, true, plan->p.requests(requests))
-}
-MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, duration_ms, ms) }
-MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, concurrency, n) }
-MB_API int mb_plan_set_threads(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, threads, n) }
-MB_API int mb_plan_set_keep_alive(mb_plan* plan, int on) { MICROBENCH_C_SET(plan, true, plan->p.keep_alive(on != 0)) }
-MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth) { MICROBENCH_C_SET_RANGED(plan, pipeline, depth) }
-MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t connect_ms) {
-    if (!plan) return microbench::detail::invalid;
-    const microbench::error was = plan->p.check_ranges();  // as MICROBENCH_C_SET_RANGED, for two knobs
-    const std::int64_t old_request_ms = plan->p.timeout_ms(), old_connect_ms = plan->p.connect_timeout_ms();
-    plan->p.timeout_ms(request_ms).connect_timeout_ms(connect_ms);
-    if (microbench::error e = plan->p.check_ranges(); e && e != was) {
-        plan->p.timeout_ms(old_request_ms).connect_timeout_ms(old_connect_ms);
-        return microbench::detail::status_of(e);
-    }
-    return MB_OK;
-}
-MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, drain_ms, ms) }
-MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) {
-    MICROBENCH_C_SET(plan, address, plan->p.bind_address(address))
-}
-MB_API int mb_plan_set_length_check(mb_plan* plan, int on) {
-    MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0))
-}
-MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on) {
-    MICROBENCH_C_SET(plan, true, plan->p.raise_fd_limit(on != 0))
-}
-MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes) {
-    MICROBENCH_C_SET_RANGED(plan, socket_buffer_bytes, bytes)
-}
-MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on) {
-    MICROBENCH_C_SET(plan, true, plan->p.resend_non_idempotent(on != 0))
-}
-MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second) {
-    MICROBENCH_C_SET_RANGED(plan, rate, requests_per_second)
-}
-MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed) {
-    if (plan && arrivals != MB_ARRIVALS_UNIFORM && arrivals != MB_ARRIVALS_POISSON) return MB_PLAN_BAD_ARRIVALS;
-    MICROBENCH_C_SET(plan, true,
-                     plan->p.arrivals(arrivals == MB_ARRIVALS_POISSON ? microbench::arrivals::poisson
-                                                                      : microbench::arrivals::uniform).seed(seed))
-}
-MB_API int mb_plan_set_max_batch_lag_us(mb_plan* plan, int64_t us) {
-    MICROBENCH_C_SET_RANGED(plan, max_batch_lag_us, us)
-}
-MB_API int mb_plan_set_interval_histograms(mb_plan* plan, int on) {
-    MICROBENCH_C_SET(plan, true, plan->p.interval_histograms(on != 0))
-}
-MB_API int mb_plan_set_interval_ms(mb_plan* plan, int64_t interval_ms) {
-    MICROBENCH_C_SET_RANGED(plan, interval_ms, interval_ms)
-}
-MB_API int mb_plan_set_start_at_unix_ms(mb_plan* plan, int64_t unix_ms) {
-    MICROBENCH_C_SET_RANGED(plan, start_at_unix_ms, unix_ms)
-}
-MB_API int mb_plan_divide(mb_plan* plan, uint32_t index, uint32_t count) {
-    if (!plan) return microbench::detail::invalid;
-    return static_cast<int>(microbench::divide_plan(plan->p, index, count).code);
-}
-MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count) {
-    if (!codes && count > 0) return microbench::detail::invalid;
-    MICROBENCH_C_SET_RANGED(plan, expect_status, std::vector<int>(codes, codes + count))
-}
-MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size) {
-    MICROBENCH_C_SET(plan, data || size == 0, plan->c.body_equals(std::string(static_cast<const char*>(data), size)))
-}
-MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size) {
-    MICROBENCH_C_SET(plan, data && size > 0,
-                     plan->c.body_starts_with(std::string(static_cast<const char*>(data), size)))
-}
-MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size) {
-    MICROBENCH_C_SET(plan, data && size > 0, plan->c.body_contains(std::string(static_cast<const char*>(data), size)))
-}
-MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n) {
-    MICROBENCH_C_SET(plan, n <= 100'000, plan->c.factorial(n))
-}
-MB_API int mb_plan_on_response(mb_plan* plan, mb_response_fn fn, void* user) {
-    if (!plan) return microbench::detail::invalid;
-    plan->response = fn;
-    plan->response_user = user;
-    return MB_OK;
-}
-MB_API int mb_plan_on_progress(mb_plan* plan, mb_progress_fn fn, void* user, int64_t every_ms,
-                               uint64_t every_requests) {
-    if (!plan || every_ms < 0) return microbench::detail::invalid;
-    plan->progress = fn;
-    plan->progress_user = user;
-    plan->progress_every_ms = every_ms;
-    plan->progress_every_requests = every_requests;
-    return MB_OK;
-}
-MB_API int mb_plan_on_interval(mb_plan* plan, mb_interval_fn fn, void* user) {
-    if (!plan) return microbench::detail::invalid;
-    plan->interval = fn;
-    plan->interval_user = user;
-    return MB_OK;
-}
-MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel) {
-    MICROBENCH_C_SET(plan, true, plan->p.cancel_with(cancel ? &cancel->t : nullptr))
 }
 
 MB_API int mb_plan_validate(const mb_plan* plan) {
@@ -391,6 +240,7 @@ MB_API int mb_run(const mb_plan* plan, mb_result** out) {
 
 }  // extern "C"
 
+#include "c_api_plan.hpp"
 #include "c_api_result.hpp"
 #include "c_api_suite.hpp"
 #include "c_api_targets.hpp"

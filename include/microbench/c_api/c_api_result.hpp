@@ -35,6 +35,7 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_TLS_HANDSHAKES: return r.tls_handshakes;
         case MB_COUNT_TLS_RESUMED: return r.tls_resumed;
         case MB_COUNT_TLS_HANDSHAKE_FAILURES: return r.tls_handshake_failures;
+        case MB_COUNT_REQUEST_FN_FAULTS: return r.request_fn_faults;
     }
     return 0;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 
@@ -116,6 +117,17 @@ inline bool query_value(std::string_view query, std::string_view key, std::strin
         }
         if (amp == std::string_view::npos) break;
         query.remove_prefix(amp + 1);
+    }
+    return false;
+}
+
+// In a query: whether `key` is there, alone ("paths") or with a value ("paths=1").
+inline bool has_query_key(std::string_view query, std::string_view key) {
+    for (std::size_t from = 0; from <= query.size();) {
+        const std::size_t amp = std::min(query.find('&', from), query.size());
+        const std::string_view pair = query.substr(from, amp - from);
+        if (pair.substr(0, pair.find('=')) == key) return true;
+        from = amp + 1;
     }
     return false;
 }

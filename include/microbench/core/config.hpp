@@ -92,6 +92,9 @@ constexpr std::uint32_t max_concurrency = 1'000'000;
 constexpr std::uint32_t max_threads = 1024;
 constexpr std::uint32_t max_pipeline = 256;
 constexpr std::uint64_t max_requests_in_flight = 1'000'000;
+// A request callback's room for each request in flight (plan::on_request), and all of it.
+constexpr std::size_t request_capacity = 4096, min_request_capacity = 16, max_request_capacity = std::size_t{1} << 20;
+constexpr std::uint64_t max_request_room_bytes = std::uint64_t{1} << 30;
 constexpr std::uint64_t max_recorded_requests = 10'000'000;
 constexpr std::uint64_t max_targets = 1'000'000;  // the URLs a URL's ranges may stand for
 constexpr std::size_t max_target_bytes = std::size_t{1} << 30;  // their requests together (each with its body)

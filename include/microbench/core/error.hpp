@@ -108,6 +108,8 @@ namespace microbench {
     X(plan_factorial_target, 137, "the factorial check of each target's n needs /factorial/{n} or /factorial?n=N " \
       "targets, n at most 100,000 (the position is the first target without one)") \
     X(plan_each_once_duration, 138, "each target once is a count of requests: give no duration with it") \
+    X(plan_bad_request_capacity, 139, "a request callback's room must be from 16 bytes to 1 MiB a request, and " \
+      "concurrency x pipeline x room at most 1 GiB") \
     /* Reading saved results (140–159) */ \
     X(json_bad, 140, "not valid JSON (the position is the byte where reading stopped)") \
     X(json_too_deep, 141, "JSON nested more than 64 levels deep") \

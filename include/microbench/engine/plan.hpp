@@ -15,6 +15,7 @@
 #include "../http/request.hpp"
 #include "../http/response_parser.hpp"
 #include "../stats/result.hpp"
+#include "target.hpp"
 #include "transport.hpp"
 
 namespace microbench {
@@ -69,27 +70,6 @@ struct interval_histograms {
     std::int64_t run_start_realtime_ns;
 };
 using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
-
-// How a run picks each request's target (plan::order).
-enum class target_order : std::uint8_t {
-    in_turn,  // worker w of T sends its k-th request to target (w + k·T) mod N: the same sequence every run
-    random,   // each at random, from plan::seed: the same seed, the same picks
-};
-
-// One of a run's targets: a URL of the run's origin, and what its request has of its own — a
-// method, more headers (a name it gives replaces every plan header of that name), a body. A URL alone takes the
-// plan's (a target converts from a URL's text). Targets files give the rest (targets_file.hpp).
-struct target {
-    std::string url;
-    std::string method;                      // "": the plan's
-    std::vector<microbench::header> headers;  // after the plan's
-    std::string body;
-    bool has_body = false;                   // false: the plan's body
-
-    target() = default;
-    target(std::string u) : url(std::move(u)) {}  // NOLINT(google-explicit-constructor): a URL is a target
-    target(const char* u) : url(u) {}            // NOLINT(google-explicit-constructor)
-};
 
 class plan {
 public:
@@ -239,6 +219,21 @@ public:
         progress_every_requests_ = every_requests;
         return *this;
     }
+    // Each request written by fn, on the worker thread that sends it, into `capacity` bytes the
+    // engine keeps for each request in flight (16 bytes to 1 MiB; concurrency × pipeline × capacity
+    // at most 1 GiB): no allocation per request. The plan's URL still says where to connect, and
+    // its targets and order what each call is handed. ab's length rule is off with it: the
+    // requests may differ. The method the request starts with decides whether a HEAD's response
+    // has a body and whether the request may go again after a keep-alive close.
+    plan& on_request(request_fn fn, void* user, std::size_t capacity = defaults::request_capacity) {
+        request_fn_ = fn;
+        request_user_ = user;
+        request_capacity_ = capacity;
+        return *this;
+    }
+    request_fn request_callback() const { return request_fn_; }
+    void* request_user() const { return request_user_; }
+    std::size_t request_capacity() const { return request_capacity_; }
     // Calls fn with each interval's row as soon as every worker has finished that interval.
     plan& on_interval(interval_fn fn, void* user) {
         interval_fn_ = fn;
@@ -297,6 +292,9 @@ public:
         if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
         if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
+        const std::uint64_t rooms = std::uint64_t{concurrency_} * pipeline_;  // a request callback's: one a request
+        if (request_fn_ && rooms * request_capacity_ > defaults::max_request_room_bytes)
+            return {errc::plan_bad_request_capacity, 0};
         return {};
     }
 
@@ -326,6 +324,9 @@ public:
         if (start_at_unix_ms_ < 0) return {errc::plan_bad_start_time, 0};
         if (shard_count_ > max_shards) return {errc::plan_bad_shard, 0};
         if (tls_.version != 0 && !within(tls_.version, 0x0301, 0x0304)) return {errc::plan_bad_tls_version, 0};
+        if (request_fn_ && !within(request_capacity_, min_request_capacity, max_request_capacity))
+            return {errc::plan_bad_request_capacity, 0};
+
         return {};
     }
 
@@ -373,6 +374,9 @@ private:
     void* progress_user_ = nullptr;
     std::int64_t progress_every_ms_ = 0;
     std::uint64_t progress_every_requests_ = 0;
+    request_fn request_fn_ = nullptr;
+    void* request_user_ = nullptr;
+    std::size_t request_capacity_ = defaults::request_capacity;
     interval_fn interval_fn_ = nullptr;
     void* interval_user_ = nullptr;
     interval_histograms_fn interval_histograms_fn_ = nullptr;

@@ -181,12 +181,16 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.source_count = static_cast<std::uint32_t>(shared.sources.size());
     s.first_connection = first_connection;
     s.request = shared.request;
+    s.worker_index = i;
+    s.workers = t;
+    s.writer = p.request_callback();
+    s.writer_user = p.request_user();
+    s.writer_capacity = p.request_capacity();
+    s.resend_any = p.resend_non_idempotent();
     if (shared.table.size()) {
         s.table = &shared.table;
         s.target_lengths = shared.target_lengths.get();
         if (!shared.factorials.of_target.empty()) s.factorials = &shared.factorials;
-        s.worker_index = i;
-        s.workers = t;
         s.random_order = p.order() == target_order::random;
         s.order_seed = detail::mix64(p.seed() ^ detail::mix64((std::uint64_t{p.shard_index()} << 32) + i + 1));
         s.shuffled = shared.shuffled.empty() ? nullptr : shared.shuffled.data();
@@ -199,7 +203,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.keep_alive = p.keep_alive();
     s.head = p.method() == "HEAD";
     s.resend_sent = p.resend_non_idempotent() || idempotent(p.method());
-    s.length_check = p.length_check();
+    s.length_check = p.length_check() && !s.writer;  // a callback's requests may differ
     s.record_requests = share(p.record_requests());  // the cap is the run's
     s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
     s.response_checks = shared.response_checks.empty() ? nullptr : &shared.response_checks;

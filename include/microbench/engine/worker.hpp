@@ -1,20 +1,23 @@
 // microbench/engine/worker.hpp — one thread's share of a run: its own epoll loop, connections, counters
 // and histograms; nothing is shared with other workers while running except the request bytes
-// (read-only; with targets, a table of them), set-once reference lengths and a progress counter
-// only this worker writes.
+// (read-only; with targets, a table of them), set-once reference lengths, the targets' records
+// and a progress counter only this worker writes. A request callback writes into rooms of this
+// worker's own.
 // Each request ends exactly once: completed, failed with one reason, or (when a run is stopped)
 // unfinished. No allocation per request: buffers are sized at prepare(); a connection's head
 // stash grows only when a response head is split across reads, and keeps its capacity.
-// This file holds the loop, issuing and sending; worker_setup.hpp is what the runner gives a
-// worker; worker_connect.hpp opens connections, makes the transport's handshake and waits out
-// local shortages; worker_receive.hpp is the receiving half; worker_rate.hpp holds the fixed-rate
-// dispatch and how the worker waits.
+// This file holds the loop and issuing; worker_setup.hpp is what the runner gives a worker;
+// worker_connect.hpp opens connections, makes the transport's handshake and waits out local
+// shortages; worker_send.hpp is the sending half; worker_receive.hpp is the receiving half;
+// worker_rate.hpp holds the fixed-rate dispatch and how the worker waits.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,12 +56,17 @@ public:
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         if (s_.records) seen_.resize(s_.connections);  // wrong answers are kept: each connection's body's first bytes
+        if (s_.writer) {  // each slot's room for the request the callback writes, made once
+            room_.reset(new (std::nothrow) char[requests_.size() * s_.writer_capacity]);
+            room_lengths_.reset(new (std::nothrow) std::uint32_t[requests_.size()]);
+            if (!room_ || !room_lengths_) return {errc::run_system, 0};
+        }
         // A transport writes a pipelined batch from copies of the request back to back, as many
         // as fit in transport_batch_bytes (at least two): a record carries several requests. With
-        // targets, each request goes from the table, one write each.
+        // targets or a request callback, each request goes from its own bytes, one write each.
         const std::size_t fit =
             std::max<std::size_t>(2, defaults::transport_batch_bytes / std::max<std::size_t>(1, s_.request.size()));
-        if (s_.tls && s_.pipeline > 1 && !s_.table)
+        if (s_.tls && s_.pipeline > 1 && !own_bytes())
             for (std::size_t i = 0; i < std::min<std::size_t>(s_.pipeline, fit); ++i)
                 batch_copies_.append(s_.request.data(), s_.request.size());
         ready_.reserve(s_.connections);
@@ -90,6 +98,8 @@ private:
     io_result receive(connection& c, std::int64_t& stamped);
     io_result transmit(connection& c);
     io_result write_targets(connection& c);
+    std::uint32_t write_requests(connection& c, std::uint32_t k);
+    void move_room(const request_slot& from, const request_slot& to);
     void note_tls_failure(connection& c, long status, bool handshaking);
     void fail_handshake(std::uint32_t ci, long status);
     void try_write(std::uint32_t ci);
@@ -109,8 +119,15 @@ private:
     bool settled();
     std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
-    // The bytes of the request `q` stands for: its target's, or the run's one request.
-    std::string_view request_of(const request_slot& q) const { return s_.table ? s_.table->at(q.target) : s_.request; }
+    // Each request has bytes of its own (a target's, or a callback's), not the run's one request.
+    bool own_bytes() const { return s_.table || room_; }
+    // Where the slot `q` (one of requests_) keeps what a request callback wrote.
+    std::size_t room_of(const request_slot& q) const { return static_cast<std::size_t>(&q - requests_.data()); }
+    // The bytes of the request `q` stands for: what the callback wrote, its target's, or the run's one request.
+    std::string_view request_of(const request_slot& q) const {
+        if (room_) return {room_.get() + room_of(q) * s_.writer_capacity, room_lengths_[room_of(q)]};
+        return s_.table ? s_.table->at(q.target) : s_.request;
+    }
     // With targets: the next request's — at random, or in turn (this worker's k-th: (index +
     // k·workers) mod N, through the shuffle when each goes once at random).
     std::uint32_t next_target() {
@@ -143,6 +160,9 @@ private:
     std::vector<connection> conns_;
     std::vector<answer_capture> seen_;   // with records: each connection's response's first body bytes
     std::unique_ptr<char[]> read_buf_;
+    std::unique_ptr<char[]> room_;                   // with a request callback: each slot's room, back to back
+    std::unique_ptr<std::uint32_t[]> room_lengths_;  // and the length written in it
+    std::uint64_t writes_ = 0;                       // with a request callback: its calls so far
     std::string batch_copies_;    // over a transport, pipelined: copies of the request, back to back
     std::vector<std::uint32_t> ready_, next_ready_;  // connections to issue requests on
     std::vector<std::uint32_t> waiting_;  // a ring of connections waiting for a local resource
@@ -245,6 +265,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
     bool stop = stopping_ || now >= stop_issuing_ns_ || (fixed_rate() && !due(now));
     auto k = static_cast<std::uint32_t>(stop ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
+    if (k && room_) k = write_requests(c, k);
     if (k == 0) {
         close_connection(c, false);
         return;
@@ -267,25 +288,11 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
         schedule_.advance(issued_);
     }
     intervals_.sent(start, k);
-    for (std::uint32_t j = 0; j < k; ++j)
-        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, next_target(), intended};
+    for (std::uint32_t j = 0; j < k; ++j) {
+        const std::uint32_t target = room_ ? c.requests[j].target : next_target();  // a callback's: its own
+        c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, target, intended};
+    }
     send(ci, start);
-}
-
-// Sends the requests in flight on `c`, connecting first if it has no descriptor.
-inline void worker::send(std::uint32_t ci, std::int64_t now) {
-    connection& c = conns_[ci];
-    c.write_offset = 0;
-    c.write_length = 0;
-    for (std::uint32_t j = c.done; j < c.batch; ++j) c.write_length += request_of(c.requests[j]).size();
-    c.written = 0;
-    c.written_end = request_of(c.requests[0]).size();
-    if (c.fd < 0) return open_connection(ci, now);
-    c.state = connection::phase::writing;
-    c.deadline_ns = c.oldest().start_ns + s_.timeout_ns;
-    if (c.oldest().reused) stats_.keep_alive_requests += c.in_flight();
-    try_write(ci);
-    if (c.state == connection::phase::writing) watch(ci);
 }
 
 // Reads whenever the socket is readable, also while the batch is still being written: a server
@@ -305,41 +312,6 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
     if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) || c.read_wants_write)
         if (!on_readable(ci, events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR), failure::receive)) return;
     if (c.state == connection::phase::writing) try_write(ci);
-}
-
-inline void worker::try_write(std::uint32_t ci) {
-    connection& c = conns_[ci];
-    while (c.write_offset < c.write_length) {
-        io_result r = c.tls      ? transmit(c)
-                      : s_.table ? write_targets(c)
-                                 : write_repeated(c.fd, s_.request.data(), s_.request.size(), c.write_offset,
-                                                  c.write_length);
-        if (r.status == io::again) return;  // the edge-triggered EPOLLOUT (or EPOLLIN) brings us back
-        if (r.status != io::ok) {
-            const bool tls = r.status == io::tls;
-            const failure reason = tls ? failure::tls : failure::write;
-            // A keep-alive connection the server closed while idle: send again, once.
-            if (c.served && !c.parser.started()) {
-                ++stats_.server_closes;
-                return resend_or_fail(ci, reason, now_ns());
-            }
-            // The write's own words, before a read replaces them (the requests will fail as tls).
-            if (tls) note_tls_failure(c, transport_failed, false);
-            // The server may have answered and then reset: what it sent is still readable.
-            if (!on_readable(ci, true, reason)) return;
-            return fail_in_flight(ci, reason, reason, true);
-        }
-        c.write_offset += r.bytes;
-        stats_.bytes_sent += r.bytes;
-        if (c.write_offset >= c.written_end) {
-            const std::int64_t now = now_ns();
-            while (c.written < c.batch && c.write_offset >= c.written_end) {
-                c.requests[c.written++].written_ns = now;
-                if (c.written < c.batch) c.written_end += request_of(c.requests[c.written]).size();
-            }
-        }
-    }
-    c.state = connection::phase::reading;
 }
 
 // Ends every request in flight on `c` as failed (the oldest with `first`, the ones pipelined
@@ -393,5 +365,6 @@ inline void worker::scan_deadlines(std::int64_t now) {
 }  // namespace microbench
 
 #include "worker_connect.hpp"
+#include "worker_send.hpp"
 #include "worker_receive.hpp"
 #include "worker_rate.hpp"

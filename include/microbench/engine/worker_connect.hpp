@@ -1,6 +1,6 @@
 // microbench/engine/worker_connect.hpp — how a worker opens and closes connections: socket, buffer
 // sizes, source address, non-blocking connect, the transport's handshake (timed apart, and
-// counted in ab's Connect), the transport's reads and writes, close or reset. A connect that meets a local
+// counted in ab's Connect), the transport's reads, close or reset. A connect that meets a local
 // shortage (no free port, descriptor or kernel buffer) is not the server's failure: the
 // connection waits, and is tried again when another connection closes or after a short
 // back-off, within its connect timeout.
@@ -170,42 +170,6 @@ inline io_result worker::receive(connection& c, std::int64_t& stamped) {
     if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
     if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
     if (n == transport_closed || n == 0) return {io::closed, 0, 0};
-    if (n == transport_socket_error) return {io::error, 0, errno};
-    return {io::tls, 0, 0};
-}
-
-// With targets: the batch's bytes from write_offset on, each request from the table in place (one
-// sendmsg, nothing copied). Request c.written, the first not written in full, ends at written_end.
-inline io_result worker::write_targets(connection& c) {
-    iovec parts[max_write_parts];
-    int n = 0;
-    for (std::uint32_t j = c.written; j < c.batch && n < max_write_parts; ++j) {
-        const std::string_view r = request_of(c.requests[j]);
-        const std::size_t skip = j == c.written ? c.write_offset - (c.written_end - r.size()) : 0;
-        parts[n++] = iovec{const_cast<char*>(r.data() + skip), r.size() - skip};
-    }
-    return send_parts(c.fd, parts, n);
-}
-
-// Writes the rest of the batch through the transport, from the same bytes after a short write: as
-// much of it as the copies of the request hold from where it stands (the batch is the request
-// repeated, so any window of the copies is the batch's); with targets, the rest of the request
-// being written, from the table.
-
-inline io_result worker::transmit(connection& c) {
-    std::string_view part;
-    if (s_.table) {  // the rest of the first request not written in full, straight from the table
-        const std::string_view r = request_of(c.requests[c.written]);
-        part = r.substr(c.write_offset - (c.written_end - r.size()));
-    } else {  // the run's one request, or the copies of it that make a pipelined batch
-        const std::string_view from = batch_copies_.empty() ? s_.request : std::string_view(batch_copies_);
-        const std::size_t at = c.write_offset % from.size();
-        part = from.substr(at, std::min(from.size() - at, c.write_length - c.write_offset));
-    }
-    const long n = s_.tls->write(c.tls, part.data(), part.size());
-    if (n > 0) return {io::ok, static_cast<std::size_t>(n), 0};
-    if (n == transport_want_read || n == transport_want_write) return {io::again, 0, 0};
-    if (n == transport_closed) return {io::error, 0, EPIPE};
     if (n == transport_socket_error) return {io::error, 0, errno};
     return {io::tls, 0, 0};
 }

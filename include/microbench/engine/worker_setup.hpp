@@ -54,6 +54,10 @@ struct worker_setup {
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     const request_table* table = nullptr;  // with targets: the requests, picked by index; null: `request`
     std::uint32_t worker_index = 0, workers = 1;  // with targets: its k-th goes to (index + k·workers) mod N
+    request_fn writer = nullptr;      // plan::on_request: each request written into its slot's room
+    void* writer_user = nullptr;
+    std::size_t writer_capacity = 0;  // each slot's room, with a writer
+    bool resend_any = false;          // with a writer: any method may go again (plan::resend_non_idempotent)
     bool random_order = false;                    // with targets: each picked from order_seed instead
     std::uint64_t order_seed = 0;                 // this worker's own
     const std::uint32_t* shuffled = nullptr;      // each once at random: the targets' order; null: as listed

@@ -52,7 +52,7 @@ inline error parse_header_line(std::string_view line, header& out) {
 
 namespace detail {
 // An idempotent method may be sent again after the server closed its connection (RFC 9110 §9.2.2).
-inline bool idempotent(const std::string& method) {
+inline bool idempotent(std::string_view method) {
     for (const char* m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
         if (method == m) return true;
     return false;

@@ -41,6 +41,7 @@ public:
         stop();
         options_ = options;
         sources_.clear();  // no thread runs between stop() and here
+        paths_.reset(options.count_paths);
         factorials_.reset(new factorial_cache(options.max_factorial));
         endpoint at;
         if (resolve(options.host, options.port, at, true) != 0) return {errc::plan_bad_bind_address, 0};
@@ -104,6 +105,7 @@ public:
         pthread_mutex_lock(&sources_mutex_);
         c.sources = sources_;
         pthread_mutex_unlock(&sources_mutex_);
+        if (options_.count_paths) paths_.copy_to(c);
         return c;
     }
     // Requests answered so far (counts().requests without copying anything: no allocation).
@@ -304,6 +306,7 @@ private:
             c.close_after = a.close;
             if (a.kind != endpoint_kind::stats) {
                 bump(t, f_requests);
+                if (options_.count_paths) paths_.count(head.target);
                 static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other,
                                                           f_bad_request};
                 bump(t, by_kind[static_cast<int>(a.kind)]);
@@ -381,6 +384,7 @@ private:
     int listen_fd_ = -1;
     mutable pthread_mutex_t sources_mutex_ = PTHREAD_MUTEX_INITIALIZER;
     std::vector<std::pair<std::string, std::uint64_t>> sources_;  // counts().sources
+    detail::path_counter paths_;  // counts().paths, with server_options::count_paths
     int wake_fd_ = -1;
     std::uint16_t port_ = 0;
     std::unique_ptr<thread[]> threads_;

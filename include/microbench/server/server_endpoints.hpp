@@ -16,6 +16,7 @@
 #include "../core/ascii.hpp"
 #include "../core/bigint.hpp"
 #include "request_parser.hpp"
+#include "server_counts.hpp"
 #include "../core/version.hpp"
 
 namespace microbench {
@@ -34,20 +35,9 @@ struct server_options {
     unsigned chaos_cut_permille = 0;
     unsigned chaos_close_permille = 0;
     std::uint64_t chaos_seed = 1;
-};
-
-// Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not
-// counted. With chaos: responses cut short (`cut`) and connections closed after a whole response
-// (`closed`). `listen_pauses`: times a thread stopped accepting for a moment because the system
-// had no descriptor or buffer to give.
-struct server_counts {
-    std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
-    std::uint64_t connections = 0;
-    std::uint64_t cut = 0, closed = 0;
-    std::uint64_t listen_pauses = 0;
-    // Connections accepted by the client's address, in order of first connection (the first 256
-    // addresses; later ones are counted under "other").
-    std::vector<std::pair<std::string, std::uint64_t>> sources;
+    // Count requests by their target (path and query, as sent) for /stats?paths: at most this many
+    // targets, the rest together; 0 (the default): not counted, and no cost per request.
+    std::size_t count_paths = 0;
 };
 
 enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };
@@ -119,29 +109,6 @@ inline void append_response(std::string& out, int status, std::string_view conte
 }
 
 }  // namespace detail
-
-inline std::string server_counts_json(const server_counts& c) {
-    char buf[400];
-    int n = std::snprintf(buf, sizeof buf,
-                          "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
-                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu,"
-                          "\"listen_pauses\":%llu}",
-                          static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
-                          static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
-                          static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
-                          static_cast<unsigned long long>(c.bad_request),
-                          static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.cut),
-                          static_cast<unsigned long long>(c.closed), static_cast<unsigned long long>(c.listen_pauses));
-    std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
-    out += ",\"sources\":{";
-    for (std::size_t i = 0; i < c.sources.size(); ++i) {
-        std::snprintf(buf, sizeof buf, "%s\"%s\":%llu", i ? "," : "", c.sources[i].first.c_str(),
-                      static_cast<unsigned long long>(c.sources[i].second));
-        out += buf;
-    }
-    out += "}}";
-    return out;
-}
 
 // Appends the response to `head` (with `body`) to `out`. `stats()` returns the counts for /stats.
 template <class StatsFn>
@@ -219,12 +186,16 @@ answer answer_request(const request_head& head, std::string_view body, const ser
     }
     if (path == "/stats") {
         a.kind = endpoint_kind::stats;
-        return reply(200, "application/json", server_counts_json(stats()));
+        const bool paths = has_query_key(query, "paths");
+        if (paths && !options.count_paths)
+            return reply(400, "text/plain", "requests are counted by path only when the server counts them: "
+                                            "microbench-server --count-paths N (server_options::count_paths)\n");
+        return reply(200, "application/json", server_counts_json(stats(), paths));
     }
     if (path == "/")
         return reply(200, "text/plain",
                      "microbench reference server: /factorial/{n} /factorial?n=N /delay/{ms} /delay?us=N /work?us=N "
-                     "/stall?every=MS&for=MS /echo /status/{code} /stats\n");
+                     "/stall?every=MS&for=MS /echo /status/{code} /stats /stats?paths\n");
     return reply(404, "text/plain", "not found\n");
 }
 

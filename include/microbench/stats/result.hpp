@@ -116,6 +116,9 @@ struct result {
     std::int64_t rate_batch_lag_ns = 0;  // plan::max_batch_lag_us in effect: how much of the lag batching may add
     std::uint64_t connection_waits = 0;  // requests sent late: their time came while every connection was busy
     std::uint64_t schedule_missed = 0;   // requests whose time came before the duration ended, never sent
+    // With a request callback (plan::on_request): its calls that returned a length above the room
+    // or a target outside the targets; each stopped its worker's requests.
+    std::uint64_t request_fn_faults = 0;
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
     // merge() leaves it alone.
     std::vector<interval_stats> intervals;
@@ -156,6 +159,7 @@ struct result {
         keep_alive_requests += o.keep_alive_requests;
         keep_alive_responses += o.keep_alive_responses;
         retries += o.retries;
+        request_fn_faults += o.request_fn_faults;
         connects += o.connects;
         server_closes += o.server_closes;
         port_waits += o.port_waits;

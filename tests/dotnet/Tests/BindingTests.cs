@@ -48,6 +48,50 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
     // Targets: a range with each answer checked against its own n and every target counted; a list each
     // once at random; a targets file, and one with a fault named by its line.
     [Fact]
+    public void OnRequestWritesEachRequest()
+    {
+        // /factorial/<index mod 10>, counted under that n's target: the check of each target's n checks what was written.
+        var indices = new System.Collections.Concurrent.ConcurrentDictionary<ulong, int>();
+        using (var plan = new Plan(Shared.Url("/factorial/{0..9}")) { Requests = 100, Concurrency = 4, Threads = 2, UrlRanges = true })
+        {
+            plan.CheckFactorialOfEachTarget();
+            plan.RequestCapacity = 256;
+            plan.OnRequest = (Span<byte> room, ulong index, ref uint target, ReadOnlySpan<byte> prepared) =>
+            {
+                indices.AddOrUpdate(index, 1, (_, seen) => seen + 1);
+                target = (uint)(index % 10);
+                int host = prepared.IndexOf("\r\nHost: "u8);
+                int n = Encoding.ASCII.GetBytes($"GET /factorial/{target} HTTP/1.1", room);
+                prepared[host..].CopyTo(room[n..]);
+                return n + prepared.Length - host;
+            };
+            var r = plan.Run();
+            Check("written:", r.Completed == 100 && r.Failed == 0 && r.RequestFnFaults == 0 && r.FactorialVerdict == "right for n = 0..9",
+                  $"{r.Completed}, {r.Failed}, {r.RequestFnFaults}, {r.FactorialVerdict}");
+            Check("each index once:", indices.Count == 100 && indices.Values.All(v => v == 1), $"{indices.Count}");
+            // 0 stops the worker; a length past the room throws from Run().
+            int calls = 0;
+            plan.OnRequest = (Span<byte> room, ulong index, ref uint target, ReadOnlySpan<byte> prepared) => 0;
+            r = plan.Run();
+            Check("0 sends no more:", r.Ended == 0 && r.RequestFnFaults == 0, $"{r.Ended}");
+            plan.OnRequest = (Span<byte> room, ulong index, ref uint target, ReadOnlySpan<byte> prepared) =>
+            {
+                Interlocked.Increment(ref calls);
+                return room.Length + 1;
+            };
+            Assert.Throws<InvalidOperationException>(() => plan.Run());
+            Check("stopped at the first:", calls >= 1 && calls <= 2, $"{calls}");
+            Assert.Throws<ArgumentOutOfRangeException>(() => plan.RequestCapacity = 8);
+            plan.RequestCapacity = 1 << 20;
+            plan.Concurrency = 1100;  // 1,100 rooms of 1 MiB: past 1 GiB
+            plan.Requests = 1100;
+            plan.OnRequest = (Span<byte> room, ulong index, ref uint target, ReadOnlySpan<byte> prepared) => 0;
+            var e = Assert.Throws<MicrobenchException>(() => plan.Run());
+            Check("rooms past 1 GiB:", e.Name == "plan_bad_request_capacity", e.Name);
+        }
+    }
+
+    [Fact]
     public void TargetsEachNAndByTarget()
     {
         using (var plan = new Plan(Shared.Url("/factorial/{0..30}")) { Requests = 62, Concurrency = 2, UrlRanges = true, ByTarget = true })

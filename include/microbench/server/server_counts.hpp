@@ -1,0 +1,135 @@
+// microbench/server/server_counts.hpp — what the reference server counts and how /stats says it:
+// requests by endpoint, connections, chaos, listen pauses, connections by source address, and
+// (when asked for) requests by target, kept by a path_counter the threads share under one lock.
+#pragma once
+
+#include <pthread.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace microbench {
+
+// Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not
+// counted. With chaos: responses cut short (`cut`) and connections closed after a whole response
+// (`closed`). `listen_pauses`: times a thread stopped accepting for a moment because the system
+// had no descriptor or buffer to give.
+struct server_counts {
+    std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
+    std::uint64_t connections = 0;
+    std::uint64_t cut = 0, closed = 0;
+    std::uint64_t listen_pauses = 0;
+    // Connections accepted by the client's address, in order of first connection (the first 256
+    // addresses; later ones are counted under "other").
+    std::vector<std::pair<std::string, std::uint64_t>> sources;
+    // With server_options::count_paths: requests by target (path and query), in byte order, and
+    // those of the targets past the cap.
+    std::vector<std::pair<std::string, std::uint64_t>> paths;
+    std::uint64_t paths_other = 0;
+};
+
+namespace detail {
+
+// `text` as a JSON string, quotes and escapes included.
+inline void append_json_text(std::string& out, std::string_view text) {
+    out += '"';
+    for (const char ch : text) {
+        const auto u = static_cast<unsigned char>(ch);
+        if (ch == '"' || ch == '\\') {
+            out += '\\';
+            out += ch;
+        } else if (u < 0x20 || u >= 0x7f) {  // a target is ASCII; anything else shows as its byte
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", u);
+            out += esc;
+        } else {
+            out += ch;
+        }
+    }
+    out += '"';
+}
+
+// Requests by target, at most `cap` targets (the rest counted together), shared by the server's
+// threads under one lock; only a target's first request allocates.
+class path_counter {
+public:
+    path_counter() = default;
+    path_counter(const path_counter&) = delete;
+    path_counter& operator=(const path_counter&) = delete;
+
+    void reset(std::size_t cap) {
+        counts_.clear();
+        other_ = 0;
+        cap_ = cap;
+    }
+    void count(std::string_view target) {
+        pthread_mutex_lock(&mutex_);
+        auto it = counts_.find(target);
+        if (it != counts_.end()) ++it->second;
+        else if (counts_.size() < cap_) counts_.emplace(std::string(target), 1);
+        else ++other_;
+        pthread_mutex_unlock(&mutex_);
+    }
+    void copy_to(server_counts& c) const {
+        pthread_mutex_lock(&mutex_);
+        c.paths.assign(counts_.begin(), counts_.end());
+        c.paths_other = other_;
+        pthread_mutex_unlock(&mutex_);
+    }
+
+private:
+    mutable pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
+    struct text_less {  // a target is looked up as a string_view: nothing copied
+        using is_transparent = void;
+        bool operator()(std::string_view a, std::string_view b) const { return a < b; }
+    };
+    std::map<std::string, std::uint64_t, text_less> counts_;
+    std::uint64_t other_ = 0;
+    std::size_t cap_ = 0;
+};
+
+}  // namespace detail
+
+// The counts as /stats answers them: one JSON object; with `paths`, the requests of each target
+// ("paths") and of the targets past the cap ("paths_other").
+inline std::string server_counts_json(const server_counts& c, bool paths = false) {
+    char buf[400];
+    int n = std::snprintf(buf, sizeof buf,
+                          "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
+                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu,"
+                          "\"listen_pauses\":%llu}",
+                          static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
+                          static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
+                          static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
+                          static_cast<unsigned long long>(c.bad_request),
+                          static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.cut),
+                          static_cast<unsigned long long>(c.closed), static_cast<unsigned long long>(c.listen_pauses));
+    std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
+    out += ",\"sources\":{";
+    for (std::size_t i = 0; i < c.sources.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "%s\"%s\":%llu", i ? "," : "", c.sources[i].first.c_str(),
+                      static_cast<unsigned long long>(c.sources[i].second));
+        out += buf;
+    }
+    out += '}';
+    if (paths) {
+        out += ",\"paths\":{";
+        for (std::size_t i = 0; i < c.paths.size(); ++i) {
+            if (i) out += ',';
+            detail::append_json_text(out, c.paths[i].first);
+            std::snprintf(buf, sizeof buf, ":%llu", static_cast<unsigned long long>(c.paths[i].second));
+            out += buf;
+        }
+        std::snprintf(buf, sizeof buf, "},\"paths_other\":%llu", static_cast<unsigned long long>(c.paths_other));
+        out += buf;
+    }
+    out += '}';
+    return out;
+}
+
+}  // namespace microbench
