@@ -33,8 +33,8 @@ const char* usage_text =
     "  --count-paths N  count requests by target (path and query) for /stats?paths: at most N targets, 1 to\n"
     "               1,000,000, the rest together (default: not counted)\n"
     "  -h, --help   this text\n"
-    "Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall?every=N&for=MS, /echo, /status/{code}, /stats\n"
-    "and /stats?paths,"
+    "Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall?every=N&for=MS, /echo, /status/{code}, /stats,\n"
+    "/stats?paths, "
     "and /work?us=N, which holds its thread N microseconds: -t T threads answer at most T x 1,000,000 / N a second.\n";
 
 // One line naming the problem, then the usage; exit 1.

@@ -238,7 +238,7 @@ typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
 typedef struct mb_request_call {
     char* data;              /* `capacity` bytes, kept until the request ends (a resend sends them again) */
     size_t capacity;
-    uint64_t index;          /* unique in the run: worker + k * threads for the worker's k-th request */
+    uint64_t index;          /* unique in the run (in a shard): worker + k * threads for the worker's k-th */
     uint32_t worker;         /* the calling worker thread, 0 to threads - 1 */
     uint32_t target;         /* in: the target the order picked (0 without targets); out: the one the
                                 request counts under in checks and by target, below their count */

@@ -3910,7 +3910,7 @@ struct request_call {
     // ends, so a resend sends the same bytes.
     char* data;
     std::size_t capacity;
-    std::uint64_t index;     // unique in the run (a shard's): worker + k·threads for the worker's k-th request
+    std::uint64_t index;     // unique in the run (in a shard's): worker + k·threads for the worker's k-th request
     std::uint32_t worker;    // the calling worker thread, 0 to threads − 1
     // In: the target the plan's order picked (0 without targets). Out: the one the request counts
     // under — in checks of each target's n and in result::by_target — below the targets' count.
@@ -3918,9 +3918,10 @@ struct request_call {
     std::string_view prepared;  // the request the plan would send to that target, to copy or start from
 };
 // Writes one whole HTTP/1.x request into call.data and returns its length. 0: no request, and
-// this worker sends no more (as at the end of a duration; the others go on until they are told
-// too). A length above the capacity, or a target outside the targets: no request either, the
-// worker sends no more, and result::request_fn_faults counts it. Must not throw.
+// this worker sends no more (what it has in flight still ends, by its response, its timeout or
+// the duration's drain; the others go on until they are told to). A length above the capacity,
+// or a target outside the targets: no request either, the worker sends no more, and
+// result::request_fn_faults counts it. Must not throw.
 using request_fn = std::size_t (*)(request_call& call, void* user);
 
 }  // namespace microbench
@@ -4911,7 +4912,8 @@ struct worker_setup {
     std::uint32_t first_connection = 0; // this worker's first connection's number in the run
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     const request_table* table = nullptr;  // with targets: the requests, picked by index; null: `request`
-    std::uint32_t worker_index = 0, workers = 1;  // with targets: its k-th goes to (index + k·workers) mod N
+    // Its k-th request: with targets, to target (index + k·workers) mod N; a request callback's index.
+    std::uint32_t worker_index = 0, workers = 1;
     request_fn writer = nullptr;      // plan::on_request: each request written into its slot's room
     void* writer_user = nullptr;
     std::size_t writer_capacity = 0;  // each slot's room, with a writer
@@ -5482,10 +5484,11 @@ inline void worker::run() {
     for (;;) {
         std::int64_t now = now_ns();
         if (s_.stamp_arrivals) realtime_offset_ns_ = realtime_minus_monotonic_ns();
-        if (!stopping_ && now >= stop_issuing_ns_) {
+        if (drain_until_ns_ == INT64_MAX && now >= stop_issuing_ns_) {
             // At a fixed rate, requests whose time came before the end but found no connection
-            // are not sent after it: they are counted as missed, not dropped in silence.
-            if (fixed_rate())
+            // are not sent after it: they are counted as missed, not dropped in silence (unless a
+            // request callback had already said there were no more).
+            if (fixed_rate() && !stopping_)
                 stats_.schedule_missed =
                     schedule_.count_before(stop_issuing_ns_, s_.quota ? s_.quota - issued_ : UINT64_MAX);
             stopping_ = true;
@@ -5919,7 +5922,7 @@ inline std::uint32_t worker::write_requests(connection& c, std::uint32_t k) {
         const std::size_t n = s_.writer(call, s_.writer_user);
         if (n == 0 || n > s_.writer_capacity || call.target >= targets) {
             if (n != 0) ++stats_.request_fn_faults;
-            stopping_ = true;  // what is in flight still ends: by its response or its timeout
+            stopping_ = true;  // what is in flight ends by its response, its timeout, or the duration's drain
             return j;
         }
         room_lengths_[at] = static_cast<std::uint32_t>(n);
@@ -8358,6 +8361,10 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "requests reused a connection.\n",
                 static_cast<unsigned long long>(r.server_closes),
                 static_cast<unsigned long long>(r.keep_alive_requests), sent);
+    if (r.request_fn_faults)
+        appendf(out, "Note: the request callback wrote past its room, or named a target outside the targets, %llu "
+                     "times; each stopped its thread's requests.\n",
+                static_cast<unsigned long long>(r.request_fn_faults));
     if (r.retries)
         appendf(out, "Note: %llu requests met a keep-alive connection the server had closed and were sent again "
                      "(each counted once).\n", static_cast<unsigned long long>(r.retries));
@@ -8696,6 +8703,42 @@ inline void append_by_target_table(const result& r, std::string& out) {
 #include <utility>
 #include <vector>
 
+// ---- begin include/microbench/core/json_write.hpp ----
+// microbench/core/json_write.hpp — a JSON string written out: quoted, with quotes, backslashes and
+// control characters escaped; UTF-8 (and any other byte above 0x7f) passes through as it is.
+
+#include <string>
+#include <string_view>
+
+
+namespace microbench {
+namespace detail {
+
+inline void append_json_string(std::string& out, std::string_view s) {
+    out.push_back('"');
+    for (char ch : s) {
+        auto c = static_cast<unsigned char>(ch);
+        if (c == '"' || c == '\\') {
+            out.push_back('\\');
+            out.push_back(ch);
+        } else if (c == '\n') {
+            out.append("\\n");
+        } else if (c == '\r') {
+            out.append("\\r");
+        } else if (c == '\t') {
+            out.append("\\t");
+        } else if (c < 0x20 || c == 0x7f) {
+            appendf(out, "\\u%04x", c);
+        } else {
+            out.push_back(ch);  // UTF-8 and obs-text pass through
+        }
+    }
+    out.push_back('"');
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/core/json_write.hpp ----
 
 namespace microbench {
 
@@ -8785,28 +8828,6 @@ inline report_context report_context_of(const plan& p) {
 }
 
 namespace detail {
-
-inline void append_json_string(std::string& out, std::string_view s) {
-    out.push_back('"');
-    for (char ch : s) {
-        auto c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\') {
-            out.push_back('\\');
-            out.push_back(ch);
-        } else if (c == '\n') {
-            out.append("\\n");
-        } else if (c == '\r') {
-            out.append("\\r");
-        } else if (c == '\t') {
-            out.append("\\t");
-        } else if (c < 0x20 || c == 0x7f) {
-            appendf(out, "\\u%04x", c);
-        } else {
-            out.push_back(ch);  // UTF-8 and obs-text pass through
-        }
-    }
-    out.push_back('"');
-}
 
 inline void append_json_target_row(std::string& out, const target_row& t) {
     auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
@@ -8904,6 +8925,7 @@ inline std::string result_json(const run_description& d, const result& r, const 
                  "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
             u(r.keep_alive_requests), u(r.keep_alive_responses), u(r.retries));
+    if (r.request_fn_faults) appendf(out, "\"request_fn_faults\":%llu,", u(r.request_fn_faults));
     out += "\"failures\":{";
     for (int i = 0; i < failure_count; ++i)
         appendf(out, "%s\"%s\":%llu", i ? "," : "", failure_name(static_cast<failure>(i)), u(r.failures[i]));
@@ -9342,35 +9364,17 @@ inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& total
 
 }  // namespace microbench
 // ---- end include/microbench/report/report_hlog.hpp ----
-// ---- begin include/microbench/report/report_read.hpp ----
-// microbench/report/report_read.hpp — saved JSON results read back into results: a single run's
-// document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
-// {"scenario", "result"}. Counts, bytes, failures, status codes, the open model and the interval
-// rows come back as written (exactly, but for decimals: the rate to the thousandth, an interval's
-// target to the millionth), the timing histograms — the four of ab's table, every whole response's
-// total and the open model's two — bucket for bucket from their encodings, so a report drawn from
-// a file equals one drawn from the run itself. A
-// number its field cannot hold (1e999, a count above 2^64 - 1, a negative time) is refused, and
-// the refusal names the field.
+// ---- begin include/microbench/report/json_fields.hpp ----
+// microbench/report/json_fields.hpp — the fields of a saved result's JSON objects read one by
+// one: each number checked against its field's range, each type against the field's, and the
+// first field refused named by its path ("config.concurrency: 4294967296 is out of range").
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 
 namespace microbench {
-
-// One run as the HTML report draws it: runs with the same scenario share charts, one colour each.
-struct report_run {
-    std::string label;     // the legend's name: "A", "B", a file's name
-    std::string scenario;  // "" for a single workload; a suite's scenario name
-    run_description config;
-    result r;
-};
-
 namespace detail {
 
 // Times in saved results, in ns (offsets, durations, Unix times up to the year 2116) and in ms:
@@ -9465,12 +9469,144 @@ private:
     }
 };
 
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/report/json_fields.hpp ----
+// ---- begin include/microbench/report/report_read.hpp ----
+// microbench/report/report_read.hpp — saved JSON results read back into results: a single run's
+// document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
+// {"scenario", "result"}. Counts, bytes, failures, status codes, the open model and the interval
+// rows come back as written (exactly, but for decimals: the rate to the thousandth, an interval's
+// target to the millionth), the timing histograms — the four of ab's table, every whole response's
+// total and the open model's two — bucket for bucket from their encodings, so a report drawn from
+// a file equals one drawn from the run itself. A
+// number its field cannot hold (1e999, a count above 2^64 - 1, a negative time) is refused, and
+// the refusal names the field.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+
+namespace microbench {
+
+// One run as the HTML report draws it: runs with the same scenario share charts, one colour each.
+struct report_run {
+    std::string label;     // the legend's name: "A", "B", a file's name
+    std::string scenario;  // "" for a single workload; a suite's scenario name
+    run_description config;
+    result r;
+};
+
+namespace detail {
+
 inline void read_histogram(json_fields& f, const char* key, histogram& out) {
     json_fields h = f.object(key);
     const json_value* text = h.get("histogram", json_value::kind::string);
     std::string bytes;
     if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out)))
         h.fail("histogram", "does not decode");
+}
+
+// A wrong answer's body from its escaped text (append_escaped_answer's \\n, \\r, \\t and \\xNN; "..."
+// at the end: cut), at most defaults::answer_bytes of it.
+inline void read_escaped_answer(std::string_view text, wrong_answer& w) {
+    w.cut = text.size() >= 3 && text.substr(text.size() - 3) == "...";
+    if (w.cut) text.remove_suffix(3);
+    w.body.clear();
+    for (std::size_t i = 0; i < text.size() && w.body.size() < defaults::answer_bytes; ++i) {
+        char c = text[i];
+        if (c == '\\' && i + 1 < text.size()) {
+            const char e = text[++i];
+            const bool hex =
+                e == 'x' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0;
+            c = e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : e;
+            if (hex) {
+                c = static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+                i += 2;
+            }
+        }
+        w.body += c;
+    }
+}
+
+// One of by_target's rows, as append_json_target_row writes it; its totals must add up.
+inline void read_target_row(json_fields& f, target_row& t) {
+    f.text("target", t.target);
+    f.number("index", t.index);
+    f.number("completed", t.completed);
+    f.number("failed", t.failed);
+    f.number("unfinished", t.unfinished);
+    f.number("non_2xx", t.non_2xx);
+    f.time("p50_ns", t.p50_ns);
+    f.time("p99_ns", t.p99_ns);
+    json_fields reasons = f.object("failures");
+    for (int i = 0; i < failure_count; ++i) reasons.number(failure_name(static_cast<failure>(i)), t.failures[i]);
+    std::uint64_t requests = 0, wrong = 0;
+    f.number("requests", requests);
+    f.number("wrong", wrong);
+    if (requests != t.requests()) f.fail("requests", "is not completed + failed + unfinished");
+    if (wrong != t.wrong()) f.fail("wrong", "is not failures.check");
+}
+
+// "by_target", as append_json_by_target writes it: the rows, the folded rest, the verdict over n
+// and the first wrong answer.
+inline void read_by_target(json_fields& top, std::string& why, target_breakdown& b) {
+    json_fields f = top.object("by_target");
+    f.number("targets", b.targets);
+    if (const json_value* rows = f.get("rows", json_value::kind::array)) {
+        if (rows->items.size() > defaults::max_target_rows) f.fail("rows", "are more than 1,000");
+        for (std::size_t i = 0; i < rows->items.size() && !f.failed(); ++i) {
+            json_fields row(&rows->items[i], why, &f, "rows", static_cast<long>(i));
+            b.rows.emplace_back();
+            read_target_row(row, b.rows.back());
+        }
+    }
+    json_fields folded = f.object("folded");
+    read_target_row(folded, b.folded);
+    std::uint64_t folded_targets = 0;
+    f.number("folded_targets", folded_targets);
+    if (folded_targets != b.folded.index) f.fail("folded_targets", "is not folded.index");
+    static const char* const outcomes[] = {"right", "wrong", "failed", "unanswered", "unsent"};
+    if (const json_value* runs = f.optional("verdict", json_value::kind::array)) {
+        if (runs->items.size() > defaults::max_verdict_runs) f.fail("verdict", "has more than 64 runs");
+        for (std::size_t i = 0; i < runs->items.size() && !f.failed(); ++i) {
+            json_fields run(&runs->items[i], why, &f, "verdict", static_cast<long>(i));
+            n_run n;
+            run.number("from", n.from);
+            run.number("to", n.to);
+            std::string outcome, reason;
+            run.text("outcome", outcome);
+            int o = 0;
+            while (o < 5 && outcome != outcomes[o]) ++o;
+            if (o == 5) run.fail("outcome", "is none of right, wrong, failed, unanswered, unsent");
+            n.outcome = static_cast<n_outcome>(o % 5);
+            if (n.outcome == n_outcome::failed) {
+                run.text("reason", reason);
+                int k = 0;
+                while (k < failure_count && reason != failure_name(static_cast<failure>(k))) ++k;
+                if (k == failure_count) run.fail("reason", "is no failure's name");
+                n.reason = static_cast<failure>(k % failure_count);
+            }
+            if (n.from > n.to) run.fail("to", "is below from");
+            b.verdict.push_back(n);
+        }
+        f.flag("verdict_cut", b.verdict_cut);
+    }
+    if (f.optional("first_wrong", json_value::kind::object)) {
+        json_fields w = f.object("first_wrong");
+        std::uint32_t status = 0;
+        w.number("n", b.first_wrong.n);
+        w.number("status", status);
+        if (status < 100 || status > 999) w.fail("status", "is out of range", std::to_string(status));
+        b.first_wrong.status = static_cast<int>(status);
+        std::string answer;
+        w.text("answer", answer);
+        read_escaped_answer(answer, b.first_wrong);
+    }
 }
 
 }  // namespace detail
@@ -9532,6 +9668,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     requests.number("keep_alive", r.keep_alive_requests);
     requests.number("keep_alive_responses", r.keep_alive_responses);
     requests.number("retries", r.retries);
+    if (top.optional("request_fn_faults", json_value::kind::number))  // written only when not 0
+        top.number("request_fn_faults", r.request_fn_faults);
     detail::json_fields failures = top.object("failures");
     for (int i = 0; i < failure_count; ++i) {
         const char* name = failure_name(static_cast<failure>(i));
@@ -9668,6 +9806,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         if (!r.interval_histograms.empty() && r.interval_histograms.size() != r.intervals.size())
             top.fail("intervals", "have histograms in some rows only");
     }
+    if (top.optional("by_target", json_value::kind::object)) detail::read_by_target(top, why, r.by_target);
     r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
     if (problem) *problem = why;
     return why.empty() ? error{} : error{errc::result_bad_field, 0};
@@ -10470,13 +10609,79 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
 
 }  // namespace microbench
 // ---- end include/microbench/report/report_charts.hpp ----
+// ---- begin include/microbench/report/report_html_targets.hpp ----
+// microbench/report/report_html_targets.hpp — the HTML report's part on what each target got: for
+// every run that kept it (plan::by_target, or the factorial check of each target's n), the
+// factorial verdict over n and the table of targets, the worst first, with the rest folded into
+// one row — the text report's --by-target table, cell for cell.
+
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
+
+// One target's row: its name, then requests, completed, failed (with the reasons other than a
+// wrong answer), non-2xx, wrong, p50 and p99 in ms.
+inline void append_html_target_row(const target_row& t, const std::string& name, std::string& out) {
+    auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
+    out += "<tr><th scope=\"row\" class=\"text\">";
+    append_html_escaped(out, name);
+    appendf(out, "</th><td>%llu</td><td>%llu</td><td>%llu", u(t.requests()), u(t.completed), u(t.failed));
+    const char* sep = " (";
+    for (int i = 0; i < failure_count; ++i) {
+        if (!t.failures[i] || i == static_cast<int>(failure::check)) continue;
+        appendf(out, "%s%s %llu", sep, failure_name(static_cast<failure>(i)), u(t.failures[i]));
+        sep = ", ";
+    }
+    char p50[32], p99[32];
+    appendf(out, "%s</td><td>%llu</td><td>%llu</td><td>%s</td><td>%s</td></tr>\n", *sep == ',' ? ")" : "",
+            u(t.non_2xx), u(t.wrong()), p_ms(t.p50_ns, p50), p_ms(t.p99_ns, p99));
+}
+
+// Each run's verdict and table of targets, in the runs' order; nothing for a run that kept none.
+inline void append_html_targets(const std::vector<const report_run*>& runs, std::string& out) {
+    for (const report_run* run : runs) {
+        const target_breakdown& b = run->r.by_target;
+        if (!b.targets && b.verdict.empty()) continue;
+        out += "<div class=\"targets\"><h3>By target: ";
+        append_html_escaped(out, run->label);
+        out += "</h3>\n";
+        if (!b.verdict.empty()) {
+            std::string verdict;
+            append_verdict_text(b, verdict);
+            out += "<p class=\"text\">Checks: ";
+            append_html_escaped(out, verdict);
+            out += "</p>\n";
+        }
+        if (!b.rows.empty()) {
+            appendf(out, "<div class=\"scroll\"><table><caption class=\"text\">the worst first, %zu of %llu</caption>",
+                    b.rows.size(), static_cast<unsigned long long>(b.targets));
+            out += "<thead><tr><th scope=\"col\">target</th><th scope=\"col\">requests</th><th scope=\"col\">completed"
+                   "</th><th scope=\"col\">failed</th><th scope=\"col\">non-2xx</th><th scope=\"col\">wrong</th>"
+                   "<th scope=\"col\">p50 (ms)</th><th scope=\"col\">p99 (ms)</th></tr></thead><tbody>\n";
+            for (const target_row& t : b.rows) append_html_target_row(t, t.target, out);
+            if (b.folded.index)
+                append_html_target_row(b.folded, "(" + std::to_string(b.folded.index) + " other targets)", out);
+            out += "</tbody></table></div>\n<p class=\"meta\">p50 and p99 per target within 10%; wrong: failed its "
+                   "checks</p>\n";
+        }
+        out += "</div>\n";
+    }
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/report/report_html_targets.hpp ----
 // ---- begin include/microbench/report/report_html.hpp ----
 // microbench/report/report_html.hpp — the HTML report: one self-contained file (inline CSS and
 // SVG; no script, font, image or link to fetch) drawing one or more runs. Runs of the same
 // scenario share a section: latency by percentile overlaid (total large; connect, waiting and
 // processing small), the open model's response time and schedule lag, throughput and response
 // time over time from the interval rows, then tables — ab's summary, latency, failures by reason,
-// status codes, checks and the configuration. Readable on a phone and in print.
+// status codes, checks and the configuration — and each run's targets when it kept them
+// (report_html_targets.hpp). Readable on a phone and in print.
 
 #include <algorithm>
 #include <ctime>
@@ -10785,6 +10990,7 @@ inline void append_section(const std::vector<const report_run*>& runs, const std
                                  o.percentiles, true, out);
     out += "</div>\n";
     append_run_tables(runs, o, out);
+    append_html_targets(runs, out);
     out += "</section>\n";
 }
 
@@ -11252,6 +11458,7 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
 #include <utility>
 #include <vector>
 
+
 namespace microbench {
 
 // Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not
@@ -11273,25 +11480,6 @@ struct server_counts {
 };
 
 namespace detail {
-
-// `text` as a JSON string, quotes and escapes included.
-inline void append_json_text(std::string& out, std::string_view text) {
-    out += '"';
-    for (const char ch : text) {
-        const auto u = static_cast<unsigned char>(ch);
-        if (ch == '"' || ch == '\\') {
-            out += '\\';
-            out += ch;
-        } else if (u < 0x20 || u >= 0x7f) {  // a target is ASCII; anything else shows as its byte
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\u%04x", u);
-            out += esc;
-        } else {
-            out += ch;
-        }
-    }
-    out += '"';
-}
 
 // Requests by target, at most `cap` targets (the rest counted together), shared by the server's
 // threads under one lock; only a target's first request allocates.
@@ -11360,7 +11548,7 @@ inline std::string server_counts_json(const server_counts& c, bool paths = false
         out += ",\"paths\":{";
         for (std::size_t i = 0; i < c.paths.size(); ++i) {
             if (i) out += ',';
-            detail::append_json_text(out, c.paths[i].first);
+            detail::append_json_string(out, c.paths[i].first);
             std::snprintf(buf, sizeof buf, ":%llu", static_cast<unsigned long long>(c.paths[i].second));
             out += buf;
         }
@@ -11480,7 +11668,8 @@ inline void append_response(std::string& out, int status, std::string_view conte
 
 }  // namespace detail
 
-// Appends the response to `head` (with `body`) to `out`. `stats()` returns the counts for /stats.
+// Appends the response to `head` (with `body`) to `out`. `stats(paths)` returns the counts for
+// /stats (with the requests by target for /stats?paths).
 template <class StatsFn>
 answer answer_request(const request_head& head, std::string_view body, const server_options& options,
                       factorial_cache& factorials, StatsFn&& stats, std::string& out) {
@@ -11560,7 +11749,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         if (paths && !options.count_paths)
             return reply(400, "text/plain", "requests are counted by path only when the server counts them: "
                                             "microbench-server --count-paths N (server_options::count_paths)\n");
-        return reply(200, "application/json", server_counts_json(stats(), paths));
+        return reply(200, "application/json", server_counts_json(stats(paths), paths));
     }
     if (path == "/")
         return reply(200, "text/plain",
@@ -11661,7 +11850,8 @@ public:
         thread_count_ = 0;
     }
 
-    server_counts counts() const {
+    // With `paths` (and server_options::count_paths): the requests by target too.
+    server_counts counts(bool paths = true) const {
         server_counts c;
         std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status,
                                    &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed,
@@ -11671,7 +11861,7 @@ public:
         pthread_mutex_lock(&sources_mutex_);
         c.sources = sources_;
         pthread_mutex_unlock(&sources_mutex_);
-        if (options_.count_paths) paths_.copy_to(c);
+        if (paths && options_.count_paths) paths_.copy_to(c);
         return c;
     }
     // Requests answered so far (counts().requests without copying anything: no allocation).
@@ -11867,7 +12057,8 @@ private:
             if (pending.size() < head.head_bytes + head.content_length) break;
             std::string_view body = pending.substr(head.head_bytes, head.content_length);
             const std::size_t response_at = c.out.size();
-            answer a = answer_request(head, body, options_, *factorials_, [this] { return counts(); }, c.out);
+            auto stats = [this](bool paths) { return counts(paths); };
+            answer a = answer_request(head, body, options_, *factorials_, stats, c.out);
             c.in_used += head.head_bytes + head.content_length;
             c.close_after = a.close;
             if (a.kind != endpoint_kind::stats) {
@@ -12375,7 +12566,7 @@ typedef void (*mb_interval_fn)(const mb_interval* row, void* user);
 typedef struct mb_request_call {
     char* data;              /* `capacity` bytes, kept until the request ends (a resend sends them again) */
     size_t capacity;
-    uint64_t index;          /* unique in the run: worker + k * threads for the worker's k-th request */
+    uint64_t index;          /* unique in the run (in a shard): worker + k * threads for the worker's k-th */
     uint32_t worker;         /* the calling worker thread, 0 to threads - 1 */
     uint32_t target;         /* in: the target the order picked (0 without targets); out: the one the
                                 request counts under in checks and by target, below their count */
@@ -12860,11 +13051,12 @@ MB_API int mb_plan_validate(const mb_plan* plan) {
     using namespace microbench;
     if (!plan) return detail::invalid;
     MICROBENCH_C_TRY
-    if (error e = plan->p.validate()) return detail::status_of(e);
+    const microbench::plan p = detail::plan_to_run(plan);  // with its callbacks: the request callback's room
+    if (error e = p.validate()) return detail::status_of(e);
     url u;
-    if (error e = parse_url(plan->p.url(), u)) return detail::status_of(e);
+    if (error e = parse_url(p.url(), u)) return detail::status_of(e);
     std::string request;
-    return detail::status_of(build_request(u, plan->p.request(), request));
+    return detail::status_of(build_request(u, p.request(), request));
     MICROBENCH_C_CATCH(detail::no_memory)
 }
 

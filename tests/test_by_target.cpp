@@ -289,3 +289,82 @@ TEST_CASE("by target: the verdict's wording, from the breakdown alone") {
     b.verdict.clear();
     CHECK(verdict_text(r).empty());
 }
+
+TEST_CASE("by target: a saved result reads back into the same breakdown, and the HTML report shows it") {
+    scripted_server server(long_factorials);
+    take_seen();
+    mb::plan p;
+    p.url(server.url("/factorial/{18..40}")).url_ranges(true).requests(12).concurrency(1).keep_alive(true);
+    p.check(each_n()).by_target(true);
+    mb::result r;
+    REQUIRE(!mb::run(p, r));
+    take_seen();
+    const std::string json = mb::result_json(p, r, {50, 99});
+    std::vector<mb::report_run> runs;
+    std::string problem;
+    REQUIRE_MESSAGE(!mb::read_report_runs(json, "side A", runs, &problem), problem);
+    REQUIRE(runs.size() == 1);
+    const mb::target_breakdown& a = r.by_target;
+    const mb::target_breakdown& b = runs[0].r.by_target;
+    CHECK(b.targets == a.targets);
+    REQUIRE(b.rows.size() == a.rows.size());
+    for (std::size_t i = 0; i < a.rows.size(); ++i) {
+        CHECK(b.rows[i].target == a.rows[i].target);
+        CHECK(b.rows[i].index == a.rows[i].index);
+        CHECK(b.rows[i].requests() == a.rows[i].requests());
+        CHECK(b.rows[i].wrong() == a.rows[i].wrong());
+        CHECK(b.rows[i].failures[static_cast<int>(mb::failure::receive)] ==
+              a.rows[i].failures[static_cast<int>(mb::failure::receive)]);
+        CHECK(b.rows[i].p99_ns == a.rows[i].p99_ns);
+    }
+    CHECK(b.folded.index == a.folded.index);
+    REQUIRE(b.verdict.size() == a.verdict.size());
+    for (std::size_t i = 0; i < a.verdict.size(); ++i) {
+        CHECK(b.verdict[i].from == a.verdict[i].from);
+        CHECK(b.verdict[i].to == a.verdict[i].to);
+        CHECK(b.verdict[i].outcome == a.verdict[i].outcome);
+        if (a.verdict[i].outcome == mb::n_outcome::failed) CHECK(b.verdict[i].reason == a.verdict[i].reason);
+    }
+    CHECK(b.first_wrong.n == 21);
+    CHECK(b.first_wrong.status == 200);
+    CHECK(b.first_wrong.body == "-4249290049419214848");
+    // The text report says the same of both.
+    std::string verdict_a, verdict_b, table_a, table_b;
+    mb::append_verdict_text(a, verdict_a);
+    mb::append_verdict_text(b, verdict_b);
+    CHECK(verdict_b == verdict_a);
+    mb::append_by_target_table(r, table_a);
+    mb::append_by_target_table(runs[0].r, table_b);
+    CHECK(table_b == table_a);
+    // The HTML report: the verdict and a row per target, drawn from the run and from the file alike.
+    for (const mb::report_run& run : {mb::report_run{"side A", "", mb::describe(p), r}, runs[0]}) {
+        const std::string html = mb::html_report({run});
+        CHECK(html.find("<h3>By target: side A</h3>") != std::string::npos);
+        CHECK(html.find("<p class=\"text\">Checks: " + verdict_a + "</p>") != std::string::npos);
+        CHECK(html.find("the worst first, 23 of 23</caption>") != std::string::npos);
+        CHECK(html.find("<th scope=\"row\" class=\"text\">/factorial/25</th><td>1</td><td>0</td><td>1 (receive 1)</td>") !=
+              std::string::npos);
+    }
+    // A breakdown that does not add up is refused, naming the field.
+    std::string bad = json;
+    const std::size_t at = bad.find(",\"folded_targets\":0,");
+    REQUIRE(at != std::string::npos);
+    bad.replace(at, 20, ",\"folded_targets\":3,");
+    runs.clear();
+    CHECK(mb::read_report_runs(bad, "", runs, &problem).code == mb::errc::result_bad_field);
+    CHECK(problem == "by_target.folded_targets is not folded.index");
+}
+
+TEST_CASE("by target: a wrong answer's escaped text reads back into its bytes") {
+    mb::wrong_answer w;
+    mb::detail::read_escaped_answer("a\\nb\\x01\\\\c\\t\\r...", w);
+    CHECK(w.body == std::string("a\nb\x01\\c\t\r"));
+    CHECK(w.cut);
+    std::string again;
+    mb::detail::append_escaped_answer(again, w.body, w.cut);
+    CHECK(again == "a\\nb\\x01\\x5cc\\t\\r...");  // a backslash is written as \x5c
+    mb::detail::read_escaped_answer(again, w);
+    CHECK(w.body == std::string("a\nb\x01\\c\t\r"));
+    mb::detail::read_escaped_answer(std::string(300, 'z'), w);
+    CHECK(w.body.size() == mb::defaults::answer_bytes);
+}

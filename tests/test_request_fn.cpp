@@ -104,10 +104,38 @@ TEST_CASE("request callback: each request is the one it wrote, its index unique,
         CHECK_FALSE(w.prepared_seen_wrong);
         const std::map<std::string, int> got = take_seen();
         CHECK(got.size() == 600);
-        for (std::uint64_t i : w.indices)
-            CHECK_MESSAGE(got.count("GET /w/" + std::to_string(i) + " HTTP/1.1") == 1, "index ", i, " pipeline ", pipeline);
+        for (std::uint64_t i : w.indices) {
+            const auto it = got.find("GET /w/" + std::to_string(i) + " HTTP/1.1");
+            CHECK_MESSAGE((it != got.end() && it->second == 1), "index ", i, " pipeline ", pipeline);
+        }
+        CHECK(r.retries == 0);
         CHECK(r.request_fn_faults == 0);
     }
+}
+
+// Holds every request it reads without answering, until the client closes.
+void hold_all(scripted_server::context& c) {
+    while (c.read_request()) {}
+}
+
+TEST_CASE("request callback: a worker it stopped still ends the run at the duration and its drain") {
+    // The callback writes three requests, which the server never answers, then (for the fourth
+    // connection) no more: the duration's drain still ends the three, as unfinished, long before
+    // their 60 s timeout.
+    scripted_server server(hold_all);
+    writer_state w;
+    w.host = host_of(server);
+    w.stop_after = 3;
+    mb::plan p;
+    p.url(server.url("/")).requests(0).duration_ms(300).drain_ms(0).timeout_ms(60'000).concurrency(4);
+    p.keep_alive(true).on_request(write_indexed, &w);
+    mb::result r;
+    REQUIRE(!mb::run(p, r));
+    CHECK(w.calls.load() == 4);
+    CHECK(r.unfinished == 3);
+    CHECK(r.requests_ended == 0);
+    CHECK(r.failed(mb::failure::timeout) == 0);
+    CHECK(r.elapsed_ns < 30'000'000'000LL);
 }
 
 TEST_CASE("request callback: writing nothing stops its worker, and what is in flight still ends") {
@@ -149,6 +177,15 @@ TEST_CASE("request callback: a length above the room, or a target outside the ta
         CHECK_MESSAGE(r.request_fn_faults == 2, "fault ", fault);  // each worker's first call
         CHECK(r.requests_ended == 0);
         CHECK(take_seen().empty());
+        // Saved, read back and said in the notes.
+        const std::string json = mb::result_json(p, r, {50});
+        CHECK(json.find("\"request_fn_faults\":2,") != std::string::npos);
+        std::vector<mb::report_run> runs;
+        REQUIRE(!mb::read_report_runs(json, "", runs));
+        CHECK(runs[0].r.request_fn_faults == 2);
+        std::string notes;
+        mb::append_report_notes(mb::report_context_of(p), r, notes);
+        CHECK(notes.find("named a target outside the targets, 2 times") != std::string::npos);
     }
 }
 

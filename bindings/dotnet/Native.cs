@@ -118,7 +118,6 @@ internal struct Interval
     public double TargetPerSecond;
 }
 
-/// <summary>mb_target_row, field for field.</summary>
 /// <summary>mb_request_call, field for field.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct RequestCallNative
@@ -131,6 +130,7 @@ internal unsafe struct RequestCallNative
     public nuint PreparedLength;
 }
 
+/// <summary>mb_target_row, field for field.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct TargetRowNative
 {

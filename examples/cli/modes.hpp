@@ -184,6 +184,20 @@ inline int run_compare(const options& o) {
     mb::detail::appendf(text, "A = %s\nB = %s\n%u rounds, alternating; the median round by requests/s of each:\n\n",
                         o.url_text.c_str(), o.url_b.c_str(), complete);
     mb::append_compare_table(a, b, text);
+    // Each side's verdict over n (the factorial check of each target's n) and, with --by-target,
+    // its targets: those of its median round.
+    for (const mb::scenario_result* side : {&a[0], &b[0]}) {
+        const char* name = side == &a[0] ? "A" : "B";
+        if (!side->r.by_target.verdict.empty()) {
+            mb::detail::appendf(text, "\nChecks, %s:             ", name);
+            mb::append_verdict_text(side->r.by_target, text);
+            text += "\n";
+        }
+        if (o.by_target && side->r.by_target.targets) {
+            mb::detail::appendf(text, "\n%s = %s:", name, side->url.c_str());
+            mb::append_by_target_table(side->r, text);
+        }
+    }
     const judged verdict_a = judge(o, a[0].r, o.checks_responses());
     const judged verdict_b = judge(o, b[0].r, o.checks_responses());
     if (o.json_path != "-") std::fwrite(text.data(), 1, text.size(), stdout);

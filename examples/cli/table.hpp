@@ -570,7 +570,7 @@ inline option_list option_table() {
          "Send each target exactly once: -n is the number of targets (give no -n);\n"
          "with --order random, in a shuffle from --seed. A shard sends each of its\n"
          "stretch once.", 0, 0, "", nullptr, feature::targets},
-        {0, "by-target", nullptr, kind::on, &options::by_target, in_single, section::own, "--by-target",
+        {0, "by-target", nullptr, kind::on, &options::by_target, workload, section::own, "--by-target",
          "With ranges or --targets: a table of the targets, the worst first (failed,\n"
          "non-2xx, wrong answers, p50 and p99 within 10%), at most 1,000 rows, the\n"
          "rest folded into one; always in --json. About 1.1 KB a target.",

@@ -1141,6 +1141,10 @@ static void request_callback(uint16_t port) {
     w.calls = 0;
     EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 200 && w.calls == 0);
     mb_result_destroy(r);
+    /* 1,100 rooms of 1 MiB pass 1 GiB: validate says so, as mb_run would */
+    EXPECT(mb_plan_set_request_fn(plan, write_factorial, &w, (size_t)1 << 20) == MB_OK);
+    EXPECT(mb_plan_set_concurrency(plan, 1100) == MB_OK && mb_plan_set_requests(plan, 1100) == MB_OK);
+    EXPECT(mb_plan_validate(plan) == MB_PLAN_BAD_REQUEST_CAPACITY);
     mb_plan_destroy(plan);
 }
 

@@ -1043,7 +1043,7 @@ class OtherPrograms(unittest.TestCase):
     def test_server_counts_paths(self):
         # --count-paths: /stats?paths says each target's requests (at most N targets), and so does the
         # JSON printed at the end; the client's --by-target rows say the same.
-        server = subprocess.Popen([self.program("microbench-server"), "--count-paths", "3", "-d", "3"],
+        server = subprocess.Popen([self.program("microbench-server"), "--count-paths", "3", "-d", "120"],
                                   stdout=subprocess.PIPE, text=True)
         try:
             port = int(server.stdout.readline().split()[-1])
@@ -1055,6 +1055,7 @@ class OtherPrograms(unittest.TestCase):
             self.assertEqual(stats["paths_other"], 20)
             for path, count in stats["paths"].items():
                 self.assertRegex(r.stdout, rf"\n +10 +10 +0 +0 +0 .* {re.escape(path)}\n")
+            server.send_signal(signal.SIGTERM)  # it stops and prints the counts
             final = json.loads(server.communicate(timeout=30)[0].strip().splitlines()[-1])
             self.assertEqual((final["paths"], final["paths_other"]), (stats["paths"], 20))
         finally:
@@ -1112,6 +1113,15 @@ class SuiteCompareSelfTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("2 rounds, alternating", r.stdout)
         self.assertRegex(r.stdout, r"\nworkload\s+[\d.]+\s+[\d.]+\s+[\d.]+")
+        # Over ranges with the factorial check of each n: each side's verdict, and with --by-target its targets.
+        a, b = Servers.url("/factorial/{0..5}"), Servers.url("/factorial?n={0..5}")
+        r = run([MICROBENCH, "-q", "--compare", "--rounds", "2", "-n", "60", "-c", "2", "-k", "--check", "factorial",
+                 "--by-target", a, b], timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("\nChecks, A:             right for n = 0..5\n", r.stdout)
+        self.assertIn("\nChecks, B:             right for n = 0..5\n", r.stdout)
+        self.assertIn(f"\nA = {a}:\nBy target, the worst first (6 of 6):\n", r.stdout)
+        self.assertRegex(r.stdout, r"\n +10 +10 +0 +0 +0 .* /factorial\?n=5\n")
 
     def test_self_test(self):
         r = run([MICROBENCH, "--self-test", "--scale", "0.01"], timeout=120)

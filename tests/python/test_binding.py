@@ -436,6 +436,14 @@ class Binding(unittest.TestCase):
         with self.assertRaises(microbench.MicrobenchError) as caught:
             microbench.run(self.server.url("/"), on_request=lambda i, t, p: p, request_capacity=8)
         self.assertEqual(caught.exception.name, "plan_bad_request_capacity")
+        with self.assertRaises(microbench.MicrobenchError) as caught:  # 1,100 rooms of 1 MiB: past 1 GiB
+            microbench.run(self.server.url("/"), n=1100, c=1100, on_request=lambda i, t, p: p, request_capacity=1 << 20,
+                           _validate_only=True)
+        self.assertEqual(caught.exception.name, "plan_bad_request_capacity")
+        with self.assertRaises(ValueError):
+            microbench.run(self.server.url("/"), n=2, on_request=lambda i, t, p: (p, 1 << 32))
+        with self.assertRaises(TypeError):
+            microbench.run(self.server.url("/"), n=2, on_request=lambda i, t, p: 64)
 
     def test_drain(self):
         # Two requests the server holds 500 ms, a 0.1 s run: without a drain they are cut off

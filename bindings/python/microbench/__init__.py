@@ -544,7 +544,12 @@ def _write_request(on_request, call) -> int:
     if written is None:
         return 0
     if isinstance(written, tuple):
-        written, call.target = written[0], operator.index(written[1])
+        written, target = written[0], operator.index(written[1])
+        if not 0 <= target < 1 << 32:
+            raise ValueError(f"on_request named target {target}: a target is from 0 to 2**32 - 1")
+        call.target = target
+    if not isinstance(written, (bytes, bytearray, memoryview)):
+        raise TypeError(f"on_request returns the request's bytes, not {type(written).__name__}")
     data = bytes(written)
     if len(data) > call.capacity:
         raise ValueError(f"on_request wrote {len(data)} bytes, more than request_capacity ({call.capacity})")
@@ -588,7 +593,7 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     on_progress comes every `progress_every` seconds (0: not by time) and each time another
     `progress_every_requests` requests have ended (0: not by count).
     on_request(index, target, prepared) -> bytes writes each request, on worker threads: index is
-    the request's number (unique in the run), target the target the order picked (0 without
+    the request's number (unique in the run, or in a shard), target the target the order picked (0 without
     targets), prepared the request the plan would send to it. It returns the whole HTTP/1.x request,
     at most request_capacity bytes, or (request, target) to count it under another target, or
     None (or b"") to send no more from that worker. The URL still says where to connect.

@@ -216,11 +216,12 @@ MB_API int mb_plan_validate(const mb_plan* plan) {
     using namespace microbench;
     if (!plan) return detail::invalid;
     MICROBENCH_C_TRY
-    if (error e = plan->p.validate()) return detail::status_of(e);
+    const microbench::plan p = detail::plan_to_run(plan);  // with its callbacks: the request callback's room
+    if (error e = p.validate()) return detail::status_of(e);
     url u;
-    if (error e = parse_url(plan->p.url(), u)) return detail::status_of(e);
+    if (error e = parse_url(p.url(), u)) return detail::status_of(e);
     std::string request;
-    return detail::status_of(build_request(u, plan->p.request(), request));
+    return detail::status_of(build_request(u, p.request(), request));
     MICROBENCH_C_CATCH(detail::no_memory)
 }
 

@@ -42,7 +42,7 @@ struct request_call {
     // ends, so a resend sends the same bytes.
     char* data;
     std::size_t capacity;
-    std::uint64_t index;     // unique in the run (a shard's): worker + k·threads for the worker's k-th request
+    std::uint64_t index;     // unique in the run (in a shard's): worker + k·threads for the worker's k-th request
     std::uint32_t worker;    // the calling worker thread, 0 to threads − 1
     // In: the target the plan's order picked (0 without targets). Out: the one the request counts
     // under — in checks of each target's n and in result::by_target — below the targets' count.
@@ -50,9 +50,10 @@ struct request_call {
     std::string_view prepared;  // the request the plan would send to that target, to copy or start from
 };
 // Writes one whole HTTP/1.x request into call.data and returns its length. 0: no request, and
-// this worker sends no more (as at the end of a duration; the others go on until they are told
-// too). A length above the capacity, or a target outside the targets: no request either, the
-// worker sends no more, and result::request_fn_faults counts it. Must not throw.
+// this worker sends no more (what it has in flight still ends, by its response, its timeout or
+// the duration's drain; the others go on until they are told to). A length above the capacity,
+// or a target outside the targets: no request either, the worker sends no more, and
+// result::request_fn_faults counts it. Must not throw.
 using request_fn = std::size_t (*)(request_call& call, void* user);
 
 }  // namespace microbench

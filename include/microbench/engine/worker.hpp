@@ -209,10 +209,11 @@ inline void worker::run() {
     for (;;) {
         std::int64_t now = now_ns();
         if (s_.stamp_arrivals) realtime_offset_ns_ = realtime_minus_monotonic_ns();
-        if (!stopping_ && now >= stop_issuing_ns_) {
+        if (drain_until_ns_ == INT64_MAX && now >= stop_issuing_ns_) {
             // At a fixed rate, requests whose time came before the end but found no connection
-            // are not sent after it: they are counted as missed, not dropped in silence.
-            if (fixed_rate())
+            // are not sent after it: they are counted as missed, not dropped in silence (unless a
+            // request callback had already said there were no more).
+            if (fixed_rate() && !stopping_)
                 stats_.schedule_missed =
                     schedule_.count_before(stop_issuing_ns_, s_.quota ? s_.quota - issued_ : UINT64_MAX);
             stopping_ = true;

@@ -78,7 +78,7 @@ inline std::uint32_t worker::write_requests(connection& c, std::uint32_t k) {
         const std::size_t n = s_.writer(call, s_.writer_user);
         if (n == 0 || n > s_.writer_capacity || call.target >= targets) {
             if (n != 0) ++stats_.request_fn_faults;
-            stopping_ = true;  // what is in flight still ends: by its response or its timeout
+            stopping_ = true;  // what is in flight ends by its response, its timeout, or the duration's drain
             return j;
         }
         room_lengths_[at] = static_cast<std::uint32_t>(n);

@@ -53,7 +53,8 @@ struct worker_setup {
     std::uint32_t first_connection = 0; // this worker's first connection's number in the run
     std::string_view request;  // the runner's one copy, sent `pipeline` times back to back
     const request_table* table = nullptr;  // with targets: the requests, picked by index; null: `request`
-    std::uint32_t worker_index = 0, workers = 1;  // with targets: its k-th goes to (index + k·workers) mod N
+    // Its k-th request: with targets, to target (index + k·workers) mod N; a request callback's index.
+    std::uint32_t worker_index = 0, workers = 1;
     request_fn writer = nullptr;      // plan::on_request: each request written into its slot's room
     void* writer_user = nullptr;
     std::size_t writer_capacity = 0;  // each slot's room, with a writer

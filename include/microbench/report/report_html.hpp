@@ -3,7 +3,8 @@
 // scenario share a section: latency by percentile overlaid (total large; connect, waiting and
 // processing small), the open model's response time and schedule lag, throughput and response
 // time over time from the interval rows, then tables — ab's summary, latency, failures by reason,
-// status codes, checks and the configuration. Readable on a phone and in print.
+// status codes, checks and the configuration — and each run's targets when it kept them
+// (report_html_targets.hpp). Readable on a phone and in print.
 #pragma once
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "../core/version.hpp"
 #include "report_ab.hpp"
 #include "report_charts.hpp"
+#include "report_html_targets.hpp"
 #include "report_read.hpp"
 
 namespace microbench {
@@ -318,6 +320,7 @@ inline void append_section(const std::vector<const report_run*>& runs, const std
                                  o.percentiles, true, out);
     out += "</div>\n";
     append_run_tables(runs, o, out);
+    append_html_targets(runs, out);
     out += "</section>\n";
 }
 

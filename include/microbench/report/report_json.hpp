@@ -15,6 +15,7 @@
 #include "../engine/plan.hpp"
 #include "../engine/shard.hpp"
 #include "report_ab.hpp"
+#include "../core/json_write.hpp"
 #include "report_by_target.hpp"
 #include "../stats/result.hpp"
 #include "../core/version.hpp"
@@ -107,28 +108,6 @@ inline report_context report_context_of(const plan& p) {
 }
 
 namespace detail {
-
-inline void append_json_string(std::string& out, std::string_view s) {
-    out.push_back('"');
-    for (char ch : s) {
-        auto c = static_cast<unsigned char>(ch);
-        if (c == '"' || c == '\\') {
-            out.push_back('\\');
-            out.push_back(ch);
-        } else if (c == '\n') {
-            out.append("\\n");
-        } else if (c == '\r') {
-            out.append("\\r");
-        } else if (c == '\t') {
-            out.append("\\t");
-        } else if (c < 0x20 || c == 0x7f) {
-            appendf(out, "\\u%04x", c);
-        } else {
-            out.push_back(ch);  // UTF-8 and obs-text pass through
-        }
-    }
-    out.push_back('"');
-}
 
 inline void append_json_target_row(std::string& out, const target_row& t) {
     auto u = [](std::uint64_t v) { return static_cast<unsigned long long>(v); };
@@ -226,6 +205,7 @@ inline std::string result_json(const run_description& d, const result& r, const 
                  "\"keep_alive\":%llu,\"keep_alive_responses\":%llu,\"retries\":%llu},",
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
             u(r.keep_alive_requests), u(r.keep_alive_responses), u(r.retries));
+    if (r.request_fn_faults) appendf(out, "\"request_fn_faults\":%llu,", u(r.request_fn_faults));
     out += "\"failures\":{";
     for (int i = 0; i < failure_count; ++i)
         appendf(out, "%s\"%s\":%llu", i ? "," : "", failure_name(static_cast<failure>(i)), u(r.failures[i]));

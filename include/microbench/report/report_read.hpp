@@ -21,6 +21,7 @@
 #include "../http/url.hpp"
 #include "../stats/histogram_codec.hpp"
 #include "../stats/result.hpp"
+#include "json_fields.hpp"
 #include "report_json.hpp"
 
 namespace microbench {
@@ -35,104 +36,110 @@ struct report_run {
 
 namespace detail {
 
-// Times in saved results, in ns (offsets, durations, Unix times up to the year 2116) and in ms:
-// two of them add up, and one doubles, without overflow.
-constexpr std::int64_t saved_ns_max = (std::int64_t{1} << 62) - 1;
-constexpr std::int64_t saved_ms_max = saved_ns_max / 1'000'000;
-
-// Reads fields of one JSON object. The first missing, mistyped or out-of-range field of any
-// json_fields sharing `problem` is named there: "config.concurrency: 4294967296 is out of range".
-class json_fields {
-public:
-    // `name`: this object's key in `parent`; with `index` >= 0 the key of the array it is element `index` of.
-    json_fields(const json_value* object, std::string& problem, const json_fields* parent = nullptr,
-                const char* name = "", long index = -1)
-        : object_(object), problem_(problem), parent_(parent), name_(name), index_(index) {
-        if (!object_) failed_ = true;  // its parent said why
-        else if (!object_->is(json_value::kind::object)) fail("", "is not an object");  // an interval row
-    }
-    bool failed() const { return failed_; }
-
-    const json_value* get(const char* key, json_value::kind k) {
-        const json_value* v = failed_ ? nullptr : object_->find(key);
-        if (!failed_ && (!v || !v->is(k))) fail(key, v ? "has the wrong type" : "is missing");
-        return failed_ ? nullptr : v;
-    }
-    // Optional members: absent leaves the value alone; present with the wrong type is an error.
-    const json_value* optional(const char* key, json_value::kind k) {
-        const json_value* v = failed_ ? nullptr : object_->find(key);
-        if (v && !v->is(k)) fail(key, "has the wrong type");
-        return failed_ ? nullptr : v;
-    }
-    // An integer from 0 to `max`: true when read.
-    bool number_to(const char* key, std::uint64_t max, std::uint64_t& out) {
-        const json_value* v = get(key, json_value::kind::number);
-        std::uint64_t x = 0;
-        if (v && (!v->to_u64(x) || x > max)) {
-            fail(key, "is out of range", v->text);
-        } else if (v) {
-            out = x;
-            return true;
-        }
-        return false;
-    }
-    void number(const char* key, std::uint64_t& out) { number_to(key, UINT64_MAX, out); }
-    void number(const char* key, std::uint32_t& out) {
-        std::uint64_t x = 0;
-        if (number_to(key, UINT32_MAX, x)) out = static_cast<std::uint32_t>(x);
-    }
-    // A time in ns from 0 to saved_ns_max (or in ms, to saved_ms_max).
-    void time(const char* key, std::int64_t& out, std::int64_t max = saved_ns_max) {
-        std::uint64_t x = 0;
-        if (number_to(key, static_cast<std::uint64_t>(max), x)) out = static_cast<std::int64_t>(x);
-    }
-    // A decimal from 0 to `max`.
-    void real(const char* key, double& out, double max) {
-        const json_value* v = get(key, json_value::kind::number);
-        double x = 0;
-        if (v && (!v->to_real(x) || !(x >= 0 && x <= max))) fail(key, "is out of range", v->text);
-        else if (v) out = x;
-    }
-    void text(const char* key, std::string& out) {
-        if (const json_value* v = get(key, json_value::kind::string)) out = v->text;
-    }
-    void flag(const char* key, bool& out) {
-        if (const json_value* v = get(key, json_value::kind::boolean)) out = v->boolean;
-    }
-    json_fields object(const char* key) { return json_fields(get(key, json_value::kind::object), problem_, this, key); }
-    // Names the field in `problem` (unless a field was named before): "PATH.KEY WHY", or with a
-    // value "PATH.KEY: VALUE WHY".
-    void fail(const char* key, const char* why, std::string_view value = {}) {
-        if (!failed_ && problem_.empty()) {
-            append_path(problem_);
-            problem_.append(problem_.empty() || !*key ? "" : ".").append(key);
-            if (!value.empty()) problem_.append(": ").append(value.substr(0, 40));
-            problem_.append(" ").append(why);
-        }
-        failed_ = true;
-    }
-
-private:
-    const json_value* object_;
-    std::string& problem_;
-    const json_fields* parent_;
-    const char* name_;
-    long index_;
-    bool failed_ = false;
-
-    void append_path(std::string& out) const {
-        if (parent_) parent_->append_path(out);
-        if (*name_) out.append(out.empty() ? "" : ".").append(name_);
-        if (index_ >= 0) appendf(out, "[%ld]", index_);
-    }
-};
-
 inline void read_histogram(json_fields& f, const char* key, histogram& out) {
     json_fields h = f.object(key);
     const json_value* text = h.get("histogram", json_value::kind::string);
     std::string bytes;
     if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out)))
         h.fail("histogram", "does not decode");
+}
+
+// A wrong answer's body from its escaped text (append_escaped_answer's \\n, \\r, \\t and \\xNN; "..."
+// at the end: cut), at most defaults::answer_bytes of it.
+inline void read_escaped_answer(std::string_view text, wrong_answer& w) {
+    w.cut = text.size() >= 3 && text.substr(text.size() - 3) == "...";
+    if (w.cut) text.remove_suffix(3);
+    w.body.clear();
+    for (std::size_t i = 0; i < text.size() && w.body.size() < defaults::answer_bytes; ++i) {
+        char c = text[i];
+        if (c == '\\' && i + 1 < text.size()) {
+            const char e = text[++i];
+            const bool hex =
+                e == 'x' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0;
+            c = e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : e;
+            if (hex) {
+                c = static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+                i += 2;
+            }
+        }
+        w.body += c;
+    }
+}
+
+// One of by_target's rows, as append_json_target_row writes it; its totals must add up.
+inline void read_target_row(json_fields& f, target_row& t) {
+    f.text("target", t.target);
+    f.number("index", t.index);
+    f.number("completed", t.completed);
+    f.number("failed", t.failed);
+    f.number("unfinished", t.unfinished);
+    f.number("non_2xx", t.non_2xx);
+    f.time("p50_ns", t.p50_ns);
+    f.time("p99_ns", t.p99_ns);
+    json_fields reasons = f.object("failures");
+    for (int i = 0; i < failure_count; ++i) reasons.number(failure_name(static_cast<failure>(i)), t.failures[i]);
+    std::uint64_t requests = 0, wrong = 0;
+    f.number("requests", requests);
+    f.number("wrong", wrong);
+    if (requests != t.requests()) f.fail("requests", "is not completed + failed + unfinished");
+    if (wrong != t.wrong()) f.fail("wrong", "is not failures.check");
+}
+
+// "by_target", as append_json_by_target writes it: the rows, the folded rest, the verdict over n
+// and the first wrong answer.
+inline void read_by_target(json_fields& top, std::string& why, target_breakdown& b) {
+    json_fields f = top.object("by_target");
+    f.number("targets", b.targets);
+    if (const json_value* rows = f.get("rows", json_value::kind::array)) {
+        if (rows->items.size() > defaults::max_target_rows) f.fail("rows", "are more than 1,000");
+        for (std::size_t i = 0; i < rows->items.size() && !f.failed(); ++i) {
+            json_fields row(&rows->items[i], why, &f, "rows", static_cast<long>(i));
+            b.rows.emplace_back();
+            read_target_row(row, b.rows.back());
+        }
+    }
+    json_fields folded = f.object("folded");
+    read_target_row(folded, b.folded);
+    std::uint64_t folded_targets = 0;
+    f.number("folded_targets", folded_targets);
+    if (folded_targets != b.folded.index) f.fail("folded_targets", "is not folded.index");
+    static const char* const outcomes[] = {"right", "wrong", "failed", "unanswered", "unsent"};
+    if (const json_value* runs = f.optional("verdict", json_value::kind::array)) {
+        if (runs->items.size() > defaults::max_verdict_runs) f.fail("verdict", "has more than 64 runs");
+        for (std::size_t i = 0; i < runs->items.size() && !f.failed(); ++i) {
+            json_fields run(&runs->items[i], why, &f, "verdict", static_cast<long>(i));
+            n_run n;
+            run.number("from", n.from);
+            run.number("to", n.to);
+            std::string outcome, reason;
+            run.text("outcome", outcome);
+            int o = 0;
+            while (o < 5 && outcome != outcomes[o]) ++o;
+            if (o == 5) run.fail("outcome", "is none of right, wrong, failed, unanswered, unsent");
+            n.outcome = static_cast<n_outcome>(o % 5);
+            if (n.outcome == n_outcome::failed) {
+                run.text("reason", reason);
+                int k = 0;
+                while (k < failure_count && reason != failure_name(static_cast<failure>(k))) ++k;
+                if (k == failure_count) run.fail("reason", "is no failure's name");
+                n.reason = static_cast<failure>(k % failure_count);
+            }
+            if (n.from > n.to) run.fail("to", "is below from");
+            b.verdict.push_back(n);
+        }
+        f.flag("verdict_cut", b.verdict_cut);
+    }
+    if (f.optional("first_wrong", json_value::kind::object)) {
+        json_fields w = f.object("first_wrong");
+        std::uint32_t status = 0;
+        w.number("n", b.first_wrong.n);
+        w.number("status", status);
+        if (status < 100 || status > 999) w.fail("status", "is out of range", std::to_string(status));
+        b.first_wrong.status = static_cast<int>(status);
+        std::string answer;
+        w.text("answer", answer);
+        read_escaped_answer(answer, b.first_wrong);
+    }
 }
 
 }  // namespace detail
@@ -194,6 +201,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     requests.number("keep_alive", r.keep_alive_requests);
     requests.number("keep_alive_responses", r.keep_alive_responses);
     requests.number("retries", r.retries);
+    if (top.optional("request_fn_faults", json_value::kind::number))  // written only when not 0
+        top.number("request_fn_faults", r.request_fn_faults);
     detail::json_fields failures = top.object("failures");
     for (int i = 0; i < failure_count; ++i) {
         const char* name = failure_name(static_cast<failure>(i));
@@ -330,6 +339,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         if (!r.interval_histograms.empty() && r.interval_histograms.size() != r.intervals.size())
             top.fail("intervals", "have histograms in some rows only");
     }
+    if (top.optional("by_target", json_value::kind::object)) detail::read_by_target(top, why, r.by_target);
     r.concurrency_requested = r.concurrency_requested ? r.concurrency_requested : d.concurrency;
     if (problem) *problem = why;
     return why.empty() ? error{} : error{errc::result_bad_field, 0};

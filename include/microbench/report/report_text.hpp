@@ -30,6 +30,10 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "requests reused a connection.\n",
                 static_cast<unsigned long long>(r.server_closes),
                 static_cast<unsigned long long>(r.keep_alive_requests), sent);
+    if (r.request_fn_faults)
+        appendf(out, "Note: the request callback wrote past its room, or named a target outside the targets, %llu "
+                     "times; each stopped its thread's requests.\n",
+                static_cast<unsigned long long>(r.request_fn_faults));
     if (r.retries)
         appendf(out, "Note: %llu requests met a keep-alive connection the server had closed and were sent again "
                      "(each counted once).\n", static_cast<unsigned long long>(r.retries));

@@ -95,7 +95,8 @@ public:
         thread_count_ = 0;
     }
 
-    server_counts counts() const {
+    // With `paths` (and server_options::count_paths): the requests by target too.
+    server_counts counts(bool paths = true) const {
         server_counts c;
         std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status,
                                    &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed,
@@ -105,7 +106,7 @@ public:
         pthread_mutex_lock(&sources_mutex_);
         c.sources = sources_;
         pthread_mutex_unlock(&sources_mutex_);
-        if (options_.count_paths) paths_.copy_to(c);
+        if (paths && options_.count_paths) paths_.copy_to(c);
         return c;
     }
     // Requests answered so far (counts().requests without copying anything: no allocation).
@@ -301,7 +302,8 @@ private:
             if (pending.size() < head.head_bytes + head.content_length) break;
             std::string_view body = pending.substr(head.head_bytes, head.content_length);
             const std::size_t response_at = c.out.size();
-            answer a = answer_request(head, body, options_, *factorials_, [this] { return counts(); }, c.out);
+            auto stats = [this](bool paths) { return counts(paths); };
+            answer a = answer_request(head, body, options_, *factorials_, stats, c.out);
             c.in_used += head.head_bytes + head.content_length;
             c.close_after = a.close;
             if (a.kind != endpoint_kind::stats) {

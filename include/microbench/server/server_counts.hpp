@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "../core/json_write.hpp"
+
 namespace microbench {
 
 // Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not
@@ -34,25 +36,6 @@ struct server_counts {
 };
 
 namespace detail {
-
-// `text` as a JSON string, quotes and escapes included.
-inline void append_json_text(std::string& out, std::string_view text) {
-    out += '"';
-    for (const char ch : text) {
-        const auto u = static_cast<unsigned char>(ch);
-        if (ch == '"' || ch == '\\') {
-            out += '\\';
-            out += ch;
-        } else if (u < 0x20 || u >= 0x7f) {  // a target is ASCII; anything else shows as its byte
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\u%04x", u);
-            out += esc;
-        } else {
-            out += ch;
-        }
-    }
-    out += '"';
-}
 
 // Requests by target, at most `cap` targets (the rest counted together), shared by the server's
 // threads under one lock; only a target's first request allocates.
@@ -121,7 +104,7 @@ inline std::string server_counts_json(const server_counts& c, bool paths = false
         out += ",\"paths\":{";
         for (std::size_t i = 0; i < c.paths.size(); ++i) {
             if (i) out += ',';
-            detail::append_json_text(out, c.paths[i].first);
+            detail::append_json_string(out, c.paths[i].first);
             std::snprintf(buf, sizeof buf, ":%llu", static_cast<unsigned long long>(c.paths[i].second));
             out += buf;
         }

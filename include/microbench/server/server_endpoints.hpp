@@ -110,7 +110,8 @@ inline void append_response(std::string& out, int status, std::string_view conte
 
 }  // namespace detail
 
-// Appends the response to `head` (with `body`) to `out`. `stats()` returns the counts for /stats.
+// Appends the response to `head` (with `body`) to `out`. `stats(paths)` returns the counts for
+// /stats (with the requests by target for /stats?paths).
 template <class StatsFn>
 answer answer_request(const request_head& head, std::string_view body, const server_options& options,
                       factorial_cache& factorials, StatsFn&& stats, std::string& out) {
@@ -190,7 +191,7 @@ answer answer_request(const request_head& head, std::string_view body, const ser
         if (paths && !options.count_paths)
             return reply(400, "text/plain", "requests are counted by path only when the server counts them: "
                                             "microbench-server --count-paths N (server_options::count_paths)\n");
-        return reply(200, "application/json", server_counts_json(stats(), paths));
+        return reply(200, "application/json", server_counts_json(stats(paths), paths));
     }
     if (path == "/")
         return reply(200, "text/plain",

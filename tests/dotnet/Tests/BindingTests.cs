@@ -45,8 +45,8 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         }
     }
 
-    // Targets: a range with each answer checked against its own n and every target counted; a list each
-    // once at random; a targets file, and one with a fault named by its line.
+    // The request callback: what it writes is sent, checked under the target it names; 0 stops; an overflow
+    // throws; the room is bounded.
     [Fact]
     public void OnRequestWritesEachRequest()
     {
@@ -91,6 +91,8 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         }
     }
 
+    // Targets: a range with each answer checked against its own n and every target counted; a list each
+    // once at random; a targets file, and one with a fault named by its line.
     [Fact]
     public void TargetsEachNAndByTarget()
     {
