@@ -66,7 +66,8 @@ enum {
     MB_RUN_TLS_SETUP = 104,
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
-    MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
+    MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_CONNECT_TO = 130,
+    MB_PLAN_BAD_BATCH_LAG = 131,
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
@@ -274,6 +275,11 @@ MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth);
 MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t connect_ms);
 MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t drain_ms);
 MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address);
+/* curl's --connect-to: "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT" connects there when the URL names
+ * HOST:PORT (the Host header, SNI and the certificate check still name HOST); each part may be
+ * empty (any / the URL's), an IPv6 address in brackets; the first rule that matches applies.
+ * MB_PLAN_BAD_CONNECT_TO for one that does not read; NULL removes every rule. */
+MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule);
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
@@ -352,6 +358,9 @@ MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
+/* With a connect-to rule that matched: "host:port" it connected to ("[::1]:8443"); else "". Owned
+ * by the result. */
+MB_API const char* mb_result_connected_to(const mb_result* result);
 /* Over TLS: what the first handshake negotiated (MB_INVALID_ARGUMENT when no handshake finished,
  * or the transport has no session() or left its protocol empty; pass sizeof(mb_tls_session)),
  * and the first distinct reasons of `tls` failures. */

@@ -268,6 +268,8 @@ namespace microbench {
     X(plan_bad_transport, 128, "a transport needs open, handshake, read, write and close functions") \
     X(plan_bad_tls_version, 129, \
       "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
+    X(plan_bad_connect_to, 130, "a --connect-to rule is HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT, each part " \
+      "may be empty, an IPv6 address in brackets, a port from 1 to 65535 (the position is the rule's index)") \
     X(plan_bad_batch_lag, 131, "the batch lag must be from 0 to 10,000 microseconds, or -1 for the default") \
     X(plan_bad_capacity_search, 133, \
       "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
@@ -681,6 +683,105 @@ inline error parse_url(std::string_view text, url& out) {
 
 }  // namespace microbench
 // ---- end include/microbench/http/url.hpp ----
+// ---- begin include/microbench/http/connect_to.hpp ----
+// microbench/http/connect_to.hpp — curl's --connect-to rules, "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT":
+// a run whose URL names HOST:PORT connects to CONNECT-TO-HOST:CONNECT-TO-PORT instead, while the
+// Host header, SNI and the certificate's name check still say HOST. An empty HOST or PORT matches
+// any; an empty CONNECT-TO-HOST or CONNECT-TO-PORT keeps the URL's. An IPv6 address goes in
+// brackets. Of several rules, the first that matches applies (as in curl).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace microbench {
+
+struct connect_rule {
+    std::string host, to_host;  // "": any host / the URL's; IPv6 without brackets
+    std::uint16_t port = 0, to_port = 0;  // 0: any port / the URL's
+};
+
+namespace detail {
+
+// One field of a rule from `text` on: a host (in brackets when it holds ':') up to the next ':'
+// (or the end, for the last field); false when it is malformed.
+inline bool connect_host_field(std::string_view& text, std::string& out, bool last) {
+    std::size_t end = 0;
+    if (!text.empty() && text[0] == '[') {
+        end = text.find(']');
+        if (end == std::string_view::npos || end == 1) return false;
+        out.assign(text.substr(1, end - 1));
+        ++end;
+    } else {
+        end = last ? text.size() : text.find(':');
+        if (end == std::string_view::npos) return false;
+        out.assign(text.substr(0, end));
+        if (out.find_first_of("[]/: ") != std::string::npos) return false;  // an IPv6 address goes in brackets
+    }
+    if (last ? end != text.size() : (end >= text.size() || text[end] != ':')) return false;
+    text.remove_prefix(last ? end : end + 1);
+    return true;
+}
+
+// A port field: empty (0) or 1 to 65535.
+inline bool connect_port_field(std::string_view digits, std::uint16_t& out) {
+    std::uint32_t port = 0;
+    if (digits.size() > 5) return false;
+    for (char c : digits) {
+        if (!is_digit(c)) return false;
+        port = port * 10 + static_cast<std::uint32_t>(c - '0');
+    }
+    if (!digits.empty() && (port == 0 || port > 65535)) return false;
+    out = static_cast<std::uint16_t>(port);
+    return true;
+}
+
+}  // namespace detail
+
+// "host:port", an IPv6 address in brackets ("[::1]:8443").
+inline std::string host_port_text(const std::string& host, std::uint16_t port) {
+    const bool v6 = host.find(':') != std::string::npos;
+    return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+// Reads one rule; false when it is not HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT.
+inline bool parse_connect_rule(std::string_view text, connect_rule& out) {
+    out = connect_rule();
+    std::size_t colon = 0;
+    if (!detail::connect_host_field(text, out.host, false)) return false;
+    colon = text.find(':');
+    if (colon == std::string_view::npos || !detail::connect_port_field(text.substr(0, colon), out.port)) return false;
+    text.remove_prefix(colon + 1);
+    // The last port follows the last ':' (a bracketed host holds its own).
+    colon = text.rfind(':');
+    if (colon == std::string_view::npos || !detail::connect_port_field(text.substr(colon + 1), out.to_port))
+        return false;
+    text = text.substr(0, colon);
+    return detail::connect_host_field(text, out.to_host, true);
+}
+
+// Where a run whose URL names `host`:`port` connects under `rules`: the first that matches
+// changes `host` and `port` (true); none does: they stay (false). `bad` is the index of the first
+// rule that does not read (rules.size() when all do), checked before any applies.
+inline bool apply_connect_rules(const std::vector<std::string>& rules, std::string& host, std::uint16_t& port,
+                                std::size_t& bad) {
+    connect_rule r;
+    for (bad = 0; bad < rules.size(); ++bad)
+        if (!parse_connect_rule(rules[bad], r)) return false;
+    for (const std::string& text : rules) {
+        parse_connect_rule(text, r);
+        if ((!r.host.empty() && !detail::iequals(r.host, host)) || (r.port && r.port != port)) continue;
+        if (!r.to_host.empty()) host = r.to_host;
+        if (r.to_port) port = r.to_port;
+        return true;
+    }
+    return false;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/http/connect_to.hpp ----
 // ---- begin include/microbench/http/url_ranges.hpp ----
 // microbench/http/url_ranges.hpp — the URLs a URL with ranges stands for: `{A..B}` (integers,
 // ascending or descending; a bound written with a leading zero pads every number to the wider
@@ -3718,6 +3819,9 @@ struct result {
     // With a request callback (plan::on_request): its calls that returned a length above the room
     // or a target outside the targets; each stopped its worker's requests.
     std::uint64_t request_fn_faults = 0;
+    // With a plan::connect_to rule that matched: where the run connected, "host:port" ("[::1]:8443");
+    // empty: to the URL's host. The runner sets it; merge() leaves it alone.
+    std::string connected_to;
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
     // merge() leaves it alone.
     std::vector<interval_stats> intervals;
@@ -3910,7 +4014,7 @@ struct request_call {
     // ends, so a resend sends the same bytes.
     char* data;
     std::size_t capacity;
-    std::uint64_t index;     // unique in the run (in a shard's): worker + k·threads for the worker's k-th request
+    std::uint64_t index;     // unique in the run (or the shard): worker + k·threads for the worker's k-th request
     std::uint32_t worker;    // the calling worker thread, 0 to threads − 1
     // In: the target the plan's order picked (0 without targets). Out: the one the request counts
     // under — in checks of each target's n and in result::by_target — below the targets' count.
@@ -4025,6 +4129,10 @@ public:
     // there are targets, whatever requests() says (0 allowed), over at most that many connections,
     // and no duration; in a random order, a shuffle from seed(). A request sent again keeps its target.
     MICROBENCH_PLAN_FIELD(bool, each_once)
+    // curl's --connect-to rules, "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT" (connect_to.hpp): the
+    // first that matches the URL's host and port says where to connect instead; the Host header,
+    // SNI and the certificate check still name the URL's host (result::connected_to says where).
+    MICROBENCH_PLAN_FIELD(std::vector<std::string>, connect_to)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -4244,6 +4352,9 @@ public:
         if (start_at_unix_ms_ < 0) return {errc::plan_bad_start_time, 0};
         if (shard_count_ > max_shards) return {errc::plan_bad_shard, 0};
         if (tls_.version != 0 && !within(tls_.version, 0x0301, 0x0304)) return {errc::plan_bad_tls_version, 0};
+        connect_rule rule;
+        for (std::size_t i = 0; i < connect_to_.size(); ++i)
+            if (!parse_connect_rule(connect_to_[i], rule)) return {errc::plan_bad_connect_to, i};
         if (request_fn_ && !within(request_capacity_, min_request_capacity, max_request_capacity))
             return {errc::plan_bad_request_capacity, 0};
 
@@ -4257,6 +4368,7 @@ private:
     bool by_target_ = false;
     microbench::target_order order_ = microbench::target_order::in_turn;
     bool each_once_ = false;
+    std::vector<std::string> connect_to_;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;
@@ -5517,7 +5629,10 @@ inline void worker::run() {
             scan_deadlines(now);
             next_scan = now + scan_every;
         }
-        std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
+        // The drain's end once it has started, else the duration's (also after a request callback
+        // stopped this worker: its drain starts then).
+        const std::int64_t stop_wake = drain_until_ns_ != INT64_MAX ? drain_until_ns_ : stop_issuing_ns_;
+        std::int64_t wake = std::min({next_scan, stop_wake, local_retry_at_});
         if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, batch_wake());
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
         int n = wait_for_events(events, now, wake, more_now);
@@ -7818,7 +7933,13 @@ inline error run_plan(const plan& p, result& out) {
     if (error e = build_request(target, p.request(), shared.request)) return e;
     if (error e = build_targets(p, target, shared.table, shared.target_lengths)) return e;
     if (error e = order_targets(p, shared.table, shared.shuffled)) return e;
-    if (resolve(target.host, target.port, shared.to) != 0) return {errc::run_resolve_failed, 0};
+    // Where to connect: the URL's host and port, or a --connect-to rule's.
+    std::string connect_host = target.host;
+    std::uint16_t connect_port = target.port;
+    std::size_t bad_rule = 0;
+    const bool rerouted = apply_connect_rules(p.connect_to(), connect_host, connect_port, bad_rule);
+    if (bad_rule < p.connect_to().size()) return {errc::plan_bad_connect_to, bad_rule};
+    if (resolve(connect_host, connect_port, shared.to) != 0) return {errc::run_resolve_failed, 0};
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
@@ -7887,6 +8008,7 @@ inline error run_plan(const plan& p, result& out) {
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
     // After every join: nothing below may leave a thread running.
     collect_result(p, shared, threads.get(), t, start, wall, rows.get(), interval_rows, kept, out);
+    if (rerouted) out.connected_to = host_port_text(connect_host, connect_port);
     return {};
 }
 
@@ -8361,6 +8483,9 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "requests reused a connection.\n",
                 static_cast<unsigned long long>(r.server_closes),
                 static_cast<unsigned long long>(r.keep_alive_requests), sent);
+    if (!r.connected_to.empty())
+        appendf(out, "Note: connected to %s (--connect-to); the Host header, SNI and the certificate check named "
+                     "the URL's host.\n", r.connected_to.c_str());
     if (r.request_fn_faults)
         appendf(out, "Note: the request callback wrote past its room, or named a target outside the targets, %llu "
                      "times; each stopped its thread's requests.\n",
@@ -8705,7 +8830,9 @@ inline void append_by_target_table(const result& r, std::string& out) {
 
 // ---- begin include/microbench/core/json_write.hpp ----
 // microbench/core/json_write.hpp — a JSON string written out: quoted, with quotes, backslashes and
-// control characters escaped; UTF-8 (and any other byte above 0x7f) passes through as it is.
+// control characters escaped; well-formed UTF-8 passes through as it is, and any other byte above
+// 0x7f (obs-text in a header or a target, a body cut inside a sequence) is written as \u00XX, so
+// the document stays valid UTF-8 whatever the bytes were.
 
 #include <string>
 #include <string_view>
@@ -8714,10 +8841,28 @@ inline void append_by_target_table(const result& r, std::string& out) {
 namespace microbench {
 namespace detail {
 
+// The length of the well-formed UTF-8 sequence at the start of `s` (2 to 4 bytes; no overlong
+// form, surrogate or code point past U+10FFFF), or 0.
+inline std::size_t utf8_sequence(std::string_view s) {
+    const auto at = [&s](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+    const unsigned lead = at(0);
+    const std::size_t n = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
+                        : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    if (n == 0) return 0;
+    for (std::size_t i = 1; i < n; ++i)
+        if ((at(i) & 0xc0) != 0x80) return 0;
+    const unsigned second = at(1);
+    if ((lead == 0xe0 && second < 0xa0) || (lead == 0xed && second > 0x9f) || (lead == 0xf0 && second < 0x90) ||
+        (lead == 0xf4 && second > 0x8f))
+        return 0;
+    return n;
+}
+
 inline void append_json_string(std::string& out, std::string_view s) {
     out.push_back('"');
-    for (char ch : s) {
-        auto c = static_cast<unsigned char>(ch);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char ch = s[i];
+        const auto c = static_cast<unsigned char>(ch);
         if (c == '"' || c == '\\') {
             out.push_back('\\');
             out.push_back(ch);
@@ -8729,8 +8874,13 @@ inline void append_json_string(std::string& out, std::string_view s) {
             out.append("\\t");
         } else if (c < 0x20 || c == 0x7f) {
             appendf(out, "\\u%04x", c);
+        } else if (c < 0x80) {
+            out.push_back(ch);
+        } else if (const std::size_t n = utf8_sequence(s.substr(i))) {
+            out.append(s.substr(i, n));
+            i += n - 1;
         } else {
-            out.push_back(ch);  // UTF-8 and obs-text pass through
+            appendf(out, "\\u%04x", c);  // a byte that is no UTF-8: its value as a code point
         }
     }
     out.push_back('"');
@@ -8869,7 +9019,7 @@ inline void append_json_by_target(std::string& out, const target_breakdown& b) {
         std::string answer;  // as the text report shows it, in ASCII: the body may be cut inside a UTF-8 sequence
         append_escaped_answer(answer, b.first_wrong.body, b.first_wrong.cut);
         append_json_string(out, answer);
-        out += "}";
+        appendf(out, ",\"cut\":%s}", b.first_wrong.cut ? "true" : "false");
     }
     out += "}";
 }
@@ -8926,6 +9076,11 @@ inline std::string result_json(const run_description& d, const result& r, const 
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
             u(r.keep_alive_requests), u(r.keep_alive_responses), u(r.retries));
     if (r.request_fn_faults) appendf(out, "\"request_fn_faults\":%llu,", u(r.request_fn_faults));
+    if (!r.connected_to.empty()) {  // a --connect-to rule matched
+        out += "\"connected_to\":";
+        detail::append_json_string(out, r.connected_to);
+        out += ",";
+    }
     out += "\"failures\":{";
     for (int i = 0; i < failure_count; ++i)
         appendf(out, "%s\"%s\":%llu", i ? "," : "", failure_name(static_cast<failure>(i)), u(r.failures[i]));
@@ -9472,6 +9627,137 @@ private:
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/report/json_fields.hpp ----
+// ---- begin include/microbench/report/report_read_targets.hpp ----
+// microbench/report/report_read_targets.hpp — a saved result's "by_target" read back (what
+// append_json_by_target writes): the rows, the folded rest, the verdict over n and the first wrong
+// answer, each field checked against its range and against the others (the rows and the folded
+// ones make the targets; runs of n ascend without overlap), a refusal naming the field.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+
+namespace microbench {
+namespace detail {
+
+// A wrong answer's body from its escaped text (append_escaped_answer's \\n, \\r, \\t and \\xNN, and
+// "..." after it when `cut`), at most defaults::answer_bytes of it (cut when there was more).
+inline void read_escaped_answer(std::string_view text, bool cut, wrong_answer& w) {
+    w.cut = cut;
+    if (cut && text.size() >= 3 && text.substr(text.size() - 3) == "...") text.remove_suffix(3);
+    w.body.clear();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (c == '\\' && i + 1 < text.size()) {
+            const char e = text[++i];
+            const bool hex =
+                e == 'x' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0;
+            c = e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : e;
+            if (hex) {
+                c = static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+                i += 2;
+            }
+        }
+        if (w.body.size() == defaults::answer_bytes) {
+            w.cut = true;
+            break;
+        }
+        w.body += c;
+    }
+}
+
+// One of by_target's rows, as append_json_target_row writes it; its totals must add up.
+inline void read_target_row(json_fields& f, target_row& t) {
+    f.text("target", t.target);
+    f.number("index", t.index);
+    f.number("completed", t.completed);
+    f.number("failed", t.failed);
+    f.number("unfinished", t.unfinished);
+    f.number("non_2xx", t.non_2xx);
+    f.time("p50_ns", t.p50_ns);
+    f.time("p99_ns", t.p99_ns);
+    json_fields reasons = f.object("failures");
+    for (int i = 0; i < failure_count; ++i) reasons.number(failure_name(static_cast<failure>(i)), t.failures[i]);
+    std::uint64_t requests = 0, wrong = 0;
+    f.number("requests", requests);
+    f.number("wrong", wrong);
+    const bool overflows = t.failed > UINT64_MAX - t.completed || t.unfinished > UINT64_MAX - t.completed - t.failed;
+    if (overflows || requests != t.requests()) f.fail("requests", "is not completed + failed + unfinished");
+    if (wrong != t.wrong()) f.fail("wrong", "is not failures.check");
+}
+
+// "by_target", as append_json_by_target writes it: the rows, the folded rest, the verdict over n
+// and the first wrong answer.
+inline void read_by_target(json_fields& top, std::string& why, target_breakdown& b) {
+    json_fields f = top.object("by_target");
+    f.number("targets", b.targets);
+    if (const json_value* rows = f.get("rows", json_value::kind::array)) {
+        if (rows->items.size() > defaults::max_target_rows) f.fail("rows", "are more than 1,000");
+        for (std::size_t i = 0; i < rows->items.size() && !f.failed(); ++i) {
+            json_fields row(&rows->items[i], why, &f, "rows", static_cast<long>(i));
+            b.rows.emplace_back();
+            read_target_row(row, b.rows.back());
+        }
+    }
+    json_fields folded = f.object("folded");
+    read_target_row(folded, b.folded);
+    std::uint64_t folded_targets = 0;
+    f.number("folded_targets", folded_targets);
+    if (folded_targets != b.folded.index) f.fail("folded_targets", "is not folded.index");
+    // As the run keeps them: a row for each target up to the cap, the rest folded, each row's place
+    // one of the targets'.
+    if (b.targets == 0 || b.rows.size() != std::min<std::uint64_t>(b.targets, defaults::max_target_rows) ||
+        b.folded.index != b.targets - b.rows.size())
+        f.fail("targets", "is not the rows and the folded ones");
+    for (const target_row& row : b.rows)
+        if (row.index >= b.targets) f.fail("rows", "hold an index past the targets");
+    static const char* const outcomes[] = {"right", "wrong", "failed", "unanswered", "unsent"};
+    if (const json_value* runs = f.optional("verdict", json_value::kind::array)) {
+        if (runs->items.size() > defaults::max_verdict_runs) f.fail("verdict", "has more than 64 runs");
+        for (std::size_t i = 0; i < runs->items.size() && !f.failed(); ++i) {
+            json_fields run(&runs->items[i], why, &f, "verdict", static_cast<long>(i));
+            n_run n;
+            run.number("from", n.from);
+            run.number("to", n.to);
+            std::string outcome, reason;
+            run.text("outcome", outcome);
+            int o = 0;
+            while (o < 5 && outcome != outcomes[o]) ++o;
+            if (o == 5) run.fail("outcome", "is none of right, wrong, failed, unanswered, unsent");
+            n.outcome = static_cast<n_outcome>(o % 5);
+            if (n.outcome == n_outcome::failed) {
+                run.text("reason", reason);
+                int k = 0;
+                while (k < failure_count && reason != failure_name(static_cast<failure>(k))) ++k;
+                if (k == failure_count) run.fail("reason", "is no failure's name");
+                n.reason = static_cast<failure>(k % failure_count);
+            }
+            if (n.from > n.to) run.fail("to", "is below from");
+            if (!b.verdict.empty() && n.from <= b.verdict.back().to) run.fail("from", "is not past the run before");
+            b.verdict.push_back(n);
+        }
+        f.flag("verdict_cut", b.verdict_cut);
+    }
+    if (f.optional("first_wrong", json_value::kind::object)) {
+        json_fields w = f.object("first_wrong");
+        std::uint32_t status = 0;
+        w.number("n", b.first_wrong.n);
+        w.number("status", status);
+        if (status < 100 || status > 999) w.fail("status", "is out of range", std::to_string(status));
+        b.first_wrong.status = static_cast<int>(status);
+        std::string answer;
+        w.text("answer", answer);
+        bool cut = answer.size() >= 3 && answer.compare(answer.size() - 3, 3, "...") == 0;  // before "cut" was saved
+        if (w.optional("cut", json_value::kind::boolean)) w.flag("cut", cut);
+        read_escaped_answer(answer, cut, b.first_wrong);
+    }
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/report/report_read_targets.hpp ----
 // ---- begin include/microbench/report/report_read.hpp ----
 // microbench/report/report_read.hpp — saved JSON results read back into results: a single run's
 // document (result_json), a --compare document {"a": …, "b": …} and a --suite array of
@@ -9483,6 +9769,7 @@ private:
 // number its field cannot hold (1e999, a count above 2^64 - 1, a negative time) is refused, and
 // the refusal names the field.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -9509,104 +9796,6 @@ inline void read_histogram(json_fields& f, const char* key, histogram& out) {
     std::string bytes;
     if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out)))
         h.fail("histogram", "does not decode");
-}
-
-// A wrong answer's body from its escaped text (append_escaped_answer's \\n, \\r, \\t and \\xNN; "..."
-// at the end: cut), at most defaults::answer_bytes of it.
-inline void read_escaped_answer(std::string_view text, wrong_answer& w) {
-    w.cut = text.size() >= 3 && text.substr(text.size() - 3) == "...";
-    if (w.cut) text.remove_suffix(3);
-    w.body.clear();
-    for (std::size_t i = 0; i < text.size() && w.body.size() < defaults::answer_bytes; ++i) {
-        char c = text[i];
-        if (c == '\\' && i + 1 < text.size()) {
-            const char e = text[++i];
-            const bool hex =
-                e == 'x' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0;
-            c = e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' : e;
-            if (hex) {
-                c = static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
-                i += 2;
-            }
-        }
-        w.body += c;
-    }
-}
-
-// One of by_target's rows, as append_json_target_row writes it; its totals must add up.
-inline void read_target_row(json_fields& f, target_row& t) {
-    f.text("target", t.target);
-    f.number("index", t.index);
-    f.number("completed", t.completed);
-    f.number("failed", t.failed);
-    f.number("unfinished", t.unfinished);
-    f.number("non_2xx", t.non_2xx);
-    f.time("p50_ns", t.p50_ns);
-    f.time("p99_ns", t.p99_ns);
-    json_fields reasons = f.object("failures");
-    for (int i = 0; i < failure_count; ++i) reasons.number(failure_name(static_cast<failure>(i)), t.failures[i]);
-    std::uint64_t requests = 0, wrong = 0;
-    f.number("requests", requests);
-    f.number("wrong", wrong);
-    if (requests != t.requests()) f.fail("requests", "is not completed + failed + unfinished");
-    if (wrong != t.wrong()) f.fail("wrong", "is not failures.check");
-}
-
-// "by_target", as append_json_by_target writes it: the rows, the folded rest, the verdict over n
-// and the first wrong answer.
-inline void read_by_target(json_fields& top, std::string& why, target_breakdown& b) {
-    json_fields f = top.object("by_target");
-    f.number("targets", b.targets);
-    if (const json_value* rows = f.get("rows", json_value::kind::array)) {
-        if (rows->items.size() > defaults::max_target_rows) f.fail("rows", "are more than 1,000");
-        for (std::size_t i = 0; i < rows->items.size() && !f.failed(); ++i) {
-            json_fields row(&rows->items[i], why, &f, "rows", static_cast<long>(i));
-            b.rows.emplace_back();
-            read_target_row(row, b.rows.back());
-        }
-    }
-    json_fields folded = f.object("folded");
-    read_target_row(folded, b.folded);
-    std::uint64_t folded_targets = 0;
-    f.number("folded_targets", folded_targets);
-    if (folded_targets != b.folded.index) f.fail("folded_targets", "is not folded.index");
-    static const char* const outcomes[] = {"right", "wrong", "failed", "unanswered", "unsent"};
-    if (const json_value* runs = f.optional("verdict", json_value::kind::array)) {
-        if (runs->items.size() > defaults::max_verdict_runs) f.fail("verdict", "has more than 64 runs");
-        for (std::size_t i = 0; i < runs->items.size() && !f.failed(); ++i) {
-            json_fields run(&runs->items[i], why, &f, "verdict", static_cast<long>(i));
-            n_run n;
-            run.number("from", n.from);
-            run.number("to", n.to);
-            std::string outcome, reason;
-            run.text("outcome", outcome);
-            int o = 0;
-            while (o < 5 && outcome != outcomes[o]) ++o;
-            if (o == 5) run.fail("outcome", "is none of right, wrong, failed, unanswered, unsent");
-            n.outcome = static_cast<n_outcome>(o % 5);
-            if (n.outcome == n_outcome::failed) {
-                run.text("reason", reason);
-                int k = 0;
-                while (k < failure_count && reason != failure_name(static_cast<failure>(k))) ++k;
-                if (k == failure_count) run.fail("reason", "is no failure's name");
-                n.reason = static_cast<failure>(k % failure_count);
-            }
-            if (n.from > n.to) run.fail("to", "is below from");
-            b.verdict.push_back(n);
-        }
-        f.flag("verdict_cut", b.verdict_cut);
-    }
-    if (f.optional("first_wrong", json_value::kind::object)) {
-        json_fields w = f.object("first_wrong");
-        std::uint32_t status = 0;
-        w.number("n", b.first_wrong.n);
-        w.number("status", status);
-        if (status < 100 || status > 999) w.fail("status", "is out of range", std::to_string(status));
-        b.first_wrong.status = static_cast<int>(status);
-        std::string answer;
-        w.text("answer", answer);
-        read_escaped_answer(answer, b.first_wrong);
-    }
 }
 
 }  // namespace detail
@@ -9670,6 +9859,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     requests.number("retries", r.retries);
     if (top.optional("request_fn_faults", json_value::kind::number))  // written only when not 0
         top.number("request_fn_faults", r.request_fn_faults);
+    if (top.optional("connected_to", json_value::kind::string)) top.text("connected_to", r.connected_to);
     detail::json_fields failures = top.object("failures");
     for (int i = 0; i < failure_count; ++i) {
         const char* name = failure_name(static_cast<failure>(i));
@@ -10126,6 +10316,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.r = in[widest].r;
     out.r.intervals.clear();
     out.r.interval_histograms.clear();
+    out.r.by_target = target_breakdown();  // one shard's targets are not the run's: merge keeps none
     std::int64_t start = first.r.start_realtime_ns, end = first.r.start_realtime_ns + first.r.elapsed_ns;
     double rate = 0;
     std::uint32_t requested = 0;
@@ -10613,7 +10804,7 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
 // microbench/report/report_html_targets.hpp — the HTML report's part on what each target got: for
 // every run that kept it (plan::by_target, or the factorial check of each target's n), the
 // factorial verdict over n and the table of targets, the worst first, with the rest folded into
-// one row — the text report's --by-target table, cell for cell.
+// one row — the text report's --by-target figures, a failed cell naming its reasons.
 
 #include <string>
 #include <vector>
@@ -12396,7 +12587,8 @@ enum {
     MB_RUN_TLS_SETUP = 104,
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
-    MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_BATCH_LAG = 131,
+    MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_CONNECT_TO = 130,
+    MB_PLAN_BAD_BATCH_LAG = 131,
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
@@ -12604,6 +12796,11 @@ MB_API int mb_plan_set_pipeline(mb_plan* plan, uint32_t depth);
 MB_API int mb_plan_set_timeout_ms(mb_plan* plan, int64_t request_ms, int64_t connect_ms);
 MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t drain_ms);
 MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address);
+/* curl's --connect-to: "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT" connects there when the URL names
+ * HOST:PORT (the Host header, SNI and the certificate check still name HOST); each part may be
+ * empty (any / the URL's), an IPv6 address in brackets; the first rule that matches applies.
+ * MB_PLAN_BAD_CONNECT_TO for one that does not read; NULL removes every rule. */
+MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule);
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
@@ -12682,6 +12879,9 @@ MB_API int64_t mb_result_elapsed_ns(const mb_result* result);
 MB_API double mb_result_requests_per_second(const mb_result* result);
 MB_API double mb_result_goodput_per_second(const mb_result* result);      /* completed requests/s */
 MB_API const char* mb_result_server_software(const mb_result* result);    /* owned by the result */
+/* With a connect-to rule that matched: "host:port" it connected to ("[::1]:8443"); else "". Owned
+ * by the result. */
+MB_API const char* mb_result_connected_to(const mb_result* result);
 /* Over TLS: what the first handshake negotiated (MB_INVALID_ARGUMENT when no handshake finished,
  * or the transport has no session() or left its protocol empty; pass sizeof(mb_tls_session)),
  * and the first distinct reasons of `tls` failures. */
@@ -13175,6 +13375,21 @@ MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RA
 MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) {
     MICROBENCH_C_SET(plan, address, plan->p.bind_address(address))
 }
+MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule) {
+    if (!plan) return microbench::detail::invalid;
+    if (!rule) {
+        plan->p.connect_to({});
+        return MB_OK;
+    }
+    microbench::connect_rule parsed;
+    if (!microbench::parse_connect_rule(rule, parsed)) return MB_PLAN_BAD_CONNECT_TO;
+    MICROBENCH_C_TRY
+    std::vector<std::string> rules = plan->p.connect_to();
+    rules.emplace_back(rule);
+    plan->p.connect_to(std::move(rules));
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) {
     MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0))
 }
@@ -13325,6 +13540,9 @@ MB_API double mb_result_goodput_per_second(const mb_result* result) {
 }
 MB_API const char* mb_result_server_software(const mb_result* result) {
     return result ? result->r.server_software.c_str() : "";
+}
+MB_API const char* mb_result_connected_to(const mb_result* result) {
+    return result ? result->r.connected_to.c_str() : "";
 }
 
 MB_API size_t mb_result_interval_count(const mb_result* result) { return result ? result->r.intervals.size() : 0; }

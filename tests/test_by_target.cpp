@@ -345,6 +345,11 @@ TEST_CASE("by target: a saved result reads back into the same breakdown, and the
         CHECK(html.find("<th scope=\"row\" class=\"text\">/factorial/25</th><td>1</td><td>0</td><td>1 (receive 1)</td>") !=
               std::string::npos);
     }
+    // A target's name is escaped in the HTML.
+    mb::report_run hostile{"side A", "", mb::describe(p), r};
+    hostile.r.by_target.rows[0].target = "/<b>&\"x";
+    CHECK(mb::html_report({hostile}).find("<th scope=\"row\" class=\"text\">/&lt;b&gt;&amp;&quot;x</th>") !=
+          std::string::npos);
     // A breakdown that does not add up is refused, naming the field.
     std::string bad = json;
     const std::size_t at = bad.find(",\"folded_targets\":0,");
@@ -357,14 +362,17 @@ TEST_CASE("by target: a saved result reads back into the same breakdown, and the
 
 TEST_CASE("by target: a wrong answer's escaped text reads back into its bytes") {
     mb::wrong_answer w;
-    mb::detail::read_escaped_answer("a\\nb\\x01\\\\c\\t\\r...", w);
+    mb::detail::read_escaped_answer("a\\nb\\x01\\\\c\\t\\r...", true, w);
     CHECK(w.body == std::string("a\nb\x01\\c\t\r"));
     CHECK(w.cut);
     std::string again;
     mb::detail::append_escaped_answer(again, w.body, w.cut);
     CHECK(again == "a\\nb\\x01\\x5cc\\t\\r...");  // a backslash is written as \x5c
-    mb::detail::read_escaped_answer(again, w);
+    mb::detail::read_escaped_answer(again, true, w);
     CHECK(w.body == std::string("a\nb\x01\\c\t\r"));
-    mb::detail::read_escaped_answer(std::string(300, 'z'), w);
+    mb::detail::read_escaped_answer("6...", false, w);  // a body that ends in dots, whole
+    CHECK((w.body == "6..." && !w.cut));
+    mb::detail::read_escaped_answer(std::string(300, 'z'), false, w);  // more than is kept: cut
     CHECK(w.body.size() == mb::defaults::answer_bytes);
+    CHECK(w.cut);
 }

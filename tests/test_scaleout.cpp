@@ -109,6 +109,29 @@ TEST_CASE("shards run one by one and merged equal the whole: exact counts, perce
     CHECK(merged.r.elapsed_ns >= shards[2].r.start_realtime_ns + shards[2].r.elapsed_ns - shards[0].r.start_realtime_ns);
 }
 
+TEST_CASE("merge: shards that kept their targets merge into a run that keeps none of them") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    plan whole;
+    whole.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/factorial/{0..9}").url_ranges(true).by_target(true);
+    whole.requests(40).concurrency(2).keep_alive(true);
+    std::vector<report_run> shards;
+    for (std::uint32_t i = 0; i < 2; ++i) {
+        plan p = whole;
+        REQUIRE_FALSE(divide_plan(p, i, 2));
+        result r;
+        REQUIRE_FALSE(run(p, r));
+        shards.push_back(saved(p, r, "shard " + std::to_string(i)));
+        REQUIRE(shards.back().r.by_target.targets == 5);  // read back: its own stretch
+    }
+    report_run merged;
+    merge_summary s;
+    REQUIRE_FALSE(merge_runs(shards, merged, s));
+    CHECK(merged.r.requests_completed == 40);
+    CHECK(merged.r.by_target.targets == 0);  // not one shard's passed off as the whole run's
+    CHECK(merged.r.by_target.rows.empty());
+}
+
 TEST_CASE("merge: a result with itself doubles every count and keeps every percentile") {
     server srv;
     REQUIRE_FALSE(srv.start({}));

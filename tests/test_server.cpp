@@ -332,8 +332,9 @@ TEST_CASE("server: /stats?paths counts each target as the client's rows count it
 
 TEST_CASE("server: a target in /stats?paths is a JSON string, escaped") {
     server_counts c;
-    c.paths = {{"/a\"b\\c\x01\xff", 2}};
+    c.paths = {{"/a\"b\\c\x01\xff/\xc3\xa9/\xc3", 2}};  // a byte that is no UTF-8, an é, a cut sequence
     c.paths_other = 5;
     const std::string json = server_counts_json(c, true);
-    CHECK(json.find(",\"paths\":{\"/a\\\"b\\\\c\\u0001\xff\":2},\"paths_other\":5}") != std::string::npos);
+    CHECK(json.find(",\"paths\":{\"/a\\\"b\\\\c\\u0001\\u00ff/\xc3\xa9/\\u00c3\":2},\"paths_other\":5}") !=
+          std::string::npos);
 }

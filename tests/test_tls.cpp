@@ -186,6 +186,28 @@ TEST_CASE("https --verify: the certificate and its name are checked, each refusa
     }
 }
 
+TEST_CASE("https --connect-to: a name that does not resolve, verified, with its SNI, reached at 127.0.0.1") {
+    if (!have_libssl()) return;
+    tls_files f;
+    nginx_process nginx = tls_nginx(f, "other.pem");  // its certificate names other.example only
+    tls_options o;
+    o.verify = true;
+    o.ca_file = f.path("ca.pem");
+    plan p;
+    p.url(https_url(nginx.port, "/factorial/10", "other.example")).requests(6).concurrency(2).keep_alive(false).tls(o);
+    p.connect_to({"other.example:" + std::to_string(nginx.port) + ":127.0.0.1:"});  // the URL's port
+    result r = run_ok(p);
+    CHECK(r.requests_completed == 6);
+    CHECK(r.tls_failure_reasons.empty());
+    CHECK(std::string(r.tls.server_name) == "other.example");
+    CHECK(r.connected_to == "127.0.0.1:" + std::to_string(nginx.port));
+    // Reached by the address alone, the name check fails: it was the URL's name that passed.
+    p.url(https_url(nginx.port)).connect_to({});
+    r = run_ok(p);
+    CHECK(r.failed(failure::tls) == 6);
+    CHECK(r.connected_to.empty());
+}
+
 TEST_CASE("https -E: a client certificate where the server asks for one") {
     if (!have_libssl()) return;
     tls_files f;

@@ -153,6 +153,8 @@ public sealed record Result
     public double GoodputPerSecond { get; init; }
     /// <summary>The first response's Server header.</summary>
     public required string ServerSoftware { get; init; }
+    /// <summary>With Plan.AddConnectTo: the "host:port" the run connected to; "" when the URL's.</summary>
+    public string ConnectedTo { get; init; } = "";
     /// <summary>Over TLS (https://): handshakes made.</summary>
     public ulong TlsHandshakes { get; init; }
     /// <summary>Of them, those that resumed a session.</summary>
@@ -237,6 +239,7 @@ public sealed record Result
             Cancelled = Native.ResultCancelled(r) != 0, ElapsedSeconds = Native.ResultElapsedNs(r) / 1e9,
             RequestsPerSecond = Native.ResultRequestsPerSecond(r), GoodputPerSecond = Native.ResultGoodputPerSecond(r),
             ServerSoftware = Marshal.PtrToStringUTF8(Native.ResultServerSoftware(r)) ?? "",
+            ConnectedTo = Marshal.PtrToStringUTF8(Native.ResultConnectedTo(r)) ?? "",
             TlsHandshakes = Native.ResultCount(r, Count.TlsHandshakes), TlsResumed = Native.ResultCount(r, Count.TlsResumed),
             TlsHandshakeFailures = Native.ResultCount(r, Count.TlsHandshakeFailures),
             RequestFnFaults = Native.ResultCount(r, Count.RequestFnFaults),
@@ -655,6 +658,9 @@ public sealed class Plan : IDisposable
     public string Method { set => MicrobenchException.Check(Native.PlanSetMethod(handle, value)); }
     /// <summary>Local address(es) to connect from: one, a list "a,b", IPv4 ranges "a-b"; connections take them in turn.</summary>
     public string BindAddress { set => MicrobenchException.Check(Native.PlanSetBindAddress(handle, value)); }
+    /// <summary>curl's --connect-to, "HOST:PORT:ADDR:PORT": connect to ADDR:PORT when the URL names HOST:PORT (the Host
+    /// header, SNI and Verify still name HOST); each part may be empty; the first rule that matches applies.</summary>
+    public void AddConnectTo(string rule) => MicrobenchException.Check(Native.PlanAddConnectTo(handle, rule));
     /// <summary>ab's rule (default on): a body length unlike the first response's is a failure.</summary>
     public bool LengthCheck { set => MicrobenchException.Check(Native.PlanSetLengthCheck(handle, value ? 1 : 0)); }
     /// <summary>May the run raise the soft open-file limit for its connections (default off)?</summary>

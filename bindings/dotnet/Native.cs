@@ -192,6 +192,8 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_drain_ms")] internal static partial int PlanSetDrainMs(PlanHandle plan, long ms);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_bind_address", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int PlanSetBindAddress(PlanHandle plan, string addresses);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_add_connect_to", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanAddConnectTo(PlanHandle plan, string? rule);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_length_check")] internal static partial int PlanSetLengthCheck(PlanHandle plan, int on);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_raise_fd_limit")] internal static partial int PlanSetRaiseFdLimit(PlanHandle plan, int on);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_socket_buffer_bytes")] internal static partial int PlanSetSocketBufferBytes(PlanHandle plan, uint bytes);
@@ -246,6 +248,7 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_result_requests_per_second")] internal static partial double ResultRequestsPerSecond(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_goodput_per_second")] internal static partial double ResultGoodputPerSecond(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_server_software")] internal static partial IntPtr ResultServerSoftware(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_connected_to")] internal static partial IntPtr ResultConnectedTo(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_tls_session")] internal static partial int ResultTlsSession(IntPtr result, out TlsSessionNative session, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_tls_failure_reason_count")] internal static partial nuint ResultTlsFailureReasonCount(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_tls_failure_reason")] internal static partial IntPtr ResultTlsFailureReason(IntPtr result, nuint index);

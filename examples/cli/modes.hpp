@@ -185,11 +185,11 @@ inline int run_compare(const options& o) {
                         o.url_text.c_str(), o.url_b.c_str(), complete);
     mb::append_compare_table(a, b, text);
     // Each side's verdict over n (the factorial check of each target's n) and, with --by-target,
-    // its targets: those of its median round.
+    // its targets: both of its median round, the one whose figures the table shows.
     for (const mb::scenario_result* side : {&a[0], &b[0]}) {
         const char* name = side == &a[0] ? "A" : "B";
         if (!side->r.by_target.verdict.empty()) {
-            mb::detail::appendf(text, "\nChecks, %s:             ", name);
+            mb::detail::appendf(text, "\nChecks, %s (its median round): ", name);
             mb::append_verdict_text(side->r.by_target, text);
             text += "\n";
         }

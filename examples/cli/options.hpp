@@ -35,6 +35,7 @@ struct options {
     bool head_given = false;      // -i
     std::string content_type = "text/plain";
     std::string bind_address;
+    std::vector<std::string> connect_to;  // --connect-to HOST:PORT:ADDR:PORT, each use one rule
     std::uint32_t socket_buffer_bytes = 0;  // -b
     bool length_check = true;
     std::vector<int> expect_status;
@@ -205,6 +206,7 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .connect_timeout_ms(o.timeout_ms)
         .pipeline(o.pipeline)
         .bind_address(o.bind_address)
+        .connect_to(o.connect_to)
         .length_check(o.length_check)
         .expect_status(o.expect_status)
         .socket_buffer_bytes(o.socket_buffer_bytes)

@@ -224,6 +224,14 @@ inline parse_outcome add_header(options& o, const std::string&, const std::strin
     return {};
 }
 
+inline parse_outcome add_connect_to(options& o, const std::string&, const std::string& v) {
+    mb::connect_rule rule;
+    if (!mb::parse_connect_rule(v, rule))
+        return bad_value("--connect-to needs HOST:PORT:ADDR:PORT (each may be empty; IPv6 in brackets)", v);
+    o.connect_to.push_back(v);
+    return {};
+}
+
 inline parse_outcome add_cookie(options& o, const std::string&, const std::string& v) {
     o.headers.push_back({"Cookie", v});
     return {};
@@ -570,6 +578,11 @@ inline option_list option_table() {
          "Send each target exactly once: -n is the number of targets (give no -n);\n"
          "with --order random, in a shuffle from --seed. A shard sends each of its\n"
          "stretch once.", 0, 0, "", nullptr, feature::targets},
+        {0, "connect-to", nullptr, kind::each, {}, workload, section::own, "--connect-to HOST:PORT:ADDR:PORT",
+         "Connect to ADDR:PORT when the URL names HOST:PORT, as curl does: the Host\n"
+         "header, SNI and --verify still name HOST. An empty HOST or PORT matches any;\n"
+         "an empty ADDR or PORT keeps the URL's. Several allowed: the first that\n"
+         "matches applies. The report says where it connected.", 0, 0, "", add_connect_to},
         {0, "by-target", nullptr, kind::on, &options::by_target, workload, section::own, "--by-target",
          "With ranges or --targets: a table of the targets, the worst first (failed,\n"
          "non-2xx, wrong answers, p50 and p99 within 10%), at most 1,000 rows, the\n"

@@ -1148,6 +1148,30 @@ static void request_callback(uint16_t port) {
     mb_plan_destroy(plan);
 }
 
+/* --connect-to: a name nothing resolves reached at the reference server; a bad rule refused. */
+static void connect_to(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    char rule[64], expected[32];
+    snprintf(rule, sizeof rule, "microbench.invalid:81:127.0.0.1:%u", (unsigned)port);
+    snprintf(expected, sizeof expected, "127.0.0.1:%u", (unsigned)port);
+    EXPECT(mb_plan_create("http://microbench.invalid:81/factorial/5", &plan) == MB_OK);
+    EXPECT(mb_plan_add_connect_to(plan, "a:1:b") == MB_PLAN_BAD_CONNECT_TO);
+    EXPECT(mb_plan_add_connect_to(NULL, rule) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_add_connect_to(plan, rule) == MB_OK && mb_plan_set_requests(plan, 4) == MB_OK);
+    EXPECT(mb_plan_check_factorial(plan, 5) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 4);
+    EXPECT(strcmp(mb_result_connected_to(r), expected) == 0);
+    mb_result_destroy(r);
+    EXPECT(mb_plan_add_connect_to(plan, NULL) == MB_OK);  /* no rule: the name is not reached */
+    EXPECT(mb_plan_set_url(plan, url(port, "/factorial/5")) == MB_OK);
+    r = NULL;
+    EXPECT(mb_run(plan, &r) == MB_OK && strcmp(mb_result_connected_to(r), "") == 0);
+    EXPECT(strcmp(mb_result_connected_to(NULL), "") == 0);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
 int main(void) {
     mb_server* server = NULL;
     uint16_t port;
@@ -1170,6 +1194,7 @@ int main(void) {
     tls_and_transports(port);
     targets(port);
     request_callback(port);
+    connect_to(port);
     mb_server_stop(server);
     if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);
     else printf("C API: every expectation held\n");

@@ -1063,6 +1063,19 @@ class OtherPrograms(unittest.TestCase):
                 server.kill()
                 server.wait()
 
+    def test_connect_to(self):
+        # A name nothing resolves, reached at the reference server; the report says where; a bad rule is refused.
+        rule = f"microbench.invalid:81:127.0.0.1:{Servers.port}"
+        r = run([MICROBENCH, "-n", "6", "-c", "2", "--connect-to", "other.invalid:81:127.0.0.1:1", "--connect-to", rule,
+                 "--check", "factorial", "http://microbench.invalid:81/factorial/5"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Complete requests:      6\n", r.stdout)
+        self.assertIn(f"Note: connected to 127.0.0.1:{Servers.port} (--connect-to); the Host header, SNI", r.stdout)
+        r = run([MICROBENCH, "--connect-to", "a:1:b", Servers.url()])
+        self.assertEqual(r.returncode, 1)
+        self.assertTrue(r.stderr.startswith("microbench: --connect-to needs HOST:PORT:ADDR:PORT (each may be empty; IPv6 "
+                                            "in brackets), not 'a:1:b'\n"), r.stderr)
+
     def test_inspect_usage(self):
         inspect = self.program("microbench-inspect")
         r = run([inspect, "-h"])
@@ -1118,8 +1131,8 @@ class SuiteCompareSelfTest(unittest.TestCase):
         r = run([MICROBENCH, "-q", "--compare", "--rounds", "2", "-n", "60", "-c", "2", "-k", "--check", "factorial",
                  "--by-target", a, b], timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("\nChecks, A:             right for n = 0..5\n", r.stdout)
-        self.assertIn("\nChecks, B:             right for n = 0..5\n", r.stdout)
+        self.assertIn("\nChecks, A (its median round): right for n = 0..5\n", r.stdout)
+        self.assertIn("\nChecks, B (its median round): right for n = 0..5\n", r.stdout)
         self.assertIn(f"\nA = {a}:\nBy target, the worst first (6 of 6):\n", r.stdout)
         self.assertRegex(r.stdout, r"\n +10 +10 +0 +0 +0 .* /factorial\?n=5\n")
 
@@ -1415,7 +1428,7 @@ class FactorialOfEachN(unittest.TestCase):
         self.assertEqual(by["targets"], 31)
         self.assertEqual(by["verdict"], [{"from": 0, "to": 20, "outcome": "right"},
                                          {"from": 21, "to": 30, "outcome": "wrong"}])
-        self.assertEqual(by["first_wrong"], {"n": 21, "status": 200, "answer": "-4249290049419214848"})
+        self.assertEqual(by["first_wrong"], {"n": 21, "status": 200, "answer": "-4249290049419214848", "cut": False})
         self.assertEqual({row["target"]: (row["completed"], row["wrong"]) for row in by["rows"]},
                          {f"/factorial/{n}": (0, 3) if n > 20 else (3, 0) for n in range(31)})
         self.assertEqual(doc["config"]["checks"], "body is n! of each target's n")

@@ -445,6 +445,20 @@ class Binding(unittest.TestCase):
         with self.assertRaises(TypeError):
             microbench.run(self.server.url("/"), n=2, on_request=lambda i, t, p: 64)
 
+    def test_connect_to(self):
+        # A name nothing resolves, reached by the rule at the reference server.
+        rule = f"microbench.invalid:81:127.0.0.1:{self.server.port}"
+        r = microbench.run("http://microbench.invalid:81/factorial/5", n=6, c=2, connect_to=[rule], check_factorial=5)
+        self.assertEqual((r.completed, r.failed, r.connected_to), (6, 0, f"127.0.0.1:{self.server.port}"))
+        self.assertEqual(r.json["connected_to"], r.connected_to)
+        self.assertIn(f"Note: connected to 127.0.0.1:{self.server.port} (--connect-to)", r.report)
+        self.assertEqual(microbench.run(self.server.url("/"), n=2).connected_to, "")
+        with self.assertRaises(microbench.MicrobenchError) as caught:
+            microbench.run(self.server.url("/"), connect_to=["a:1:b"])
+        self.assertEqual(caught.exception.name, "plan_bad_connect_to")
+        with self.assertRaises(TypeError):
+            microbench.run(self.server.url("/"), connect_to=rule)
+
     def test_drain(self):
         # Two requests the server holds 500 ms, a 0.1 s run: without a drain they are cut off
         # (unfinished) when it ends; with 2 s of drain they end.

@@ -144,6 +144,7 @@ _SIGNATURES = {
     "mb_plan_divide": (ctypes.c_int, [_P, _U32, _U32]),
     "mb_plan_validate": (ctypes.c_int, [_P]),
     "mb_plan_set_bind_address": (ctypes.c_int, [_P, ctypes.c_char_p]),
+    "mb_plan_add_connect_to": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "mb_plan_set_length_check": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_raise_fd_limit": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_rate": (ctypes.c_int, [_P, ctypes.c_double]),
@@ -182,6 +183,7 @@ _SIGNATURES = {
     "mb_result_requests_per_second": (_D, [_P]),
     "mb_result_goodput_per_second": (_D, [_P]),
     "mb_result_server_software": (ctypes.c_char_p, [_P]),
+    "mb_result_connected_to": (ctypes.c_char_p, [_P]),
     "mb_result_tls_session": (ctypes.c_int, [_P, ctypes.POINTER(_TlsSession), _SZ]),
     "mb_result_tls_failure_reason_count": (_SZ, [_P]),
     "mb_result_tls_failure_reason": (ctypes.c_char_p, [_P, _SZ]),
@@ -366,6 +368,7 @@ class Result:
     requests_per_second: float
     goodput_per_second: float  # completed (correct) responses per second
     server_software: str
+    connected_to: str       # with connect_to: the "host:port" it connected to; "" when the URL's
     tls_handshakes: int     # over TLS (https://): handshakes made, and how many resumed a session
     tls_resumed: int
     tls_handshake_failures: int  # of the tls failures, requests whose handshake failed (ab's Connect column)
@@ -454,6 +457,7 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         requests_per_second=_lib.mb_result_requests_per_second(handle),
         goodput_per_second=_lib.mb_result_goodput_per_second(handle),
         server_software=_lib.mb_result_server_software(handle).decode(errors="replace"),
+        connected_to=_lib.mb_result_connected_to(handle).decode(errors="replace"),
         tls_handshakes=counts["tls_handshakes"], tls_resumed=counts["tls_resumed"],
         tls_handshake_failures=counts["tls_handshake_failures"], tls=tls, request_fn_faults=counts["request_fn_faults"],
         tls_failure_reasons=[_lib.mb_result_tls_failure_reason(handle, i).decode(errors="replace")
@@ -565,7 +569,7 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         url_ranges: bool = False, order: str = "in_turn", each_once: bool = False, by_target: bool = False,
         body_equals: Optional[_StrOrBytes] = None,
         body_starts_with: Optional[_StrOrBytes] = None, body_contains: Optional[_StrOrBytes] = None, length_check: bool = True,
-        bind_address: Optional[str] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
+        bind_address: Optional[str] = None, connect_to: Optional[Sequence[str]] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
         seed: int = 0, max_batch_lag: Optional[float] = None, interval: Optional[float] = None, interval_histograms: bool = False,
         on_response: Optional[Callable[[int, int], bool]] = None, on_progress: Optional[Callable[[int, int, float], None]] = None,
         on_interval: Optional[Callable[[Interval], None]] = None,
@@ -601,6 +605,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
 
     timeout: seconds per request; connect_timeout: seconds for connecting (default: timeout).
     bind_address: local address(es) to connect from: one, a list "a,b", IPv4 ranges "a-b".
+    connect_to=["HOST:PORT:ADDR:PORT", ...]: curl's --connect-to, where to connect when the URL names
+    HOST:PORT (the Host header, SNI and verify still name HOST); Result.connected_to says where.
     drain=S: how long requests in flight may finish once a duration ends. socket_buffer: SO_SNDBUF
     and SO_RCVBUF in bytes (ab -b; 0: the kernel's). resend_non_idempotent: also resend a POST that
     met a closed keep-alive connection. Many generators: start_at=T starts at Unix time T (seconds,
@@ -696,6 +702,10 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
                 _check(setter(plan, data, len(data)))
         if bind_address:
             _check(_lib.mb_plan_set_bind_address(plan, bind_address.encode()))
+        if isinstance(connect_to, str):
+            raise TypeError("connect_to is a list of HOST:PORT:ADDR:PORT rules, not one rule")
+        for rule in connect_to or ():
+            _check(_lib.mb_plan_add_connect_to(plan, rule.encode()))
         if drain is not None:
             _check(_lib.mb_plan_set_drain_ms(plan, _ms(drain, "drain")))
         _check(_lib.mb_plan_set_socket_buffer_bytes(plan, _count(socket_buffer, 32, "socket_buffer")))

@@ -98,6 +98,21 @@ MB_API int mb_plan_set_drain_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RA
 MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address) {
     MICROBENCH_C_SET(plan, address, plan->p.bind_address(address))
 }
+MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule) {
+    if (!plan) return microbench::detail::invalid;
+    if (!rule) {
+        plan->p.connect_to({});
+        return MB_OK;
+    }
+    microbench::connect_rule parsed;
+    if (!microbench::parse_connect_rule(rule, parsed)) return MB_PLAN_BAD_CONNECT_TO;
+    MICROBENCH_C_TRY
+    std::vector<std::string> rules = plan->p.connect_to();
+    rules.emplace_back(rule);
+    plan->p.connect_to(std::move(rules));
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) {
     MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0))
 }

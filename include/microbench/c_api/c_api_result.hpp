@@ -57,6 +57,9 @@ MB_API double mb_result_goodput_per_second(const mb_result* result) {
 MB_API const char* mb_result_server_software(const mb_result* result) {
     return result ? result->r.server_software.c_str() : "";
 }
+MB_API const char* mb_result_connected_to(const mb_result* result) {
+    return result ? result->r.connected_to.c_str() : "";
+}
 
 MB_API size_t mb_result_interval_count(const mb_result* result) { return result ? result->r.intervals.size() : 0; }
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size) {

@@ -12,6 +12,7 @@
 #include "../core/config.hpp"
 #include "../core/error.hpp"
 #include "../http/checks.hpp"
+#include "../http/connect_to.hpp"
 #include "../http/request.hpp"
 #include "../http/response_parser.hpp"
 #include "../stats/result.hpp"
@@ -105,6 +106,10 @@ public:
     // there are targets, whatever requests() says (0 allowed), over at most that many connections,
     // and no duration; in a random order, a shuffle from seed(). A request sent again keeps its target.
     MICROBENCH_PLAN_FIELD(bool, each_once)
+    // curl's --connect-to rules, "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT" (connect_to.hpp): the
+    // first that matches the URL's host and port says where to connect instead; the Host header,
+    // SNI and the certificate check still name the URL's host (result::connected_to says where).
+    MICROBENCH_PLAN_FIELD(std::vector<std::string>, connect_to)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -324,6 +329,9 @@ public:
         if (start_at_unix_ms_ < 0) return {errc::plan_bad_start_time, 0};
         if (shard_count_ > max_shards) return {errc::plan_bad_shard, 0};
         if (tls_.version != 0 && !within(tls_.version, 0x0301, 0x0304)) return {errc::plan_bad_tls_version, 0};
+        connect_rule rule;
+        for (std::size_t i = 0; i < connect_to_.size(); ++i)
+            if (!parse_connect_rule(connect_to_[i], rule)) return {errc::plan_bad_connect_to, i};
         if (request_fn_ && !within(request_capacity_, min_request_capacity, max_request_capacity))
             return {errc::plan_bad_request_capacity, 0};
 
@@ -337,6 +345,7 @@ private:
     bool by_target_ = false;
     microbench::target_order order_ = microbench::target_order::in_turn;
     bool each_once_ = false;
+    std::vector<std::string> connect_to_;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;

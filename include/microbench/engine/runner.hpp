@@ -293,7 +293,13 @@ inline error run_plan(const plan& p, result& out) {
     if (error e = build_request(target, p.request(), shared.request)) return e;
     if (error e = build_targets(p, target, shared.table, shared.target_lengths)) return e;
     if (error e = order_targets(p, shared.table, shared.shuffled)) return e;
-    if (resolve(target.host, target.port, shared.to) != 0) return {errc::run_resolve_failed, 0};
+    // Where to connect: the URL's host and port, or a --connect-to rule's.
+    std::string connect_host = target.host;
+    std::uint16_t connect_port = target.port;
+    std::size_t bad_rule = 0;
+    const bool rerouted = apply_connect_rules(p.connect_to(), connect_host, connect_port, bad_rule);
+    if (bad_rule < p.connect_to().size()) return {errc::plan_bad_connect_to, bad_rule};
+    if (resolve(connect_host, connect_port, shared.to) != 0) return {errc::run_resolve_failed, 0};
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
@@ -362,6 +368,7 @@ inline error run_plan(const plan& p, result& out) {
     for (std::uint32_t i = 0; i < t; ++i) pthread_join(threads[i].thread, nullptr);
     // After every join: nothing below may leave a thread running.
     collect_result(p, shared, threads.get(), t, start, wall, rows.get(), interval_rows, kept, out);
+    if (rerouted) out.connected_to = host_port_text(connect_host, connect_port);
     return {};
 }
 

@@ -42,7 +42,7 @@ struct request_call {
     // ends, so a resend sends the same bytes.
     char* data;
     std::size_t capacity;
-    std::uint64_t index;     // unique in the run (in a shard's): worker + k·threads for the worker's k-th request
+    std::uint64_t index;     // unique in the run (or the shard): worker + k·threads for the worker's k-th request
     std::uint32_t worker;    // the calling worker thread, 0 to threads − 1
     // In: the target the plan's order picked (0 without targets). Out: the one the request counts
     // under — in checks of each target's n and in result::by_target — below the targets' count.

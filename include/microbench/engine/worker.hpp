@@ -242,7 +242,10 @@ inline void worker::run() {
             scan_deadlines(now);
             next_scan = now + scan_every;
         }
-        std::int64_t wake = std::min({next_scan, stopping_ ? drain_until_ns_ : stop_issuing_ns_, local_retry_at_});
+        // The drain's end once it has started, else the duration's (also after a request callback
+        // stopped this worker: its drain starts then).
+        const std::int64_t stop_wake = drain_until_ns_ != INT64_MAX ? drain_until_ns_ : stop_issuing_ns_;
+        std::int64_t wake = std::min({next_scan, stop_wake, local_retry_at_});
         if (fixed_rate() && !idle_.empty() && schedule_pending()) wake = std::min(wake, batch_wake());
         bool more_now = !next_ready_.empty() || (waiting_count_ && closes_since_retry_);
         int n = wait_for_events(events, now, wake, more_now);

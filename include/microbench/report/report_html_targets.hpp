@@ -1,7 +1,7 @@
 // microbench/report/report_html_targets.hpp — the HTML report's part on what each target got: for
 // every run that kept it (plan::by_target, or the factorial check of each target's n), the
 // factorial verdict over n and the table of targets, the worst first, with the rest folded into
-// one row — the text report's --by-target table, cell for cell.
+// one row — the text report's --by-target figures, a failed cell naming its reasons.
 #pragma once
 
 #include <string>

@@ -149,7 +149,7 @@ inline void append_json_by_target(std::string& out, const target_breakdown& b) {
         std::string answer;  // as the text report shows it, in ASCII: the body may be cut inside a UTF-8 sequence
         append_escaped_answer(answer, b.first_wrong.body, b.first_wrong.cut);
         append_json_string(out, answer);
-        out += "}";
+        appendf(out, ",\"cut\":%s}", b.first_wrong.cut ? "true" : "false");
     }
     out += "}";
 }
@@ -206,6 +206,11 @@ inline std::string result_json(const run_description& d, const result& r, const 
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
             u(r.keep_alive_requests), u(r.keep_alive_responses), u(r.retries));
     if (r.request_fn_faults) appendf(out, "\"request_fn_faults\":%llu,", u(r.request_fn_faults));
+    if (!r.connected_to.empty()) {  // a --connect-to rule matched
+        out += "\"connected_to\":";
+        detail::append_json_string(out, r.connected_to);
+        out += ",";
+    }
     out += "\"failures\":{";
     for (int i = 0; i < failure_count; ++i)
         appendf(out, "%s\"%s\":%llu", i ? "," : "", failure_name(static_cast<failure>(i)), u(r.failures[i]));

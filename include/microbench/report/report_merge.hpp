@@ -264,6 +264,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.r = in[widest].r;
     out.r.intervals.clear();
     out.r.interval_histograms.clear();
+    out.r.by_target = target_breakdown();  // one shard's targets are not the run's: merge keeps none
     std::int64_t start = first.r.start_realtime_ns, end = first.r.start_realtime_ns + first.r.elapsed_ns;
     double rate = 0;
     std::uint32_t requested = 0;

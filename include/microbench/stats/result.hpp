@@ -119,6 +119,9 @@ struct result {
     // With a request callback (plan::on_request): its calls that returned a length above the room
     // or a target outside the targets; each stopped its worker's requests.
     std::uint64_t request_fn_faults = 0;
+    // With a plan::connect_to rule that matched: where the run connected, "host:port" ("[::1]:8443");
+    // empty: to the URL's host. The runner sets it; merge() leaves it alone.
+    std::string connected_to;
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
     // merge() leaves it alone.
     std::vector<interval_stats> intervals;

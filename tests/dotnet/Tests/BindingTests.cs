@@ -45,6 +45,18 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         }
     }
 
+    // --connect-to: a name nothing resolves, reached at the shared server; a bad rule refused.
+    [Fact]
+    public void ConnectToReachesANameAtAnAddress()
+    {
+        using var plan = new Plan("http://microbench.invalid:81/factorial/5") { Requests = 4, CheckFactorial = 5 };
+        plan.AddConnectTo($"microbench.invalid:81:127.0.0.1:{Shared.Port}");
+        var r = plan.Run();
+        Check("connected:", r.Completed == 4 && r.ConnectedTo == $"127.0.0.1:{Shared.Port}", $"{r.Completed}, {r.ConnectedTo}");
+        var e = Assert.Throws<MicrobenchException>(() => plan.AddConnectTo("a:1:b"));
+        Check("a bad rule:", e.Name == "plan_bad_connect_to", e.Name);
+    }
+
     // The request callback: what it writes is sent, checked under the target it names; 0 stops; an overflow
     // throws; the room is bounded.
     [Fact]
