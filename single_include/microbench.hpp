@@ -687,8 +687,11 @@ inline error parse_url(std::string_view text, url& out) {
 // microbench/http/connect_to.hpp — curl's --connect-to rules, "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT":
 // a run whose URL names HOST:PORT connects to CONNECT-TO-HOST:CONNECT-TO-PORT instead, while the
 // Host header, SNI and the certificate's name check still say HOST. An empty HOST or PORT matches
-// any; an empty CONNECT-TO-HOST or CONNECT-TO-PORT keeps the URL's. An IPv6 address goes in
-// brackets. Of several rules, the first that matches applies (as in curl).
+// any; an empty CONNECT-TO-HOST or CONNECT-TO-PORT (or none: "HOST:PORT:CONNECT-TO-HOST") keeps the
+// URL's. An IPv6 address goes in brackets. Of several rules, the first that matches and changes
+// something applies (as in curl: a rule with both CONNECT-TO parts empty is passed over). Hosts
+// match as written, in any case ("example.com." is not "example.com"). Every rule must read,
+// matched or not (curl passes over one that does not).
 
 #include <cstdint>
 #include <string>
@@ -754,17 +757,19 @@ inline bool parse_connect_rule(std::string_view text, connect_rule& out) {
     colon = text.find(':');
     if (colon == std::string_view::npos || !detail::connect_port_field(text.substr(0, colon), out.port)) return false;
     text.remove_prefix(colon + 1);
-    // The last port follows the last ':' (a bracketed host holds its own).
+    // The last port follows the last ':' outside brackets; without one the rule ends at the host.
     colon = text.rfind(':');
-    if (colon == std::string_view::npos || !detail::connect_port_field(text.substr(colon + 1), out.to_port))
-        return false;
-    text = text.substr(0, colon);
+    if (colon != std::string_view::npos && !text.empty() && text.back() != ']') {
+        if (!detail::connect_port_field(text.substr(colon + 1), out.to_port)) return false;
+        text = text.substr(0, colon);
+    }
     return detail::connect_host_field(text, out.to_host, true);
 }
 
-// Where a run whose URL names `host`:`port` connects under `rules`: the first that matches
-// changes `host` and `port` (true); none does: they stay (false). `bad` is the index of the first
-// rule that does not read (rules.size() when all do), checked before any applies.
+// Where a run whose URL names `host`:`port` connects under `rules`: the first that matches and
+// names somewhere else changes `host` and `port` (true); none does: they stay (false). `bad` is
+// the index of the first rule that does not read (rules.size() when all do), checked before any
+// applies.
 inline bool apply_connect_rules(const std::vector<std::string>& rules, std::string& host, std::uint16_t& port,
                                 std::size_t& bad) {
     connect_rule r;
@@ -773,8 +778,11 @@ inline bool apply_connect_rules(const std::vector<std::string>& rules, std::stri
     for (const std::string& text : rules) {
         parse_connect_rule(text, r);
         if ((!r.host.empty() && !detail::iequals(r.host, host)) || (r.port && r.port != port)) continue;
-        if (!r.to_host.empty()) host = r.to_host;
-        if (r.to_port) port = r.to_port;
+        const std::string to_host = r.to_host.empty() ? host : r.to_host;
+        const std::uint16_t to_port = r.to_port ? r.to_port : port;
+        if (detail::iequals(to_host, host) && to_port == port) continue;  // nowhere else: the next rule
+        host = to_host;
+        port = to_port;
         return true;
     }
     return false;
@@ -5507,12 +5515,12 @@ private:
     std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
     // Each request has bytes of its own (a target's, or a callback's), not the run's one request.
-    bool own_bytes() const { return s_.table || room_; }
+    bool own_bytes() const { return s_.table || s_.writer; }
     // Where the slot `q` (one of requests_) keeps what a request callback wrote.
     std::size_t room_of(const request_slot& q) const { return static_cast<std::size_t>(&q - requests_.data()); }
     // The bytes of the request `q` stands for: what the callback wrote, its target's, or the run's one request.
     std::string_view request_of(const request_slot& q) const {
-        if (room_) return {room_.get() + room_of(q) * s_.writer_capacity, room_lengths_[room_of(q)]};
+        if (s_.writer) return {room_.get() + room_of(q) * s_.writer_capacity, room_lengths_[room_of(q)]};
         return s_.table ? s_.table->at(q.target) : s_.request;
     }
     // With targets: the next request's — at random, or in turn (this worker's k-th: (index +
@@ -5656,7 +5664,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
     bool stop = stopping_ || now >= stop_issuing_ns_ || (fixed_rate() && !due(now));
     auto k = static_cast<std::uint32_t>(stop ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
-    if (k && room_) k = write_requests(c, k);
+    if (k && s_.writer) k = write_requests(c, k);
     if (k == 0) {
         close_connection(c, false);
         return;
@@ -5680,7 +5688,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     }
     intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j) {
-        const std::uint32_t target = room_ ? c.requests[j].target : next_target();  // a callback's: its own
+        const std::uint32_t target = s_.writer ? c.requests[j].target : next_target();  // a callback's: its own
         c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, target, intended};
     }
     send(ci, start);
@@ -6179,7 +6187,7 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
     for (;;) {
         request_slot& slot = c.oldest();
         if (!slot.first_byte_ns && used < in.size()) slot.first_byte_ns = now;
-        if (room_)  // a callback's request: a HEAD's response has no body
+        if (s_.writer)  // a callback's request: a HEAD's response has no body
             c.parser.head_request(request_of(slot).substr(0, 5) == "HEAD ");
         else if (s_.table && !s_.table->flags.empty())  // targets with methods of their own: likewise
             c.parser.head_request(s_.table->flags[slot.target] & request_table::head_flag);
@@ -6305,7 +6313,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
     for (std::uint32_t j = c.done; j < c.batch; ++j) {
         request_slot q = c.requests[j];
         bool may_resend = s_.resend_sent;
-        if (room_) {  // a callback's request: the method it starts with decides
+        if (s_.writer) {  // a callback's request: the method it starts with decides
             const std::string_view r = request_of(c.requests[j]);
             may_resend = s_.resend_any || idempotent(r.substr(0, r.find(' ')));
         } else if (s_.table && !s_.table->flags.empty()) {  // a target's method decides
@@ -6316,7 +6324,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
             continue;
         }
         ++stats_.retries;
-        if (room_) move_room(c.requests[j], c.requests[kept]);
+        if (s_.writer) move_room(c.requests[j], c.requests[kept]);
         c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.target, q.intended_ns};
     }
     c.batch = kept;
@@ -7823,17 +7831,18 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.request = shared.request;
     s.worker_index = i;
     s.workers = t;
-    s.writer = p.request_callback();
     s.writer_user = p.request_user();
     s.writer_capacity = p.request_capacity();
     s.resend_any = p.resend_non_idempotent();
+    s.writer = p.request_callback();
+    if (shared.records.size()) s.records = &shared.records;
     if (shared.table.size()) {
         s.table = &shared.table;
         s.target_lengths = shared.target_lengths.get();
         if (!shared.factorials.of_target.empty()) s.factorials = &shared.factorials;
+        s.shuffled = shared.shuffled.empty() ? nullptr : shared.shuffled.data();
         s.random_order = p.order() == target_order::random;
         s.order_seed = detail::mix64(p.seed() ^ detail::mix64((std::uint64_t{p.shard_index()} << 32) + i + 1));
-        s.shuffled = shared.shuffled.empty() ? nullptr : shared.shuffled.data();
     }
     s.connections = static_cast<std::uint32_t>(share(p.concurrency()));
     // Each once: one request a target, dealt as in turn deals them (worker w's: w, w + T, ...).
@@ -7847,7 +7856,6 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.record_requests = share(p.record_requests());  // the cap is the run's
     s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
     s.response_checks = shared.response_checks.empty() ? nullptr : &shared.response_checks;
-    if (shared.records.size()) s.records = &shared.records;
     s.duration_ns = p.duration_ms() * 1'000'000;
     const worker_rate rate = rate_of_worker(p, i, t);
     s.rate_interval_ns = rate.interval_ns;
@@ -8484,8 +8492,8 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                 static_cast<unsigned long long>(r.server_closes),
                 static_cast<unsigned long long>(r.keep_alive_requests), sent);
     if (!r.connected_to.empty())
-        appendf(out, "Note: connected to %s (--connect-to); the Host header, SNI and the certificate check named "
-                     "the URL's host.\n", r.connected_to.c_str());
+        appendf(out, "Note: connected to %s by --connect-to, not to the URL's host and port.\n",
+                r.connected_to.c_str());
     if (r.request_fn_faults)
         appendf(out, "Note: the request callback wrote past its room, or named a target outside the targets, %llu "
                      "times; each stopped its thread's requests.\n",
@@ -9637,6 +9645,7 @@ private:
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 
 namespace microbench {
@@ -9685,6 +9694,13 @@ inline void read_target_row(json_fields& f, target_row& t) {
     f.number("wrong", wrong);
     const bool overflows = t.failed > UINT64_MAX - t.completed || t.unfinished > UINT64_MAX - t.completed - t.failed;
     if (overflows || requests != t.requests()) f.fail("requests", "is not completed + failed + unfinished");
+    std::uint64_t reasons_sum = 0;
+    bool reasons_overflow = false;
+    for (std::uint64_t n : t.failures) {
+        reasons_overflow = reasons_overflow || n > UINT64_MAX - reasons_sum;
+        reasons_sum += n;
+    }
+    if (reasons_overflow || reasons_sum != t.failed) f.fail("failed", "is not the sum of failures");
     if (wrong != t.wrong()) f.fail("wrong", "is not failures.check");
 }
 
@@ -9711,8 +9727,11 @@ inline void read_by_target(json_fields& top, std::string& why, target_breakdown&
     if (b.targets == 0 || b.rows.size() != std::min<std::uint64_t>(b.targets, defaults::max_target_rows) ||
         b.folded.index != b.targets - b.rows.size())
         f.fail("targets", "is not the rows and the folded ones");
-    for (const target_row& row : b.rows)
-        if (row.index >= b.targets) f.fail("rows", "hold an index past the targets");
+    std::vector<std::uint64_t> places;
+    for (const target_row& row : b.rows) places.push_back(row.index);
+    std::sort(places.begin(), places.end());
+    if (!places.empty() && places.back() >= b.targets) f.fail("rows", "hold an index past the targets");
+    if (std::adjacent_find(places.begin(), places.end()) != places.end()) f.fail("rows", "hold an index twice");
     static const char* const outcomes[] = {"right", "wrong", "failed", "unanswered", "unsent"};
     if (const json_value* runs = f.optional("verdict", json_value::kind::array)) {
         if (runs->items.size() > defaults::max_verdict_runs) f.fail("verdict", "has more than 64 runs");
@@ -10317,6 +10336,8 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.r.intervals.clear();
     out.r.interval_histograms.clear();
     out.r.by_target = target_breakdown();  // one shard's targets are not the run's: merge keeps none
+    for (const report_run& x : in)  // where they connected, when all agree
+        if (x.r.connected_to != out.r.connected_to) out.r.connected_to.clear();
     std::int64_t start = first.r.start_realtime_ns, end = first.r.start_realtime_ns + first.r.elapsed_ns;
     double rate = 0;
     std::uint32_t requested = 0;
@@ -13381,9 +13402,9 @@ MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule) {
         plan->p.connect_to({});
         return MB_OK;
     }
+    MICROBENCH_C_TRY
     microbench::connect_rule parsed;
     if (!microbench::parse_connect_rule(rule, parsed)) return MB_PLAN_BAD_CONNECT_TO;
-    MICROBENCH_C_TRY
     std::vector<std::string> rules = plan->p.connect_to();
     rules.emplace_back(rule);
     plan->p.connect_to(std::move(rules));

@@ -45,7 +45,11 @@ TEST_CASE("connect-to: curl's rules, each part given or empty, IPv6 in brackets"
     REQUIRE(mb::parse_connect_rule("[::1]:80:[fe80::1]:8080", r));
     CHECK((r.host == "::1" && r.port == 80 && r.to_host == "fe80::1" && r.to_port == 8080));
     REQUIRE(mb::parse_connect_rule(":::", r));  // everything empty: matches any, changes nothing
-    for (const char* bad : {"", "a:1:b", "a:1:b:2:3", "a:x:b:2", "a:1:b:70000", "a:0:b:1", "[::1:80:b:1", "a:1:::1:2",
+    REQUIRE(mb::parse_connect_rule("a:1:b", r));  // no CONNECT-TO-PORT: the URL's
+    CHECK((r.host == "a" && r.port == 1 && r.to_host == "b" && r.to_port == 0));
+    REQUIRE(mb::parse_connect_rule("a:1:[::1]", r));
+    CHECK((r.to_host == "::1" && r.to_port == 0));
+    for (const char* bad : {"", "a:1", "a:1:b:2:3", "a:x:b:2", "a:1:b:70000", "a:0:b:1", "[::1:80:b:1", "a:1:::1:2",
                             "a:1:[]:2", "a b:1:c:2"}) {
         CAPTURE(bad);
         CHECK_FALSE(mb::parse_connect_rule(bad, r));
@@ -62,6 +66,15 @@ TEST_CASE("connect-to: curl's rules, each part given or empty, IPv6 in brackets"
     CHECK(host == "other");
     CHECK_FALSE(mb::apply_connect_rules({"example.com:443:127.0.0.1:1", "nope"}, host, port, bad));
     CHECK(bad == 1);
+    // A rule that matches but names nowhere else is passed over, as curl does.
+    host = "example.com";
+    port = 443;
+    CHECK(mb::apply_connect_rules({"example.com:443::", ":::", "example.com:443:EXAMPLE.COM:443", "::127.0.0.1:"}, host,
+                                  port, bad));
+    CHECK((host == "127.0.0.1" && port == 443));
+    host = "example.com";
+    CHECK_FALSE(mb::apply_connect_rules({"example.com:443::"}, host, port, bad));
+    CHECK(host == "example.com");
     CHECK(mb::host_port_text("::1", 8443) == "[::1]:8443");
     CHECK(mb::host_port_text("127.0.0.1", 80) == "127.0.0.1:80");
 }
@@ -73,6 +86,11 @@ TEST_CASE("connect-to: a name that does not resolve is reached at 127.0.0.1, and
     // Nothing resolves "microbench.invalid": only the rule takes the run anywhere.
     p.url("http://microbench.invalid:81/x").requests(20).concurrency(2).keep_alive(true);
     p.connect_to({"other.invalid:81:127.0.0.2:1", "microbench.invalid::127.0.0.1:" + port});
+    std::string host = "microbench.invalid";  // the rules take it to 127.0.0.1: nothing asks a resolver
+    std::uint16_t to_port = 81;
+    std::size_t bad = 0;
+    REQUIRE(mb::apply_connect_rules(p.connect_to(), host, to_port, bad));
+    REQUIRE(host == "127.0.0.1");
     mb::result r;
     REQUIRE(!mb::run(p, r));
     CHECK(r.requests_completed == 20);
@@ -84,7 +102,8 @@ TEST_CASE("connect-to: a name that does not resolve is reached at 127.0.0.1, and
     }
     std::string notes;
     mb::append_report_notes(mb::report_context_of(p), r, notes);
-    CHECK(notes.find("Note: connected to 127.0.0.1:" + port + " (--connect-to);") != std::string::npos);
+    CHECK(notes.find("Note: connected to 127.0.0.1:" + port + " by --connect-to, not to the URL's host and port.\n") !=
+          std::string::npos);
     const std::string json = mb::result_json(p, r, {50});
     CHECK(json.find("\"connected_to\":\"127.0.0.1:" + port + "\",") != std::string::npos);
     std::vector<mb::report_run> runs;

@@ -196,6 +196,11 @@ TEST_CASE("https --connect-to: a name that does not resolve, verified, with its 
     plan p;
     p.url(https_url(nginx.port, "/factorial/10", "other.example")).requests(6).concurrency(2).keep_alive(false).tls(o);
     p.connect_to({"other.example:" + std::to_string(nginx.port) + ":127.0.0.1:"});  // the URL's port
+    std::string host = "other.example";  // the rule takes it to 127.0.0.1: nothing asks a resolver
+    std::uint16_t port = nginx.port;
+    std::size_t bad = 0;
+    REQUIRE(apply_connect_rules(p.connect_to(), host, port, bad));
+    REQUIRE(host == "127.0.0.1");
     result r = run_ok(p);
     CHECK(r.requests_completed == 6);
     CHECK(r.tls_failure_reasons.empty());

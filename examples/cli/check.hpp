@@ -187,7 +187,7 @@ inline parse_outcome check_targets(options& o) {
         return usage_error("--check factorial needs /factorial/{n} or /factorial?n=N URLs");
     for (const mb::url* target : {&o.target, &second})
         if (!o.bind_address.empty() && !target->host.empty())
-            if (mb::source_fault f = bind_fault(o.bind_address, *target, !o.check_args))
+            if (mb::source_fault f = bind_fault(o.bind_address, *target, o.connect_to, !o.check_args))
                 return usage_error(bind_fault_line(o.bind_address, f));
     return {};
 }

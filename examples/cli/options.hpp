@@ -122,16 +122,22 @@ inline std::string range_rule(const char* flag, std::uint64_t lo, std::uint64_t 
     return std::string(flag) + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + unit;
 }
 
-// -B's first fault for a run against `target`: its addresses must be of the target's family, known
-// when the host is an address (or, when `may_resolve`, when it resolves here), else taken from
-// -B's first. Checking the arguments does not resolve: it asks no one outside the process.
-inline mb::source_fault bind_fault(const std::string& bind, const mb::url& target, bool may_resolve) {
+// -B's first fault for a run against `target` (where --connect-to's rules send it): its addresses
+// must be of that host's family, known when the host is an address (or, when `may_resolve`, when
+// it resolves here), else taken from -B's first. Checking the arguments does not resolve: it asks
+// no one outside the process.
+inline mb::source_fault bind_fault(const std::string& bind, const mb::url& target,
+                                   const std::vector<std::string>& connect_to, bool may_resolve) {
     int family = AF_UNSPEC;
     unsigned char any[sizeof(in6_addr)];
     mb::endpoint at;
-    if (inet_pton(AF_INET, target.host.c_str(), any) == 1) family = AF_INET;
-    else if (inet_pton(AF_INET6, target.host.c_str(), any) == 1) family = AF_INET6;
-    else if (may_resolve && mb::resolve(target.host, target.port, at) == 0) family = at.family();
+    std::string host = target.host;
+    std::uint16_t port = target.port;
+    std::size_t bad = 0;
+    mb::apply_connect_rules(connect_to, host, port, bad);
+    if (inet_pton(AF_INET, host.c_str(), any) == 1) family = AF_INET;
+    else if (inet_pton(AF_INET6, host.c_str(), any) == 1) family = AF_INET6;
+    else if (may_resolve && mb::resolve(host, port, at) == 0) family = at.family();
     std::vector<mb::endpoint> sources;
     return mb::source_addresses(bind, family, sources);
 }

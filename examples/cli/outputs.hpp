@@ -235,7 +235,7 @@ inline int start_failed(const mb::error& e, const options& o, const mb::plan& p,
     mb::url target;
     mb::source_fault fault;
     if (e.code == mb::errc::plan_bad_bind_address && !mb::parse_url(p.url(), target))
-        fault = bind_fault(o.bind_address, target, true);
+        fault = bind_fault(o.bind_address, target, o.connect_to, true);
     if (e.code == mb::errc::run_fd_limit && getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_max != RLIM_INFINITY) {
         const unsigned long long need = mb::detail::descriptors_needed(p);  // besides those already open
         const unsigned long long limit = files.rlim_max;

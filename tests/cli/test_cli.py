@@ -1070,11 +1070,12 @@ class OtherPrograms(unittest.TestCase):
                  "--check", "factorial", "http://microbench.invalid:81/factorial/5"])
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Complete requests:      6\n", r.stdout)
-        self.assertIn(f"Note: connected to 127.0.0.1:{Servers.port} (--connect-to); the Host header, SNI", r.stdout)
-        r = run([MICROBENCH, "--connect-to", "a:1:b", Servers.url()])
+        self.assertIn(f"Note: connected to 127.0.0.1:{Servers.port} by --connect-to, not to the URL's host and port.\n",
+                      r.stdout)
+        r = run([MICROBENCH, "--connect-to", "a:x:b:1", Servers.url()])
         self.assertEqual(r.returncode, 1)
         self.assertTrue(r.stderr.startswith("microbench: --connect-to needs HOST:PORT:ADDR:PORT (each may be empty; IPv6 "
-                                            "in brackets), not 'a:1:b'\n"), r.stderr)
+                                            "in brackets), not 'a:x:b:1'\n"), r.stderr)
 
     def test_inspect_usage(self):
         inspect = self.program("microbench-inspect")

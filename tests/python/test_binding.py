@@ -451,10 +451,10 @@ class Binding(unittest.TestCase):
         r = microbench.run("http://microbench.invalid:81/factorial/5", n=6, c=2, connect_to=[rule], check_factorial=5)
         self.assertEqual((r.completed, r.failed, r.connected_to), (6, 0, f"127.0.0.1:{self.server.port}"))
         self.assertEqual(r.json["connected_to"], r.connected_to)
-        self.assertIn(f"Note: connected to 127.0.0.1:{self.server.port} (--connect-to)", r.report)
+        self.assertIn(f"Note: connected to 127.0.0.1:{self.server.port} by --connect-to", r.report)
         self.assertEqual(microbench.run(self.server.url("/"), n=2).connected_to, "")
         with self.assertRaises(microbench.MicrobenchError) as caught:
-            microbench.run(self.server.url("/"), connect_to=["a:1:b"])
+            microbench.run(self.server.url("/"), connect_to=["a:x:b:1"])
         self.assertEqual(caught.exception.name, "plan_bad_connect_to")
         with self.assertRaises(TypeError):
             microbench.run(self.server.url("/"), connect_to=rule)

@@ -104,9 +104,9 @@ MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule) {
         plan->p.connect_to({});
         return MB_OK;
     }
+    MICROBENCH_C_TRY
     microbench::connect_rule parsed;
     if (!microbench::parse_connect_rule(rule, parsed)) return MB_PLAN_BAD_CONNECT_TO;
-    MICROBENCH_C_TRY
     std::vector<std::string> rules = plan->p.connect_to();
     rules.emplace_back(rule);
     plan->p.connect_to(std::move(rules));

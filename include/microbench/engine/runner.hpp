@@ -183,17 +183,18 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.request = shared.request;
     s.worker_index = i;
     s.workers = t;
-    s.writer = p.request_callback();
     s.writer_user = p.request_user();
     s.writer_capacity = p.request_capacity();
     s.resend_any = p.resend_non_idempotent();
+    s.writer = p.request_callback();
+    if (shared.records.size()) s.records = &shared.records;
     if (shared.table.size()) {
         s.table = &shared.table;
         s.target_lengths = shared.target_lengths.get();
         if (!shared.factorials.of_target.empty()) s.factorials = &shared.factorials;
+        s.shuffled = shared.shuffled.empty() ? nullptr : shared.shuffled.data();
         s.random_order = p.order() == target_order::random;
         s.order_seed = detail::mix64(p.seed() ^ detail::mix64((std::uint64_t{p.shard_index()} << 32) + i + 1));
-        s.shuffled = shared.shuffled.empty() ? nullptr : shared.shuffled.data();
     }
     s.connections = static_cast<std::uint32_t>(share(p.concurrency()));
     // Each once: one request a target, dealt as in turn deals them (worker w's: w, w + T, ...).
@@ -207,7 +208,6 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.record_requests = share(p.record_requests());  // the cap is the run's
     s.socket_buffer_bytes = static_cast<int>(p.socket_buffer_bytes());
     s.response_checks = shared.response_checks.empty() ? nullptr : &shared.response_checks;
-    if (shared.records.size()) s.records = &shared.records;
     s.duration_ns = p.duration_ms() * 1'000'000;
     const worker_rate rate = rate_of_worker(p, i, t);
     s.rate_interval_ns = rate.interval_ns;

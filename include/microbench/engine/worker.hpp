@@ -120,12 +120,12 @@ private:
     std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
     // Each request has bytes of its own (a target's, or a callback's), not the run's one request.
-    bool own_bytes() const { return s_.table || room_; }
+    bool own_bytes() const { return s_.table || s_.writer; }
     // Where the slot `q` (one of requests_) keeps what a request callback wrote.
     std::size_t room_of(const request_slot& q) const { return static_cast<std::size_t>(&q - requests_.data()); }
     // The bytes of the request `q` stands for: what the callback wrote, its target's, or the run's one request.
     std::string_view request_of(const request_slot& q) const {
-        if (room_) return {room_.get() + room_of(q) * s_.writer_capacity, room_lengths_[room_of(q)]};
+        if (s_.writer) return {room_.get() + room_of(q) * s_.writer_capacity, room_lengths_[room_of(q)]};
         return s_.table ? s_.table->at(q.target) : s_.request;
     }
     // With targets: the next request's — at random, or in turn (this worker's k-th: (index +
@@ -269,7 +269,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     std::uint64_t left = s_.quota ? s_.quota - issued_ : UINT64_MAX;
     bool stop = stopping_ || now >= stop_issuing_ns_ || (fixed_rate() && !due(now));
     auto k = static_cast<std::uint32_t>(stop ? 0 : std::min<std::uint64_t>(s_.pipeline, left));
-    if (k && room_) k = write_requests(c, k);
+    if (k && s_.writer) k = write_requests(c, k);
     if (k == 0) {
         close_connection(c, false);
         return;
@@ -293,7 +293,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
     }
     intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j) {
-        const std::uint32_t target = room_ ? c.requests[j].target : next_target();  // a callback's: its own
+        const std::uint32_t target = s_.writer ? c.requests[j].target : next_target();  // a callback's: its own
         c.requests[j] = request_slot{start, reused ? start : 0, 0, 0, false, reused, target, intended};
     }
     send(ci, start);

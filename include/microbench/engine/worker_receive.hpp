@@ -85,7 +85,7 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
     for (;;) {
         request_slot& slot = c.oldest();
         if (!slot.first_byte_ns && used < in.size()) slot.first_byte_ns = now;
-        if (room_)  // a callback's request: a HEAD's response has no body
+        if (s_.writer)  // a callback's request: a HEAD's response has no body
             c.parser.head_request(request_of(slot).substr(0, 5) == "HEAD ");
         else if (s_.table && !s_.table->flags.empty())  // targets with methods of their own: likewise
             c.parser.head_request(s_.table->flags[slot.target] & request_table::head_flag);
@@ -211,7 +211,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
     for (std::uint32_t j = c.done; j < c.batch; ++j) {
         request_slot q = c.requests[j];
         bool may_resend = s_.resend_sent;
-        if (room_) {  // a callback's request: the method it starts with decides
+        if (s_.writer) {  // a callback's request: the method it starts with decides
             const std::string_view r = request_of(c.requests[j]);
             may_resend = s_.resend_any || idempotent(r.substr(0, r.find(' ')));
         } else if (s_.table && !s_.table->flags.empty()) {  // a target's method decides
@@ -222,7 +222,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
             continue;
         }
         ++stats_.retries;
-        if (room_) move_room(c.requests[j], c.requests[kept]);
+        if (s_.writer) move_room(c.requests[j], c.requests[kept]);
         c.requests[kept++] = request_slot{q.start_ns, 0, 0, 0, true, false, q.target, q.intended_ns};
     }
     c.batch = kept;

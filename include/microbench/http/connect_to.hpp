@@ -1,8 +1,11 @@
 // microbench/http/connect_to.hpp — curl's --connect-to rules, "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT":
 // a run whose URL names HOST:PORT connects to CONNECT-TO-HOST:CONNECT-TO-PORT instead, while the
 // Host header, SNI and the certificate's name check still say HOST. An empty HOST or PORT matches
-// any; an empty CONNECT-TO-HOST or CONNECT-TO-PORT keeps the URL's. An IPv6 address goes in
-// brackets. Of several rules, the first that matches applies (as in curl).
+// any; an empty CONNECT-TO-HOST or CONNECT-TO-PORT (or none: "HOST:PORT:CONNECT-TO-HOST") keeps the
+// URL's. An IPv6 address goes in brackets. Of several rules, the first that matches and changes
+// something applies (as in curl: a rule with both CONNECT-TO parts empty is passed over). Hosts
+// match as written, in any case ("example.com." is not "example.com"). Every rule must read,
+// matched or not (curl passes over one that does not).
 #pragma once
 
 #include <cstdint>
@@ -70,17 +73,19 @@ inline bool parse_connect_rule(std::string_view text, connect_rule& out) {
     colon = text.find(':');
     if (colon == std::string_view::npos || !detail::connect_port_field(text.substr(0, colon), out.port)) return false;
     text.remove_prefix(colon + 1);
-    // The last port follows the last ':' (a bracketed host holds its own).
+    // The last port follows the last ':' outside brackets; without one the rule ends at the host.
     colon = text.rfind(':');
-    if (colon == std::string_view::npos || !detail::connect_port_field(text.substr(colon + 1), out.to_port))
-        return false;
-    text = text.substr(0, colon);
+    if (colon != std::string_view::npos && !text.empty() && text.back() != ']') {
+        if (!detail::connect_port_field(text.substr(colon + 1), out.to_port)) return false;
+        text = text.substr(0, colon);
+    }
     return detail::connect_host_field(text, out.to_host, true);
 }
 
-// Where a run whose URL names `host`:`port` connects under `rules`: the first that matches
-// changes `host` and `port` (true); none does: they stay (false). `bad` is the index of the first
-// rule that does not read (rules.size() when all do), checked before any applies.
+// Where a run whose URL names `host`:`port` connects under `rules`: the first that matches and
+// names somewhere else changes `host` and `port` (true); none does: they stay (false). `bad` is
+// the index of the first rule that does not read (rules.size() when all do), checked before any
+// applies.
 inline bool apply_connect_rules(const std::vector<std::string>& rules, std::string& host, std::uint16_t& port,
                                 std::size_t& bad) {
     connect_rule r;
@@ -89,8 +94,11 @@ inline bool apply_connect_rules(const std::vector<std::string>& rules, std::stri
     for (const std::string& text : rules) {
         parse_connect_rule(text, r);
         if ((!r.host.empty() && !detail::iequals(r.host, host)) || (r.port && r.port != port)) continue;
-        if (!r.to_host.empty()) host = r.to_host;
-        if (r.to_port) port = r.to_port;
+        const std::string to_host = r.to_host.empty() ? host : r.to_host;
+        const std::uint16_t to_port = r.to_port ? r.to_port : port;
+        if (detail::iequals(to_host, host) && to_port == port) continue;  // nowhere else: the next rule
+        host = to_host;
+        port = to_port;
         return true;
     }
     return false;

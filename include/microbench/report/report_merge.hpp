@@ -265,6 +265,8 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.r.intervals.clear();
     out.r.interval_histograms.clear();
     out.r.by_target = target_breakdown();  // one shard's targets are not the run's: merge keeps none
+    for (const report_run& x : in)  // where they connected, when all agree
+        if (x.r.connected_to != out.r.connected_to) out.r.connected_to.clear();
     std::int64_t start = first.r.start_realtime_ns, end = first.r.start_realtime_ns + first.r.elapsed_ns;
     double rate = 0;
     std::uint32_t requested = 0;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../core/ascii.hpp"
 #include "../core/config.hpp"
@@ -60,6 +61,13 @@ inline void read_target_row(json_fields& f, target_row& t) {
     f.number("wrong", wrong);
     const bool overflows = t.failed > UINT64_MAX - t.completed || t.unfinished > UINT64_MAX - t.completed - t.failed;
     if (overflows || requests != t.requests()) f.fail("requests", "is not completed + failed + unfinished");
+    std::uint64_t reasons_sum = 0;
+    bool reasons_overflow = false;
+    for (std::uint64_t n : t.failures) {
+        reasons_overflow = reasons_overflow || n > UINT64_MAX - reasons_sum;
+        reasons_sum += n;
+    }
+    if (reasons_overflow || reasons_sum != t.failed) f.fail("failed", "is not the sum of failures");
     if (wrong != t.wrong()) f.fail("wrong", "is not failures.check");
 }
 
@@ -86,8 +94,11 @@ inline void read_by_target(json_fields& top, std::string& why, target_breakdown&
     if (b.targets == 0 || b.rows.size() != std::min<std::uint64_t>(b.targets, defaults::max_target_rows) ||
         b.folded.index != b.targets - b.rows.size())
         f.fail("targets", "is not the rows and the folded ones");
-    for (const target_row& row : b.rows)
-        if (row.index >= b.targets) f.fail("rows", "hold an index past the targets");
+    std::vector<std::uint64_t> places;
+    for (const target_row& row : b.rows) places.push_back(row.index);
+    std::sort(places.begin(), places.end());
+    if (!places.empty() && places.back() >= b.targets) f.fail("rows", "hold an index past the targets");
+    if (std::adjacent_find(places.begin(), places.end()) != places.end()) f.fail("rows", "hold an index twice");
     static const char* const outcomes[] = {"right", "wrong", "failed", "unanswered", "unsent"};
     if (const json_value* runs = f.optional("verdict", json_value::kind::array)) {
         if (runs->items.size() > defaults::max_verdict_runs) f.fail("verdict", "has more than 64 runs");

@@ -31,8 +31,8 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                 static_cast<unsigned long long>(r.server_closes),
                 static_cast<unsigned long long>(r.keep_alive_requests), sent);
     if (!r.connected_to.empty())
-        appendf(out, "Note: connected to %s (--connect-to); the Host header, SNI and the certificate check named "
-                     "the URL's host.\n", r.connected_to.c_str());
+        appendf(out, "Note: connected to %s by --connect-to, not to the URL's host and port.\n",
+                r.connected_to.c_str());
     if (r.request_fn_faults)
         appendf(out, "Note: the request callback wrote past its room, or named a target outside the targets, %llu "
                      "times; each stopped its thread's requests.\n",

@@ -53,7 +53,7 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         plan.AddConnectTo($"microbench.invalid:81:127.0.0.1:{Shared.Port}");
         var r = plan.Run();
         Check("connected:", r.Completed == 4 && r.ConnectedTo == $"127.0.0.1:{Shared.Port}", $"{r.Completed}, {r.ConnectedTo}");
-        var e = Assert.Throws<MicrobenchException>(() => plan.AddConnectTo("a:1:b"));
+        var e = Assert.Throws<MicrobenchException>(() => plan.AddConnectTo("a:x:b:1"));
         Check("a bad rule:", e.Name == "plan_bad_connect_to", e.Name);
     }
 
