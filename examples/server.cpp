@@ -1,8 +1,9 @@
 // microbench-server: the reference server as a program, for experiments and other clients.
-//   microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]
+//   microbench-server [-a ADDRESS] [-p PORT | -u PATH] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]
 //                     [--count-paths N] | -h
 // Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /work?us=N, /stall, /echo, /status/{code} and /stats on
-// 127.0.0.1 (or ADDRESS) until SIGINT/SIGTERM, or for SECONDS. Prints the port it listens on.
+// 127.0.0.1 (or ADDRESS), or on the Unix socket PATH, until SIGINT/SIGTERM, or for SECONDS. Prints
+// where it listens.
 // -x: chaos for soak tests — of every 1000 responses, CUT are cut short (closed or reset) and
 // after CLOSE the connection is closed (server_options::chaos_*). --count-paths N: requests by
 // target for /stats?paths (server_options::count_paths).
@@ -22,10 +23,12 @@ volatile sig_atomic_t stop_requested = 0;
 void on_signal(int) { stop_requested = 1; }
 
 const char* usage_text =
-    "usage: microbench-server [-a ADDRESS] [-p PORT] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]\n"
+    "usage: microbench-server [-a ADDRESS] [-p PORT | -u PATH] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]\n"
     "                         [--count-paths N]\n"
     "  -a ADDRESS   address to listen on (default 127.0.0.1; ::1, or 0.0.0.0 for every IPv4 one)\n"
     "  -p PORT      port, 0 to 65535 (default 0: a free one); the first line printed says which\n"
+    "  -u PATH      listen on the Unix socket PATH instead (up to 107 bytes): a stale socket file there is\n"
+    "               replaced, a live one refused; the file is removed at exit\n"
     "  -t THREADS   worker threads, 1 to 256 (default 1)\n"
     "  -d SECONDS   stop after SECONDS, 1 to 86400 (default: at Ctrl-C or SIGTERM); then print the counts as JSON\n"
     "  -x CUT:CLOSE[:SEED]  chaos: of every 1000 responses about CUT are cut short and after about CLOSE the\n"
@@ -67,18 +70,26 @@ bool chaos(const char* text, microbench::server_options& options) {
 int main(int argc, char** argv) {
     microbench::server_options options;
     long seconds = 0, v = 0;
+    microbench::endpoint at;
+    bool port_given = false, address_given = false;
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag == "-h" || flag == "--help") {
             std::fputs(usage_text, stdout);
             return 0;
         }
-        if (flag != "-a" && flag != "-p" && flag != "-t" && flag != "-d" && flag != "-x" && flag != "--count-paths")
+        if (flag != "-a" && flag != "-p" && flag != "-t" && flag != "-d" && flag != "-x" && flag != "-u" &&
+            flag != "--count-paths")
             return usage_error("unknown option '" + flag + "'");
         if (i + 1 >= argc) return usage_error("option " + flag + " needs a value");
         const char* value = argv[++i];
+        port_given = port_given || flag == "-p";
+        address_given = address_given || flag == "-a";
         const std::string bad = std::string(", not '") + value + "'";
         if (flag == "-a") options.host = value;
+        else if (flag == "-u" && !microbench::unix_endpoint(value, at))
+            return usage_error("-u needs a path of 1 to 107 bytes" + bad);
+        else if (flag == "-u") options.unix_path = value;
         else if (flag == "-p" && !number(value, 0, 65535, v))
             return usage_error("-p needs a port from 0 to 65535" + bad);
         else if (flag == "-p") options.port = static_cast<std::uint16_t>(v);
@@ -94,6 +105,8 @@ int main(int argc, char** argv) {
             return usage_error("--count-paths needs a count of targets from 1 to 1,000,000" + bad);
         else if (flag == "--count-paths") options.count_paths = static_cast<std::size_t>(v);
     }
+    if (!options.unix_path.empty() && (port_given || address_given))
+        return usage_error("-u listens on a Unix socket: give no -a or -p with it");
     microbench::server srv;
     if (microbench::error e = srv.start(options)) {
         const int err = e.code == microbench::errc::run_system ? static_cast<int>(e.position) : 0;
@@ -101,15 +114,25 @@ int main(int argc, char** argv) {
         if (e.code == microbench::errc::plan_bad_bind_address)
             why = "-a needs an address of this machine (127.0.0.1, ::1, 0.0.0.0, localhost)";
         else if (err == EADDRNOTAVAIL) why = "the address is not one of this machine's (see ip addr)";
+        else if (err == EADDRINUSE && !options.unix_path.empty())
+            why = "a server listens there, or the path is a file other than a socket (pick another -u)";
         else if (err == EADDRINUSE)
             why = "the port is in use: another program listens there (pick another -p, or -p 0 for a free one)";
         else if (err == EACCES) why = "permission denied: ports below 1024 need root (pick -p 1024 or above)";
         else if (err) why += std::string(" (") + std::strerror(err) + ")";
-        std::fprintf(stderr, "microbench-server: cannot serve on %s port %u: %s\n", options.host.c_str(),
-                     static_cast<unsigned>(options.port), why.c_str());
+        if (!options.unix_path.empty())
+            std::fprintf(stderr, "microbench-server: cannot serve on the Unix socket %s: %s\n",
+                         options.unix_path.c_str(), why.c_str());
+        else
+            std::fprintf(stderr, "microbench-server: cannot serve on %s port %u: %s\n", options.host.c_str(),
+                         static_cast<unsigned>(options.port), why.c_str());
         return 2;
     }
-    std::printf("microbench-server listening on %s port %u\n", options.host.c_str(), static_cast<unsigned>(srv.port()));
+    if (!options.unix_path.empty())
+        std::printf("microbench-server listening on the Unix socket %s\n", options.unix_path.c_str());
+    else
+        std::printf("microbench-server listening on %s port %u\n", options.host.c_str(),
+                    static_cast<unsigned>(srv.port()));
     std::fflush(stdout);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);

@@ -67,7 +67,7 @@ enum {
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_CONNECT_TO = 130,
-    MB_PLAN_BAD_BATCH_LAG = 131,
+    MB_PLAN_BAD_BATCH_LAG = 131, MB_PLAN_BAD_UNIX_SOCKET = 132,
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
@@ -115,7 +115,8 @@ typedef enum mb_count {
     MB_COUNT_TLS_RESUMED = 18,      /* over TLS: of them, those that resumed a session */
     MB_COUNT_TLS_HANDSHAKE_FAILURES = 19, /* of the tls failures, requests whose handshake failed
                                             (ab's Connect column) */
-    MB_COUNT_REQUEST_FN_FAULTS = 20 /* request callback calls that overflowed or named no target */
+    MB_COUNT_REQUEST_FN_FAULTS = 20, /* request callback calls that overflowed or named no target */
+    MB_COUNT_BACKLOG_WAITS = 21     /* over a Unix socket: connects that found the listen queue full and waited */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -280,6 +281,11 @@ MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address);
  * empty (any / the URL's), an IPv6 address in brackets; the first rule that matches applies.
  * MB_PLAN_BAD_CONNECT_TO for one that does not read; NULL removes every rule. */
 MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule);
+/* curl's --unix-socket: every connection goes to the Unix socket at path (1 to 107 bytes) instead
+ * of the URL's host and port; the URL still gives the Host header and the path. NULL or "" goes
+ * back to TCP. MB_PLAN_BAD_UNIX_SOCKET for a path too long; mb_run refuses it beside a bind
+ * address or connect-to rules. */
+MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path);
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
@@ -528,6 +534,10 @@ MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, cha
  * that does not resolve is MB_PLAN_BAD_BIND_ADDRESS, one that cannot be bound MB_RUN_SYSTEM. port 0
  * picks a free one; threads 1..256. */
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out);
+/* The reference server on the Unix socket at path (1 to 107 bytes): a stale socket file there (no
+ * server accepts on it) is replaced; a live one, or another kind of file, is MB_RUN_SYSTEM; the
+ * file is removed at stop. mb_server_port says 0. */
+MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out);
 MB_API uint16_t mb_server_port(const mb_server* server);
 MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */
 MB_API void mb_server_stop(mb_server* server);                /* stops and destroys it */

@@ -41,6 +41,7 @@
 #include "microbench/stats/result.hpp"
 #include "microbench/engine/transport.hpp"
 #include "microbench/engine/target.hpp"
+#include "microbench/engine/tls_options.hpp"
 #include "microbench/engine/plan.hpp"
 #include "microbench/engine/shard.hpp"
 #include "microbench/engine/connection.hpp"
@@ -88,6 +89,7 @@
 #include "microbench/server/request_parser.hpp"
 #include "microbench/server/server_counts.hpp"
 #include "microbench/server/server_endpoints.hpp"
+#include "microbench/server/listener.hpp"
 #include "microbench/server/server.hpp"
 #endif
 #ifndef MICROBENCH_NO_REPORTS

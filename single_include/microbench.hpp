@@ -270,6 +270,8 @@ namespace microbench {
       "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
     X(plan_bad_connect_to, 130, "a --connect-to rule is HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT, each part " \
       "may be empty, an IPv6 address in brackets, a port from 1 to 65535 (the position is the rule's index)") \
+    X(plan_bad_unix_socket, 132, "a Unix socket path must be 1 to 107 bytes without a NUL byte, and goes without " \
+      "-B and --connect-to (the position: 0 the path, 1 with -B, 2 with --connect-to)") \
     X(plan_bad_batch_lag, 131, "the batch lag must be from 0 to 10,000 microseconds, or -1 for the default") \
     X(plan_bad_capacity_search, 133, \
       "a capacity search needs a p99 objective above 0 and each of its bounds in range") \
@@ -3190,8 +3192,8 @@ inline std::uint64_t splitmix64(std::uint64_t& state) { return mix64(state += 0x
 // ---- end include/microbench/core/splitmix.hpp ----
 // ---- begin include/microbench/engine/net.hpp ----
 // microbench/engine/net.hpp — the few socket operations the engine and server need, as values:
-// name resolution (once, at setup), source addresses (-B), non-blocking sockets, and reads and
-// writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL);
+// name resolution (once, at setup), Unix socket addresses, source addresses (-B), non-blocking
+// sockets, and reads and writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL);
 // installs no signal handler.
 
 #include <arpa/inet.h>
@@ -3202,8 +3204,10 @@ inline std::uint64_t splitmix64(std::uint64_t& state) { return mix64(state += 0x
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -3211,13 +3215,15 @@ inline std::uint64_t splitmix64(std::uint64_t& state) { return mix64(state += 0x
 
 namespace microbench {
 
-// A resolved socket address, copyable plain data.
+// A resolved socket address (IPv4, IPv6 or a Unix socket's path), copyable plain data.
 struct endpoint {
     sockaddr_storage addr{};
     socklen_t len = 0;
 
     int family() const { return addr.ss_family; }
+    // "127.0.0.1:80", "[::1]:80", or a Unix socket's path.
     std::string to_string() const {
+        if (family() == AF_UNIX) return reinterpret_cast<const sockaddr_un*>(&addr)->sun_path;
         char host[INET6_ADDRSTRLEN] = "?";
         std::uint16_t port = 0;
         if (family() == AF_INET) {
@@ -3247,6 +3253,21 @@ inline int resolve(const std::string& host, std::uint16_t port, endpoint& out, b
     out.len = static_cast<socklen_t>(list->ai_addrlen);
     freeaddrinfo(list);
     return 0;
+}
+
+// The longest Unix socket path, in bytes: sun_path less its terminating NUL.
+constexpr std::size_t max_unix_path = sizeof(sockaddr_un::sun_path) - 1;
+
+// The address of the Unix socket at `path`: false when the path is empty, longer than
+// max_unix_path or holds a NUL byte.
+inline bool unix_endpoint(const std::string& path, endpoint& out) {
+    if (path.empty() || path.size() > max_unix_path || path.find('\0') != std::string::npos) return false;
+    out = endpoint();
+    auto* a = reinterpret_cast<sockaddr_un*>(&out.addr);
+    a->sun_family = AF_UNIX;
+    std::memcpy(a->sun_path, path.data(), path.size());
+    out.len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+    return true;
 }
 
 enum class io : std::uint8_t {
@@ -3348,10 +3369,10 @@ inline io_result send_parts(int fd, iovec* parts, int n) {
     }
 }
 
-// A non-blocking TCP socket with TCP_NODELAY, or -1 (errno set).
-inline int open_tcp_socket(int family) {
+// A non-blocking stream socket of `family` (TCP with TCP_NODELAY, or a Unix socket), or -1 (errno set).
+inline int open_stream_socket(int family) {
     int fd = ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
+    if (fd < 0 || family == AF_UNIX) return fd;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
@@ -3384,7 +3405,7 @@ inline bool numeric_address(const std::string& text, int family, endpoint& out) 
 // Whether this machine has the local address `from`: a test bind, once at setup, so a wrong
 // -B is a clear error rather than every connect waiting for a "port" that never comes.
 inline bool local_address(const endpoint& from) {
-    int fd = open_tcp_socket(from.family());
+    int fd = open_stream_socket(from.family());
     if (fd < 0) return true;  // cannot tell; connects will say
     int err = bind_source(fd, from);
     ::close(fd);
@@ -3467,10 +3488,13 @@ inline source_fault source_addresses(const std::string& text, int family, std::v
 }
 
 // What a failed socket(), bind() or connect() ran out of on this machine, if anything: these are
-// not the server's failures, and end when another connection closes.
-enum class local_shortage : std::uint8_t { none, port, descriptor, memory };
+// not the server's failures, and end when another connection closes. One is not local: a Unix
+// socket's connect that finds the server's listen queue full (EAGAIN) is the server's overload,
+// and waits as a TCP connect waits out a full queue (its SYN sent again), within the connect timeout.
+enum class local_shortage : std::uint8_t { none, port, descriptor, memory, backlog };
 
-inline local_shortage shortage_of(int err) {
+inline local_shortage shortage_of(int err, int family) {
+    if (family == AF_UNIX && (err == EAGAIN || err == EWOULDBLOCK)) return local_shortage::backlog;
     switch (err) {
         case EADDRNOTAVAIL: case EADDRINUSE: return local_shortage::port;
         case EMFILE: case ENFILE: return local_shortage::descriptor;
@@ -3788,6 +3812,9 @@ struct result {
     std::uint64_t port_waits = 0;
     std::uint64_t descriptor_waits = 0;
     std::uint64_t memory_waits = 0;
+    // Over a Unix socket: connects that found the server's listen queue full and waited (the
+    // server's overload, not a local shortage; one still full at the connect timeout fails as connect).
+    std::uint64_t backlog_waits = 0;
     std::uint32_t concurrency_requested = 0;
     std::uint32_t concurrency_peak = 0;    // most connections open at once
     std::uint64_t bytes_sent = 0;
@@ -3827,8 +3854,9 @@ struct result {
     // With a request callback (plan::on_request): its calls that returned a length above the room
     // or a target outside the targets; each stopped its worker's requests.
     std::uint64_t request_fn_faults = 0;
-    // With a plan::connect_to rule that matched: where the run connected, "host:port" ("[::1]:8443");
-    // empty: to the URL's host. The runner sets it; merge() leaves it alone.
+    // Where the run connected when not to the URL's host and port: "host:port" ("[::1]:8443") by a
+    // plan::connect_to rule that matched, "unix:PATH" over plan::unix_socket; empty: the URL's.
+    // The runner sets it; merge() leaves it alone.
     std::string connected_to;
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
     // merge() leaves it alone.
@@ -3876,6 +3904,7 @@ struct result {
         port_waits += o.port_waits;
         descriptor_waits += o.descriptor_waits;
         memory_waits += o.memory_waits;
+        backlog_waits += o.backlog_waits;
         concurrency_peak += o.concurrency_peak;
         bytes_sent += o.bytes_sent;
         bytes_received += o.bytes_received;
@@ -4038,17 +4067,13 @@ using request_fn = std::size_t (*)(request_call& call, void* user);
 
 }  // namespace microbench
 // ---- end include/microbench/engine/target.hpp ----
-// ---- begin include/microbench/engine/plan.hpp ----
-// microbench/engine/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
-//   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
-// Every knob starts at its default from config.hpp; validate() says what is wrong, never throws.
-// A plan is plain data: copy it, keep it, run it again.
+// ---- begin include/microbench/engine/tls_options.hpp ----
+// microbench/engine/tls_options.hpp — the built-in TLS's settings for an https:// run (ab's -f,
+// -Z, -E and -I, and what ab lacks), and which of them the TLS library refused. Plain data.
 
-#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
-
 
 namespace microbench {
 
@@ -4071,6 +4096,22 @@ struct tls_options {
 namespace tls_setup_fault {
 constexpr std::size_t version = 1, ciphers = 2, certificate = 3, ca_file = 4;
 }
+
+}  // namespace microbench
+// ---- end include/microbench/engine/tls_options.hpp ----
+// ---- begin include/microbench/engine/plan.hpp ----
+// microbench/engine/plan.hpp — what a run sends, how hard and for how long, as a fluent value:
+//   plan().url("http://127.0.0.1:8000/").requests(10000).concurrency(100).keep_alive(true)
+// Every knob starts at its default from config.hpp; validate() says what is wrong, never throws.
+// A plan is plain data: copy it, keep it, run it again.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
 
 // Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
 // as unfinished) and returns its partial result marked cancelled.
@@ -4141,6 +4182,10 @@ public:
     // first that matches the URL's host and port says where to connect instead; the Host header,
     // SNI and the certificate check still name the URL's host (result::connected_to says where).
     MICROBENCH_PLAN_FIELD(std::vector<std::string>, connect_to)
+    // The path of a Unix socket every connection goes to instead of the URL's host and port
+    // (curl's --unix-socket): the URL still gives the Host header, the path and, for https://,
+    // SNI. At most max_unix_path bytes; not with connect_to() or bind_address(). "": TCP.
+    MICROBENCH_PLAN_FIELD(std::string, unix_socket)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -4328,6 +4373,8 @@ public:
         if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
         if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
+        if (!unix_socket_.empty() && !bind_address_.empty()) return {errc::plan_bad_unix_socket, 1};
+        if (!unix_socket_.empty() && !connect_to_.empty()) return {errc::plan_bad_unix_socket, 2};
         const std::uint64_t rooms = std::uint64_t{concurrency_} * pipeline_;  // a request callback's: one a request
         if (request_fn_ && rooms * request_capacity_ > defaults::max_request_room_bytes)
             return {errc::plan_bad_request_capacity, 0};
@@ -4365,6 +4412,8 @@ public:
             if (!parse_connect_rule(connect_to_[i], rule)) return {errc::plan_bad_connect_to, i};
         if (request_fn_ && !within(request_capacity_, min_request_capacity, max_request_capacity))
             return {errc::plan_bad_request_capacity, 0};
+        endpoint socket;
+        if (!unix_socket_.empty() && !unix_endpoint(unix_socket_, socket)) return {errc::plan_bad_unix_socket, 0};
 
         return {};
     }
@@ -4377,6 +4426,7 @@ private:
     microbench::target_order order_ = microbench::target_order::in_turn;
     bool each_once_ = false;
     std::vector<std::string> connect_to_;
+    std::string unix_socket_;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;
@@ -5769,7 +5819,7 @@ inline void worker::scan_deadlines(std::int64_t now) {
 // counted in ab's Connect), the transport's reads, close or reset. A connect that meets a local
 // shortage (no free port, descriptor or kernel buffer) is not the server's failure: the
 // connection waits, and is tried again when another connection closes or after a short
-// back-off, within its connect timeout.
+// back-off, within its connect timeout. A Unix socket's full listen queue waits the same way.
 
 #include <cstdio>
 #include <cstring>
@@ -5782,7 +5832,7 @@ namespace detail {
 inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     if (c.state != connection::phase::waiting) c.deadline_ns = now + s_.connect_timeout_ns;
-    int fd = open_tcp_socket(s_.target.family());
+    int fd = open_stream_socket(s_.target.family());
     int err = fd < 0 ? errno : 0;
     if (fd >= 0 && s_.socket_buffer_bytes) {  // before connect, so the window scale is negotiated for it
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
@@ -5797,7 +5847,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
     }
     if (r.status == io::error) {
         if (fd >= 0) ::close(fd);
-        local_shortage what = shortage_of(r.err);
+        local_shortage what = shortage_of(r.err, s_.target.family());
         if (what != local_shortage::none) return wait_for_local(ci, what, now);
         return fail_in_flight(ci, failure::connect, failure::connect, false);
     }
@@ -5812,6 +5862,7 @@ inline void worker::wait_for_local(std::uint32_t ci, local_shortage what, std::i
     switch (what) {
         case local_shortage::port: ++stats_.port_waits; break;
         case local_shortage::descriptor: ++stats_.descriptor_waits; break;
+        case local_shortage::backlog: ++stats_.backlog_waits; break;
         default: ++stats_.memory_waits; break;
     }
     connection& c = conns_[ci];
@@ -7882,7 +7933,8 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     if (shared.tls) s.tls = shared.tls->for_worker(i);
 #endif
     s.server_name = shared.server_name.c_str();
-    s.stamp_arrivals = s.stamp_arrivals && !s.tls;  // a transport reads the socket itself, without stamps
+    // A transport reads the socket itself, without stamps; Linux stamps nothing on a Unix stream socket.
+    s.stamp_arrivals = s.stamp_arrivals && !s.tls && shared.to.family() != AF_UNIX;
     return s;
 }
 
@@ -7941,13 +7993,14 @@ inline error run_plan(const plan& p, result& out) {
     if (error e = build_request(target, p.request(), shared.request)) return e;
     if (error e = build_targets(p, target, shared.table, shared.target_lengths)) return e;
     if (error e = order_targets(p, shared.table, shared.shuffled)) return e;
-    // Where to connect: the URL's host and port, or a --connect-to rule's.
+    // Where to connect: a Unix socket, the URL's host and port, or a --connect-to rule's.
     std::string connect_host = target.host;
     std::uint16_t connect_port = target.port;
     std::size_t bad_rule = 0;
     const bool rerouted = apply_connect_rules(p.connect_to(), connect_host, connect_port, bad_rule);
     if (bad_rule < p.connect_to().size()) return {errc::plan_bad_connect_to, bad_rule};
-    if (resolve(connect_host, connect_port, shared.to) != 0) return {errc::run_resolve_failed, 0};
+    if (!p.unix_socket().empty()) unix_endpoint(p.unix_socket(), shared.to);  // validate() checked the path
+    else if (resolve(connect_host, connect_port, shared.to) != 0) return {errc::run_resolve_failed, 0};
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
@@ -8017,6 +8070,7 @@ inline error run_plan(const plan& p, result& out) {
     // After every join: nothing below may leave a thread running.
     collect_result(p, shared, threads.get(), t, start, wall, rows.get(), interval_rows, kept, out);
     if (rerouted) out.connected_to = host_port_text(connect_host, connect_port);
+    if (!p.unix_socket().empty()) out.connected_to = "unix:" + p.unix_socket();
     return {};
 }
 
@@ -8212,7 +8266,7 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
     // after the step leaves its request unfinished), and no connect waited for a local shortage.
     const bool unreachable = r.connects == 0 && r.requests_completed == 0 &&
                              r.failed(failure::connect) == r.requests_failed && r.requests_failed + r.unfinished > 0 &&
-                             r.port_waits + r.descriptor_waits + r.memory_waits == 0;
+                             r.port_waits + r.descriptor_waits + r.memory_waits + r.backlog_waits == 0;
     if (unreachable) step.verdict = capacity_verdict::no_connection;
     else if (w.completed == 0) step.verdict = capacity_verdict::no_response;
     else if (static_cast<double>(w.failed) > o.max_failure_ratio * static_cast<double>(ended))
@@ -8491,7 +8545,10 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "requests reused a connection.\n",
                 static_cast<unsigned long long>(r.server_closes),
                 static_cast<unsigned long long>(r.keep_alive_requests), sent);
-    if (!r.connected_to.empty())
+    if (r.connected_to.compare(0, 5, "unix:") == 0)
+        appendf(out, "Note: connected to the Unix socket %s, not to the URL's host and port.\n",
+                r.connected_to.c_str() + 5);
+    else if (!r.connected_to.empty())
         appendf(out, "Note: connected to %s by --connect-to, not to the URL's host and port.\n",
                 r.connected_to.c_str());
     if (r.request_fn_faults)
@@ -8511,6 +8568,10 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     if (r.memory_waits)
         appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
+    if (r.backlog_waits)
+        appendf(out, "Note: %llu connects found the server's listen queue full and waited (the server accepts too "
+                     "slowly for -c; one still waiting at the timeout failed as connect).\n",
+                static_cast<unsigned long long>(r.backlog_waits));
     if (r.tls_handshakes) {
         const histogram& h = r.tls_handshake_ns;
         appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f "
@@ -9105,9 +9166,9 @@ inline std::string result_json(const run_description& d, const result& r, const 
     appendf(out, "},\"bytes\":{\"sent\":%llu,\"received\":%llu,\"body\":%llu,\"head\":%llu,\"document_length\":%llu},",
             u(r.bytes_sent), u(r.bytes_received), u(r.body_bytes), u(r.head_bytes), u(r.first_body_length));
     appendf(out, "\"connections\":{\"requested\":%u,\"peak\":%u,\"connects\":%llu,\"server_closes\":%llu,"
-                 "\"local_waits\":{\"port\":%llu,\"descriptor\":%llu,\"memory\":%llu}},",
+                 "\"local_waits\":{\"port\":%llu,\"descriptor\":%llu,\"memory\":%llu},\"backlog_waits\":%llu},",
             r.concurrency_requested, r.concurrency_peak, u(r.connects), u(r.server_closes), u(r.port_waits),
-            u(r.descriptor_waits), u(r.memory_waits));
+            u(r.descriptor_waits), u(r.memory_waits), u(r.backlog_waits));
     out += "\"server_software\":";
     detail::append_json_string(out, r.server_software);
     out += ",\"latency_ns\":{";
@@ -9911,6 +9972,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     waits.number("port", r.port_waits);
     waits.number("descriptor", r.descriptor_waits);
     waits.number("memory", r.memory_waits);
+    if (connections.optional("backlog_waits", json_value::kind::number))  // saved since Unix sockets
+        connections.number("backlog_waits", r.backlog_waits);
     top.text("server_software", r.server_software);
     detail::json_fields latency = top.object("latency_ns");
     detail::read_histogram(latency, "connect", r.connect_ns);
@@ -11794,6 +11857,9 @@ namespace microbench {
 struct server_options {
     std::string host = "127.0.0.1";  // numeric: 127.0.0.1, ::1, 0.0.0.0 …
     std::uint16_t port = 0;          // 0: an ephemeral port; server::port() tells which
+    // A Unix socket's path to listen on instead of host and port (up to 107 bytes): a stale socket
+    // file there is replaced, a live one refused; the file is removed at stop.
+    std::string unix_path;
     std::uint32_t threads = 1;
     unsigned max_factorial = 10000;
     std::int64_t max_delay_ms = 60'000;
@@ -11972,10 +12038,143 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 
 }  // namespace microbench
 // ---- end include/microbench/server/server_endpoints.hpp ----
+// ---- begin include/microbench/server/listener.hpp ----
+// microbench/server/listener.hpp — the reference server's listening socket: TCP at an address and
+// port, or a Unix socket at a path. For a Unix socket, it takes over a stale file at the path (a
+// socket nobody accepts on, left by a server that died) and removes the file at stop while it is
+// still the one this server made. The check, the
+// removal and the bind happen under an exclusive lock on the socket's directory (flock), so two
+// servers starting at once never both take the same stale file over; a live socket, or any
+// other kind of file at the path, is EADDRINUSE.
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+
+namespace microbench {
+namespace detail {
+
+// Holds the lock on a Unix socket path's directory while it lives; without a readable directory
+// it holds none (and a stale file is then left alone).
+class directory_lock {
+public:
+    explicit directory_lock(const std::string& path) {
+        const std::size_t slash = path.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+        fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        while (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
+            if (errno == EINTR) continue;
+            ::close(fd_);
+            fd_ = -1;
+        }
+    }
+    ~directory_lock() {
+        if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+    }
+    directory_lock(const directory_lock&) = delete;
+    directory_lock& operator=(const directory_lock&) = delete;
+    bool held() const { return fd_ >= 0; }
+
+private:
+    int fd_ = -1;
+};
+
+// Whether a server accepts on the Unix socket at `at`: a connect that succeeds, or finds its
+// listen queue full, says so; ECONNREFUSED says the file is stale. Never blocks.
+inline bool unix_socket_live(const endpoint& at) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return true;  // cannot tell: leave the file alone
+    const bool refused = ::connect(fd, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 &&
+                         (errno == ECONNREFUSED || errno == ENOENT);
+    ::close(fd);
+    return !refused;
+}
+
+// The file a listener made: removed at close only while the path still names it.
+struct unix_socket_file {
+    std::string path;
+    dev_t device = 0;
+    ino_t inode = 0;
+};
+
+// Binds and listens on the Unix socket at `path` (non-blocking, close-on-exec). Returns the
+// descriptor, or -1 with errno: EINVAL for a path unix_endpoint refuses, EADDRINUSE when a live
+// socket or another kind of file is there.
+inline int listen_unix(const std::string& path, int backlog, unix_socket_file& made) {
+    endpoint at;
+    if (!unix_endpoint(path, at)) {
+        errno = EINVAL;
+        return -1;
+    }
+    directory_lock lock(path);
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    auto bind_it = [&] { return ::bind(fd, reinterpret_cast<const sockaddr*>(&at.addr), at.len) == 0; };
+    bool bound = bind_it();
+    struct stat st{};
+    if (!bound && errno == EADDRINUSE && lock.held() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
+        !unix_socket_live(at) && ::unlink(path.c_str()) == 0)
+        bound = bind_it();
+    if (!bound || ::listen(fd, backlog) != 0 || ::lstat(path.c_str(), &st) != 0) {
+        const int err = errno;
+        if (bound) ::unlink(path.c_str());
+        ::close(fd);
+        errno = err;
+        return -1;
+    }
+    made = {path, st.st_dev, st.st_ino};
+    return fd;
+}
+
+// Listens on host:port (numeric or "localhost"; port 0: an ephemeral one), or on the Unix socket
+// at `unix_path` when it is not empty. Returns the descriptor and sets `port` (0 on a Unix
+// socket), or -1 with errno; -2 when the host does not resolve.
+inline int listen_on(const std::string& host, std::uint16_t wanted, const std::string& unix_path, int backlog,
+                     std::uint16_t& port, unix_socket_file& made) {
+    port = 0;
+    if (!unix_path.empty()) return listen_unix(unix_path, backlog, made);
+    endpoint at, bound;
+    if (resolve(host, wanted, at, true) != 0) return -2;
+    int fd = ::socket(at.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    bound.len = sizeof bound.addr;
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        ::bind(fd, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 || ::listen(fd, backlog) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&bound.addr), &bound.len) != 0) {
+        const int err = errno;
+        if (fd >= 0) ::close(fd);
+        errno = err;
+        return -1;
+    }
+    port = ntohs(bound.family() == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound.addr)->sin_port
+                                           : reinterpret_cast<sockaddr_in6*>(&bound.addr)->sin6_port);
+    return fd;
+}
+
+// Removes the file `made` names if it is still the one listen_unix made (another server may
+// have taken the path over since), under the same lock.
+inline void remove_unix_socket_file(const unix_socket_file& made) {
+    if (made.path.empty()) return;
+    directory_lock lock(made.path);
+    struct stat st{};
+    if (::lstat(made.path.c_str(), &st) == 0 && st.st_dev == made.device && st.st_ino == made.inode)
+        ::unlink(made.path.c_str());
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/server/listener.hpp ----
 // ---- begin include/microbench/server/server.hpp ----
 // microbench/server/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
 // keep-alive, pipelining-safe (one request at a time per connection, answered in order),
-// N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
+// N threads sharing one listening socket (TCP, or a Unix socket: listener.hpp), delayed answers
+// (/delay, /stall) on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
 // close, never a crash; it never blocks its loop (but for /work, which holds its thread on
 // purpose), and when accept() finds no free descriptor
@@ -12010,19 +12209,12 @@ public:
         sources_.clear();  // no thread runs between stop() and here
         paths_.reset(options.count_paths);
         factorials_.reset(new factorial_cache(options.max_factorial));
-        endpoint at;
-        if (resolve(options.host, options.port, at, true) != 0) return {errc::plan_bad_bind_address, 0};
-        listen_fd_ = ::socket(at.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        int one = 1;
-        if (listen_fd_ < 0 || setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-            ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 ||
-            ::listen(listen_fd_, 4096) != 0)
-            return fail_start();
-        endpoint bound;
-        bound.len = sizeof bound.addr;
-        if (getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound.addr), &bound.len) != 0) return fail_start();
-        port_ = ntohs(bound.family() == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound.addr)->sin_port
-                                                : reinterpret_cast<sockaddr_in6*>(&bound.addr)->sin6_port);
+        listen_fd_ = detail::listen_on(options.host, options.port, options.unix_path, 4096, port_, unix_file_);
+        if (listen_fd_ == -2) {
+            listen_fd_ = -1;
+            return {errc::plan_bad_bind_address, 0};
+        }
+        if (listen_fd_ < 0) return fail_start();
         wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         if (wake_fd_ < 0) return fail_start();
         thread_count_ = std::max<std::uint32_t>(1, options.threads);
@@ -12040,7 +12232,7 @@ public:
         return {};
     }
 
-    std::uint16_t port() const { return port_; }
+    std::uint16_t port() const { return port_; }  // 0 on a Unix socket
 
     // Stops every thread and closes every connection; safe to call twice.
     void stop() {
@@ -12055,9 +12247,12 @@ public:
                 threads_[i].started = false;
             }
         }
+        detail::remove_unix_socket_file(unix_file_);
+        unix_file_ = {};
         if (listen_fd_ >= 0) ::close(listen_fd_);
         if (wake_fd_ >= 0) ::close(wake_fd_);
         listen_fd_ = wake_fd_ = -1;
+        port_ = 0;
         threads_.reset();
         thread_count_ = 0;
     }
@@ -12351,6 +12546,7 @@ private:
     server_options options_;
     std::unique_ptr<factorial_cache> factorials_;
     int listen_fd_ = -1;
+    detail::unix_socket_file unix_file_;  // on a Unix socket: the file to remove at stop
     mutable pthread_mutex_t sources_mutex_ = PTHREAD_MUTEX_INITIALIZER;
     std::vector<std::pair<std::string, std::uint64_t>> sources_;  // counts().sources
     detail::path_counter paths_;  // counts().paths, with server_options::count_paths
@@ -12400,6 +12596,7 @@ struct suite_options {
     std::int64_t timeout_ms = defaults::timeout_ms;
     std::vector<header> headers;
     tls_options tls;                         // for https://
+    std::string unix_socket;                 // every scenario's connections to it (plan::unix_socket)
     bool raise_fd_limit = false;             // as plan::raise_fd_limit
     const cancel_token* cancel = nullptr;    // stops the scenario running and skips the rest
 };
@@ -12417,7 +12614,8 @@ inline error suite_plan(const std::string& url_text, const scenario& sc, const s
     auto n = static_cast<std::uint64_t>(std::llround(static_cast<double>(sc.requests) * o.scale));
     p.url(url_text).requests(std::max<std::uint64_t>(n, sc.concurrency)).concurrency(sc.concurrency)
         .threads(std::min(o.threads, sc.concurrency)).keep_alive(sc.keep_alive).timeout_ms(o.timeout_ms)
-        .connect_timeout_ms(o.timeout_ms).raise_fd_limit(o.raise_fd_limit).cancel_with(o.cancel).tls(o.tls);
+        .connect_timeout_ms(o.timeout_ms).raise_fd_limit(o.raise_fd_limit).cancel_with(o.cancel).tls(o.tls)
+        .unix_socket(o.unix_socket);
     for (const header& h : o.headers) p.header(h.name, h.value);
     if (o.factorial_check) {
         url u;
@@ -12609,7 +12807,7 @@ enum {
     MB_PLAN_TOO_MANY_RECORDS = 120, MB_PLAN_BAD_RATE = 121, MB_PLAN_BAD_INTERVAL = 122, MB_PLAN_BAD_ARRIVALS = 123,
     MB_PLAN_BAD_START_TIME = 124, MB_PLAN_BAD_SHARD = 125, MB_PLAN_BAD_DURATION = 126, MB_PLAN_BAD_SOCKET_BUFFER = 127,
     MB_PLAN_BAD_TRANSPORT = 128, MB_PLAN_BAD_TLS_VERSION = 129, MB_PLAN_BAD_CONNECT_TO = 130,
-    MB_PLAN_BAD_BATCH_LAG = 131,
+    MB_PLAN_BAD_BATCH_LAG = 131, MB_PLAN_BAD_UNIX_SOCKET = 132,
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
@@ -12657,7 +12855,8 @@ typedef enum mb_count {
     MB_COUNT_TLS_RESUMED = 18,      /* over TLS: of them, those that resumed a session */
     MB_COUNT_TLS_HANDSHAKE_FAILURES = 19, /* of the tls failures, requests whose handshake failed
                                             (ab's Connect column) */
-    MB_COUNT_REQUEST_FN_FAULTS = 20 /* request callback calls that overflowed or named no target */
+    MB_COUNT_REQUEST_FN_FAULTS = 20, /* request callback calls that overflowed or named no target */
+    MB_COUNT_BACKLOG_WAITS = 21     /* over a Unix socket: connects that found the listen queue full and waited */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -12822,6 +13021,11 @@ MB_API int mb_plan_set_bind_address(mb_plan* plan, const char* address);
  * empty (any / the URL's), an IPv6 address in brackets; the first rule that matches applies.
  * MB_PLAN_BAD_CONNECT_TO for one that does not read; NULL removes every rule. */
 MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule);
+/* curl's --unix-socket: every connection goes to the Unix socket at path (1 to 107 bytes) instead
+ * of the URL's host and port; the URL still gives the Host header and the path. NULL or "" goes
+ * back to TCP. MB_PLAN_BAD_UNIX_SOCKET for a path too long; mb_run refuses it beside a bind
+ * address or connect-to rules. */
+MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path);
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
@@ -13070,6 +13274,10 @@ MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, cha
  * that does not resolve is MB_PLAN_BAD_BIND_ADDRESS, one that cannot be bound MB_RUN_SYSTEM. port 0
  * picks a free one; threads 1..256. */
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out);
+/* The reference server on the Unix socket at path (1 to 107 bytes): a stale socket file there (no
+ * server accepts on it) is replaced; a live one, or another kind of file, is MB_RUN_SYSTEM; the
+ * file is removed at stop. mb_server_port says 0. */
+MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out);
 MB_API uint16_t mb_server_port(const mb_server* server);
 MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */
 MB_API void mb_server_stop(mb_server* server);                /* stops and destroys it */
@@ -13411,6 +13619,15 @@ MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule) {
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
+MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path) {
+    if (!plan) return microbench::detail::invalid;
+    MICROBENCH_C_TRY
+    microbench::endpoint at;
+    if (path && *path && !microbench::unix_endpoint(path, at)) return MB_PLAN_BAD_UNIX_SOCKET;
+    plan->p.unix_socket(path ? path : "");
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) {
     MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0))
 }
@@ -13541,6 +13758,7 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_TLS_RESUMED: return r.tls_resumed;
         case MB_COUNT_TLS_HANDSHAKE_FAILURES: return r.tls_handshake_failures;
         case MB_COUNT_REQUEST_FN_FAULTS: return r.request_fn_faults;
+        case MB_COUNT_BACKLOG_WAITS: return r.backlog_waits;
     }
     return 0;
 }
@@ -13783,20 +14001,42 @@ MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, cha
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
+namespace microbench {
+namespace detail {
+inline int start_server(const server_options& o, mb_server** out) {
+    MICROBENCH_C_TRY
+    std::unique_ptr<mb_server> s(new (std::nothrow) mb_server);
+    if (!s) return no_memory;
+    if (error e = s->s.start(o)) return status_of(e);
+    *out = s.release();
+    return MB_OK;
+    MICROBENCH_C_CATCH(no_memory)
+}
+}  // namespace detail
+}  // namespace microbench
+
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
     using namespace microbench;
     if (out) *out = nullptr;
     if (!host || !out || threads < 1 || threads > 256) return detail::invalid;
     MICROBENCH_C_TRY
-    std::unique_ptr<mb_server> s(new (std::nothrow) mb_server);
-    if (!s) return detail::no_memory;
     server_options o;
     o.host = host;
     o.port = port;
     o.threads = threads;
-    if (error e = s->s.start(o)) return detail::status_of(e);
-    *out = s.release();
-    return MB_OK;
+    return detail::start_server(o, out);
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out) {
+    using namespace microbench;
+    endpoint at;
+    if (out) *out = nullptr;
+    if (!path || !out || threads < 1 || threads > 256 || !unix_endpoint(path, at)) return detail::invalid;
+    MICROBENCH_C_TRY
+    server_options o;
+    o.unix_path = path;
+    o.threads = threads;
+    return detail::start_server(o, out);
     MICROBENCH_C_CATCH(detail::no_memory)
 }
 MB_API uint16_t mb_server_port(const mb_server* server) { return server ? server->s.port() : 0; }

@@ -153,7 +153,8 @@ public sealed record Result
     public double GoodputPerSecond { get; init; }
     /// <summary>The first response's Server header.</summary>
     public required string ServerSoftware { get; init; }
-    /// <summary>With Plan.AddConnectTo: the "host:port" the run connected to; "" when the URL's.</summary>
+    /// <summary>With Plan.AddConnectTo: the "host:port" the run connected to; with Plan.UnixSocket "unix:PATH"; "" when
+    /// the URL's.</summary>
     public string ConnectedTo { get; init; } = "";
     /// <summary>Over TLS (https://): handshakes made.</summary>
     public ulong TlsHandshakes { get; init; }
@@ -164,6 +165,8 @@ public sealed record Result
     /// <summary>Plan.OnRequest's answers that were longer than its room or named a target outside the targets; each
     /// stopped its worker.</summary>
     public ulong RequestFnFaults { get; init; }
+    /// <summary>Over a Unix socket: connects that found the server's listen queue full and waited.</summary>
+    public ulong BacklogWaits { get; init; }
     /// <summary>What the first handshake negotiated; null without TLS.</summary>
     public TlsSession? Tls { get; init; }
     /// <summary>The first distinct reasons of Failure.Tls.</summary>
@@ -242,7 +245,7 @@ public sealed record Result
             ConnectedTo = Marshal.PtrToStringUTF8(Native.ResultConnectedTo(r)) ?? "",
             TlsHandshakes = Native.ResultCount(r, Count.TlsHandshakes), TlsResumed = Native.ResultCount(r, Count.TlsResumed),
             TlsHandshakeFailures = Native.ResultCount(r, Count.TlsHandshakeFailures),
-            RequestFnFaults = Native.ResultCount(r, Count.RequestFnFaults),
+            RequestFnFaults = Native.ResultCount(r, Count.RequestFnFaults), BacklogWaits = Native.ResultCount(r, Count.BacklogWaits),
             Tls = TlsSession.Of(r), TlsFailureReasons = reasons, TlsHandshake = TimingOf(r, Column.TlsHandshake),
             Connect = TimingOf(r, Column.Connect), Waiting = TimingOf(r, Column.Waiting), Processing = TimingOf(r, Column.Processing),
             Total = TimingOf(r, Column.Total), Response = TimingOf(r, Column.Response), ScheduleLag = TimingOf(r, Column.ScheduleLag),
@@ -661,6 +664,16 @@ public sealed class Plan : IDisposable
     /// <summary>curl's --connect-to, "HOST:PORT:ADDR:PORT": connect to ADDR:PORT when the URL names HOST:PORT (the Host
     /// header, SNI and Verify still name HOST); each part may be empty; the first rule that matches applies.</summary>
     public void AddConnectTo(string rule) => MicrobenchException.Check(Native.PlanAddConnectTo(handle, rule));
+    /// <summary>curl's --unix-socket: every connection goes to the Unix socket at this path (1 to 107 bytes) instead of
+    /// the URL's host and port; the URL still gives the Host header and the path. null or "": TCP again.</summary>
+    public string? UnixSocket
+    {
+        set
+        {
+            if (value is not null && value.Contains('\0')) throw new ArgumentException("a Unix socket path holds no NUL", nameof(value));
+            MicrobenchException.Check(Native.PlanSetUnixSocket(handle, value));
+        }
+    }
     /// <summary>ab's rule (default on): a body length unlike the first response's is a failure.</summary>
     public bool LengthCheck { set => MicrobenchException.Check(Native.PlanSetLengthCheck(handle, value ? 1 : 0)); }
     /// <summary>May the run raise the soft open-file limit for its connections (default off)?</summary>
@@ -1080,15 +1093,35 @@ public sealed class Server : IDisposable
         Port = Native.ServerPort(handle);
     }
 
-    /// <summary>The address it listens on: "127.0.0.1" or "::1".</summary>
+    private Server(ServerHandle handle, string path)
+    {
+        this.handle = handle;
+        Host = "localhost";
+        UnixSocket = path;
+    }
+
+    /// <summary>Starts the server on the Unix socket at `path` (1 to 107 bytes): a stale socket file there is replaced, a
+    /// live one refused; the file is removed when the server is disposed. Run against it with Plan.UnixSocket.</summary>
+    public static Server OnUnixSocket(string path, uint threads = 1)
+    {
+        if (path.Contains('\0')) throw new ArgumentException("a Unix socket path holds no NUL", nameof(path));
+        MicrobenchException.Check(Native.ServerStartUnix(path, threads, out ServerHandle started));
+        return new Server(started, path);
+    }
+
+    /// <summary>The address it listens on: "127.0.0.1" or "::1"; "localhost" on a Unix socket.</summary>
     public string Host { get; }
-    /// <summary>The port it listens on.</summary>
+    /// <summary>The port it listens on; 0 on a Unix socket.</summary>
     public ushort Port { get; }
+    /// <summary>The Unix socket's path it listens on; null on TCP.</summary>
+    public string? UnixSocket { get; }
     /// <summary>Requests answered so far.</summary>
     public ulong Requests => Native.ServerRequests(handle);
-    /// <summary>http://HOST:PORT/path, an IPv6 host in brackets; 127.0.0.1 when it listens on every interface (host "").</summary>
-    public string Url(string path) =>
-        string.Create(CultureInfo.InvariantCulture, $"http://{(Host.Contains(':') ? $"[{Host}]" : Host.Length == 0 ? "127.0.0.1" : Host)}:{Port}{path}");
+    /// <summary>http://HOST:PORT/path, an IPv6 host in brackets; 127.0.0.1 when it listens on every interface (host "");
+    /// http://localhost/path on a Unix socket.</summary>
+    public string Url(string path) => UnixSocket is not null
+        ? "http://localhost" + path
+        : string.Create(CultureInfo.InvariantCulture, $"http://{(Host.Contains(':') ? $"[{Host}]" : Host.Length == 0 ? "127.0.0.1" : Host)}:{Port}{path}");
 
     /// <summary>Releases the native handle (the finalizer does it if you forget).</summary>
     public void Dispose() => handle.Dispose();

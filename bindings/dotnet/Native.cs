@@ -55,6 +55,7 @@ internal enum Count
     ServerCloses = 8, BytesSent = 9, BytesReceived = 10, BodyBytes = 11, DocumentLength = 12, ConcurrencyPeak = 13,
     LocalWaits = 14, ConnectionWaits = 15, ScheduleMissed = 16, TlsHandshakes = 17, TlsResumed = 18, TlsHandshakeFailures = 19,
     RequestFnFaults = 20,
+    BacklogWaits = 21,
 }
 
 /// <summary>mb_timing: ab's timing columns.</summary>
@@ -194,6 +195,8 @@ internal static partial class Native
     internal static partial int PlanSetBindAddress(PlanHandle plan, string addresses);
     [LibraryImport(Lib, EntryPoint = "mb_plan_add_connect_to", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int PlanAddConnectTo(PlanHandle plan, string? rule);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_set_unix_socket", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanSetUnixSocket(PlanHandle plan, string? path);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_length_check")] internal static partial int PlanSetLengthCheck(PlanHandle plan, int on);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_raise_fd_limit")] internal static partial int PlanSetRaiseFdLimit(PlanHandle plan, int on);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_socket_buffer_bytes")] internal static partial int PlanSetSocketBufferBytes(PlanHandle plan, uint bytes);
@@ -314,6 +317,8 @@ internal static partial class Native
 
     [LibraryImport(Lib, EntryPoint = "mb_server_start", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int ServerStart(string host, ushort port, uint threads, out ServerHandle server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_start_unix", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int ServerStartUnix(string path, uint threads, out ServerHandle server);
     [LibraryImport(Lib, EntryPoint = "mb_server_port")] internal static partial ushort ServerPort(ServerHandle server);
     [LibraryImport(Lib, EntryPoint = "mb_server_requests")] internal static partial ulong ServerRequests(ServerHandle server);
     [LibraryImport(Lib, EntryPoint = "mb_server_stop")] internal static partial void ServerStop(IntPtr server);

@@ -185,6 +185,11 @@ inline parse_outcome check_targets(options& o) {
     if (o.check_factorial &&
         (!mb::factorial_argument(o.target, n) || (!o.url_b.empty() && !mb::factorial_argument(second, n))))
         return usage_error("--check factorial needs /factorial/{n} or /factorial?n=N URLs");
+    if (!o.unix_socket.empty() && !o.bind_address.empty())
+        return usage_error("--unix-socket and -B do not go together: a Unix socket has no local address to bind");
+    if (!o.unix_socket.empty() && !o.connect_to.empty())
+        return usage_error("--unix-socket and --connect-to do not go together: the socket is where every connection "
+                           "goes");
     for (const mb::url* target : {&o.target, &second})
         if (!o.bind_address.empty() && !target->host.empty())
             if (mb::source_fault f = bind_fault(o.bind_address, *target, o.connect_to, !o.check_args))

@@ -76,12 +76,15 @@ inline int run_suite_scenarios(const options& o, std::vector<mb::scenario_result
     so.timeout_ms = o.timeout_ms;
     so.headers = o.headers;
     so.tls = o.tls;
+    so.unix_socket = o.unix_socket;
     so.raise_fd_limit = true;
     so.cancel = &interrupted;
     interrupt_scope ctrl_c;
     for (auto target : {std::make_pair(&o.url_text, &a), std::make_pair(&o.url_b, &b)}) {
         if (target.first->empty() || interrupted.cancelled()) continue;
-        if (!o.quiet) std::fprintf(stderr, "Running the suite against %s\n", target.first->c_str());
+        if (!o.quiet)
+            std::fprintf(stderr, "Running the suite against %s%s%s\n", target.first->c_str(),
+                         o.unix_socket.empty() ? "" : " over the Unix socket ", o.unix_socket.c_str());
         if (mb::error e = mb::run_suite(*target.first, so, *target.second)) {
             const std::size_t last = std::size(mb::classic_suite) - 1;
             const mb::scenario& failed = mb::classic_suite[std::min(target.second->size(), last)];
@@ -181,8 +184,9 @@ inline int run_compare(const options& o) {
     a[0].r = median_round(ra);
     b[0].r = median_round(rb);
     std::string text;
-    mb::detail::appendf(text, "A = %s\nB = %s\n%u rounds, alternating; the median round by requests/s of each:\n\n",
-                        o.url_text.c_str(), o.url_b.c_str(), complete);
+    mb::detail::appendf(text, "A = %s\nB = %s\n", o.url_text.c_str(), o.url_b.c_str());
+    if (!o.unix_socket.empty()) mb::detail::appendf(text, "Both over the Unix socket %s.\n", o.unix_socket.c_str());
+    mb::detail::appendf(text, "%u rounds, alternating; the median round by requests/s of each:\n\n", complete);
     mb::append_compare_table(a, b, text);
     // Each side's verdict over n (the factorial check of each target's n) and, with --by-target,
     // its targets: both of its median round, the one whose figures the table shows.

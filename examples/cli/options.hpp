@@ -36,6 +36,7 @@ struct options {
     std::string content_type = "text/plain";
     std::string bind_address;
     std::vector<std::string> connect_to;  // --connect-to HOST:PORT:ADDR:PORT, each use one rule
+    std::string unix_socket;              // --unix-socket PATH: every connection to it
     std::uint32_t socket_buffer_bytes = 0;  // -b
     bool length_check = true;
     std::vector<int> expect_status;
@@ -213,6 +214,7 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .pipeline(o.pipeline)
         .bind_address(o.bind_address)
         .connect_to(o.connect_to)
+        .unix_socket(o.unix_socket)
         .length_check(o.length_check)
         .expect_status(o.expect_status)
         .socket_buffer_bytes(o.socket_buffer_bytes)

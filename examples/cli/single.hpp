@@ -172,8 +172,10 @@ inline int run_single(const options& o) {
     if (!write_outputs(o, plan, r, verdicts, csv, hlog)) status = 1;
     if (unreachable(r) && !r.cancelled) {  // interrupted is 130, whatever had failed by then
         const bool local = r.port_waits || r.descriptor_waits || r.memory_waits;
-        std::fprintf(stderr, "microbench: %s:%u cannot be reached: all %llu connection attempts failed%s\n",
-                     o.target.host.c_str(), static_cast<unsigned>(o.target.port),
+        const std::string where = !o.unix_socket.empty() ? "the Unix socket " + o.unix_socket
+                                  : !r.connected_to.empty() ? r.connected_to
+                                                            : mb::host_port_text(o.target.host, o.target.port);
+        std::fprintf(stderr, "microbench: %s cannot be reached: all %llu connection attempts failed%s\n", where.c_str(),
                      static_cast<unsigned long long>(r.requests_ended),
                      local ? " (some waited in vain for a local port, descriptor or buffer: see the notes above)" : "");
         return 2;

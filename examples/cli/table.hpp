@@ -232,6 +232,13 @@ inline parse_outcome add_connect_to(options& o, const std::string&, const std::s
     return {};
 }
 
+inline parse_outcome set_unix_socket(options& o, const std::string&, const std::string& v) {
+    mb::endpoint at;
+    if (!mb::unix_endpoint(v, at)) return bad_value("--unix-socket needs a path of 1 to 107 bytes", v);
+    o.unix_socket = v;
+    return {};
+}
+
 inline parse_outcome add_cookie(options& o, const std::string&, const std::string& v) {
     o.headers.push_back({"Cookie", v});
     return {};
@@ -583,6 +590,10 @@ inline option_list option_table() {
          "header, SNI and --verify still name HOST. An empty HOST or PORT matches any;\n"
          "an empty ADDR or PORT keeps the URL's. Several allowed: the first that\n"
          "matches applies. The report says where it connected.", 0, 0, "", add_connect_to},
+        {0, "unix-socket", nullptr, kind::custom, {}, suite_too, section::own, "--unix-socket PATH",
+         "Connect to the Unix socket at PATH instead of the URL's host and port, as\n"
+         "curl does: the URL still gives the Host header and the path (and SNI for\n"
+         "https). Not with -B or --connect-to. The report says where it connected.", 0, 0, "", set_unix_socket},
         {0, "by-target", nullptr, kind::on, &options::by_target, workload, section::own, "--by-target",
          "With ranges or --targets: a table of the targets, the worst first (failed,\n"
          "non-2xx, wrong answers, p50 and p99 within 10%), at most 1,000 rows, the\n"

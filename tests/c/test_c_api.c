@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "microbench.h"
 
@@ -1177,6 +1178,42 @@ static void connect_to(uint16_t port) {
     mb_plan_destroy(plan);
 }
 
+/* A Unix socket: the reference server on one, a run over it, a path too long refused. */
+static void unix_socket(void) {
+    mb_server* server = NULL;
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    char path[64], expected[80], longest[120];
+    snprintf(path, sizeof path, "/tmp/microbench-c-%ld.sock", (long)getpid());
+    snprintf(expected, sizeof expected, "unix:%s", path);
+    memset(longest, 'a', sizeof longest);
+    longest[108] = 0;
+    EXPECT(mb_server_start_unix(longest, 1, &server) == MB_INVALID_ARGUMENT && server == NULL);
+    EXPECT(mb_server_start_unix(path, 0, &server) == MB_INVALID_ARGUMENT);
+    if (mb_server_start_unix(path, 2, &server) != MB_OK) {
+        EXPECT(0);
+        return;
+    }
+    EXPECT(mb_server_port(server) == 0);
+    EXPECT(mb_plan_create("http://localhost/factorial/5", &plan) == MB_OK);
+    EXPECT(mb_plan_set_unix_socket(plan, longest) == MB_PLAN_BAD_UNIX_SOCKET);
+    EXPECT(mb_plan_set_unix_socket(NULL, path) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_unix_socket(plan, path) == MB_OK);
+    EXPECT(mb_plan_set_requests(plan, 40) == MB_OK && mb_plan_set_concurrency(plan, 4) == MB_OK);
+    EXPECT(mb_plan_check_factorial(plan, 5) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_COMPLETED) == 40);
+    EXPECT(strcmp(mb_result_connected_to(r), expected) == 0);
+    EXPECT(mb_result_count(r, MB_COUNT_BACKLOG_WAITS) == 0);
+    EXPECT(mb_server_requests(server) == 40);
+    mb_result_destroy(r);
+    r = NULL;
+    EXPECT(mb_plan_set_bind_address(plan, "127.0.0.1") == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_PLAN_BAD_UNIX_SOCKET && r == NULL);
+    mb_plan_destroy(plan);
+    mb_server_stop(server);
+    EXPECT(access(path, F_OK) != 0);  /* the file went with the server */
+}
+
 int main(void) {
     mb_server* server = NULL;
     uint16_t port;
@@ -1200,6 +1237,7 @@ int main(void) {
     targets(port);
     request_callback(port);
     connect_to(port);
+    unix_socket();
     mb_server_stop(server);
     if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);
     else printf("C API: every expectation held\n");

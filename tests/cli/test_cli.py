@@ -1016,7 +1016,7 @@ class OtherPrograms(unittest.TestCase):
         for flag in ("-h", "--help"):
             r = run([server, flag])
             self.assertEqual((r.returncode, r.stderr), (0, ""))
-            self.assertTrue(r.stdout.startswith("usage: microbench-server [-a ADDRESS] [-p PORT]"), r.stdout)
+            self.assertTrue(r.stdout.startswith("usage: microbench-server [-a ADDRESS] [-p PORT | -u PATH]"), r.stdout)
             self.assertIn("  -d SECONDS   stop after SECONDS", r.stdout)
         for args, line in ((["--bogus"], "unknown option '--bogus'"), (["-p"], "option -p needs a value"),
                            (["-p", "99999"], "-p needs a port from 0 to 65535, not '99999'"),
@@ -1076,6 +1076,51 @@ class OtherPrograms(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertTrue(r.stderr.startswith("microbench: --connect-to needs HOST:PORT:ADDR:PORT (each may be empty; IPv6 "
                                             "in brackets), not 'a:x:b:1'\n"), r.stderr)
+
+    def test_unix_socket(self):
+        # microbench-server -u and microbench --unix-socket: a checked run, the note, the JSON, the refusals,
+        # the file gone when the server exits.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.sock")
+            server = subprocess.Popen([SERVER, "-u", path, "-t", "2", "-d", "30"], stdout=subprocess.PIPE, text=True)
+            try:
+                self.assertEqual(server.stdout.readline(), f"microbench-server listening on the Unix socket {path}\n")
+                out = os.path.join(d, "r.json")
+                r = run([MICROBENCH, "-n", "200", "-c", "4", "-k", "--unix-socket", path, "--check", "factorial",
+                         "--json", out, "http://localhost/factorial/7"])
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn("Complete requests:      200\nFailed requests:        0\n", r.stdout)
+                self.assertIn(f"Note: connected to the Unix socket {path}, not to the URL's host and port.\n", r.stdout)
+                with open(out) as f:
+                    saved = json.load(f)
+                self.assertEqual((saved["connected_to"], saved["connections"]["backlog_waits"]), (f"unix:{path}", 0))
+                r = run([MICROBENCH, "merge", out, "--json", "-"])  # read back and written again
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(json.loads(r.stdout)["connected_to"], f"unix:{path}")
+                r = run([SERVER, "-u", path])
+                self.assertEqual(r.returncode, 2)
+                self.assertIn(f"cannot serve on the Unix socket {path}: a server listens there", r.stderr)
+                r = run([MICROBENCH, "--suite", "--scale", "0.01", "--unix-socket", path, "http://localhost/factorial/7"])
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertIn(f"Running the suite against http://localhost/factorial/7 over the Unix socket {path}\n",
+                              r.stderr)
+            finally:
+                server.terminate()
+                server.wait()
+            self.assertFalse(os.path.exists(path))
+            r = run([MICROBENCH, "-n", "3", "--unix-socket", path, "http://localhost/"])
+            self.assertEqual(r.returncode, 2)
+            self.assertIn(f"microbench: the Unix socket {path} cannot be reached: all 3 connection attempts failed",
+                          r.stderr)
+        r = run([MICROBENCH, "--unix-socket", "x" * 108, "http://localhost/"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--unix-socket needs a path of 1 to 107 bytes", r.stderr)
+        r = run([MICROBENCH, "--unix-socket", "/tmp/x.sock", "-B", "127.0.0.1", "http://localhost/"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--unix-socket and -B do not go together", r.stderr)
+        r = run([SERVER, "-u", "/tmp/x.sock", "-p", "80"])
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("-u listens on a Unix socket: give no -a or -p with it", r.stderr)
 
     def test_inspect_usage(self):
         inspect = self.program("microbench-inspect")

@@ -459,6 +459,31 @@ class Binding(unittest.TestCase):
         with self.assertRaises(TypeError):
             microbench.run(self.server.url("/"), connect_to=rule)
 
+    def test_unix_socket(self):
+        # The reference server on a Unix socket, a run over it, the file gone at stop; bad paths refused.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.sock")
+            with microbench.Server(unix_socket=path, threads=2) as server:
+                self.assertEqual((server.port, server.url("/factorial/5")), (0, "http://localhost/factorial/5"))
+                r = microbench.run(server.url("/factorial/5"), n=30, c=3, unix_socket=pathlib.Path(path), check_factorial=5)
+                self.assertEqual((r.completed, r.failed, r.connected_to, r.backlog_waits), (30, 0, f"unix:{path}", 0))
+                self.assertEqual(server.requests, 30)
+                self.assertIn(f"Note: connected to the Unix socket {path}, not to the URL's host and port.", r.report)
+                with self.assertRaises(microbench.MicrobenchError) as caught:
+                    microbench.Server(unix_socket=path)  # a live server holds it
+                self.assertEqual(caught.exception.name, "run_system")
+            self.assertFalse(os.path.exists(path))
+            for bad in ("", "a\0b", "x" * 108):
+                with self.assertRaises(ValueError):
+                    microbench.run("http://localhost/", unix_socket=bad)
+                with self.assertRaises(ValueError):
+                    microbench.Server(unix_socket=bad)
+            with self.assertRaises(microbench.MicrobenchError) as caught:
+                microbench.run("http://localhost/", unix_socket=path, bind_address="127.0.0.1")
+            self.assertEqual(caught.exception.name, "plan_bad_unix_socket")
+            r = microbench.run("http://localhost/", n=3, unix_socket=path)  # nobody listens there now
+            self.assertEqual(r.failures["connect"], 3)
+
     def test_drain(self):
         # Two requests the server holds 500 ms, a 0.1 s run: without a drain they are cut off
         # (unfinished) when it ends; with 2 s of drain they end.

@@ -36,7 +36,7 @@ TIMINGS = ("connect", "waiting", "processing", "total", "response", "schedule_la
 _COUNTS = ("ended", "completed", "failed", "unfinished", "non_2xx", "keep_alive_requests", "retries", "connects",
            "server_closes", "bytes_sent", "bytes_received", "body_bytes", "document_length", "concurrency_peak",
            "local_waits", "connection_waits", "schedule_missed", "tls_handshakes", "tls_resumed",
-           "tls_handshake_failures", "request_fn_faults")
+           "tls_handshake_failures", "request_fn_faults", "backlog_waits")
 TLS_VERSIONS = {"ALL": 0, "TLS1": 0x0301, "TLS1.1": 0x0302, "TLS1.2": 0x0303, "TLS1.3": 0x0304}  # ab -f's names
 
 
@@ -145,6 +145,7 @@ _SIGNATURES = {
     "mb_plan_validate": (ctypes.c_int, [_P]),
     "mb_plan_set_bind_address": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "mb_plan_add_connect_to": (ctypes.c_int, [_P, ctypes.c_char_p]),
+    "mb_plan_set_unix_socket": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "mb_plan_set_length_check": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_raise_fd_limit": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_rate": (ctypes.c_int, [_P, ctypes.c_double]),
@@ -234,6 +235,7 @@ _SIGNATURES = {
     "mb_suite_table": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_suite_report_html": (_SZ, [_P, ctypes.c_char_p, ctypes.c_char_p, _SZ]),
     "mb_server_start": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint16, _U32, ctypes.POINTER(_P)]),
+    "mb_server_start_unix": (ctypes.c_int, [ctypes.c_char_p, _U32, ctypes.POINTER(_P)]),
     "mb_server_port": (ctypes.c_uint16, [_P]),
     "mb_server_requests": (_U64, [_P]),
     "mb_server_stop": (None, [_P]),
@@ -368,7 +370,7 @@ class Result:
     requests_per_second: float
     goodput_per_second: float  # completed (correct) responses per second
     server_software: str
-    connected_to: str       # with connect_to: the "host:port" it connected to; "" when the URL's
+    connected_to: str       # with connect_to: the "host:port" it connected to; with unix_socket "unix:PATH"; "" when the URL's
     tls_handshakes: int     # over TLS (https://): handshakes made, and how many resumed a session
     tls_resumed: int
     tls_handshake_failures: int  # of the tls failures, requests whose handshake failed (ab's Connect column)
@@ -390,6 +392,7 @@ class Result:
     factorial_verdict: str = ""
     # on_request: its answers that named a target outside the targets (each stopped its worker)
     request_fn_faults: int = 0
+    backlog_waits: int = 0   # over a Unix socket: connects that found the server's listen queue full and waited
 
 
 @dataclasses.dataclass
@@ -460,6 +463,7 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         connected_to=_lib.mb_result_connected_to(handle).decode(errors="replace"),
         tls_handshakes=counts["tls_handshakes"], tls_resumed=counts["tls_resumed"],
         tls_handshake_failures=counts["tls_handshake_failures"], tls=tls, request_fn_faults=counts["request_fn_faults"],
+        backlog_waits=counts["backlog_waits"],
         tls_failure_reasons=[_lib.mb_result_tls_failure_reason(handle, i).decode(errors="replace")
                              for i in range(_lib.mb_result_tls_failure_reason_count(handle))],
         timings=timings,
@@ -569,7 +573,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         url_ranges: bool = False, order: str = "in_turn", each_once: bool = False, by_target: bool = False,
         body_equals: Optional[_StrOrBytes] = None,
         body_starts_with: Optional[_StrOrBytes] = None, body_contains: Optional[_StrOrBytes] = None, length_check: bool = True,
-        bind_address: Optional[str] = None, connect_to: Optional[Sequence[str]] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
+        bind_address: Optional[str] = None, connect_to: Optional[Sequence[str]] = None,
+        unix_socket: Optional[Union[str, bytes, os.PathLike]] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
         seed: int = 0, max_batch_lag: Optional[float] = None, interval: Optional[float] = None, interval_histograms: bool = False,
         on_response: Optional[Callable[[int, int], bool]] = None, on_progress: Optional[Callable[[int, int, float], None]] = None,
         on_interval: Optional[Callable[[Interval], None]] = None,
@@ -607,6 +612,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     bind_address: local address(es) to connect from: one, a list "a,b", IPv4 ranges "a-b".
     connect_to=["HOST:PORT:ADDR:PORT", ...]: curl's --connect-to, where to connect when the URL names
     HOST:PORT (the Host header, SNI and verify still name HOST); Result.connected_to says where.
+    unix_socket=PATH: curl's --unix-socket, every connection to that Unix socket (the URL still gives
+    the Host header and the path); Result.connected_to is then "unix:PATH".
     drain=S: how long requests in flight may finish once a duration ends. socket_buffer: SO_SNDBUF
     and SO_RCVBUF in bytes (ab -b; 0: the kernel's). resend_non_idempotent: also resend a POST that
     met a closed keep-alive connection. Many generators: start_at=T starts at Unix time T (seconds,
@@ -706,6 +713,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
             raise TypeError("connect_to is a list of HOST:PORT:ADDR:PORT rules, not one rule")
         for rule in connect_to or ():
             _check(_lib.mb_plan_add_connect_to(plan, rule.encode()))
+        if unix_socket is not None:
+            _check(_lib.mb_plan_set_unix_socket(plan, _socket_path(unix_socket)))
         if drain is not None:
             _check(_lib.mb_plan_set_drain_ms(plan, _ms(drain, "drain")))
         _check(_lib.mb_plan_set_socket_buffer_bytes(plan, _count(socket_buffer, 32, "socket_buffer")))
@@ -973,17 +982,37 @@ def read_hlog(*logs: _StrOrBytes, percentiles: Sequence[float] = (50, 90, 99, 99
         _lib.mb_hlog_destroy(handle)
 
 
-class Server:
-    """The reference server on a free loopback port, for as long as the `with` block lasts."""
+def _socket_path(path: Union[str, bytes, os.PathLike]) -> bytes:
+    """A Unix socket's path as the C API takes it: bytes without NUL, 1 to 107 of them."""
+    data = os.fsencode(path)
+    if not data or b"\0" in data or len(data) > 107:
+        raise ValueError(f"a Unix socket path is 1 to 107 bytes without NUL, not {path!r}")
+    return data
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, threads: int = 1) -> None:
+
+class Server:
+    """The reference server on a free loopback port (or, with unix_socket=PATH, on that Unix socket:
+    a stale socket file there is replaced, and the file removed at stop), for as long as the `with`
+    block lasts."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, threads: int = 1, *,
+                 unix_socket: Optional[Union[str, bytes, os.PathLike]] = None) -> None:
         self._handle = _P()
-        _check(_lib.mb_server_start(host.encode(), _count(port, 16, "port"), _count(threads, 32, "threads"), ctypes.byref(self._handle)))
+        if unix_socket is not None:
+            _check(_lib.mb_server_start_unix(_socket_path(unix_socket), _count(threads, 32, "threads"),
+                                             ctypes.byref(self._handle)))
+        else:
+            _check(_lib.mb_server_start(host.encode(), _count(port, 16, "port"), _count(threads, 32, "threads"),
+                                        ctypes.byref(self._handle)))
         self.host = host
         self.port = _lib.mb_server_port(self._handle)
+        self.unix_socket = None if unix_socket is None else os.fsdecode(unix_socket)
 
     def url(self, path: str = "/") -> str:
-        """The URL of `path` on this server (on 127.0.0.1 when it listens on every interface, host "")."""
+        """The URL of `path` on this server (on 127.0.0.1 when it listens on every interface, host "";
+        on a Unix socket, http://localhost/..., to run with unix_socket=server.unix_socket)."""
+        if self.unix_socket is not None:
+            return f"http://localhost{path}"
         host = f"[{self.host}]" if ":" in self.host else self.host or "127.0.0.1"
         return f"http://{host}:{self.port}{path}"
 

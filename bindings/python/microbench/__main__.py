@@ -68,6 +68,7 @@ def _parser() -> _Parser:
     p.add_argument("--threads", type=_count, default=1, help="worker threads (default 1)")
     p.add_argument("--rate", type=_amount, default=0.0, metavar="PER_SECOND", help="a fixed rate (the open model)")
     p.add_argument("--check-factorial", type=_number, default=None, metavar="N", help="every body must be exactly N!")
+    p.add_argument("--unix-socket", default=None, metavar="PATH", help="connect to this Unix socket (the URL gives Host and path)")
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of the report")
     search = p.add_argument_group("capacity search")
     search.add_argument("--find-capacity", action="store_true", help="find the highest fixed rate held within --max-p99-ms")
@@ -131,6 +132,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                      min_responses=args.min_responses,
                                      on_step=_say_step, keep_alive=args.k, timeout=args.s, method=args.m, headers=headers,
                                      threads=args.threads, check_factorial=args.check_factorial, cancel=cancel,
+                                     unix_socket=args.unix_socket,
                                      on_progress=lambda *_: None)
         except MicrobenchError as e:
             return _refused(e)
@@ -151,6 +153,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         # Ctrl-C's handler runs while the library holds the thread.
         r = run(args.url, args.n, args.c, duration=args.t, keep_alive=args.k, timeout=args.s, method=args.m, headers=headers,
                 threads=args.threads, rate=args.rate, check_factorial=args.check_factorial, cancel=cancel,
+                unix_socket=args.unix_socket,
                 on_progress=lambda *_: None)
     except MicrobenchError as e:
         return _refused(e)

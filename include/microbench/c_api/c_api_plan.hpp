@@ -113,6 +113,15 @@ MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule) {
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
+MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path) {
+    if (!plan) return microbench::detail::invalid;
+    MICROBENCH_C_TRY
+    microbench::endpoint at;
+    if (path && *path && !microbench::unix_endpoint(path, at)) return MB_PLAN_BAD_UNIX_SOCKET;
+    plan->p.unix_socket(path ? path : "");
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) {
     MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0))
 }

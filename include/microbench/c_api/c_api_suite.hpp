@@ -95,20 +95,42 @@ MB_API size_t mb_suite_report_html(const mb_suite* suite, const char* title, cha
     MICROBENCH_C_CATCH(microbench::detail::no_text(buf, size))
 }
 
+namespace microbench {
+namespace detail {
+inline int start_server(const server_options& o, mb_server** out) {
+    MICROBENCH_C_TRY
+    std::unique_ptr<mb_server> s(new (std::nothrow) mb_server);
+    if (!s) return no_memory;
+    if (error e = s->s.start(o)) return status_of(e);
+    *out = s.release();
+    return MB_OK;
+    MICROBENCH_C_CATCH(no_memory)
+}
+}  // namespace detail
+}  // namespace microbench
+
 MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
     using namespace microbench;
     if (out) *out = nullptr;
     if (!host || !out || threads < 1 || threads > 256) return detail::invalid;
     MICROBENCH_C_TRY
-    std::unique_ptr<mb_server> s(new (std::nothrow) mb_server);
-    if (!s) return detail::no_memory;
     server_options o;
     o.host = host;
     o.port = port;
     o.threads = threads;
-    if (error e = s->s.start(o)) return detail::status_of(e);
-    *out = s.release();
-    return MB_OK;
+    return detail::start_server(o, out);
+    MICROBENCH_C_CATCH(detail::no_memory)
+}
+MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out) {
+    using namespace microbench;
+    endpoint at;
+    if (out) *out = nullptr;
+    if (!path || !out || threads < 1 || threads > 256 || !unix_endpoint(path, at)) return detail::invalid;
+    MICROBENCH_C_TRY
+    server_options o;
+    o.unix_path = path;
+    o.threads = threads;
+    return detail::start_server(o, out);
     MICROBENCH_C_CATCH(detail::no_memory)
 }
 MB_API uint16_t mb_server_port(const mb_server* server) { return server ? server->s.port() : 0; }

@@ -97,6 +97,8 @@ namespace microbench {
       "TLS version must be 0 (any), 0x0301 (TLS 1.0), 0x0302, 0x0303 (TLS 1.2) or 0x0304 (TLS 1.3)") \
     X(plan_bad_connect_to, 130, "a --connect-to rule is HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT, each part " \
       "may be empty, an IPv6 address in brackets, a port from 1 to 65535 (the position is the rule's index)") \
+    X(plan_bad_unix_socket, 132, "a Unix socket path must be 1 to 107 bytes without a NUL byte, and goes without " \
+      "-B and --connect-to (the position: 0 the path, 1 with -B, 2 with --connect-to)") \
     X(plan_bad_batch_lag, 131, "the batch lag must be from 0 to 10,000 microseconds, or -1 for the default") \
     X(plan_bad_capacity_search, 133, \
       "a capacity search needs a p99 objective above 0 and each of its bounds in range") \

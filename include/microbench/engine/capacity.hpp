@@ -177,7 +177,7 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
     // after the step leaves its request unfinished), and no connect waited for a local shortage.
     const bool unreachable = r.connects == 0 && r.requests_completed == 0 &&
                              r.failed(failure::connect) == r.requests_failed && r.requests_failed + r.unfinished > 0 &&
-                             r.port_waits + r.descriptor_waits + r.memory_waits == 0;
+                             r.port_waits + r.descriptor_waits + r.memory_waits + r.backlog_waits == 0;
     if (unreachable) step.verdict = capacity_verdict::no_connection;
     else if (w.completed == 0) step.verdict = capacity_verdict::no_response;
     else if (static_cast<double>(w.failed) > o.max_failure_ratio * static_cast<double>(ended))

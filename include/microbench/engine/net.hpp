@@ -1,6 +1,6 @@
 // microbench/engine/net.hpp — the few socket operations the engine and server need, as values:
-// name resolution (once, at setup), source addresses (-B), non-blocking sockets, and reads and
-// writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL);
+// name resolution (once, at setup), Unix socket addresses, source addresses (-B), non-blocking
+// sockets, and reads and writes that answer one of ok / again / closed / error. Never raises SIGPIPE (MSG_NOSIGNAL);
 // installs no signal handler.
 #pragma once
 
@@ -12,8 +12,10 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -21,13 +23,15 @@
 
 namespace microbench {
 
-// A resolved socket address, copyable plain data.
+// A resolved socket address (IPv4, IPv6 or a Unix socket's path), copyable plain data.
 struct endpoint {
     sockaddr_storage addr{};
     socklen_t len = 0;
 
     int family() const { return addr.ss_family; }
+    // "127.0.0.1:80", "[::1]:80", or a Unix socket's path.
     std::string to_string() const {
+        if (family() == AF_UNIX) return reinterpret_cast<const sockaddr_un*>(&addr)->sun_path;
         char host[INET6_ADDRSTRLEN] = "?";
         std::uint16_t port = 0;
         if (family() == AF_INET) {
@@ -57,6 +61,21 @@ inline int resolve(const std::string& host, std::uint16_t port, endpoint& out, b
     out.len = static_cast<socklen_t>(list->ai_addrlen);
     freeaddrinfo(list);
     return 0;
+}
+
+// The longest Unix socket path, in bytes: sun_path less its terminating NUL.
+constexpr std::size_t max_unix_path = sizeof(sockaddr_un::sun_path) - 1;
+
+// The address of the Unix socket at `path`: false when the path is empty, longer than
+// max_unix_path or holds a NUL byte.
+inline bool unix_endpoint(const std::string& path, endpoint& out) {
+    if (path.empty() || path.size() > max_unix_path || path.find('\0') != std::string::npos) return false;
+    out = endpoint();
+    auto* a = reinterpret_cast<sockaddr_un*>(&out.addr);
+    a->sun_family = AF_UNIX;
+    std::memcpy(a->sun_path, path.data(), path.size());
+    out.len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+    return true;
 }
 
 enum class io : std::uint8_t {
@@ -158,10 +177,10 @@ inline io_result send_parts(int fd, iovec* parts, int n) {
     }
 }
 
-// A non-blocking TCP socket with TCP_NODELAY, or -1 (errno set).
-inline int open_tcp_socket(int family) {
+// A non-blocking stream socket of `family` (TCP with TCP_NODELAY, or a Unix socket), or -1 (errno set).
+inline int open_stream_socket(int family) {
     int fd = ::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
+    if (fd < 0 || family == AF_UNIX) return fd;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
@@ -194,7 +213,7 @@ inline bool numeric_address(const std::string& text, int family, endpoint& out) 
 // Whether this machine has the local address `from`: a test bind, once at setup, so a wrong
 // -B is a clear error rather than every connect waiting for a "port" that never comes.
 inline bool local_address(const endpoint& from) {
-    int fd = open_tcp_socket(from.family());
+    int fd = open_stream_socket(from.family());
     if (fd < 0) return true;  // cannot tell; connects will say
     int err = bind_source(fd, from);
     ::close(fd);
@@ -277,10 +296,13 @@ inline source_fault source_addresses(const std::string& text, int family, std::v
 }
 
 // What a failed socket(), bind() or connect() ran out of on this machine, if anything: these are
-// not the server's failures, and end when another connection closes.
-enum class local_shortage : std::uint8_t { none, port, descriptor, memory };
+// not the server's failures, and end when another connection closes. One is not local: a Unix
+// socket's connect that finds the server's listen queue full (EAGAIN) is the server's overload,
+// and waits as a TCP connect waits out a full queue (its SYN sent again), within the connect timeout.
+enum class local_shortage : std::uint8_t { none, port, descriptor, memory, backlog };
 
-inline local_shortage shortage_of(int err) {
+inline local_shortage shortage_of(int err, int family) {
+    if (family == AF_UNIX && (err == EAGAIN || err == EWOULDBLOCK)) return local_shortage::backlog;
     switch (err) {
         case EADDRNOTAVAIL: case EADDRINUSE: return local_shortage::port;
         case EMFILE: case ENFILE: return local_shortage::descriptor;

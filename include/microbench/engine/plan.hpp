@@ -16,30 +16,12 @@
 #include "../http/request.hpp"
 #include "../http/response_parser.hpp"
 #include "../stats/result.hpp"
+#include "net.hpp"
 #include "target.hpp"
+#include "tls_options.hpp"
 #include "transport.hpp"
 
 namespace microbench {
-
-// How the built-in TLS (OpenSSL 3, loaded at run time) connects to an https:// URL; ab's -f, -Z,
-// -E and -I, and what ab lacks. A plan's own transport ignores these.
-struct tls_options {
-    // The one protocol version to speak (0x0303 TLS 1.2, 0x0304 TLS 1.3, as on the wire; ab -f);
-    // 0: any the library allows.
-    std::uint16_t version = 0;
-    std::string ciphers;           // ab -Z: OpenSSL names; TLS_* names choose TLS 1.3's suites
-    std::string certificate_file;  // ab -E: PEM holding the client's certificate chain and its key
-    bool server_name = true;       // send the host in SNI (never for an IP address); ab -I: off
-    bool verify = false;           // check the certificate and that it names the host (off, as in ab, wrk, h2load)
-    std::string ca_file;           // PEM of the authorities to trust under verify; "": the system's
-    bool resume = false;           // each worker resumes its last session instead of a full handshake per connection
-    std::string libssl;            // the library's path; "": $MICROBENCH_LIBSSL, else libssl.so.3
-};
-
-// run_tls_setup's position: which setting the TLS library refused.
-namespace tls_setup_fault {
-constexpr std::size_t version = 1, ciphers = 2, certificate = 3, ca_file = 4;
-}
 
 // Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
 // as unfinished) and returns its partial result marked cancelled.
@@ -110,6 +92,10 @@ public:
     // first that matches the URL's host and port says where to connect instead; the Host header,
     // SNI and the certificate check still name the URL's host (result::connected_to says where).
     MICROBENCH_PLAN_FIELD(std::vector<std::string>, connect_to)
+    // The path of a Unix socket every connection goes to instead of the URL's host and port
+    // (curl's --unix-socket): the URL still gives the Host header, the path and, for https://,
+    // SNI. At most max_unix_path bytes; not with connect_to() or bind_address(). "": TCP.
+    MICROBENCH_PLAN_FIELD(std::string, unix_socket)
     MICROBENCH_PLAN_FIELD(std::string, method)
     MICROBENCH_PLAN_FIELD(std::string, body)
     MICROBENCH_PLAN_FIELD(std::string, content_type)
@@ -297,6 +283,8 @@ public:
         if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
         if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
+        if (!unix_socket_.empty() && !bind_address_.empty()) return {errc::plan_bad_unix_socket, 1};
+        if (!unix_socket_.empty() && !connect_to_.empty()) return {errc::plan_bad_unix_socket, 2};
         const std::uint64_t rooms = std::uint64_t{concurrency_} * pipeline_;  // a request callback's: one a request
         if (request_fn_ && rooms * request_capacity_ > defaults::max_request_room_bytes)
             return {errc::plan_bad_request_capacity, 0};
@@ -334,6 +322,8 @@ public:
             if (!parse_connect_rule(connect_to_[i], rule)) return {errc::plan_bad_connect_to, i};
         if (request_fn_ && !within(request_capacity_, min_request_capacity, max_request_capacity))
             return {errc::plan_bad_request_capacity, 0};
+        endpoint socket;
+        if (!unix_socket_.empty() && !unix_endpoint(unix_socket_, socket)) return {errc::plan_bad_unix_socket, 0};
 
         return {};
     }
@@ -346,6 +336,7 @@ private:
     microbench::target_order order_ = microbench::target_order::in_turn;
     bool each_once_ = false;
     std::vector<std::string> connect_to_;
+    std::string unix_socket_;
     std::string method_ = "GET";
     std::string body_;
     std::string content_type_ = defaults::content_type;

@@ -234,7 +234,8 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     if (shared.tls) s.tls = shared.tls->for_worker(i);
 #endif
     s.server_name = shared.server_name.c_str();
-    s.stamp_arrivals = s.stamp_arrivals && !s.tls;  // a transport reads the socket itself, without stamps
+    // A transport reads the socket itself, without stamps; Linux stamps nothing on a Unix stream socket.
+    s.stamp_arrivals = s.stamp_arrivals && !s.tls && shared.to.family() != AF_UNIX;
     return s;
 }
 
@@ -293,13 +294,14 @@ inline error run_plan(const plan& p, result& out) {
     if (error e = build_request(target, p.request(), shared.request)) return e;
     if (error e = build_targets(p, target, shared.table, shared.target_lengths)) return e;
     if (error e = order_targets(p, shared.table, shared.shuffled)) return e;
-    // Where to connect: the URL's host and port, or a --connect-to rule's.
+    // Where to connect: a Unix socket, the URL's host and port, or a --connect-to rule's.
     std::string connect_host = target.host;
     std::uint16_t connect_port = target.port;
     std::size_t bad_rule = 0;
     const bool rerouted = apply_connect_rules(p.connect_to(), connect_host, connect_port, bad_rule);
     if (bad_rule < p.connect_to().size()) return {errc::plan_bad_connect_to, bad_rule};
-    if (resolve(connect_host, connect_port, shared.to) != 0) return {errc::run_resolve_failed, 0};
+    if (!p.unix_socket().empty()) unix_endpoint(p.unix_socket(), shared.to);  // validate() checked the path
+    else if (resolve(connect_host, connect_port, shared.to) != 0) return {errc::run_resolve_failed, 0};
     if (!p.bind_address().empty())
         if (source_fault f = source_addresses(p.bind_address(), shared.to.family(), shared.sources))
             return {errc::plan_bad_bind_address, f.at};  // the byte of -B's text where the item at fault starts
@@ -369,6 +371,7 @@ inline error run_plan(const plan& p, result& out) {
     // After every join: nothing below may leave a thread running.
     collect_result(p, shared, threads.get(), t, start, wall, rows.get(), interval_rows, kept, out);
     if (rerouted) out.connected_to = host_port_text(connect_host, connect_port);
+    if (!p.unix_socket().empty()) out.connected_to = "unix:" + p.unix_socket();
     return {};
 }
 

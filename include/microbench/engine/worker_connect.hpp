@@ -3,7 +3,7 @@
 // counted in ab's Connect), the transport's reads, close or reset. A connect that meets a local
 // shortage (no free port, descriptor or kernel buffer) is not the server's failure: the
 // connection waits, and is tried again when another connection closes or after a short
-// back-off, within its connect timeout.
+// back-off, within its connect timeout. A Unix socket's full listen queue waits the same way.
 #pragma once
 
 #include <cstdio>
@@ -18,7 +18,7 @@ namespace detail {
 inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
     connection& c = conns_[ci];
     if (c.state != connection::phase::waiting) c.deadline_ns = now + s_.connect_timeout_ns;
-    int fd = open_tcp_socket(s_.target.family());
+    int fd = open_stream_socket(s_.target.family());
     int err = fd < 0 ? errno : 0;
     if (fd >= 0 && s_.socket_buffer_bytes) {  // before connect, so the window scale is negotiated for it
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &s_.socket_buffer_bytes, sizeof s_.socket_buffer_bytes);
@@ -33,7 +33,7 @@ inline void worker::open_connection(std::uint32_t ci, std::int64_t now) {
     }
     if (r.status == io::error) {
         if (fd >= 0) ::close(fd);
-        local_shortage what = shortage_of(r.err);
+        local_shortage what = shortage_of(r.err, s_.target.family());
         if (what != local_shortage::none) return wait_for_local(ci, what, now);
         return fail_in_flight(ci, failure::connect, failure::connect, false);
     }
@@ -48,6 +48,7 @@ inline void worker::wait_for_local(std::uint32_t ci, local_shortage what, std::i
     switch (what) {
         case local_shortage::port: ++stats_.port_waits; break;
         case local_shortage::descriptor: ++stats_.descriptor_waits; break;
+        case local_shortage::backlog: ++stats_.backlog_waits; break;
         default: ++stats_.memory_waits; break;
     }
     connection& c = conns_[ci];

@@ -227,9 +227,9 @@ inline std::string result_json(const run_description& d, const result& r, const 
     appendf(out, "},\"bytes\":{\"sent\":%llu,\"received\":%llu,\"body\":%llu,\"head\":%llu,\"document_length\":%llu},",
             u(r.bytes_sent), u(r.bytes_received), u(r.body_bytes), u(r.head_bytes), u(r.first_body_length));
     appendf(out, "\"connections\":{\"requested\":%u,\"peak\":%u,\"connects\":%llu,\"server_closes\":%llu,"
-                 "\"local_waits\":{\"port\":%llu,\"descriptor\":%llu,\"memory\":%llu}},",
+                 "\"local_waits\":{\"port\":%llu,\"descriptor\":%llu,\"memory\":%llu},\"backlog_waits\":%llu},",
             r.concurrency_requested, r.concurrency_peak, u(r.connects), u(r.server_closes), u(r.port_waits),
-            u(r.descriptor_waits), u(r.memory_waits));
+            u(r.descriptor_waits), u(r.memory_waits), u(r.backlog_waits));
     out += "\"server_software\":";
     detail::append_json_string(out, r.server_software);
     out += ",\"latency_ns\":{";

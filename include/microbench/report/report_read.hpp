@@ -140,6 +140,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     waits.number("port", r.port_waits);
     waits.number("descriptor", r.descriptor_waits);
     waits.number("memory", r.memory_waits);
+    if (connections.optional("backlog_waits", json_value::kind::number))  // saved since Unix sockets
+        connections.number("backlog_waits", r.backlog_waits);
     top.text("server_software", r.server_software);
     detail::json_fields latency = top.object("latency_ns");
     detail::read_histogram(latency, "connect", r.connect_ns);

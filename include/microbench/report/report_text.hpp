@@ -30,7 +30,10 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "requests reused a connection.\n",
                 static_cast<unsigned long long>(r.server_closes),
                 static_cast<unsigned long long>(r.keep_alive_requests), sent);
-    if (!r.connected_to.empty())
+    if (r.connected_to.compare(0, 5, "unix:") == 0)
+        appendf(out, "Note: connected to the Unix socket %s, not to the URL's host and port.\n",
+                r.connected_to.c_str() + 5);
+    else if (!r.connected_to.empty())
         appendf(out, "Note: connected to %s by --connect-to, not to the URL's host and port.\n",
                 r.connected_to.c_str());
     if (r.request_fn_faults)
@@ -50,6 +53,10 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
     if (r.memory_waits)
         appendf(out, "Note: %llu connects waited for kernel memory or buffers (not counted as failures); lower -c "
                      "or -b.\n", static_cast<unsigned long long>(r.memory_waits));
+    if (r.backlog_waits)
+        appendf(out, "Note: %llu connects found the server's listen queue full and waited (the server accepts too "
+                     "slowly for -c; one still waiting at the timeout failed as connect).\n",
+                static_cast<unsigned long long>(r.backlog_waits));
     if (r.tls_handshakes) {
         const histogram& h = r.tls_handshake_ns;
         appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f "

@@ -40,6 +40,7 @@ struct suite_options {
     std::int64_t timeout_ms = defaults::timeout_ms;
     std::vector<header> headers;
     tls_options tls;                         // for https://
+    std::string unix_socket;                 // every scenario's connections to it (plan::unix_socket)
     bool raise_fd_limit = false;             // as plan::raise_fd_limit
     const cancel_token* cancel = nullptr;    // stops the scenario running and skips the rest
 };
@@ -57,7 +58,8 @@ inline error suite_plan(const std::string& url_text, const scenario& sc, const s
     auto n = static_cast<std::uint64_t>(std::llround(static_cast<double>(sc.requests) * o.scale));
     p.url(url_text).requests(std::max<std::uint64_t>(n, sc.concurrency)).concurrency(sc.concurrency)
         .threads(std::min(o.threads, sc.concurrency)).keep_alive(sc.keep_alive).timeout_ms(o.timeout_ms)
-        .connect_timeout_ms(o.timeout_ms).raise_fd_limit(o.raise_fd_limit).cancel_with(o.cancel).tls(o.tls);
+        .connect_timeout_ms(o.timeout_ms).raise_fd_limit(o.raise_fd_limit).cancel_with(o.cancel).tls(o.tls)
+        .unix_socket(o.unix_socket);
     for (const header& h : o.headers) p.header(h.name, h.value);
     if (o.factorial_check) {
         url u;

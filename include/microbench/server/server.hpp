@@ -1,6 +1,7 @@
 // microbench/server/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
 // keep-alive, pipelining-safe (one request at a time per connection, answered in order),
-// N threads sharing one listening socket, delayed answers (/delay, /stall) on a per-thread timer heap.
+// N threads sharing one listening socket (TCP, or a Unix socket: listener.hpp), delayed answers
+// (/delay, /stall) on a per-thread timer heap.
 // What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
 // close, never a crash; it never blocks its loop (but for /work, which holds its thread on
 // purpose), and when accept() finds no free descriptor
@@ -25,6 +26,7 @@
 #include "../engine/net.hpp"
 #include "request_parser.hpp"
 #include "server_endpoints.hpp"
+#include "listener.hpp"
 
 namespace microbench {
 
@@ -43,19 +45,12 @@ public:
         sources_.clear();  // no thread runs between stop() and here
         paths_.reset(options.count_paths);
         factorials_.reset(new factorial_cache(options.max_factorial));
-        endpoint at;
-        if (resolve(options.host, options.port, at, true) != 0) return {errc::plan_bad_bind_address, 0};
-        listen_fd_ = ::socket(at.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        int one = 1;
-        if (listen_fd_ < 0 || setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-            ::bind(listen_fd_, reinterpret_cast<const sockaddr*>(&at.addr), at.len) != 0 ||
-            ::listen(listen_fd_, 4096) != 0)
-            return fail_start();
-        endpoint bound;
-        bound.len = sizeof bound.addr;
-        if (getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&bound.addr), &bound.len) != 0) return fail_start();
-        port_ = ntohs(bound.family() == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound.addr)->sin_port
-                                                : reinterpret_cast<sockaddr_in6*>(&bound.addr)->sin6_port);
+        listen_fd_ = detail::listen_on(options.host, options.port, options.unix_path, 4096, port_, unix_file_);
+        if (listen_fd_ == -2) {
+            listen_fd_ = -1;
+            return {errc::plan_bad_bind_address, 0};
+        }
+        if (listen_fd_ < 0) return fail_start();
         wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         if (wake_fd_ < 0) return fail_start();
         thread_count_ = std::max<std::uint32_t>(1, options.threads);
@@ -73,7 +68,7 @@ public:
         return {};
     }
 
-    std::uint16_t port() const { return port_; }
+    std::uint16_t port() const { return port_; }  // 0 on a Unix socket
 
     // Stops every thread and closes every connection; safe to call twice.
     void stop() {
@@ -88,9 +83,12 @@ public:
                 threads_[i].started = false;
             }
         }
+        detail::remove_unix_socket_file(unix_file_);
+        unix_file_ = {};
         if (listen_fd_ >= 0) ::close(listen_fd_);
         if (wake_fd_ >= 0) ::close(wake_fd_);
         listen_fd_ = wake_fd_ = -1;
+        port_ = 0;
         threads_.reset();
         thread_count_ = 0;
     }
@@ -384,6 +382,7 @@ private:
     server_options options_;
     std::unique_ptr<factorial_cache> factorials_;
     int listen_fd_ = -1;
+    detail::unix_socket_file unix_file_;  // on a Unix socket: the file to remove at stop
     mutable pthread_mutex_t sources_mutex_ = PTHREAD_MUTEX_INITIALIZER;
     std::vector<std::pair<std::string, std::uint64_t>> sources_;  // counts().sources
     detail::path_counter paths_;  // counts().paths, with server_options::count_paths

@@ -24,6 +24,9 @@ namespace microbench {
 struct server_options {
     std::string host = "127.0.0.1";  // numeric: 127.0.0.1, ::1, 0.0.0.0 …
     std::uint16_t port = 0;          // 0: an ephemeral port; server::port() tells which
+    // A Unix socket's path to listen on instead of host and port (up to 107 bytes): a stale socket
+    // file there is replaced, a live one refused; the file is removed at stop.
+    std::string unix_path;
     std::uint32_t threads = 1;
     unsigned max_factorial = 10000;
     std::int64_t max_delay_ms = 60'000;

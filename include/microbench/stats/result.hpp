@@ -80,6 +80,9 @@ struct result {
     std::uint64_t port_waits = 0;
     std::uint64_t descriptor_waits = 0;
     std::uint64_t memory_waits = 0;
+    // Over a Unix socket: connects that found the server's listen queue full and waited (the
+    // server's overload, not a local shortage; one still full at the connect timeout fails as connect).
+    std::uint64_t backlog_waits = 0;
     std::uint32_t concurrency_requested = 0;
     std::uint32_t concurrency_peak = 0;    // most connections open at once
     std::uint64_t bytes_sent = 0;
@@ -119,8 +122,9 @@ struct result {
     // With a request callback (plan::on_request): its calls that returned a length above the room
     // or a target outside the targets; each stopped its worker's requests.
     std::uint64_t request_fn_faults = 0;
-    // With a plan::connect_to rule that matched: where the run connected, "host:port" ("[::1]:8443");
-    // empty: to the URL's host. The runner sets it; merge() leaves it alone.
+    // Where the run connected when not to the URL's host and port: "host:port" ("[::1]:8443") by a
+    // plan::connect_to rule that matched, "unix:PATH" over plan::unix_socket; empty: the URL's.
+    // The runner sets it; merge() leaves it alone.
     std::string connected_to;
     // One row per interval when the plan asks for them (plan::interval_ms); the runner fills it,
     // merge() leaves it alone.
@@ -168,6 +172,7 @@ struct result {
         port_waits += o.port_waits;
         descriptor_waits += o.descriptor_waits;
         memory_waits += o.memory_waits;
+        backlog_waits += o.backlog_waits;
         concurrency_peak += o.concurrency_peak;
         bytes_sent += o.bytes_sent;
         bytes_received += o.bytes_received;

@@ -57,6 +57,28 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         Check("a bad rule:", e.Name == "plan_bad_connect_to", e.Name);
     }
 
+    // A Unix socket: the reference server on one, a plan over it; the file goes with the server; a NUL refused.
+    [Fact]
+    public void UnixSocketCarriesTheRun()
+    {
+        string path = Path.Combine(Path.GetTempPath(), $"microbench-cs-{Environment.ProcessId}.sock");
+        using (var server = Server.OnUnixSocket(path, threads: 2))
+        {
+            Check("its port:", server.Port == 0 && server.UnixSocket == path, $"{server.Port}");
+            using var plan = new Plan(server.Url("/factorial/5")) { Requests = 20, Concurrency = 2, CheckFactorial = 5, UnixSocket = path };
+            var r = plan.Run();
+            Check("over the socket:", r.Completed == 20 && r.ConnectedTo == "unix:" + path && r.BacklogWaits == 0,
+                  $"{r.Completed}, {r.ConnectedTo}");
+            Check("served:", server.Requests == 20, $"{server.Requests}");
+            var live = Assert.Throws<MicrobenchException>(() => Server.OnUnixSocket(path));
+            Check("a live one refused:", live.Name == "run_system", live.Name);
+            Assert.Throws<ArgumentException>(() => plan.UnixSocket = "a\0b");
+            var tooLong = Assert.Throws<MicrobenchException>(() => plan.UnixSocket = new string('x', 108));
+            Check("too long:", tooLong.Name == "plan_bad_unix_socket", tooLong.Name);
+        }
+        Check("removed:", !File.Exists(path), path);
+    }
+
     // The request callback: what it writes is sent, checked under the target it names; 0 stops; an overflow
     // throws; the room is bounded.
     [Fact]
