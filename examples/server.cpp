@@ -118,6 +118,8 @@ int main(int argc, char** argv) {
             why = "a server listens there, or the path is a file other than a socket (pick another -u)";
         else if (err == EADDRINUSE)
             why = "the port is in use: another program listens there (pick another -p, or -p 0 for a free one)";
+        else if (err == EACCES && !options.unix_path.empty())
+            why = "permission denied: this user may not create a file in that directory";
         else if (err == EACCES) why = "permission denied: ports below 1024 need root (pick -p 1024 or above)";
         else if (err) why += std::string(" (") + std::strerror(err) + ")";
         if (!options.unix_path.empty())

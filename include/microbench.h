@@ -71,7 +71,7 @@ enum {
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
-    MB_PLAN_BAD_REQUEST_CAPACITY = 139,
+    MB_PLAN_BAD_REQUEST_CAPACITY = 139, MB_PLAN_BAD_STAGES = 170,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
@@ -166,6 +166,17 @@ typedef struct mb_interval {
     int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
     double target_per_s;     /* fixed rate: target_requests per second, to set beside rate_per_s */
 } mb_interval;
+
+/* One stage of a staged rate (mb_plan_add_stage), as the run went: its shape and what the requests
+ * whose intended send time fell in it got. Later versions only append fields: pass
+ * sizeof(mb_stage) to mb_result_stage(). */
+typedef struct mb_stage {
+    int64_t start_ms, duration_ms;  /* from the run's start */
+    double from_per_s, to_per_s;    /* the rate at its start and at its end */
+    double intended;                /* requests the schedule meant to send in it */
+    uint64_t sent, completed, failed;  /* sent - completed - failed were unfinished */
+    int64_t p50_ns, p99_ns;         /* response time from the intended time, within 10 %; -1: not known (merged) */
+} mb_stage;
 
 /* HTTPS. Without a transport, https:// loads OpenSSL 3's libssl.so.3 when the first such run
  * starts (mb_plan_set_libssl or MICROBENCH_LIBSSL name another file): MB_RUN_TLS_UNAVAILABLE when
@@ -286,6 +297,14 @@ MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule);
  * back to TCP. MB_PLAN_BAD_UNIX_SOCKET for a path too long; mb_run refuses it beside a bind
  * address or connect-to rules. */
 MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path);
+/* k6's stages at a fixed rate: each added stage ramps linearly, over duration_ms, from where the
+ * last left the rate (from mb_plan_set_rate's, which may then be 0) to per_s; a stage with the
+ * last one's rate holds. The run lasts their total: each stage added sets the duration to it (mb_run
+ * refuses another set after). MB_PLAN_BAD_STAGES for a duration outside 1 ms..30 days or a rate
+ * outside 0..10,000,000; mb_run checks them together. mb_plan_clear_stages removes them all (the
+ * duration they set stays). */
+MB_API int mb_plan_add_stage(mb_plan* plan, int64_t duration_ms, double per_s);
+MB_API int mb_plan_clear_stages(mb_plan* plan);
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
@@ -383,6 +402,9 @@ MB_API size_t mb_result_target_row_count(const mb_result* result);
 MB_API int mb_result_target_row(const mb_result* result, size_t row, mb_target_row* out, size_t size);
 MB_API const char* mb_result_target_name(const mb_result* result, size_t row);  /* owned by the result */
 MB_API size_t mb_result_factorial_verdict(const mb_result* result, char* buf, size_t size);
+MB_API size_t mb_result_stage_count(const mb_result* result);
+/* Copies stage `index` into *out (its first `size` bytes: pass sizeof(mb_stage)). */
+MB_API int mb_result_stage(const mb_result* result, size_t index, mb_stage* out, size_t size);
 MB_API size_t mb_result_interval_count(const mb_result* result);
 /* Copies interval `index` into *out (its first `size` bytes: pass sizeof(mb_interval)). */
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size);

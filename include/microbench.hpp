@@ -41,6 +41,8 @@
 #include "microbench/stats/result.hpp"
 #include "microbench/engine/transport.hpp"
 #include "microbench/engine/target.hpp"
+#include "microbench/engine/plan_callbacks.hpp"
+#include "microbench/engine/rate_curve.hpp"
 #include "microbench/engine/tls_options.hpp"
 #include "microbench/engine/plan.hpp"
 #include "microbench/engine/shard.hpp"
@@ -61,6 +63,8 @@
 #include "microbench/engine/targets.hpp"
 #include "microbench/engine/targets_file.hpp"
 #include "microbench/engine/target_records.hpp"
+#include "microbench/engine/fd_budget.hpp"
+#include "microbench/engine/stages.hpp"
 #include "microbench/engine/runner.hpp"
 #include "microbench/engine/capacity.hpp"
 #ifndef MICROBENCH_NO_REPORTS

@@ -151,6 +151,7 @@ constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a c
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s
 constexpr double max_rate = 10'000'000;
+constexpr std::size_t max_stages = 1000;                     // plan::stages
 constexpr std::int64_t max_interval_ms = 3'600'000;
 constexpr std::uint32_t max_socket_buffer_bytes = 64u << 20;
 
@@ -304,6 +305,10 @@ namespace microbench {
     X(merge_too_many_intervals, 148, "the results' interval rows would span more than 1,000,000 intervals on the " \
       "wall clock: their starts (or a row's) are too far apart") \
     X(hlog_bad, 149, "a line of the HdrHistogram interval log cannot be read") \
+    /* Plans, continued (170–189) */ \
+    X(plan_bad_stages, 170, "stages are at most 1,000, each 1 ms to 30 days long with a target from 0 to " \
+      "10,000,000 requests per second, together at most 30 days and meaning at least one request; a staged run lasts " \
+      "their total (no other duration) and sends no pipelined batches (the position is the stage's index)") \
     /* Calls through the C API (200–219) */ \
     /* Reading targets files (160–169): the position is the byte where the fault is */ \
     X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \
@@ -3793,6 +3798,18 @@ struct interval_histogram_set {
     std::string response, service, schedule_lag;
 };
 
+// One stage of a staged rate (plan::stages): its shape, and what the requests whose intended time
+// fell in it got (sent - completed - failed were unfinished).
+struct stage_result {
+    std::int64_t start_ms = 0, duration_ms = 0;  // from the run's start
+    double from_rate = 0, to_rate = 0;           // requests/s at its start and at its end
+    double intended = 0;                         // requests the schedule meant to send in it
+    std::uint64_t sent = 0, completed = 0, failed = 0;
+    // Response time from the intended time, read from buckets within 10 % (as by_target's); -1:
+    // not known (a merge of several results).
+    std::int64_t p50_ns = 0, p99_ns = 0;
+};
+
 struct result {
     std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
     std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
@@ -3845,7 +3862,8 @@ struct result {
     // that intended time to the actual send. total_ns stays the service time (actual send → last
     // byte). Empty in a closed loop.
     histogram response_ns, schedule_lag_ns;
-    double rate_target = 0;              // requests/s asked for; 0: closed loop
+    double rate_target = 0;              // requests/s asked for (under stages, their average); 0: closed loop
+    std::vector<stage_result> stages;    // under plan::stages: one row each
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;         // of Poisson arrivals
     std::int64_t rate_batch_lag_ns = 0;  // plan::max_batch_lag_us in effect: how much of the lag batching may add
@@ -4067,6 +4085,154 @@ using request_fn = std::size_t (*)(request_call& call, void* user);
 
 }  // namespace microbench
 // ---- end include/microbench/engine/target.hpp ----
+// ---- begin include/microbench/engine/plan_callbacks.hpp ----
+// microbench/engine/plan_callbacks.hpp — what a plan hands back while it runs: the cancel token that
+// stops it from any thread, and the callbacks' types (progress, interval rows and their
+// histograms), each called on the thread that called run().
+
+#include <atomic>
+#include <cstdint>
+
+
+namespace microbench {
+
+// Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
+// as unfinished) and returns its partial result marked cancelled.
+class cancel_token {
+public:
+    void cancel() { flag_.store(true, std::memory_order_relaxed); }
+    bool cancelled() const { return flag_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<bool> flag_{false};
+};
+
+// What a progress callback is told; called on the thread that called run(), never a worker.
+struct progress {
+    std::uint64_t ended;       // requests that ended so far, complete or failed
+    std::uint64_t target;      // requests asked for, 0 for a duration-only run
+    std::int64_t elapsed_ns;
+};
+using progress_fn = void (*)(const progress&, void* user);
+// Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
+using interval_fn = void (*)(const interval_stats&, void* user);
+// The histograms behind an interval's row, in nanoseconds: response time (the total time in a
+// closed loop) and, at a fixed rate, service time and schedule lag (empty in a closed loop); and
+// when the run started on the real-time clock, to place the row in time. Valid during the call.
+struct interval_histograms {
+    const histogram* response;
+    const histogram* service;
+    const histogram* schedule_lag;
+    std::int64_t run_start_realtime_ns;
+};
+using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
+
+}  // namespace microbench
+// ---- end include/microbench/engine/plan_callbacks.hpp ----
+// ---- begin include/microbench/engine/rate_curve.hpp ----
+// microbench/engine/rate_curve.hpp — a fixed rate that changes over the run (plan::stages, k6's
+// stages): from a start rate, each stage ramps linearly to its target over its duration (a stage
+// whose target is the last one's holds). The curve says how many requests it means before a time
+// (the area under it) and, the other way, when the k-th falls due: the intended send times of a
+// staged run come from it, so the count sent up to any time is the area to within a request.
+// Built once before the run; read by every worker, never written while it runs.
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace microbench {
+
+// One stage of a staged fixed rate: over `duration_ms`, the rate goes linearly from where the last
+// stage left it (or the plan's rate()) to `target` requests per second.
+struct rate_stage {
+    std::int64_t duration_ms = 0;
+    double target = 0;
+};
+
+namespace detail {
+
+class rate_curve {
+public:
+    // From `start` requests per second, through `stages`, every rate times `share` (a shard's).
+    void build(double start, const std::vector<rate_stage>& stages, double share) {
+        segments_.clear();
+        double t = 0, n = 0, r = start * share / 1e9;  // per nanosecond
+        for (const rate_stage& s : stages) {
+            const double length = static_cast<double>(s.duration_ms) * 1e6, to = s.target * share / 1e9;
+            segments_.push_back({t, n, r, (to - r) / length, t + length});
+            n += (r + to) / 2 * length;
+            t += length;
+            r = to;
+        }
+        total_ = n;
+    }
+    bool on() const { return !segments_.empty(); }
+    std::size_t stages() const { return segments_.size(); }
+    double total() const { return total_; }  // requests the whole curve means
+    std::int64_t stage_start_ns(std::size_t i) const { return static_cast<std::int64_t>(segments_[i].t0); }
+    std::int64_t end_ns() const { return segments_.empty() ? 0 : static_cast<std::int64_t>(segments_.back().t1); }
+
+    // Requests the curve means before `t_ns` after the start.
+    double count_at(double t_ns) const {
+        if (segments_.empty() || t_ns <= 0) return 0;
+        for (const segment& s : segments_)
+            if (t_ns < s.t1) {
+                const double tau = t_ns - s.t0;
+                return s.n0 + s.r0 * tau + s.a * tau * tau / 2;
+            }
+        return total_;
+    }
+
+    // When the curve's count reaches `count` (ns after the start): the first time it does, past
+    // stages at rate 0; +infinity when the curve ends before. `cursor` is the segment to look
+    // from, moved forward: counts asked for in rising order cost one step each.
+    double time_of(double count, std::size_t& cursor) const {
+        for (; cursor < segments_.size(); ++cursor) {
+            const segment& s = segments_[cursor];
+            const double end = cursor + 1 < segments_.size() ? segments_[cursor + 1].n0 : total_;
+            if (count > end) continue;
+            const double delta = count - s.n0;
+            if (delta <= 0) return s.t0;
+            // n0 + r0·τ + a·τ²/2 = count, in the form that holds for a = 0 and r0 = 0 alike.
+            const double root = std::sqrt(std::fmax(0.0, s.r0 * s.r0 + 2 * s.a * delta));
+            const double tau = s.r0 + root > 0 ? 2 * delta / (s.r0 + root) : 0;
+            return std::fmin(s.t0 + tau, s.t1);
+        }
+        return HUGE_VAL;
+    }
+
+    // The stage `t_ns` after the start falls in (the last one's for later times).
+    std::size_t stage_at(std::int64_t t_ns) const {
+        std::size_t lo = 0, hi = segments_.size();
+        while (hi - lo > 1) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (static_cast<double>(t_ns) < segments_[mid].t0) hi = mid;
+            else lo = mid;
+        }
+        return lo;
+    }
+    double rate_at_start(std::size_t i) const { return segments_[i].r0 * 1e9; }  // per second
+    double rate_at_end(std::size_t i) const {
+        const segment& s = segments_[i];
+        return (s.r0 + s.a * (s.t1 - s.t0)) * 1e9;
+    }
+    double count_of(std::size_t i) const {  // the requests stage i means
+        return (i + 1 < segments_.size() ? segments_[i + 1].n0 : total_) - segments_[i].n0;
+    }
+
+private:
+    struct segment {
+        double t0, n0, r0, a, t1;  // start (ns), count before it, rate at its start (per ns), slope, end
+    };
+    std::vector<segment> segments_;
+    double total_ = 0;
+};
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/rate_curve.hpp ----
 // ---- begin include/microbench/engine/tls_options.hpp ----
 // microbench/engine/tls_options.hpp — the built-in TLS's settings for an https:// run (ab's -f,
 // -Z, -E and -I, and what ab lacks), and which of them the TLS library refused. Plain data.
@@ -4112,37 +4278,6 @@ constexpr std::size_t version = 1, ciphers = 2, certificate = 3, ca_file = 4;
 
 
 namespace microbench {
-
-// Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
-// as unfinished) and returns its partial result marked cancelled.
-class cancel_token {
-public:
-    void cancel() { flag_.store(true, std::memory_order_relaxed); }
-    bool cancelled() const { return flag_.load(std::memory_order_relaxed); }
-
-private:
-    std::atomic<bool> flag_{false};
-};
-
-// What a progress callback is told; called on the thread that called run(), never a worker.
-struct progress {
-    std::uint64_t ended;       // requests that ended so far, complete or failed
-    std::uint64_t target;      // requests asked for, 0 for a duration-only run
-    std::int64_t elapsed_ns;
-};
-using progress_fn = void (*)(const progress&, void* user);
-// Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
-using interval_fn = void (*)(const interval_stats&, void* user);
-// The histograms behind an interval's row, in nanoseconds: response time (the total time in a
-// closed loop) and, at a fixed rate, service time and schedule lag (empty in a closed loop); and
-// when the run started on the real-time clock, to place the row in time. Valid during the call.
-struct interval_histograms {
-    const histogram* response;
-    const histogram* service;
-    const histogram* schedule_lag;
-    std::int64_t run_start_realtime_ns;
-};
-using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
 
 class plan {
 public:
@@ -4219,6 +4354,21 @@ public:
     // counts in its response time.
     MICROBENCH_PLAN_FIELD(double, rate)
     MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
+    // A fixed rate that changes (k6's stages): from rate() (0 allowed here), each stage ramps
+    // linearly to its target over its duration; a stage with the last one's target holds. Every
+    // intended send time comes from that curve (rate_curve.hpp), Poisson arrivals too. Sets the
+    // duration to the stages' total (a run of stages lasts them; an empty list leaves it alone);
+    // at most defaults::max_stages.
+    plan& stages(std::vector<rate_stage> list) {
+        stages_ = std::move(list);
+        if (!stages_.empty()) duration_ms_ = 0;  // none: the duration stays as it was
+        for (const rate_stage& s : stages_)
+            if (s.duration_ms > 0 && s.duration_ms <= defaults::max_duration_ms) duration_ms_ += s.duration_ms;
+        return *this;
+    }
+    const std::vector<rate_stage>& stages() const { return stages_; }
+    // The open model: a fixed rate or stages; else a closed loop.
+    bool open_model() const { return rate_ > 0 || !stages_.empty(); }
     // Of the Poisson arrivals and a random order: the same seed, the same schedule and picks.
     MICROBENCH_PLAN_FIELD(std::uint64_t, seed)
     // At a fixed rate: how late a request may be sent so that one wake of its worker thread sends
@@ -4334,7 +4484,7 @@ public:
     void* interval_histograms_user() const { return interval_histograms_user_; }
     // The interval this plan's statistics use, in milliseconds; 0: none.
     std::int64_t effective_interval_ms() const {
-        return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
+        return interval_ms_ >= 0 ? interval_ms_ : open_model() ? defaults::interval_ms_at_rate : 0;
     }
     // The batch lag this plan's fixed rate uses, in microseconds.
     std::int64_t effective_batch_lag_us() const {
@@ -4361,6 +4511,7 @@ public:
     // in its range, then the knobs that depend on one another.
     error validate() const {
         if (error e = check_ranges()) return e;
+        if (error e = check_stages()) return e;
         if (threads_ > concurrency_) return {errc::plan_bad_threads, 0};
         if (requests_ == 0 && duration_ms_ == 0 && !each_once_) return {errc::plan_no_limit, 0};
         if (each_once_ && duration_ms_ != 0) return {errc::plan_each_once_duration, 0};
@@ -4370,7 +4521,8 @@ public:
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight)
             return {errc::plan_too_many_in_flight, 0};
         if (rate_ > 0 && pipeline_ > 1) return {errc::plan_bad_rate, 0};
-        if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
+        if (!stages_.empty() && pipeline_ > 1) return {errc::plan_bad_stages, 0};
+        if (arrivals_ == microbench::arrivals::poisson && !open_model()) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
         if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
         if (!unix_socket_.empty() && !bind_address_.empty()) return {errc::plan_bad_unix_socket, 1};
@@ -4419,6 +4571,26 @@ public:
     }
 
 private:
+    // The stages on their own and together: each in range, their total the duration, some request.
+    error check_stages() const {
+        if (stages_.empty()) return {};
+        if (stages_.size() > defaults::max_stages) return {errc::plan_bad_stages, defaults::max_stages};
+        std::int64_t total = 0;
+        double area = 0, from = rate_;
+        for (std::size_t i = 0; i < stages_.size(); ++i) {
+            const rate_stage& s = stages_[i];
+            if (!(s.duration_ms >= 1 && s.duration_ms <= defaults::max_duration_ms && s.target >= 0 &&
+                  s.target <= defaults::max_rate))
+                return {errc::plan_bad_stages, i};
+            total += s.duration_ms;
+            if (total > defaults::max_duration_ms) return {errc::plan_bad_stages, i};
+            area += (from + s.target) / 2 * static_cast<double>(s.duration_ms) / 1e3;
+            from = s.target;
+        }
+        if (duration_ms_ != total || area < 1) return {errc::plan_bad_stages, stages_.size()};
+        return {};
+    }
+
     std::string url_;
     std::vector<microbench::target> targets_;
     bool url_ranges_ = false;
@@ -4448,6 +4620,7 @@ private:
     bool resend_non_idempotent_ = false;
     double rate_ = 0;
     microbench::arrivals arrivals_ = microbench::arrivals::uniform;
+    std::vector<rate_stage> stages_;
     std::uint64_t seed_ = 0;
     std::int64_t max_batch_lag_us_ = -1;
     std::int64_t interval_ms_ = -1;
@@ -4546,6 +4719,11 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
         const auto n = static_cast<std::ptrdiff_t>(share(targets));
         std::vector<target> stretch(whole.targets().begin() + first, whole.targets().begin() + first + n);
         whole.targets(std::move(stretch));
+    }
+    if (!whole.stages().empty()) {  // each stage's target split like the rate; the duration stays theirs
+        std::vector<rate_stage> stages = whole.stages();
+        for (rate_stage& s : stages) s.target /= count;
+        whole.stages(std::move(stages));
     }
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
     whole.requests(share(whole.requests()))
@@ -4690,7 +4868,9 @@ private:
 // offset + i × gap after the start, computed from i so no rounding adds up. Poisson: exponential
 // gaps averaging `gap`, drawn from a SplitMix64 generator whose seed hashes the plan's seed, the
 // shard and the worker, so the same seed gives the same schedule. Off (a closed loop) when the
-// gap is 0.
+// gap is 0. Under stages (rate_curve.hpp) the same holds in requests instead of time: the i-th is
+// due when the curve's count reaches offset + i × step (Poisson: gaps averaging `step` requests),
+// the time change that keeps a Poisson process Poisson under a varying rate.
 
 #include <algorithm>
 #include <cmath>
@@ -4710,19 +4890,47 @@ public:
         state_ = seed;
         at_ns_ = poisson_ ? draw_gap() : offset_ns;
     }
+    // Under stages: `step` and `offset` count requests on `curve` (which outlives the schedule).
+    void start_staged(std::int64_t start_ns, const rate_curve* curve, double step, double offset, arrivals kind,
+                      std::uint64_t seed) {
+        curve_ = curve;
+        cursor_ = 0;
+        start(start_ns, step, offset, kind, seed);
+        at_ = at_ns_;  // start() drew the first count
+        at_ns_ = curve_->time_of(at_, cursor_);
+    }
     bool on() const { return gap_ns_ > 0; }
 
-    // The next request's intended send time.
-    std::int64_t next() const { return start_ns_ + static_cast<std::int64_t>(at_ns_); }
+    // The next request's intended send time; after the curve's end, later than any stop.
+    std::int64_t next() const {
+        return at_ns_ < 4e18 ? start_ns_ + static_cast<std::int64_t>(at_ns_) : INT64_MAX / 2;
+    }
 
     // The next request took its time: `issued` requests have now been given one.
     void advance(std::uint64_t issued) {
-        at_ns_ = poisson_ ? at_ns_ + draw_gap() : offset_ns_ + static_cast<double>(issued) * gap_ns_;
+        issued_ = issued;
+        if (!curve_) {
+            at_ns_ = poisson_ ? at_ns_ + draw_gap() : offset_ns_ + static_cast<double>(issued) * gap_ns_;
+            return;
+        }
+        at_ = poisson_ ? at_ + draw_gap() : offset_ns_ + static_cast<double>(issued) * gap_ns_;
+        at_ns_ = curve_->time_of(at_, cursor_);
     }
 
     // How many intended times, from next() on, fall before `stop_ns` (at most `limit`).
     std::uint64_t count_before(std::int64_t stop_ns, std::uint64_t limit) const {
         if (next() >= stop_ns || limit == 0) return 0;
+        if (curve_ && !poisson_) {  // the count the curve means before the stop, in steps from the next
+            const double left = curve_->count_at(static_cast<double>(stop_ns - start_ns_)) - at_;
+            const auto n = static_cast<std::uint64_t>(std::ceil(left / gap_ns_));
+            return n < limit ? n : limit;
+        }
+        if (curve_) {
+            rate_schedule copy = *this;
+            std::uint64_t n = 0;
+            for (; n < limit && copy.next() < stop_ns; ++n) copy.advance(copy.issued_ + 1);
+            return n;
+        }
         if (!poisson_) {
             auto n = static_cast<std::uint64_t>(static_cast<double>(stop_ns - 1 - next()) / gap_ns_) + 1;
             return n < limit ? n : limit;
@@ -4740,6 +4948,16 @@ public:
     std::int64_t last_within(std::int64_t window_ns, std::uint64_t limit, std::int64_t stop_ns) const {
         const std::int64_t first = next(), end = first + window_ns;
         if (limit <= 1 || window_ns <= 0 || end >= stop_ns) return first;
+        if (curve_) {  // the requests the curve means by the window's end, in steps from the next
+            rate_schedule copy = *this;
+            std::int64_t last = first;
+            for (std::uint64_t n = 1; n < limit; ++n) {
+                copy.advance(copy.issued_ + 1);
+                if (copy.next() > end) break;
+                last = copy.next();
+            }
+            return last;
+        }
         if (!poisson_) {  // the next time plus whole gaps
             auto more = static_cast<std::uint64_t>(static_cast<double>(window_ns) / gap_ns_);
             more = std::min(more, limit - 1);
@@ -4763,8 +4981,12 @@ private:
     }
 
     std::int64_t start_ns_ = 0;
-    double gap_ns_ = 0, offset_ns_ = 0;
+    double gap_ns_ = 0, offset_ns_ = 0;  // under stages: the step and the offset, in requests
     double at_ns_ = 0;  // the next intended time, after the start
+    const rate_curve* curve_ = nullptr;  // stages: the curve; null: a steady rate
+    std::size_t cursor_ = 0;             // the curve's segment the next time is in
+    double at_ = 0;                      // under stages: the count the next time is due at
+    std::uint64_t issued_ = 0;
     bool poisson_ = false;
     std::uint64_t state_ = 0;
 };
@@ -4777,6 +4999,7 @@ inline std::uint64_t stream_seed(std::uint64_t seed, std::uint32_t shard, std::u
 }
 
 // Worker `i` of `t`'s share of plan `p`'s fixed rate (the plan may be a shard of a divided plan).
+// Under stages, the interval and the offset count requests on the curve instead of nanoseconds.
 struct worker_rate {
     double interval_ns = 0;  // between this worker's requests; 0: a closed loop
     double offset_ns = 0;    // its first request's time after the start
@@ -4785,7 +5008,11 @@ struct worker_rate {
 
 inline worker_rate rate_of_worker(const plan& p, std::uint32_t i, std::uint32_t t) {
     worker_rate w;
-    if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
+    if (!p.stages().empty()) {  // worker i of t takes the curve's i-th request, then every t-th
+        w.interval_ns = t;
+        w.offset_ns = i;
+        if (p.shard_count() > 1) w.offset_ns += static_cast<double>(p.shard_index()) / p.shard_count();
+    } else if (p.rate() > 0) {  // each worker keeps its share of the rate; their schedules interleave
         w.interval_ns = 1e9 * t / p.rate();
         w.offset_ns = 1e9 * i / p.rate();
         // So do shards': shard k of n starts k/n of its own gap between requests (1/rate) after
@@ -4920,6 +5147,7 @@ public:
             seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
         const double expected = seconds > 0 ? seconds * 1e9 / static_cast<double>(interval_ns_) + 2 : 256;
         rows_.reserve(static_cast<std::size_t>(std::min(expected, 4096.0)));
+        if (!p.stages().empty()) curve_.build(p.rate(), p.stages(), 1.0);  // each row's target from it
     }
 
     void add(interval_ring* ring) { rings_.push_back(ring); }
@@ -4999,7 +5227,9 @@ private:
             }
             r->tail.store(tail, std::memory_order_release);
         }
-        row.target = plan_.rate() * static_cast<double>(row.duration_ns) / 1e9;
+        row.target = curve_.on() ? curve_.count_at(static_cast<double>(row.start_ns + row.duration_ns)) -
+                                       curve_.count_at(static_cast<double>(row.start_ns))
+                                 : plan_.rate() * static_cast<double>(row.duration_ns) / 1e9;
         row.latency_count = response_.count();
         row.p50_ns = response_.value_at_percentile(50);
         row.p90_ns = response_.value_at_percentile(90);
@@ -5024,6 +5254,7 @@ private:
 
     std::int64_t interval_ns_;
     const plan& plan_;
+    rate_curve curve_;  // under stages: the rows' targets come from it
     std::vector<interval_stats>& rows_;
     std::vector<interval_histogram_set>& kept_;
     std::vector<interval_ring*> rings_;
@@ -5071,6 +5302,12 @@ struct request_table {
     }
 };
 
+// What one stage's requests got in one worker, by the stage their intended time falls in.
+struct stage_tally {
+    std::uint64_t sent = 0, completed = 0, failed = 0;
+    std::uint64_t latency[target_buckets::count] = {};  // response times, as by_target keeps them
+};
+
 class target_records;
 struct target_factorials;
 
@@ -5104,6 +5341,8 @@ struct worker_setup {
     std::int64_t duration_ns = 0;       // 0: no time limit
     double rate_interval_ns = 0;        // at a fixed rate: this worker's time between requests; 0: closed loop
     double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
+    const rate_curve* curve = nullptr;  // under stages: the run's; the interval and offset then count requests
+    std::vector<stage_tally>* stage_tallies = nullptr;  // under stages: this worker's, one per stage
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
     std::int64_t batch_lag_ns = 0;      // plan::max_batch_lag_us: how late a wake may be to send several due
@@ -5555,7 +5794,7 @@ private:
     void on_eof(std::uint32_t ci, std::int64_t now, failure broken);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
-    void end_failed(failure reason, std::uint32_t target);
+    void end_failed(failure reason, const request_slot& q);
     void end_unfinished(connection& c);
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
@@ -5643,7 +5882,11 @@ inline void worker::run() {
     start_ns_ = s_.gate ? s_.gate->arrive_and_wait() : now_ns();
     if (start_ns_ < 0) return;  // the runner could not start every thread: nothing runs
     if (s_.duration_ns > 0) stop_issuing_ns_ = start_ns_ + s_.duration_ns;
-    schedule_.start(start_ns_, s_.rate_interval_ns, s_.rate_offset_ns, s_.rate_arrivals, s_.rate_seed);
+    if (s_.curve)
+        schedule_.start_staged(start_ns_, s_.curve, s_.rate_interval_ns, s_.rate_offset_ns, s_.rate_arrivals,
+                               s_.rate_seed);
+    else
+        schedule_.start(start_ns_, s_.rate_interval_ns, s_.rate_offset_ns, s_.rate_arrivals, s_.rate_seed);
     intervals_.start(s_.intervals, start_ns_, s_.interval_ns);
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
     epoll_event events[defaults::worker_event_batch];
@@ -5735,6 +5978,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
         if (schedule_.next() < c.freed_ns && idle_.empty()) ++stats_.connection_waits;
         intended = schedule_.next();
         schedule_.advance(issued_);
+        if (s_.stage_tallies) ++(*s_.stage_tallies)[s_.curve->stage_at(intended - start_ns_)].sent;
     }
     intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j) {
@@ -5767,7 +6011,7 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
 // behind it with `rest`), closes the connection and queues it for the next requests.
 inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive) {
     connection& c = conns_[ci];
-    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest, c.requests[j].target);
+    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest, c.requests[j]);
     c.done = c.batch;
     c.freed_ns = last_end_ns_;
     close_connection(c, abortive);
@@ -5775,8 +6019,9 @@ inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest
     next_ready_.push_back(ci);
 }
 
-inline void worker::end_failed(failure reason, std::uint32_t target) {
-    if (s_.records) s_.records->failed(target, reason);
+inline void worker::end_failed(failure reason, const request_slot& q) {
+    if (s_.records) s_.records->failed(q.target, reason);
+    if (s_.stage_tallies) ++(*s_.stage_tallies)[s_.curve->stage_at(q.intended_ns - start_ns_)].failed;
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
     last_end_ns_ = now_ns();
@@ -5862,7 +6107,9 @@ inline void worker::wait_for_local(std::uint32_t ci, local_shortage what, std::i
     switch (what) {
         case local_shortage::port: ++stats_.port_waits; break;
         case local_shortage::descriptor: ++stats_.descriptor_waits; break;
-        case local_shortage::backlog: ++stats_.backlog_waits; break;
+        case local_shortage::backlog:  // a connect's wait, counted once however often it tries again
+            if (conns_[ci].state != connection::phase::waiting) ++stats_.backlog_waits;
+            break;
         default: ++stats_.memory_waits; break;
     }
     connection& c = conns_[ci];
@@ -6318,7 +6565,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
             const auto ci = static_cast<std::size_t>(&c - conns_.data());
             s_.records->wrong(q.target, c.parser.status(), seen_[ci]);
         }
-        return end_failed(failure::check, q.target);
+        return end_failed(failure::check, q);
     }
     std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;
     if (s_.length_check && shared_length) {  // with targets, each target's own first length
@@ -6328,7 +6575,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         std::int64_t reference = shared_length->load(std::memory_order_relaxed);
         if (reference < 0 && shared_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
             reference = length;
-        if (reference != length) return end_failed(failure::length, q.target);
+        if (reference != length) return end_failed(failure::length, q);
     }
     int status = c.parser.status();
     ++stats_.requests_completed;
@@ -6345,6 +6592,11 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     if (fixed_rate()) {  // response time from the schedule's time; the lag before the actual send
         stats_.response_ns.record_clamped(now - q.intended_ns);
         stats_.schedule_lag_ns.record_clamped(q.start_ns - q.intended_ns);
+        if (s_.stage_tallies) {
+            stage_tally& t = (*s_.stage_tallies)[s_.curve->stage_at(q.intended_ns - start_ns_)];
+            ++t.completed;
+            ++t.latency[target_buckets::of(now - q.intended_ns)];
+        }
     }
     intervals_.completed(now, fixed_rate() ? now - q.intended_ns : total, q.start_ns - q.intended_ns, fixed_rate());
     if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
@@ -6371,7 +6623,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
             may_resend = !(s_.table->flags[q.target] & request_table::keep_flag);
         }
         if (q.retried || (j < written && !may_resend)) {
-            end_failed(reason, q.target);
+            end_failed(reason, q);
             continue;
         }
         ++stats_.retries;
@@ -7708,6 +7960,110 @@ inline error read_targets_file(const std::string& path, std::vector<target>& out
 
 }  // namespace microbench
 // ---- end include/microbench/engine/targets_file.hpp ----
+// ---- begin include/microbench/engine/fd_budget.hpp ----
+// microbench/engine/fd_budget.hpp — the open-file limit a run needs: the descriptors open now,
+// and room for the run's on top of them, the soft limit raised for the run only when the plan
+// allows it (plan::raise_fd_limit) and put back after.
+
+#include <dirent.h>
+#include <sys/resource.h>
+
+#include <cstddef>
+
+namespace microbench {
+namespace detail {
+
+// Descriptors this process has open now (counted in /proc/self/fd), or 0 when it cannot tell.
+inline std::size_t open_descriptors() {
+    DIR* d = opendir("/proc/self/fd");
+    if (!d) return 0;
+    std::size_t n = 0;
+    while (const dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+    return n > 0 ? n - 1 : 0;  // not the directory's own descriptor
+}
+
+// Makes room for `needed` more descriptors than are open now: the soft open-file limit must
+// allow them, and only when `may_raise` is it raised (toward the hard limit) for the run; the
+// destructor puts the old limit back.
+class fd_budget {
+public:
+    fd_budget(std::size_t needed, bool may_raise) {
+        if (getrlimit(RLIMIT_NOFILE, &old_) != 0) return;
+        const rlim_t want = static_cast<rlim_t>(open_descriptors() + needed);
+        if (old_.rlim_cur == RLIM_INFINITY || old_.rlim_cur >= want) {
+            ok_ = true;
+            return;
+        }
+        if (!may_raise || (old_.rlim_max != RLIM_INFINITY && old_.rlim_max < want)) return;
+        rlimit raised = old_;
+        raised.rlim_cur = want;
+        ok_ = raised_ = setrlimit(RLIMIT_NOFILE, &raised) == 0;
+    }
+    ~fd_budget() {
+        if (raised_) setrlimit(RLIMIT_NOFILE, &old_);
+    }
+    fd_budget(const fd_budget&) = delete;
+    fd_budget& operator=(const fd_budget&) = delete;
+    bool ok() const { return ok_; }
+
+private:
+    rlimit old_{};
+    bool ok_ = false, raised_ = false;
+};
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/fd_budget.hpp ----
+// ---- begin include/microbench/engine/stages.hpp ----
+// microbench/engine/stages.hpp — a staged run's parts outside the workers (plan::stages): the rate
+// curve made from the plan, one tally per stage for each worker (made before the run, so nothing
+// is allocated per request), and after the run the result's row for each stage summed from them.
+
+#include <cstdint>
+#include <vector>
+
+
+namespace microbench {
+namespace detail {
+
+struct run_stages {
+    rate_curve curve;
+    std::vector<std::vector<stage_tally>> tallies;  // worker i's: tallies[i], one per stage
+
+    void prepare(const plan& p, std::uint32_t threads) {
+        if (p.stages().empty()) return;
+        curve.build(p.rate(), p.stages(), 1.0);
+        tallies.assign(threads, std::vector<stage_tally>(p.stages().size()));
+    }
+
+    // Each stage's row: its shape from the curve, its requests from every worker's tally.
+    void summarize(std::vector<stage_result>& out) const {
+        out.assign(curve.stages(), stage_result());
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            stage_result& s = out[k];
+            s.start_ms = curve.stage_start_ns(k) / 1'000'000;
+            s.duration_ms = ((k + 1 < out.size() ? curve.stage_start_ns(k + 1) : curve.end_ns()) -
+                             curve.stage_start_ns(k) + 500'000) / 1'000'000;
+            s.from_rate = curve.rate_at_start(k);
+            s.to_rate = curve.rate_at_end(k);
+            s.intended = curve.count_of(k);
+            std::uint64_t latency[target_buckets::count] = {};
+            for (const std::vector<stage_tally>& worker : tallies) {
+                s.sent += worker[k].sent;
+                s.completed += worker[k].completed;
+                s.failed += worker[k].failed;
+                for (int b = 0; b < target_buckets::count; ++b) latency[b] += worker[k].latency[b];
+            }
+            s.p50_ns = target_buckets::quantile(latency, s.completed, 0.50);
+            s.p99_ns = target_buckets::quantile(latency, s.completed, 0.99);
+        }
+    }
+};
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/stages.hpp ----
 // ---- begin include/microbench/engine/runner.hpp ----
 // microbench/engine/runner.hpp — runs a plan: checks it, builds the request once, resolves the target
 // once, sets up its transport (the plan's, or for https:// the built-in OpenSSL), makes sure the
@@ -7762,45 +8118,6 @@ inline void* run_worker(void* arg) {
     t->finished.store(true, std::memory_order_release);
     return nullptr;
 }
-
-// Descriptors this process has open now (counted in /proc/self/fd), or 0 when it cannot tell.
-inline std::size_t open_descriptors() {
-    DIR* d = opendir("/proc/self/fd");
-    if (!d) return 0;
-    std::size_t n = 0;
-    while (const dirent* e = readdir(d)) n += e->d_name[0] != '.';
-    closedir(d);
-    return n > 0 ? n - 1 : 0;  // not the directory's own descriptor
-}
-
-// Makes room for `needed` more descriptors than are open now: the soft open-file limit must
-// allow them, and only when `may_raise` is it raised (toward the hard limit) for the run; the
-// destructor puts the old limit back.
-class fd_budget {
-public:
-    fd_budget(std::size_t needed, bool may_raise) {
-        if (getrlimit(RLIMIT_NOFILE, &old_) != 0) return;
-        const rlim_t want = static_cast<rlim_t>(open_descriptors() + needed);
-        if (old_.rlim_cur == RLIM_INFINITY || old_.rlim_cur >= want) {
-            ok_ = true;
-            return;
-        }
-        if (!may_raise || (old_.rlim_max != RLIM_INFINITY && old_.rlim_max < want)) return;
-        rlimit raised = old_;
-        raised.rlim_cur = want;
-        ok_ = raised_ = setrlimit(RLIMIT_NOFILE, &raised) == 0;
-    }
-    ~fd_budget() {
-        if (raised_) setrlimit(RLIMIT_NOFILE, &old_);
-    }
-    fd_budget(const fd_budget&) = delete;
-    fd_budget& operator=(const fd_budget&) = delete;
-    bool ok() const { return ok_; }
-
-private:
-    rlimit old_{};
-    bool ok_ = false, raised_ = false;
-};
 
 // Sleeps until the wall clock reads `unix_ms` (at once if it already has), in slices of at most
 // 50 ms so a cancel is seen; false if cancelled first. A signal that interrupts a slice only
@@ -7862,6 +8179,7 @@ struct run_shared {
     std::atomic<std::int64_t> reference_length{-1};
     std::atomic<std::int64_t> failed_length{-1};  // the first whole response that failed a check
     std::int64_t interval_ns = 0;
+    run_stages stages;              // under plan::stages: the curve and the tallies
     std::string server_name;        // the URL's host, for the transport
     const transport* carrier = nullptr;  // the plan's transport; null: the built-in TLS or none
 #ifndef MICROBENCH_NO_TLS
@@ -7913,8 +8231,12 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.rate_offset_ns = rate.offset_ns;
     s.rate_seed = rate.seed;
     s.rate_arrivals = p.arrivals();
+    if (shared.stages.curve.on()) {
+        s.curve = &shared.stages.curve;
+        s.stage_tallies = &shared.stages.tallies[i];
+    }
     s.batch_lag_ns = p.effective_batch_lag_us() * 1000;
-    s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
+    s.stamp_arrivals = p.open_model() && p.keep_alive();
     if (shared.interval_ns) {
         s.intervals = thread.intervals.get();
         s.interval_ns = shared.interval_ns;
@@ -7957,9 +8279,13 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     }
     out.concurrency_requested = p.concurrency();
     out.rate_target = p.rate();
+    if (shared.stages.curve.on()) {
+        shared.stages.summarize(out.stages);
+        out.rate_target = shared.stages.curve.total() * 1e9 / static_cast<double>(shared.stages.curve.end_ns());
+    }
     out.rate_arrivals = p.arrivals();
     out.rate_seed = p.seed();
-    out.rate_batch_lag_ns = p.rate() > 0 ? p.effective_batch_lag_us() * 1000 : 0;
+    out.rate_batch_lag_ns = p.open_model() ? p.effective_batch_lag_us() * 1000 : 0;
     out.start_ns = start;
     out.start_realtime_ns = wall;
     out.start_requested_realtime_ns = p.start_at_unix_ms() * 1'000'000;
@@ -8026,6 +8352,7 @@ inline error run_plan(const plan& p, result& out) {
     if (error e = prepare_by_target(p, target, shared.table, shared.response_checks, shared.factorials, shared.records))
         return e;
     shared.interval_ns = p.effective_interval_ms() * 1'000'000;
+    shared.stages.prepare(p, p.threads());
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     std::vector<interval_stats> interval_rows;
     std::vector<interval_histogram_set> kept;
@@ -8038,7 +8365,7 @@ inline error run_plan(const plan& p, result& out) {
         }
         worker_setup s = setup_of(p, shared, threads[i], i, t, first_connection);
         first_connection += s.connections;
-        threads[i].fixed_rate = p.rate() > 0;
+        threads[i].fixed_rate = p.open_model();
         threads[i].w.reset(new worker(std::move(s)));
         if (error e = threads[i].w->prepare()) return e;
     }
@@ -8588,6 +8915,22 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "--latency gives them in microseconds.\n");
 }
 
+// Under stages: each stage's shape and what the requests meant for it got (by intended time).
+inline void append_stages(const result& r, std::string& out) {
+    using detail::appendf;
+    appendf(out, "  the stages' average; each stage by its requests' intended send times:\n"
+                 "  %5s %11s %11s %9s %10s %10s %10s %8s %9s %9s\n",
+            "stage", "from /s", "to /s", "seconds", "meant", "sent", "completed", "failed", "p50 ms", "p99 ms");
+    for (std::size_t i = 0; i < r.stages.size(); ++i) {
+        const stage_result& s = r.stages[i];
+        appendf(out, "  %5zu %11.2f %11.2f %9.3f %10.1f %10llu %10llu %8llu", i + 1, s.from_rate, s.to_rate,
+                static_cast<double>(s.duration_ms) / 1e3, s.intended, static_cast<unsigned long long>(s.sent),
+                static_cast<unsigned long long>(s.completed), static_cast<unsigned long long>(s.failed));
+        if (s.p50_ns < 0) appendf(out, " %9s %9s\n", "-", "-");  // merged: not known
+        else appendf(out, " %9.3f %9.3f\n", static_cast<double>(s.p50_ns) / 1e6, static_cast<double>(s.p99_ns) / 1e6);
+    }
+}
+
 // At a fixed rate: target and achieved rate, response time (from the intended send time) next to
 // service time (from the actual send) and schedule lag, and — when the generator could not hold
 // the rate — what fell behind and the remedy. Nothing in a closed loop.
@@ -8599,6 +8942,7 @@ inline void append_open_model_section(const result& r, std::string& out) {
     if (r.rate_arrivals == arrivals::poisson)
         appendf(out, " (Poisson arrivals, seed %llu)", static_cast<unsigned long long>(r.rate_seed));
     appendf(out, ", achieved %.2f (%.1f %%)\n", achieved, 100.0 * achieved / r.rate_target);
+    if (!r.stages.empty()) append_stages(r, out);
     appendf(out, "  (ms)          %10s %10s %10s %10s %10s\n", "p50", "p90", "p99", "p99.9", "max");
     const std::pair<const char*, const histogram*> rows[] = {
         {"response", &r.response_ns}, {"service", &r.total_ns}, {"schedule lag", &r.schedule_lag_ns}};
@@ -9145,7 +9489,7 @@ inline std::string result_json(const run_description& d, const result& r, const 
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
             u(r.keep_alive_requests), u(r.keep_alive_responses), u(r.retries));
     if (r.request_fn_faults) appendf(out, "\"request_fn_faults\":%llu,", u(r.request_fn_faults));
-    if (!r.connected_to.empty()) {  // a --connect-to rule matched
+    if (!r.connected_to.empty()) {  // a --connect-to rule matched, or a Unix socket
         out += "\"connected_to\":";
         detail::append_json_string(out, r.connected_to);
         out += ",";
@@ -9191,6 +9535,19 @@ inline std::string result_json(const run_description& d, const result& r, const 
         detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
         out += ",";
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
+        if (!r.stages.empty()) out += ",\"stages\":[";
+        for (std::size_t i = 0; i < r.stages.size(); ++i) {
+            const stage_result& st = r.stages[i];
+            appendf(out, "%s{\"start_ms\":%lld,\"duration_ms\":%lld,\"from\":%.3f,\"to\":%.3f,\"intended\":%.3f,"
+                         "\"sent\":%llu,\"completed\":%llu,\"failed\":%llu",
+                    i ? "," : "", static_cast<long long>(st.start_ms), static_cast<long long>(st.duration_ms),
+                    st.from_rate, st.to_rate, st.intended, u(st.sent), u(st.completed), u(st.failed));
+            if (st.p50_ns >= 0)  // not known after a merge
+                appendf(out, ",\"p50_ns\":%lld,\"p99_ns\":%lld", static_cast<long long>(st.p50_ns),
+                        static_cast<long long>(st.p99_ns));
+            out += "}";
+        }
+        if (!r.stages.empty()) out += "]";
         out += "}";
     }
     // Over TLS: what the first handshake negotiated, each handshake's time, why TLS failed.
@@ -10000,6 +10357,28 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         open.number("schedule_missed", r.schedule_missed);
         detail::read_histogram(open, "response_ns", r.response_ns);
         detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
+        if (const json_value* stages = open.optional("stages", json_value::kind::array)) {  // saved under stages
+            if (stages->items.size() > defaults::max_stages) open.fail("stages", "are more than 1,000");
+            for (std::size_t i = 0; i < stages->items.size() && !open.failed(); ++i) {
+                detail::json_fields f(&stages->items[i], why, &open, "stages", static_cast<long>(i));
+                r.stages.emplace_back();
+                stage_result& st = r.stages.back();
+                f.time("start_ms", st.start_ms, defaults::max_duration_ms);
+                f.time("duration_ms", st.duration_ms, defaults::max_duration_ms);
+                f.real("from", st.from_rate, defaults::max_rate);
+                f.real("to", st.to_rate, defaults::max_rate);
+                f.real("intended", st.intended, 1e18);
+                f.number("sent", st.sent);
+                f.number("completed", st.completed);
+                f.number("failed", st.failed);
+                st.p50_ns = st.p99_ns = -1;
+                if (f.optional("p50_ns", json_value::kind::number)) {
+                    f.time("p50_ns", st.p50_ns);
+                    f.time("p99_ns", st.p99_ns);
+                }
+                if (!f.failed() && st.completed + st.failed > st.sent) f.fail("sent", "is below completed + failed");
+            }
+        }
     }
     if (top.optional("tls", json_value::kind::object)) {
         detail::json_fields tls = top.object("tls");
@@ -10347,6 +10726,34 @@ inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::
 
 }  // namespace detail
 
+
+namespace detail {
+// The stages of merged shards: each stage's shape from the base, its counts summed; the shards'
+// p50 and p99 cannot be summed, so they are not known (-1). None when the inputs' stages differ.
+inline void merge_stages(const std::vector<report_run>& in, std::size_t base, std::vector<stage_result>& out) {
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (i == base) continue;
+        const std::vector<stage_result>& other = in[i].r.stages;
+        bool same = other.size() == out.size();
+        for (std::size_t k = 0; same && k < out.size(); ++k)
+            same = other[k].start_ms == out[k].start_ms && other[k].duration_ms == out[k].duration_ms;
+        if (!same) {
+            out.clear();
+            return;
+        }
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            out[k].from_rate += other[k].from_rate;
+            out[k].to_rate += other[k].to_rate;
+            out[k].intended += other[k].intended;
+            out[k].sent += other[k].sent;
+            out[k].completed += other[k].completed;
+            out[k].failed += other[k].failed;
+            out[k].p50_ns = out[k].p99_ns = -1;
+        }
+    }
+}
+}  // namespace detail
+
 // Merges `in` (each a single run: a generator's --json) into `out`, labelled "merged": counts,
 // failures, status codes, bytes and connections summed; -n, -c, threads and the rate of the whole
 // (the shards' shares add up to the plan); the histograms merged into the widest range among
@@ -10418,6 +10825,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     }
     out.r.rate_target = rate;
     out.r.concurrency_requested = requested;
+    detail::merge_stages(in, widest, out.r.stages);
     out.r.start_realtime_ns = start;
     out.r.elapsed_ns = end - start;
     if (first.r.interval_ns > 0) {
@@ -12042,16 +12450,17 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 // microbench/server/listener.hpp — the reference server's listening socket: TCP at an address and
 // port, or a Unix socket at a path. For a Unix socket, it takes over a stale file at the path (a
 // socket nobody accepts on, left by a server that died) and removes the file at stop while it is
-// still the one this server made. The check, the
-// removal and the bind happen under an exclusive lock on the socket's directory (flock), so two
-// servers starting at once never both take the same stale file over; a live socket, or any
-// other kind of file at the path, is EADDRINUSE.
+// still the one this server made (its device and inode). The check, the removal and the bind
+// happen under an exclusive lock on the socket's directory (flock, waited for at most 2 s), so two
+// servers starting at once never both take the same stale file over; a live socket, any other
+// kind of file at the path, or a stale one when the directory cannot be locked, is EADDRINUSE.
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <string>
@@ -12060,18 +12469,23 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 namespace microbench {
 namespace detail {
 
-// Holds the lock on a Unix socket path's directory while it lives; without a readable directory
-// it holds none (and a stale file is then left alone).
+// Holds the lock on a Unix socket path's directory while it lives, waited for at most 2 s (another
+// holder never stalls a start); without a readable directory, or past the wait, it holds none
+// (and a stale file is then left alone).
 class directory_lock {
 public:
     explicit directory_lock(const std::string& path) {
         const std::size_t slash = path.rfind('/');
         const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
         fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        while (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
-            if (errno == EINTR) continue;
-            ::close(fd_);
-            fd_ = -1;
+        for (int tries = 0; fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) != 0; ++tries) {
+            if (errno != EWOULDBLOCK || tries == 200) {
+                ::close(fd_);
+                fd_ = -1;
+                break;
+            }
+            const timespec pause{0, 10'000'000};
+            nanosleep(&pause, nullptr);
         }
     }
     ~directory_lock() {
@@ -12086,7 +12500,8 @@ private:
 };
 
 // Whether a server accepts on the Unix socket at `at`: a connect that succeeds, or finds its
-// listen queue full, says so; ECONNREFUSED says the file is stale. Never blocks.
+// listen queue full, says so; ECONNREFUSED (nobody listens) or ENOENT (the file went) says the
+// file is stale. Never blocks.
 inline bool unix_socket_live(const endpoint& at) {
     int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return true;  // cannot tell: leave the file alone
@@ -12118,9 +12533,12 @@ inline int listen_unix(const std::string& path, int backlog, unix_socket_file& m
     auto bind_it = [&] { return ::bind(fd, reinterpret_cast<const sockaddr*>(&at.addr), at.len) == 0; };
     bool bound = bind_it();
     struct stat st{};
-    if (!bound && errno == EADDRINUSE && lock.held() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
-        !unix_socket_live(at) && ::unlink(path.c_str()) == 0)
-        bound = bind_it();
+    if (!bound && errno == EADDRINUSE) {  // taken over only when stale, a socket, and under the lock
+        const bool stale = lock.held() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
+                           !unix_socket_live(at) && (::unlink(path.c_str()) == 0 || errno == ENOENT);
+        bound = stale && bind_it();
+        if (!stale) errno = EADDRINUSE;  // the probe's or the unlink's errno does not say why
+    }
     if (!bound || ::listen(fd, backlog) != 0 || ::lstat(path.c_str(), &st) != 0) {
         const int err = errno;
         if (bound) ::unlink(path.c_str());
@@ -12158,10 +12576,11 @@ inline int listen_on(const std::string& host, std::uint16_t wanted, const std::s
 }
 
 // Removes the file `made` names if it is still the one listen_unix made (another server may
-// have taken the path over since), under the same lock.
+// have taken the path over since). No lock: the listening descriptor is still open, so no other
+// server takes this file for stale meanwhile. A relative path is looked up from the working
+// directory of now.
 inline void remove_unix_socket_file(const unix_socket_file& made) {
     if (made.path.empty()) return;
-    directory_lock lock(made.path);
     struct stat st{};
     if (::lstat(made.path.c_str(), &st) == 0 && st.st_dev == made.device && st.st_ino == made.inode)
         ::unlink(made.path.c_str());
@@ -12187,6 +12606,7 @@ inline void remove_unix_socket_file(const unix_socket_file& made) {
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12385,7 +12805,7 @@ private:
                 return;
             }
             int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            if (options_.unix_path.empty()) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             std::uint32_t slot;
             if (!t.free_slots.empty()) {
                 slot = t.free_slots.back();
@@ -12411,6 +12831,7 @@ private:
     // A connection from `peer`, by address (one lock per accepted connection, none per request).
     void count_source(const sockaddr_storage& peer) {
         char text[INET6_ADDRSTRLEN] = "other";
+        if (peer.ss_family == AF_UNIX) std::strcpy(text, "unix");
         if (peer.ss_family == AF_INET)
             inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
         if (peer.ss_family == AF_INET6)
@@ -12811,7 +13232,7 @@ enum {
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
-    MB_PLAN_BAD_REQUEST_CAPACITY = 139,
+    MB_PLAN_BAD_REQUEST_CAPACITY = 139, MB_PLAN_BAD_STAGES = 170,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
@@ -12906,6 +13327,17 @@ typedef struct mb_interval {
     int64_t lag_p99_ns, lag_max_ns;           /* fixed rate: schedule lag */
     double target_per_s;     /* fixed rate: target_requests per second, to set beside rate_per_s */
 } mb_interval;
+
+/* One stage of a staged rate (mb_plan_add_stage), as the run went: its shape and what the requests
+ * whose intended send time fell in it got. Later versions only append fields: pass
+ * sizeof(mb_stage) to mb_result_stage(). */
+typedef struct mb_stage {
+    int64_t start_ms, duration_ms;  /* from the run's start */
+    double from_per_s, to_per_s;    /* the rate at its start and at its end */
+    double intended;                /* requests the schedule meant to send in it */
+    uint64_t sent, completed, failed;  /* sent - completed - failed were unfinished */
+    int64_t p50_ns, p99_ns;         /* response time from the intended time, within 10 %; -1: not known (merged) */
+} mb_stage;
 
 /* HTTPS. Without a transport, https:// loads OpenSSL 3's libssl.so.3 when the first such run
  * starts (mb_plan_set_libssl or MICROBENCH_LIBSSL name another file): MB_RUN_TLS_UNAVAILABLE when
@@ -13026,6 +13458,14 @@ MB_API int mb_plan_add_connect_to(mb_plan* plan, const char* rule);
  * back to TCP. MB_PLAN_BAD_UNIX_SOCKET for a path too long; mb_run refuses it beside a bind
  * address or connect-to rules. */
 MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path);
+/* k6's stages at a fixed rate: each added stage ramps linearly, over duration_ms, from where the
+ * last left the rate (from mb_plan_set_rate's, which may then be 0) to per_s; a stage with the
+ * last one's rate holds. The run lasts their total: each stage added sets the duration to it (mb_run
+ * refuses another set after). MB_PLAN_BAD_STAGES for a duration outside 1 ms..30 days or a rate
+ * outside 0..10,000,000; mb_run checks them together. mb_plan_clear_stages removes them all (the
+ * duration they set stays). */
+MB_API int mb_plan_add_stage(mb_plan* plan, int64_t duration_ms, double per_s);
+MB_API int mb_plan_clear_stages(mb_plan* plan);
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
@@ -13123,6 +13563,9 @@ MB_API size_t mb_result_target_row_count(const mb_result* result);
 MB_API int mb_result_target_row(const mb_result* result, size_t row, mb_target_row* out, size_t size);
 MB_API const char* mb_result_target_name(const mb_result* result, size_t row);  /* owned by the result */
 MB_API size_t mb_result_factorial_verdict(const mb_result* result, char* buf, size_t size);
+MB_API size_t mb_result_stage_count(const mb_result* result);
+/* Copies stage `index` into *out (its first `size` bytes: pass sizeof(mb_stage)). */
+MB_API int mb_result_stage(const mb_result* result, size_t index, mb_stage* out, size_t size);
 MB_API size_t mb_result_interval_count(const mb_result* result);
 /* Copies interval `index` into *out (its first `size` bytes: pass sizeof(mb_interval)). */
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size);
@@ -13628,6 +14071,24 @@ MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path) {
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
+MB_API int mb_plan_add_stage(mb_plan* plan, int64_t duration_ms, double per_s) {
+    namespace defaults = microbench::defaults;
+    if (!plan) return microbench::detail::invalid;
+    if (!(duration_ms >= 1 && duration_ms <= defaults::max_duration_ms && per_s >= 0 && per_s <= defaults::max_rate) ||
+        plan->p.stages().size() >= defaults::max_stages)
+        return MB_PLAN_BAD_STAGES;
+    MICROBENCH_C_TRY
+    std::vector<microbench::rate_stage> stages = plan->p.stages();
+    stages.push_back({duration_ms, per_s});
+    plan->p.stages(std::move(stages));
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
+MB_API int mb_plan_clear_stages(mb_plan* plan) {
+    if (!plan) return microbench::detail::invalid;
+    plan->p.stages({});
+    return MB_OK;
+}
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) {
     MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0))
 }
@@ -13784,6 +14245,15 @@ MB_API const char* mb_result_connected_to(const mb_result* result) {
     return result ? result->r.connected_to.c_str() : "";
 }
 
+MB_API size_t mb_result_stage_count(const mb_result* result) { return result ? result->r.stages.size() : 0; }
+MB_API int mb_result_stage(const mb_result* result, size_t index, mb_stage* out, size_t size) {
+    if (!result || !out || index >= result->r.stages.size()) return MB_INVALID_ARGUMENT;
+    const microbench::stage_result& s = result->r.stages[index];
+    const mb_stage c{s.start_ms, s.duration_ms, s.from_rate, s.to_rate, s.intended, s.sent, s.completed, s.failed,
+                     s.p50_ns, s.p99_ns};
+    std::memcpy(out, &c, size < sizeof c ? size : sizeof c);
+    return MB_OK;
+}
 MB_API size_t mb_result_interval_count(const mb_result* result) { return result ? result->r.intervals.size() : 0; }
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size) {
     if (!result || !out || index >= result->r.intervals.size()) return MB_INVALID_ARGUMENT;
@@ -14029,10 +14499,11 @@ MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb
 }
 MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out) {
     using namespace microbench;
-    endpoint at;
     if (out) *out = nullptr;
-    if (!path || !out || threads < 1 || threads > 256 || !unix_endpoint(path, at)) return detail::invalid;
+    if (!path || !out || threads < 1 || threads > 256) return detail::invalid;
     MICROBENCH_C_TRY
+    endpoint at;
+    if (!unix_endpoint(path, at)) return detail::invalid;
     server_options o;
     o.unix_path = path;
     o.threads = threads;

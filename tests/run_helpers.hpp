@@ -32,17 +32,20 @@ inline microbench::result run_ok(const microbench::plan& p) {
 inline bool emulated() { return std::getenv("MICROBENCH_EMULATED") != nullptr; }
 
 // The intended send times (ns after the start) before `stop_ns` of every worker of `whole`, or of
-// every worker of every shard when it is divided into `shards`, as the runner sets them up: one
-// vector per worker.
+// every worker of every shard when it is divided into `shards`, as the runner sets them up (under
+// stages, from their curve): one vector per worker.
 inline std::vector<std::vector<double>> scheduled_times(const microbench::plan& whole, std::int64_t stop_ns, std::uint32_t shards = 0) {
     std::vector<std::vector<double>> streams;
     for (std::uint32_t k = 0; k < std::max<std::uint32_t>(shards, 1); ++k) {
         microbench::plan p = whole;
         if (shards) REQUIRE_FALSE(microbench::divide_plan(p, k, shards));
+        microbench::detail::rate_curve curve;  // under stages, as the runner builds it
+        curve.build(p.rate(), p.stages(), 1.0);
         for (std::uint32_t i = 0; i < p.threads(); ++i) {
             const microbench::detail::worker_rate w = microbench::detail::rate_of_worker(p, i, p.threads());
             microbench::detail::rate_schedule s;
-            s.start(0, w.interval_ns, w.offset_ns, p.arrivals(), w.seed);
+            if (curve.on()) s.start_staged(0, &curve, w.interval_ns, w.offset_ns, p.arrivals(), w.seed);
+            else s.start(0, w.interval_ns, w.offset_ns, p.arrivals(), w.seed);
             std::vector<double> times;
             for (std::uint64_t n = 1; s.next() < stop_ns; ++n) times.push_back(static_cast<double>(s.next())), s.advance(n);
             streams.push_back(times);

@@ -101,6 +101,17 @@ public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ul
             x.P50Ns / 1e6, x.P90Ns / 1e6, x.P99Ns / 1e6, x.MaxNs / 1e6, x.LagP99Ns / 1e6, x.LagMaxNs / 1e6);
 }
 
+/// <summary>One stage of a staged rate (Plan.AddStage): its start and length in seconds, its rate at its start and end, the
+/// requests the schedule meant to send in it and what those sent got, by their intended send time; P50Ms and P99Ms within
+/// 10 % (null after a merge).</summary>
+public sealed record Stage(double StartSeconds, double DurationSeconds, double FromPerSecond, double ToPerSecond, double Intended,
+                           ulong Sent, ulong Completed, ulong Failed, double? P50Ms, double? P99Ms)
+{
+    internal static Stage Of(in StageNative x) =>
+        new(x.StartMs / 1e3, x.DurationMs / 1e3, x.FromPerSecond, x.ToPerSecond, x.Intended, x.Sent, x.Completed, x.Failed,
+            x.P50Ns >= 0 ? x.P50Ns / 1e6 : null, x.P99Ns >= 0 ? x.P99Ns / 1e6 : null);
+}
+
 /// <summary>What a run measured: every request ended exactly once, completed or failed with one reason.
 /// Response and ScheduleLag are from the intended send time at a fixed rate (empty in a closed loop).</summary>
 public sealed record Result
@@ -187,6 +198,8 @@ public sealed record Result
     public required Timing ScheduleLag { get; init; }
     /// <summary>A row per Plan.Interval (by default per second at a fixed rate), else none.</summary>
     public required IReadOnlyList<IntervalRow> Intervals { get; init; }
+    /// <summary>With Plan.AddStage: one row per stage.</summary>
+    public IReadOnlyList<Stage> Stages { get; init; } = Array.Empty<Stage>();
     /// <summary>Ab's report and microbench's notes.</summary>
     public required string Report { get; init; }
     /// <summary>The percentile table of every timing column.</summary>
@@ -224,6 +237,12 @@ public sealed record Result
         }
         var targets = new List<TargetRow>();
         for (nuint i = 0; i < Native.ResultTargetRowCount(r); ++i) targets.Add(TargetRow.Of(r, i));
+        var stages = new List<Stage>();
+        for (nuint i = 0; i < Native.ResultStageCount(r); ++i)
+        {
+            MicrobenchException.Check(Native.ResultStage(r, i, out StageNative x, (nuint)Marshal.SizeOf<StageNative>()));
+            stages.Add(Stage.Of(x));
+        }
         var reasons = new List<string>();
         for (nuint i = 0; i < Native.ResultTlsFailureReasonCount(r); ++i)
             reasons.Add(Marshal.PtrToStringUTF8(Native.ResultTlsFailureReason(r, i)) ?? "");
@@ -249,7 +268,7 @@ public sealed record Result
             Tls = TlsSession.Of(r), TlsFailureReasons = reasons, TlsHandshake = TimingOf(r, Column.TlsHandshake),
             Connect = TimingOf(r, Column.Connect), Waiting = TimingOf(r, Column.Waiting), Processing = TimingOf(r, Column.Processing),
             Total = TimingOf(r, Column.Total), Response = TimingOf(r, Column.Response), ScheduleLag = TimingOf(r, Column.ScheduleLag),
-            Intervals = rows,
+            Intervals = rows, Stages = stages,
             Report = Text.Of((buf, size) => Native.ReportAb(r, buf, size)),
             LatencyReport = Text.Of((buf, size) => Native.ReportLatency(r, null, 0, buf, size)),
             Json = Text.Of((buf, size) => Native.ResultJson(r, null, 0, buf, size)),
@@ -664,6 +683,13 @@ public sealed class Plan : IDisposable
     /// <summary>curl's --connect-to, "HOST:PORT:ADDR:PORT": connect to ADDR:PORT when the URL names HOST:PORT (the Host
     /// header, SNI and Verify still name HOST); each part may be empty; the first rule that matches applies.</summary>
     public void AddConnectTo(string rule) => MicrobenchException.Check(Native.PlanAddConnectTo(handle, rule));
+    /// <summary>k6's stages at a fixed rate: over `duration`, the rate ramps linearly from where the last stage left it (from
+    /// Rate, else 0) to `perSecond`; a stage with the last one's rate holds. The run lasts their total (each stage sets
+    /// Duration to it).</summary>
+    public void AddStage(TimeSpan duration, double perSecond) =>
+        MicrobenchException.Check(Native.PlanAddStage(handle, Time.Ms(duration, nameof(duration)), perSecond));
+    /// <summary>Removes every stage.</summary>
+    public void ClearStages() => MicrobenchException.Check(Native.PlanClearStages(handle));
     /// <summary>curl's --unix-socket: every connection goes to the Unix socket at this path (1 to 107 bytes) instead of
     /// the URL's host and port; the URL still gives the Host header and the path. null or "": TCP again.</summary>
     public string? UnixSocket

@@ -119,6 +119,16 @@ internal struct Interval
     public double TargetPerSecond;
 }
 
+/// <summary>mb_stage, field for field.</summary>
+[StructLayout(LayoutKind.Sequential)]
+internal struct StageNative
+{
+    public long StartMs, DurationMs;
+    public double FromPerSecond, ToPerSecond, Intended;
+    public ulong Sent, Completed, Failed;
+    public long P50Ns, P99Ns;
+}
+
 /// <summary>mb_request_call, field for field.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal unsafe struct RequestCallNative
@@ -195,6 +205,8 @@ internal static partial class Native
     internal static partial int PlanSetBindAddress(PlanHandle plan, string addresses);
     [LibraryImport(Lib, EntryPoint = "mb_plan_add_connect_to", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int PlanAddConnectTo(PlanHandle plan, string? rule);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_add_stage")] internal static partial int PlanAddStage(PlanHandle plan, long durationMs, double perSecond);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_clear_stages")] internal static partial int PlanClearStages(PlanHandle plan);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_unix_socket", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int PlanSetUnixSocket(PlanHandle plan, string? path);
     [LibraryImport(Lib, EntryPoint = "mb_plan_set_length_check")] internal static partial int PlanSetLengthCheck(PlanHandle plan, int on);
@@ -262,6 +274,8 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_result_target_name")] internal static partial IntPtr ResultTargetName(IntPtr result, nuint row);
     [LibraryImport(Lib, EntryPoint = "mb_result_factorial_verdict")]
     internal static partial nuint ResultFactorialVerdict(IntPtr result, byte[]? buf, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_result_stage_count")] internal static partial nuint ResultStageCount(IntPtr result);
+    [LibraryImport(Lib, EntryPoint = "mb_result_stage")] internal static partial int ResultStage(IntPtr result, nuint index, out StageNative stage, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval_count")] internal static partial nuint ResultIntervalCount(IntPtr result);
     [LibraryImport(Lib, EntryPoint = "mb_result_interval")] internal static partial int ResultInterval(IntPtr result, nuint index, out Interval row, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_result_timing_count")] internal static partial ulong TimingCount(IntPtr result, Column column);

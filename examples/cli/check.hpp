@@ -219,19 +219,27 @@ inline parse_outcome check_workload(options& o, const given_settings& given) {
     if (o.pipeline > 1 && !o.keep_alive) return usage_error("--pipeline needs keep-alive (-k)");
     if (o.sent_body && (o.head_given || o.method == "HEAD"))
         return usage_error("-i (HEAD) sends no body: drop -p/-u, or -i");
-    if (o.rate > 0 && o.pipeline > 1)
+    if (o.rate_to >= 0 && !o.stages.empty())
+        return usage_error("--rate FROM:TO and --stages are two ways to vary the rate: give one");
+    if (o.rate_to >= 0 && o.duration_ms == 0)
+        return usage_error("--rate FROM:TO ramps over the duration: give -t");
+    if (!o.stages.empty() && o.duration_ms)
+        return usage_error("--stages make the run as long as they are together: drop -t");
+    const bool open_model = o.rate > 0 || o.rate_to >= 0 || !o.stages.empty();
+    if (open_model && o.pipeline > 1)
         return usage_error("--rate sends one request at a time per connection: drop --pipeline");
-    if (o.poisson && o.rate == 0) return usage_error("--arrivals poisson needs --rate");
+    if (o.poisson && !open_model) return usage_error("--arrivals poisson needs --rate");
     if (given.seed && !o.poisson && !o.order_random)
         return usage_error("--seed is for --arrivals poisson and --order random");
-    if (o.max_batch_lag_us >= 0 && o.rate == 0) return usage_error("--max-batch-lag is for --rate");
+    if (o.max_batch_lag_us >= 0 && !open_model) return usage_error("--max-batch-lag is for --rate");
     return {};
 }
 
 // The files written: each its own, at most one on stdout, intervals where they are asked for.
 inline parse_outcome check_outputs(const options& o) {
     struct stat st {};
-    if (o.rate > 0 && !o.hgrm_path.empty() && o.hgrm_path != "-" && stat(o.hgrm_path.c_str(), &st) == 0 &&
+    const bool open_model = o.rate > 0 || o.rate_to >= 0 || !o.stages.empty();
+    if (open_model && !o.hgrm_path.empty() && o.hgrm_path != "-" && stat(o.hgrm_path.c_str(), &st) == 0 &&
         !S_ISREG(st.st_mode))
         return usage_error(
             "--hgrm at a fixed rate writes FILE and FILE.service: give a file's name (not a device or pipe), or -");

@@ -64,7 +64,9 @@ struct options {
     mb::gates limits;             // --max-failures, --max-pNN-ms, --min-rps
     enum class mode { single, suite, compare, self_test } run_mode = mode::single;
     std::string url_b;            // --compare A B, --suite A B
-    double rate = 0;              // --rate R: requests/s on a fixed schedule; 0: closed loop
+    double rate = 0;              // --rate R: requests/s on a fixed schedule (with --stages, the start); 0: none
+    double rate_to = -1;          // --rate FROM:TO: the rate the run ramps to over -t; -1: a steady rate
+    std::vector<mb::rate_stage> stages;  // --stages D:R,...: k6's stages
     bool poisson = false;         // --arrivals poisson
     std::uint64_t seed = 0;       // --seed S
     std::int64_t max_batch_lag_us = -1;  // --max-batch-lag US; -1: the library's default
@@ -220,6 +222,9 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .socket_buffer_bytes(o.socket_buffer_bytes)
         .raise_fd_limit(true)  // a command line may: the library restores the limit after the run
         .rate(o.rate)
+        .stages(!o.stages.empty() ? o.stages
+                : o.rate_to >= 0  ? std::vector<mb::rate_stage>{{o.duration_ms, o.rate_to}}
+                                  : std::vector<mb::rate_stage>{})
         .arrivals(o.poisson ? mb::arrivals::poisson : mb::arrivals::uniform)
         .seed(o.seed)
         .max_batch_lag_us(o.max_batch_lag_us)

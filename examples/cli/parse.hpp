@@ -225,7 +225,8 @@ inline parse_outcome parse(int argc, char** argv, options& o) {
             if (parse_outcome out = apply_flag(o, given, *spec, flag, value); out.exit_now) return out;
         }
     }
-    if (!was_given(given, "-n") && was_given(given, "-t")) o.requests = 0;  // the duration alone ends the run
+    // The duration alone ends the run: -t, or the stages' total.
+    if (!was_given(given, "-n") && (was_given(given, "-t") || was_given(given, "--stages"))) o.requests = 0;
     given_settings settings;
     for (const given_flag& g : given) {
         if (!(g.spec->modes & bit_of(o.run_mode))) settings.unread.push_back({g.typed, g.spec->modes});

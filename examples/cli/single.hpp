@@ -175,9 +175,17 @@ inline int run_single(const options& o) {
         const std::string where = !o.unix_socket.empty() ? "the Unix socket " + o.unix_socket
                                   : !r.connected_to.empty() ? r.connected_to
                                                             : mb::host_port_text(o.target.host, o.target.port);
-        std::fprintf(stderr, "microbench: %s cannot be reached: all %llu connection attempts failed%s\n", where.c_str(),
-                     static_cast<unsigned long long>(r.requests_ended),
-                     local ? " (some waited in vain for a local port, descriptor or buffer: see the notes above)" : "");
+        if (r.backlog_waits)  // something listens: its queue stayed full
+            std::fprintf(stderr,
+                         "microbench: %s took no connection: its listen queue stayed full for the whole connect "
+                         "timeout (%llu connection attempts failed)\n",
+                         where.c_str(),
+                         static_cast<unsigned long long>(r.requests_ended));
+        else
+            std::fprintf(stderr, "microbench: %s cannot be reached: all %llu connection attempts failed%s\n",
+                         where.c_str(), static_cast<unsigned long long>(r.requests_ended),
+                         local ? " (some waited in vain for a local port, descriptor or buffer: see the notes above)"
+                               : "");
         return 2;
     }
     return status;

@@ -239,6 +239,43 @@ inline parse_outcome set_unix_socket(options& o, const std::string&, const std::
     return {};
 }
 
+// --rate R, or FROM:TO (a ramp over the duration; either end may be 0).
+inline parse_outcome set_rate(options& o, const std::string&, const std::string& v) {
+    const std::size_t colon = v.find(':');
+    double from = 0, to = -1;
+    const bool read = mb::detail::parse_real(v.substr(0, colon), from) &&
+                      (colon == std::string::npos || mb::detail::parse_real(v.substr(colon + 1), to));
+    const double top = mb::defaults::max_rate;
+    const bool fits = colon == std::string::npos ? from >= mb::defaults::min_rate && from <= top
+                                                 : from >= 0 && from <= top && to >= 0 && to <= top && from + to > 0;
+    if (!read || !fits)
+        return bad_value("--rate needs requests per second from 0.001 to 10000000, or FROM:TO (each 0 to 10000000) "
+                         "to ramp over -t",
+                         v);
+    o.rate = from;
+    o.rate_to = to;
+    return {};
+}
+
+// --stages 30s:100,1m:1000,30s:0: each DURATION:RATE ramps to RATE over DURATION (k6's stages).
+inline parse_outcome set_stages(options& o, const std::string&, const std::string& v) {
+    o.stages.clear();
+    for (std::size_t at = 0; at <= v.size();) {
+        const std::size_t comma = std::min(v.find(',', at), v.size());
+        const std::string item = v.substr(at, comma - at);
+        const std::size_t colon = item.find(':');
+        mb::rate_stage s;
+        if (colon == std::string::npos || !parse_duration_ms(item.substr(0, colon).c_str(), s.duration_ms) ||
+            !mb::detail::parse_real(item.substr(colon + 1), s.target) || !(s.target >= 0) ||
+            s.target > mb::defaults::max_rate || o.stages.size() == mb::defaults::max_stages)
+            return usage_error("--stages needs DURATION:RATE,... (at most 1000; 30s:100 ramps to 100/s over 30 s, "
+                               "rates 0 to 10000000): '" + shown(item) + "' is not one");
+        o.stages.push_back(s);
+        at = comma + 1;
+    }
+    return {};
+}
+
 inline parse_outcome add_cookie(options& o, const std::string&, const std::string& v) {
     o.headers.push_back({"Cookie", v});
     return {};
@@ -523,12 +560,18 @@ inline option_list option_table() {
          "Every mode has it; --compare and --suite draw A and B together.", 0, 0, "", nullptr, feature::html},
         {0, "latency", nullptr, kind::on, &options::latency, in_single, section::own, "--latency",
          "Add a latency section in microseconds (exact min/mean/max)."},
-        {0, "rate", nullptr, kind::real, &options::rate, workload, section::own, "--rate R",
+        {0, "rate", nullptr, kind::custom, {}, workload, section::own, "--rate R | FROM:TO",
          "Send R requests per second on a fixed schedule (the open model), with at\n"
          "most -c in flight. Adds response time (from the intended send time: what a\n"
          "user in line sees), service time and schedule lag, and says when the\n"
-         "generator could not hold the rate. Not with --pipeline.",
-         mb::defaults::min_rate, mb::defaults::max_rate, " requests per second"},
+         "generator could not hold the rate. Not with --pipeline. FROM:TO ramps\n"
+         "linearly from FROM to TO per second over -t (either may be 0).", 0, 0, "", set_rate},
+        {0, "stages", nullptr, kind::custom, {}, workload, section::own, "--stages D:R,...",
+         "A fixed rate in stages, as k6's: each DURATION:RATE ramps linearly to RATE\n"
+         "over DURATION from where the last left it (from --rate R, else 0); a stage\n"
+         "with the last one's rate holds: --stages 30s:100,1m:100,30s:0. The run lasts\n"
+         "their total; each intended send time comes from the curve (Poisson too),\n"
+         "interval rows carry its target, and the report gives each stage apart.", 0, 0, "", set_stages},
         {0, "arrivals", nullptr, kind::custom, {}, workload, section::own, "--arrivals KIND",
          "At a fixed rate: uniform (the default: evenly spaced) or poisson (independent\n"
          "arrivals, exponential gaps averaging 1/R, as many users acting alone).", 0, 0, "", set_arrivals},

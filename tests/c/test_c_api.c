@@ -1214,6 +1214,36 @@ static void unix_socket(void) {
     EXPECT(access(path, F_OK) != 0);  /* the file went with the server */
 }
 
+/* Stages: a ramp and a hold at the reference server; each stage's row; bad stages refused. */
+static void stages(uint16_t port) {
+    mb_plan* plan = NULL;
+    mb_result* r = NULL;
+    mb_stage st;
+    uint64_t sent = 0;
+    size_t i;
+    EXPECT(mb_plan_create(url(port, "/factorial/5"), &plan) == MB_OK);
+    EXPECT(mb_plan_add_stage(plan, 0, 100) == MB_PLAN_BAD_STAGES);
+    EXPECT(mb_plan_add_stage(plan, 100, -1) == MB_PLAN_BAD_STAGES);
+    EXPECT(mb_plan_add_stage(NULL, 100, 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_set_requests(plan, 0) == MB_OK && mb_plan_set_concurrency(plan, 4) == MB_OK);
+    EXPECT(mb_plan_add_stage(plan, 300, 400) == MB_OK && mb_plan_add_stage(plan, 200, 400) == MB_OK);
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_stage_count(r) == 2);
+    for (i = 0; r && i < mb_result_stage_count(r); ++i) {
+        EXPECT(mb_result_stage(r, i, &st, sizeof st) == MB_OK);
+        sent += st.sent;
+    }
+    EXPECT(r && mb_result_stage(r, 1, &st, sizeof st) == MB_OK && st.start_ms == 300 && st.duration_ms == 200 &&
+           st.from_per_s == 400 && st.to_per_s == 400 && st.intended > 79.9 && st.intended < 80.1);
+    EXPECT(r && mb_result_stage(r, 2, &st, sizeof st) == MB_INVALID_ARGUMENT);
+    EXPECT(sent == mb_result_count(r, MB_COUNT_ENDED) + mb_result_count(r, MB_COUNT_UNFINISHED));
+    mb_result_destroy(r);
+    EXPECT(mb_plan_clear_stages(plan) == MB_OK && mb_plan_set_requests(plan, 4) == MB_OK);
+    r = NULL;
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_stage_count(r) == 0);
+    mb_result_destroy(r);
+    mb_plan_destroy(plan);
+}
+
 int main(void) {
     mb_server* server = NULL;
     uint16_t port;
@@ -1238,6 +1268,7 @@ int main(void) {
     request_callback(port);
     connect_to(port);
     unix_socket();
+    stages(port);
     mb_server_stop(server);
     if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);
     else printf("C API: every expectation held\n");

@@ -1077,6 +1077,31 @@ class OtherPrograms(unittest.TestCase):
         self.assertTrue(r.stderr.startswith("microbench: --connect-to needs HOST:PORT:ADDR:PORT (each may be empty; IPv6 "
                                             "in brackets), not 'a:x:b:1'\n"), r.stderr)
 
+    def test_rate_ramps_and_stages(self):
+        # --stages and --rate FROM:TO: the run lasts the stages, the report and the JSON give each; refusals name why.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = run([MICROBENCH, "-c", "4", "--rate", "100", "--stages", "300ms:500,200ms:500", "--json", out,
+                     Servers.url("/factorial/5")])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("the stages' average; each stage by its requests' intended send times:", r.stdout)
+            self.assertRegex(r.stdout, r"\n +1 +100\.00 +500\.00 +0\.300 +90\.0 ")
+            with open(out) as f:
+                stages = json.load(f)["open_model"]["stages"]
+            self.assertEqual([(s["start_ms"], s["duration_ms"], s["from"], s["to"]) for s in stages],
+                             [(0, 300, 100, 500), (300, 200, 500, 500)])
+            r = run([MICROBENCH, "-c", "4", "--rate", "0:400", "--duration", "500ms", Servers.url("/factorial/5")])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertRegex(r.stdout, r"\n +1 +0\.00 +400\.00 +0\.500 +100\.0 ")
+        for args, said in ((["--rate", "100:200"], "--rate FROM:TO ramps over the duration: give -t"),
+                           (["--stages", "1s:100", "-t", "2"], "--stages make the run as long as they are together: drop -t"),
+                           (["--stages", "1s:x"], "--stages needs DURATION:RATE,..."),
+                           (["--rate", "0:0", "-t", "1"], "--rate needs requests per second"),
+                           (["--rate", "1:2", "-t", "1", "--stages", "1s:1"], "give one")):
+            r = run([MICROBENCH] + args + [Servers.url("/")])
+            self.assertEqual(r.returncode, 1, args)
+            self.assertIn(said, r.stderr)
+
     def test_unix_socket(self):
         # microbench-server -u and microbench --unix-socket: a checked run, the note, the JSON, the refusals,
         # the file gone when the server exits.

@@ -484,6 +484,22 @@ class Binding(unittest.TestCase):
             r = microbench.run("http://localhost/", n=3, unix_socket=path)  # nobody listens there now
             self.assertEqual(r.failures["connect"], 3)
 
+    def test_stages(self):
+        # A ramp from 100/s, then a hold: each stage's row, their sums the run's; bad stages refused.
+        r = microbench.run(self.server.url("/factorial/5"), c=4, rate=100, stages=[(0.3, 500), (0.2, 500)], check_factorial=5)
+        self.assertEqual([(s.start_s, s.duration_s, s.from_per_s, s.to_per_s) for s in r.stages],
+                         [(0.0, 0.3, 100.0, 500.0), (0.3, 0.2, 500.0, 500.0)])
+        self.assertAlmostEqual(r.stages[0].intended, 90.0)
+        self.assertEqual(sum(s.sent for s in r.stages), r.ended + r.unfinished)
+        self.assertEqual(sum(s.completed for s in r.stages), r.completed)
+        self.assertIsNotNone(r.stages[0].p99_ms)
+        self.assertEqual([s["sent"] for s in r.json["open_model"]["stages"]], [s.sent for s in r.stages])
+        with self.assertRaises(microbench.MicrobenchError) as caught:
+            microbench.run(self.server.url("/"), stages=[(1, -5)])
+        self.assertEqual(caught.exception.name, "plan_bad_stages")
+        with self.assertRaises(ValueError):
+            microbench.run(self.server.url("/"), stages=[(1, 5)], duration=1)
+
     def test_drain(self):
         # Two requests the server holds 500 ms, a 0.1 s run: without a drain they are cut off
         # (unfinished) when it ends; with 2 s of drain they end.

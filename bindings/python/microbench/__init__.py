@@ -85,6 +85,12 @@ class _Interval(ctypes.Structure):  # mb_interval
                 ("target_per_s", ctypes.c_double)]
 
 
+class _Stage(ctypes.Structure):  # mb_stage
+    _fields_ = [("start_ms", _I64), ("duration_ms", _I64), ("from_per_s", ctypes.c_double), ("to_per_s", ctypes.c_double),
+                ("intended", ctypes.c_double), ("sent", _U64), ("completed", _U64), ("failed", _U64), ("p50_ns", _I64),
+                ("p99_ns", _I64)]
+
+
 class _TlsSession(ctypes.Structure):  # mb_tls_session
     _fields_ = [("protocol", ctypes.c_char * 16), ("cipher", ctypes.c_char * 64), ("server_key_bits", ctypes.c_int),
                 ("secret_bits", ctypes.c_int), ("temp_key", ctypes.c_char * 96), ("server_name", ctypes.c_char * 256)]
@@ -146,6 +152,8 @@ _SIGNATURES = {
     "mb_plan_set_bind_address": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "mb_plan_add_connect_to": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "mb_plan_set_unix_socket": (ctypes.c_int, [_P, ctypes.c_char_p]),
+    "mb_plan_add_stage": (ctypes.c_int, [_P, _I64, ctypes.c_double]),
+    "mb_plan_clear_stages": (ctypes.c_int, [_P]),
     "mb_plan_set_length_check": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_raise_fd_limit": (ctypes.c_int, [_P, ctypes.c_int]),
     "mb_plan_set_rate": (ctypes.c_int, [_P, ctypes.c_double]),
@@ -195,6 +203,8 @@ _SIGNATURES = {
     "mb_result_factorial_verdict": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_result_interval_count": (_SZ, [_P]),
     "mb_result_interval": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Interval), _SZ]),
+    "mb_result_stage_count": (_SZ, [_P]),
+    "mb_result_stage": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_Stage), _SZ]),
     "mb_result_timing_count": (_U64, [_P, ctypes.c_int]),
     "mb_result_timing_percentile_ns": (_I64, [_P, ctypes.c_int, _D]),
     "mb_result_timing_min_ns": (_I64, [_P, ctypes.c_int]),
@@ -344,6 +354,23 @@ def _interval_from(row):
 
 
 @dataclasses.dataclass
+class Stage:
+    """One stage of a staged rate (run(stages=...)): its start and length (s), its rate at its start
+    and end (per s), the requests the schedule meant to send in it and what those sent got, by
+    their intended send time; p50/p99 response time in ms within 10 % (None after a merge)."""
+    start_s: float
+    duration_s: float
+    from_per_s: float
+    to_per_s: float
+    intended: float
+    sent: int
+    completed: int
+    failed: int
+    p50_ms: Optional[float]
+    p99_ms: Optional[float]
+
+
+@dataclasses.dataclass
 class Result:
     """What a run measured: every request ended exactly once, completed or failed with one reason."""
     ended: int
@@ -393,6 +420,7 @@ class Result:
     # on_request: its answers that named a target outside the targets (each stopped its worker)
     request_fn_faults: int = 0
     backlog_waits: int = 0   # over a Unix socket: connects that found the server's listen queue full and waited
+    stages: List[Stage] = dataclasses.field(default_factory=list)  # with stages=: one each
 
 
 @dataclasses.dataclass
@@ -446,6 +474,13 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         row = _Interval()
         _check(_lib.mb_result_interval(handle, i, ctypes.byref(row), ctypes.sizeof(row)))
         intervals.append(_interval_from(row))
+    stages = []
+    for i in range(_lib.mb_result_stage_count(handle)):
+        st = _Stage()
+        _check(_lib.mb_result_stage(handle, i, ctypes.byref(st), ctypes.sizeof(st)))
+        known = st.p50_ns >= 0
+        stages.append(Stage(st.start_ms / 1e3, st.duration_ms / 1e3, st.from_per_s, st.to_per_s, st.intended, st.sent,
+                            st.completed, st.failed, st.p50_ns / 1e6 if known else None, st.p99_ns / 1e6 if known else None))
     return Result(
         ended=counts["ended"], completed=counts["completed"], failed=counts["failed"], unfinished=counts["unfinished"],
         non_2xx=counts["non_2xx"], keep_alive_requests=counts["keep_alive_requests"], retries=counts["retries"],
@@ -463,7 +498,7 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         connected_to=_lib.mb_result_connected_to(handle).decode(errors="replace"),
         tls_handshakes=counts["tls_handshakes"], tls_resumed=counts["tls_resumed"],
         tls_handshake_failures=counts["tls_handshake_failures"], tls=tls, request_fn_faults=counts["request_fn_faults"],
-        backlog_waits=counts["backlog_waits"],
+        backlog_waits=counts["backlog_waits"], stages=stages,
         tls_failure_reasons=[_lib.mb_result_tls_failure_reason(handle, i).decode(errors="replace")
                              for i in range(_lib.mb_result_tls_failure_reason_count(handle))],
         timings=timings,
@@ -574,7 +609,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         body_equals: Optional[_StrOrBytes] = None,
         body_starts_with: Optional[_StrOrBytes] = None, body_contains: Optional[_StrOrBytes] = None, length_check: bool = True,
         bind_address: Optional[str] = None, connect_to: Optional[Sequence[str]] = None,
-        unix_socket: Optional[Union[str, bytes, os.PathLike]] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
+        unix_socket: Optional[Union[str, bytes, os.PathLike]] = None,
+        stages: Optional[Sequence[Tuple[float, float]]] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
         seed: int = 0, max_batch_lag: Optional[float] = None, interval: Optional[float] = None, interval_histograms: bool = False,
         on_response: Optional[Callable[[int, int], bool]] = None, on_progress: Optional[Callable[[int, int, float], None]] = None,
         on_interval: Optional[Callable[[Interval], None]] = None,
@@ -589,6 +625,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     """Runs n requests (default 1) over c connections and returns a Result; with duration=S, for S
     seconds, and without n for as many requests as fit (like ab's -t; n with a duration: both limits);
     with rate=R, on a fixed schedule of R requests/s (the open model: see Result.timings["response"]),
+    with stages=[(seconds, per_s), ...], k6's stages: each ramps linearly to per_s over its seconds from
+    where the last left the rate (from rate=, else 0), the run lasting their total (Result.stages),
     evenly spaced or, with arrivals="poisson", as independent arrivals drawn from `seed`.
     max_batch_lag=S lets a request at a fixed rate go up to S seconds (0 to 0.01) late so that one
     wake of its worker thread sends it with the requests due after it (default: 50 µs).
@@ -639,8 +677,10 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     callbacks = []  # the C functions must live as long as the run
     if each_once and (n is not None or duration is not None):
         raise ValueError("each_once sends each target once: give no n and no duration")
+    if stages and duration is not None:
+        raise ValueError("stages make the run as long as they are together: give no duration")
     if n is None:
-        n = 0 if duration else 1
+        n = 0 if duration or stages else 1
     try:
         _check(_lib.mb_plan_create(url.encode(), ctypes.byref(plan)))
         _check(_lib.mb_plan_set_requests(plan, _count(n, 64, "n")))
@@ -715,6 +755,9 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
             _check(_lib.mb_plan_add_connect_to(plan, rule.encode()))
         if unix_socket is not None:
             _check(_lib.mb_plan_set_unix_socket(plan, _socket_path(unix_socket)))
+        _check(_lib.mb_plan_clear_stages(plan))
+        for seconds, per_s in stages or ():
+            _check(_lib.mb_plan_add_stage(plan, _ms(seconds, "a stage's duration"), float(per_s)))
         if drain is not None:
             _check(_lib.mb_plan_set_drain_ms(plan, _ms(drain, "drain")))
         _check(_lib.mb_plan_set_socket_buffer_bytes(plan, _count(socket_buffer, 32, "socket_buffer")))

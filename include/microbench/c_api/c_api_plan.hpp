@@ -122,6 +122,24 @@ MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path) {
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
+MB_API int mb_plan_add_stage(mb_plan* plan, int64_t duration_ms, double per_s) {
+    namespace defaults = microbench::defaults;
+    if (!plan) return microbench::detail::invalid;
+    if (!(duration_ms >= 1 && duration_ms <= defaults::max_duration_ms && per_s >= 0 && per_s <= defaults::max_rate) ||
+        plan->p.stages().size() >= defaults::max_stages)
+        return MB_PLAN_BAD_STAGES;
+    MICROBENCH_C_TRY
+    std::vector<microbench::rate_stage> stages = plan->p.stages();
+    stages.push_back({duration_ms, per_s});
+    plan->p.stages(std::move(stages));
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
+MB_API int mb_plan_clear_stages(mb_plan* plan) {
+    if (!plan) return microbench::detail::invalid;
+    plan->p.stages({});
+    return MB_OK;
+}
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on) {
     MICROBENCH_C_SET(plan, true, plan->p.length_check(on != 0))
 }

@@ -62,6 +62,15 @@ MB_API const char* mb_result_connected_to(const mb_result* result) {
     return result ? result->r.connected_to.c_str() : "";
 }
 
+MB_API size_t mb_result_stage_count(const mb_result* result) { return result ? result->r.stages.size() : 0; }
+MB_API int mb_result_stage(const mb_result* result, size_t index, mb_stage* out, size_t size) {
+    if (!result || !out || index >= result->r.stages.size()) return MB_INVALID_ARGUMENT;
+    const microbench::stage_result& s = result->r.stages[index];
+    const mb_stage c{s.start_ms, s.duration_ms, s.from_rate, s.to_rate, s.intended, s.sent, s.completed, s.failed,
+                     s.p50_ns, s.p99_ns};
+    std::memcpy(out, &c, size < sizeof c ? size : sizeof c);
+    return MB_OK;
+}
 MB_API size_t mb_result_interval_count(const mb_result* result) { return result ? result->r.intervals.size() : 0; }
 MB_API int mb_result_interval(const mb_result* result, size_t index, mb_interval* out, size_t size) {
     if (!result || !out || index >= result->r.intervals.size()) return MB_INVALID_ARGUMENT;

@@ -123,10 +123,11 @@ MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb
 }
 MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out) {
     using namespace microbench;
-    endpoint at;
     if (out) *out = nullptr;
-    if (!path || !out || threads < 1 || threads > 256 || !unix_endpoint(path, at)) return detail::invalid;
+    if (!path || !out || threads < 1 || threads > 256) return detail::invalid;
     MICROBENCH_C_TRY
+    endpoint at;
+    if (!unix_endpoint(path, at)) return detail::invalid;
     server_options o;
     o.unix_path = path;
     o.threads = threads;

@@ -123,6 +123,7 @@ public:
             seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
         const double expected = seconds > 0 ? seconds * 1e9 / static_cast<double>(interval_ns_) + 2 : 256;
         rows_.reserve(static_cast<std::size_t>(std::min(expected, 4096.0)));
+        if (!p.stages().empty()) curve_.build(p.rate(), p.stages(), 1.0);  // each row's target from it
     }
 
     void add(interval_ring* ring) { rings_.push_back(ring); }
@@ -202,7 +203,9 @@ private:
             }
             r->tail.store(tail, std::memory_order_release);
         }
-        row.target = plan_.rate() * static_cast<double>(row.duration_ns) / 1e9;
+        row.target = curve_.on() ? curve_.count_at(static_cast<double>(row.start_ns + row.duration_ns)) -
+                                       curve_.count_at(static_cast<double>(row.start_ns))
+                                 : plan_.rate() * static_cast<double>(row.duration_ns) / 1e9;
         row.latency_count = response_.count();
         row.p50_ns = response_.value_at_percentile(50);
         row.p90_ns = response_.value_at_percentile(90);
@@ -227,6 +230,7 @@ private:
 
     std::int64_t interval_ns_;
     const plan& plan_;
+    rate_curve curve_;  // under stages: the rows' targets come from it
     std::vector<interval_stats>& rows_;
     std::vector<interval_histogram_set>& kept_;
     std::vector<interval_ring*> rings_;

@@ -17,42 +17,13 @@
 #include "../http/response_parser.hpp"
 #include "../stats/result.hpp"
 #include "net.hpp"
+#include "rate_curve.hpp"
 #include "target.hpp"
+#include "plan_callbacks.hpp"
 #include "tls_options.hpp"
 #include "transport.hpp"
 
 namespace microbench {
-
-// Stops a run from any thread: the run stops issuing requests, aborts those in flight (counted
-// as unfinished) and returns its partial result marked cancelled.
-class cancel_token {
-public:
-    void cancel() { flag_.store(true, std::memory_order_relaxed); }
-    bool cancelled() const { return flag_.load(std::memory_order_relaxed); }
-
-private:
-    std::atomic<bool> flag_{false};
-};
-
-// What a progress callback is told; called on the thread that called run(), never a worker.
-struct progress {
-    std::uint64_t ended;       // requests that ended so far, complete or failed
-    std::uint64_t target;      // requests asked for, 0 for a duration-only run
-    std::int64_t elapsed_ns;
-};
-using progress_fn = void (*)(const progress&, void* user);
-// Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
-using interval_fn = void (*)(const interval_stats&, void* user);
-// The histograms behind an interval's row, in nanoseconds: response time (the total time in a
-// closed loop) and, at a fixed rate, service time and schedule lag (empty in a closed loop); and
-// when the run started on the real-time clock, to place the row in time. Valid during the call.
-struct interval_histograms {
-    const histogram* response;
-    const histogram* service;
-    const histogram* schedule_lag;
-    std::int64_t run_start_realtime_ns;
-};
-using interval_histograms_fn = void (*)(const interval_stats&, const interval_histograms&, void* user);
 
 class plan {
 public:
@@ -129,6 +100,21 @@ public:
     // counts in its response time.
     MICROBENCH_PLAN_FIELD(double, rate)
     MICROBENCH_PLAN_FIELD(microbench::arrivals, arrivals)  // at a fixed rate; uniform by default
+    // A fixed rate that changes (k6's stages): from rate() (0 allowed here), each stage ramps
+    // linearly to its target over its duration; a stage with the last one's target holds. Every
+    // intended send time comes from that curve (rate_curve.hpp), Poisson arrivals too. Sets the
+    // duration to the stages' total (a run of stages lasts them; an empty list leaves it alone);
+    // at most defaults::max_stages.
+    plan& stages(std::vector<rate_stage> list) {
+        stages_ = std::move(list);
+        if (!stages_.empty()) duration_ms_ = 0;  // none: the duration stays as it was
+        for (const rate_stage& s : stages_)
+            if (s.duration_ms > 0 && s.duration_ms <= defaults::max_duration_ms) duration_ms_ += s.duration_ms;
+        return *this;
+    }
+    const std::vector<rate_stage>& stages() const { return stages_; }
+    // The open model: a fixed rate or stages; else a closed loop.
+    bool open_model() const { return rate_ > 0 || !stages_.empty(); }
     // Of the Poisson arrivals and a random order: the same seed, the same schedule and picks.
     MICROBENCH_PLAN_FIELD(std::uint64_t, seed)
     // At a fixed rate: how late a request may be sent so that one wake of its worker thread sends
@@ -244,7 +230,7 @@ public:
     void* interval_histograms_user() const { return interval_histograms_user_; }
     // The interval this plan's statistics use, in milliseconds; 0: none.
     std::int64_t effective_interval_ms() const {
-        return interval_ms_ >= 0 ? interval_ms_ : rate_ > 0 ? defaults::interval_ms_at_rate : 0;
+        return interval_ms_ >= 0 ? interval_ms_ : open_model() ? defaults::interval_ms_at_rate : 0;
     }
     // The batch lag this plan's fixed rate uses, in microseconds.
     std::int64_t effective_batch_lag_us() const {
@@ -271,6 +257,7 @@ public:
     // in its range, then the knobs that depend on one another.
     error validate() const {
         if (error e = check_ranges()) return e;
+        if (error e = check_stages()) return e;
         if (threads_ > concurrency_) return {errc::plan_bad_threads, 0};
         if (requests_ == 0 && duration_ms_ == 0 && !each_once_) return {errc::plan_no_limit, 0};
         if (each_once_ && duration_ms_ != 0) return {errc::plan_each_once_duration, 0};
@@ -280,7 +267,8 @@ public:
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight)
             return {errc::plan_too_many_in_flight, 0};
         if (rate_ > 0 && pipeline_ > 1) return {errc::plan_bad_rate, 0};
-        if (arrivals_ == microbench::arrivals::poisson && rate_ == 0) return {errc::plan_bad_arrivals, 0};
+        if (!stages_.empty() && pipeline_ > 1) return {errc::plan_bad_stages, 0};
+        if (arrivals_ == microbench::arrivals::poisson && !open_model()) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
         if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
         if (!unix_socket_.empty() && !bind_address_.empty()) return {errc::plan_bad_unix_socket, 1};
@@ -329,6 +317,26 @@ public:
     }
 
 private:
+    // The stages on their own and together: each in range, their total the duration, some request.
+    error check_stages() const {
+        if (stages_.empty()) return {};
+        if (stages_.size() > defaults::max_stages) return {errc::plan_bad_stages, defaults::max_stages};
+        std::int64_t total = 0;
+        double area = 0, from = rate_;
+        for (std::size_t i = 0; i < stages_.size(); ++i) {
+            const rate_stage& s = stages_[i];
+            if (!(s.duration_ms >= 1 && s.duration_ms <= defaults::max_duration_ms && s.target >= 0 &&
+                  s.target <= defaults::max_rate))
+                return {errc::plan_bad_stages, i};
+            total += s.duration_ms;
+            if (total > defaults::max_duration_ms) return {errc::plan_bad_stages, i};
+            area += (from + s.target) / 2 * static_cast<double>(s.duration_ms) / 1e3;
+            from = s.target;
+        }
+        if (duration_ms_ != total || area < 1) return {errc::plan_bad_stages, stages_.size()};
+        return {};
+    }
+
     std::string url_;
     std::vector<microbench::target> targets_;
     bool url_ranges_ = false;
@@ -358,6 +366,7 @@ private:
     bool resend_non_idempotent_ = false;
     double rate_ = 0;
     microbench::arrivals arrivals_ = microbench::arrivals::uniform;
+    std::vector<rate_stage> stages_;
     std::uint64_t seed_ = 0;
     std::int64_t max_batch_lag_us_ = -1;
     std::int64_t interval_ms_ = -1;

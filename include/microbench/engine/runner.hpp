@@ -29,6 +29,8 @@
 #include "start_gate.hpp"
 #include "../http/url.hpp"
 #include "shard.hpp"
+#include "fd_budget.hpp"
+#include "stages.hpp"
 #include "targets.hpp"
 #ifndef MICROBENCH_NO_TLS
 #include "tls_openssl.hpp"
@@ -63,45 +65,6 @@ inline void* run_worker(void* arg) {
     t->finished.store(true, std::memory_order_release);
     return nullptr;
 }
-
-// Descriptors this process has open now (counted in /proc/self/fd), or 0 when it cannot tell.
-inline std::size_t open_descriptors() {
-    DIR* d = opendir("/proc/self/fd");
-    if (!d) return 0;
-    std::size_t n = 0;
-    while (const dirent* e = readdir(d)) n += e->d_name[0] != '.';
-    closedir(d);
-    return n > 0 ? n - 1 : 0;  // not the directory's own descriptor
-}
-
-// Makes room for `needed` more descriptors than are open now: the soft open-file limit must
-// allow them, and only when `may_raise` is it raised (toward the hard limit) for the run; the
-// destructor puts the old limit back.
-class fd_budget {
-public:
-    fd_budget(std::size_t needed, bool may_raise) {
-        if (getrlimit(RLIMIT_NOFILE, &old_) != 0) return;
-        const rlim_t want = static_cast<rlim_t>(open_descriptors() + needed);
-        if (old_.rlim_cur == RLIM_INFINITY || old_.rlim_cur >= want) {
-            ok_ = true;
-            return;
-        }
-        if (!may_raise || (old_.rlim_max != RLIM_INFINITY && old_.rlim_max < want)) return;
-        rlimit raised = old_;
-        raised.rlim_cur = want;
-        ok_ = raised_ = setrlimit(RLIMIT_NOFILE, &raised) == 0;
-    }
-    ~fd_budget() {
-        if (raised_) setrlimit(RLIMIT_NOFILE, &old_);
-    }
-    fd_budget(const fd_budget&) = delete;
-    fd_budget& operator=(const fd_budget&) = delete;
-    bool ok() const { return ok_; }
-
-private:
-    rlimit old_{};
-    bool ok_ = false, raised_ = false;
-};
 
 // Sleeps until the wall clock reads `unix_ms` (at once if it already has), in slices of at most
 // 50 ms so a cancel is seen; false if cancelled first. A signal that interrupts a slice only
@@ -163,6 +126,7 @@ struct run_shared {
     std::atomic<std::int64_t> reference_length{-1};
     std::atomic<std::int64_t> failed_length{-1};  // the first whole response that failed a check
     std::int64_t interval_ns = 0;
+    run_stages stages;              // under plan::stages: the curve and the tallies
     std::string server_name;        // the URL's host, for the transport
     const transport* carrier = nullptr;  // the plan's transport; null: the built-in TLS or none
 #ifndef MICROBENCH_NO_TLS
@@ -214,8 +178,12 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.rate_offset_ns = rate.offset_ns;
     s.rate_seed = rate.seed;
     s.rate_arrivals = p.arrivals();
+    if (shared.stages.curve.on()) {
+        s.curve = &shared.stages.curve;
+        s.stage_tallies = &shared.stages.tallies[i];
+    }
     s.batch_lag_ns = p.effective_batch_lag_us() * 1000;
-    s.stamp_arrivals = p.rate() > 0 && p.keep_alive();
+    s.stamp_arrivals = p.open_model() && p.keep_alive();
     if (shared.interval_ns) {
         s.intervals = thread.intervals.get();
         s.interval_ns = shared.interval_ns;
@@ -258,9 +226,13 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     }
     out.concurrency_requested = p.concurrency();
     out.rate_target = p.rate();
+    if (shared.stages.curve.on()) {
+        shared.stages.summarize(out.stages);
+        out.rate_target = shared.stages.curve.total() * 1e9 / static_cast<double>(shared.stages.curve.end_ns());
+    }
     out.rate_arrivals = p.arrivals();
     out.rate_seed = p.seed();
-    out.rate_batch_lag_ns = p.rate() > 0 ? p.effective_batch_lag_us() * 1000 : 0;
+    out.rate_batch_lag_ns = p.open_model() ? p.effective_batch_lag_us() * 1000 : 0;
     out.start_ns = start;
     out.start_realtime_ns = wall;
     out.start_requested_realtime_ns = p.start_at_unix_ms() * 1'000'000;
@@ -327,6 +299,7 @@ inline error run_plan(const plan& p, result& out) {
     if (error e = prepare_by_target(p, target, shared.table, shared.response_checks, shared.factorials, shared.records))
         return e;
     shared.interval_ns = p.effective_interval_ms() * 1'000'000;
+    shared.stages.prepare(p, p.threads());
     std::unique_ptr<worker_thread[]> threads(new worker_thread[t]);
     std::vector<interval_stats> interval_rows;
     std::vector<interval_histogram_set> kept;
@@ -339,7 +312,7 @@ inline error run_plan(const plan& p, result& out) {
         }
         worker_setup s = setup_of(p, shared, threads[i], i, t, first_connection);
         first_connection += s.connections;
-        threads[i].fixed_rate = p.rate() > 0;
+        threads[i].fixed_rate = p.open_model();
         threads[i].w.reset(new worker(std::move(s)));
         if (error e = threads[i].w->prepare()) return e;
     }

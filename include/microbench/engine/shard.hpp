@@ -74,6 +74,11 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
         std::vector<target> stretch(whole.targets().begin() + first, whole.targets().begin() + first + n);
         whole.targets(std::move(stretch));
     }
+    if (!whole.stages().empty()) {  // each stage's target split like the rate; the duration stays theirs
+        std::vector<rate_stage> stages = whole.stages();
+        for (rate_stage& s : stages) s.target /= count;
+        whole.stages(std::move(stages));
+    }
     const auto connections = static_cast<std::uint32_t>(share(whole.concurrency()));
     whole.requests(share(whole.requests()))
         .concurrency(connections)

@@ -110,7 +110,7 @@ private:
     void on_eof(std::uint32_t ci, std::int64_t now, failure broken);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
-    void end_failed(failure reason, std::uint32_t target);
+    void end_failed(failure reason, const request_slot& q);
     void end_unfinished(connection& c);
     void close_connection(connection& c, bool abortive);
     void scan_deadlines(std::int64_t now);
@@ -198,7 +198,11 @@ inline void worker::run() {
     start_ns_ = s_.gate ? s_.gate->arrive_and_wait() : now_ns();
     if (start_ns_ < 0) return;  // the runner could not start every thread: nothing runs
     if (s_.duration_ns > 0) stop_issuing_ns_ = start_ns_ + s_.duration_ns;
-    schedule_.start(start_ns_, s_.rate_interval_ns, s_.rate_offset_ns, s_.rate_arrivals, s_.rate_seed);
+    if (s_.curve)
+        schedule_.start_staged(start_ns_, s_.curve, s_.rate_interval_ns, s_.rate_offset_ns, s_.rate_arrivals,
+                               s_.rate_seed);
+    else
+        schedule_.start(start_ns_, s_.rate_interval_ns, s_.rate_offset_ns, s_.rate_arrivals, s_.rate_seed);
     intervals_.start(s_.intervals, start_ns_, s_.interval_ns);
     for (std::uint32_t i = 0; i < s_.connections; ++i) next_ready_.push_back(i);
     epoll_event events[defaults::worker_event_batch];
@@ -290,6 +294,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
         if (schedule_.next() < c.freed_ns && idle_.empty()) ++stats_.connection_waits;
         intended = schedule_.next();
         schedule_.advance(issued_);
+        if (s_.stage_tallies) ++(*s_.stage_tallies)[s_.curve->stage_at(intended - start_ns_)].sent;
     }
     intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j) {
@@ -322,7 +327,7 @@ inline void worker::on_event(std::uint32_t ci, std::uint32_t events) {
 // behind it with `rest`), closes the connection and queues it for the next requests.
 inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive) {
     connection& c = conns_[ci];
-    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest, c.requests[j].target);
+    for (std::uint32_t j = c.done; j < c.batch; ++j) end_failed(j == c.done ? first : rest, c.requests[j]);
     c.done = c.batch;
     c.freed_ns = last_end_ns_;
     close_connection(c, abortive);
@@ -330,8 +335,9 @@ inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest
     next_ready_.push_back(ci);
 }
 
-inline void worker::end_failed(failure reason, std::uint32_t target) {
-    if (s_.records) s_.records->failed(target, reason);
+inline void worker::end_failed(failure reason, const request_slot& q) {
+    if (s_.records) s_.records->failed(q.target, reason);
+    if (s_.stage_tallies) ++(*s_.stage_tallies)[s_.curve->stage_at(q.intended_ns - start_ns_)].failed;
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
     last_end_ns_ = now_ns();

@@ -48,7 +48,9 @@ inline void worker::wait_for_local(std::uint32_t ci, local_shortage what, std::i
     switch (what) {
         case local_shortage::port: ++stats_.port_waits; break;
         case local_shortage::descriptor: ++stats_.descriptor_waits; break;
-        case local_shortage::backlog: ++stats_.backlog_waits; break;
+        case local_shortage::backlog:  // a connect's wait, counted once however often it tries again
+            if (conns_[ci].state != connection::phase::waiting) ++stats_.backlog_waits;
+            break;
         default: ++stats_.memory_waits; break;
     }
     connection& c = conns_[ci];

@@ -165,7 +165,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
             const auto ci = static_cast<std::size_t>(&c - conns_.data());
             s_.records->wrong(q.target, c.parser.status(), seen_[ci]);
         }
-        return end_failed(failure::check, q.target);
+        return end_failed(failure::check, q);
     }
     std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;
     if (s_.length_check && shared_length) {  // with targets, each target's own first length
@@ -175,7 +175,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         std::int64_t reference = shared_length->load(std::memory_order_relaxed);
         if (reference < 0 && shared_length->compare_exchange_strong(reference, length, std::memory_order_relaxed))
             reference = length;
-        if (reference != length) return end_failed(failure::length, q.target);
+        if (reference != length) return end_failed(failure::length, q);
     }
     int status = c.parser.status();
     ++stats_.requests_completed;
@@ -192,6 +192,11 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
     if (fixed_rate()) {  // response time from the schedule's time; the lag before the actual send
         stats_.response_ns.record_clamped(now - q.intended_ns);
         stats_.schedule_lag_ns.record_clamped(q.start_ns - q.intended_ns);
+        if (s_.stage_tallies) {
+            stage_tally& t = (*s_.stage_tallies)[s_.curve->stage_at(q.intended_ns - start_ns_)];
+            ++t.completed;
+            ++t.latency[target_buckets::of(now - q.intended_ns)];
+        }
     }
     intervals_.completed(now, fixed_rate() ? now - q.intended_ns : total, q.start_ns - q.intended_ns, fixed_rate());
     if (stats_.requests.size() < stats_.requests.capacity())  // reserved up front: never reallocates
@@ -218,7 +223,7 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
             may_resend = !(s_.table->flags[q.target] & request_table::keep_flag);
         }
         if (q.retried || (j < written && !may_resend)) {
-            end_failed(reason, q.target);
+            end_failed(reason, q);
             continue;
         }
         ++stats_.retries;

@@ -14,10 +14,12 @@
 
 #include "../http/checks.hpp"
 #include "../http/response_parser.hpp"
+#include "../stats/by_target.hpp"
 #include "../stats/result.hpp"
 #include "intervals.hpp"
 #include "net.hpp"
 #include "plan.hpp"
+#include "rate_curve.hpp"
 #include "start_gate.hpp"
 #include "transport.hpp"
 
@@ -40,6 +42,12 @@ struct request_table {
         const std::size_t from = i ? ends[i - 1] : 0;
         return {bytes.data() + from, ends[i] - from};
     }
+};
+
+// What one stage's requests got in one worker, by the stage their intended time falls in.
+struct stage_tally {
+    std::uint64_t sent = 0, completed = 0, failed = 0;
+    std::uint64_t latency[target_buckets::count] = {};  // response times, as by_target keeps them
 };
 
 class target_records;
@@ -75,6 +83,8 @@ struct worker_setup {
     std::int64_t duration_ns = 0;       // 0: no time limit
     double rate_interval_ns = 0;        // at a fixed rate: this worker's time between requests; 0: closed loop
     double rate_offset_ns = 0;          // its first request's time after the start (workers stagger)
+    const rate_curve* curve = nullptr;  // under stages: the run's; the interval and offset then count requests
+    std::vector<stage_tally>* stage_tallies = nullptr;  // under stages: this worker's, one per stage
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;        // this worker's own, for Poisson arrivals
     std::int64_t batch_lag_ns = 0;      // plan::max_batch_lag_us: how late a wake may be to send several due

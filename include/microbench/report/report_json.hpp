@@ -206,7 +206,7 @@ inline std::string result_json(const run_description& d, const result& r, const 
             u(r.requests_ended), u(r.requests_completed), u(r.requests_failed), u(r.unfinished), u(r.non_2xx),
             u(r.keep_alive_requests), u(r.keep_alive_responses), u(r.retries));
     if (r.request_fn_faults) appendf(out, "\"request_fn_faults\":%llu,", u(r.request_fn_faults));
-    if (!r.connected_to.empty()) {  // a --connect-to rule matched
+    if (!r.connected_to.empty()) {  // a --connect-to rule matched, or a Unix socket
         out += "\"connected_to\":";
         detail::append_json_string(out, r.connected_to);
         out += ",";
@@ -252,6 +252,19 @@ inline std::string result_json(const run_description& d, const result& r, const 
         detail::append_json_histogram(out, "response_ns", r.response_ns, percentiles);
         out += ",";
         detail::append_json_histogram(out, "schedule_lag_ns", r.schedule_lag_ns, percentiles);
+        if (!r.stages.empty()) out += ",\"stages\":[";
+        for (std::size_t i = 0; i < r.stages.size(); ++i) {
+            const stage_result& st = r.stages[i];
+            appendf(out, "%s{\"start_ms\":%lld,\"duration_ms\":%lld,\"from\":%.3f,\"to\":%.3f,\"intended\":%.3f,"
+                         "\"sent\":%llu,\"completed\":%llu,\"failed\":%llu",
+                    i ? "," : "", static_cast<long long>(st.start_ms), static_cast<long long>(st.duration_ms),
+                    st.from_rate, st.to_rate, st.intended, u(st.sent), u(st.completed), u(st.failed));
+            if (st.p50_ns >= 0)  // not known after a merge
+                appendf(out, ",\"p50_ns\":%lld,\"p99_ns\":%lld", static_cast<long long>(st.p50_ns),
+                        static_cast<long long>(st.p99_ns));
+            out += "}";
+        }
+        if (!r.stages.empty()) out += "]";
         out += "}";
     }
     // Over TLS: what the first handshake negotiated, each handshake's time, why TLS failed.

@@ -213,6 +213,34 @@ inline bool merge_kept_histograms(const std::vector<report_run>& in, const std::
 
 }  // namespace detail
 
+
+namespace detail {
+// The stages of merged shards: each stage's shape from the base, its counts summed; the shards'
+// p50 and p99 cannot be summed, so they are not known (-1). None when the inputs' stages differ.
+inline void merge_stages(const std::vector<report_run>& in, std::size_t base, std::vector<stage_result>& out) {
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (i == base) continue;
+        const std::vector<stage_result>& other = in[i].r.stages;
+        bool same = other.size() == out.size();
+        for (std::size_t k = 0; same && k < out.size(); ++k)
+            same = other[k].start_ms == out[k].start_ms && other[k].duration_ms == out[k].duration_ms;
+        if (!same) {
+            out.clear();
+            return;
+        }
+        for (std::size_t k = 0; k < out.size(); ++k) {
+            out[k].from_rate += other[k].from_rate;
+            out[k].to_rate += other[k].to_rate;
+            out[k].intended += other[k].intended;
+            out[k].sent += other[k].sent;
+            out[k].completed += other[k].completed;
+            out[k].failed += other[k].failed;
+            out[k].p50_ns = out[k].p99_ns = -1;
+        }
+    }
+}
+}  // namespace detail
+
 // Merges `in` (each a single run: a generator's --json) into `out`, labelled "merged": counts,
 // failures, status codes, bytes and connections summed; -n, -c, threads and the rate of the whole
 // (the shards' shares add up to the plan); the histograms merged into the widest range among
@@ -284,6 +312,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     }
     out.r.rate_target = rate;
     out.r.concurrency_requested = requested;
+    detail::merge_stages(in, widest, out.r.stages);
     out.r.start_realtime_ns = start;
     out.r.elapsed_ns = end - start;
     if (first.r.interval_ns > 0) {

@@ -168,6 +168,28 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         open.number("schedule_missed", r.schedule_missed);
         detail::read_histogram(open, "response_ns", r.response_ns);
         detail::read_histogram(open, "schedule_lag_ns", r.schedule_lag_ns);
+        if (const json_value* stages = open.optional("stages", json_value::kind::array)) {  // saved under stages
+            if (stages->items.size() > defaults::max_stages) open.fail("stages", "are more than 1,000");
+            for (std::size_t i = 0; i < stages->items.size() && !open.failed(); ++i) {
+                detail::json_fields f(&stages->items[i], why, &open, "stages", static_cast<long>(i));
+                r.stages.emplace_back();
+                stage_result& st = r.stages.back();
+                f.time("start_ms", st.start_ms, defaults::max_duration_ms);
+                f.time("duration_ms", st.duration_ms, defaults::max_duration_ms);
+                f.real("from", st.from_rate, defaults::max_rate);
+                f.real("to", st.to_rate, defaults::max_rate);
+                f.real("intended", st.intended, 1e18);
+                f.number("sent", st.sent);
+                f.number("completed", st.completed);
+                f.number("failed", st.failed);
+                st.p50_ns = st.p99_ns = -1;
+                if (f.optional("p50_ns", json_value::kind::number)) {
+                    f.time("p50_ns", st.p50_ns);
+                    f.time("p99_ns", st.p99_ns);
+                }
+                if (!f.failed() && st.completed + st.failed > st.sent) f.fail("sent", "is below completed + failed");
+            }
+        }
     }
     if (top.optional("tls", json_value::kind::object)) {
         detail::json_fields tls = top.object("tls");

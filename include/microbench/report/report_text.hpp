@@ -73,6 +73,22 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                      "--latency gives them in microseconds.\n");
 }
 
+// Under stages: each stage's shape and what the requests meant for it got (by intended time).
+inline void append_stages(const result& r, std::string& out) {
+    using detail::appendf;
+    appendf(out, "  the stages' average; each stage by its requests' intended send times:\n"
+                 "  %5s %11s %11s %9s %10s %10s %10s %8s %9s %9s\n",
+            "stage", "from /s", "to /s", "seconds", "meant", "sent", "completed", "failed", "p50 ms", "p99 ms");
+    for (std::size_t i = 0; i < r.stages.size(); ++i) {
+        const stage_result& s = r.stages[i];
+        appendf(out, "  %5zu %11.2f %11.2f %9.3f %10.1f %10llu %10llu %8llu", i + 1, s.from_rate, s.to_rate,
+                static_cast<double>(s.duration_ms) / 1e3, s.intended, static_cast<unsigned long long>(s.sent),
+                static_cast<unsigned long long>(s.completed), static_cast<unsigned long long>(s.failed));
+        if (s.p50_ns < 0) appendf(out, " %9s %9s\n", "-", "-");  // merged: not known
+        else appendf(out, " %9.3f %9.3f\n", static_cast<double>(s.p50_ns) / 1e6, static_cast<double>(s.p99_ns) / 1e6);
+    }
+}
+
 // At a fixed rate: target and achieved rate, response time (from the intended send time) next to
 // service time (from the actual send) and schedule lag, and — when the generator could not hold
 // the rate — what fell behind and the remedy. Nothing in a closed loop.
@@ -84,6 +100,7 @@ inline void append_open_model_section(const result& r, std::string& out) {
     if (r.rate_arrivals == arrivals::poisson)
         appendf(out, " (Poisson arrivals, seed %llu)", static_cast<unsigned long long>(r.rate_seed));
     appendf(out, ", achieved %.2f (%.1f %%)\n", achieved, 100.0 * achieved / r.rate_target);
+    if (!r.stages.empty()) append_stages(r, out);
     appendf(out, "  (ms)          %10s %10s %10s %10s %10s\n", "p50", "p90", "p99", "p99.9", "max");
     const std::pair<const char*, const histogram*> rows[] = {
         {"response", &r.response_ns}, {"service", &r.total_ns}, {"schedule lag", &r.schedule_lag_ns}};

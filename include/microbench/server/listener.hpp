@@ -1,10 +1,10 @@
 // microbench/server/listener.hpp — the reference server's listening socket: TCP at an address and
 // port, or a Unix socket at a path. For a Unix socket, it takes over a stale file at the path (a
 // socket nobody accepts on, left by a server that died) and removes the file at stop while it is
-// still the one this server made. The check, the
-// removal and the bind happen under an exclusive lock on the socket's directory (flock), so two
-// servers starting at once never both take the same stale file over; a live socket, or any
-// other kind of file at the path, is EADDRINUSE.
+// still the one this server made (its device and inode). The check, the removal and the bind
+// happen under an exclusive lock on the socket's directory (flock, waited for at most 2 s), so two
+// servers starting at once never both take the same stale file over; a live socket, any other
+// kind of file at the path, or a stale one when the directory cannot be locked, is EADDRINUSE.
 #pragma once
 
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <string>
@@ -21,18 +22,23 @@
 namespace microbench {
 namespace detail {
 
-// Holds the lock on a Unix socket path's directory while it lives; without a readable directory
-// it holds none (and a stale file is then left alone).
+// Holds the lock on a Unix socket path's directory while it lives, waited for at most 2 s (another
+// holder never stalls a start); without a readable directory, or past the wait, it holds none
+// (and a stale file is then left alone).
 class directory_lock {
 public:
     explicit directory_lock(const std::string& path) {
         const std::size_t slash = path.rfind('/');
         const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
         fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        while (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
-            if (errno == EINTR) continue;
-            ::close(fd_);
-            fd_ = -1;
+        for (int tries = 0; fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) != 0; ++tries) {
+            if (errno != EWOULDBLOCK || tries == 200) {
+                ::close(fd_);
+                fd_ = -1;
+                break;
+            }
+            const timespec pause{0, 10'000'000};
+            nanosleep(&pause, nullptr);
         }
     }
     ~directory_lock() {
@@ -47,7 +53,8 @@ private:
 };
 
 // Whether a server accepts on the Unix socket at `at`: a connect that succeeds, or finds its
-// listen queue full, says so; ECONNREFUSED says the file is stale. Never blocks.
+// listen queue full, says so; ECONNREFUSED (nobody listens) or ENOENT (the file went) says the
+// file is stale. Never blocks.
 inline bool unix_socket_live(const endpoint& at) {
     int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return true;  // cannot tell: leave the file alone
@@ -79,9 +86,12 @@ inline int listen_unix(const std::string& path, int backlog, unix_socket_file& m
     auto bind_it = [&] { return ::bind(fd, reinterpret_cast<const sockaddr*>(&at.addr), at.len) == 0; };
     bool bound = bind_it();
     struct stat st{};
-    if (!bound && errno == EADDRINUSE && lock.held() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
-        !unix_socket_live(at) && ::unlink(path.c_str()) == 0)
-        bound = bind_it();
+    if (!bound && errno == EADDRINUSE) {  // taken over only when stale, a socket, and under the lock
+        const bool stale = lock.held() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode) &&
+                           !unix_socket_live(at) && (::unlink(path.c_str()) == 0 || errno == ENOENT);
+        bound = stale && bind_it();
+        if (!stale) errno = EADDRINUSE;  // the probe's or the unlink's errno does not say why
+    }
     if (!bound || ::listen(fd, backlog) != 0 || ::lstat(path.c_str(), &st) != 0) {
         const int err = errno;
         if (bound) ::unlink(path.c_str());
@@ -119,10 +129,11 @@ inline int listen_on(const std::string& host, std::uint16_t wanted, const std::s
 }
 
 // Removes the file `made` names if it is still the one listen_unix made (another server may
-// have taken the path over since), under the same lock.
+// have taken the path over since). No lock: the listening descriptor is still open, so no other
+// server takes this file for stale meanwhile. A relative path is looked up from the working
+// directory of now.
 inline void remove_unix_socket_file(const unix_socket_file& made) {
     if (made.path.empty()) return;
-    directory_lock lock(made.path);
     struct stat st{};
     if (::lstat(made.path.c_str(), &st) == 0 && st.st_dev == made.device && st.st_ino == made.inode)
         ::unlink(made.path.c_str());

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -221,7 +222,7 @@ private:
                 return;
             }
             int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            if (options_.unix_path.empty()) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             std::uint32_t slot;
             if (!t.free_slots.empty()) {
                 slot = t.free_slots.back();
@@ -247,6 +248,7 @@ private:
     // A connection from `peer`, by address (one lock per accepted connection, none per request).
     void count_source(const sockaddr_storage& peer) {
         char text[INET6_ADDRSTRLEN] = "other";
+        if (peer.ss_family == AF_UNIX) std::strcpy(text, "unix");
         if (peer.ss_family == AF_INET)
             inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
         if (peer.ss_family == AF_INET6)

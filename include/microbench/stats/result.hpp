@@ -61,6 +61,18 @@ struct interval_histogram_set {
     std::string response, service, schedule_lag;
 };
 
+// One stage of a staged rate (plan::stages): its shape, and what the requests whose intended time
+// fell in it got (sent - completed - failed were unfinished).
+struct stage_result {
+    std::int64_t start_ms = 0, duration_ms = 0;  // from the run's start
+    double from_rate = 0, to_rate = 0;           // requests/s at its start and at its end
+    double intended = 0;                         // requests the schedule meant to send in it
+    std::uint64_t sent = 0, completed = 0, failed = 0;
+    // Response time from the intended time, read from buckets within 10 % (as by_target's); -1:
+    // not known (a merge of several results).
+    std::int64_t p50_ns = 0, p99_ns = 0;
+};
+
 struct result {
     std::uint64_t requests_ended = 0;      // completed + failed: every request exactly once
     std::uint64_t requests_completed = 0;  // a whole response arrived and passed (any status)
@@ -113,7 +125,8 @@ struct result {
     // that intended time to the actual send. total_ns stays the service time (actual send → last
     // byte). Empty in a closed loop.
     histogram response_ns, schedule_lag_ns;
-    double rate_target = 0;              // requests/s asked for; 0: closed loop
+    double rate_target = 0;              // requests/s asked for (under stages, their average); 0: closed loop
+    std::vector<stage_result> stages;    // under plan::stages: one row each
     arrivals rate_arrivals = arrivals::uniform;
     std::uint64_t rate_seed = 0;         // of Poisson arrivals
     std::int64_t rate_batch_lag_ns = 0;  // plan::max_batch_lag_us in effect: how much of the lag batching may add

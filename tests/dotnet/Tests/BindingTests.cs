@@ -79,6 +79,23 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         Check("removed:", !File.Exists(path), path);
     }
 
+    // Stages: a ramp and a hold; each stage's row adds up to the run; a bad stage refused.
+    [Fact]
+    public void StagesRampAndHold()
+    {
+        using var plan = new Plan(Shared.Url("/factorial/5")) { Requests = 0, Concurrency = 4, Rate = 100 };
+        plan.AddStage(TimeSpan.FromMilliseconds(300), 500);
+        plan.AddStage(TimeSpan.FromMilliseconds(200), 500);
+        var r = plan.Run();
+        Check("two stages:", r.Stages.Count == 2 && r.Stages[1].FromPerSecond == 500 && Math.Abs(r.Stages[0].Intended - 90) < 0.01,
+              $"{r.Stages.Count}");
+        ulong sent = 0;
+        foreach (var s in r.Stages) sent += s.Sent;
+        Check("every request in a stage:", sent == r.Ended + r.Unfinished, $"{sent} vs {r.Ended} + {r.Unfinished}");
+        var e = Assert.Throws<MicrobenchException>(() => plan.AddStage(TimeSpan.FromSeconds(1), -1));
+        Check("a bad stage:", e.Name == "plan_bad_stages", e.Name);
+    }
+
     // The request callback: what it writes is sent, checked under the target it names; 0 stops; an overflow
     // throws; the room is bounded.
     [Fact]
