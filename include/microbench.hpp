@@ -87,6 +87,7 @@
 #include "microbench/report/report_html_targets.hpp"
 #include "microbench/report/report_html.hpp"
 #include "microbench/report/gates.hpp"
+#include "microbench/report/report_junit.hpp"
 #include "microbench/report/report_capacity.hpp"
 #endif
 #ifndef MICROBENCH_NO_SERVER

@@ -177,7 +177,8 @@ typedef struct mb_stage {
     double from_per_s, to_per_s;    /* the rate at its start and at its end */
     double intended;                /* requests the schedule meant to send in it */
     uint64_t sent, completed, failed;  /* sent - completed - failed were unfinished */
-    int64_t p50_ns, p99_ns;         /* response time from the intended time, within 10 %; -1: not known (merged) */
+    int64_t p50_ns, p99_ns;         /* response time from the intended time, within 10 %; -1: not known (none
+                                       completed, or merged) */
 } mb_stage;
 
 /* HTTPS. Without a transport, https:// loads OpenSSL 3's libssl.so.3 when the first such run
@@ -302,8 +303,9 @@ MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path);
 /* k6's stages at a fixed rate: each added stage ramps linearly, over duration_ms, from where the
  * last left the rate (from mb_plan_set_rate's, which may then be 0) to per_s; a stage with the
  * last one's rate holds. The run lasts their total: each stage added sets the duration to it (mb_run
- * refuses another set after). MB_PLAN_BAD_STAGES for a duration outside 1 ms..30 days or a rate
- * outside 0..10,000,000; mb_run checks them together. mb_plan_clear_stages removes them all (the
+ * refuses another set after) and the request count to none (one set after caps the run).
+ * MB_PLAN_BAD_STAGES for a duration outside 1 ms..30 days or a rate outside 0..10,000,000; mb_run
+ * checks them together. mb_plan_clear_stages removes them all (the
  * duration they set stays). */
 MB_API int mb_plan_add_stage(mb_plan* plan, int64_t duration_ms, double per_s);
 MB_API int mb_plan_clear_stages(mb_plan* plan);
@@ -441,7 +443,8 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
  * failed rate is halved until it is within `resolution`; while no step has held it halves, down
  * to a sixteenth of start_rate, and a step in which nothing completed ends the search
  * (MB_CAPACITY_NO_RESPONSE; MB_CAPACITY_NO_CONNECTION when no request of it got a connection and
- * the generator lacked nothing). A window grows to fit min_responses, up to a minute (or
+ * the generator lacked nothing); any other failed step is run once more at its rate before it
+ * counts (mb_capacity_step.retry). A window grows to fit min_responses, up to a minute (or
  * step_ms). mb_capacity_objective_init sets the defaults (and size); later versions only append
  * fields. on_step (may be NULL) is called after each step on the calling thread; the plan's own
  * progress, response and interval callbacks are called during every step as in a run (a step's
@@ -460,6 +463,7 @@ typedef struct mb_capacity_step {
     uint64_t connection_waits, schedule_missed;           /* in the whole step */
     int verdict;                       /* MB_CAPACITY_HELD or why it did not hold */
     int generator_suspect;             /* failed, and the generator may be why (its lag, too few connections) */
+    int retry;                         /* a second try at the rate of the step before it, which failed */
 } mb_capacity_step;                    /* later versions only append fields: pass sizeof(mb_capacity_step) */
 typedef void (*mb_capacity_step_fn)(const mb_capacity_step* step, void* user);
 typedef struct mb_capacity_objective {
@@ -486,6 +490,10 @@ MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* ob
 MB_API void mb_capacity_destroy(mb_capacity* capacity);
 MB_API double mb_capacity_rate(const mb_capacity* capacity);  /* the highest rate held; 0: none held */
 MB_API int mb_capacity_flags(const mb_capacity* capacity);    /* MB_CAPACITY_AT_MAX_RATE | ... */
+/* MB_OK when the search ended by itself; else the status of the step that could not start (a host
+ * that stopped resolving...), which ended it after the steps before it: those stand, and the rate
+ * is theirs. (A first step that cannot start is mb_find_capacity's own status, with no result.) */
+MB_API int mb_capacity_stopped(const mb_capacity* capacity);
 MB_API size_t mb_capacity_step_count(const mb_capacity* capacity);
 MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_capacity_step* out, size_t size);
 /* The objective, every step and the rate found, as a text table (with a word when the generator may

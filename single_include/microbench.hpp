@@ -152,6 +152,7 @@ constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s
 constexpr double max_rate = 10'000'000;
 constexpr std::size_t max_stages = 1000;                     // plan::stages
+constexpr std::size_t max_stage_tallies = 65'536;            // threads x stages (1 KiB each)
 constexpr std::int64_t max_interval_ms = 3'600'000;
 constexpr std::uint32_t max_socket_buffer_bytes = 64u << 20;
 
@@ -306,9 +307,10 @@ namespace microbench {
       "wall clock: their starts (or a row's) are too far apart") \
     X(hlog_bad, 149, "a line of the HdrHistogram interval log cannot be read") \
     /* Plans, continued (170–189) */ \
-    X(plan_bad_stages, 170, "stages are at most 1,000, each 1 ms to 30 days long with a target from 0 to " \
-      "10,000,000 requests per second, together at most 30 days and meaning at least one request; a staged run lasts " \
-      "their total (no other duration) and sends no pipelined batches (the position is the stage's index)") \
+    X(plan_bad_stages, 170, "stages are at most 1,000 (and threads x stages at most 65,536), each 1 ms to 30 days " \
+      "long with a target from 0 to 10,000,000 requests per second, together at most 30 days and meaning at least " \
+      "one request; a staged run lasts their total (no other duration) and sends no pipelined batches (the position " \
+      "is the stage at fault, or the number of stages when they are at fault together)") \
     /* Calls through the C API (200–219) */ \
     /* Reading targets files (160–169): the position is the byte where the fault is */ \
     X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \
@@ -3806,7 +3808,7 @@ struct stage_result {
     double intended = 0;                         // requests the schedule meant to send in it
     std::uint64_t sent = 0, completed = 0, failed = 0;
     // Response time from the intended time, read from buckets within 10 % (as by_target's); -1:
-    // not known (a merge of several results).
+    // not known (nothing completed in it, or a merge of several results).
     std::int64_t p50_ns = 0, p99_ns = 0;
 };
 
@@ -4134,7 +4136,8 @@ using interval_histograms_fn = void (*)(const interval_stats&, const interval_hi
 // stages): from a start rate, each stage ramps linearly to its target over its duration (a stage
 // whose target is the last one's holds). The curve says how many requests it means before a time
 // (the area under it) and, the other way, when the k-th falls due: the intended send times of a
-// staged run come from it, so the count sent up to any time is the area to within a request.
+// staged run come from it, so with uniform arrivals the count due before any time is the area to
+// within a request (Poisson arrivals: the area is its expectation).
 // Built once before the run; read by every worker, never written while it runs.
 
 #include <cmath>
@@ -4159,12 +4162,14 @@ public:
     void build(double start, const std::vector<rate_stage>& stages, double share) {
         segments_.clear();
         double t = 0, n = 0, r = start * share / 1e9;  // per nanosecond
+        double from = start * share;  // per second, as given
         for (const rate_stage& s : stages) {
             const double length = static_cast<double>(s.duration_ms) * 1e6, to = s.target * share / 1e9;
-            segments_.push_back({t, n, r, (to - r) / length, t + length});
+            segments_.push_back({t, n, r, (to - r) / length, t + length, from, s.target * share});
             n += (r + to) / 2 * length;
             t += length;
             r = to;
+            from = s.target * share;
         }
         total_ = n;
     }
@@ -4192,7 +4197,7 @@ public:
         for (; cursor < segments_.size(); ++cursor) {
             const segment& s = segments_[cursor];
             const double end = cursor + 1 < segments_.size() ? segments_[cursor + 1].n0 : total_;
-            if (count > end) continue;
+            if (count > end || (s.r0 == 0 && s.a == 0)) continue;  // a hold at 0 has no due time
             const double delta = count - s.n0;
             if (delta <= 0) return s.t0;
             // n0 + r0·τ + a·τ²/2 = count, in the form that holds for a = 0 and r0 = 0 alike.
@@ -4213,18 +4218,16 @@ public:
         }
         return lo;
     }
-    double rate_at_start(std::size_t i) const { return segments_[i].r0 * 1e9; }  // per second
-    double rate_at_end(std::size_t i) const {
-        const segment& s = segments_[i];
-        return (s.r0 + s.a * (s.t1 - s.t0)) * 1e9;
-    }
+    double rate_at_start(std::size_t i) const { return segments_[i].from_per_s; }  // as given
+    double rate_at_end(std::size_t i) const { return segments_[i].to_per_s; }
     double count_of(std::size_t i) const {  // the requests stage i means
         return (i + 1 < segments_.size() ? segments_[i + 1].n0 : total_) - segments_[i].n0;
     }
 
 private:
     struct segment {
-        double t0, n0, r0, a, t1;  // start (ns), count before it, rate at its start (per ns), slope, end
+        double t0, n0, r0, a, t1;    // start (ns), count before it, rate at its start (per ns), slope, end
+        double from_per_s, to_per_s;  // its rates as given, per second
     };
     std::vector<segment> segments_;
     double total_ = 0;
@@ -4348,7 +4351,8 @@ public:
     // its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE; RFC 9110 §9.2.2). On:
     // also POST, PATCH and other methods, which the server may already have acted on.
     MICROBENCH_PLAN_FIELD(bool, resend_non_idempotent)
-    // Requests per second in all, on a fixed schedule (the open model); 0: a closed loop, each
+    // Requests per second in all, on a fixed schedule (the open model); with stages, the rate they
+    // start from (0 allowed). 0 without stages: a closed loop, each
     // connection sending its next request when the last one ended. At most `concurrency` are in
     // flight: a request whose time comes while every connection is busy waits, and its wait
     // counts in its response time.
@@ -4357,11 +4361,12 @@ public:
     // A fixed rate that changes (k6's stages): from rate() (0 allowed here), each stage ramps
     // linearly to its target over its duration; a stage with the last one's target holds. Every
     // intended send time comes from that curve (rate_curve.hpp), Poisson arrivals too. Sets the
-    // duration to the stages' total (a run of stages lasts them; an empty list leaves it alone);
-    // at most defaults::max_stages.
+    // duration to the stages' total and the request count to none (a later requests() caps the
+    // run); an empty list leaves both alone. At most defaults::max_stages, and threads x stages at
+    // most defaults::max_stage_tallies (each thread keeps 1 KiB a stage).
     plan& stages(std::vector<rate_stage> list) {
         stages_ = std::move(list);
-        if (!stages_.empty()) duration_ms_ = 0;  // none: the duration stays as it was
+        if (!stages_.empty()) duration_ms_ = requests_ = 0;  // none: the duration and count stay as they were
         for (const rate_stage& s : stages_)
             if (s.duration_ms > 0 && s.duration_ms <= defaults::max_duration_ms) duration_ms_ += s.duration_ms;
         return *this;
@@ -4521,7 +4526,7 @@ public:
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight)
             return {errc::plan_too_many_in_flight, 0};
         if (rate_ > 0 && pipeline_ > 1) return {errc::plan_bad_rate, 0};
-        if (!stages_.empty() && pipeline_ > 1) return {errc::plan_bad_stages, 0};
+        if (!stages_.empty() && pipeline_ > 1) return {errc::plan_bad_stages, stages_.size()};
         if (arrivals_ == microbench::arrivals::poisson && !open_model()) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
         if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
@@ -4574,7 +4579,8 @@ private:
     // The stages on their own and together: each in range, their total the duration, some request.
     error check_stages() const {
         if (stages_.empty()) return {};
-        if (stages_.size() > defaults::max_stages) return {errc::plan_bad_stages, defaults::max_stages};
+        if (stages_.size() > defaults::max_stages || stages_.size() * threads_ > defaults::max_stage_tallies)
+            return {errc::plan_bad_stages, stages_.size()};
         std::int64_t total = 0;
         double area = 0, from = rate_;
         for (std::size_t i = 0; i < stages_.size(); ++i) {
@@ -4711,7 +4717,7 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
     if (targets > 1 || !whole.targets().empty()) {
         if (targets < count) return {errc::plan_bad_shard, 0};
     }
-    if (whole.rate() > 0 && whole.rate() / count < defaults::min_rate)
+    if (whole.stages().empty() && whole.rate() > 0 && whole.rate() / count < defaults::min_rate)
         return {errc::plan_bad_rate, 0};  // a share too small to schedule
     auto share = [index, count](std::uint64_t total) { return shard_share(total, index, count); };
     if (!whole.targets().empty()) {  // shards before this one take their stretches first (ranges: run() does)
@@ -4948,7 +4954,14 @@ public:
     std::int64_t last_within(std::int64_t window_ns, std::uint64_t limit, std::int64_t stop_ns) const {
         const std::int64_t first = next(), end = first + window_ns;
         if (limit <= 1 || window_ns <= 0 || end >= stop_ns) return first;
-        if (curve_) {  // the requests the curve means by the window's end, in steps from the next
+        if (curve_ && !poisson_) {  // the requests the curve means by the window's end, in steps from the next
+            const double left = curve_->count_at(static_cast<double>(end - start_ns_)) - at_;
+            const auto more = std::min(static_cast<std::uint64_t>(std::max(0.0, left / gap_ns_)), limit - 1);
+            std::size_t cursor = cursor_;
+            const double at = curve_->time_of(at_ + static_cast<double>(more) * gap_ns_, cursor);
+            return at < 4e18 ? std::min(end, start_ns_ + static_cast<std::int64_t>(at)) : first;
+        }
+        if (curve_) {  // Poisson under stages: draw them as they would come
             rate_schedule copy = *this;
             std::int64_t last = first;
             for (std::uint64_t n = 1; n < limit; ++n) {
@@ -8055,8 +8068,8 @@ struct run_stages {
                 s.failed += worker[k].failed;
                 for (int b = 0; b < target_buckets::count; ++b) latency[b] += worker[k].latency[b];
             }
-            s.p50_ns = target_buckets::quantile(latency, s.completed, 0.50);
-            s.p99_ns = target_buckets::quantile(latency, s.completed, 0.99);
+            s.p50_ns = s.completed ? target_buckets::quantile(latency, s.completed, 0.50) : -1;  // -1: none to read
+            s.p99_ns = s.completed ? target_buckets::quantile(latency, s.completed, 0.99) : -1;
         }
     }
 };
@@ -8281,6 +8294,9 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     out.rate_target = p.rate();
     if (shared.stages.curve.on()) {
         shared.stages.summarize(out.stages);
+        // The run lasts the stages: its workers stop at the last intended time, which a ramp down
+        // to 0 or a last hold at 0 brings well before their end.
+        if (!out.cancelled) out.elapsed_ns = std::max(out.elapsed_ns, shared.stages.curve.end_ns());
         out.rate_target = shared.stages.curve.total() * 1e9 / static_cast<double>(shared.stages.curve.end_ns());
     }
     out.rate_arrivals = p.arrivals();
@@ -8425,8 +8441,9 @@ inline error run(const plan& p, result& out) {
 // within a latency objective. It runs short fixed-rate steps of a plan (each a warm-up, then a
 // measured window of at least enough responses for its p99), doubling the rate while steps hold
 // (halving it, down to a sixteenth, while none has) and then halving the gap between the highest
-// held and the lowest failed rate; a step in which nothing completed ends it (no_response, or
-// no_connection when no request got a connection). It keeps every
+// held and the lowest failed rate; a failed step is run once more at its rate before it counts;
+// a step in which nothing completed ends it (no_response, or no_connection when no request got a
+// connection), and one that cannot start ends it with the steps before it standing. It keeps every
 // step's figures. A step's percentiles and counts are those of the requests that ended in its
 // window (the interval rows after the warm-up, merged exactly); it says whether the generator,
 // rather than the server, may have been what failed it (its schedule lag, or too few connections
@@ -8489,6 +8506,9 @@ struct capacity_step {
     // time —, or requests waited for a connection while the plan's connections could not hold
     // rate x objective requests in flight (raise the concurrency).
     bool generator_suspect = false;
+    // A second try at the rate of the step before it, which failed: a failed step is run again
+    // once before it caps the answer, so one hiccup does not become the capacity.
+    bool retry = false;
     bool held() const { return verdict == capacity_verdict::held; }
 };
 
@@ -8499,6 +8519,9 @@ struct capacity_result {
     bool cancelled = false;
     std::uint32_t concurrency = 0;    // the plan's connections
     std::vector<capacity_step> steps;  // in the order they ran
+    // A step that could not start (its host stopped resolving, no descriptor...) ended the search
+    // after the steps above, which stand: the capacity is theirs. None: it ended by itself.
+    error stopped;
 };
 
 constexpr const char* capacity_verdict_name(capacity_verdict v) {
@@ -8613,7 +8636,8 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
 }
 
 // The search (see the top of this file). Errors: the objective's (plan_bad_capacity_search),
-// the plan's and a run's setup (as run() gives them); what happens to requests is in the steps.
+// the plan's and the first step's setup (as run() gives them); a later step that cannot start is
+// out.stopped, after the steps before it. What happens to requests is in the steps.
 inline error find_capacity(const plan& base, const capacity_objective& o, capacity_result& out) {
     out = capacity_result{};
     out.concurrency = base.concurrency();
@@ -8622,6 +8646,7 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
     if (error e = probe.requests(0).duration_ms(o.step_ms).rate(o.start_rate).validate()) return e;
     double held = 0, failed = 0;  // the highest held and lowest failed rates so far (0: none)
     double rate = o.start_rate;
+    bool retrying = false;        // the next step tries the rate of a failed one again
     const double floor_rate = std::max(defaults::min_rate, o.start_rate / 16);
     const cancel_token* cancel = base.cancel_with();
     while (out.steps.size() < o.max_steps && !(cancel && cancel->cancelled())) {
@@ -8631,10 +8656,20 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
         if (cancel && cancel->cancelled()) break;
         capacity_step step;
         bool cancelled = false;
-        if (error e = run_capacity_step(base, o, rate, step, cancelled)) return e;
+        if (error e = run_capacity_step(base, o, rate, step, cancelled)) {
+            if (out.steps.empty()) return e;  // nothing ran: the plan's or the machine's fault
+            out.stopped = e;                  // the steps so far stand
+            break;
+        }
         if (cancelled) break;  // a step cut short says nothing
+        step.retry = retrying;
         out.steps.push_back(step);
         if (o.on_step) o.on_step(out.steps.back(), o.on_step_user);
+        if (!step.held() && !ends_search(step.verdict) && !retrying) {
+            retrying = true;  // once more at this rate before it counts
+            continue;
+        }
+        retrying = false;
         if (step.held()) held = std::max(held, rate);
         else failed = failed == 0 ? rate : std::min(failed, rate);
         if (step.held() && rate >= o.max_rate) break;
@@ -8926,7 +8961,7 @@ inline void append_stages(const result& r, std::string& out) {
         appendf(out, "  %5zu %11.2f %11.2f %9.3f %10.1f %10llu %10llu %8llu", i + 1, s.from_rate, s.to_rate,
                 static_cast<double>(s.duration_ms) / 1e3, s.intended, static_cast<unsigned long long>(s.sent),
                 static_cast<unsigned long long>(s.completed), static_cast<unsigned long long>(s.failed));
-        if (s.p50_ns < 0) appendf(out, " %9s %9s\n", "-", "-");  // merged: not known
+        if (s.p50_ns < 0) appendf(out, " %9s %9s\n", "-", "-");  // nothing completed, or merged: not known
         else appendf(out, " %9.3f %9.3f\n", static_cast<double>(s.p50_ns) / 1e6, static_cast<double>(s.p99_ns) / 1e6);
     }
 }
@@ -10376,7 +10411,8 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
                     f.time("p50_ns", st.p50_ns);
                     f.time("p99_ns", st.p99_ns);
                 }
-                if (!f.failed() && st.completed + st.failed > st.sent) f.fail("sent", "is below completed + failed");
+                if (!f.failed() && (st.completed > st.sent || st.failed > st.sent - st.completed))
+                    f.fail("sent", "is below completed + failed");
             }
         }
     }
@@ -11789,12 +11825,16 @@ inline void append_plain_number(std::string& out, double v) {
 inline std::vector<gate_verdict> judge_gates(const gates& g, const result& r, bool checked) {
     std::vector<gate_verdict> out;
     using k = gate_verdict::kind;
+    // A gate over nothing is broken, never passed: checks with no whole response to check, a
+    // failure count with no request ended.
     const std::uint64_t check_failures = r.failed(failure::check);
+    const bool responses = r.responses_total_ns.count() > 0;
     if (checked || check_failures)
-        out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), true, check_failures == 0});
+        out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), responses,
+                       responses && check_failures == 0});
     if (g.max_failures != UINT64_MAX)
         out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed),
-                       true, r.requests_failed <= g.max_failures});
+                       r.requests_ended > 0, r.requests_ended > 0 && r.requests_failed <= g.max_failures});
     for (const auto& gate : g.max_percentile_ms) {  // of successful responses: none, nothing measured, broken
         const double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
         const bool measured = !r.total_ns.empty();
@@ -11821,9 +11861,14 @@ inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const ch
         switch (v.what) {
             case k::checks:
                 if (v.held) out += "no response failed the checks\n";
+                else if (!v.measured) out += "no response came back to check\n";
                 else appendf(out, "%llu responses failed the checks (reason check)\n", count);
                 break;
             case k::max_failures:
+                if (!v.measured) {
+                    appendf(out, "no request ended: nothing to judge (--max-failures %llu)\n", limit);
+                    break;
+                }
                 appendf(out, "%llu failed requests, %s --max-failures %llu", count, v.held ? "within" : "above", limit);
                 if (!v.held) appendf(out, " by %llu", count - limit);
                 out += "\n";
@@ -11889,6 +11934,134 @@ inline int apply_gates(const gates& g, const result& r, const char* label, std::
 
 }  // namespace microbench
 // ---- end include/microbench/report/gates.hpp ----
+// ---- begin include/microbench/report/report_junit.hpp ----
+// microbench/report/report_junit.hpp — gate verdicts as JUnit XML, the shape Jenkins and GitLab read:
+// <testsuites> holding one <testsuite> per run (a single run, each suite scenario, each compare
+// side), with its name, counts, time and start; one <testcase> per gate verdict (the checks,
+// --max-failures, each --max-pNN-ms, --min-rps), a broken one holding a <failure> with the figure,
+// the limit and the difference (gates.hpp's words). A run without gates is one test case, "run",
+// which fails when no response came back. Text is escaped for XML; bytes that XML 1.0 cannot
+// hold (control characters) become '?'.
+
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+// One run as a test suite: its name (the URL, or the scenario and URL), its result and verdicts.
+struct junit_suite {
+    std::string name;
+    const result* r = nullptr;
+    std::vector<gate_verdict> verdicts;
+};
+
+namespace detail {
+
+inline void append_xml_text(std::string& out, const std::string& text) {
+    for (unsigned char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&apos;"; break;
+            default: out += c < 0x20 && c != '\t' && c != '\n' && c != '\r' ? '?' : static_cast<char>(c);
+        }
+    }
+}
+
+// A verdict's test case name: "checks", "max-failures", "max-p99-ms", "min-rps".
+inline std::string junit_case_name(const gate_verdict& v) {
+    using k = gate_verdict::kind;
+    std::string name;
+    switch (v.what) {
+        case k::checks: return "checks";
+        case k::max_failures: return "max-failures";
+        case k::max_percentile_ms:
+            name = "max-p";
+            append_plain_number(name, v.percentile);
+            return name + "-ms";
+        case k::min_rps: return "min-rps";
+    }
+    return "gate";
+}
+
+}  // namespace detail
+
+// The JUnit XML document of `suites`, named `name` (the <testsuites> element's).
+inline std::string junit_xml(const std::vector<junit_suite>& suites, const std::string& name) {
+    using detail::appendf;
+    std::uint64_t tests = 0, failures = 0;
+    double seconds = 0;
+    for (const junit_suite& s : suites) {
+        tests += s.verdicts.empty() ? 1 : s.verdicts.size();
+        for (const gate_verdict& v : s.verdicts) failures += !v.held;
+        if (s.verdicts.empty() && s.r->responses_total_ns.count() == 0) ++failures;
+        seconds += static_cast<double>(s.r->elapsed_ns) / 1e9;
+    }
+    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"";
+    detail::append_xml_text(out, name);
+    appendf(out, "\" tests=\"%llu\" failures=\"%llu\" errors=\"0\" time=\"%.3f\">\n",
+            static_cast<unsigned long long>(tests), static_cast<unsigned long long>(failures), seconds);
+    for (const junit_suite& s : suites) {
+        const result& r = *s.r;
+        const double time = static_cast<double>(r.elapsed_ns) / 1e9;
+        std::uint64_t broken = 0;
+        for (const gate_verdict& v : s.verdicts) broken += !v.held;
+        const bool silent = s.verdicts.empty() && r.responses_total_ns.count() == 0;
+        char stamp[32] = "1970-01-01T00:00:00";
+        const std::time_t start = static_cast<std::time_t>(r.start_realtime_ns / 1'000'000'000);
+        std::tm utc{};
+        if (gmtime_r(&start, &utc)) std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
+        out += "  <testsuite name=\"";
+        detail::append_xml_text(out, s.name);
+        appendf(out,
+                "\" tests=\"%zu\" failures=\"%llu\" errors=\"0\" skipped=\"0\" time=\"%.3f\" timestamp=\"%s\">\n",
+                s.verdicts.empty() ? std::size_t{1} : s.verdicts.size(),
+                static_cast<unsigned long long>(silent ? 1 : broken), time, stamp);
+        appendf(out, "    <properties><property name=\"requests\" value=\"%llu\"/><property name=\"completed\" "
+                     "value=\"%llu\"/><property name=\"failed\" value=\"%llu\"/><property name=\"requests_per_second\" "
+                     "value=\"%.2f\"/></properties>\n",
+                static_cast<unsigned long long>(r.requests_ended),
+                static_cast<unsigned long long>(r.requests_completed),
+                static_cast<unsigned long long>(r.requests_failed), r.requests_per_second());
+        if (s.verdicts.empty()) {
+            appendf(out, "    <testcase classname=\"microbench\" name=\"run\" time=\"%.3f\"", time);
+            if (!silent) out += "/>\n";
+            else
+                appendf(out, "><failure message=\"no response came back\" type=\"unreachable\">all %llu requests "
+                             "failed before a response</failure></testcase>\n",
+                        static_cast<unsigned long long>(r.requests_ended));
+        }
+        for (const gate_verdict& v : s.verdicts) {
+            out += "    <testcase classname=\"microbench.gates\" name=\"";
+            out += detail::junit_case_name(v);
+            appendf(out, "\" time=\"%.3f\"", time);
+            if (v.held) {
+                out += "/>\n";
+                continue;
+            }
+            std::string line;
+            append_gate_lines({v}, "", line, false);  // "Gate broken: <figure>, above <limit> by <difference>"
+            if (!line.empty() && line.back() == '\n') line.pop_back();
+            const std::string said = line.compare(0, 13, "Gate broken: ") == 0 ? line.substr(13) : line;
+            out += "><failure message=\"";
+            detail::append_xml_text(out, said);
+            out += "\" type=\"gate\">";
+            detail::append_xml_text(out, said);
+            out += "</failure></testcase>\n";
+        }
+        out += "  </testsuite>\n";
+    }
+    out += "</testsuites>\n";
+    return out;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_junit.hpp ----
 // ---- begin include/microbench/report/report_capacity.hpp ----
 // microbench/report/report_capacity.hpp — a capacity search's result (engine/capacity.hpp) as text:
 // the objective, a table of the steps in the order they ran and the rate found, with a word when
@@ -11913,15 +12086,17 @@ inline void append_capacity_table(const capacity_result& r, const capacity_objec
             "p99.9 ms", "failed", "completed", "lag p99 ms", "verdict");
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
         const capacity_step& s = r.steps[i];
-        appendf(out, "%4zu %11.1f %11.1f %9.2f %9.2f %9.2f %8llu %10llu %11.2f  %s%s\n", i + 1, s.target_rate,
+        appendf(out, "%4zu %11.1f %11.1f %9.2f %9.2f %9.2f %8llu %10llu %11.2f  %s%s%s\n", i + 1, s.target_rate,
                 s.achieved_rate, ms(s.p50_ns), ms(s.p99_ns), ms(s.p999_ns), static_cast<unsigned long long>(s.failed),
                 static_cast<unsigned long long>(s.completed), ms(s.lag_p99_ns), capacity_verdict_name(s.verdict),
-                s.generator_suspect ? " (the generator?)" : "");
+                s.generator_suspect ? " (the generator?)" : "", s.retry ? " (tried again)" : "");
     }
     double lowest_failed = 0;
     const capacity_step* limit = nullptr;
-    for (const capacity_step& s : r.steps) {
-        if (!s.held() && (lowest_failed == 0 || s.target_rate < lowest_failed)) {
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        const capacity_step& s = r.steps[i];
+        const bool tried_again = i + 1 < r.steps.size() && r.steps[i + 1].retry;  // its retry's verdict counts
+        if (!s.held() && !tried_again && (lowest_failed == 0 || s.target_rate < lowest_failed)) {
             lowest_failed = s.target_rate;
             limit = &s;
         }
@@ -11951,6 +12126,10 @@ inline void append_capacity_table(const capacity_result& r, const capacity_objec
                     ms(limit->lag_p99_ns));
     }
     if (r.cancelled) out += "Interrupted: the steps above are all that ran.\n";
+    if (r.stopped)
+        appendf(out, "The search stopped after step %zu: the next could not start: %s (%s). The capacity is that of "
+                     "the steps above.\n",
+                r.steps.size(), r.stopped.message(), r.stopped.name());
 }
 
 inline std::string capacity_json(const capacity_result& r, const capacity_objective& o) {
@@ -11976,15 +12155,22 @@ inline std::string capacity_json(const capacity_result& r, const capacity_object
         appendf(out, "%s{\"target_rate\":%.3f,\"achieved_rate\":%.3f,\"window_ns\":%lld,\"completed\":%llu,"
                      "\"failed\":%llu,\"p50_ns\":%lld,\"p99_ns\":%lld,\"p999_ns\":%lld,\"max_ns\":%lld,"
                      "\"lag_p99_ns\":%lld,\"connection_waits\":%llu,\"schedule_missed\":%llu,\"verdict\":\"%s\","
-                     "\"generator_suspect\":%s}",
+                     "\"generator_suspect\":%s,\"retry\":%s}",
                 i ? "," : "", s.target_rate, s.achieved_rate, static_cast<long long>(s.window_ns),
                 static_cast<unsigned long long>(s.completed), static_cast<unsigned long long>(s.failed),
                 static_cast<long long>(s.p50_ns), static_cast<long long>(s.p99_ns), static_cast<long long>(s.p999_ns),
                 static_cast<long long>(s.max_ns), static_cast<long long>(s.lag_p99_ns),
                 static_cast<unsigned long long>(s.connection_waits), static_cast<unsigned long long>(s.schedule_missed),
-                verdict_ids[static_cast<int>(s.verdict)], s.generator_suspect ? "true" : "false");
+                verdict_ids[static_cast<int>(s.verdict)], s.generator_suspect ? "true" : "false",
+                s.retry ? "true" : "false");
     }
-    out += "]}}";
+    out += "]";
+    if (r.stopped) {
+        appendf(out, ",\"stopped\":{\"status\":\"%s\",\"message\":", r.stopped.name());
+        detail::append_json_string(out, r.stopped.message());
+        out += "}";
+    }
+    out += "}}";
     return out;
 }
 
@@ -13336,7 +13522,8 @@ typedef struct mb_stage {
     double from_per_s, to_per_s;    /* the rate at its start and at its end */
     double intended;                /* requests the schedule meant to send in it */
     uint64_t sent, completed, failed;  /* sent - completed - failed were unfinished */
-    int64_t p50_ns, p99_ns;         /* response time from the intended time, within 10 %; -1: not known (merged) */
+    int64_t p50_ns, p99_ns;         /* response time from the intended time, within 10 %; -1: not known (none
+                                       completed, or merged) */
 } mb_stage;
 
 /* HTTPS. Without a transport, https:// loads OpenSSL 3's libssl.so.3 when the first such run
@@ -13461,8 +13648,9 @@ MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path);
 /* k6's stages at a fixed rate: each added stage ramps linearly, over duration_ms, from where the
  * last left the rate (from mb_plan_set_rate's, which may then be 0) to per_s; a stage with the
  * last one's rate holds. The run lasts their total: each stage added sets the duration to it (mb_run
- * refuses another set after). MB_PLAN_BAD_STAGES for a duration outside 1 ms..30 days or a rate
- * outside 0..10,000,000; mb_run checks them together. mb_plan_clear_stages removes them all (the
+ * refuses another set after) and the request count to none (one set after caps the run).
+ * MB_PLAN_BAD_STAGES for a duration outside 1 ms..30 days or a rate outside 0..10,000,000; mb_run
+ * checks them together. mb_plan_clear_stages removes them all (the
  * duration they set stays). */
 MB_API int mb_plan_add_stage(mb_plan* plan, int64_t duration_ms, double per_s);
 MB_API int mb_plan_clear_stages(mb_plan* plan);
@@ -13600,7 +13788,8 @@ MB_API size_t mb_result_hlog(const mb_result* result, char* buf, size_t size);
  * failed rate is halved until it is within `resolution`; while no step has held it halves, down
  * to a sixteenth of start_rate, and a step in which nothing completed ends the search
  * (MB_CAPACITY_NO_RESPONSE; MB_CAPACITY_NO_CONNECTION when no request of it got a connection and
- * the generator lacked nothing). A window grows to fit min_responses, up to a minute (or
+ * the generator lacked nothing); any other failed step is run once more at its rate before it
+ * counts (mb_capacity_step.retry). A window grows to fit min_responses, up to a minute (or
  * step_ms). mb_capacity_objective_init sets the defaults (and size); later versions only append
  * fields. on_step (may be NULL) is called after each step on the calling thread; the plan's own
  * progress, response and interval callbacks are called during every step as in a run (a step's
@@ -13619,6 +13808,7 @@ typedef struct mb_capacity_step {
     uint64_t connection_waits, schedule_missed;           /* in the whole step */
     int verdict;                       /* MB_CAPACITY_HELD or why it did not hold */
     int generator_suspect;             /* failed, and the generator may be why (its lag, too few connections) */
+    int retry;                         /* a second try at the rate of the step before it, which failed */
 } mb_capacity_step;                    /* later versions only append fields: pass sizeof(mb_capacity_step) */
 typedef void (*mb_capacity_step_fn)(const mb_capacity_step* step, void* user);
 typedef struct mb_capacity_objective {
@@ -13645,6 +13835,10 @@ MB_API int mb_find_capacity(const mb_plan* plan, const mb_capacity_objective* ob
 MB_API void mb_capacity_destroy(mb_capacity* capacity);
 MB_API double mb_capacity_rate(const mb_capacity* capacity);  /* the highest rate held; 0: none held */
 MB_API int mb_capacity_flags(const mb_capacity* capacity);    /* MB_CAPACITY_AT_MAX_RATE | ... */
+/* MB_OK when the search ended by itself; else the status of the step that could not start (a host
+ * that stopped resolving...), which ended it after the steps before it: those stand, and the rate
+ * is theirs. (A first step that cannot start is mb_find_capacity's own status, with no result.) */
+MB_API int mb_capacity_stopped(const mb_capacity* capacity);
 MB_API size_t mb_capacity_step_count(const mb_capacity* capacity);
 MB_API int mb_capacity_step_info(const mb_capacity* capacity, size_t index, mb_capacity_step* out, size_t size);
 /* The objective, every step and the rate found, as a text table (with a word when the generator may
@@ -14877,6 +15071,7 @@ inline mb_capacity_step c_step(const capacity_step& s) {
     c.schedule_missed = s.schedule_missed;
     c.verdict = static_cast<int>(s.verdict);
     c.generator_suspect = s.generator_suspect ? 1 : 0;
+    c.retry = s.retry ? 1 : 0;
     return c;
 }
 
@@ -14963,6 +15158,10 @@ MB_API int mb_capacity_flags(const mb_capacity* capacity) {
     return (capacity->r.at_max_rate ? MB_CAPACITY_AT_MAX_RATE : 0) |
            (capacity->r.generator_limited ? MB_CAPACITY_GENERATOR_LIMITED : 0) |
            (capacity->r.cancelled ? MB_CAPACITY_CANCELLED : 0);
+}
+
+MB_API int mb_capacity_stopped(const mb_capacity* capacity) {
+    return capacity ? microbench::detail::status_of(capacity->r.stopped) : MB_INVALID_ARGUMENT;
 }
 
 MB_API size_t mb_capacity_step_count(const mb_capacity* capacity) { return capacity ? capacity->r.steps.size() : 0; }

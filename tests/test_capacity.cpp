@@ -5,6 +5,8 @@
 // objective's bounds, and a cancel.
 #include <doctest/doctest.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -109,9 +111,11 @@ TEST_CASE("capacity search: the knee of a server that answers 50 a second is fou
     // 20 connections hold 50/s x 200 ms = 10 in flight: never too few. Only a machine busy enough to
     // send the lowest failed step 20 ms late (a tenth of the objective) may name the generator, and
     // it is that step's suspicion that names it.
-    const capacity_step* low = nullptr;  // the lowest failed step
-    for (const capacity_step& s : r.steps)
-        if (!s.held() && (!low || s.target_rate < low->target_rate)) low = &s;
+    const capacity_step* low = nullptr;  // the lowest failed step that counted (not one tried again)
+    for (std::size_t i = 0; i < r.steps.size(); ++i)
+        if (!r.steps[i].held() && !(i + 1 < r.steps.size() && r.steps[i + 1].retry) &&
+            (!low || r.steps[i].target_rate < low->target_rate))
+            low = &r.steps[i];
     REQUIRE(low);
     CHECK(r.generator_limited == low->generator_suspect);
     if (low->generator_suspect) {
@@ -125,8 +129,20 @@ TEST_CASE("capacity search: the knee of a server that answers 50 a second is fou
     CHECK(r.steps[0].target_rate == 20);
     for (std::size_t i = 1; i < r.steps.size() && r.steps[i - 1].held(); ++i)
         CHECK(r.steps[i].target_rate == r.steps[i - 1].target_rate * 2);
+    // Every failed step is tried once more at its rate; the second try's verdict is the one that counts.
     double held = 0, failed = 1e18;
-    for (const capacity_step& s : r.steps) (s.held() ? held : failed) = s.held() ? std::max(held, s.target_rate) : std::min(failed, s.target_rate);
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        const capacity_step& s = r.steps[i];
+        const bool tried_again = i + 1 < r.steps.size() && r.steps[i + 1].retry;
+        if (!s.held() && !s.retry && i + 1 < r.steps.size()) {
+            CHECK(tried_again);
+            CHECK(r.steps[i + 1].target_rate == s.target_rate);
+        }
+        if (s.retry) CHECK((i > 0 && !r.steps[i - 1].held() && !r.steps[i - 1].retry));
+        if (tried_again) continue;
+        if (s.held()) held = std::max(held, s.target_rate);
+        else failed = std::min(failed, s.target_rate);
+    }
     CHECK(held == r.capacity);
     CHECK((failed <= held * 1.05 || r.steps.size() == o.max_steps));
     // The page draws a marker per step (its <title> the step's figures) and the objective.
@@ -169,7 +185,7 @@ TEST_CASE("capacity search: the knee of a server that answers 50 a second is fou
         if (s.held()) continue;
         CAPTURE(s.target_rate);
         CHECK((s.verdict == capacity_verdict::latency || (s.verdict == capacity_verdict::rate && s.target_rate < 60)));
-        if (&s != low) CHECK_FALSE(s.generator_suspect);
+        if (&s != low && s.target_rate != low->target_rate) CHECK_FALSE(s.generator_suspect);
     }
 }
 
@@ -271,12 +287,47 @@ TEST_CASE("capacity search: while no step holds the rate halves down to a sixtee
     capacity_result r;
     REQUIRE_FALSE(find_capacity(p, bare(10, 160, 200), r));
     CHECK(r.capacity == 0);
-    REQUIRE(r.steps.size() == 5);  // 160, 80, 40, 20, 10 = 160 / 16
+    REQUIRE(r.steps.size() == 10);  // 160, 80, 40, 20, 10 = 160 / 16, each tried twice
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
-        CHECK(r.steps[i].target_rate == 160.0 / std::pow(2.0, static_cast<double>(i)));
+        CHECK(r.steps[i].target_rate == 160.0 / std::pow(2.0, static_cast<double>(i / 2)));
+        CHECK(r.steps[i].retry == (i % 2 == 1));
         CHECK(r.steps[i].verdict == capacity_verdict::latency);
         CHECK(r.steps[i].completed > 0);
     }
+    std::string table;
+    append_capacity_table(r, bare(10, 160, 200), table);
+    CHECK(table.find("latency (tried again)") == std::string::npos);
+    CHECK(table.find("p99 over (tried again)") != std::string::npos);
+}
+
+TEST_CASE("capacity search: a step that cannot start ends the search, and the steps before it stand" *
+          doctest::test_suite("timing")) {
+    server srv;
+    REQUIRE_FALSE(srv.start(server_options{}));
+    plan p;  // the open-file limit, lowered after the first step, leaves the next no room: run_fd_limit
+    p.url("http://127.0.0.1:" + std::to_string(srv.port()) + "/").concurrency(200);
+    capacity_objective o = bare(1000, 20, 300);
+    o.min_rate_ratio = 0;
+    rlimit before{};
+    REQUIRE(getrlimit(RLIMIT_NOFILE, &before) == 0);
+    o.on_step = [](const capacity_step&, void* user) {
+        rlimit low = *static_cast<rlimit*>(user);
+        low.rlim_cur = 100;  // below 200 connections
+        setrlimit(RLIMIT_NOFILE, &low);
+    };
+    o.on_step_user = &before;
+    capacity_result r;
+    const error e = find_capacity(p, o, r);
+    REQUIRE(setrlimit(RLIMIT_NOFILE, &before) == 0);
+    REQUIRE_FALSE(e);  // the first step ran: a result, not an error
+    REQUIRE(r.steps.size() == 1);
+    CHECK(r.steps[0].held());
+    CHECK(r.capacity == 20);
+    CHECK(r.stopped.code == errc::run_fd_limit);
+    std::string table;
+    append_capacity_table(r, o, table);
+    CHECK(table.find("The search stopped after step 1: the next could not start") != std::string::npos);
+    CHECK(capacity_json(r, o).find("\"stopped\":{\"status\":\"run_fd_limit\"") != std::string::npos);
 }
 
 TEST_CASE("capacity search: an objective out of range or a bad plan is refused before any step, and a cancel stops it" *

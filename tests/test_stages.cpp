@@ -52,7 +52,42 @@ TEST_CASE("stages: the curve's area, and the time each count falls due") {
     std::size_t z = 0;
     CHECK(zero.time_of(50, z) == doctest::Approx(1e9));                   // the top of the ramp up
     CHECK(zero.time_of(100, z) == doctest::Approx(2e9));                  // the end of the way down
-    CHECK(zero.time_of(100.5, z) == doctest::Approx(2.5e9 + std::sqrt(2 * 0.5 / 200e-18) ).epsilon(1e-6));  // past the hold
+    CHECK(zero.time_of(100.5, z) == doctest::Approx(2.5e9 + std::sqrt(2 * 0.5 / 200e-18)).epsilon(1e-6));  // past the hold
+    microbench::detail::rate_curve held;  // a first stage held at 0 sends nothing in it, not even at 0
+    held.build(0, {{1000, 0}, {1000, 100}}, 1.0);
+    std::size_t h = 0;
+    CHECK(held.time_of(0, h) == doctest::Approx(1e9));
+    CHECK(held.rate_at_start(1) == 0);
+    CHECK(held.rate_at_end(1) == 100);  // as given, not rounded through nanoseconds
+    microbench::detail::rate_curve fifteen;
+    fifteen.build(15, {{1000, 15}}, 1.0);
+    CHECK(fifteen.rate_at_start(0) == 15);
+    CHECK(fifteen.rate_at_end(0) == 15);
+}
+
+TEST_CASE("stages: the batch wake under a curve is the last intended time within the window, as one by one") {
+    const microbench::plan p = staged(300, {{1000, 3000}, {1000, 0}});
+    microbench::detail::rate_curve c;
+    c.build(300, p.stages(), 1.0);
+    microbench::detail::rate_schedule s;
+    s.start_staged(0, &c, 4, 1, microbench::arrivals::uniform, 0);
+    std::uint64_t issued = 0;
+    for (int round = 0; round < 200; ++round) {
+        for (std::int64_t window : {0, 50'000, 2'000'000, 30'000'000})
+            for (std::uint64_t limit : {1, 3, 1000}) {
+                microbench::detail::rate_schedule copy = s;  // one by one, as the worker would send them
+                std::int64_t last = s.next();
+                for (std::uint64_t n = 1; n < limit; ++n) {
+                    copy.advance(issued + n);
+                    if (copy.next() > s.next() + window) break;
+                    last = copy.next();
+                }
+                CAPTURE(window);
+                CAPTURE(limit);
+                CHECK(std::llabs(s.last_within(window, limit, c.end_ns()) - last) <= 1);
+            }
+        for (int k = 0; k < 7; ++k) s.advance(++issued);
+    }
 }
 
 TEST_CASE("stages: the intended times before each stage's end are its area, to within a request per stage") {
@@ -89,6 +124,20 @@ TEST_CASE("stages: Poisson arrivals follow the curve (the count in each stage wi
         CAPTURE(k);
         CHECK(std::fabs(got - meant) <= 5 * std::sqrt(meant));
     }
+}
+
+TEST_CASE("stages: a plan's stages set its duration and leave its count open, and a later count caps the run") {
+    microbench::plan p;
+    p.url("http://127.0.0.1:1/").requests(5).stages({{1500, 100}, {500, 0}});
+    CHECK(p.requests() == 0);
+    CHECK(p.duration_ms() == 2000);
+    CHECK_FALSE(p.concurrency(4).validate());
+    CHECK(p.requests(50).requests() == 50);
+    CHECK(p.stages({}).duration_ms() == 2000);  // none: what was set stays
+    using microbench::errc;
+    microbench::plan many = staged(0, std::vector<microbench::rate_stage>(1000, {10, 100}));
+    CHECK_FALSE(many.concurrency(65).threads(65).validate());  // 65,000 tallies
+    CHECK(many.concurrency(66).threads(66).validate().code == errc::plan_bad_stages);  // 66,000: past the bound
 }
 
 TEST_CASE("stages: what a plan refuses") {
@@ -138,6 +187,8 @@ TEST_CASE("stages: a run against the reference server: each stage's requests, th
     CHECK(failed == r.requests_failed);
     CHECK(static_cast<double>(sent + r.schedule_missed) == doctest::Approx(1010).epsilon(0.003));
     CHECK(r.rate_target == doctest::Approx(1010 / 1.2));
+    CHECK(r.elapsed_ns >= 1'200'000'000);  // the run lasts the stages, though its last request is due before
+    if (!emulated() && r.schedule_missed == 0) CHECK(r.requests_per_second() == doctest::Approx(r.rate_target).epsilon(0.05));
     double targets = 0;
     for (const microbench::interval_stats& row : r.intervals) targets += row.target;
     CHECK(targets == doctest::Approx(1010).epsilon(0.003));

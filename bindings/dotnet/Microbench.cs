@@ -473,13 +473,16 @@ public sealed record CapacityStep(double TargetRate, double AchievedRate, TimeSp
                                   double P99Ms, double P999Ms, double MaxMs, double LagP99Ms, ulong ConnectionWaits, ulong ScheduleMissed,
                                   CapacityVerdict Verdict, bool GeneratorSuspect)
 {
+    /// <summary>A second try at the rate of the step before it, which failed (a failed step runs once more before it
+    /// counts).</summary>
+    public bool Retry { get; init; }
     /// <summary>The step held the objective.</summary>
     public bool Held => Verdict == CapacityVerdict.Held;
 
     internal static CapacityStep Of(in CapacityStepNative s) =>
         new(s.TargetRate, s.AchievedRate, TimeSpan.FromTicks(s.WindowNs / 100), s.Completed, s.Failed, s.P50Ns / 1e6, s.P99Ns / 1e6,
             s.P999Ns / 1e6, s.MaxNs / 1e6, s.LagP99Ns / 1e6, s.ConnectionWaits, s.ScheduleMissed, (CapacityVerdict)s.Verdict,
-            s.GeneratorSuspect != 0);
+            s.GeneratorSuspect != 0) { Retry = s.Retry != 0 };
 }
 
 /// <summary>What a capacity search found: the highest rate held (0: none); AtMaxRate, the step at MaxRate held (the
@@ -487,6 +490,9 @@ public sealed record CapacityStep(double TargetRate, double AchievedRate, TimeSp
 /// lower bound); Cancelled; and every step in order.</summary>
 public sealed record CapacityResult(double Rate, bool AtMaxRate, bool GeneratorLimited, bool Cancelled, IReadOnlyList<CapacityStep> Steps)
 {
+    /// <summary>When a step could not start (a host that stopped resolving...): that error's name and words, which
+    /// ended the search after the steps before it (they stand); "" when it ended by itself.</summary>
+    public string Stopped { get; init; } = "";
     /// <summary>The objective, the steps and the rate found, as a text table.</summary>
     public string Table { get; init; } = "";
     /// <summary>The same as JSON: {"microbench":…,"capacity_search":{…}}.</summary>
@@ -502,9 +508,10 @@ public sealed record CapacityResult(double Rate, bool AtMaxRate, bool GeneratorL
             MicrobenchException.Check(Native.CapacityStepInfo(c, i, out CapacityStepNative s, (nuint)Marshal.SizeOf<CapacityStepNative>()));
             steps.Add(CapacityStep.Of(s));
         }
-        int flags = Native.CapacityFlags(c);
+        int flags = Native.CapacityFlags(c), stopped = Native.CapacityStopped(c);
         return new CapacityResult(Native.CapacityRate(c), (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0, steps)
         {
+            Stopped = stopped == 0 ? "" : $"{Marshal.PtrToStringUTF8(Native.StatusName(stopped))}: {Marshal.PtrToStringUTF8(Native.StatusMessage(stopped))}",
             Table = Text.Of((buf, size) => Native.CapacityTable(c, buf, size)),
             Json = Text.Of((buf, size) => Native.CapacityJson(c, buf, size)),
             Html = Text.Of((buf, size) => Native.CapacityReportHtml(c, null, buf, size)),

@@ -86,6 +86,7 @@ internal struct CapacityStepNative
     public ulong ConnectionWaits, ScheduleMissed;
     public int Verdict;
     public int GeneratorSuspect;
+    public int Retry;
 }
 
 /// <summary>mb_capacity_objective, field for field (OnStep: a delegate* unmanaged&lt;CapacityStepNative*, IntPtr, void&gt;).</summary>
@@ -301,6 +302,7 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_capacity_destroy")] internal static partial void CapacityDestroy(IntPtr capacity);
     [LibraryImport(Lib, EntryPoint = "mb_capacity_rate")] internal static partial double CapacityRate(CapacityHandle capacity);
     [LibraryImport(Lib, EntryPoint = "mb_capacity_flags")] internal static partial int CapacityFlags(CapacityHandle capacity);
+    [LibraryImport(Lib, EntryPoint = "mb_capacity_stopped")] internal static partial int CapacityStopped(CapacityHandle capacity);
     [LibraryImport(Lib, EntryPoint = "mb_capacity_step_count")] internal static partial nuint CapacityStepCount(CapacityHandle capacity);
     [LibraryImport(Lib, EntryPoint = "mb_capacity_step_info")]
     internal static partial int CapacityStepInfo(CapacityHandle capacity, nuint index, out CapacityStepNative step, nuint size);

@@ -289,12 +289,42 @@ inline parse_outcome check_plan(const options& o) {
     return {};
 }
 
+// --find-capacity's flags: its objective is the p99 gate; it sets -n, -t and the rate itself, and
+// writes its table, --json and --html only. Its own flags are not for anything else.
+inline parse_outcome check_capacity(const options& o, const given_settings& given) {
+    const options defaults;
+    const bool own = o.max_failures_ratio != defaults.max_failures_ratio || o.start_rate != defaults.start_rate ||
+                     o.max_rate != defaults.max_rate || o.warmup_ms != defaults.warmup_ms ||
+                     o.step_ms != defaults.step_ms || o.min_responses != defaults.min_responses;
+    if (!o.find_capacity)
+        return own ? usage_error("--max-failures-ratio, --start-rate, --max-rate, --warmup, --step and "
+                                 "--min-responses are for --find-capacity")
+                   : parse_outcome{};
+    bool p99 = false;
+    for (const auto& gate : o.limits.max_percentile_ms) p99 = p99 || gate.first == 99;
+    if (!p99) return usage_error("--find-capacity needs its objective: --max-p99-ms X");
+    if (o.limits.max_percentile_ms.size() > 1 || o.limits.max_failures != UINT64_MAX || o.limits.min_rps > 0)
+        return usage_error(
+            "--find-capacity's objective is --max-p99-ms and --max-failures-ratio: drop the other gates");
+    if (given.requests || o.duration_ms || o.rate > 0 || o.rate_to >= 0 || !o.stages.empty())
+        return usage_error("--find-capacity sets the rate and length of each step itself: drop -n, -t, --rate and "
+                           "--stages");
+    if (o.start_rate > o.max_rate) return usage_error("--start-rate is above --max-rate");
+    if (!o.csv_path.empty() || !o.gnuplot_path.empty() || !o.hgrm_path.empty() || !o.hlog_path.empty() ||
+        !o.intervals_path.empty() || !o.junit_path.empty() || o.shard_count || o.each_once || o.pipeline > 1)
+        return usage_error("--find-capacity writes its table, --json and --html: drop -e, -g, --hgrm, --hlog, "
+                           "--intervals, --junit, --shard, --each-once and --pipeline");
+    return {};
+}
+
 // Every check, in order: the first refusal ends it.
 inline parse_outcome check_arguments(options& o, const given_settings& given) {
     if (parse_outcome out = check_mode(o, given); out.exit_now) return out;
     if (o.run_mode == options::mode::self_test) return {};
     if (parse_outcome out = check_targets(o); out.exit_now) return out;
     if (o.run_mode == options::mode::suite) return {};  // the suite sets its own -n, -c and -k
+    if (parse_outcome out = check_capacity(o, given); out.exit_now) return out;
+    if (o.find_capacity) return check_plan(o);  // -n 1 and the rest of a single run's rules do not apply
     if (parse_outcome out = check_workload(o, given); out.exit_now) return out;
     if (parse_outcome out = check_outputs(o); out.exit_now) return out;
     return check_plan(o);

@@ -32,7 +32,9 @@ int check_args(const cli::options& o) {
     if (const std::uint64_t targets = mb::target_count(p))
         std::printf(", %llu targets in turn", static_cast<unsigned long long>(targets));
     if (p.duration_ms()) std::printf(", for %.3f s", static_cast<double>(p.duration_ms()) / 1e3);
-    if (p.rate() > 0) std::printf(", %.3f requests/s", p.rate());
+    if (p.rate() > 0 && p.stages().empty()) std::printf(", %.3f requests/s", p.rate());
+    if (!p.stages().empty()) std::printf(", the rate in %zu stages from %.3f requests/s", p.stages().size(), p.rate());
+    if (o.find_capacity) std::printf(", searching for the capacity");
     if (p.shard_count()) std::printf(", shard %u of %u", p.shard_index(), p.shard_count());
     if (p.start_at_unix_ms())
         std::printf(", starting at Unix time %.3f", static_cast<double>(p.start_at_unix_ms()) / 1e3);

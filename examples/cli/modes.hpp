@@ -44,11 +44,13 @@ inline int run_self_test(const options& o) {
     mb::append_suite_table(results, text);
     std::uint64_t total = 0;
     std::uint64_t failed = 0;
+    std::vector<mb::junit_suite> junit;
     for (const mb::scenario_result& s : results) {
         total += s.r.requests_ended;
         failed += s.r.requests_failed;
-        if (!o.json_path.empty())
-            append_scenario_json(json, s, o.percentiles, judge(o, s.r, true).json);  // all checked
+        const judged j = judge(o, s.r, true);  // all checked
+        if (!o.json_path.empty()) append_scenario_json(json, s, o.percentiles, j.json);
+        junit.push_back({s.scenario + " " + mb::run_label(s.url), &s.r, j.verdicts});
     }
     std::string verdict;
     mb::detail::appendf(verdict, "Self-test %s: %llu requests, %llu failed.\n", passed ? "passed" : "FAILED",
@@ -57,6 +59,7 @@ inline int run_self_test(const options& o) {
     if (o.json_path == "-") std::fputs(verdict.c_str(), stderr);
     else std::fwrite(text.data(), 1, text.size(), stdout);
     if (!o.json_path.empty() && !write_file(o.json_path, json + "]\n")) return 1;
+    if (!o.junit_path.empty() && !write_file(o.junit_path, mb::junit_xml(junit, "microbench self-test"))) return 1;
     if (!o.html_path.empty()) {
         html_runs html;  // the two URL forms side by side, labelled by their paths
         for (const mb::scenario_result& s : results) html.add(mb::run_label(s.url), s.scenario, s.p, s.r);
@@ -125,6 +128,15 @@ inline int run_suites(const options& o) {
             broken += say_gates(o, verdicts[at++], label.c_str());
         }
     if (!o.json_path.empty() && !write_file(o.json_path, json)) return 1;
+    if (!o.junit_path.empty()) {  // each scenario a test suite, A's then B's
+        std::vector<mb::junit_suite> junit;
+        at = 0;
+        for (const auto* list : {&a, &b})
+            for (const mb::scenario_result& s : *list)
+                junit.push_back({(b.empty() ? "" : list == &a ? "A " : "B ") + s.scenario + " " + s.url, &s.r,
+                                 verdicts[at++].verdicts});
+        if (!write_file(o.junit_path, mb::junit_xml(junit, "microbench suite"))) return 1;
+    }
     if (!o.html_path.empty()) {
         html_runs html;
         for (std::size_t i = 0; i < std::max(a.size(), b.size()); ++i)  // scenario by scenario: A, then B
@@ -212,6 +224,11 @@ inline int run_compare(const options& o) {
                                  "}\n";
         if (!write_file(o.json_path, json)) return 1;
     }
+    if (!o.junit_path.empty() &&
+        !write_file(o.junit_path, mb::junit_xml({{"A " + o.url_text, &a[0].r, verdict_a.verdicts},
+                                                 {"B " + o.url_b, &b[0].r, verdict_b.verdicts}},
+                                                "microbench compare")))
+        return 1;
     if (!o.html_path.empty()) {
         html_runs html;
         html.add("A", "", pa, a[0].r);

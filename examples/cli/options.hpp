@@ -45,6 +45,7 @@ struct options {
     std::string hlog_path;  // --hlog FILE|-: HdrHistogram's interval log
     bool interval_histograms = false;  // --interval-histograms: each interval's histograms in the JSON
     std::string html_path;        // --html FILE: the report with charts, self-contained
+    std::string junit_path;       // --junit FILE: the gates' verdicts as JUnit XML
     std::uint32_t shard_index = 0, shard_count = 0;  // --shard I/N (or JOB_COMPLETION_INDEX and MICROBENCH_SHARDS)
     std::int64_t start_at_unix_ms = 0;               // --start-at T / --start-in S
     bool check_args = false;      // --check-args: say whether the arguments are valid, run nothing
@@ -67,6 +68,13 @@ struct options {
     double rate = 0;              // --rate R: requests/s on a fixed schedule (with --stages, the start); 0: none
     double rate_to = -1;          // --rate FROM:TO: the rate the run ramps to over -t; -1: a steady rate
     std::vector<mb::rate_stage> stages;  // --stages D:R,...: k6's stages
+    // --find-capacity: the capacity search, its objective the p99 gate (--max-p99-ms) and these
+    // (python3 -m microbench's flags, the library's defaults)
+    bool find_capacity = false;
+    double max_failures_ratio = 0.01;
+    double start_rate = 100, max_rate = 1'000'000;
+    std::int64_t warmup_ms = 1000, step_ms = 5000;
+    std::uint64_t min_responses = 1000;
     bool poisson = false;         // --arrivals poisson
     std::uint64_t seed = 0;       // --seed S
     std::int64_t max_batch_lag_us = -1;  // --max-batch-lag US; -1: the library's default

@@ -132,6 +132,7 @@ struct interval_file {
     FILE* file = nullptr;
     bool made = false;     // the file did not exist before
     bool started = false;  // emptied and headed
+    bool open_model = false;  // --hlog: rows of a fixed rate or stages (three tags each, one a target of 0 too)
     int error = 0;         // errno of the first failed write
     std::string line;
 
@@ -181,7 +182,7 @@ inline void on_interval_histograms(const mb::interval_stats& row, const mb::inte
     auto* log = static_cast<interval_file*>(user);
     if (!log->started) mb::append_hlog_header(static_cast<double>(h.run_start_realtime_ns) / 1e9, log->header);
     log->line.clear();
-    mb::append_hlog_interval(row, row.target > 0, *h.response, *h.service, *h.schedule_lag, log->line);
+    mb::append_hlog_interval(row, log->open_model, *h.response, *h.service, *h.schedule_lag, log->line);
     log->write(log->line);
 }
 

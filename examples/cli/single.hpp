@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "microbench.hpp"
+#include "capacity.hpp"
 #include "options.hpp"
 #include "outputs.hpp"
 
@@ -45,6 +46,7 @@ inline bool open_interval_files(const options& o, mb::plan& plan, interval_file&
     }
     if (!o.hlog_path.empty()) {
         hlog.path = o.hlog_path;
+        hlog.open_model = plan.open_model();
         if (!hlog.open()) {
             say_cannot_write("microbench", hlog.path, errno);
             csv.close(false);
@@ -131,6 +133,7 @@ inline bool write_outputs(const options& o, const mb::plan& plan, const mb::resu
 }
 
 inline int run_single(const options& o) {
+    if (o.find_capacity) return run_capacity(o);
     mb::plan plan = to_plan(o, o.url_text);
     plan.cancel_with(&interrupted);
     progress_state progress;
@@ -170,6 +173,9 @@ inline int run_single(const options& o) {
     if (r.cancelled) status = 130;
     else if (broken) status = 3;
     if (!write_outputs(o, plan, r, verdicts, csv, hlog)) status = 1;
+    if (!o.junit_path.empty() &&
+        !write_file(o.junit_path, mb::junit_xml({{o.url_text, &r, verdicts.verdicts}}, "microbench")))
+        status = 1;
     if (unreachable(r) && !r.cancelled) {  // interrupted is 130, whatever had failed by then
         const bool local = r.port_waits || r.descriptor_waits || r.memory_waits;
         const std::string where = !o.unix_socket.empty() ? "the Unix socket " + o.unix_socket

@@ -670,6 +670,12 @@ inline option_list option_table() {
          "Total time percentile NN (e.g. p99, p99.9, p50) at most X ms.", 0, 0, "", add_gate},
         {0, "min-rps", nullptr, kind::real, &mb::gates::min_rps, gated, section::gates, "--min-rps R",
          "At least R requests per second.", 0, HUGE_VAL},
+        {0, "junit", nullptr, kind::file, &options::junit_path, everywhere, section::gates, "--junit FILE",
+         "Write the gates' verdicts as JUnit XML (what Jenkins and GitLab read): each\n"
+         "run a test suite (each scenario of --suite and --self-test, each side of\n"
+         "--compare), each gate and the checks a test case, a broken one a <failure>\n"
+         "with the figure, the limit and the difference. A gate over no response is\n"
+         "broken. Without gates, one case per run that fails when nothing came back."},
 
         {0, "suite", nullptr, kind::act, {}, everywhere, section::suites, "--suite URL [URL_B]",
          "The five scenarios of the classic comparison: basic load (-n 10000 -c 100),\n"
@@ -690,6 +696,32 @@ inline option_list option_table() {
          "against /factorial/100 and /factorial?n=100 with the factorial check;\n"
          "exit 0 only if every request passed.", 0, 0, "",
          set_self_test},
+        {0, "find-capacity", nullptr, kind::on, &options::find_capacity, in_single, section::suites,
+         "--find-capacity",
+         "Find the highest fixed rate the server holds with its response-time p99\n"
+         "within --max-p99-ms X (required): short steps at one rate each (a warm-up,\n"
+         "then a measured window), doubling while they hold, then halving the gap\n"
+         "between the highest held and the lowest failed; a failed step is run once\n"
+         "more before it counts. Every step on stderr as it ends, the table on\n"
+         "stdout, --json and --html. Uses -c, -k, --threads, -H, checks and TLS; sets\n"
+         "-n, -t and the rate itself. Exit 0 a rate held, 3 none did.", 0, 0, ""},
+        {0, "max-failures-ratio", nullptr, kind::real, &options::max_failures_ratio, in_single, section::suites,
+         "--max-failures-ratio F", "--find-capacity: failed / ended a step may have (0 to 1; default 0.01).", 0, 1},
+        {0, "start-rate", nullptr, kind::real, &options::start_rate, in_single, section::suites, "--start-rate R",
+         "--find-capacity: the first step's rate (default 100).", mb::defaults::min_rate, mb::defaults::max_rate,
+         " requests per second"},
+        {0, "max-rate", nullptr, kind::real, &options::max_rate, in_single, section::suites, "--max-rate R",
+         "--find-capacity: no step above this (default 1000000).", mb::defaults::min_rate, mb::defaults::max_rate,
+         " requests per second"},
+        {0, "warmup", nullptr, kind::duration, &options::warmup_ms, in_single, section::suites, "--warmup D",
+         "--find-capacity: each step's warm-up, not measured (10ms to 1h; default 1s).", 10, 3'600'000},
+        {0, "step", nullptr, kind::duration, &options::step_ms, in_single, section::suites, "--step D",
+         "--find-capacity: each step's measured window (10ms to 1h; default 5s),\n"
+         "longer when --min-responses would not fit.", 10, 3'600'000},
+        {0, "min-responses", nullptr, kind::count, &options::min_responses, in_single, section::suites,
+         "--min-responses N",
+         "--find-capacity: a window lasts long enough for N responses at its rate\n"
+         "(default 1000; at most a minute).", 1, 1'000'000'000},
         {0, "help-all", nullptr, kind::act, {}, everywhere, section::suites, "--help-all",
          "This text.", 0, 0, "", print_usage},
 

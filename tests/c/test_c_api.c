@@ -566,15 +566,22 @@ static void capacity_search(void) {
     if (mb_capacity_flags(c) & MB_CAPACITY_GENERATOR_LIMITED) {  /* only a machine that sent the lowest failed step 20 ms late */
         mb_capacity_step low;
         memset(&low, 0, sizeof low);
+        mb_capacity_step next;
         for (i = 0; i < mb_capacity_step_count(c); ++i)
             if (mb_capacity_step_info(c, i, &s, sizeof s) == MB_OK && s.verdict != MB_CAPACITY_HELD &&
+                !(mb_capacity_step_info(c, i + 1, &next, sizeof next) == MB_OK && next.retry) &&
                 (low.target_rate == 0 || s.target_rate < low.target_rate))
-                low = s;
+                low = s;  /* the lowest failed step that counted: not one tried again */
         EXPECT(low.target_rate > 0 && low.connection_waits == 0 && low.lag_p99_ns > 20000000);
     }
     EXPECT((size_t)steps == mb_capacity_step_count(c) && steps >= 4);
+    EXPECT(mb_capacity_stopped(c) == MB_OK && mb_capacity_stopped(NULL) == MB_INVALID_ARGUMENT);
     for (i = 0; i < mb_capacity_step_count(c); ++i) {
+        mb_capacity_step next;
         EXPECT(mb_capacity_step_info(c, i, &s, sizeof s) == MB_OK);
+        if (s.verdict != MB_CAPACITY_HELD && !s.retry && i + 1 < mb_capacity_step_count(c))  /* tried once more */
+            EXPECT(mb_capacity_step_info(c, i + 1, &next, sizeof next) == MB_OK && next.retry &&
+                   next.target_rate == s.target_rate);
         EXPECT(s.p50_ns <= s.p99_ns && s.p99_ns <= s.p999_ns && s.p999_ns <= s.max_ns);
         EXPECT((s.verdict == MB_CAPACITY_HELD) == (s.p99_ns <= 200000000 && s.completed > 0 && s.achieved_rate >= 0.95 * s.target_rate &&
                                                    s.failed <= 0.01 * (double)(s.completed + s.failed)));

@@ -1102,6 +1102,98 @@ class OtherPrograms(unittest.TestCase):
             self.assertEqual(r.returncode, 1, args)
             self.assertIn(said, r.stderr)
 
+    def test_find_capacity(self):
+        # --find-capacity against a server of known capacity (/work?us=5000 on one thread: at most 200/s): the
+        # steps on stderr, the table, the JSON; what it needs and refuses.
+        server = subprocess.Popen([SERVER, "-t", "1", "-d", "60"], stdout=subprocess.PIPE, text=True)
+        try:
+            port = int(server.stdout.readline().split()[-1])
+            with tempfile.TemporaryDirectory() as d:
+                out = os.path.join(d, "c.json")
+                r = run([MICROBENCH, "--find-capacity", "--max-p99-ms", "100", "-c", "20", "-k", "--start-rate", "50",
+                         "--warmup", "100ms", "--step", "300ms", "--min-responses", "10", "--json", out,
+                         f"http://127.0.0.1:{port}/work?us=5000"])
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn("Capacity search: p99 <= 100 ms", r.stdout)
+                self.assertRegex(r.stderr, r"step at 50\.0/s: achieved [\d.]+/s, p99 [\d.]+ ms, 0 failed: held\n")
+                with open(out) as f:
+                    found = json.load(f)["capacity_search"]
+                self.assertGreater(found["capacity"], 100)
+                self.assertLessEqual(found["capacity"], 220)
+                self.assertIn(f"Capacity: {found['capacity']:.1f} requests/s held the objective", r.stdout)
+                self.assertEqual(len(r.stderr.splitlines()) - 1, len(found["steps"]))  # a line each, after the first
+        finally:
+            server.terminate()
+            server.wait()
+        for args, said in ((["--find-capacity"], "--find-capacity needs its objective: --max-p99-ms X"),
+                           (["--find-capacity", "--max-p99-ms", "5", "-n", "10"], "drop -n, -t, --rate and --stages"),
+                           (["--find-capacity", "--max-p99-ms", "5", "--min-rps", "5"], "drop the other gates"),
+                           (["--find-capacity", "--max-p99-ms", "5", "--hlog", "x"], "--find-capacity writes its table"),
+                           (["--start-rate", "5"], "are for --find-capacity")):
+            r = run([MICROBENCH] + args + [Servers.url("/")])
+            self.assertEqual(r.returncode, 1, args)
+            self.assertIn(said, r.stderr)
+        r = run([MICROBENCH, "--find-capacity", "--max-p99-ms", "5", "--warmup", "100ms", "--step", "100ms",
+                 "http://127.0.0.1:9/"])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("no request got a connection", r.stderr)
+
+    def test_junit(self):
+        # --junit: JUnit XML in the shape Jenkins and GitLab read, parsed with xml.etree: a single run, the suite,
+        # a compare; a broken gate a <failure> with figure, limit and difference; a gate over no response broken.
+        import xml.etree.ElementTree as ET
+
+        def parsed(path):
+            root = ET.parse(path).getroot()
+            self.assertEqual(root.tag, "testsuites")
+            total = failed = 0
+            for suite in root.findall("testsuite"):
+                cases = suite.findall("testcase")
+                broken = [c for c in cases if c.find("failure") is not None]
+                self.assertEqual(int(suite.get("tests")), len(cases))
+                self.assertEqual(int(suite.get("failures")), len(broken))
+                self.assertEqual((suite.get("errors"), suite.get("skipped")), ("0", "0"))
+                self.assertRegex(suite.get("timestamp"), r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
+                float(suite.get("time"))
+                for c in cases:
+                    self.assertTrue(c.get("classname").startswith("microbench"))
+                    float(c.get("time"))
+                total += len(cases)
+                failed += len(broken)
+            self.assertEqual((int(root.get("tests")), int(root.get("failures"))), (total, failed))
+            return root
+
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "j.xml")
+            r = run([MICROBENCH, "-n", "50", "-c", "2", "--check", "factorial", "--max-p99-ms", "0.000001",
+                     "--min-rps", "1", "--junit", out, Servers.url("/factorial/5")])
+            self.assertEqual(r.returncode, 3, r.stderr)
+            root = parsed(out)
+            suites = root.findall("testsuite")
+            self.assertEqual([s.get("name") for s in suites], [Servers.url("/factorial/5")])
+            cases = {c.get("name"): c for c in suites[0].findall("testcase")}
+            self.assertEqual(sorted(cases), ["checks", "max-p99-ms", "min-rps"])
+            self.assertIsNone(cases["checks"].find("failure"))
+            failure = cases["max-p99-ms"].find("failure")
+            self.assertRegex(failure.get("message"), r"^p99 = [\d.]+ ms, above --max-p99-ms 0\.000001 by [\d.]+ ms$")
+            self.assertEqual(failure.get("type"), "gate")
+            r = run([MICROBENCH, "-n", "4", "--check", "factorial", "--junit", out, "http://127.0.0.1:9/factorial/5"])
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(parsed(out).find("testsuite/testcase/failure").get("message"), "no response came back to check")
+            r = run([MICROBENCH, "--suite", "--scale", "0.01", "--junit", out, Servers.url("/"), Servers.url("/echo")])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            names = [s.get("name") for s in parsed(out).findall("testsuite")]
+            self.assertEqual(len(names), 10)
+            self.assertEqual(names[0], "A basic load " + Servers.url("/"))
+            self.assertEqual(names[9], "B stress " + Servers.url("/echo"))
+            r = run([MICROBENCH, "--compare", "-n", "20", "--rounds", "1", "--min-rps", "1", "--junit", out,
+                     Servers.url("/"), Servers.url("/echo")])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual([s.get("name") for s in parsed(out).findall("testsuite")],
+                             ["A " + Servers.url("/"), "B " + Servers.url("/echo")])
+        r = run([MICROBENCH, "--junit", "-", Servers.url("/")])
+        self.assertEqual(r.returncode, 1)
+
     def test_unix_socket(self):
         # microbench-server -u and microbench --unix-socket: a checked run, the note, the JSON, the refusals,
         # the file gone when the server exits.

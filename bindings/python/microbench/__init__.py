@@ -104,7 +104,8 @@ class _HlogTag(ctypes.Structure):  # mb_hlog_tag
 class _CapacityStep(ctypes.Structure):  # mb_capacity_step
     _fields_ = [("target_rate", _D), ("achieved_rate", _D), ("window_ns", _I64), ("completed", _U64), ("failed", _U64),
                 ("p50_ns", _I64), ("p99_ns", _I64), ("p999_ns", _I64), ("max_ns", _I64), ("lag_p99_ns", _I64),
-                ("connection_waits", _U64), ("schedule_missed", _U64), ("verdict", ctypes.c_int), ("generator_suspect", ctypes.c_int)]
+                ("connection_waits", _U64), ("schedule_missed", _U64), ("verdict", ctypes.c_int), ("generator_suspect", ctypes.c_int),
+                ("retry", ctypes.c_int)]
 
 
 _CAPACITY_STEP_FN = ctypes.CFUNCTYPE(None, ctypes.POINTER(_CapacityStep), ctypes.c_void_p)
@@ -223,6 +224,7 @@ _SIGNATURES = {
     "mb_capacity_flags": (ctypes.c_int, [_P]),
     "mb_capacity_step_count": (_SZ, [_P]),
     "mb_capacity_step_info": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_CapacityStep), _SZ]),
+    "mb_capacity_stopped": (ctypes.c_int, [_P]),
     "mb_capacity_table": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_capacity_json": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_capacity_report_html": (_SZ, [_P, ctypes.c_char_p, ctypes.c_char_p, _SZ]),
@@ -842,6 +844,7 @@ class CapacityStep:
     schedule_missed: int
     verdict: str
     generator_suspect: bool
+    retry: bool = False  # a second try at the rate of the step before it, which failed
 
     @property
     def held(self) -> bool:
@@ -852,12 +855,15 @@ class CapacityStep:
 class Capacity:
     """What find_capacity found: the highest rate held (0.0: none), whether the step at max_rate
     held (the capacity is at least that), whether the lowest failed step was the generator's doing
-    (the capacity is then a lower bound), whether a cancel stopped it, and every step in order."""
+    (the capacity is then a lower bound), whether a cancel stopped it, every step in order, and when a
+    step could not start (a host that stopped resolving...) the error that ended the search after the
+    steps before it, which stand (`stopped`: its name and words; "" when it ended by itself)."""
     rate: float
     at_max_rate: bool
     generator_limited: bool
     cancelled: bool
     steps: List[CapacityStep]
+    stopped: str = ""
     table: str = dataclasses.field(default="", repr=False)  # the objective, the steps and the rate found, as text
     json: str = dataclasses.field(default="", repr=False)   # the same as JSON
     html: str = dataclasses.field(default="", repr=False)   # a page: p99 and p50 by target rate, the objective, the table
@@ -867,7 +873,7 @@ def _capacity_step_from(s: _CapacityStep) -> CapacityStep:
     return CapacityStep(s.target_rate, s.achieved_rate, s.window_ns / 1e9, s.completed, s.failed, s.p50_ns / 1e6,
                         s.p99_ns / 1e6, s.p999_ns / 1e6, s.max_ns / 1e6, s.lag_p99_ns / 1e6, s.connection_waits,
                         s.schedule_missed, CAPACITY_VERDICTS[s.verdict] if s.verdict < len(CAPACITY_VERDICTS) else f"verdict {s.verdict}",
-                        bool(s.generator_suspect))
+                        bool(s.generator_suspect), bool(s.retry))
 
 
 def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_ratio: float = 0.01, min_rate_ratio: float = 0.95,
@@ -882,9 +888,10 @@ def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_rati
     held and lowest failed rate is halved until it is within `resolution`. on_step(CapacityStep) is
     called after each step; `options` are run()'s (threads, keep_alive, headers, checks, cancel…;
     not n, duration, rate, interval, interval_histograms or shard, which each step sets or cannot
-    take). The rate halves, down to a sixteenth, while no step has held, and a step in which
-    nothing completed ends the search ("no response", or "no connection" when no request of it got
-    a connection)."""
+    take). The rate halves, down to a sixteenth, while no step has held; a failed step is run once
+    more at its rate before it counts (CapacityStep.retry); a step in which nothing completed ends
+    the search ("no response", or "no connection" when no request of it got a connection), and one
+    that cannot start ends it with the steps before it standing (Capacity.stopped)."""
     objective = _CapacityObjective()
     _lib.mb_capacity_objective_init(ctypes.byref(objective))
     objective.max_p99_ms, objective.max_failure_ratio, objective.min_rate_ratio = max_p99_ms, max_failure_ratio, min_rate_ratio
@@ -904,8 +911,10 @@ def find_capacity(url: str, max_p99_ms: float, c: int = 100, *, max_failure_rati
                 _check(_lib.mb_capacity_step_info(handle, i, ctypes.byref(info), ctypes.sizeof(info)))
                 steps.append(_capacity_step_from(info))
             flags = _lib.mb_capacity_flags(handle)
+            status = _lib.mb_capacity_stopped(handle)
+            stopped = f"{_lib.mb_status_name(status).decode()}: {_lib.mb_status_message(status).decode()}" if status else ""
             return Capacity(_lib.mb_capacity_rate(handle), bool(flags & 1), bool(flags & 2), bool(flags & 4), steps,
-                            _text(_lib.mb_capacity_table, handle), _text(_lib.mb_capacity_json, handle),
+                            stopped, _text(_lib.mb_capacity_table, handle), _text(_lib.mb_capacity_json, handle),
                             _text(_lib.mb_capacity_report_html, handle, None))
         finally:
             _lib.mb_capacity_destroy(handle)

@@ -39,6 +39,7 @@ inline mb_capacity_step c_step(const capacity_step& s) {
     c.schedule_missed = s.schedule_missed;
     c.verdict = static_cast<int>(s.verdict);
     c.generator_suspect = s.generator_suspect ? 1 : 0;
+    c.retry = s.retry ? 1 : 0;
     return c;
 }
 
@@ -125,6 +126,10 @@ MB_API int mb_capacity_flags(const mb_capacity* capacity) {
     return (capacity->r.at_max_rate ? MB_CAPACITY_AT_MAX_RATE : 0) |
            (capacity->r.generator_limited ? MB_CAPACITY_GENERATOR_LIMITED : 0) |
            (capacity->r.cancelled ? MB_CAPACITY_CANCELLED : 0);
+}
+
+MB_API int mb_capacity_stopped(const mb_capacity* capacity) {
+    return capacity ? microbench::detail::status_of(capacity->r.stopped) : MB_INVALID_ARGUMENT;
 }
 
 MB_API size_t mb_capacity_step_count(const mb_capacity* capacity) { return capacity ? capacity->r.steps.size() : 0; }

@@ -106,6 +106,7 @@ constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s
 constexpr double max_rate = 10'000'000;
 constexpr std::size_t max_stages = 1000;                     // plan::stages
+constexpr std::size_t max_stage_tallies = 65'536;            // threads x stages (1 KiB each)
 constexpr std::int64_t max_interval_ms = 3'600'000;
 constexpr std::uint32_t max_socket_buffer_bytes = 64u << 20;
 

@@ -132,9 +132,10 @@ namespace microbench {
       "wall clock: their starts (or a row's) are too far apart") \
     X(hlog_bad, 149, "a line of the HdrHistogram interval log cannot be read") \
     /* Plans, continued (170–189) */ \
-    X(plan_bad_stages, 170, "stages are at most 1,000, each 1 ms to 30 days long with a target from 0 to " \
-      "10,000,000 requests per second, together at most 30 days and meaning at least one request; a staged run lasts " \
-      "their total (no other duration) and sends no pipelined batches (the position is the stage's index)") \
+    X(plan_bad_stages, 170, "stages are at most 1,000 (and threads x stages at most 65,536), each 1 ms to 30 days " \
+      "long with a target from 0 to 10,000,000 requests per second, together at most 30 days and meaning at least " \
+      "one request; a staged run lasts their total (no other duration) and sends no pipelined batches (the position " \
+      "is the stage at fault, or the number of stages when they are at fault together)") \
     /* Calls through the C API (200–219) */ \
     /* Reading targets files (160–169): the position is the byte where the fault is */ \
     X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \

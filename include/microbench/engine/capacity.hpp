@@ -2,8 +2,9 @@
 // within a latency objective. It runs short fixed-rate steps of a plan (each a warm-up, then a
 // measured window of at least enough responses for its p99), doubling the rate while steps hold
 // (halving it, down to a sixteenth, while none has) and then halving the gap between the highest
-// held and the lowest failed rate; a step in which nothing completed ends it (no_response, or
-// no_connection when no request got a connection). It keeps every
+// held and the lowest failed rate; a failed step is run once more at its rate before it counts;
+// a step in which nothing completed ends it (no_response, or no_connection when no request got a
+// connection), and one that cannot start ends it with the steps before it standing. It keeps every
 // step's figures. A step's percentiles and counts are those of the requests that ended in its
 // window (the interval rows after the warm-up, merged exactly); it says whether the generator,
 // rather than the server, may have been what failed it (its schedule lag, or too few connections
@@ -73,6 +74,9 @@ struct capacity_step {
     // time —, or requests waited for a connection while the plan's connections could not hold
     // rate x objective requests in flight (raise the concurrency).
     bool generator_suspect = false;
+    // A second try at the rate of the step before it, which failed: a failed step is run again
+    // once before it caps the answer, so one hiccup does not become the capacity.
+    bool retry = false;
     bool held() const { return verdict == capacity_verdict::held; }
 };
 
@@ -83,6 +87,9 @@ struct capacity_result {
     bool cancelled = false;
     std::uint32_t concurrency = 0;    // the plan's connections
     std::vector<capacity_step> steps;  // in the order they ran
+    // A step that could not start (its host stopped resolving, no descriptor...) ended the search
+    // after the steps above, which stand: the capacity is theirs. None: it ended by itself.
+    error stopped;
 };
 
 constexpr const char* capacity_verdict_name(capacity_verdict v) {
@@ -197,7 +204,8 @@ inline error run_capacity_step(const plan& base, const capacity_objective& o, do
 }
 
 // The search (see the top of this file). Errors: the objective's (plan_bad_capacity_search),
-// the plan's and a run's setup (as run() gives them); what happens to requests is in the steps.
+// the plan's and the first step's setup (as run() gives them); a later step that cannot start is
+// out.stopped, after the steps before it. What happens to requests is in the steps.
 inline error find_capacity(const plan& base, const capacity_objective& o, capacity_result& out) {
     out = capacity_result{};
     out.concurrency = base.concurrency();
@@ -206,6 +214,7 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
     if (error e = probe.requests(0).duration_ms(o.step_ms).rate(o.start_rate).validate()) return e;
     double held = 0, failed = 0;  // the highest held and lowest failed rates so far (0: none)
     double rate = o.start_rate;
+    bool retrying = false;        // the next step tries the rate of a failed one again
     const double floor_rate = std::max(defaults::min_rate, o.start_rate / 16);
     const cancel_token* cancel = base.cancel_with();
     while (out.steps.size() < o.max_steps && !(cancel && cancel->cancelled())) {
@@ -215,10 +224,20 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
         if (cancel && cancel->cancelled()) break;
         capacity_step step;
         bool cancelled = false;
-        if (error e = run_capacity_step(base, o, rate, step, cancelled)) return e;
+        if (error e = run_capacity_step(base, o, rate, step, cancelled)) {
+            if (out.steps.empty()) return e;  // nothing ran: the plan's or the machine's fault
+            out.stopped = e;                  // the steps so far stand
+            break;
+        }
         if (cancelled) break;  // a step cut short says nothing
+        step.retry = retrying;
         out.steps.push_back(step);
         if (o.on_step) o.on_step(out.steps.back(), o.on_step_user);
+        if (!step.held() && !ends_search(step.verdict) && !retrying) {
+            retrying = true;  // once more at this rate before it counts
+            continue;
+        }
+        retrying = false;
         if (step.held()) held = std::max(held, rate);
         else failed = failed == 0 ? rate : std::min(failed, rate);
         if (step.held() && rate >= o.max_rate) break;

@@ -94,7 +94,8 @@ public:
     // its method is idempotent (GET, HEAD, PUT, DELETE, OPTIONS, TRACE; RFC 9110 §9.2.2). On:
     // also POST, PATCH and other methods, which the server may already have acted on.
     MICROBENCH_PLAN_FIELD(bool, resend_non_idempotent)
-    // Requests per second in all, on a fixed schedule (the open model); 0: a closed loop, each
+    // Requests per second in all, on a fixed schedule (the open model); with stages, the rate they
+    // start from (0 allowed). 0 without stages: a closed loop, each
     // connection sending its next request when the last one ended. At most `concurrency` are in
     // flight: a request whose time comes while every connection is busy waits, and its wait
     // counts in its response time.
@@ -103,11 +104,12 @@ public:
     // A fixed rate that changes (k6's stages): from rate() (0 allowed here), each stage ramps
     // linearly to its target over its duration; a stage with the last one's target holds. Every
     // intended send time comes from that curve (rate_curve.hpp), Poisson arrivals too. Sets the
-    // duration to the stages' total (a run of stages lasts them; an empty list leaves it alone);
-    // at most defaults::max_stages.
+    // duration to the stages' total and the request count to none (a later requests() caps the
+    // run); an empty list leaves both alone. At most defaults::max_stages, and threads x stages at
+    // most defaults::max_stage_tallies (each thread keeps 1 KiB a stage).
     plan& stages(std::vector<rate_stage> list) {
         stages_ = std::move(list);
-        if (!stages_.empty()) duration_ms_ = 0;  // none: the duration stays as it was
+        if (!stages_.empty()) duration_ms_ = requests_ = 0;  // none: the duration and count stay as they were
         for (const rate_stage& s : stages_)
             if (s.duration_ms > 0 && s.duration_ms <= defaults::max_duration_ms) duration_ms_ += s.duration_ms;
         return *this;
@@ -267,7 +269,7 @@ public:
         if (static_cast<std::uint64_t>(concurrency_) * pipeline_ > defaults::max_requests_in_flight)
             return {errc::plan_too_many_in_flight, 0};
         if (rate_ > 0 && pipeline_ > 1) return {errc::plan_bad_rate, 0};
-        if (!stages_.empty() && pipeline_ > 1) return {errc::plan_bad_stages, 0};
+        if (!stages_.empty() && pipeline_ > 1) return {errc::plan_bad_stages, stages_.size()};
         if (arrivals_ == microbench::arrivals::poisson && !open_model()) return {errc::plan_bad_arrivals, 0};
         if (shard_count_ && shard_index_ >= shard_count_) return {errc::plan_bad_shard, 0};
         if (has_transport() && !transport_.complete()) return {errc::plan_bad_transport, 0};
@@ -320,7 +322,8 @@ private:
     // The stages on their own and together: each in range, their total the duration, some request.
     error check_stages() const {
         if (stages_.empty()) return {};
-        if (stages_.size() > defaults::max_stages) return {errc::plan_bad_stages, defaults::max_stages};
+        if (stages_.size() > defaults::max_stages || stages_.size() * threads_ > defaults::max_stage_tallies)
+            return {errc::plan_bad_stages, stages_.size()};
         std::int64_t total = 0;
         double area = 0, from = rate_;
         for (std::size_t i = 0; i < stages_.size(); ++i) {

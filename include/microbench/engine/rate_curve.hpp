@@ -2,7 +2,8 @@
 // stages): from a start rate, each stage ramps linearly to its target over its duration (a stage
 // whose target is the last one's holds). The curve says how many requests it means before a time
 // (the area under it) and, the other way, when the k-th falls due: the intended send times of a
-// staged run come from it, so the count sent up to any time is the area to within a request.
+// staged run come from it, so with uniform arrivals the count due before any time is the area to
+// within a request (Poisson arrivals: the area is its expectation).
 // Built once before the run; read by every worker, never written while it runs.
 #pragma once
 
@@ -28,12 +29,14 @@ public:
     void build(double start, const std::vector<rate_stage>& stages, double share) {
         segments_.clear();
         double t = 0, n = 0, r = start * share / 1e9;  // per nanosecond
+        double from = start * share;  // per second, as given
         for (const rate_stage& s : stages) {
             const double length = static_cast<double>(s.duration_ms) * 1e6, to = s.target * share / 1e9;
-            segments_.push_back({t, n, r, (to - r) / length, t + length});
+            segments_.push_back({t, n, r, (to - r) / length, t + length, from, s.target * share});
             n += (r + to) / 2 * length;
             t += length;
             r = to;
+            from = s.target * share;
         }
         total_ = n;
     }
@@ -61,7 +64,7 @@ public:
         for (; cursor < segments_.size(); ++cursor) {
             const segment& s = segments_[cursor];
             const double end = cursor + 1 < segments_.size() ? segments_[cursor + 1].n0 : total_;
-            if (count > end) continue;
+            if (count > end || (s.r0 == 0 && s.a == 0)) continue;  // a hold at 0 has no due time
             const double delta = count - s.n0;
             if (delta <= 0) return s.t0;
             // n0 + r0·τ + a·τ²/2 = count, in the form that holds for a = 0 and r0 = 0 alike.
@@ -82,18 +85,16 @@ public:
         }
         return lo;
     }
-    double rate_at_start(std::size_t i) const { return segments_[i].r0 * 1e9; }  // per second
-    double rate_at_end(std::size_t i) const {
-        const segment& s = segments_[i];
-        return (s.r0 + s.a * (s.t1 - s.t0)) * 1e9;
-    }
+    double rate_at_start(std::size_t i) const { return segments_[i].from_per_s; }  // as given
+    double rate_at_end(std::size_t i) const { return segments_[i].to_per_s; }
     double count_of(std::size_t i) const {  // the requests stage i means
         return (i + 1 < segments_.size() ? segments_[i + 1].n0 : total_) - segments_[i].n0;
     }
 
 private:
     struct segment {
-        double t0, n0, r0, a, t1;  // start (ns), count before it, rate at its start (per ns), slope, end
+        double t0, n0, r0, a, t1;    // start (ns), count before it, rate at its start (per ns), slope, end
+        double from_per_s, to_per_s;  // its rates as given, per second
     };
     std::vector<segment> segments_;
     double total_ = 0;

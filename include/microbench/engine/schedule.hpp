@@ -87,7 +87,14 @@ public:
     std::int64_t last_within(std::int64_t window_ns, std::uint64_t limit, std::int64_t stop_ns) const {
         const std::int64_t first = next(), end = first + window_ns;
         if (limit <= 1 || window_ns <= 0 || end >= stop_ns) return first;
-        if (curve_) {  // the requests the curve means by the window's end, in steps from the next
+        if (curve_ && !poisson_) {  // the requests the curve means by the window's end, in steps from the next
+            const double left = curve_->count_at(static_cast<double>(end - start_ns_)) - at_;
+            const auto more = std::min(static_cast<std::uint64_t>(std::max(0.0, left / gap_ns_)), limit - 1);
+            std::size_t cursor = cursor_;
+            const double at = curve_->time_of(at_ + static_cast<double>(more) * gap_ns_, cursor);
+            return at < 4e18 ? std::min(end, start_ns_ + static_cast<std::int64_t>(at)) : first;
+        }
+        if (curve_) {  // Poisson under stages: draw them as they would come
             rate_schedule copy = *this;
             std::int64_t last = first;
             for (std::uint64_t n = 1; n < limit; ++n) {

@@ -65,7 +65,7 @@ inline error divide_plan(plan& whole, std::uint32_t index, std::uint32_t count) 
     if (targets > 1 || !whole.targets().empty()) {
         if (targets < count) return {errc::plan_bad_shard, 0};
     }
-    if (whole.rate() > 0 && whole.rate() / count < defaults::min_rate)
+    if (whole.stages().empty() && whole.rate() > 0 && whole.rate() / count < defaults::min_rate)
         return {errc::plan_bad_rate, 0};  // a share too small to schedule
     auto share = [index, count](std::uint64_t total) { return shard_share(total, index, count); };
     if (!whole.targets().empty()) {  // shards before this one take their stretches first (ranges: run() does)

@@ -42,8 +42,8 @@ struct run_stages {
                 s.failed += worker[k].failed;
                 for (int b = 0; b < target_buckets::count; ++b) latency[b] += worker[k].latency[b];
             }
-            s.p50_ns = target_buckets::quantile(latency, s.completed, 0.50);
-            s.p99_ns = target_buckets::quantile(latency, s.completed, 0.99);
+            s.p50_ns = s.completed ? target_buckets::quantile(latency, s.completed, 0.50) : -1;  // -1: none to read
+            s.p99_ns = s.completed ? target_buckets::quantile(latency, s.completed, 0.99) : -1;
         }
     }
 };

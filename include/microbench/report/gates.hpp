@@ -57,12 +57,16 @@ inline void append_plain_number(std::string& out, double v) {
 inline std::vector<gate_verdict> judge_gates(const gates& g, const result& r, bool checked) {
     std::vector<gate_verdict> out;
     using k = gate_verdict::kind;
+    // A gate over nothing is broken, never passed: checks with no whole response to check, a
+    // failure count with no request ended.
     const std::uint64_t check_failures = r.failed(failure::check);
+    const bool responses = r.responses_total_ns.count() > 0;
     if (checked || check_failures)
-        out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), true, check_failures == 0});
+        out.push_back({k::checks, 0, 0, static_cast<double>(check_failures), responses,
+                       responses && check_failures == 0});
     if (g.max_failures != UINT64_MAX)
         out.push_back({k::max_failures, 0, static_cast<double>(g.max_failures), static_cast<double>(r.requests_failed),
-                       true, r.requests_failed <= g.max_failures});
+                       r.requests_ended > 0, r.requests_ended > 0 && r.requests_failed <= g.max_failures});
     for (const auto& gate : g.max_percentile_ms) {  // of successful responses: none, nothing measured, broken
         const double got = static_cast<double>(r.total_ns.value_at_percentile(gate.first)) / 1e6;
         const bool measured = !r.total_ns.empty();
@@ -89,9 +93,14 @@ inline int append_gate_lines(const std::vector<gate_verdict>& verdicts, const ch
         switch (v.what) {
             case k::checks:
                 if (v.held) out += "no response failed the checks\n";
+                else if (!v.measured) out += "no response came back to check\n";
                 else appendf(out, "%llu responses failed the checks (reason check)\n", count);
                 break;
             case k::max_failures:
+                if (!v.measured) {
+                    appendf(out, "no request ended: nothing to judge (--max-failures %llu)\n", limit);
+                    break;
+                }
                 appendf(out, "%llu failed requests, %s --max-failures %llu", count, v.held ? "within" : "above", limit);
                 if (!v.held) appendf(out, " by %llu", count - limit);
                 out += "\n";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../core/appendf.hpp"
+#include "../core/json_write.hpp"
 #include "../core/version.hpp"
 #include "../engine/capacity.hpp"
 #include "report_html.hpp"
@@ -27,15 +28,17 @@ inline void append_capacity_table(const capacity_result& r, const capacity_objec
             "p99.9 ms", "failed", "completed", "lag p99 ms", "verdict");
     for (std::size_t i = 0; i < r.steps.size(); ++i) {
         const capacity_step& s = r.steps[i];
-        appendf(out, "%4zu %11.1f %11.1f %9.2f %9.2f %9.2f %8llu %10llu %11.2f  %s%s\n", i + 1, s.target_rate,
+        appendf(out, "%4zu %11.1f %11.1f %9.2f %9.2f %9.2f %8llu %10llu %11.2f  %s%s%s\n", i + 1, s.target_rate,
                 s.achieved_rate, ms(s.p50_ns), ms(s.p99_ns), ms(s.p999_ns), static_cast<unsigned long long>(s.failed),
                 static_cast<unsigned long long>(s.completed), ms(s.lag_p99_ns), capacity_verdict_name(s.verdict),
-                s.generator_suspect ? " (the generator?)" : "");
+                s.generator_suspect ? " (the generator?)" : "", s.retry ? " (tried again)" : "");
     }
     double lowest_failed = 0;
     const capacity_step* limit = nullptr;
-    for (const capacity_step& s : r.steps) {
-        if (!s.held() && (lowest_failed == 0 || s.target_rate < lowest_failed)) {
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        const capacity_step& s = r.steps[i];
+        const bool tried_again = i + 1 < r.steps.size() && r.steps[i + 1].retry;  // its retry's verdict counts
+        if (!s.held() && !tried_again && (lowest_failed == 0 || s.target_rate < lowest_failed)) {
             lowest_failed = s.target_rate;
             limit = &s;
         }
@@ -65,6 +68,10 @@ inline void append_capacity_table(const capacity_result& r, const capacity_objec
                     ms(limit->lag_p99_ns));
     }
     if (r.cancelled) out += "Interrupted: the steps above are all that ran.\n";
+    if (r.stopped)
+        appendf(out, "The search stopped after step %zu: the next could not start: %s (%s). The capacity is that of "
+                     "the steps above.\n",
+                r.steps.size(), r.stopped.message(), r.stopped.name());
 }
 
 inline std::string capacity_json(const capacity_result& r, const capacity_objective& o) {
@@ -90,15 +97,22 @@ inline std::string capacity_json(const capacity_result& r, const capacity_object
         appendf(out, "%s{\"target_rate\":%.3f,\"achieved_rate\":%.3f,\"window_ns\":%lld,\"completed\":%llu,"
                      "\"failed\":%llu,\"p50_ns\":%lld,\"p99_ns\":%lld,\"p999_ns\":%lld,\"max_ns\":%lld,"
                      "\"lag_p99_ns\":%lld,\"connection_waits\":%llu,\"schedule_missed\":%llu,\"verdict\":\"%s\","
-                     "\"generator_suspect\":%s}",
+                     "\"generator_suspect\":%s,\"retry\":%s}",
                 i ? "," : "", s.target_rate, s.achieved_rate, static_cast<long long>(s.window_ns),
                 static_cast<unsigned long long>(s.completed), static_cast<unsigned long long>(s.failed),
                 static_cast<long long>(s.p50_ns), static_cast<long long>(s.p99_ns), static_cast<long long>(s.p999_ns),
                 static_cast<long long>(s.max_ns), static_cast<long long>(s.lag_p99_ns),
                 static_cast<unsigned long long>(s.connection_waits), static_cast<unsigned long long>(s.schedule_missed),
-                verdict_ids[static_cast<int>(s.verdict)], s.generator_suspect ? "true" : "false");
+                verdict_ids[static_cast<int>(s.verdict)], s.generator_suspect ? "true" : "false",
+                s.retry ? "true" : "false");
     }
-    out += "]}}";
+    out += "]";
+    if (r.stopped) {
+        appendf(out, ",\"stopped\":{\"status\":\"%s\",\"message\":", r.stopped.name());
+        detail::append_json_string(out, r.stopped.message());
+        out += "}";
+    }
+    out += "}}";
     return out;
 }
 

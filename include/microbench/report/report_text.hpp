@@ -84,7 +84,7 @@ inline void append_stages(const result& r, std::string& out) {
         appendf(out, "  %5zu %11.2f %11.2f %9.3f %10.1f %10llu %10llu %8llu", i + 1, s.from_rate, s.to_rate,
                 static_cast<double>(s.duration_ms) / 1e3, s.intended, static_cast<unsigned long long>(s.sent),
                 static_cast<unsigned long long>(s.completed), static_cast<unsigned long long>(s.failed));
-        if (s.p50_ns < 0) appendf(out, " %9s %9s\n", "-", "-");  // merged: not known
+        if (s.p50_ns < 0) appendf(out, " %9s %9s\n", "-", "-");  // nothing completed, or merged: not known
         else appendf(out, " %9.3f %9.3f\n", static_cast<double>(s.p50_ns) / 1e6, static_cast<double>(s.p99_ns) / 1e6);
     }
 }

@@ -69,7 +69,7 @@ struct stage_result {
     double intended = 0;                         // requests the schedule meant to send in it
     std::uint64_t sent = 0, completed = 0, failed = 0;
     // Response time from the intended time, read from buckets within 10 % (as by_target's); -1:
-    // not known (a merge of several results).
+    // not known (nothing completed in it, or a merge of several results).
     std::int64_t p50_ns = 0, p99_ns = 0;
 };
 
