@@ -303,7 +303,8 @@ MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path);
 /* k6's stages at a fixed rate: each added stage ramps linearly, over duration_ms, from where the
  * last left the rate (from mb_plan_set_rate's, which may then be 0) to per_s; a stage with the
  * last one's rate holds. The run lasts their total: each stage added sets the duration to it (mb_run
- * refuses another set after) and the request count to none (one set after caps the run).
+ * refuses another set after) and, unless mb_plan_set_requests gave one, the request count to none
+ * (a count given, before or after, caps the run).
  * MB_PLAN_BAD_STAGES for a duration outside 1 ms..30 days or a rate outside 0..10,000,000; mb_run
  * checks them together. mb_plan_clear_stages removes them all (the
  * duration they set stays). */

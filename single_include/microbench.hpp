@@ -8294,9 +8294,10 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     out.rate_target = p.rate();
     if (shared.stages.curve.on()) {
         shared.stages.summarize(out.stages);
-        // The run lasts the stages: its workers stop at the last intended time, which a ramp down
-        // to 0 or a last hold at 0 brings well before their end.
-        if (!out.cancelled) out.elapsed_ns = std::max(out.elapsed_ns, shared.stages.curve.end_ns());
+        // The run lasts the stages (unless its count ended it): its workers stop at the last
+        // intended time, which a ramp down to 0 or a last hold at 0 brings well before their end.
+        const bool counted_out = p.requests() && out.requests_ended + out.unfinished >= p.requests();
+        if (!out.cancelled && !counted_out) out.elapsed_ns = std::max(out.elapsed_ns, shared.stages.curve.end_ns());
         out.rate_target = shared.stages.curve.total() * 1e9 / static_cast<double>(shared.stages.curve.end_ns());
     }
     out.rate_arrivals = p.arrivals();
@@ -8680,6 +8681,9 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
         else rate = std::sqrt(held * failed);                     // halve the gap (geometrically)
         if (held == 0 && rate < floor_rate) break;
     }
+    // The search ended (steps, cancel, a step that could not start) before a failed step's retry:
+    // that failure counts, as the table counts it.
+    if (retrying) failed = failed == 0 ? rate : std::min(failed, rate);
     out.cancelled = cancel && cancel->cancelled();
     out.capacity = held;
     out.at_max_rate = held >= o.max_rate;
@@ -11940,28 +11944,46 @@ inline int apply_gates(const gates& g, const result& r, const char* label, std::
 // side), with its name, counts, time and start; one <testcase> per gate verdict (the checks,
 // --max-failures, each --max-pNN-ms, --min-rps), a broken one holding a <failure> with the figure,
 // the limit and the difference (gates.hpp's words). A run without gates is one test case, "run",
-// which fails when no response came back. Text is escaped for XML; bytes that XML 1.0 cannot
-// hold (control characters) become '?'.
+// which fails when no response came back (or with the suite's own run_failure). The run's time is
+// the test suite's; its cases take none of their own (a gate is judged, not run). Text is escaped
+// for XML; what XML 1.0 cannot hold (control characters, bytes that are not UTF-8) becomes '?'.
 
 #include <cstdint>
 #include <ctime>
 #include <string>
+#include <utility>
 #include <vector>
 
 
 namespace microbench {
 
-// One run as a test suite: its name (the URL, or the scenario and URL), its result and verdicts.
+// One run as a test suite: its name (the URL, or the scenario and URL), its result (not null) and
+// verdicts; with `run_failure`, a "run" test case that fails with those words (the self-test's
+// own rule), whatever the gates said.
 struct junit_suite {
+    junit_suite(std::string name_, const result* r_, std::vector<gate_verdict> verdicts_, std::string failure = "")
+        : name(std::move(name_)), r(r_), verdicts(std::move(verdicts_)), run_failure(std::move(failure)) {}
     std::string name;
-    const result* r = nullptr;
+    const result* r;
     std::vector<gate_verdict> verdicts;
+    std::string run_failure;
 };
 
 namespace detail {
 
 inline void append_xml_text(std::string& out, const std::string& text) {
-    for (unsigned char c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x80) {  // a well-formed UTF-8 sequence passes whole (not U+FFFE, U+FFFF); any other byte is '?'
+            const std::size_t n = utf8_sequence(std::string_view(text).substr(i));
+            const bool nonchar = n == 3 && static_cast<unsigned char>(text[i]) == 0xEF &&
+                                 static_cast<unsigned char>(text[i + 1]) == 0xBF &&
+                                 static_cast<unsigned char>(text[i + 2]) >= 0xBE;
+            if (n == 0 || nonchar) out += '?';
+            else out.append(text, i, n);
+            i += n ? n - 1 : 0;
+            continue;
+        }
         switch (c) {
             case '&': out += "&amp;"; break;
             case '<': out += "&lt;"; break;
@@ -11996,10 +12018,16 @@ inline std::string junit_xml(const std::vector<junit_suite>& suites, const std::
     using detail::appendf;
     std::uint64_t tests = 0, failures = 0;
     double seconds = 0;
+    // The "run" case: without gates, or with a run_failure; it fails with those words, or when no
+    // response came back to a run without gates.
+    auto has_run_case = [](const junit_suite& s) { return s.verdicts.empty() || !s.run_failure.empty(); };
+    auto run_fails = [](const junit_suite& s) {
+        return !s.run_failure.empty() || (s.verdicts.empty() && s.r->responses_total_ns.count() == 0);
+    };
     for (const junit_suite& s : suites) {
-        tests += s.verdicts.empty() ? 1 : s.verdicts.size();
+        tests += s.verdicts.size() + has_run_case(s);
         for (const gate_verdict& v : s.verdicts) failures += !v.held;
-        if (s.verdicts.empty() && s.r->responses_total_ns.count() == 0) ++failures;
+        failures += run_fails(s);
         seconds += static_cast<double>(s.r->elapsed_ns) / 1e9;
     }
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"";
@@ -12009,37 +12037,45 @@ inline std::string junit_xml(const std::vector<junit_suite>& suites, const std::
     for (const junit_suite& s : suites) {
         const result& r = *s.r;
         const double time = static_cast<double>(r.elapsed_ns) / 1e9;
-        std::uint64_t broken = 0;
+        std::uint64_t broken = run_fails(s);
         for (const gate_verdict& v : s.verdicts) broken += !v.held;
-        const bool silent = s.verdicts.empty() && r.responses_total_ns.count() == 0;
-        char stamp[32] = "1970-01-01T00:00:00";
-        const std::time_t start = static_cast<std::time_t>(r.start_realtime_ns / 1'000'000'000);
-        std::tm utc{};
-        if (gmtime_r(&start, &utc)) std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
         out += "  <testsuite name=\"";
         detail::append_xml_text(out, s.name);
-        appendf(out,
-                "\" tests=\"%zu\" failures=\"%llu\" errors=\"0\" skipped=\"0\" time=\"%.3f\" timestamp=\"%s\">\n",
-                s.verdicts.empty() ? std::size_t{1} : s.verdicts.size(),
-                static_cast<unsigned long long>(silent ? 1 : broken), time, stamp);
+        appendf(out, "\" tests=\"%zu\" failures=\"%llu\" errors=\"0\" skipped=\"0\" time=\"%.3f\"",
+                s.verdicts.size() + has_run_case(s), static_cast<unsigned long long>(broken), time);
+        const std::time_t start = static_cast<std::time_t>(r.start_realtime_ns / 1'000'000'000);
+        std::tm utc{};
+        char stamp[32];
+        if (r.start_realtime_ns > 0 && gmtime_r(&start, &utc) &&
+            std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc))
+            appendf(out, " timestamp=\"%s\"", stamp);  // none for a run that never started
+        out += ">\n";
         appendf(out, "    <properties><property name=\"requests\" value=\"%llu\"/><property name=\"completed\" "
                      "value=\"%llu\"/><property name=\"failed\" value=\"%llu\"/><property name=\"requests_per_second\" "
                      "value=\"%.2f\"/></properties>\n",
                 static_cast<unsigned long long>(r.requests_ended),
                 static_cast<unsigned long long>(r.requests_completed),
                 static_cast<unsigned long long>(r.requests_failed), r.requests_per_second());
-        if (s.verdicts.empty()) {
-            appendf(out, "    <testcase classname=\"microbench\" name=\"run\" time=\"%.3f\"", time);
-            if (!silent) out += "/>\n";
-            else
-                appendf(out, "><failure message=\"no response came back\" type=\"unreachable\">all %llu requests "
-                             "failed before a response</failure></testcase>\n",
+        if (has_run_case(s)) {
+            out += "    <testcase classname=\"microbench\" name=\"run\" time=\"0\"";
+            if (!run_fails(s)) {
+                out += "/>\n";
+            } else if (!s.run_failure.empty()) {
+                out += "><failure message=\"";
+                detail::append_xml_text(out, s.run_failure);
+                out += "\" type=\"run\">";
+                detail::append_xml_text(out, s.run_failure);
+                out += "</failure></testcase>\n";
+            } else {
+                appendf(out, "><failure message=\"no response came back\" type=\"unreachable\">%llu requests ended, "
+                             "none with a response</failure></testcase>\n",
                         static_cast<unsigned long long>(r.requests_ended));
+            }
         }
         for (const gate_verdict& v : s.verdicts) {
             out += "    <testcase classname=\"microbench.gates\" name=\"";
             out += detail::junit_case_name(v);
-            appendf(out, "\" time=\"%.3f\"", time);
+            out += "\" time=\"0\"";
             if (v.held) {
                 out += "/>\n";
                 continue;
@@ -12181,7 +12217,7 @@ inline std::string capacity_html(const capacity_result& r, const capacity_object
     using detail::appendf;
     std::vector<const capacity_step*> by_rate;
     for (const capacity_step& s : r.steps) by_rate.push_back(&s);
-    std::sort(by_rate.begin(), by_rate.end(),
+    std::stable_sort(by_rate.begin(), by_rate.end(),  // a retry after its first try
               [](const capacity_step* a, const capacity_step* b) { return a->target_rate < b->target_rate; });
     chart c;
     c.id = "capacity";
@@ -13648,7 +13684,8 @@ MB_API int mb_plan_set_unix_socket(mb_plan* plan, const char* path);
 /* k6's stages at a fixed rate: each added stage ramps linearly, over duration_ms, from where the
  * last left the rate (from mb_plan_set_rate's, which may then be 0) to per_s; a stage with the
  * last one's rate holds. The run lasts their total: each stage added sets the duration to it (mb_run
- * refuses another set after) and the request count to none (one set after caps the run).
+ * refuses another set after) and, unless mb_plan_set_requests gave one, the request count to none
+ * (a count given, before or after, caps the run).
  * MB_PLAN_BAD_STAGES for a duration outside 1 ms..30 days or a rate outside 0..10,000,000; mb_run
  * checks them together. mb_plan_clear_stages removes them all (the
  * duration they set stays). */
@@ -13960,6 +13997,7 @@ static_assert(MB_FAILURE_TLS == static_cast<int>(microbench::failure::tls) &&
 struct mb_plan {
     microbench::plan p;
     microbench::checks c;
+    bool requests_set = false;  // mb_plan_set_requests was called: a stage added later keeps the count
     mb_response_fn response = nullptr;
     void* response_user = nullptr;
     mb_progress_fn progress = nullptr;
@@ -14219,7 +14257,7 @@ MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const 
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
 MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) {
-    MICROBENCH_C_SET(plan, true, plan->p.requests(requests))
+    MICROBENCH_C_SET(plan, true, (plan->p.requests(requests), plan->requests_set = true))
 }
 MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, duration_ms, ms) }
 MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, concurrency, n) }
@@ -14274,7 +14312,9 @@ MB_API int mb_plan_add_stage(mb_plan* plan, int64_t duration_ms, double per_s) {
     MICROBENCH_C_TRY
     std::vector<microbench::rate_stage> stages = plan->p.stages();
     stages.push_back({duration_ms, per_s});
+    const std::uint64_t count = plan->p.requests();
     plan->p.stages(std::move(stages));
+    if (plan->requests_set) plan->p.requests(count);  // a count given caps the staged run
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }

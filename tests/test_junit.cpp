@@ -72,20 +72,26 @@ TEST_CASE("junit: a suite per run, a case per gate, a broken gate a failure with
     CHECK(count_of(xml, "<testcase ") == 6);
     CHECK(count_of(xml, "<failure ") == 2);
     // a: p99 about 99 ms, above 60; b: 2 failed checks, its p99 (of the 48 that passed, up to 50 ms) within 60
-    CHECK(xml.find("name=\"max-p99-ms\" time=\"1.500\"><failure message=\"p99 = 99.") != std::string::npos);
+    CHECK(xml.find("name=\"max-p99-ms\" time=\"0\"><failure message=\"p99 = 99.") != std::string::npos);
     CHECK(xml.find("above --max-p99-ms 60 by 39.") != std::string::npos);
     CHECK(xml.find("<failure message=\"2 responses failed the checks (reason check)\" type=\"gate\">") !=
           std::string::npos);
-    CHECK(xml.find("name=\"min-rps\" time=\"1.500\"/>") != std::string::npos);
+    CHECK(xml.find("name=\"min-rps\" time=\"0\"/>") != std::string::npos);
     CHECK(xml.substr(xml.size() - 14) == "</testsuites>\n");
     // A run without gates is one case, failing when no response came back.
     result none;
     none.requests_ended = none.requests_failed = 3;
     const std::string bare = junit_xml({{"down", &none, {}}}, "m");
-    CHECK(bare.find("<testcase classname=\"microbench\" name=\"run\" time=\"0.000\"><failure message=\"no response "
-                    "came back\" type=\"unreachable\">all 3 requests failed before a response</failure>") !=
+    CHECK(bare.find("<testcase classname=\"microbench\" name=\"run\" time=\"0\"><failure message=\"no response "
+                    "came back\" type=\"unreachable\">3 requests ended, none with a response</failure>") !=
           std::string::npos);
-    CHECK(junit_xml({{"up", &a, {}}}, "m").find("name=\"run\" time=\"1.500\"/>") != std::string::npos);
-    // Control bytes XML cannot hold are replaced.
-    CHECK(junit_xml({{std::string("x\x01y"), &a, {}}}, "m").find("name=\"x?y\"") != std::string::npos);
+    CHECK(bare.find("timestamp=") == std::string::npos);  // it never started
+    CHECK(junit_xml({{"up", &a, {}}}, "m").find("name=\"run\" time=\"0\"/>") != std::string::npos);
+    // A suite's own rule adds a failing "run" case beside held gates (the self-test's).
+    const std::string own = junit_xml({{"s", &a, judge_gates(gates{}, a, true), "2 failed"}}, "m");
+    CHECK(own.find("tests=\"2\" failures=\"1\"") != std::string::npos);
+    CHECK(own.find("<failure message=\"2 failed\" type=\"run\">2 failed</failure>") != std::string::npos);
+    // What XML cannot hold is replaced: control bytes, bytes that are not UTF-8, U+FFFF; UTF-8 passes.
+    CHECK(junit_xml({{std::string("x\x01y\xffz\xef\xbf\xbf \xc3\xa9"), &a, {}}}, "m").find("name=\"x?y?z? \xc3\xa9\"") !=
+          std::string::npos);
 }

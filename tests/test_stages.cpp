@@ -140,6 +140,18 @@ TEST_CASE("stages: a plan's stages set its duration and leave its count open, an
     CHECK(many.concurrency(66).threads(66).validate().code == errc::plan_bad_stages);  // 66,000: past the bound
 }
 
+TEST_CASE("stages: a count caps a staged run, which then ends when the count is sent" * doctest::test_suite("timing")) {
+    microbench::server srv;
+    REQUIRE_FALSE(srv.start(microbench::server_options{}));
+    microbench::plan p;
+    p.url(url_of(srv, "/")).concurrency(4).rate(500).stages({{2000, 500}}).requests(100);
+    const microbench::result r = run_ok(p);
+    CHECK(r.requests_ended + r.unfinished == 100);
+    CHECK(r.elapsed_ns < 2'000'000'000);  // not stretched to the stages' end
+    REQUIRE(r.stages.size() == 1);
+    CHECK(r.stages[0].sent == 100);
+}
+
 TEST_CASE("stages: what a plan refuses") {
     using microbench::errc;
     CHECK(staged(0, {{0, 100}}).validate().code == errc::plan_bad_stages);

@@ -103,7 +103,7 @@ public sealed record IntervalRow(double StartSeconds, double DurationSeconds, ul
 
 /// <summary>One stage of a staged rate (Plan.AddStage): its start and length in seconds, its rate at its start and end, the
 /// requests the schedule meant to send in it and what those sent got, by their intended send time; P50Ms and P99Ms within
-/// 10 % (null after a merge).</summary>
+/// 10 % (null when none completed in it, or after a merge).</summary>
 public sealed record Stage(double StartSeconds, double DurationSeconds, double FromPerSecond, double ToPerSecond, double Intended,
                            ulong Sent, ulong Completed, ulong Failed, double? P50Ms, double? P99Ms)
 {

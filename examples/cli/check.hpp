@@ -310,10 +310,18 @@ inline parse_outcome check_capacity(const options& o, const given_settings& give
         return usage_error("--find-capacity sets the rate and length of each step itself: drop -n, -t, --rate and "
                            "--stages");
     if (o.start_rate > o.max_rate) return usage_error("--start-rate is above --max-rate");
+    for (const auto& gate : o.limits.max_percentile_ms)
+        if (gate.second > static_cast<double>(mb::defaults::max_timeout_ms))
+            return usage_error("--find-capacity's --max-p99-ms is at most 3600000 (an hour)");
+    if (o.threads > o.concurrency)
+        return usage_errorf("more threads (%u) than connections (-c %u)", o.threads, o.concurrency);
+    if (o.latency || o.interval_ms >= 0 || o.interval_histograms || o.by_target || o.gnuplot_path.size())
+        return usage_error("--find-capacity writes its table, --json and --html: drop --latency, --interval, "
+                           "--interval-histograms, --by-target and -g");
     if (!o.csv_path.empty() || !o.gnuplot_path.empty() || !o.hgrm_path.empty() || !o.hlog_path.empty() ||
         !o.intervals_path.empty() || !o.junit_path.empty() || o.shard_count || o.each_once || o.pipeline > 1)
         return usage_error("--find-capacity writes its table, --json and --html: drop -e, -g, --hgrm, --hlog, "
-                           "--intervals, --junit, --shard, --each-once and --pipeline");
+                           "--intervals, --junit, --shard (or JOB_COMPLETION_INDEX), --each-once and --pipeline");
     return {};
 }
 

@@ -50,7 +50,16 @@ inline int run_self_test(const options& o) {
         failed += s.r.requests_failed;
         const judged j = judge(o, s.r, true);  // all checked
         if (!o.json_path.empty()) append_scenario_json(json, s, o.percentiles, j.json);
-        junit.push_back({s.scenario + " " + mb::run_label(s.url), &s.r, j.verdicts});
+        std::string broke;  // the self-test's own rule: every request of the scenario completed and 2xx
+        if (s.r.requests_failed || s.r.non_2xx || s.r.requests_completed != s.p.requests())
+            mb::detail::appendf(broke,
+                                "%llu of %llu requests completed, %llu failed, %llu non-2xx: the self-test needs "
+                                "every one to pass",
+                                static_cast<unsigned long long>(s.r.requests_completed),
+                                static_cast<unsigned long long>(s.p.requests()),
+                                static_cast<unsigned long long>(s.r.requests_failed),
+                                static_cast<unsigned long long>(s.r.non_2xx));
+        junit.push_back({s.scenario + " " + mb::run_label(s.url), &s.r, j.verdicts, broke});
     }
     std::string verdict;
     mb::detail::appendf(verdict, "Self-test %s: %llu requests, %llu failed.\n", passed ? "passed" : "FAILED",

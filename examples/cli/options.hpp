@@ -233,6 +233,7 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
         .stages(!o.stages.empty() ? o.stages
                 : o.rate_to >= 0  ? std::vector<mb::rate_stage>{{o.duration_ms, o.rate_to}}
                                   : std::vector<mb::rate_stage>{})
+        .requests(o.requests)  // after the stages, which leave the count open: -n caps a staged run
         .arrivals(o.poisson ? mb::arrivals::poisson : mb::arrivals::uniform)
         .seed(o.seed)
         .max_batch_lag_us(o.max_batch_lag_us)

@@ -276,6 +276,24 @@ inline parse_outcome set_stages(options& o, const std::string&, const std::strin
     return {};
 }
 
+// --max-failures-ratio F: 0 (no failure allowed) to 1.
+inline parse_outcome set_failures_ratio(options& o, const std::string&, const std::string& v) {
+    double f = 0;
+    if (!mb::detail::parse_real(v, f) || !(f >= 0 && f <= 1))
+        return bad_value("--max-failures-ratio needs a ratio from 0 to 1", v);
+    o.max_failures_ratio = f;
+    return {};
+}
+
+// --warmup D: 0 (none), or 10ms to 1h.
+inline parse_outcome set_warmup(options& o, const std::string&, const std::string& v) {
+    std::int64_t ms = 0;
+    if (v != "0" && (!parse_duration_ms(v.c_str(), ms) || ms < 10 || ms > 3'600'000))
+        return bad_value("--warmup needs 0, or a duration from 10ms to 1h", v);
+    o.warmup_ms = ms;
+    return {};
+}
+
 inline parse_outcome add_cookie(options& o, const std::string&, const std::string& v) {
     o.headers.push_back({"Cookie", v});
     return {};
@@ -705,16 +723,17 @@ inline option_list option_table() {
          "more before it counts. Every step on stderr as it ends, the table on\n"
          "stdout, --json and --html. Uses -c, -k, --threads, -H, checks and TLS; sets\n"
          "-n, -t and the rate itself. Exit 0 a rate held, 3 none did.", 0, 0, ""},
-        {0, "max-failures-ratio", nullptr, kind::real, &options::max_failures_ratio, in_single, section::suites,
-         "--max-failures-ratio F", "--find-capacity: failed / ended a step may have (0 to 1; default 0.01).", 0, 1},
+        {0, "max-failures-ratio", nullptr, kind::custom, {}, in_single, section::suites, "--max-failures-ratio F",
+         "--find-capacity: failed / ended a step may have (0 to 1; default 0.01).", 0, 0, "", set_failures_ratio},
         {0, "start-rate", nullptr, kind::real, &options::start_rate, in_single, section::suites, "--start-rate R",
          "--find-capacity: the first step's rate (default 100).", mb::defaults::min_rate, mb::defaults::max_rate,
          " requests per second"},
         {0, "max-rate", nullptr, kind::real, &options::max_rate, in_single, section::suites, "--max-rate R",
          "--find-capacity: no step above this (default 1000000).", mb::defaults::min_rate, mb::defaults::max_rate,
          " requests per second"},
-        {0, "warmup", nullptr, kind::duration, &options::warmup_ms, in_single, section::suites, "--warmup D",
-         "--find-capacity: each step's warm-up, not measured (10ms to 1h; default 1s).", 10, 3'600'000},
+        {0, "warmup", nullptr, kind::custom, {}, in_single, section::suites, "--warmup D",
+         "--find-capacity: each step's warm-up, not measured (0, or 10ms to 1h; default\n1s).", 0, 0, "",
+         set_warmup},
         {0, "step", nullptr, kind::duration, &options::step_ms, in_single, section::suites, "--step D",
          "--find-capacity: each step's measured window (10ms to 1h; default 5s),\n"
          "longer when --min-responses would not fit.", 10, 3'600'000},

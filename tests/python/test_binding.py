@@ -494,6 +494,8 @@ class Binding(unittest.TestCase):
         self.assertEqual(sum(s.completed for s in r.stages), r.completed)
         self.assertIsNotNone(r.stages[0].p99_ms)
         self.assertEqual([s["sent"] for s in r.json["open_model"]["stages"]], [s.sent for s in r.stages])
+        capped = microbench.run(self.server.url("/factorial/5"), n=12, c=2, stages=[(2.0, 300)])
+        self.assertEqual(capped.ended + capped.unfinished, 12)  # n caps a staged run
         with self.assertRaises(microbench.MicrobenchError) as caught:
             microbench.run(self.server.url("/"), stages=[(1, -5)])
         self.assertEqual(caught.exception.name, "plan_bad_stages")

@@ -359,7 +359,8 @@ def _interval_from(row):
 class Stage:
     """One stage of a staged rate (run(stages=...)): its start and length (s), its rate at its start
     and end (per s), the requests the schedule meant to send in it and what those sent got, by
-    their intended send time; p50/p99 response time in ms within 10 % (None after a merge)."""
+    their intended send time; p50/p99 response time in ms within 10 % (None when none completed in
+    it, or after a merge)."""
     start_s: float
     duration_s: float
     from_per_s: float

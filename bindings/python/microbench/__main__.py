@@ -116,7 +116,8 @@ def _refused(e: MicrobenchError) -> int:
 
 
 def _say_step(step: CapacityStep) -> None:
-    print(f"step at {step.target_rate:.1f}/s: achieved {step.achieved_rate:.1f}/s, p99 {step.p99_ms:.2f} ms, "
+    print(f"step at {step.target_rate:.1f}/s{' (again)' if step.retry else ''}: achieved {step.achieved_rate:.1f}/s, "
+          f"p99 {step.p99_ms:.2f} ms, "
           f"{step.failed} failed: {step.verdict}{' (the generator?)' if step.generator_suspect else ''}", file=sys.stderr)
 
 
@@ -143,6 +144,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(json.dumps(json.loads(capacity.json), indent=2) if args.json else capacity.table, end="\n" if args.json else "")
         if capacity.cancelled:
             return 130
+        if capacity.stopped:  # a step could not start after others ran: the table is theirs
+            print(f"microbench: the search stopped after step {len(capacity.steps)}: {capacity.stopped}", file=sys.stderr)
+            return 1
         last = capacity.steps[-1] if capacity.steps else None
         if capacity.rate == 0 and last and last.verdict == "no connection":
             print(f"microbench: no request got a connection ({last.failed} failed in the step's window): is the server listening?", file=sys.stderr)

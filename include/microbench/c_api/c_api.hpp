@@ -59,6 +59,7 @@ static_assert(MB_FAILURE_TLS == static_cast<int>(microbench::failure::tls) &&
 struct mb_plan {
     microbench::plan p;
     microbench::checks c;
+    bool requests_set = false;  // mb_plan_set_requests was called: a stage added later keeps the count
     mb_response_fn response = nullptr;
     void* response_user = nullptr;
     mb_progress_fn progress = nullptr;

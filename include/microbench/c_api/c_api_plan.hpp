@@ -76,7 +76,7 @@ MB_API int mb_plan_set_body(mb_plan* plan, const void* data, size_t size, const 
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
 MB_API int mb_plan_set_requests(mb_plan* plan, uint64_t requests) {
-    MICROBENCH_C_SET(plan, true, plan->p.requests(requests))
+    MICROBENCH_C_SET(plan, true, (plan->p.requests(requests), plan->requests_set = true))
 }
 MB_API int mb_plan_set_duration_ms(mb_plan* plan, int64_t ms) { MICROBENCH_C_SET_RANGED(plan, duration_ms, ms) }
 MB_API int mb_plan_set_concurrency(mb_plan* plan, uint32_t n) { MICROBENCH_C_SET_RANGED(plan, concurrency, n) }
@@ -131,7 +131,9 @@ MB_API int mb_plan_add_stage(mb_plan* plan, int64_t duration_ms, double per_s) {
     MICROBENCH_C_TRY
     std::vector<microbench::rate_stage> stages = plan->p.stages();
     stages.push_back({duration_ms, per_s});
+    const std::uint64_t count = plan->p.requests();
     plan->p.stages(std::move(stages));
+    if (plan->requests_set) plan->p.requests(count);  // a count given caps the staged run
     return MB_OK;
     MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }

@@ -248,6 +248,9 @@ inline error find_capacity(const plan& base, const capacity_objective& o, capaci
         else rate = std::sqrt(held * failed);                     // halve the gap (geometrically)
         if (held == 0 && rate < floor_rate) break;
     }
+    // The search ended (steps, cancel, a step that could not start) before a failed step's retry:
+    // that failure counts, as the table counts it.
+    if (retrying) failed = failed == 0 ? rate : std::min(failed, rate);
     out.cancelled = cancel && cancel->cancelled();
     out.capacity = held;
     out.at_max_rate = held >= o.max_rate;

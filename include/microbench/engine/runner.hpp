@@ -228,9 +228,10 @@ inline void collect_result(const plan& p, run_shared& shared, worker_thread* thr
     out.rate_target = p.rate();
     if (shared.stages.curve.on()) {
         shared.stages.summarize(out.stages);
-        // The run lasts the stages: its workers stop at the last intended time, which a ramp down
-        // to 0 or a last hold at 0 brings well before their end.
-        if (!out.cancelled) out.elapsed_ns = std::max(out.elapsed_ns, shared.stages.curve.end_ns());
+        // The run lasts the stages (unless its count ended it): its workers stop at the last
+        // intended time, which a ramp down to 0 or a last hold at 0 brings well before their end.
+        const bool counted_out = p.requests() && out.requests_ended + out.unfinished >= p.requests();
+        if (!out.cancelled && !counted_out) out.elapsed_ns = std::max(out.elapsed_ns, shared.stages.curve.end_ns());
         out.rate_target = shared.stages.curve.total() * 1e9 / static_cast<double>(shared.stages.curve.end_ns());
     }
     out.rate_arrivals = p.arrivals();

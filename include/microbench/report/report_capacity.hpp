@@ -123,7 +123,7 @@ inline std::string capacity_html(const capacity_result& r, const capacity_object
     using detail::appendf;
     std::vector<const capacity_step*> by_rate;
     for (const capacity_step& s : r.steps) by_rate.push_back(&s);
-    std::sort(by_rate.begin(), by_rate.end(),
+    std::stable_sort(by_rate.begin(), by_rate.end(),  // a retry after its first try
               [](const capacity_step* a, const capacity_step* b) { return a->target_rate < b->target_rate; });
     chart c;
     c.id = "capacity";

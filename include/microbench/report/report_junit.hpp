@@ -3,32 +3,51 @@
 // side), with its name, counts, time and start; one <testcase> per gate verdict (the checks,
 // --max-failures, each --max-pNN-ms, --min-rps), a broken one holding a <failure> with the figure,
 // the limit and the difference (gates.hpp's words). A run without gates is one test case, "run",
-// which fails when no response came back. Text is escaped for XML; bytes that XML 1.0 cannot
-// hold (control characters) become '?'.
+// which fails when no response came back (or with the suite's own run_failure). The run's time is
+// the test suite's; its cases take none of their own (a gate is judged, not run). Text is escaped
+// for XML; what XML 1.0 cannot hold (control characters, bytes that are not UTF-8) becomes '?'.
 #pragma once
 
 #include <cstdint>
 #include <ctime>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../core/appendf.hpp"
+#include "../core/json_write.hpp"
 #include "../stats/result.hpp"
 #include "gates.hpp"
 
 namespace microbench {
 
-// One run as a test suite: its name (the URL, or the scenario and URL), its result and verdicts.
+// One run as a test suite: its name (the URL, or the scenario and URL), its result (not null) and
+// verdicts; with `run_failure`, a "run" test case that fails with those words (the self-test's
+// own rule), whatever the gates said.
 struct junit_suite {
+    junit_suite(std::string name_, const result* r_, std::vector<gate_verdict> verdicts_, std::string failure = "")
+        : name(std::move(name_)), r(r_), verdicts(std::move(verdicts_)), run_failure(std::move(failure)) {}
     std::string name;
-    const result* r = nullptr;
+    const result* r;
     std::vector<gate_verdict> verdicts;
+    std::string run_failure;
 };
 
 namespace detail {
 
 inline void append_xml_text(std::string& out, const std::string& text) {
-    for (unsigned char c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x80) {  // a well-formed UTF-8 sequence passes whole (not U+FFFE, U+FFFF); any other byte is '?'
+            const std::size_t n = utf8_sequence(std::string_view(text).substr(i));
+            const bool nonchar = n == 3 && static_cast<unsigned char>(text[i]) == 0xEF &&
+                                 static_cast<unsigned char>(text[i + 1]) == 0xBF &&
+                                 static_cast<unsigned char>(text[i + 2]) >= 0xBE;
+            if (n == 0 || nonchar) out += '?';
+            else out.append(text, i, n);
+            i += n ? n - 1 : 0;
+            continue;
+        }
         switch (c) {
             case '&': out += "&amp;"; break;
             case '<': out += "&lt;"; break;
@@ -63,10 +82,16 @@ inline std::string junit_xml(const std::vector<junit_suite>& suites, const std::
     using detail::appendf;
     std::uint64_t tests = 0, failures = 0;
     double seconds = 0;
+    // The "run" case: without gates, or with a run_failure; it fails with those words, or when no
+    // response came back to a run without gates.
+    auto has_run_case = [](const junit_suite& s) { return s.verdicts.empty() || !s.run_failure.empty(); };
+    auto run_fails = [](const junit_suite& s) {
+        return !s.run_failure.empty() || (s.verdicts.empty() && s.r->responses_total_ns.count() == 0);
+    };
     for (const junit_suite& s : suites) {
-        tests += s.verdicts.empty() ? 1 : s.verdicts.size();
+        tests += s.verdicts.size() + has_run_case(s);
         for (const gate_verdict& v : s.verdicts) failures += !v.held;
-        if (s.verdicts.empty() && s.r->responses_total_ns.count() == 0) ++failures;
+        failures += run_fails(s);
         seconds += static_cast<double>(s.r->elapsed_ns) / 1e9;
     }
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"";
@@ -76,37 +101,45 @@ inline std::string junit_xml(const std::vector<junit_suite>& suites, const std::
     for (const junit_suite& s : suites) {
         const result& r = *s.r;
         const double time = static_cast<double>(r.elapsed_ns) / 1e9;
-        std::uint64_t broken = 0;
+        std::uint64_t broken = run_fails(s);
         for (const gate_verdict& v : s.verdicts) broken += !v.held;
-        const bool silent = s.verdicts.empty() && r.responses_total_ns.count() == 0;
-        char stamp[32] = "1970-01-01T00:00:00";
-        const std::time_t start = static_cast<std::time_t>(r.start_realtime_ns / 1'000'000'000);
-        std::tm utc{};
-        if (gmtime_r(&start, &utc)) std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
         out += "  <testsuite name=\"";
         detail::append_xml_text(out, s.name);
-        appendf(out,
-                "\" tests=\"%zu\" failures=\"%llu\" errors=\"0\" skipped=\"0\" time=\"%.3f\" timestamp=\"%s\">\n",
-                s.verdicts.empty() ? std::size_t{1} : s.verdicts.size(),
-                static_cast<unsigned long long>(silent ? 1 : broken), time, stamp);
+        appendf(out, "\" tests=\"%zu\" failures=\"%llu\" errors=\"0\" skipped=\"0\" time=\"%.3f\"",
+                s.verdicts.size() + has_run_case(s), static_cast<unsigned long long>(broken), time);
+        const std::time_t start = static_cast<std::time_t>(r.start_realtime_ns / 1'000'000'000);
+        std::tm utc{};
+        char stamp[32];
+        if (r.start_realtime_ns > 0 && gmtime_r(&start, &utc) &&
+            std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc))
+            appendf(out, " timestamp=\"%s\"", stamp);  // none for a run that never started
+        out += ">\n";
         appendf(out, "    <properties><property name=\"requests\" value=\"%llu\"/><property name=\"completed\" "
                      "value=\"%llu\"/><property name=\"failed\" value=\"%llu\"/><property name=\"requests_per_second\" "
                      "value=\"%.2f\"/></properties>\n",
                 static_cast<unsigned long long>(r.requests_ended),
                 static_cast<unsigned long long>(r.requests_completed),
                 static_cast<unsigned long long>(r.requests_failed), r.requests_per_second());
-        if (s.verdicts.empty()) {
-            appendf(out, "    <testcase classname=\"microbench\" name=\"run\" time=\"%.3f\"", time);
-            if (!silent) out += "/>\n";
-            else
-                appendf(out, "><failure message=\"no response came back\" type=\"unreachable\">all %llu requests "
-                             "failed before a response</failure></testcase>\n",
+        if (has_run_case(s)) {
+            out += "    <testcase classname=\"microbench\" name=\"run\" time=\"0\"";
+            if (!run_fails(s)) {
+                out += "/>\n";
+            } else if (!s.run_failure.empty()) {
+                out += "><failure message=\"";
+                detail::append_xml_text(out, s.run_failure);
+                out += "\" type=\"run\">";
+                detail::append_xml_text(out, s.run_failure);
+                out += "</failure></testcase>\n";
+            } else {
+                appendf(out, "><failure message=\"no response came back\" type=\"unreachable\">%llu requests ended, "
+                             "none with a response</failure></testcase>\n",
                         static_cast<unsigned long long>(r.requests_ended));
+            }
         }
         for (const gate_verdict& v : s.verdicts) {
             out += "    <testcase classname=\"microbench.gates\" name=\"";
             out += detail::junit_case_name(v);
-            appendf(out, "\" time=\"%.3f\"", time);
+            out += "\" time=\"0\"";
             if (v.held) {
                 out += "/>\n";
                 continue;
