@@ -4931,19 +4931,13 @@ public:
             const auto n = static_cast<std::uint64_t>(std::ceil(left / gap_ns_));
             return n < limit ? n : limit;
         }
-        if (curve_) {
-            rate_schedule copy = *this;
-            std::uint64_t n = 0;
-            for (; n < limit && copy.next() < stop_ns; ++n) copy.advance(copy.issued_ + 1);
-            return n;
-        }
-        if (!poisson_) {
+        if (!poisson_ && !curve_) {
             auto n = static_cast<std::uint64_t>(static_cast<double>(stop_ns - 1 - next()) / gap_ns_) + 1;
             return n < limit ? n : limit;
         }
-        rate_schedule copy = *this;
+        rate_schedule copy = *this;  // Poisson, steady or staged: draw them as they would come
         std::uint64_t n = 0;
-        for (; n < limit && copy.next() < stop_ns; ++n) copy.at_ns_ += copy.draw_gap();
+        for (; n < limit && copy.next() < stop_ns; ++n) copy.advance(copy.issued_ + 1);
         return n;
     }
 
@@ -4961,25 +4955,15 @@ public:
             const double at = curve_->time_of(at_ + static_cast<double>(more) * gap_ns_, cursor);
             return at < 4e18 ? std::min(end, start_ns_ + static_cast<std::int64_t>(at)) : first;
         }
-        if (curve_) {  // Poisson under stages: draw them as they would come
-            rate_schedule copy = *this;
-            std::int64_t last = first;
-            for (std::uint64_t n = 1; n < limit; ++n) {
-                copy.advance(copy.issued_ + 1);
-                if (copy.next() > end) break;
-                last = copy.next();
-            }
-            return last;
-        }
-        if (!poisson_) {  // the next time plus whole gaps
+        if (!poisson_ && !curve_) {  // the next time plus whole gaps
             auto more = static_cast<std::uint64_t>(static_cast<double>(window_ns) / gap_ns_);
             more = std::min(more, limit - 1);
             return start_ns_ + static_cast<std::int64_t>(at_ns_ + static_cast<double>(more) * gap_ns_);
         }
-        rate_schedule copy = *this;
+        rate_schedule copy = *this;  // Poisson, steady or staged: draw them as they would come
         std::int64_t last = first;
         for (std::uint64_t n = 1; n < limit; ++n) {
-            copy.at_ns_ += copy.draw_gap();
+            copy.advance(copy.issued_ + 1);
             if (copy.next() > end) break;
             last = copy.next();
         }
@@ -5153,14 +5137,15 @@ public:
     // a fixed rate; 256 when neither tells; at most 4096), so a run that keeps to it allocates no
     // row while it runs (kept histograms are encoded into strings of their own, per interval); a
     // longer one grows the rows by doubling, never per request.
-    interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept)
-        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows), kept_(kept) {
+    // `curve`: under stages, the run's rate curve (each row's target comes from it); null: a steady rate.
+    interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept,
+                       const rate_curve* curve = nullptr)
+        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), curve_(curve), rows_(rows), kept_(kept) {
         double seconds = static_cast<double>(p.duration_ms() > 0 ? p.duration_ms() + p.drain_ms() : 0) / 1e3;
         if (seconds == 0 && p.rate() > 0)
             seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
         const double expected = seconds > 0 ? seconds * 1e9 / static_cast<double>(interval_ns_) + 2 : 256;
         rows_.reserve(static_cast<std::size_t>(std::min(expected, 4096.0)));
-        if (!p.stages().empty()) curve_.build(p.rate(), p.stages(), 1.0);  // each row's target from it
     }
 
     void add(interval_ring* ring) { rings_.push_back(ring); }
@@ -5240,8 +5225,8 @@ private:
             }
             r->tail.store(tail, std::memory_order_release);
         }
-        row.target = curve_.on() ? curve_.count_at(static_cast<double>(row.start_ns + row.duration_ns)) -
-                                       curve_.count_at(static_cast<double>(row.start_ns))
+        row.target = curve_ ? curve_->count_at(static_cast<double>(row.start_ns + row.duration_ns)) -
+                                  curve_->count_at(static_cast<double>(row.start_ns))
                                  : plan_.rate() * static_cast<double>(row.duration_ns) / 1e9;
         row.latency_count = response_.count();
         row.p50_ns = response_.value_at_percentile(50);
@@ -5267,7 +5252,7 @@ private:
 
     std::int64_t interval_ns_;
     const plan& plan_;
-    rate_curve curve_;  // under stages: the rows' targets come from it
+    const rate_curve* curve_;  // under stages: the rows' targets come from it
     std::vector<interval_stats>& rows_;
     std::vector<interval_histogram_set>& kept_;
     std::vector<interval_ring*> rings_;
@@ -5816,6 +5801,10 @@ private:
     bool settled();
     std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
+    // Under stages: the tally of the stage a request's intended time falls in.
+    stage_tally& tally_of(std::int64_t intended_ns) {
+        return (*s_.stage_tallies)[s_.curve->stage_at(intended_ns - start_ns_)];
+    }
     // Each request has bytes of its own (a target's, or a callback's), not the run's one request.
     bool own_bytes() const { return s_.table || s_.writer; }
     // Where the slot `q` (one of requests_) keeps what a request callback wrote.
@@ -5991,7 +5980,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
         if (schedule_.next() < c.freed_ns && idle_.empty()) ++stats_.connection_waits;
         intended = schedule_.next();
         schedule_.advance(issued_);
-        if (s_.stage_tallies) ++(*s_.stage_tallies)[s_.curve->stage_at(intended - start_ns_)].sent;
+        if (s_.stage_tallies) ++tally_of(intended).sent;
     }
     intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j) {
@@ -6034,7 +6023,7 @@ inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest
 
 inline void worker::end_failed(failure reason, const request_slot& q) {
     if (s_.records) s_.records->failed(q.target, reason);
-    if (s_.stage_tallies) ++(*s_.stage_tallies)[s_.curve->stage_at(q.intended_ns - start_ns_)].failed;
+    if (s_.stage_tallies) ++tally_of(q.intended_ns).failed;
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
     last_end_ns_ = now_ns();
@@ -6606,7 +6595,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         stats_.response_ns.record_clamped(now - q.intended_ns);
         stats_.schedule_lag_ns.record_clamped(q.start_ns - q.intended_ns);
         if (s_.stage_tallies) {
-            stage_tally& t = (*s_.stage_tallies)[s_.curve->stage_at(q.intended_ns - start_ns_)];
+            stage_tally& t = tally_of(q.intended_ns);
             ++t.completed;
             ++t.latency[target_buckets::of(now - q.intended_ns)];
         }
@@ -8374,7 +8363,9 @@ inline error run_plan(const plan& p, result& out) {
     std::vector<interval_stats> interval_rows;
     std::vector<interval_histogram_set> kept;
     std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
-    if (shared.interval_ns) rows.reset(new interval_collector(p, interval_rows, kept));
+    if (shared.interval_ns)
+        rows.reset(new interval_collector(p, interval_rows, kept,
+                                          shared.stages.curve.on() ? &shared.stages.curve : nullptr));
     for (std::uint32_t i = 0, first_connection = 0; i < t; ++i) {
         if (rows) {
             threads[i].intervals.reset(new interval_ring());

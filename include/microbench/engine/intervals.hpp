@@ -16,6 +16,7 @@
 #include "../stats/histogram.hpp"
 #include "../stats/histogram_codec.hpp"
 #include "plan.hpp"
+#include "rate_curve.hpp"
 #include "../stats/result.hpp"
 
 namespace microbench {
@@ -116,14 +117,15 @@ public:
     // a fixed rate; 256 when neither tells; at most 4096), so a run that keeps to it allocates no
     // row while it runs (kept histograms are encoded into strings of their own, per interval); a
     // longer one grows the rows by doubling, never per request.
-    interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept)
-        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), rows_(rows), kept_(kept) {
+    // `curve`: under stages, the run's rate curve (each row's target comes from it); null: a steady rate.
+    interval_collector(const plan& p, std::vector<interval_stats>& rows, std::vector<interval_histogram_set>& kept,
+                       const rate_curve* curve = nullptr)
+        : interval_ns_(p.effective_interval_ms() * 1'000'000), plan_(p), curve_(curve), rows_(rows), kept_(kept) {
         double seconds = static_cast<double>(p.duration_ms() > 0 ? p.duration_ms() + p.drain_ms() : 0) / 1e3;
         if (seconds == 0 && p.rate() > 0)
             seconds = static_cast<double>(p.requests()) / p.rate() + static_cast<double>(p.drain_ms()) / 1e3;
         const double expected = seconds > 0 ? seconds * 1e9 / static_cast<double>(interval_ns_) + 2 : 256;
         rows_.reserve(static_cast<std::size_t>(std::min(expected, 4096.0)));
-        if (!p.stages().empty()) curve_.build(p.rate(), p.stages(), 1.0);  // each row's target from it
     }
 
     void add(interval_ring* ring) { rings_.push_back(ring); }
@@ -203,8 +205,8 @@ private:
             }
             r->tail.store(tail, std::memory_order_release);
         }
-        row.target = curve_.on() ? curve_.count_at(static_cast<double>(row.start_ns + row.duration_ns)) -
-                                       curve_.count_at(static_cast<double>(row.start_ns))
+        row.target = curve_ ? curve_->count_at(static_cast<double>(row.start_ns + row.duration_ns)) -
+                                  curve_->count_at(static_cast<double>(row.start_ns))
                                  : plan_.rate() * static_cast<double>(row.duration_ns) / 1e9;
         row.latency_count = response_.count();
         row.p50_ns = response_.value_at_percentile(50);
@@ -230,7 +232,7 @@ private:
 
     std::int64_t interval_ns_;
     const plan& plan_;
-    rate_curve curve_;  // under stages: the rows' targets come from it
+    const rate_curve* curve_;  // under stages: the rows' targets come from it
     std::vector<interval_stats>& rows_;
     std::vector<interval_histogram_set>& kept_;
     std::vector<interval_ring*> rings_;

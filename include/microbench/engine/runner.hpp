@@ -308,7 +308,9 @@ inline error run_plan(const plan& p, result& out) {
     std::vector<interval_stats> interval_rows;
     std::vector<interval_histogram_set> kept;
     std::unique_ptr<interval_collector> rows;  // only when the plan asks for intervals
-    if (shared.interval_ns) rows.reset(new interval_collector(p, interval_rows, kept));
+    if (shared.interval_ns)
+        rows.reset(new interval_collector(p, interval_rows, kept,
+                                          shared.stages.curve.on() ? &shared.stages.curve : nullptr));
     for (std::uint32_t i = 0, first_connection = 0; i < t; ++i) {
         if (rows) {
             threads[i].intervals.reset(new interval_ring());

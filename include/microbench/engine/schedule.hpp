@@ -64,19 +64,13 @@ public:
             const auto n = static_cast<std::uint64_t>(std::ceil(left / gap_ns_));
             return n < limit ? n : limit;
         }
-        if (curve_) {
-            rate_schedule copy = *this;
-            std::uint64_t n = 0;
-            for (; n < limit && copy.next() < stop_ns; ++n) copy.advance(copy.issued_ + 1);
-            return n;
-        }
-        if (!poisson_) {
+        if (!poisson_ && !curve_) {
             auto n = static_cast<std::uint64_t>(static_cast<double>(stop_ns - 1 - next()) / gap_ns_) + 1;
             return n < limit ? n : limit;
         }
-        rate_schedule copy = *this;
+        rate_schedule copy = *this;  // Poisson, steady or staged: draw them as they would come
         std::uint64_t n = 0;
-        for (; n < limit && copy.next() < stop_ns; ++n) copy.at_ns_ += copy.draw_gap();
+        for (; n < limit && copy.next() < stop_ns; ++n) copy.advance(copy.issued_ + 1);
         return n;
     }
 
@@ -94,25 +88,15 @@ public:
             const double at = curve_->time_of(at_ + static_cast<double>(more) * gap_ns_, cursor);
             return at < 4e18 ? std::min(end, start_ns_ + static_cast<std::int64_t>(at)) : first;
         }
-        if (curve_) {  // Poisson under stages: draw them as they would come
-            rate_schedule copy = *this;
-            std::int64_t last = first;
-            for (std::uint64_t n = 1; n < limit; ++n) {
-                copy.advance(copy.issued_ + 1);
-                if (copy.next() > end) break;
-                last = copy.next();
-            }
-            return last;
-        }
-        if (!poisson_) {  // the next time plus whole gaps
+        if (!poisson_ && !curve_) {  // the next time plus whole gaps
             auto more = static_cast<std::uint64_t>(static_cast<double>(window_ns) / gap_ns_);
             more = std::min(more, limit - 1);
             return start_ns_ + static_cast<std::int64_t>(at_ns_ + static_cast<double>(more) * gap_ns_);
         }
-        rate_schedule copy = *this;
+        rate_schedule copy = *this;  // Poisson, steady or staged: draw them as they would come
         std::int64_t last = first;
         for (std::uint64_t n = 1; n < limit; ++n) {
-            copy.at_ns_ += copy.draw_gap();
+            copy.advance(copy.issued_ + 1);
             if (copy.next() > end) break;
             last = copy.next();
         }

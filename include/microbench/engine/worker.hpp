@@ -119,6 +119,10 @@ private:
     bool settled();
     std::int64_t arrival_time(std::int64_t stamped_realtime_ns, std::int64_t now) const;
     bool cancelled() const { return s_.cancel && s_.cancel->cancelled(); }
+    // Under stages: the tally of the stage a request's intended time falls in.
+    stage_tally& tally_of(std::int64_t intended_ns) {
+        return (*s_.stage_tallies)[s_.curve->stage_at(intended_ns - start_ns_)];
+    }
     // Each request has bytes of its own (a target's, or a callback's), not the run's one request.
     bool own_bytes() const { return s_.table || s_.writer; }
     // Where the slot `q` (one of requests_) keeps what a request callback wrote.
@@ -294,7 +298,7 @@ inline void worker::issue(std::uint32_t ci, std::int64_t now) {
         if (schedule_.next() < c.freed_ns && idle_.empty()) ++stats_.connection_waits;
         intended = schedule_.next();
         schedule_.advance(issued_);
-        if (s_.stage_tallies) ++(*s_.stage_tallies)[s_.curve->stage_at(intended - start_ns_)].sent;
+        if (s_.stage_tallies) ++tally_of(intended).sent;
     }
     intervals_.sent(start, k);
     for (std::uint32_t j = 0; j < k; ++j) {
@@ -337,7 +341,7 @@ inline void worker::fail_in_flight(std::uint32_t ci, failure first, failure rest
 
 inline void worker::end_failed(failure reason, const request_slot& q) {
     if (s_.records) s_.records->failed(q.target, reason);
-    if (s_.stage_tallies) ++(*s_.stage_tallies)[s_.curve->stage_at(q.intended_ns - start_ns_)].failed;
+    if (s_.stage_tallies) ++tally_of(q.intended_ns).failed;
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
     last_end_ns_ = now_ns();

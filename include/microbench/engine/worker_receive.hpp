@@ -193,7 +193,7 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
         stats_.response_ns.record_clamped(now - q.intended_ns);
         stats_.schedule_lag_ns.record_clamped(q.start_ns - q.intended_ns);
         if (s_.stage_tallies) {
-            stage_tally& t = (*s_.stage_tallies)[s_.curve->stage_at(q.intended_ns - start_ns_)];
+            stage_tally& t = tally_of(q.intended_ns);
             ++t.completed;
             ++t.latency[target_buckets::of(now - q.intended_ns)];
         }
