@@ -200,7 +200,8 @@ TEST_CASE("stages: a run against the reference server: each stage's requests, th
     CHECK(static_cast<double>(sent + r.schedule_missed) == doctest::Approx(1010).epsilon(0.003));
     CHECK(r.rate_target == doctest::Approx(1010 / 1.2));
     CHECK(r.elapsed_ns >= 1'200'000'000);  // the run lasts the stages, though its last request is due before
-    if (!emulated() && r.schedule_missed == 0) CHECK(r.requests_per_second() == doctest::Approx(r.rate_target).epsilon(0.05));
+    // Achieved never above the target: the requests are the curve's area (to within one), over at least its length.
+    CHECK(r.requests_per_second() <= r.rate_target * (1 + 1.0 / 1010));
     double targets = 0;
     for (const microbench::interval_stats& row : r.intervals) targets += row.target;
     CHECK(targets == doctest::Approx(1010).epsilon(0.003));
