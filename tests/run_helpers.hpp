@@ -1,7 +1,7 @@
-// tests/run_helpers.hpp — small helpers the engine's tests share: the reference server's URL for
-// a path, a run that must start and whose accounting must add up, whether the tests run under
-// an emulator, and the fixed-rate schedules a plan gives its workers (what the code decides,
-// checked without timing anything).
+// tests/run_helpers.hpp — small helpers the tests share: the reference server's URL for a path,
+// a run that must start and whose accounting must add up, how often a text occurs in a report,
+// whether the tests run under an emulator, and the fixed-rate schedules a plan gives its workers
+// (what the code decides, checked without timing anything).
 #pragma once
 
 #include <doctest/doctest.h>
@@ -24,6 +24,13 @@ inline microbench::result run_ok(const microbench::plan& p) {
     REQUIRE_MESSAGE(!e, std::string(e.message()));
     CHECK(r.requests_ended == r.requests_completed + r.requests_failed);
     return r;
+}
+
+// How many times `what` occurs in `text`, not overlapping.
+inline std::size_t count_of(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+    return n;
 }
 
 // A cross build's tests run under qemu-user (MICROBENCH_EMULATED is set by tests/CMakeLists.txt):

@@ -81,6 +81,7 @@ public:
         ::close(listen_fd_);
     }
 
+    std::uint16_t port() const { return port_; }
     std::string url(const char* path = "/") const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
     std::atomic<int> connections{0};
     std::atomic<int> requests{0};

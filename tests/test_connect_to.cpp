@@ -29,11 +29,6 @@ void note_host(scripted_server::context& c) {
     }
 }
 
-std::uint16_t port_of(const scripted_server& s) {
-    const std::string u = s.url("/");
-    return static_cast<std::uint16_t>(std::stoi(u.substr(u.rfind(':') + 1)));
-}
-
 }  // namespace
 
 TEST_CASE("connect-to: curl's rules, each part given or empty, IPv6 in brackets") {
@@ -81,7 +76,7 @@ TEST_CASE("connect-to: curl's rules, each part given or empty, IPv6 in brackets"
 
 TEST_CASE("connect-to: a name that does not resolve is reached at 127.0.0.1, and its Host header still names it") {
     scripted_server server(note_host);
-    const std::string port = std::to_string(port_of(server));
+    const std::string port = std::to_string(server.port());
     mb::plan p;
     // Nothing resolves "microbench.invalid": only the rule takes the run anywhere.
     p.url("http://microbench.invalid:81/x").requests(20).concurrency(2).keep_alive(true);

@@ -20,7 +20,7 @@ bool same(const histogram& a, const histogram& b) {
     return true;
 }
 
-histogram sample() {
+histogram sample_histogram() {
     histogram h;
     std::mt19937_64 rng(1);
     std::lognormal_distribution<double> d(10.0, 1.5);
@@ -31,7 +31,7 @@ histogram sample() {
 }  // namespace
 
 TEST_CASE("encode then decode gives back the same histogram") {
-    histogram h = sample();
+    histogram h = sample_histogram();
     std::string bytes;
     encode_histogram(h, bytes);
     std::size_t nonzero = 0;
@@ -72,7 +72,7 @@ TEST_CASE("the v1 layout, byte by byte") {
 
 TEST_CASE("every truncation is an error, never a crash") {
     std::string bytes;
-    encode_histogram(sample(), bytes);
+    encode_histogram(sample_histogram(), bytes);
     for (std::size_t len = 0; len < bytes.size(); ++len) {
         CAPTURE(len);
         histogram out;
@@ -84,7 +84,7 @@ TEST_CASE("every truncation is an error, never a crash") {
 
 TEST_CASE("flipped bytes are caught or decode to a consistent histogram") {
     std::string good;
-    encode_histogram(sample(), good);
+    encode_histogram(sample_histogram(), good);
     std::mt19937 rng(5);
     int caught = 0;
     for (int trial = 0; trial < 2000; ++trial) {
@@ -111,7 +111,7 @@ TEST_CASE("named decoding errors") {
     CHECK(decode_histogram("MB", out).code == errc::histogram_encoding_truncated);
     CHECK(decode_histogram(std::string("MBH\x02", 4), out).code == errc::histogram_encoding_bad_version);
     std::string bytes;
-    encode_histogram(sample(), bytes);
+    encode_histogram(sample_histogram(), bytes);
     CHECK(decode_histogram(bytes + '\0', out).code == errc::histogram_encoding_corrupt);
     // count field that disagrees with the counters
     histogram h({1, 1000, 1});

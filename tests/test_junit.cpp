@@ -6,16 +6,11 @@
 #include <vector>
 
 #include "microbench.hpp"
+#include "run_helpers.hpp"
 
 using namespace microbench;
 
 namespace {
-
-std::size_t count_of(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
-    return n;
-}
 
 result answered(std::uint64_t n, std::uint64_t check_failures) {
     result r;

@@ -12,16 +12,11 @@
 #include <vector>
 
 #include "microbench.hpp"
+#include "run_helpers.hpp"
 
 using namespace microbench;
 
 namespace {
-
-std::size_t count_of(const std::string& text, const std::string& what) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
-    return n;
-}
 
 // A fixed-rate run with intervals and a check, against the reference server: every part of the
 // JSON is present. Its rows of 50 ms stay apart only while the calling thread keeps up, so the

@@ -21,11 +21,11 @@ namespace mb = microbench;
 
 namespace {
 
-std::mutex seen_mutex;
+std::mutex lines_mutex;
 std::map<std::string, int> seen;  // request lines the server answered, each counted
 
-std::map<std::string, int> take_seen() {
-    std::lock_guard<std::mutex> lock(seen_mutex);
+std::map<std::string, int> take_lines() {
+    std::lock_guard<std::mutex> lock(lines_mutex);
     std::map<std::string, int> out;
     out.swap(seen);
     return out;
@@ -38,7 +38,7 @@ bool answer_once(scripted_server::context& c) {
     const std::size_t from = line.find(' ') + 1;
     const std::string path = line.substr(from, line.find(' ', from) - from);
     {
-        std::lock_guard<std::mutex> lock(seen_mutex);
+        std::lock_guard<std::mutex> lock(lines_mutex);
         ++seen[line];
     }
     const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(path.size()) + "\r\n\r\n";
@@ -88,7 +88,7 @@ std::string host_of(const scripted_server& s) {
 TEST_CASE("request callback: each request is the one it wrote, its index unique, counted exactly on the server") {
     scripted_server server(answer_all);
     for (std::uint32_t pipeline : {1u, 3u}) {
-        take_seen();
+        take_lines();
         writer_state w;
         w.host = host_of(server);
         mb::plan p;
@@ -102,7 +102,7 @@ TEST_CASE("request callback: each request is the one it wrote, its index unique,
         CHECK(w.indices.size() == 600);
         CHECK(w.indices.count(UINT64_MAX) == 0);  // none handed out twice
         CHECK_FALSE(w.prepared_seen_wrong);
-        const std::map<std::string, int> got = take_seen();
+        const std::map<std::string, int> got = take_lines();
         CHECK(got.size() == 600);
         for (std::uint64_t i : w.indices) {
             const auto it = got.find("GET /w/" + std::to_string(i) + " HTTP/1.1");
@@ -140,7 +140,7 @@ TEST_CASE("request callback: a worker it stopped still ends the run at the durat
 
 TEST_CASE("request callback: writing nothing stops its worker, and what is in flight still ends") {
     scripted_server server(answer_all);
-    take_seen();
+    take_lines();
     writer_state w;
     w.host = host_of(server);
     w.stop_after = 250;
@@ -156,14 +156,14 @@ TEST_CASE("request callback: writing nothing stops its worker, and what is in fl
     CHECK(r.request_fn_faults == 0);
     CHECK(r.elapsed_ns < 20'000'000'000LL);  // ended by the callback, not by the 30 s bound
     std::size_t answered = 0;
-    for (const auto& line : take_seen()) answered += static_cast<std::size_t>(line.second);
+    for (const auto& line : take_lines()) answered += static_cast<std::size_t>(line.second);
     CHECK(answered == 250);
 }
 
 TEST_CASE("request callback: a length above the room, or a target outside the targets, is counted and stops its worker") {
     scripted_server server(answer_all);
     for (int fault = 0; fault < 2; ++fault) {
-        take_seen();
+        take_lines();
         writer_state w;
         w.host = host_of(server);
         w.overflow = fault == 0;
@@ -176,7 +176,7 @@ TEST_CASE("request callback: a length above the room, or a target outside the ta
         REQUIRE(!mb::run(p, r));
         CHECK_MESSAGE(r.request_fn_faults == 2, "fault ", fault);  // each worker's first call
         CHECK(r.requests_ended == 0);
-        CHECK(take_seen().empty());
+        CHECK(take_lines().empty());
         // Saved, read back and said in the notes.
         const std::string json = mb::result_json(p, r, {50});
         CHECK(json.find("\"request_fn_faults\":2,") != std::string::npos);
@@ -191,7 +191,7 @@ TEST_CASE("request callback: a length above the room, or a target outside the ta
 
 TEST_CASE("request callback: the target it leaves is the one checks and the breakdown count") {
     scripted_server server(answer_all);
-    take_seen();
+    take_lines();
     writer_state w;
     w.host = host_of(server);
     w.target = 1;
@@ -222,7 +222,7 @@ TEST_CASE("request callback: the target it leaves is the one checks and the brea
     CHECK(r.by_target.verdict[0].outcome == mb::n_outcome::unsent);  // 0..3: nothing counted under them
     CHECK(r.by_target.verdict[1].outcome == mb::n_outcome::wrong);
     CHECK(r.by_target.verdict[1].from == 4);
-    take_seen();
+    take_lines();
 }
 
 TEST_CASE("request callback: a resend sends the same bytes, and the method written decides a resend and a HEAD's body") {
@@ -232,7 +232,7 @@ TEST_CASE("request callback: a resend sends the same bytes, and the method writt
         for (int k = 0; k < 3 && c.read_request(); ++k) answer_once(c);
     });
     for (const char* method : {"GET", "POST"}) {
-        take_seen();
+        take_lines();
         writer_state w;
         w.host = host_of(server);
         w.method = method;
@@ -241,7 +241,7 @@ TEST_CASE("request callback: a resend sends the same bytes, and the method writt
         mb::result r;
         REQUIRE(!mb::run(p, r));
         CHECK(w.calls.load() == 60);
-        const std::map<std::string, int> got = take_seen();
+        const std::map<std::string, int> got = take_lines();
         for (const auto& line : got) CHECK_MESSAGE(line.second == 1, line.first);  // none answered twice
         if (std::strcmp(method, "GET") == 0) {
             CHECK(r.retries > 0);
@@ -256,7 +256,7 @@ TEST_CASE("request callback: a resend sends the same bytes, and the method writt
 
     // A HEAD the callback writes (the plan's method is GET): its response has a length but no body.
     scripted_server heads(answer_all);
-    take_seen();
+    take_lines();
     writer_state w;
     w.host = host_of(heads);
     w.method = "HEAD";
@@ -266,7 +266,7 @@ TEST_CASE("request callback: a resend sends the same bytes, and the method writt
     REQUIRE(!mb::run(p, r));
     CHECK(r.requests_completed == 40);
     CHECK(r.body_bytes == 0);
-    CHECK(take_seen().size() == 40);
+    CHECK(take_lines().size() == 40);
 }
 
 TEST_CASE("request callback: its room is bounded") {

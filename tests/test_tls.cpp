@@ -46,11 +46,6 @@ bool read_client_hello(scripted_server::context& c) {
     return true;
 }
 
-std::uint16_t port_of(const scripted_server& s) {
-    const std::string u = s.url();
-    return static_cast<std::uint16_t>(std::stoi(u.substr(u.rfind(':') + 1)));
-}
-
 // nginx serving `cert`: the self-signed one has its own key, the others the server's.
 nginx_process tls_nginx(const tls_files& f, const std::string& cert = "server.pem", const std::string& extra = "") {
     const char* key = cert == "self.pem" ? "self.key" : "server.key";
@@ -271,7 +266,7 @@ TEST_CASE("https against servers that break the handshake: `tls` failures with r
         CAPTURE(sc.name);
         scripted_server s(sc.script);
         plan p;
-        p.url(https_url(port_of(s))).requests(6).concurrency(3).connect_timeout_ms(300);
+        p.url(https_url(s.port())).requests(6).concurrency(3).connect_timeout_ms(300);
         auto t0 = std::chrono::steady_clock::now();
         result r = run_ok(p);
         double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

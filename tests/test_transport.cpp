@@ -24,7 +24,7 @@ using namespace microbench;
 
 namespace {
 
-const std::string ok_response = "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n3628800";
+const std::string ok_reply = "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n3628800";
 
 // The toy handshake: the client sends `hello` bytes of 'C', the server answers `reply` bytes of 'S'.
 struct toy {
@@ -147,7 +147,7 @@ bool server_handshake(scripted_server::context& c, std::size_t hello, std::size_
 }
 
 void serve_forever(scripted_server::context& c) {
-    while (c.read_request()) c.send(ok_response);
+    while (c.read_request()) c.send(ok_reply);
 }
 
 result run_counted(const plan& p, toy& t) {
@@ -275,7 +275,7 @@ TEST_CASE("transport: keep-alive closes are resent, early answers seen, as over 
     SUBCASE("the server closes a keep-alive connection after 3 responses") {
         scripted_server s([](scripted_server::context& c) {
             if (!server_handshake(c, 1, 1)) return;
-            for (int i = 0; i < 3 && c.read_request(); ++i) c.send(ok_response);
+            for (int i = 0; i < 3 && c.read_request(); ++i) c.send(ok_reply);
         });
         toy t;
         t.io_chunk = 5;
@@ -376,7 +376,7 @@ void count_paths_after_handshake(scripted_server::context& c) {
             std::lock_guard<std::mutex> lock(transport_paths_mutex);
             ++transport_paths[c.head.substr(from, c.head.find(' ', from) - from)];
         }
-        c.send(ok_response);
+        c.send(ok_reply);
     }
 }
 }  // namespace
@@ -433,10 +433,10 @@ TEST_CASE("transport: with pending(), bytes beyond a batch are seen and the conn
     // a time, so the unasked one stays in the socket where only pending() sees it.
     scripted_server s([](scripted_server::context& c) {
         if (!server_handshake(c, 1, 1)) return;
-        while (c.read_request()) c.send(ok_response + "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nxtra");
+        while (c.read_request()) c.send(ok_reply + "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nxtra");
     });
     toy t;
-    t.io_chunk = ok_response.size();
+    t.io_chunk = ok_reply.size();
     t.with_pending = true;
     plan p;
     p.url(s.url("/")).requests(20).concurrency(1).transport(t.table());
