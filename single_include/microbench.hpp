@@ -9825,12 +9825,11 @@ struct hlog_interval {
 class hlog_reader {
 public:
     explicit hlog_reader(std::string text) : text_(std::move(text)) {
-        const std::string_view t = text_;
-        if (t.size() >= 2 && static_cast<unsigned char>(t[0]) == 0xff && static_cast<unsigned char>(t[1]) == 0xfe) {
-            narrow_utf16(t.substr(2));
-        } else if (t.size() >= 2 && t[0] != 0 && t[1] == 0) {
-            narrow_utf16(t);
-        } else if (t.substr(0, 3) == "\xef\xbb\xbf") {
+        if (text_.compare(0, 2, "\xff\xfe") == 0) {
+            narrow_utf16(std::string_view(text_).substr(2));
+        } else if (text_.find('\0') == 1) {  // UTF-16LE without a mark: ASCII, then the first NUL
+            narrow_utf16(text_);
+        } else if (text_.compare(0, 3, "\xef\xbb\xbf") == 0) {
             pos_ = 3;
         }
     }
@@ -9940,35 +9939,46 @@ struct hlog_tag_total {
 // At most this many tags in the logs given to add_hlog_totals.
 constexpr std::size_t hlog_max_tags = 256;
 
+namespace detail {
+
+// Adds `row` to its tag's total in `totals` (a new tag is appended). False, with why in `message`
+// ("line N: …", N being `line`), when it would make more than hlog_max_tags tags or its histogram
+// cannot be merged; else its tag's index in `index`.
+inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::vector<hlog_tag_total>& totals,
+                         std::size_t& index, std::string& message) {
+    index = 0;
+    while (index < totals.size() && totals[index].tag != row.tag) ++index;
+    if (index == totals.size() && totals.size() == hlog_max_tags) {
+        message = "line " + std::to_string(line) + ": more than " + std::to_string(hlog_max_tags) + " tags";
+        return false;
+    }
+    if (index == totals.size()) {
+        histogram_config widest = row.values.config();
+        widest.highest_trackable_value = INT64_MAX;
+        totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, histogram(widest)});
+    }
+    hlog_tag_total& t = totals[index];
+    if (t.values.merge(row.values)) {  // nothing is above INT64_MAX: a histogram this cannot merge
+        message = "line " + std::to_string(line) + ": the histogram cannot be merged";
+        return false;
+    }
+    ++t.intervals;
+    t.first_start_s = std::min(t.first_start_s, row.start_s);
+    t.last_end_s = std::max(t.last_end_s, row.start_s + row.length_s);
+    return true;
+}
+
+}  // namespace detail
+
 // Adds every row of the log `text` to `totals`, by tag (a new tag is appended). False, with the
 // line and why in `message` ("line N: …"), when a line cannot be read or would make more than
 // hlog_max_tags tags; the rows before it stay added.
 inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& totals, std::string& message) {
     hlog_reader reader(std::move(text));
     hlog_interval row;
-    while (reader.next(row)) {
-        hlog_tag_total* t = nullptr;
-        for (hlog_tag_total& each : totals)
-            if (each.tag == row.tag) t = &each;
-        if (!t && totals.size() == hlog_max_tags) {
-            message = "line " + std::to_string(reader.line_number()) + ": more than " +
-                      std::to_string(hlog_max_tags) + " tags";
-            return false;
-        }
-        if (!t) {
-            histogram_config widest = row.values.config();
-            widest.highest_trackable_value = INT64_MAX;
-            totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, histogram(widest)});
-            t = &totals.back();
-        }
-        if (t->values.merge(row.values)) {  // nothing is above INT64_MAX: a histogram this cannot merge
-            message = "line " + std::to_string(reader.line_number()) + ": the histogram cannot be merged";
-            return false;
-        }
-        ++t->intervals;
-        if (row.start_s < t->first_start_s) t->first_start_s = row.start_s;
-        if (row.start_s + row.length_s > t->last_end_s) t->last_end_s = row.start_s + row.length_s;
-    }
+    std::size_t index = 0;
+    while (reader.next(row))
+        if (!detail::add_hlog_row(row, reader.line_number(), totals, index, message)) return false;
     message = reader.message();
     return message.empty();
 }
@@ -10253,6 +10263,9 @@ struct report_run {
     std::string scenario;  // "" for a single workload; a suite's scenario name
     run_description config;
     result r;
+    // 0 for a run's result; for an HdrHistogram interval log's tag (report_hlog_runs.hpp), the
+    // rows merged: only its values (as total_ns), their count and the time they span are known.
+    std::size_t log_rows = 0;
 };
 
 namespace detail {
@@ -10884,6 +10897,91 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
 
 }  // namespace microbench
 // ---- end include/microbench/report/report_merge.hpp ----
+// ---- begin include/microbench/report/report_hlog_runs.hpp ----
+// microbench/report/report_hlog_runs.hpp — HdrHistogram interval logs (report_hlog.hpp) as the
+// HTML report's runs (report_read.hpp): a tag is a run, its rows merged exactly as its values
+// (drawn as the total time), their count as its requests and the time from its first row's start
+// to its last row's end as its elapsed time; each row, in time order, is an interval row (its
+// count per second and its p50, p90, p99 and max). A log knows nothing else of a run — failures,
+// bytes, connections — so report_run::log_rows marks such runs and the report shows only what
+// the log holds.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+namespace microbench {
+
+// A tag's merged values as a run in section `scenario`, labelled by its tag ("(none)" for rows
+// without one); `source` is what the report's key says it is ("Tag=response in a.hlog").
+inline report_run hlog_tag_run(const hlog_tag_total& t, const std::string& scenario, const std::string& source) {
+    report_run run;
+    run.label = t.tag.empty() ? "(none)" : t.tag;
+    run.scenario = scenario;
+    run.config.method.clear();
+    run.config.url = source;
+    run.log_rows = t.intervals;
+    result& r = run.r;
+    r.total_ns = t.values;
+    r.requests_ended = r.requests_completed = t.values.count();
+    r.elapsed_ns = std::llround(std::max(0.0, t.last_end_s - t.first_start_s) * 1e9);
+    return run;
+}
+
+// What the report's key says of tag `tag` of the log `file`: "Tag=response in a.hlog", "rows without
+// a tag in a.hlog".
+inline std::string hlog_source(const std::string& tag, const std::string& file) {
+    return (tag.empty() ? std::string("rows without a tag") : "Tag=" + tag) + " in " + file;
+}
+
+// Appends the log `text` (named `file`) to `runs`: a run per tag, in the order the tags first
+// appear, in section `scenario`, each with its rows as interval rows. False, with the line and why
+// in `message` ("line N: …"), when a line cannot be read or there are more than hlog_max_tags tags;
+// then nothing is appended.
+inline bool add_hlog_runs(std::string text, const std::string& file, const std::string& scenario,
+                          std::vector<report_run>& runs, std::string& message) {
+    hlog_reader reader(std::move(text));
+    hlog_interval row;
+    std::vector<hlog_tag_total> totals;
+    std::vector<std::vector<std::pair<double, interval_stats>>> rows;  // per tag: each row's start (s) and figures
+    std::size_t index = 0;
+    while (reader.next(row)) {
+        if (!detail::add_hlog_row(row, reader.line_number(), totals, index, message)) return false;
+        if (index == rows.size()) rows.emplace_back();
+        const histogram& h = row.values;
+        interval_stats s{};
+        s.duration_ns = std::llround(std::max(0.0, row.length_s) * 1e9);
+        s.sent = s.ended = s.completed = s.latency_count = h.count();
+        if (!h.empty()) {
+            s.p50_ns = h.value_at_percentile(50);
+            s.p90_ns = h.value_at_percentile(90);
+            s.p99_ns = h.value_at_percentile(99);
+            s.max_ns = h.max();
+        }
+        rows[index].emplace_back(row.start_s, s);
+    }
+    message = reader.message();
+    if (!message.empty()) return false;
+    for (std::size_t i = 0; i < totals.size(); ++i) {
+        report_run run = hlog_tag_run(totals[i], scenario, hlog_source(totals[i].tag, file));
+        std::vector<std::pair<double, interval_stats>>& own = rows[i];
+        std::stable_sort(own.begin(), own.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        run.r.intervals.reserve(own.size());
+        for (auto& [start_s, s] : own) {
+            s.start_ns = std::llround((start_s - totals[i].first_start_s) * 1e9);
+            run.r.intervals.push_back(s);
+        }
+        runs.push_back(std::move(run));
+    }
+    return true;
+}
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_hlog_runs.hpp ----
 // ---- begin include/microbench/report/svg_chart.hpp ----
 // microbench/report/svg_chart.hpp — line charts as inline SVG, for the HTML report: a linear or a
 // percentile x axis (HdrHistogram's plot: x = log10(1/(1-p)), so 90 %, 99 %, 99.9 % … are evenly
@@ -11388,16 +11486,15 @@ inline void append_html_targets(const std::vector<const report_run*>& runs, std:
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/report/report_html_targets.hpp ----
-// ---- begin include/microbench/report/report_html.hpp ----
-// microbench/report/report_html.hpp — the HTML report: one self-contained file (inline CSS and
-// SVG; no script, font, image or link to fetch) drawing one or more runs. Runs of the same
-// scenario share a section: latency by percentile overlaid (total large; connect, waiting and
-// processing small), the open model's response time and schedule lag, throughput and response
-// time over time from the interval rows, then tables — ab's summary, latency, failures by reason,
-// status codes, checks and the configuration — and each run's targets when it kept them
-// (report_html_targets.hpp). Readable on a phone and in print.
+// ---- begin include/microbench/report/report_html_tables.hpp ----
+// microbench/report/report_html_tables.hpp — the HTML report's tables (report_html.hpp draws the
+// charts around them): a column per run, a row per figure. A section of runs has ab's summary,
+// total time by percentile, failures by reason, status codes, checks, the open model, TLS and the
+// configuration; a section of interval logs' tags (report_hlog_runs.hpp) only what a log holds:
+// the values' count, span and rate, and their percentiles.
 
 #include <algorithm>
+#include <cstdint>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -11412,36 +11509,6 @@ struct html_options {
 };
 
 namespace detail {
-
-constexpr const char* html_style =
-    "*{box-sizing:border-box}"
-    "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#fff}"
-    "main{max-width:1120px;margin:0 auto;padding:12px 16px 32px}"
-    "h1{font-size:1.5em;margin:.4em 0 .2em;overflow-wrap:anywhere}"
-    "h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}"
-    "h3{font-size:1em;margin:1em 0 .3em}p{margin:.3em 0}"
-    ".meta{color:#555;font-size:.9em}"
-    ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:12px 20px}"
-    ".small{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,330px),1fr));gap:8px 14px}"
-    "figure{margin:0;min-width:0}figcaption{font-weight:600;font-size:.95em;margin:.2em 0}"
-    "svg.chart{display:block;width:100%;height:auto;overflow:hidden}"
-    "svg .grid{stroke:#e3e3e3;stroke-width:1}svg .axis{stroke:#555;fill:none;stroke-width:1}"
-    "svg .tick{fill:#444}svg .tick.y{text-anchor:end}svg .tick.x{text-anchor:middle}"
-    "svg .label{fill:#222;text-anchor:middle}svg .line{fill:none;stroke-width:2}"
-    "svg .line.secondary{stroke-width:1.3}svg .legend text{fill:#222}"
-    "details{font-size:.85em;margin:.2em 0 .6em}summary{cursor:pointer;color:#0b5394}"
-    ".scroll{overflow-x:auto;max-width:100%}"
-    "table{border-collapse:collapse;margin:.3em 0 1em;font-variant-numeric:tabular-nums;width:100%}"
-    "th,td{padding:3px 0 3px 10px;text-align:right;vertical-align:top;border-bottom:1px solid #eee}"
-    "th[scope=row]{padding-left:0}"
-    "th[scope=row],thead th:first-child{text-align:left;font-weight:500}"
-    ".tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,320px),1fr));gap:0 28px}"
-    ".text{overflow-wrap:anywhere;text-align:left}"
-    ".key{list-style:none;padding:0;margin:.4em 0}"
-    ".swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.4em}"
-    "@media (max-width:480px){body{font-size:14px}main{padding:8px 10px 24px}table{font-size:.9em}}"
-    "@media print{main{max-width:none;padding:0}figure,table{break-inside:avoid}summary{display:none}"
-    "body{font-size:11pt}}";
 
 inline std::string utc_text(std::int64_t unix_ms) {
     time_t seconds = static_cast<time_t>(unix_ms / 1000);
@@ -11462,7 +11529,7 @@ enum class run_figure : std::uint8_t {
     url, method, requests, duration, concurrency, threads, keep_alive_on, pipeline, timeout, length_check,
     started, interrupted,
     tls_protocol, tls_temp_key, tls_server_name, tls_handshakes, tls_resumed, tls_handshake_failures, tls_handshake_p50,
-    tls_handshake_p99, tls_handshake_max,
+    tls_handshake_p99, tls_handshake_max, log_rows,
 };
 
 // Appends one cell's figure: numbers as the JSON rounds them, text escaped.
@@ -11554,6 +11621,7 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
                                               : ms(static_cast<double>(r.tls_handshake_ns.value_at_percentile(99)));
         case run_figure::tls_handshake_max:
             return r.tls_handshake_ns.empty() ? text("-") : ms(static_cast<double>(r.tls_handshake_ns.max()));
+        case run_figure::log_rows: return count(x.log_rows);
     }
 }
 
@@ -11596,8 +11664,32 @@ void append_table(const char* caption, const table_row (&rows)[n], const std::ve
     out += "</tbody></table></div>\n";
 }
 
+// True when a run in `runs` is an interval log's tag: the section shows only what a log holds.
+inline bool any_log(const std::vector<const report_run*>& runs) {
+    return std::any_of(runs.begin(), runs.end(), [](const report_run* run) { return run->log_rows > 0; });
+}
+
+// The tables of a section of interval logs' tags: the values' count and span, and their percentiles.
+inline void append_log_tables(const std::vector<const report_run*>& runs, const html_options& o, std::string& out) {
+    using f = run_figure;
+    static constexpr table_row log[] = {{"values", f::ended},
+                                        {"rows merged", f::log_rows},
+                                        {"seconds (first row's start to last row's end)", f::seconds},
+                                        {"values per second", f::rps},
+                                        {"source", f::url}};
+    out += "<div class=\"tables\">\n";
+    append_table("Interval log", log, runs, out);
+    append_table_head("Values (ms), every row merged exactly", runs, out);
+    append_table_row("min", f::total_min, 0, runs, out);
+    append_table_row("mean", f::total_mean, 0, runs, out);
+    for (double p : o.percentiles) append_table_row(percentile_name(p).c_str(), f::total_percentile, p, runs, out);
+    append_table_row("max", f::total_max, 0, runs, out);
+    out += "</tbody></table></div>\n</div>\n";
+}
+
 inline void append_run_tables(const std::vector<const report_run*>& runs, const html_options& o, std::string& out) {
     using f = run_figure;
+    if (any_log(runs)) return append_log_tables(runs, o, out);
     bool checked = false, open = false, tls = false;
     for (const report_run* run : runs) {
         checked = checked || !run->config.checks.empty();
@@ -11658,6 +11750,60 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     out += "</div>\n";
 }
 
+}  // namespace detail
+
+}  // namespace microbench
+// ---- end include/microbench/report/report_html_tables.hpp ----
+// ---- begin include/microbench/report/report_html.hpp ----
+// microbench/report/report_html.hpp — the HTML report: one self-contained file (inline CSS and
+// SVG; no script, font, image or link to fetch) drawing one or more runs. Runs of the same
+// scenario share a section: latency by percentile overlaid (total large; connect, waiting and
+// processing small), the open model's response time and schedule lag, throughput and response
+// time over time from the interval rows, then the tables (report_html_tables.hpp) and each run's
+// targets when it kept them (report_html_targets.hpp). A section of interval logs' tags has their
+// values by percentile and over time, and their tables. Readable on a phone and in print.
+
+#include <algorithm>
+#include <ctime>
+#include <string>
+#include <vector>
+
+
+namespace microbench {
+
+namespace detail {
+
+constexpr const char* html_style =
+    "*{box-sizing:border-box}"
+    "body{margin:0;font:15px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#fff}"
+    "main{max-width:1120px;margin:0 auto;padding:12px 16px 32px}"
+    "h1{font-size:1.5em;margin:.4em 0 .2em;overflow-wrap:anywhere}"
+    "h2{font-size:1.25em;margin:1.6em 0 .4em;border-bottom:1px solid #ccc}"
+    "h3{font-size:1em;margin:1em 0 .3em}p{margin:.3em 0}"
+    ".meta{color:#555;font-size:.9em}"
+    ".charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));gap:12px 20px}"
+    ".small{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,330px),1fr));gap:8px 14px}"
+    "figure{margin:0;min-width:0}figcaption{font-weight:600;font-size:.95em;margin:.2em 0}"
+    "svg.chart{display:block;width:100%;height:auto;overflow:hidden}"
+    "svg .grid{stroke:#e3e3e3;stroke-width:1}svg .axis{stroke:#555;fill:none;stroke-width:1}"
+    "svg .tick{fill:#444}svg .tick.y{text-anchor:end}svg .tick.x{text-anchor:middle}"
+    "svg .label{fill:#222;text-anchor:middle}svg .line{fill:none;stroke-width:2}"
+    "svg .line.secondary{stroke-width:1.3}svg .legend text{fill:#222}"
+    "details{font-size:.85em;margin:.2em 0 .6em}summary{cursor:pointer;color:#0b5394}"
+    ".scroll{overflow-x:auto;max-width:100%}"
+    "table{border-collapse:collapse;margin:.3em 0 1em;font-variant-numeric:tabular-nums;width:100%}"
+    "th,td{padding:3px 0 3px 10px;text-align:right;vertical-align:top;border-bottom:1px solid #eee}"
+    "th[scope=row]{padding-left:0}"
+    "th[scope=row],thead th:first-child{text-align:left;font-weight:500}"
+    ".tables{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,320px),1fr));gap:0 28px}"
+    ".text{overflow-wrap:anywhere;text-align:left}"
+    ".key{list-style:none;padding:0;margin:.4em 0}"
+    ".swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.4em}"
+    "@media (max-width:480px){body{font-size:14px}main{padding:8px 10px 24px}table{font-size:.9em}}"
+    "@media print{main{max-width:none;padding:0}figure,table{break-inside:avoid}summary{display:none}"
+    "body{font-size:11pt}}";
+
+
 inline const histogram& total_of(const result& r) { return r.total_ns; }
 inline const histogram& connect_of(const result& r) { return r.connect_ns; }
 inline const histogram& waiting_of(const result& r) { return r.waiting_ns; }
@@ -11673,7 +11819,9 @@ inline void append_section(const std::vector<const report_run*>& runs, const std
     append_html_escaped(out, name.empty() ? std::string("Results") : name);
     out += "</h2>\n<div class=\"charts\">\n";
     const std::string prefix = name.empty() ? "" : name + ": ";
-    append_percentile_figure(runs, styles, total_of, id + "-total", prefix + "total time by percentile", o.percentiles,
+    const bool logs = any_log(runs);  // a log's values are whatever its tag measured
+    append_percentile_figure(runs, styles, total_of, id + "-total",
+                             prefix + (logs ? "values by percentile" : "total time by percentile"), o.percentiles,
                              false, out);
     bool open = false, rows = false;
     for (const report_run* run : runs) {
@@ -11685,14 +11833,22 @@ inline void append_section(const std::vector<const report_run*>& runs, const std
                                  prefix + "response time by percentile (from the intended send time)", o.percentiles,
                                  false, out);
     if (rows) {
-        append_interval_figure(runs, styles, interval_view::rate, id + "-rate", prefix + "throughput over time", out);
+        append_interval_figure(runs, styles, interval_view::rate, id + "-rate",
+                               prefix + (logs ? "values per second over time" : "throughput over time"), out);
         append_interval_figure(runs, styles, interval_view::latency, id + "-latency",
-                               prefix + "response time over time (p99, p50)", out);
+                               prefix + (logs ? "values over time (p99, p50)" : "response time over time (p99, p50)"),
+                               out);
         if (open)
             append_interval_figure(runs, styles, interval_view::lag, id + "-lag",
                                    prefix + "schedule lag over time (p99)", out);
     }
-    out += "</div>\n<div class=\"small\">\n";
+    out += "</div>\n";
+    if (logs) {  // a log has no connect, waiting or processing times
+        append_run_tables(runs, o, out);
+        out += "</section>\n";
+        return;
+    }
+    out += "<div class=\"small\">\n";
     append_percentile_figure(runs, styles, connect_of, id + "-connect", prefix + "connect by percentile", o.percentiles,
                              true, out);
     append_percentile_figure(runs, styles, waiting_of, id + "-waiting", prefix + "waiting by percentile", o.percentiles,
@@ -11734,7 +11890,8 @@ inline std::string html_report(const std::vector<report_run>& runs, const html_o
         labels.push_back(run.label);
         detail::append_html_escaped(out, run.label);
         out += "</b> <span class=\"text\">";
-        detail::append_html_escaped(out, run.config.method + " " + run.config.url);
+        detail::append_html_escaped(out, run.config.method.empty() ? run.config.url  // a log's tag: its source
+                                                                   : run.config.method + " " + run.config.url);
         out += "</span></li>\n";
     }
     out += "</ul>\n</header>\n";

@@ -285,6 +285,59 @@ TEST_CASE("hlog: totals per tag merge every row exactly, auto-resized layouts to
     CHECK(totals.size() == hlog_max_tags);
 }
 
+TEST_CASE("hlog runs: a tag is a run, its rows its interval rows in time order, drawn with what a log holds") {
+    histogram fast({1, 3600LL * 1000 * 1000 * 1000, 3}), slow(fast.config());
+    fast.record(2'000'000, 90);   // 2 ms
+    fast.record(40'000'000, 10);  // 40 ms
+    slow.record(7'000'000, 30);
+    std::string log;
+    append_hlog_header(1000.0, log);
+    REQUIRE(append_hlog_row("response", 1, 1, slow, log));  // written out of order: sorted by start
+    REQUIRE(append_hlog_row("response", 0, 1, fast, log));
+    REQUIRE(append_hlog_row("", 0, 2.5, slow, log));
+    std::vector<report_run> runs(1);  // a run already there stays first
+    std::string message;
+    REQUIRE(add_hlog_runs(log, "a.hlog", "a", runs, message));
+    REQUIRE(runs.size() == 3);
+    const report_run& response = runs[1];
+    CHECK(response.label == "response");
+    CHECK(response.scenario == "a");
+    CHECK(response.config.url == "Tag=response in a.hlog");
+    CHECK(response.log_rows == 2);
+    CHECK(response.r.requests_ended == 130);
+    CHECK(response.r.elapsed_ns == 2'000'000'000);
+    CHECK(fast.equivalent(response.r.total_ns.value_at_percentile(50), 2'000'000));  // both rows' values
+    CHECK(fast.equivalent(response.r.total_ns.value_at_percentile(75), 7'000'000));
+    CHECK(response.r.total_ns.equivalent(response.r.total_ns.max(), 40'000'000));
+    REQUIRE(response.r.intervals.size() == 2);
+    const interval_stats& first = response.r.intervals[0];
+    CHECK(first.start_ns == 0);
+    CHECK(first.duration_ns == 1'000'000'000);
+    CHECK(first.ended == 100);
+    CHECK(first.rate() == 100.0);
+    CHECK(fast.equivalent(first.p50_ns, 2'000'000));
+    CHECK(fast.equivalent(first.p99_ns, 40'000'000));
+    CHECK(response.r.intervals[1].start_ns == 1'000'000'000);
+    CHECK(response.r.intervals[1].completed == 30);
+    CHECK(runs[2].label == "(none)");
+    CHECK(runs[2].config.url == "rows without a tag in a.hlog");
+    CHECK(runs[2].r.elapsed_ns == 2'500'000'000);
+
+    runs.erase(runs.begin());
+    const std::string html = html_report(runs);
+    CHECK(html.find("values by percentile") != std::string::npos);
+    CHECK(html.find("values over time (p99, p50)") != std::string::npos);
+    CHECK(html.find("<h3>Interval log</h3>") != std::string::npos);
+    CHECK(html.find("Tag=response in a.hlog") != std::string::npos);
+    CHECK(html.find("Failures by reason") == std::string::npos);  // a log knows nothing of failures
+    CHECK(html.find("connect by percentile") == std::string::npos);
+
+    std::vector<report_run> none;  // a bad line: false, the line, and nothing appended
+    REQUIRE(add_hlog_runs(log + "Tag=x,1,1,1,!!!\n", "b.hlog", "b", none, message) == false);
+    CHECK(message == "line 9: the histogram is not base64");
+    CHECK(none.empty());
+}
+
 namespace {
 
 struct logged {

@@ -2,11 +2,13 @@
 // results of one plan from many generators (each one's --json, e.g. the shards of a Kubernetes
 // Indexed Job) merged into one, printed as ab's report of the whole with what was merged: which
 // shards (and which are missing), and how many histogram values the merge dropped; rows of runs
-// that kept their intervals' histograms (--interval-histograms) merge exactly. Exit: 0
-// merged, 1 a usage error, an unreadable file, or inputs that do not merge (the message says
-// which input differs and how).
+// that kept their intervals' histograms (--interval-histograms) merge exactly. `microbench merge
+// LOG.hlog... [--hgrm TAG] [--html OUT]`: HdrHistogram interval logs merged per tag, exactly
+// (hlog_command.hpp). Exit: 0 merged, 1 a usage error, an unreadable file, or inputs that do not
+// merge (the message says which input differs and how).
 #pragma once
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,16 +17,19 @@
 
 #include "options.hpp"
 #include "microbench.hpp"
+#include "hlog_command.hpp"
 #include "report_command.hpp"
 
 namespace cli {
 
 inline const char* merge_usage() {
 #ifndef MICROBENCH_NO_HTML
-    return "Usage: microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]   "
+    return "Usage: microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n"
+           "       microbench merge LOG.hlog... [--hgrm TAG] [--html OUT] [--title TEXT]   "
            "(microbench --help-all: in detail)\n";
 #else
-    return "Usage: microbench merge RESULT.json... [--json OUT|-]   (microbench --help-all: in detail)\n";
+    return "Usage: microbench merge RESULT.json... [--json OUT|-]\n"
+           "       microbench merge LOG.hlog... [--hgrm TAG]   (microbench --help-all: in detail)\n";
 #endif
 }
 
@@ -49,11 +54,13 @@ inline std::string merge_line(const mb::merge_summary& s) {
 
 inline int run_merge_command(int argc, char** argv, int first) {
     std::vector<std::string> files;
-    std::string json_path, html_path, title = "microbench merge";
+    std::string json_path, html_path, hgrm_tag, title = "microbench merge";
     for (int i = first; i < argc; ++i) {
         std::string arg = argv[i];
-        std::string* value = arg == "--json" ? &json_path
-                             : arg == "--html" ? &html_path : arg == "--title" ? &title : nullptr;
+        std::string* value = arg == "--json"    ? &json_path
+                             : arg == "--html"  ? &html_path
+                             : arg == "--title" ? &title
+                             : arg == "--hgrm"  ? &hgrm_tag : nullptr;
         if (value) {
             if (i + 1 >= argc || !*argv[i + 1]) return merge_usage_error("option " + arg + " needs a value");
             *value = argv[++i];
@@ -66,13 +73,27 @@ inline int run_merge_command(int argc, char** argv, int first) {
             files.push_back(arg);
         }
     }
-    if (files.empty()) return merge_usage_error("no result files given");
+    if (files.empty()) return merge_usage_error("no results or logs given");
     if (html_path == "-") return merge_usage_error("--html needs a file name");
 #ifdef MICROBENCH_NO_HTML
     if (!html_path.empty() || title != "microbench merge")
         return merge_usage_error("--html and --title are not in this build of microbench "
                                  "(built with MICROBENCH_NO_HTML)");
 #endif
+    std::size_t logs = 0;
+    for (const std::string& path : files) logs += file_is_hlog(path);
+    if (logs > 0 && logs < files.size()) {
+        const auto log = std::find_if(files.begin(), files.end(), file_is_hlog);
+        const auto result = std::find_if_not(files.begin(), files.end(), file_is_hlog);
+        return merge_usage_error("results and logs do not merge together: " + shown(*log) +
+                                 " is an HdrHistogram log, " + shown(*result) + " is not");
+    }
+    if (logs) {
+        if (!json_path.empty())
+            return merge_usage_error("--json takes results: logs merge into the table, --hgrm TAG or --html OUT");
+        return run_hlog_merge("microbench merge", files, {hgrm_tag, html_path, title});
+    }
+    if (!hgrm_tag.empty()) return merge_usage_error("--hgrm takes logs (NAME.hlog), not results");
     std::vector<mb::report_run> runs;
     std::string problem;  // the field a result was refused for
     for (const std::string& path : files) {

@@ -48,7 +48,6 @@ int run_subcommand(int argc, char** argv) {
     const bool report = std::strcmp(argv[1], "report") == 0;
     const bool merge = std::strcmp(argv[1], "merge") == 0;
     if (!report && !merge) return -1;
-    if (cli::names_a_log(argc, argv, 2)) return cli::refuse_logs(argv[1]);
 #ifndef MICROBENCH_NO_HTML
     if (report) return cli::run_report_command(argc, argv, 2);
 #endif

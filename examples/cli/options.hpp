@@ -1,5 +1,5 @@
 // examples/cli/options.hpp — the microbench command line's settings (what the flags give), the
-// value readers its options and subcommands share, and the mapping to a plan. The flags themselves
+// value readers and file helpers its options and subcommands share, and the mapping to a plan. The flags themselves
 // are rows in table.hpp; parse.hpp reads them.
 #pragma once
 
@@ -7,7 +7,10 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -190,6 +193,47 @@ inline bool read_file(const char* path, std::string& out) {
     bool ok = !std::ferror(f);
     std::fclose(f);
     return ok;
+}
+
+// Says on stderr, as `who`, that `path` could not be written and why (`err`, an errno value read
+// where the call failed: by the time of the message other calls have changed errno).
+inline void say_cannot_write(const char* who, const std::string& path, int err) {
+    std::fprintf(stderr, "%s: cannot write %s: %s\n", who, shown(path).c_str(), std::strerror(err));
+}
+
+// Writes `text` to `path` ("-": stdout); false, after saying why, when it cannot.
+inline bool write_text_file(const std::string& path, const std::string& text, const char* who = "microbench") {
+    int err = 0;
+    if (path == "-") {
+        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) err = errno;
+    } else if (FILE* f = std::fopen(path.c_str(), "wb")) {
+        if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) err = errno;
+        if (std::fclose(f) != 0 && !err) err = errno;
+    } else {
+        err = errno;
+    }
+    if (err) say_cannot_write(who, path, err);
+    return err == 0;
+}
+
+inline std::int64_t now_unix_ms() { return mb::realtime_ns() / 1'000'000; }
+
+// "runs/b.json" -> "b", "logs/a.hlog" -> "a".
+inline std::string file_label(const std::string& path) {
+    std::size_t slash = path.find_last_of('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    const std::string end = name.size() > 5 ? name.substr(name.size() - 5) : std::string();
+    if (end == ".json" || end == ".hlog") name.resize(name.size() - 5);
+    return name;
+}
+
+// file_label(path), made unique among `labels` ("b (2)", "b (3)", ...) and added to them.
+inline std::string unique_file_label(const std::string& path, std::vector<std::string>& labels) {
+    std::string label = file_label(path);
+    for (int k = 2; std::find(labels.begin(), labels.end(), label) != labels.end(); ++k)
+        label = file_label(path) + " (" + std::to_string(k) + ")";
+    labels.push_back(label);
+    return label;
 }
 
 constexpr std::uint64_t gnuplot_cap = 1'000'000;

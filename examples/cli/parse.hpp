@@ -292,12 +292,14 @@ inline std::string short_usage() {
         out += line + "\n";
     }
 #ifndef MICROBENCH_NO_HTML
-    out += "  microbench report RESULT.json... --html FILE   (saved --json results drawn together)\n";
+    out += "  microbench report RESULT.json|LOG.hlog... --html FILE   (saved results and logs drawn together)\n";
 #endif
 #if !defined(MICROBENCH_NO_MERGE) && !defined(MICROBENCH_NO_HTML)
     out += "  microbench merge RESULT.json... [--json OUT] [--html OUT]   (the generators' results as one)\n";
+    out += "  microbench merge LOG.hlog... [--hgrm TAG] [--html OUT]   (HdrHistogram logs merged per tag)\n";
 #elif !defined(MICROBENCH_NO_MERGE)
     out += "  microbench merge RESULT.json... [--json OUT]   (the generators' results as one)\n";
+    out += "  microbench merge LOG.hlog... [--hgrm TAG]   (HdrHistogram logs merged per tag)\n";
 #endif
     out += "  --help-all: every option, in detail\n";
     return out;
@@ -320,12 +322,24 @@ inline std::string subcommands_help() {
            "                         different targets or plans, or histograms that cannot merge\n"
            "                         exactly, naming the input and the difference; says which shards are missing\n"
            "                         and how many values the merge dropped.\n";
+#ifndef MICROBENCH_NO_HTML
+    out += "  microbench merge LOG.hlog... [--hgrm TAG] [--html OUT] [--title TEXT]\n";
+#else
+    out += "  microbench merge LOG.hlog... [--hgrm TAG]\n";
+#endif
+    out += "                         HdrHistogram interval logs (microbench --hlog's, or Java's, C's, .NET's,\n"
+           "                         hdr-histogram-js') merged exactly per tag, as microbench-hlog merges them: a\n"
+           "                         table of counts and percentiles in ms, or --hgrm TAG's spectrum ((none):\n"
+           "                         untagged rows); --html draws the merged tags, then each log's rows over\n"
+           "                         time. A log is NAME.hlog, or a file that starts with '#' or Tag=.\n";
 #endif
 #ifndef MICROBENCH_NO_HTML
     out += "\nReports from saved results:\n"
-           "  microbench report RESULT.json... --html FILE [--title TEXT]\n"
+           "  microbench report RESULT.json|LOG.hlog... --html FILE [--title TEXT]\n"
            "                         Draws --json results of any mode (runs from different times or machines)\n"
-           "                         in one report: runs of the same scenario share charts, labelled by file.\n";
+           "                         in one report: runs of the same scenario share charts, labelled by file.\n"
+           "                         An HdrHistogram log is a section named after its file: each tag a run,\n"
+           "                         its values by percentile and its rows over time.\n";
 #endif
     return out;
 }

@@ -1,8 +1,10 @@
-// examples/cli/report_command.hpp — `microbench report RESULT.json... --html FILE [--title TEXT]`:
-// saved --json results of any mode read back and drawn in one HTML report. With several files,
-// each file's runs are labelled by its name (and A/B within a comparison or a two-URL suite); one
-// file is labelled as the run that wrote it labelled it (its URL's path, or A and B). Exit: 0 written,
-// 1 a usage error, an unreadable or unrecognised file, or an unwritable output.
+// examples/cli/report_command.hpp — `microbench report FILE... --html OUT [--title TEXT]`: saved
+// --json results of any mode read back and drawn in one HTML report. With several files, each
+// file's runs are labelled by its name (and A/B within a comparison or a two-URL suite); one file
+// is labelled as the run that wrote it labelled it (its URL's path, or A and B). An HdrHistogram
+// interval log (hlog_command.hpp's is_hlog) is a section of its own, named after the file, each of
+// its tags a run with its rows over time. Exit: 0 written, 1 a usage error, an unreadable or
+// unrecognised file, or an unwritable output.
 #pragma once
 
 #include <algorithm>
@@ -12,13 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "hlog_command.hpp"
 #include "options.hpp"
 #include "microbench.hpp"
 
 namespace cli {
 
 inline const char* report_usage() {
-    return "Usage: microbench report RESULT.json... --html FILE [--title TEXT]   (microbench --help-all: in detail)\n";
+    return "Usage: microbench report RESULT.json|LOG.hlog... --html FILE [--title TEXT]   "
+           "(microbench --help-all: in detail)\n";
 }
 
 // A subcommand's usage error: "microbench COMMAND: PROBLEM", then its usage; exit status 1.
@@ -30,54 +34,6 @@ inline int subcommand_error(const char* command, const std::string& problem, con
 inline int report_usage_error(const std::string& problem) {
     return subcommand_error("report", problem, report_usage());
 }
-
-// True when an argument from `first` on names an HdrHistogram interval log (NAME.hlog).
-inline bool names_a_log(int argc, char** argv, int first) {
-    for (int i = first; i < argc; ++i) {
-        const std::size_t n = std::strlen(argv[i]);
-        if (n > 5 && std::strcmp(argv[i] + n - 5, ".hlog") == 0) return true;
-    }
-    return false;
-}
-
-// `microbench report|merge LOG.hlog...`: interval logs are read by microbench-hlog, the program
-// installed beside this one (it holds the log reader and inflate, which the CLI's size budget
-// leaves out). Says so; exit status 1.
-inline int refuse_logs(const char* command) {
-    std::fprintf(stderr, "microbench %s: HdrHistogram logs are read by microbench-hlog LOG... [--hgrm TAG]\n", command);
-    return 1;
-}
-
-// "runs/b.json" -> "b".
-inline std::string file_label(const std::string& path) {
-    std::size_t slash = path.find_last_of('/');
-    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0) name.resize(name.size() - 5);
-    return name;
-}
-
-// Says on stderr, as `who`, that `path` could not be written and why (`err`, an errno value read
-// where the call failed: by the time of the message other calls have changed errno).
-inline void say_cannot_write(const char* who, const std::string& path, int err) {
-    std::fprintf(stderr, "%s: cannot write %s: %s\n", who, shown(path).c_str(), std::strerror(err));
-}
-
-// Writes `text` to `path` ("-": stdout); false, after saying why, when it cannot.
-inline bool write_text_file(const std::string& path, const std::string& text, const char* who = "microbench") {
-    int err = 0;
-    if (path == "-") {
-        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) err = errno;
-    } else if (FILE* f = std::fopen(path.c_str(), "wb")) {
-        if (std::fwrite(text.data(), 1, text.size(), f) != text.size()) err = errno;
-        if (std::fclose(f) != 0 && !err) err = errno;
-    } else {
-        err = errno;
-    }
-    if (err) say_cannot_write(who, path, err);
-    return err == 0;
-}
-
-inline std::int64_t now_unix_ms() { return mb::realtime_ns() / 1'000'000; }
 
 // The title a single run, a comparison or a suite gives its HTML report, from its runs alone, so
 // `microbench report` of its saved result draws the same one: "microbench: GET URL", "microbench:
@@ -118,23 +74,32 @@ inline int run_report_command(int argc, char** argv, int first) {
             files.push_back(arg);
         }
     }
-    if (files.empty()) return report_usage_error("no result files given");
+    if (files.empty()) return report_usage_error("no results or logs given");
     if (html_path.empty()) return report_usage_error("--html FILE is needed (- for stdout)");
     std::vector<mb::report_run> runs;
     std::vector<std::string> labels;
-    std::string problem;  // the field a result was refused for
+    std::string problem;  // the field a result was refused for, or a log's line
+    bool logs = false;
     for (const std::string& path : files) {
         std::string text;
         if (!read_file(path.c_str(), text)) {
             std::fprintf(stderr, "microbench report: cannot read %s: %s\n", shown(path).c_str(), std::strerror(errno));
             return 1;
         }
-        std::string label = file_label(path);
-        for (int k = 2; std::find(labels.begin(), labels.end(), label) != labels.end(); ++k)
-            mb::detail::appendf(label = file_label(path), " (%d)", k);
-        labels.push_back(label);
+        const std::string label = unique_file_label(path, labels);
         const std::size_t before = runs.size();
-        if (mb::error e = mb::read_report_runs(text, files.size() == 1 ? std::string() : label, runs, &problem)) {
+        if (is_hlog(path, text)) {  // a section named after the file, a run per tag
+            if (!mb::add_hlog_runs(std::move(text), shown(path), label, runs, problem)) {
+                std::fprintf(stderr, "microbench report: %s: %s\n", shown(path).c_str(), problem.c_str());
+                return 1;
+            }
+            if (runs.size() == before) {
+                std::fprintf(stderr, "microbench report: no interval rows in %s\n", shown(path).c_str());
+                return 1;
+            }
+            logs = true;
+        } else if (mb::error e =
+                       mb::read_report_runs(text, files.size() == 1 ? std::string() : label, runs, &problem)) {
             std::fprintf(stderr, "microbench report: %s: %s (%s", shown(path).c_str(), e.message(), e.name());
             if (e.code == mb::errc::json_bad) std::fprintf(stderr, ", at byte %zu", e.position);
             std::fprintf(stderr, ")%s%s\n", problem.empty() ? "" : ": ", problem.c_str());
@@ -144,8 +109,10 @@ inline int run_report_command(int argc, char** argv, int first) {
                      runs.size() - before == 1 ? "" : "s");
     }
     ho.generated_unix_ms = now_unix_ms();
-    if (!titled)
-        ho.title = files.size() == 1 ? report_title(runs) : "microbench report";  // one file: as its run titled it
+    if (!titled && files.size() == 1)  // one file: as its run titled it; a log by its name
+        ho.title = logs ? "microbench report: " + labels[0] : report_title(runs);
+    else if (!titled)
+        ho.title = "microbench report";
     if (!write_text_file(html_path, mb::html_report(runs, ho), "microbench report")) return 1;
     if (html_path != "-")
         std::fprintf(stderr, "Wrote %s: %zu runs from %zu files.\n", html_path.c_str(), runs.size(), files.size());

@@ -381,12 +381,81 @@ class Outputs(unittest.TestCase):
             r = run([HLOG, untagged, "--hgrm", "(none)"])
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertRegex(r.stdout, r"Total count    = +100\]")
-            # `microbench report` and `merge` given a log say which program reads logs (not "not valid JSON").
-            for command in (["report", untagged, "--html", os.path.join(d, "x.html")], ["merge", "a.json", untagged]):
+
+    def test_merge_and_report_read_logs(self):
+        # `microbench merge LOG...` prints what microbench-hlog prints; two copies of a log merge
+        # exactly (twice the rows and values, the same minimum, percentiles and maximum);
+        # `microbench report` draws a log as a section of its own, a run per tag.
+        corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "hlog_corpus")
+        fixed, closed = os.path.join(corpus, "fixed_rate.hlog"), os.path.join(corpus, "closed_loop.hlog")
+        result = os.path.join(corpus, "..", "report_corpus", "single.json")
+        alone, merged = run([HLOG, fixed]), run([MICROBENCH, "merge", fixed])
+        self.assertEqual(alone.returncode, 0, alone.stderr)
+        self.assertEqual((merged.returncode, merged.stdout), (0, alone.stdout), merged.stderr)
+        twice = run([MICROBENCH, "merge", fixed, fixed])
+        self.assertEqual(twice.returncode, 0, twice.stderr)
+        self.assertTrue(twice.stdout.startswith("2 logs, every interval merged exactly; values in ms\n"), twice.stdout)
+        one = {line.split()[0]: line.split() for line in alone.stdout.splitlines()[3:]}
+        two = {line.split()[0]: line.split() for line in twice.stdout.splitlines()[3:]}
+        self.assertEqual(sorted(two), ["response", "schedule_lag", "service"])
+        for tag in two:
+            self.assertEqual([int(v) for v in two[tag][1:3]], [2 * int(v) for v in one[tag][1:3]], tag)
+            self.assertEqual(two[tag][3:], one[tag][3:], tag)
+        spectrum_alone = run([HLOG, fixed, "--hgrm", "service"])
+        spectrum = run([MICROBENCH, "merge", fixed, "--hgrm", "service"])
+        self.assertEqual((spectrum.returncode, spectrum.stdout), (0, spectrum_alone.stdout), spectrum.stderr)
+        r = run([MICROBENCH, "merge", fixed, "--hgrm", "total"])
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+        self.assertIn("no rows tagged total (the logs' tags: response service schedule_lag)", r.stderr)
+        # Refused: results beside logs, --json of logs, --hgrm of results, --html to stdout.
+        for args, message in (([fixed, result], f"results and logs do not merge together: {fixed} is an HdrHistogram log, "
+                                                f"{result} is not"),
+                              ([fixed, "--json", "-"], "--json takes results: logs merge into the table, --hgrm TAG or --html OUT"),
+                              ([result, "--hgrm", "total"], "--hgrm takes logs (NAME.hlog), not results"),
+                              ([fixed, "--html", "-"], "--html needs a file name")):
+            r = run([MICROBENCH, "merge"] + args)
+            self.assertEqual((r.returncode, r.stdout), (1, ""), args)
+            self.assertIn(message, r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            # A log is told by its first bytes too: a '#' header or a Tag= row, whatever its name.
+            renamed = os.path.join(d, "lag.txt")
+            with open(fixed) as f, open(renamed, "w") as out:
+                out.write("".join(line for line in f if not line.startswith(("#", '"'))))  # rows only: Tag= first
+            page = os.path.join(d, "m.html")
+            r = run([MICROBENCH, "merge", closed, renamed, "--html", page, "--title", "fleet"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("total ", r.stdout)
+            with open(page) as f:
+                html = f.read()
+            self.assertIn("<title>fleet</title>", html)
+            self.assertEqual(html.count("<section "), 3)  # every log merged, then each log
+            self.assertIn(">every log merged</h2>", html)
+            self.assertIn("Tag=schedule_lag in every log", html)
+            self.assertIn(f"Tag=total in {closed}", html)
+            self.assertIn(">closed_loop</h2>", html)  # each log's section is named after its file
+            self.assertIn("values per second over time", html)  # a log's rows are drawn over time
+            self.assertNotIn("Failures by reason", html)
+            # report: each log a section named after its file, beside a result's.
+            r = run([MICROBENCH, "report", fixed, result, "--html", page])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(f"{fixed}: 3 runs\n", r.stderr)
+            with open(page) as f:
+                html = f.read()
+            self.assertIn(">fixed_rate</h2>", html)
+            self.assertIn(f"Tag=service in {fixed}", html)
+            self.assertIn("Failures by reason", html)  # the result's section keeps its tables
+            self.assertEqual(html.count("<h3>Interval log</h3>"), 1)
+            r = run([MICROBENCH, "report", renamed, "--html", page])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(page) as f:
+                self.assertIn("<title>microbench report: lag.txt</title>", f.read())
+            bad = os.path.join(d, "bad.hlog")
+            with open(bad, "w") as f:
+                f.write("#[Histogram log format version 1.3]\nTag=total,0,1,1,!!!\n")
+            for command in (["report", bad, "--html", page], ["merge", bad]):
                 r = run([MICROBENCH] + command)
-                self.assertEqual((r.returncode, r.stdout), (1, ""))
-                self.assertEqual(r.stderr, f"microbench {command[0]}: HdrHistogram logs are read by microbench-hlog LOG... [--hgrm TAG]\n")
-                self.assertFalse(os.path.exists(os.path.join(d, "x.html")))
+                self.assertEqual((r.returncode, r.stdout), (1, ""), command)
+                self.assertIn(f"{bad}: line 2: the histogram is not base64", r.stderr)
 
     def test_json(self):
         mb = run([MICROBENCH, "-n", "400", "-c", "4", "-k", "--json", "-", "--percentiles", "50,99.9", Servers.url()])

@@ -211,7 +211,7 @@ class Shards(unittest.TestCase):
         self.assertIn("nothing to merge", r.stderr)
         r = run([MICROBENCH, "merge"])
         self.assertEqual(r.returncode, 1)
-        self.assertIn("no result files given", r.stderr)
+        self.assertIn("no results or logs given", r.stderr)
 
     def test_flags_of_the_scale_out(self):
         url = self.server.url("/factorial/10")

@@ -107,12 +107,11 @@ struct hlog_interval {
 class hlog_reader {
 public:
     explicit hlog_reader(std::string text) : text_(std::move(text)) {
-        const std::string_view t = text_;
-        if (t.size() >= 2 && static_cast<unsigned char>(t[0]) == 0xff && static_cast<unsigned char>(t[1]) == 0xfe) {
-            narrow_utf16(t.substr(2));
-        } else if (t.size() >= 2 && t[0] != 0 && t[1] == 0) {
-            narrow_utf16(t);
-        } else if (t.substr(0, 3) == "\xef\xbb\xbf") {
+        if (text_.compare(0, 2, "\xff\xfe") == 0) {
+            narrow_utf16(std::string_view(text_).substr(2));
+        } else if (text_.find('\0') == 1) {  // UTF-16LE without a mark: ASCII, then the first NUL
+            narrow_utf16(text_);
+        } else if (text_.compare(0, 3, "\xef\xbb\xbf") == 0) {
             pos_ = 3;
         }
     }
@@ -222,35 +221,46 @@ struct hlog_tag_total {
 // At most this many tags in the logs given to add_hlog_totals.
 constexpr std::size_t hlog_max_tags = 256;
 
+namespace detail {
+
+// Adds `row` to its tag's total in `totals` (a new tag is appended). False, with why in `message`
+// ("line N: …", N being `line`), when it would make more than hlog_max_tags tags or its histogram
+// cannot be merged; else its tag's index in `index`.
+inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::vector<hlog_tag_total>& totals,
+                         std::size_t& index, std::string& message) {
+    index = 0;
+    while (index < totals.size() && totals[index].tag != row.tag) ++index;
+    if (index == totals.size() && totals.size() == hlog_max_tags) {
+        message = "line " + std::to_string(line) + ": more than " + std::to_string(hlog_max_tags) + " tags";
+        return false;
+    }
+    if (index == totals.size()) {
+        histogram_config widest = row.values.config();
+        widest.highest_trackable_value = INT64_MAX;
+        totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, histogram(widest)});
+    }
+    hlog_tag_total& t = totals[index];
+    if (t.values.merge(row.values)) {  // nothing is above INT64_MAX: a histogram this cannot merge
+        message = "line " + std::to_string(line) + ": the histogram cannot be merged";
+        return false;
+    }
+    ++t.intervals;
+    t.first_start_s = std::min(t.first_start_s, row.start_s);
+    t.last_end_s = std::max(t.last_end_s, row.start_s + row.length_s);
+    return true;
+}
+
+}  // namespace detail
+
 // Adds every row of the log `text` to `totals`, by tag (a new tag is appended). False, with the
 // line and why in `message` ("line N: …"), when a line cannot be read or would make more than
 // hlog_max_tags tags; the rows before it stay added.
 inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& totals, std::string& message) {
     hlog_reader reader(std::move(text));
     hlog_interval row;
-    while (reader.next(row)) {
-        hlog_tag_total* t = nullptr;
-        for (hlog_tag_total& each : totals)
-            if (each.tag == row.tag) t = &each;
-        if (!t && totals.size() == hlog_max_tags) {
-            message = "line " + std::to_string(reader.line_number()) + ": more than " +
-                      std::to_string(hlog_max_tags) + " tags";
-            return false;
-        }
-        if (!t) {
-            histogram_config widest = row.values.config();
-            widest.highest_trackable_value = INT64_MAX;
-            totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, histogram(widest)});
-            t = &totals.back();
-        }
-        if (t->values.merge(row.values)) {  // nothing is above INT64_MAX: a histogram this cannot merge
-            message = "line " + std::to_string(reader.line_number()) + ": the histogram cannot be merged";
-            return false;
-        }
-        ++t->intervals;
-        if (row.start_s < t->first_start_s) t->first_start_s = row.start_s;
-        if (row.start_s + row.length_s > t->last_end_s) t->last_end_s = row.start_s + row.length_s;
-    }
+    std::size_t index = 0;
+    while (reader.next(row))
+        if (!detail::add_hlog_row(row, reader.line_number(), totals, index, message)) return false;
     message = reader.message();
     return message.empty();
 }

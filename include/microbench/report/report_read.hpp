@@ -34,6 +34,9 @@ struct report_run {
     std::string scenario;  // "" for a single workload; a suite's scenario name
     run_description config;
     result r;
+    // 0 for a run's result; for an HdrHistogram interval log's tag (report_hlog_runs.hpp), the
+    // rows merged: only its values (as total_ns), their count and the time they span are known.
+    std::size_t log_rows = 0;
 };
 
 namespace detail {
