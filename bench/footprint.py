@@ -32,7 +32,7 @@ microbench-server first).
 
 With --check the exit status is 1 when a budget is broken (the CTest entry footprint_budget).
 Budgets (BUDGETS): dynamic CLI <= 384 KB (320 KB on 32-bit ARM), its small-device profile <= 210 KB
-on 32-bit ARM, static CLI <= 1.56 MB, the device self-test's text + data <= 106 KB, idle RSS of the static CLI <= 2 MB and at --self-test <= 8 MB,
+on 32-bit ARM, static CLI <= 1.57 MB, the device self-test's text + data <= 106 KB, idle RSS of the static CLI <= 2 MB and at --self-test <= 8 MB,
 and the include-only file at -O0 in at most INCLUDE_O0_RATIO times the baseline's time.
 """
 import argparse
@@ -52,13 +52,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # baseline's CPU time at -O0 here (x86-64 and both ARM cross compilers, on a machine that also ran
 # a CI build and four CPU hogs: shared caches still move CPU times a little), and 2.8-4.0x on
 # 2026-12-06's machine, whose compiler took 0.37-0.47 s for the baseline where the earlier one took
-# 0.56 s (the include-only file: 1.3-1.6 s, as before); the budget is 5.0x.
+# 0.56 s (the include-only file: 1.3-1.6 s, as before). On 2026-12-07, with issue 39's reach
+# features and the bounded log reader, it measured 4.6-4.8x alone and 5.05x in CI beside the
+# suite; side by side (5 alternating rounds, CPU time) the log work added 1.78 -> 1.94 s: the
+# budget is 5.5x.
 BASELINE_HEADERS = ["string", "vector", "thread", "atomic", "algorithm", "memory", "cmath", "cstdio"]
-INCLUDE_O0_RATIO = 5.0
+INCLUDE_O0_RATIO = 5.5
 # self_test_rss_static_kib guards a regression: --self-test at 4.4 MiB once grew to 14.7 MiB when
 # results were written as JSON that nothing asked for.
 # The budgets guard against bloat; a feature an issue asks for raises them by its measured cost.
-BUDGETS = {"cli_dynamic_bytes": 384_000, "cli_static_bytes": 1_560_000, "device_text_data_bytes": 106_000,
+BUDGETS = {"cli_dynamic_bytes": 384_000, "cli_static_bytes": 1_570_000, "device_text_data_bytes": 106_000,
            "idle_rss_static_kib": 2048, "self_test_rss_static_kib": 8192, "include_o0_ratio": INCLUDE_O0_RATIO}
 TARGET_BUDGETS = {"arm-linux-gnueabihf": {"cli_dynamic_bytes": 320_000, "cli_small_bytes": 210_000}}
 # The CLI's features that a build may leave out, each by its macro (examples/cli/profile.hpp's

@@ -23,7 +23,8 @@ using cli::read_file;
 namespace {
 
 const char usage[] =
-    "Usage: microbench-hlog LOG... [--hgrm TAG] [--html OUT]\n       microbench-hlog --from RESULT.json\n";
+    "Usage: microbench-hlog LOG... [--hgrm TAG] [--html OUT] [--hlog-memory MB]\n"
+    "       microbench-hlog --from RESULT.json\n";
 
 int usage_error(const std::string& problem) {
     std::fprintf(stderr, "microbench-hlog: %s\n%s", problem.c_str(), usage);
@@ -68,7 +69,10 @@ int main(int argc, char** argv) {
     o.title = "microbench-hlog";
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg == "--hgrm" || arg == "--html") {
+        if (arg == "--hlog-memory") {
+            if (i + 1 >= argc || !cli::parse_hlog_memory(argv[++i], o.max_bytes))
+                return usage_error(cli::hlog_memory_rule);
+        } else if (arg == "--hgrm" || arg == "--html") {
             if (i + 1 >= argc || !*argv[i + 1])
                 return usage_error(arg == "--hgrm" ? "--hgrm needs a tag (\"(none)\" for untagged rows)"
                                                    : "--html needs a file name");

@@ -508,7 +508,10 @@ MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* t
  * HdrHistogram.NET's UTF-16 logs and hdr-histogram-js's) — every row of every log
  * added to an mb_hlog, merged exactly per tag: several generators' logs give the fleet's figures.
  * Values are in the logs' unit: nanoseconds in microbench's. mb_hlog_add returns MB_OK or
- * MB_HLOG_BAD (mb_hlog_message says the line and why; the rows before it stay added). Tags are
+ * MB_HLOG_BAD (mb_hlog_message says the line and why; the rows before it stay added) — also for a
+ * row whose histogram, or the tags' totals, would need more counter memory than the limit
+ * (mb_hlog_set_max_memory: 128 MiB unless set; counters are mapped lazily, so this bounds address
+ * space more than memory touched). Tags are
  * numbered 0..mb_hlog_tag_count - 1 in the order they first appear; untagged rows have tag "". */
 typedef struct mb_hlog_tag {
     const char* tag;          /* owned by the mb_hlog, valid as long as it */
@@ -522,6 +525,7 @@ typedef struct mb_hlog_tag {
 MB_API int mb_hlog_create(mb_hlog** out);
 MB_API void mb_hlog_destroy(mb_hlog* hlog);
 MB_API int mb_hlog_add(mb_hlog* hlog, const char* text, size_t size);
+MB_API int mb_hlog_set_max_memory(mb_hlog* hlog, uint64_t bytes);  /* for the next mb_hlog_add; 0: invalid */
 MB_API const char* mb_hlog_message(const mb_hlog* hlog);  /* "" after MB_OK; valid until the next mb_hlog_add */
 MB_API size_t mb_hlog_tag_count(const mb_hlog* hlog);
 MB_API int mb_hlog_tag_info(const mb_hlog* hlog, size_t index, mb_hlog_tag* out, size_t size);

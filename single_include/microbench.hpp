@@ -233,6 +233,7 @@ namespace microbench {
     X(histogram_encoding_bad_version, 72, "encoded histogram has an unsupported format version") \
     X(histogram_encoding_truncated, 73, "encoded histogram ends early") \
     X(histogram_encoding_corrupt, 74, "encoded histogram is inconsistent") \
+    X(histogram_too_large, 75, "the histogram's layout needs more memory for its counters than the reader allows") \
     /* Plans (90–99) */ \
     X(plan_bad_concurrency, 90, "concurrency must be from 1 to 1,000,000 connections") \
     X(plan_bad_threads, 91, "threads must be from 1 to 1024 and at most the concurrency") \
@@ -1709,7 +1710,9 @@ inline error validate(const histogram_config& config) {
 // Fixed memory set by the configuration alone, a stated relative precision (1–5 significant
 // figures), exact count/min/max/sum, mergeable. Allocates once at construction, or never when
 // given caller storage; record() is a few shifts and adds. Single-threaded: one per worker.
-// Empty histograms report 0 for min/max/mean/percentiles; ask empty() to tell them apart.
+// Empty histograms report 0 for min/max/mean/percentiles; ask empty() to tell them apart. One
+// whose counters could not be allocated records nothing and says so (allocated()): a layout
+// read from a file fails as a value, never by aborting.
 
 #include <sys/mman.h>
 
@@ -1719,6 +1722,7 @@ inline error validate(const histogram_config& config) {
 #include <cstdlib>
 #include <memory>
 #include <utility>
+#include <vector>
 
 
 namespace microbench {
@@ -1759,7 +1763,8 @@ public:
         return counts_needed(config) * sizeof(std::uint64_t);
     }
 
-    // The configuration must be valid (check with validate()); allocates its counters once.
+    // The configuration must be valid (check with validate()); allocates its counters once (when
+    // that fails, allocated() is false).
     explicit histogram(const histogram_config& config = {}) : config_(config) {
         init_layout();
         allocate_zeroed();
@@ -1777,7 +1782,8 @@ public:
     histogram(const histogram& o)
         : config_(o.config_), layout_(o.layout_), total_(o.total_), sum_(o.sum_), min_(o.min_), max_(o.max_) {
         allocate_zeroed();
-        for (std::size_t i = 0; i < layout_.counts_length; ++i)
+        if (!allocated()) forget_counts();  // and its totals: it holds nothing
+        for (std::size_t i = 0; i < layout_.counts_length && i < o.layout_.counts_length; ++i)
             if (o.counts_[i]) counts_[i] = o.counts_[i];  // leave untouched pages untouched
     }
     histogram(histogram&& o) noexcept
@@ -1846,45 +1852,14 @@ public:
     }
 
     // Adds `other`'s values; returns how many it dropped because they lie above this
-    // histogram's highest_trackable_value. Count, sum, min and max stay exact when nothing is
-    // dropped; across different layouts values land on `other`'s bucket bounds.
-    std::uint64_t merge(const histogram& other) {
-        if (other.total_ == 0) return 0;
-        bool same_layout = layout_.unit_magnitude == other.layout_.unit_magnitude &&
-                           layout_.sub_bucket_count == other.layout_.sub_bucket_count;
-        std::uint64_t dropped = 0, accepted = 0, approx_sum = 0;
-        std::int64_t highest_accepted = 0;
-        for (std::size_t i = 0; i < other.layout_.counts_length && accepted + dropped < other.total_; ++i) {
-            std::uint64_t c = other.counts_[i];
-            if (c == 0) continue;
-            std::int64_t v = other.value_at_index(i);
-            if (v > config_.highest_trackable_value) {
-                dropped += c;
-                continue;
-            }
-            counts_[same_layout ? i : index_of(v)] += c;
-            accepted += c;
-            approx_sum += static_cast<std::uint64_t>(other.median_equivalent(v)) * c;
-            highest_accepted = other.highest_equivalent(v);
-        }
-        if (accepted == 0) return dropped;
-        std::int64_t new_min = other.min_;
-        std::int64_t new_max = other.max_;
-        if (dropped == 0) {
-            sum_ += other.sum_;
-        } else {
-            sum_ += approx_sum;
-            new_max = std::min(highest_accepted, config_.highest_trackable_value);
-        }
-        if (total_ == 0) {
-            min_ = new_min;
-            max_ = new_max;
-        } else {
-            min_ = std::min(min_, new_min);
-            max_ = std::max(max_, new_max);
-        }
-        total_ += accepted;
-        return dropped;
+    // histogram's highest_trackable_value (all of them when this one has no counters). Count,
+    // sum, min and max stay exact when nothing is dropped; across different layouts values land
+    // on `other`'s bucket bounds. Walks other's counters up to its last value.
+    std::uint64_t merge(const histogram& other) { return merge_counts(other, nullptr); }
+    // merge(other), where `filled` lists other's non-empty bucket indexes, lowest first (what
+    // decode_hdr_v2 gives beside a histogram): it walks those alone, whatever other's range.
+    std::uint64_t merge(const histogram& other, const std::vector<std::size_t>& filled) {
+        return merge_counts(other, &filled);
     }
 
     void reset() {
@@ -1894,6 +1869,8 @@ public:
         min_ = max_ = 0;
     }
 
+    // False when the counters could not be allocated (or it was moved from): it records nothing.
+    bool allocated() const { return layout_.counts_length > 0; }
     std::uint64_t count() const { return total_; }
     bool empty() const { return total_ == 0; }
     std::int64_t min() const { return min_; }
@@ -2008,6 +1985,49 @@ public:
     void add_at_index(std::size_t i, std::uint64_t count) { counts_[i] += count; }
 
 private:
+    std::uint64_t merge_counts(const histogram& other, const std::vector<std::size_t>* filled) {
+        if (other.total_ == 0) return 0;
+        if (!allocated()) return other.total_;
+        bool same_layout = layout_.unit_magnitude == other.layout_.unit_magnitude &&
+                           layout_.sub_bucket_count == other.layout_.sub_bucket_count;
+        std::uint64_t dropped = 0, accepted = 0, approx_sum = 0;
+        std::int64_t highest_accepted = 0;
+        const std::size_t n = filled ? filled->size() : other.layout_.counts_length;
+        for (std::size_t k = 0; k < n && accepted + dropped < other.total_; ++k) {
+            const std::size_t i = filled ? (*filled)[k] : k;
+            if (i >= other.layout_.counts_length) continue;
+            std::uint64_t c = other.counts_[i];
+            if (c == 0) continue;
+            std::int64_t v = other.value_at_index(i);
+            if (v > config_.highest_trackable_value) {
+                dropped += c;
+                continue;
+            }
+            counts_[same_layout ? i : index_of(v)] += c;
+            accepted += c;
+            approx_sum += static_cast<std::uint64_t>(other.median_equivalent(v)) * c;
+            highest_accepted = other.highest_equivalent(v);
+        }
+        if (accepted == 0) return dropped;
+        std::int64_t new_min = other.min_;
+        std::int64_t new_max = other.max_;
+        if (dropped == 0) {
+            sum_ += other.sum_;
+        } else {
+            sum_ += approx_sum;
+            new_max = std::min(highest_accepted, config_.highest_trackable_value);
+        }
+        if (total_ == 0) {
+            min_ = new_min;
+            max_ = new_max;
+        } else {
+            min_ = std::min(min_, new_min);
+            max_ = std::max(max_, new_max);
+        }
+        total_ += accepted;
+        return dropped;
+    }
+
     void init_layout() {
         error e = detail::compute_histogram_layout(config_, layout_);
         MICROBENCH_ASSERT(!e && "invalid histogram_config: check it with validate() first");
@@ -2018,15 +2038,16 @@ private:
     void allocate_zeroed() {
         const std::size_t bytes = layout_.counts_length * sizeof(std::uint64_t);
         void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        MICROBENCH_ASSERT(p != MAP_FAILED && "out of memory for histogram counters");
+        if (p == MAP_FAILED) return forget_counts();  // allocated() says so
         owned_ = std::unique_ptr<std::uint64_t, detail::unmap_counts>(static_cast<std::uint64_t*>(p),
                                                                       detail::unmap_counts{bytes});
         counts_ = owned_.get();
     }
-    void forget_counts() {
+    void forget_counts() {  // no counters, and nothing counted
         counts_ = nullptr;
         layout_.counts_length = 0;
-        total_ = 0;
+        total_ = sum_ = 0;
+        min_ = max_ = 0;
     }
     int bucket_of(std::int64_t v) const {
         auto bits = static_cast<std::uint64_t>(v | layout_.sub_bucket_mask);
@@ -2177,6 +2198,7 @@ inline error decode_histogram(std::string_view in, histogram& out) {
     const auto min = static_cast<std::int64_t>(f[5]), max = static_cast<std::int64_t>(f[6]);
 
     histogram h(config);
+    if (!h.allocated()) return {errc::out_of_memory, header};
     if (n > h.counts_length()) return {errc::histogram_encoding_corrupt, at()};
     std::uint64_t counted = 0;
     std::size_t first = 0, last = 0;
@@ -2555,6 +2577,7 @@ inline error zlib_inflate(std::string_view in, std::string& out, std::size_t lim
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 
 namespace microbench {
@@ -2648,13 +2671,22 @@ inline void encode_hdr_v2_compressed(const histogram& h, std::string& out) {
     out += framed;
 }
 
+// What decode_hdr_v2 may take, and what it tells beside the histogram.
+struct hdr_v2_decoding {
+    std::size_t max_bytes = SIZE_MAX;             // the most its counters may take (histogram::memory_bytes)
+    histogram_config layout{};                    // out: the layout the header declares, also when refused
+    std::vector<std::size_t>* filled = nullptr;   // out: the non-empty bucket indexes, lowest first,
+                                                  // for histogram::merge(h, *filled)
+};
+
 // Replaces `out` with the histogram `in` holds, in the V2 encoding, compressed or not (the cookie
 // tells). errc::histogram_encoding_bad_magic: not a V2 encoding (V0 and V1, HdrHistogram's before
 // 2.1.8, and DoubleHistogram's are not read); histogram_encoding_truncated / _corrupt: the bytes
 // end early or disagree with themselves (a bad zlib stream, a bucket past the layout);
 // histogram_bad_config: a layout microbench cannot hold (it needs 1 to 5
-// significant figures). Counts beyond 2^63 are corrupt.
-inline error decode_hdr_v2(std::string_view in, histogram& out) {
+// significant figures); histogram_too_large: a layout whose counters take more than `d`'s
+// max_bytes; out_of_memory: they could not be allocated. Counts beyond 2^63 are corrupt.
+inline error decode_hdr_v2(std::string_view in, histogram& out, hdr_v2_decoding* d = nullptr) {
     using namespace detail;
     if (in.size() < 8) return {errc::histogram_encoding_truncated, 0};
     std::string inflated;
@@ -2680,7 +2712,12 @@ inline error decode_hdr_v2(std::string_view in, histogram& out) {
     if (error e = validate(config)) return e;
     if (in.size() - hdr_v2_header_bytes < payload_length) return {errc::histogram_encoding_truncated, 0};
     const std::string_view payload = in.substr(hdr_v2_header_bytes, static_cast<std::size_t>(payload_length));
+    std::vector<std::size_t>* filled = d ? d->filled : nullptr;
+    if (d) d->layout = config;
+    if (d && histogram::memory_bytes(config) > d->max_bytes) return {errc::histogram_too_large, 0};
     histogram h(config);
+    if (!h.allocated()) return {errc::out_of_memory, 0};
+    if (filled) filled->clear();
     std::size_t pos = 0, index = 0;
     std::uint64_t total = 0;
     double sum = 0;
@@ -2703,6 +2740,7 @@ inline error decode_hdr_v2(std::string_view in, histogram& out) {
             sum += static_cast<double>(h.median_equivalent(h.value_at_index(index))) * static_cast<double>(count);
             if (lowest == SIZE_MAX) lowest = index;
             highest = index;
+            if (filled) filled->push_back(index);
         }
         ++index;
     }
@@ -3964,6 +4002,14 @@ struct result {
     // Requests that ended per second, failed ones included (ab's figure).
     double requests_per_second() const {
         return elapsed_ns > 0 ? static_cast<double>(requests_ended) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
+    }
+    // False when a histogram's counters could not be mapped (histogram::allocated): a run refuses to
+    // start without them rather than lose what they would hold.
+    bool histograms_allocated() const {
+        for (const histogram* h : {&connect_ns, &waiting_ns, &processing_ns, &total_ns, &responses_total_ns,
+                                   &response_ns, &schedule_lag_ns, &tls_handshake_ns})
+            if (!h->allocated()) return false;
+        return true;
     }
 };
 
@@ -5728,7 +5774,7 @@ public:
 
     // Allocates everything the run needs; errc::run_system if the system says no.
     error prepare() {
-        if (!loop_.ok()) return {errc::run_system, 0};
+        if (!loop_.ok() || !stats_.histograms_allocated()) return {errc::run_system, 0};
         headers_.resize(s_.limits.max_headers);
         requests_.resize(static_cast<std::size_t>(s_.connections) * s_.pipeline);
         conns_.reserve(s_.connections);
@@ -9813,18 +9859,50 @@ inline bool append_hlog(const result& r, std::string& out) {
     return true;
 }
 
+namespace detail {
+
+// "38.0 MiB", or "1000 bytes" below a tenth of a MiB.
+inline std::string size_text(std::size_t bytes) {
+    std::string out;
+    if (bytes < (std::size_t{1} << 20) / 10) appendf(out, "%zu bytes", bytes);
+    else appendf(out, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+    return out;
+}
+
+// "its highest trackable value, 9007199254740992 at 5 significant figures, needs 38.0 MiB of
+// counters" (`whose`: "its"), then `rest`.
+inline std::string layout_needs(const char* whose, const histogram_config& c, const char* rest) {
+    std::string out;
+    appendf(out, "%s highest trackable value, %lld at %d significant figures, needs %s of counters%s", whose,
+            static_cast<long long>(c.highest_trackable_value), c.significant_figures,
+            size_text(histogram::memory_bytes(c)).c_str(), rest);
+    return out;
+}
+
+}  // namespace detail
+
 // One row of a log.
 struct hlog_interval {
     std::string tag;  // empty when the row has none
     double start_s = 0;   // seconds since the epoch (or since the log's start when it gives no time)
     double length_s = 0;
     histogram values;
+    std::vector<std::size_t> filled;  // values' non-empty bucket indexes, lowest first: merge(values, filled)
 };
 
-// Reads a log's rows one at a time, from its own copy of the text.
+// What the counters of a log's histograms may take at most, by default: a row's own, and in
+// add_hlog_totals and add_hlog_runs every tag's total with it. Counters are mapped lazily, so this
+// bounds address space more than memory touched: 128 MiB fits a 32-bit process (3 GiB) many
+// times, and holds 256 tags of 3 significant figures up to an hour (264 KiB each) or two tags of 5
+// figures over the whole 63-bit range (48 MiB each).
+constexpr std::size_t hlog_default_max_bytes = std::size_t{128} << 20;
+
+// Reads a log's rows one at a time, from its own copy of the text. A row whose histogram's layout
+// needs more than `max_bytes` of counters is refused (the line and its layout in message()).
 class hlog_reader {
 public:
-    explicit hlog_reader(std::string text) : text_(std::move(text)) {
+    explicit hlog_reader(std::string text, std::size_t max_bytes = hlog_default_max_bytes)
+        : text_(std::move(text)), max_bytes_(max_bytes) {
         if (text_.compare(0, 2, "\xff\xfe") == 0) {
             narrow_utf16(std::string_view(text_).substr(2));
         } else if (text_.find('\0') == 1) {  // UTF-16LE without a mark: ASCII, then the first NUL
@@ -9904,8 +9982,18 @@ private:
         }
         std::string bytes;
         if (!base64_decode(line, bytes)) return fail("the histogram is not base64");
-        if (error e = decode_hdr_v2(bytes, out.values)) {
-            message_ = "line " + std::to_string(line_number_) + ": the histogram does not decode: " + e.message();
+        hdr_v2_decoding d;
+        d.max_bytes = max_bytes_;
+        d.filled = &out.filled;
+        if (error e = decode_hdr_v2(bytes, out.values, &d)) {
+            message_ = "line " + std::to_string(line_number_) + ": ";
+            if (e.code == errc::histogram_too_large)
+                message_ += detail::layout_needs("its", d.layout, ": above the reader's limit of ") +
+                            detail::size_text(max_bytes_);
+            else if (e.code == errc::out_of_memory)
+                message_ += "out of memory for the histogram's counters: " + detail::layout_needs("its", d.layout, "");
+            else
+                message_ += std::string("the histogram does not decode: ") + e.message();
             return false;
         }
         if (!base_decided_) {  // as HdrHistogram's readers decide it, from the first row
@@ -9919,6 +10007,7 @@ private:
     }
 
     std::string text_;
+    std::size_t max_bytes_;
     std::size_t pos_ = 0, line_number_ = 0;
     double start_time_s_ = NAN, base_time_s_ = 0;
     bool base_known_ = false, base_decided_ = false;
@@ -9931,35 +10020,77 @@ struct hlog_tag_total {
     std::size_t intervals = 0;
     double first_start_s = 0, last_end_s = 0;
     // The lowest value and significant figures of the tag's first row, up to the largest value
-    // there is: rows laid out alike (whatever their highest trackable value, so auto-resizing
+    // seen: rows laid out alike (whatever their highest trackable value, so auto-resizing
     // histograms' too) merge bucket for bucket; others at each bucket's lowest value.
     histogram values;
 };
+
+// The name a tag goes by in tables, reports and --hgrm: "(none)" for rows without one.
+inline std::string hlog_tag_name(const std::string& tag) { return tag.empty() ? "(none)" : tag; }
 
 // At most this many tags in the logs given to add_hlog_totals.
 constexpr std::size_t hlog_max_tags = 256;
 
 namespace detail {
 
-// Adds `row` to its tag's total in `totals` (a new tag is appended). False, with why in `message`
-// ("line N: …", N being `line`), when it would make more than hlog_max_tags tags or its histogram
-// cannot be merged; else its tag's index in `index`.
-inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::vector<hlog_tag_total>& totals,
-                         std::size_t& index, std::string& message) {
+// The counters every total in `totals` takes.
+inline std::size_t hlog_totals_bytes(const std::vector<hlog_tag_total>& totals) {
+    std::size_t bytes = 0;
+    for (const hlog_tag_total& t : totals) bytes += histogram::memory_bytes(t.values.config());
+    return bytes;
+}
+
+// Adds `row` to its tag's total in `totals` (a new tag is appended). A total takes its first row's
+// lowest value and significant figures, up to the largest value yet seen (doubled as needed: a
+// bucket's index does not depend on the highest trackable value, so a total grows without moving a
+// count). False, with why in `message` ("line N: …", N being `line`), when it would make more than
+// hlog_max_tags tags, the totals' counters with the row's would take more than `max_bytes`, or
+// they cannot be allocated; else its tag's index in `index`.
+inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::size_t max_bytes,
+                         std::vector<hlog_tag_total>& totals, std::size_t& index, std::string& message) {
     index = 0;
     while (index < totals.size() && totals[index].tag != row.tag) ++index;
-    if (index == totals.size() && totals.size() == hlog_max_tags) {
-        message = "line " + std::to_string(line) + ": more than " + std::to_string(hlog_max_tags) + " tags";
+    const bool added = index == totals.size();
+    const std::string where = "line " + std::to_string(line) + ": ";
+    if (added && totals.size() == hlog_max_tags) {
+        message = where + "more than " + std::to_string(hlog_max_tags) + " tags";
         return false;
     }
-    if (index == totals.size()) {
-        histogram_config widest = row.values.config();
-        widest.highest_trackable_value = INT64_MAX;
-        totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, histogram(widest)});
+    histogram_config layout = added ? row.values.config() : totals[index].values.config();
+    if (added) layout.highest_trackable_value = 2 * layout.lowest_discernible_value;
+    const std::int64_t highest = added ? 0 : layout.highest_trackable_value;
+    const std::int64_t need = row.values.empty() ? 0 : row.values.max();
+    while (layout.highest_trackable_value < need)
+        layout.highest_trackable_value =
+            layout.highest_trackable_value > INT64_MAX / 2 ? INT64_MAX : 2 * layout.highest_trackable_value;
+    if (layout.highest_trackable_value != highest) {  // a new or larger total
+        const std::size_t others = hlog_totals_bytes(totals) -
+                                   (added ? 0 : histogram::memory_bytes(totals[index].values.config()));
+        const std::size_t bytes = histogram::memory_bytes(layout);
+        const std::size_t row_bytes = histogram::memory_bytes(row.values.config());
+        const std::string tag = row.tag.empty() ? std::string("rows without a tag") : "Tag=" + row.tag;
+        if (others + bytes + row_bytes > max_bytes) {
+            message = where + tag + ": " + layout_needs("its total's", layout, "");
+            message += "; with the other tags' totals (" + size_text(others) + ") and the row's (" +
+                       size_text(row_bytes) + "), above the reader's limit of " + size_text(max_bytes);
+            return false;
+        }
+        histogram grown(layout);
+        if (!grown.allocated()) {
+            message = where + tag + ": out of memory for its total's counters: " +
+                      layout_needs("its total's", layout, "");
+            return false;
+        }
+        if (added) {
+            totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, std::move(grown)});
+        } else {
+            grown.merge(totals[index].values);  // the same layout, up to a higher value: bucket for bucket
+            totals[index].values = std::move(grown);
+        }
     }
     hlog_tag_total& t = totals[index];
-    if (t.values.merge(row.values)) {  // nothing is above INT64_MAX: a histogram this cannot merge
-        message = "line " + std::to_string(line) + ": the histogram cannot be merged";
+    if (t.values.merge(row.values, row.filled)) {  // nothing is above the total's range: one this cannot merge
+        message = where + "the histogram cannot be merged";
         return false;
     }
     ++t.intervals;
@@ -9971,14 +10102,16 @@ inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::vector
 }  // namespace detail
 
 // Adds every row of the log `text` to `totals`, by tag (a new tag is appended). False, with the
-// line and why in `message` ("line N: …"), when a line cannot be read or would make more than
-// hlog_max_tags tags; the rows before it stay added.
-inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& totals, std::string& message) {
-    hlog_reader reader(std::move(text));
+// line and why in `message` ("line N: …"), when a line cannot be read, would make more than
+// hlog_max_tags tags, or a row's histogram or the totals (those of earlier logs added to `totals`
+// too) would need more than `max_bytes` of counters; the rows before it stay added.
+inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& totals, std::string& message,
+                            std::size_t max_bytes = hlog_default_max_bytes) {
+    hlog_reader reader(std::move(text), max_bytes);
     hlog_interval row;
     std::size_t index = 0;
     while (reader.next(row))
-        if (!detail::add_hlog_row(row, reader.line_number(), totals, index, message)) return false;
+        if (!detail::add_hlog_row(row, reader.line_number(), max_bytes, totals, index, message)) return false;
     message = reader.message();
     return message.empty();
 }
@@ -10916,11 +11049,16 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
 
 namespace microbench {
 
-// A tag's merged values as a run in section `scenario`, labelled by its tag ("(none)" for rows
-// without one); `source` is what the report's key says it is ("Tag=response in a.hlog").
+// Seconds as nanoseconds, within [0, 4e9 s] (so a start and a length add up without overflow).
+inline std::int64_t hlog_ns(double seconds) {
+    return std::llround(std::min(std::max(seconds, 0.0), 4e9) * 1e9);
+}
+
+// A tag's merged values as a run in section `scenario`, labelled by its tag (hlog_tag_name);
+// `source` is what the report's key says it is ("Tag=response in a.hlog").
 inline report_run hlog_tag_run(const hlog_tag_total& t, const std::string& scenario, const std::string& source) {
     report_run run;
-    run.label = t.tag.empty() ? "(none)" : t.tag;
+    run.label = hlog_tag_name(t.tag);
     run.scenario = scenario;
     run.config.method.clear();
     run.config.url = source;
@@ -10928,7 +11066,7 @@ inline report_run hlog_tag_run(const hlog_tag_total& t, const std::string& scena
     result& r = run.r;
     r.total_ns = t.values;
     r.requests_ended = r.requests_completed = t.values.count();
-    r.elapsed_ns = std::llround(std::max(0.0, t.last_end_s - t.first_start_s) * 1e9);
+    r.elapsed_ns = hlog_ns(t.last_end_s - t.first_start_s);
     return run;
 }
 
@@ -10939,22 +11077,29 @@ inline std::string hlog_source(const std::string& tag, const std::string& file) 
 }
 
 // Appends the log `text` (named `file`) to `runs`: a run per tag, in the order the tags first
-// appear, in section `scenario`, each with its rows as interval rows. False, with the line and why
-// in `message` ("line N: …"), when a line cannot be read or there are more than hlog_max_tags tags;
-// then nothing is appended.
+// appear, in section `scenario`, each with its rows as interval rows, timed from the log's first
+// row (so tags that began later start later). When `all` is given, every row is also added to its
+// tag's total there (add_hlog_totals' totals, across logs). False, with the line and why in
+// `message` ("line N: …"), when a line cannot be read, there are more than hlog_max_tags tags, or
+// a row's histogram or the totals would need more than `max_bytes` of counters; then nothing is
+// appended to `runs` (rows before it stay added to `all`).
 inline bool add_hlog_runs(std::string text, const std::string& file, const std::string& scenario,
-                          std::vector<report_run>& runs, std::string& message) {
-    hlog_reader reader(std::move(text));
+                          std::vector<report_run>& runs, std::string& message,
+                          std::vector<hlog_tag_total>* all = nullptr, std::size_t max_bytes = hlog_default_max_bytes) {
+    hlog_reader reader(std::move(text), max_bytes);
     hlog_interval row;
     std::vector<hlog_tag_total> totals;
     std::vector<std::vector<std::pair<double, interval_stats>>> rows;  // per tag: each row's start (s) and figures
-    std::size_t index = 0;
+    std::size_t index = 0, ignored = 0;
     while (reader.next(row)) {
-        if (!detail::add_hlog_row(row, reader.line_number(), totals, index, message)) return false;
+        if (all && !detail::add_hlog_row(row, reader.line_number(), max_bytes, *all, ignored, message)) return false;
+        // this log's own totals: within the limit left beside `all`'s
+        const std::size_t left = all ? max_bytes - std::min(max_bytes, detail::hlog_totals_bytes(*all)) : max_bytes;
+        if (!detail::add_hlog_row(row, reader.line_number(), left, totals, index, message)) return false;
         if (index == rows.size()) rows.emplace_back();
         const histogram& h = row.values;
         interval_stats s{};
-        s.duration_ns = std::llround(std::max(0.0, row.length_s) * 1e9);
+        s.duration_ns = hlog_ns(row.length_s);
         s.sent = s.ended = s.completed = s.latency_count = h.count();
         if (!h.empty()) {
             s.p50_ns = h.value_at_percentile(50);
@@ -10966,13 +11111,16 @@ inline bool add_hlog_runs(std::string text, const std::string& file, const std::
     }
     message = reader.message();
     if (!message.empty()) return false;
+    double first_s = 0;  // the log's first row's start
+    for (std::size_t i = 0; i < totals.size(); ++i)
+        first_s = i == 0 ? totals[i].first_start_s : std::min(first_s, totals[i].first_start_s);
     for (std::size_t i = 0; i < totals.size(); ++i) {
         report_run run = hlog_tag_run(totals[i], scenario, hlog_source(totals[i].tag, file));
         std::vector<std::pair<double, interval_stats>>& own = rows[i];
         std::stable_sort(own.begin(), own.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         run.r.intervals.reserve(own.size());
         for (auto& [start_s, s] : own) {
-            s.start_ns = std::llround((start_s - totals[i].first_start_s) * 1e9);
+            s.start_ns = hlog_ns(start_s - first_s);
             run.r.intervals.push_back(s);
         }
         runs.push_back(std::move(run));
@@ -11360,14 +11508,17 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
     c.id = id;
     c.title = title;
     c.x_label = "seconds from the start";
-    c.y_label = view == interval_view::rate ? "requests per second" : "milliseconds";
+    bool logs = false;  // an interval log's tags count values, not requests
+    for (const report_run* run : runs) logs = logs || run->log_rows > 0;
+    c.y_label = view == interval_view::rate ? (logs ? "values per second" : "requests per second") : "milliseconds";
     c.description = title + ", one point per interval:";
     bool targets = false;
     for (const report_run* run : runs) targets = targets || run->r.rate_target > 0;
     const bool two_columns = view == interval_view::latency || (view == interval_view::rate && targets);
     std::string head, table;
     head = "<th scope=\"col\">run</th><th scope=\"col\">end (s)</th>";
-    head += view == interval_view::rate ? "<th scope=\"col\">requests/s</th>"
+    const char* rate_head = logs ? "<th scope=\"col\">values/s</th>" : "<th scope=\"col\">requests/s</th>";
+    head += view == interval_view::rate ? rate_head
             : view == interval_view::lag ? "<th scope=\"col\">lag p99 (ms)</th>" : "<th scope=\"col\">p99 (ms)</th>";
     if (two_columns)
         head += view == interval_view::latency ? "<th scope=\"col\">p50 (ms)</th>" : "<th scope=\"col\">target/s</th>";
@@ -11766,6 +11917,7 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
 #include <algorithm>
 #include <ctime>
 #include <string>
+#include <utility>
 #include <vector>
 
 
@@ -11867,7 +12019,8 @@ inline void append_section(const std::vector<const report_run*>& runs, const std
 }  // namespace detail
 
 // The report as one HTML document. Runs are drawn in the order given, the first in the first
-// colour; runs sharing a scenario name share a section (in order of first appearance).
+// colour; runs sharing a scenario name share a section (in order of first appearance), interval
+// logs' tags apart from results' runs.
 inline std::string html_report(const std::vector<report_run>& runs, const html_options& o = {}) {
     using detail::appendf;
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -11890,22 +12043,23 @@ inline std::string html_report(const std::vector<report_run>& runs, const html_o
         labels.push_back(run.label);
         detail::append_html_escaped(out, run.label);
         out += "</b> <span class=\"text\">";
-        detail::append_html_escaped(out, run.config.method.empty() ? run.config.url  // a log's tag: its source
-                                                                   : run.config.method + " " + run.config.url);
+        detail::append_html_escaped(out, run.log_rows ? run.config.url  // a log's tag: its source
+                                                      : run.config.method + " " + run.config.url);
         out += "</span></li>\n";
     }
     out += "</ul>\n</header>\n";
-    std::vector<std::string> scenarios;
-    for (const report_run& run : runs) {
-        bool seen = false;
-        for (const std::string& s : scenarios) seen = seen || s == run.scenario;
-        if (!seen) scenarios.push_back(run.scenario);
-    }
-    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    // Sections: a scenario's runs, or a log's tags (kept apart from a scenario of the same name).
+    using section = std::pair<std::string, bool>;
+    auto section_of = [](const report_run& run) { return section(run.scenario, run.log_rows > 0); };
+    std::vector<section> sections;
+    for (const report_run& run : runs)
+        if (std::find(sections.begin(), sections.end(), section_of(run)) == sections.end())
+            sections.push_back(section_of(run));
+    for (std::size_t i = 0; i < sections.size(); ++i) {
         std::vector<const report_run*> group;
         std::vector<unsigned> styles;  // a label's colour is the same in every section
         for (const report_run& run : runs) {
-            if (run.scenario != scenarios[i]) continue;
+            if (section_of(run) != sections[i]) continue;
             group.push_back(&run);
             styles.push_back(
                 static_cast<unsigned>(std::find(labels.begin(), labels.end(), run.label) - labels.begin()));
@@ -14039,7 +14193,10 @@ MB_API size_t mb_capacity_report_html(const mb_capacity* capacity, const char* t
  * HdrHistogram.NET's UTF-16 logs and hdr-histogram-js's) — every row of every log
  * added to an mb_hlog, merged exactly per tag: several generators' logs give the fleet's figures.
  * Values are in the logs' unit: nanoseconds in microbench's. mb_hlog_add returns MB_OK or
- * MB_HLOG_BAD (mb_hlog_message says the line and why; the rows before it stay added). Tags are
+ * MB_HLOG_BAD (mb_hlog_message says the line and why; the rows before it stay added) — also for a
+ * row whose histogram, or the tags' totals, would need more counter memory than the limit
+ * (mb_hlog_set_max_memory: 128 MiB unless set; counters are mapped lazily, so this bounds address
+ * space more than memory touched). Tags are
  * numbered 0..mb_hlog_tag_count - 1 in the order they first appear; untagged rows have tag "". */
 typedef struct mb_hlog_tag {
     const char* tag;          /* owned by the mb_hlog, valid as long as it */
@@ -14053,6 +14210,7 @@ typedef struct mb_hlog_tag {
 MB_API int mb_hlog_create(mb_hlog** out);
 MB_API void mb_hlog_destroy(mb_hlog* hlog);
 MB_API int mb_hlog_add(mb_hlog* hlog, const char* text, size_t size);
+MB_API int mb_hlog_set_max_memory(mb_hlog* hlog, uint64_t bytes);  /* for the next mb_hlog_add; 0: invalid */
 MB_API const char* mb_hlog_message(const mb_hlog* hlog);  /* "" after MB_OK; valid until the next mb_hlog_add */
 MB_API size_t mb_hlog_tag_count(const mb_hlog* hlog);
 MB_API int mb_hlog_tag_info(const mb_hlog* hlog, size_t index, mb_hlog_tag* out, size_t size);
@@ -15154,6 +15312,7 @@ struct mb_hlog {
     mb_hlog() { totals.reserve(microbench::hlog_max_tags); }
     std::vector<microbench::hlog_tag_total> totals;
     std::string message;
+    std::size_t max_bytes = microbench::hlog_default_max_bytes;
 };
 
 extern "C" {
@@ -15174,8 +15333,15 @@ MB_API int mb_hlog_add(mb_hlog* hlog, const char* text, size_t size) {
     MICROBENCH_C_TRY
     hlog->message.clear();
     std::string copy(text ? text : "", size);
-    return microbench::add_hlog_totals(std::move(copy), hlog->totals, hlog->message) ? MB_OK : MB_HLOG_BAD;
+    return microbench::add_hlog_totals(std::move(copy), hlog->totals, hlog->message, hlog->max_bytes) ? MB_OK
+                                                                                                       : MB_HLOG_BAD;
     MICROBENCH_C_CATCH(MB_OUT_OF_MEMORY)
+}
+
+MB_API int mb_hlog_set_max_memory(mb_hlog* hlog, uint64_t bytes) {
+    if (!hlog || bytes == 0) return MB_INVALID_ARGUMENT;
+    hlog->max_bytes = bytes > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(bytes);
+    return MB_OK;
 }
 
 MB_API const char* mb_hlog_message(const mb_hlog* hlog) { return hlog ? hlog->message.c_str() : ""; }

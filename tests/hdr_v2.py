@@ -41,3 +41,40 @@ def payload_counts(payload):
                 counts[index] = v
             index += 1
     return counts
+
+
+def zigzag(value):
+    """One ZigZag LEB128 number, as HdrHistogram writes it (at most 9 bytes, the ninth whole)."""
+    v = (value << 1) ^ (value >> 63)
+    v &= (1 << 64) - 1
+    out = bytearray()
+    for _ in range(8):
+        if v < 0x80:
+            out.append(v)
+            return bytes(out)
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def encode_row_histogram(counts, lowest, highest, digits):
+    """counts {bucket index: count} -> a row's base64 histogram (compressed V2), as HdrHistogram's
+    writers encode it: a run of k > 1 empty buckets as -k, one empty bucket as 0."""
+    payload, index = bytearray(), 0
+    for at in sorted(counts):
+        gap = at - index
+        payload += zigzag(-gap) if gap > 1 else zigzag(0) if gap == 1 else b""
+        payload += zigzag(counts[at])
+        index = at + 1
+    plain = struct.pack(">IIIIqqd", 0x1C849313, len(payload), 0, digits, lowest, highest, 1.0) + bytes(payload)
+    deflated = zlib.compress(plain)
+    return base64.b64encode(struct.pack(">II", 0x1C849314, len(deflated)) + deflated).decode()
+
+
+def deep_log(tags=256, index=4_000_000):
+    """A log of `tags` tagged rows, each one value in a bucket `index` deep of a histogram of 5
+    significant figures up to 2^53, as hdr-histogram-js writes such rows (~23 KB for 256): its
+    totals need ~30 MiB of counters a tag."""
+    rows = [f"Tag=t{k},{k}.000,1.000,1.0,{encode_row_histogram({index: 1}, 1, 2**53, 5)}" for k in range(tags)]
+    return "#[Histogram log format version 1.3]\n" + "\n".join(rows) + "\n"

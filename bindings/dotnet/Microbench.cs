@@ -374,13 +374,16 @@ public static class Hlog
     /// writer's (HdrHistogram.NET's UTF-16 and hdr-histogram-js's are tested), each as its bytes — and merges every row of every log exactly per tag,
     /// so several generators' logs give the fleet's figures. Tags in the order they first appear. Throws
     /// MicrobenchException (Name "hlog_bad", the message "hlog_bad: line N: why") when a line cannot be read.
-    /// hgrmScale divides the spectrum's values (1e6: ns to ms).</summary>
-    public static IReadOnlyList<HlogTagTotal> Read(IEnumerable<byte[]> logs, IReadOnlyList<double>? percentiles = null, double hgrmScale = 1e6)
+    /// It throws the same when a row's histogram or the tags' totals would need more counter memory than maxMemory
+    /// bytes (null: the library's 128 MiB). hgrmScale divides the spectrum's values (1e6: ns to ms).</summary>
+    public static IReadOnlyList<HlogTagTotal> Read(IEnumerable<byte[]> logs, IReadOnlyList<double>? percentiles = null, double hgrmScale = 1e6,
+                                                   ulong? maxMemory = null)
     {
         percentiles ??= [50, 90, 99, 99.9, 99.99];
         MicrobenchException.Check(Native.HlogCreate(out HlogHandle hlog));
         using (hlog)
         {
+            if (maxMemory is ulong bytes) MicrobenchException.Check(Native.HlogSetMaxMemory(hlog, bytes));
             foreach (byte[] log in logs)
             {
                 int status = Native.HlogAdd(hlog, log, (nuint)log.Length);

@@ -314,6 +314,7 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_hlog_create")] internal static partial int HlogCreate(out HlogHandle hlog);
     [LibraryImport(Lib, EntryPoint = "mb_hlog_destroy")] internal static partial void HlogDestroy(IntPtr hlog);
     [LibraryImport(Lib, EntryPoint = "mb_hlog_add")] internal static partial int HlogAdd(HlogHandle hlog, byte[] text, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_hlog_set_max_memory")] internal static partial int HlogSetMaxMemory(HlogHandle hlog, ulong bytes);
     [LibraryImport(Lib, EntryPoint = "mb_hlog_message")] internal static partial IntPtr HlogMessage(HlogHandle hlog);
     [LibraryImport(Lib, EntryPoint = "mb_hlog_tag_count")] internal static partial nuint HlogTagCount(HlogHandle hlog);
     [LibraryImport(Lib, EntryPoint = "mb_hlog_tag_info")] internal static partial int HlogTagInfo(HlogHandle hlog, nuint index, out HlogTag tag, nuint size);

@@ -2,13 +2,14 @@
 // HdrHistogram writer's: Java, C, .NET's UTF-16, hdr-histogram-js') as `microbench merge LOG...`
 // and microbench-hlog read them: every interval of every log merged exactly, per tag, printed as
 // a table of counts and percentiles in milliseconds, or one tag's .hgrm spectrum (--hgrm TAG,
-// "(none)" for untagged rows), or drawn in an HTML report (--html: the merged tags, then each
-// log's tags with its rows over time). Also how a file is told to be a log.
+// "(none)" for untagged rows), and drawn in an HTML report (--html: with several logs the merged
+// tags, then each log's tags with its rows over time). Also how a file is told to be a log.
 #pragma once
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -17,33 +18,35 @@
 
 namespace cli {
 
-// True when `path` or its `text` is an HdrHistogram interval log rather than a --json result:
-// its name ends in .hlog, or it starts (after a byte-order mark) with a '#' header, a "Tag=" row
-// or UTF-16 (.NET's logs); a result starts with '{' or '['.
+// True when `path` or its `text` (its first 8 bytes are enough) is an HdrHistogram interval log
+// rather than a --json result: its name ends in .hlog, or it starts (after a UTF-8 byte-order
+// mark) with a '#' header or a "Tag=" row, or it is UTF-16 as hlog_reader takes it (FF FE, or a
+// NUL second byte: .NET's logs); a result starts with '{' or '['.
 inline bool is_hlog(const std::string& path, const std::string& text) {
     if (path.size() > 5 && path.compare(path.size() - 5, 5, ".hlog") == 0) return true;
-    std::size_t at = text.compare(0, 3, "\xef\xbb\xbf") == 0 ? 3 : 0;
-    if (text.size() >= 2 && (static_cast<unsigned char>(text[0]) == 0xff || text[1] == 0)) return true;
+    if (text.compare(0, 2, "\xff\xfe") == 0 || text.find('\0') == 1) return true;
+    const std::size_t at = text.compare(0, 3, "\xef\xbb\xbf") == 0 ? 3 : 0;
     return text.compare(at, 1, "#") == 0 || text.compare(at, 4, "Tag=") == 0;
 }
 
-// is_hlog from the file's name and first bytes; false when it cannot be read (its reader says why).
-inline bool file_is_hlog(const std::string& path) {
-    char head[4] = {};
-    std::size_t n = 0;
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-        n = std::fread(head, 1, sizeof head, f);
-        std::fclose(f);
+// is_hlog from the file's name and first bytes into `log`; false, after saying on stderr as `who`
+// that it cannot be read and why, when it cannot be opened.
+inline bool file_is_hlog(const char* who, const std::string& path, bool& log) {
+    char head[8] = {};
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+        std::fprintf(stderr, "%s: cannot read %s: %s\n", who, shown(path).c_str(), std::strerror(errno));
+        return false;
     }
-    return is_hlog(path, std::string(head, n));
+    const std::size_t n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+    log = is_hlog(path, std::string(head, n));
+    return true;
 }
-
-// The name a tag goes by in tables and in --hgrm: "(none)" for rows without one.
-inline std::string hlog_tag_name(const mb::hlog_tag_total& t) { return t.tag.empty() ? "(none)" : t.tag; }
 
 // Reads each log of `files` into `totals` (every row merged into its tag's). False after saying
 // on stderr, as `who`, which file could not be read or which line of it was wrong and why.
-inline bool read_hlog_totals(const char* who, const std::vector<std::string>& files,
+inline bool read_hlog_totals(const char* who, const std::vector<std::string>& files, std::size_t max_bytes,
                              std::vector<mb::hlog_tag_total>& totals) {
     for (const std::string& path : files) {
         std::string text, problem;
@@ -51,7 +54,7 @@ inline bool read_hlog_totals(const char* who, const std::vector<std::string>& fi
             std::fprintf(stderr, "%s: cannot read %s: %s\n", who, shown(path).c_str(), std::strerror(errno));
             return false;
         }
-        if (!mb::add_hlog_totals(std::move(text), totals, problem)) {
+        if (!mb::add_hlog_totals(std::move(text), totals, problem, max_bytes)) {
             std::fprintf(stderr, "%s: %s: %s\n", who, shown(path).c_str(), problem.c_str());
             return false;
         }
@@ -71,7 +74,7 @@ inline void append_hlog_table(const std::vector<mb::hlog_tag_total>& totals, std
             "90%", "99%", "99.9%", "99.99%", "Max", "Seconds");
     for (const mb::hlog_tag_total& t : totals) {
         const mb::histogram& h = t.values;
-        appendf(out, "%-14s %9zu %12llu %12.6f", hlog_tag_name(t).c_str(), t.intervals,
+        appendf(out, "%-14s %9zu %12llu %12.6f", mb::hlog_tag_name(t.tag).c_str(), t.intervals,
                 static_cast<unsigned long long>(h.count()), static_cast<double>(h.min()) / 1e6);
         for (double p : {50.0, 90.0, 99.0, 99.9, 99.99})
             appendf(out, " %12.6f", static_cast<double>(h.value_at_percentile(p)) / 1e6);
@@ -91,63 +94,94 @@ struct hlog_merge_options {
     std::string hgrm_tag;   // non-empty: print this tag's .hgrm instead of the table
     std::string html_path;  // non-empty: draw the merged tags and each log's (needs the HTML report)
     std::string title = "microbench merge";
+    std::size_t max_bytes = mb::hlog_default_max_bytes;  // --hlog-memory
 };
 
-// Appends the runs the HTML report of merged logs draws: each merged tag in a section "every log
-// merged" (when there are several logs), then each log's tags, its rows over time, in a section
-// named after the file. False after saying why, as `who`.
-inline bool hlog_report_runs(const char* who, const std::vector<std::string>& files,
-                             const std::vector<mb::hlog_tag_total>& totals, std::vector<mb::report_run>& runs) {
-    if (files.size() > 1)
-        for (const mb::hlog_tag_total& t : totals)
-            runs.push_back(mb::hlog_tag_run(t, "every log merged", mb::hlog_source(t.tag, "every log")));
+// --hlog-memory MB: the most the logs' histogram counters may take, 1 to 65,536 MiB (as much as
+// this machine's size_t holds), into `bytes`; false when out of range.
+inline bool parse_hlog_memory(const char* text, std::size_t& bytes) {
+    std::uint64_t mib = 0;
+    if (!parse_uint(text, 1, 65536, mib)) return false;
+    bytes = mib > (SIZE_MAX >> 20) ? SIZE_MAX : static_cast<std::size_t>(mib << 20);
+    return true;
+}
+
+constexpr const char* hlog_memory_rule = "--hlog-memory takes MiB from 1 to 65536 (the default: 128)";
+
+// Reads each log of `files` into `runs` (each log's tags, its rows over time, in a section named
+// after the file) and `totals` (every row merged into its tag's). False after saying on stderr,
+// as `who`, which file could not be read or which line of it was wrong and why.
+inline bool read_hlog_runs(const char* who, const std::vector<std::string>& files, std::size_t max_bytes,
+                           std::vector<mb::report_run>& runs, std::vector<mb::hlog_tag_total>& totals) {
     std::vector<std::string> labels;
     for (const std::string& path : files) {
         std::string text, problem;
         const std::string label = unique_file_label(path, labels);
-        if (!read_file(path.c_str(), text) || !mb::add_hlog_runs(std::move(text), shown(path), label, runs, problem)) {
-            std::fprintf(stderr, "%s: %s: %s\n", who, shown(path).c_str(),
-                         problem.empty() ? std::strerror(errno) : problem.c_str());
+        if (!read_file(path.c_str(), text)) {
+            std::fprintf(stderr, "%s: cannot read %s: %s\n", who, shown(path).c_str(), std::strerror(errno));
+            return false;
+        }
+        if (!mb::add_hlog_runs(std::move(text), shown(path), label, runs, problem, &totals, max_bytes)) {
+            std::fprintf(stderr, "%s: %s: %s\n", who, shown(path).c_str(), problem.c_str());
             return false;
         }
     }
-    return true;
+    if (!totals.empty()) return true;
+    std::fprintf(stderr, "%s: no interval rows in %s\n", who,
+                 files.size() == 1 ? shown(files[0]).c_str() : "these logs");
+    return false;
 }
 
-// Merges the logs `files` and prints (or draws) them as `o` says, as `who`. Exit status: 0, or 1
-// when a log cannot be read, holds no row, has no rows of --hgrm's tag or an output cannot be written.
+// Merges the logs `files` and prints (or draws) them as `o` says, as `who`; nothing is written
+// unless every log was read, and the table (or spectrum) only after the HTML. --html draws each
+// merged tag in a section "every log merged" (with several logs), then each log's tags. Exit
+// status: 0, or 1 when a log cannot be read, holds no row, has no rows of --hgrm's tag or an
+// output cannot be written.
 inline int run_hlog_merge(const char* who, const std::vector<std::string>& files, const hlog_merge_options& o) {
     if (o.html_path == "-") {
         std::fprintf(stderr, "%s: --html needs a file name (the table goes to stdout)\n", who);
         return 1;
     }
     std::vector<mb::hlog_tag_total> totals;
-    if (!read_hlog_totals(who, files, totals)) return 1;
+    std::vector<mb::report_run> runs;  // for --html
+#ifdef MICROBENCH_NO_HTML
+    if (!o.html_path.empty()) {
+        std::fprintf(stderr, "%s: --html is not in this build (built with MICROBENCH_NO_HTML)\n", who);
+        return 1;
+    }
+#endif
+    if (o.html_path.empty() ? !read_hlog_totals(who, files, o.max_bytes, totals)
+                            : !read_hlog_runs(who, files, o.max_bytes, runs, totals))
+        return 1;
     std::string out;
     if (!o.hgrm_tag.empty()) {
         for (const mb::hlog_tag_total& t : totals)
-            if (hlog_tag_name(t) == o.hgrm_tag) mb::append_hgrm(t.values, 1e6, 5, out);
+            if (mb::hlog_tag_name(t.tag) == o.hgrm_tag) mb::append_hgrm(t.values, 1e6, 5, out);
         if (out.empty()) {
             std::fprintf(stderr, "%s: no rows tagged %s (the logs' tags:", who, shown(o.hgrm_tag).c_str());
-            for (const mb::hlog_tag_total& t : totals) std::fprintf(stderr, " %s", shown(hlog_tag_name(t)).c_str());
+            for (const mb::hlog_tag_total& t : totals)
+                std::fprintf(stderr, " %s", shown(mb::hlog_tag_name(t.tag)).c_str());
             std::fprintf(stderr, ")\n");
             return 1;
         }
     } else {
         append_hlog_table(totals, files.size(), out);
     }
-    if (!write_stdout(who, out)) return 1;
 #ifndef MICROBENCH_NO_HTML
     if (!o.html_path.empty()) {
-        std::vector<mb::report_run> runs;
-        if (!hlog_report_runs(who, files, totals, runs)) return 1;
+        if (files.size() > 1) {
+            std::vector<mb::report_run> merged;
+            for (const mb::hlog_tag_total& t : totals)
+                merged.push_back(mb::hlog_tag_run(t, "every log merged", mb::hlog_source(t.tag, "every log")));
+            runs.insert(runs.begin(), std::make_move_iterator(merged.begin()), std::make_move_iterator(merged.end()));
+        }
         mb::html_options ho;
         ho.title = o.title;
         ho.generated_unix_ms = now_unix_ms();
         if (!write_text_file(o.html_path, mb::html_report(runs, ho), who)) return 1;
     }
 #endif
-    return 0;
+    return write_stdout(who, out) ? 0 : 1;
 }
 
 }  // namespace cli

@@ -8,7 +8,6 @@
 // merge (the message says which input differs and how).
 #pragma once
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -25,11 +24,11 @@ namespace cli {
 inline const char* merge_usage() {
 #ifndef MICROBENCH_NO_HTML
     return "Usage: microbench merge RESULT.json... [--json OUT|-] [--html OUT] [--title TEXT]\n"
-           "       microbench merge LOG.hlog... [--hgrm TAG] [--html OUT] [--title TEXT]   "
+           "       microbench merge LOG.hlog... [--hgrm TAG] [--html OUT] [--title TEXT] [--hlog-memory MB]   "
            "(microbench --help-all: in detail)\n";
 #else
     return "Usage: microbench merge RESULT.json... [--json OUT|-]\n"
-           "       microbench merge LOG.hlog... [--hgrm TAG]   (microbench --help-all: in detail)\n";
+           "       microbench merge LOG.hlog... [--hgrm TAG] [--hlog-memory MB]   (microbench --help-all: in detail)\n";
 #endif
 }
 
@@ -54,13 +53,14 @@ inline std::string merge_line(const mb::merge_summary& s) {
 
 inline int run_merge_command(int argc, char** argv, int first) {
     std::vector<std::string> files;
-    std::string json_path, html_path, hgrm_tag, title = "microbench merge";
+    std::string json_path, html_path, hgrm_tag, title = "microbench merge", hlog_memory;
     for (int i = first; i < argc; ++i) {
         std::string arg = argv[i];
         std::string* value = arg == "--json"    ? &json_path
                              : arg == "--html"  ? &html_path
                              : arg == "--title" ? &title
-                             : arg == "--hgrm"  ? &hgrm_tag : nullptr;
+                             : arg == "--hgrm"  ? &hgrm_tag
+                             : arg == "--hlog-memory" ? &hlog_memory : nullptr;
         if (value) {
             if (i + 1 >= argc || !*argv[i + 1]) return merge_usage_error("option " + arg + " needs a value");
             *value = argv[++i];
@@ -81,19 +81,27 @@ inline int run_merge_command(int argc, char** argv, int first) {
                                  "(built with MICROBENCH_NO_HTML)");
 #endif
     std::size_t logs = 0;
-    for (const std::string& path : files) logs += file_is_hlog(path);
-    if (logs > 0 && logs < files.size()) {
-        const auto log = std::find_if(files.begin(), files.end(), file_is_hlog);
-        const auto result = std::find_if_not(files.begin(), files.end(), file_is_hlog);
-        return merge_usage_error("results and logs do not merge together: " + shown(*log) +
-                                 " is an HdrHistogram log, " + shown(*result) + " is not");
+    std::string a_log, a_result;  // one of each, for the message when both are given
+    for (const std::string& path : files) {
+        bool log = false;
+        if (!file_is_hlog("microbench merge", path, log)) return 1;
+        logs += log;
+        (log ? a_log : a_result) = path;
     }
+    if (logs > 0 && logs < files.size())
+        return merge_usage_error("results and logs do not merge together: " + shown(a_log) +
+                                 " is an HdrHistogram log, " + shown(a_result) + " is not");
     if (logs) {
         if (!json_path.empty())
             return merge_usage_error("--json takes results: logs merge into the table, --hgrm TAG or --html OUT");
-        return run_hlog_merge("microbench merge", files, {hgrm_tag, html_path, title});
+        hlog_merge_options o{hgrm_tag, html_path, title};
+        if (!hlog_memory.empty() && !parse_hlog_memory(hlog_memory.c_str(), o.max_bytes))
+            return merge_usage_error(hlog_memory_rule);
+        return run_hlog_merge("microbench merge", files, o);
     }
-    if (!hgrm_tag.empty()) return merge_usage_error("--hgrm takes logs (NAME.hlog), not results");
+    if (!hgrm_tag.empty() || !hlog_memory.empty())
+        return merge_usage_error(std::string(hgrm_tag.empty() ? "--hlog-memory" : "--hgrm") +
+                                 " takes logs (NAME.hlog), not results");
     std::vector<mb::report_run> runs;
     std::string problem;  // the field a result was refused for
     for (const std::string& path : files) {

@@ -323,19 +323,23 @@ inline std::string subcommands_help() {
            "                         exactly, naming the input and the difference; says which shards are missing\n"
            "                         and how many values the merge dropped.\n";
 #ifndef MICROBENCH_NO_HTML
-    out += "  microbench merge LOG.hlog... [--hgrm TAG] [--html OUT] [--title TEXT]\n";
+    out += "  microbench merge LOG.hlog... [--hgrm TAG] [--html OUT] [--title TEXT] [--hlog-memory MB]\n";
 #else
-    out += "  microbench merge LOG.hlog... [--hgrm TAG]\n";
+    out += "  microbench merge LOG.hlog... [--hgrm TAG] [--hlog-memory MB]\n";
 #endif
     out += "                         HdrHistogram interval logs (microbench --hlog's, or Java's, C's, .NET's,\n"
            "                         hdr-histogram-js') merged exactly per tag, as microbench-hlog merges them: a\n"
            "                         table of counts and percentiles in ms, or --hgrm TAG's spectrum ((none):\n"
            "                         untagged rows); --html draws the merged tags, then each log's rows over\n"
-           "                         time. A log is NAME.hlog, or a file that starts with '#' or Tag=.\n";
+           "                         time. A log is NAME.hlog, or a file that starts with '#' or Tag=, or UTF-16.\n"
+           "                         --hlog-memory MB: the most the logs' histogram counters may take (default\n"
+           "                         128; mapped lazily, so address space more than memory): a row or a tag's\n"
+           "                         total beyond it is refused, naming the line, its highest trackable value\n"
+           "                         and significant figures.\n";
 #endif
 #ifndef MICROBENCH_NO_HTML
     out += "\nReports from saved results:\n"
-           "  microbench report RESULT.json|LOG.hlog... --html FILE [--title TEXT]\n"
+           "  microbench report RESULT.json|LOG.hlog... --html FILE [--title TEXT] [--hlog-memory MB]\n"
            "                         Draws --json results of any mode (runs from different times or machines)\n"
            "                         in one report: runs of the same scenario share charts, labelled by file.\n"
            "                         An HdrHistogram log is a section named after its file: each tag a run,\n"

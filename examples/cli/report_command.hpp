@@ -21,7 +21,7 @@
 namespace cli {
 
 inline const char* report_usage() {
-    return "Usage: microbench report RESULT.json|LOG.hlog... --html FILE [--title TEXT]   "
+    return "Usage: microbench report RESULT.json|LOG.hlog... --html FILE [--title TEXT] [--hlog-memory MB]   "
            "(microbench --help-all: in detail)\n";
 }
 
@@ -54,10 +54,15 @@ inline int run_report_command(int argc, char** argv, int first) {
     std::string html_path;
     mb::html_options ho;
     bool titled = false;
+    std::size_t max_bytes = mb::hlog_default_max_bytes;  // a log's counters, at most
     for (int i = first; i < argc; ++i) {
         std::string arg = argv[i];
-        if (arg == "--html" || arg == "--title") {
+        if (arg == "--html" || arg == "--title" || arg == "--hlog-memory") {
             if (i + 1 >= argc) return report_usage_error("option " + arg + " needs a value");
+            if (arg == "--hlog-memory") {
+                if (!parse_hlog_memory(argv[++i], max_bytes)) return report_usage_error(hlog_memory_rule);
+                continue;
+            }
             (arg == "--html" ? html_path : ho.title) = argv[++i];
             titled = titled || arg == "--title";
         } else if (arg.compare(0, 7, "--html=") == 0) {
@@ -89,7 +94,7 @@ inline int run_report_command(int argc, char** argv, int first) {
         const std::string label = unique_file_label(path, labels);
         const std::size_t before = runs.size();
         if (is_hlog(path, text)) {  // a section named after the file, a run per tag
-            if (!mb::add_hlog_runs(std::move(text), shown(path), label, runs, problem)) {
+            if (!mb::add_hlog_runs(std::move(text), shown(path), label, runs, problem, nullptr, max_bytes)) {
                 std::fprintf(stderr, "microbench report: %s: %s\n", shown(path).c_str(), problem.c_str());
                 return 1;
             }

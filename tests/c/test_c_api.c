@@ -868,6 +868,16 @@ static void read_log_back(const mb_result* r, const char* log, size_t size) {
     EXPECT(mb_hlog_percentile(hlog, 5, 50) == 0 && mb_hlog_percentile(hlog, 0, 101) == 0);
     EXPECT(mb_hlog_hgrm(hlog, 5, 1e6, NULL, 0) == 0 && mb_hlog_hgrm(hlog, 0, 0, NULL, 0) == 0);
     mb_hlog_destroy(hlog);
+    /* a limit on the counters below what a row's histogram takes: refused, the line and the limit */
+    EXPECT(mb_hlog_create(&hlog) == MB_OK);
+    EXPECT(mb_hlog_set_max_memory(NULL, 1000) == MB_INVALID_ARGUMENT && mb_hlog_set_max_memory(hlog, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_hlog_set_max_memory(hlog, 1000) == MB_OK);
+    EXPECT(mb_hlog_add(hlog, log, size) == MB_HLOG_BAD && mb_hlog_tag_count(hlog) == 0);
+    EXPECT(strstr(mb_hlog_message(hlog), "line 6: its highest trackable value, ") != NULL &&
+           strstr(mb_hlog_message(hlog), "above the reader's limit of 1000 bytes") != NULL);
+    EXPECT(mb_hlog_set_max_memory(hlog, (uint64_t)1 << 30) == MB_OK && mb_hlog_add(hlog, log, size) == MB_OK);
+    EXPECT(mb_hlog_tag_count(hlog) == 3);
+    mb_hlog_destroy(hlog);
 }
 
 static void suites(uint16_t port) {

@@ -16,6 +16,8 @@ import json
 import math
 import os
 import re
+import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,7 +30,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from http_fixture import scripted_http  # noqa: E402
-from hdr_v2 import decode_row_histogram  # noqa: E402
+from hdr_v2 import decode_row_histogram, deep_log  # noqa: E402
 
 MICROBENCH = SERVER = HLOG = None  # HLOG: microbench-hlog, beside MICROBENCH
 AB_HEADER = ("This is ApacheBench", "Copyright", "Licensed to", "Benchmarking", "Completed ", "Finished ")
@@ -382,6 +384,44 @@ class Outputs(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertRegex(r.stdout, r"Total count    = +100\]")
 
+    def test_logs_beyond_the_memory_limit_are_refused(self):
+        # 256 tags, each one value 4,000,000 buckets deep in a 5-figure histogram up to 2^53 (21 KB):
+        # in a 32-bit process's address space (3 GiB) the reader aborted on it (signal 6, its
+        # totals took 47 MiB a tag). Now a tag's total spans its values (32 MiB here) and the
+        # totals stay within --hlog-memory (128 MiB): refused at the third tag, naming it.
+        def address_space_of_32_bits():
+            resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+        def limited(command):
+            return subprocess.run(command, capture_output=True, text=True, timeout=60,
+                                  preexec_fn=address_space_of_32_bits)
+
+        with tempfile.TemporaryDirectory() as d:
+            log, page = os.path.join(d, "deep.hlog"), os.path.join(d, "deep.html")
+            with open(log, "w") as f:
+                f.write(deep_log())
+            for command in ([HLOG, log], [MICROBENCH, "merge", log], [MICROBENCH, "report", log, "--html", page]):
+                r = limited(command)
+                self.assertEqual((r.returncode, r.stdout), (1, ""), r.stderr)
+                self.assertRegex(r.stderr, r"deep\.hlog: line 4: Tag=t2: its total's highest trackable value, 140737488355328 "
+                                           r"at 5 significant figures, needs 32\.0 MiB of counters; with the other tags' "
+                                           r"totals \(64\.0 MiB\) and the row's \(38\.0 MiB\), above the reader's limit of "
+                                           r"128\.0 MiB\n")
+            self.assertFalse(os.path.exists(page))
+            # A limit raised past what the process may map: the mapping fails, and that too is a message.
+            r = limited([MICROBENCH, "merge", log, "--hlog-memory", "9000"])
+            self.assertEqual((r.returncode, r.stdout), (1, ""), r.stderr)
+            self.assertRegex(r.stderr, r"deep\.hlog: line \d+: (Tag=t\d+: )?out of memory for (the histogram's|its total's) "
+                                       r"counters: ")
+            # Without the address-space limit, the raised limit reads every tag.
+            r = run([MICROBENCH, "merge", log, "--hlog-memory", "9000"])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(len(r.stdout.splitlines()), 3 + 256)
+            for bad in ("0", "65537", "x"):
+                r = run([MICROBENCH, "merge", log, "--hlog-memory", bad])
+                self.assertEqual(r.returncode, 1)
+                self.assertIn("--hlog-memory takes MiB from 1 to 65536 (the default: 128)", r.stderr)
+
     def test_merge_and_report_read_logs(self):
         # `microbench merge LOG...` prints what microbench-hlog prints; two copies of a log merge
         # exactly (twice the rows and values, the same minimum, percentiles and maximum);
@@ -424,7 +464,9 @@ class Outputs(unittest.TestCase):
             page = os.path.join(d, "m.html")
             r = run([MICROBENCH, "merge", closed, renamed, "--html", page, "--title", "fleet"])
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertIn("total ", r.stdout)
+            table = {line.split()[0]: line.split()[1:3] for line in r.stdout.splitlines()[3:]}
+            self.assertEqual(table, {"total": ["1", "100"], "response": ["4", "200"], "service": ["4", "200"],
+                                     "schedule_lag": ["4", "200"]})
             with open(page) as f:
                 html = f.read()
             self.assertIn("<title>fleet</title>", html)
@@ -449,6 +491,25 @@ class Outputs(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(page) as f:
                 self.assertIn("<title>microbench report: lag.txt</title>", f.read())
+            # A log named like a suite's scenario keeps a section of its own: the suite's keeps its tables.
+            suite = os.path.join(corpus, "..", "report_corpus", "suite.json")
+            latency = os.path.join(d, "latency.hlog")
+            shutil.copy(fixed, latency)
+            r = run([MICROBENCH, "report", suite, latency, "--html", page])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(page) as f:
+                html = f.read()
+            self.assertEqual(html.count(">latency</h2>"), 2)
+            self.assertEqual(html.count("<h3>Failures by reason</h3>"), 5)  # each of the suite's five scenarios
+            # microbench-hlog draws as merge does; a missing file is said to be missing.
+            r = run([HLOG, closed, renamed, "--html", page])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(page) as f:
+                self.assertEqual(f.read().count("<section "), 3)
+            for command in ([MICROBENCH, "merge", closed, os.path.join(d, "nope.json")], [HLOG, closed, os.path.join(d, "nope")]):
+                r = run(command)
+                self.assertEqual((r.returncode, r.stdout), (1, ""), command)
+                self.assertIn(f"cannot read {os.path.join(d, 'nope')}", r.stderr)
             bad = os.path.join(d, "bad.hlog")
             with open(bad, "w") as f:
                 f.write("#[Histogram log format version 1.3]\nTag=total,0,1,1,!!!\n")

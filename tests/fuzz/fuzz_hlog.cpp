@@ -33,6 +33,14 @@ int microbench_fuzz_hlog(const std::uint8_t* data, std::size_t size) {
         }
         for (std::size_t k = 0; k < totals.size(); ++k)
             if (totals[k].values.count() != counts[k] || totals[k].intervals != rows[k]) return 2;
+        // As the HTML report's runs: a run per tag, its interval rows adding up to its total.
+        std::vector<report_run> runs;
+        if (!add_hlog_runs(bytes, "log", "log", runs, message) || runs.size() != totals.size()) return 6;
+        for (std::size_t k = 0; k < runs.size(); ++k) {
+            std::uint64_t sum = 0;
+            for (const interval_stats& s : runs[k].r.intervals) sum += s.ended;
+            if (sum != counts[k] || runs[k].r.requests_ended != counts[k] || runs[k].log_rows != rows[k]) return 6;
+        }
     }
 
     std::string inflated, framed, again;

@@ -329,6 +329,13 @@ class Binding(unittest.TestCase):
         self.assertEqual(e.exception.name, "hlog_bad")
         self.assertTrue(e.exception.message.startswith("line 2: "), e.exception.message)
         self.assertEqual(microbench.read_hlog(), {})
+        # A limit on the histograms' counters below what a row needs: refused, naming the line.
+        with self.assertRaises(microbench.MicrobenchError) as e:
+            microbench.read_hlog(r.hlog, max_memory=1000)
+        self.assertEqual(e.exception.name, "hlog_bad")
+        self.assertIn("line 6: its highest trackable value, ", e.exception.message)
+        self.assertIn("above the reader's limit of 1000 bytes", e.exception.message)
+        self.assertEqual(microbench.read_hlog(r.hlog, max_memory=1 << 30)["response"].count, 400)
 
     def test_duration_without_n_is_unlimited(self):
         # Like ab's -t (the command line zeroes -n): a duration and no count means no count limit.

@@ -231,6 +231,7 @@ _SIGNATURES = {
     "mb_hlog_create": (ctypes.c_int, [ctypes.POINTER(_P)]),
     "mb_hlog_destroy": (None, [_P]),
     "mb_hlog_add": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
+    "mb_hlog_set_max_memory": (ctypes.c_int, [_P, _U64]),
     "mb_hlog_message": (ctypes.c_char_p, [_P]),
     "mb_hlog_tag_count": (_SZ, [_P]),
     "mb_hlog_tag_info": (ctypes.c_int, [_P, _SZ, ctypes.POINTER(_HlogTag), _SZ]),
@@ -1005,17 +1006,21 @@ class HlogTag:
     hgrm: str = dataclasses.field(default="", repr=False)  # the spectrum as .hgrm text, values / hgrm_scale
 
 
-def read_hlog(*logs: _StrOrBytes, percentiles: Sequence[float] = (50, 90, 99, 99.9, 99.99), hgrm_scale: float = 1e6) -> Dict[str, HlogTag]:
+def read_hlog(*logs: _StrOrBytes, percentiles: Sequence[float] = (50, 90, 99, 99.9, 99.99), hgrm_scale: float = 1e6,
+              max_memory: Optional[int] = None) -> Dict[str, HlogTag]:
     """Reads HdrHistogram interval logs — Result.hlog, the command line's --hlog, or another
     HdrHistogram writer's (HdrHistogram.NET's UTF-16 and hdr-histogram-js's are tested): each log a
     str or bytes. Every row of every log is merged
     exactly per tag, so several generators' logs give the fleet's figures. Returns {tag: HlogTag} in
     the order tags first appear; raises MicrobenchError (name "hlog_bad", message "line N: why")
-    when a line cannot be read. hgrm_scale divides the spectrum's values (1e6: ns to ms); a
-    percentile outside 0..100 reads 0."""
+    when a line cannot be read, or when a row's histogram or the tags' totals would need more
+    counter memory than max_memory bytes (None: the library's 128 MiB). hgrm_scale divides the
+    spectrum's values (1e6: ns to ms); a percentile outside 0..100 reads 0."""
     handle = _P()
     _check(_lib.mb_hlog_create(ctypes.byref(handle)))
     try:
+        if max_memory is not None:
+            _check(_lib.mb_hlog_set_max_memory(handle, max_memory))
         for log in logs:
             data = log.encode() if isinstance(log, str) else bytes(log)
             status = _lib.mb_hlog_add(handle, data, len(data))

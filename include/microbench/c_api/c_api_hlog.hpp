@@ -16,6 +16,7 @@ struct mb_hlog {
     mb_hlog() { totals.reserve(microbench::hlog_max_tags); }
     std::vector<microbench::hlog_tag_total> totals;
     std::string message;
+    std::size_t max_bytes = microbench::hlog_default_max_bytes;
 };
 
 extern "C" {
@@ -36,8 +37,15 @@ MB_API int mb_hlog_add(mb_hlog* hlog, const char* text, size_t size) {
     MICROBENCH_C_TRY
     hlog->message.clear();
     std::string copy(text ? text : "", size);
-    return microbench::add_hlog_totals(std::move(copy), hlog->totals, hlog->message) ? MB_OK : MB_HLOG_BAD;
+    return microbench::add_hlog_totals(std::move(copy), hlog->totals, hlog->message, hlog->max_bytes) ? MB_OK
+                                                                                                       : MB_HLOG_BAD;
     MICROBENCH_C_CATCH(MB_OUT_OF_MEMORY)
+}
+
+MB_API int mb_hlog_set_max_memory(mb_hlog* hlog, uint64_t bytes) {
+    if (!hlog || bytes == 0) return MB_INVALID_ARGUMENT;
+    hlog->max_bytes = bytes > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(bytes);
+    return MB_OK;
 }
 
 MB_API const char* mb_hlog_message(const mb_hlog* hlog) { return hlog ? hlog->message.c_str() : ""; }

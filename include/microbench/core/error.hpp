@@ -58,6 +58,7 @@ namespace microbench {
     X(histogram_encoding_bad_version, 72, "encoded histogram has an unsupported format version") \
     X(histogram_encoding_truncated, 73, "encoded histogram ends early") \
     X(histogram_encoding_corrupt, 74, "encoded histogram is inconsistent") \
+    X(histogram_too_large, 75, "the histogram's layout needs more memory for its counters than the reader allows") \
     /* Plans (90–99) */ \
     X(plan_bad_concurrency, 90, "concurrency must be from 1 to 1,000,000 connections") \
     X(plan_bad_threads, 91, "threads must be from 1 to 1024 and at most the concurrency") \

@@ -46,7 +46,7 @@ public:
 
     // Allocates everything the run needs; errc::run_system if the system says no.
     error prepare() {
-        if (!loop_.ok()) return {errc::run_system, 0};
+        if (!loop_.ok() || !stats_.histograms_allocated()) return {errc::run_system, 0};
         headers_.resize(s_.limits.max_headers);
         requests_.resize(static_cast<std::size_t>(s_.connections) * s_.pipeline);
         conns_.reserve(s_.connections);

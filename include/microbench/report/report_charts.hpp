@@ -148,14 +148,17 @@ inline void append_interval_figure(const std::vector<const report_run*>& runs, c
     c.id = id;
     c.title = title;
     c.x_label = "seconds from the start";
-    c.y_label = view == interval_view::rate ? "requests per second" : "milliseconds";
+    bool logs = false;  // an interval log's tags count values, not requests
+    for (const report_run* run : runs) logs = logs || run->log_rows > 0;
+    c.y_label = view == interval_view::rate ? (logs ? "values per second" : "requests per second") : "milliseconds";
     c.description = title + ", one point per interval:";
     bool targets = false;
     for (const report_run* run : runs) targets = targets || run->r.rate_target > 0;
     const bool two_columns = view == interval_view::latency || (view == interval_view::rate && targets);
     std::string head, table;
     head = "<th scope=\"col\">run</th><th scope=\"col\">end (s)</th>";
-    head += view == interval_view::rate ? "<th scope=\"col\">requests/s</th>"
+    const char* rate_head = logs ? "<th scope=\"col\">values/s</th>" : "<th scope=\"col\">requests/s</th>";
+    head += view == interval_view::rate ? rate_head
             : view == interval_view::lag ? "<th scope=\"col\">lag p99 (ms)</th>" : "<th scope=\"col\">p99 (ms)</th>";
     if (two_columns)
         head += view == interval_view::latency ? "<th scope=\"col\">p50 (ms)</th>" : "<th scope=\"col\">target/s</th>";

@@ -95,18 +95,50 @@ inline bool append_hlog(const result& r, std::string& out) {
     return true;
 }
 
+namespace detail {
+
+// "38.0 MiB", or "1000 bytes" below a tenth of a MiB.
+inline std::string size_text(std::size_t bytes) {
+    std::string out;
+    if (bytes < (std::size_t{1} << 20) / 10) appendf(out, "%zu bytes", bytes);
+    else appendf(out, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+    return out;
+}
+
+// "its highest trackable value, 9007199254740992 at 5 significant figures, needs 38.0 MiB of
+// counters" (`whose`: "its"), then `rest`.
+inline std::string layout_needs(const char* whose, const histogram_config& c, const char* rest) {
+    std::string out;
+    appendf(out, "%s highest trackable value, %lld at %d significant figures, needs %s of counters%s", whose,
+            static_cast<long long>(c.highest_trackable_value), c.significant_figures,
+            size_text(histogram::memory_bytes(c)).c_str(), rest);
+    return out;
+}
+
+}  // namespace detail
+
 // One row of a log.
 struct hlog_interval {
     std::string tag;  // empty when the row has none
     double start_s = 0;   // seconds since the epoch (or since the log's start when it gives no time)
     double length_s = 0;
     histogram values;
+    std::vector<std::size_t> filled;  // values' non-empty bucket indexes, lowest first: merge(values, filled)
 };
 
-// Reads a log's rows one at a time, from its own copy of the text.
+// What the counters of a log's histograms may take at most, by default: a row's own, and in
+// add_hlog_totals and add_hlog_runs every tag's total with it. Counters are mapped lazily, so this
+// bounds address space more than memory touched: 128 MiB fits a 32-bit process (3 GiB) many
+// times, and holds 256 tags of 3 significant figures up to an hour (264 KiB each) or two tags of 5
+// figures over the whole 63-bit range (48 MiB each).
+constexpr std::size_t hlog_default_max_bytes = std::size_t{128} << 20;
+
+// Reads a log's rows one at a time, from its own copy of the text. A row whose histogram's layout
+// needs more than `max_bytes` of counters is refused (the line and its layout in message()).
 class hlog_reader {
 public:
-    explicit hlog_reader(std::string text) : text_(std::move(text)) {
+    explicit hlog_reader(std::string text, std::size_t max_bytes = hlog_default_max_bytes)
+        : text_(std::move(text)), max_bytes_(max_bytes) {
         if (text_.compare(0, 2, "\xff\xfe") == 0) {
             narrow_utf16(std::string_view(text_).substr(2));
         } else if (text_.find('\0') == 1) {  // UTF-16LE without a mark: ASCII, then the first NUL
@@ -186,8 +218,18 @@ private:
         }
         std::string bytes;
         if (!base64_decode(line, bytes)) return fail("the histogram is not base64");
-        if (error e = decode_hdr_v2(bytes, out.values)) {
-            message_ = "line " + std::to_string(line_number_) + ": the histogram does not decode: " + e.message();
+        hdr_v2_decoding d;
+        d.max_bytes = max_bytes_;
+        d.filled = &out.filled;
+        if (error e = decode_hdr_v2(bytes, out.values, &d)) {
+            message_ = "line " + std::to_string(line_number_) + ": ";
+            if (e.code == errc::histogram_too_large)
+                message_ += detail::layout_needs("its", d.layout, ": above the reader's limit of ") +
+                            detail::size_text(max_bytes_);
+            else if (e.code == errc::out_of_memory)
+                message_ += "out of memory for the histogram's counters: " + detail::layout_needs("its", d.layout, "");
+            else
+                message_ += std::string("the histogram does not decode: ") + e.message();
             return false;
         }
         if (!base_decided_) {  // as HdrHistogram's readers decide it, from the first row
@@ -201,6 +243,7 @@ private:
     }
 
     std::string text_;
+    std::size_t max_bytes_;
     std::size_t pos_ = 0, line_number_ = 0;
     double start_time_s_ = NAN, base_time_s_ = 0;
     bool base_known_ = false, base_decided_ = false;
@@ -213,35 +256,77 @@ struct hlog_tag_total {
     std::size_t intervals = 0;
     double first_start_s = 0, last_end_s = 0;
     // The lowest value and significant figures of the tag's first row, up to the largest value
-    // there is: rows laid out alike (whatever their highest trackable value, so auto-resizing
+    // seen: rows laid out alike (whatever their highest trackable value, so auto-resizing
     // histograms' too) merge bucket for bucket; others at each bucket's lowest value.
     histogram values;
 };
+
+// The name a tag goes by in tables, reports and --hgrm: "(none)" for rows without one.
+inline std::string hlog_tag_name(const std::string& tag) { return tag.empty() ? "(none)" : tag; }
 
 // At most this many tags in the logs given to add_hlog_totals.
 constexpr std::size_t hlog_max_tags = 256;
 
 namespace detail {
 
-// Adds `row` to its tag's total in `totals` (a new tag is appended). False, with why in `message`
-// ("line N: …", N being `line`), when it would make more than hlog_max_tags tags or its histogram
-// cannot be merged; else its tag's index in `index`.
-inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::vector<hlog_tag_total>& totals,
-                         std::size_t& index, std::string& message) {
+// The counters every total in `totals` takes.
+inline std::size_t hlog_totals_bytes(const std::vector<hlog_tag_total>& totals) {
+    std::size_t bytes = 0;
+    for (const hlog_tag_total& t : totals) bytes += histogram::memory_bytes(t.values.config());
+    return bytes;
+}
+
+// Adds `row` to its tag's total in `totals` (a new tag is appended). A total takes its first row's
+// lowest value and significant figures, up to the largest value yet seen (doubled as needed: a
+// bucket's index does not depend on the highest trackable value, so a total grows without moving a
+// count). False, with why in `message` ("line N: …", N being `line`), when it would make more than
+// hlog_max_tags tags, the totals' counters with the row's would take more than `max_bytes`, or
+// they cannot be allocated; else its tag's index in `index`.
+inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::size_t max_bytes,
+                         std::vector<hlog_tag_total>& totals, std::size_t& index, std::string& message) {
     index = 0;
     while (index < totals.size() && totals[index].tag != row.tag) ++index;
-    if (index == totals.size() && totals.size() == hlog_max_tags) {
-        message = "line " + std::to_string(line) + ": more than " + std::to_string(hlog_max_tags) + " tags";
+    const bool added = index == totals.size();
+    const std::string where = "line " + std::to_string(line) + ": ";
+    if (added && totals.size() == hlog_max_tags) {
+        message = where + "more than " + std::to_string(hlog_max_tags) + " tags";
         return false;
     }
-    if (index == totals.size()) {
-        histogram_config widest = row.values.config();
-        widest.highest_trackable_value = INT64_MAX;
-        totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, histogram(widest)});
+    histogram_config layout = added ? row.values.config() : totals[index].values.config();
+    if (added) layout.highest_trackable_value = 2 * layout.lowest_discernible_value;
+    const std::int64_t highest = added ? 0 : layout.highest_trackable_value;
+    const std::int64_t need = row.values.empty() ? 0 : row.values.max();
+    while (layout.highest_trackable_value < need)
+        layout.highest_trackable_value =
+            layout.highest_trackable_value > INT64_MAX / 2 ? INT64_MAX : 2 * layout.highest_trackable_value;
+    if (layout.highest_trackable_value != highest) {  // a new or larger total
+        const std::size_t others = hlog_totals_bytes(totals) -
+                                   (added ? 0 : histogram::memory_bytes(totals[index].values.config()));
+        const std::size_t bytes = histogram::memory_bytes(layout);
+        const std::size_t row_bytes = histogram::memory_bytes(row.values.config());
+        const std::string tag = row.tag.empty() ? std::string("rows without a tag") : "Tag=" + row.tag;
+        if (others + bytes + row_bytes > max_bytes) {
+            message = where + tag + ": " + layout_needs("its total's", layout, "");
+            message += "; with the other tags' totals (" + size_text(others) + ") and the row's (" +
+                       size_text(row_bytes) + "), above the reader's limit of " + size_text(max_bytes);
+            return false;
+        }
+        histogram grown(layout);
+        if (!grown.allocated()) {
+            message = where + tag + ": out of memory for its total's counters: " +
+                      layout_needs("its total's", layout, "");
+            return false;
+        }
+        if (added) {
+            totals.push_back(hlog_tag_total{row.tag, 0, row.start_s, row.start_s + row.length_s, std::move(grown)});
+        } else {
+            grown.merge(totals[index].values);  // the same layout, up to a higher value: bucket for bucket
+            totals[index].values = std::move(grown);
+        }
     }
     hlog_tag_total& t = totals[index];
-    if (t.values.merge(row.values)) {  // nothing is above INT64_MAX: a histogram this cannot merge
-        message = "line " + std::to_string(line) + ": the histogram cannot be merged";
+    if (t.values.merge(row.values, row.filled)) {  // nothing is above the total's range: one this cannot merge
+        message = where + "the histogram cannot be merged";
         return false;
     }
     ++t.intervals;
@@ -253,14 +338,16 @@ inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::vector
 }  // namespace detail
 
 // Adds every row of the log `text` to `totals`, by tag (a new tag is appended). False, with the
-// line and why in `message` ("line N: …"), when a line cannot be read or would make more than
-// hlog_max_tags tags; the rows before it stay added.
-inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& totals, std::string& message) {
-    hlog_reader reader(std::move(text));
+// line and why in `message` ("line N: …"), when a line cannot be read, would make more than
+// hlog_max_tags tags, or a row's histogram or the totals (those of earlier logs added to `totals`
+// too) would need more than `max_bytes` of counters; the rows before it stay added.
+inline bool add_hlog_totals(std::string text, std::vector<hlog_tag_total>& totals, std::string& message,
+                            std::size_t max_bytes = hlog_default_max_bytes) {
+    hlog_reader reader(std::move(text), max_bytes);
     hlog_interval row;
     std::size_t index = 0;
     while (reader.next(row))
-        if (!detail::add_hlog_row(row, reader.line_number(), totals, index, message)) return false;
+        if (!detail::add_hlog_row(row, reader.line_number(), max_bytes, totals, index, message)) return false;
     message = reader.message();
     return message.empty();
 }

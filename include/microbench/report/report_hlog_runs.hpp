@@ -21,11 +21,16 @@
 
 namespace microbench {
 
-// A tag's merged values as a run in section `scenario`, labelled by its tag ("(none)" for rows
-// without one); `source` is what the report's key says it is ("Tag=response in a.hlog").
+// Seconds as nanoseconds, within [0, 4e9 s] (so a start and a length add up without overflow).
+inline std::int64_t hlog_ns(double seconds) {
+    return std::llround(std::min(std::max(seconds, 0.0), 4e9) * 1e9);
+}
+
+// A tag's merged values as a run in section `scenario`, labelled by its tag (hlog_tag_name);
+// `source` is what the report's key says it is ("Tag=response in a.hlog").
 inline report_run hlog_tag_run(const hlog_tag_total& t, const std::string& scenario, const std::string& source) {
     report_run run;
-    run.label = t.tag.empty() ? "(none)" : t.tag;
+    run.label = hlog_tag_name(t.tag);
     run.scenario = scenario;
     run.config.method.clear();
     run.config.url = source;
@@ -33,7 +38,7 @@ inline report_run hlog_tag_run(const hlog_tag_total& t, const std::string& scena
     result& r = run.r;
     r.total_ns = t.values;
     r.requests_ended = r.requests_completed = t.values.count();
-    r.elapsed_ns = std::llround(std::max(0.0, t.last_end_s - t.first_start_s) * 1e9);
+    r.elapsed_ns = hlog_ns(t.last_end_s - t.first_start_s);
     return run;
 }
 
@@ -44,22 +49,29 @@ inline std::string hlog_source(const std::string& tag, const std::string& file) 
 }
 
 // Appends the log `text` (named `file`) to `runs`: a run per tag, in the order the tags first
-// appear, in section `scenario`, each with its rows as interval rows. False, with the line and why
-// in `message` ("line N: …"), when a line cannot be read or there are more than hlog_max_tags tags;
-// then nothing is appended.
+// appear, in section `scenario`, each with its rows as interval rows, timed from the log's first
+// row (so tags that began later start later). When `all` is given, every row is also added to its
+// tag's total there (add_hlog_totals' totals, across logs). False, with the line and why in
+// `message` ("line N: …"), when a line cannot be read, there are more than hlog_max_tags tags, or
+// a row's histogram or the totals would need more than `max_bytes` of counters; then nothing is
+// appended to `runs` (rows before it stay added to `all`).
 inline bool add_hlog_runs(std::string text, const std::string& file, const std::string& scenario,
-                          std::vector<report_run>& runs, std::string& message) {
-    hlog_reader reader(std::move(text));
+                          std::vector<report_run>& runs, std::string& message,
+                          std::vector<hlog_tag_total>* all = nullptr, std::size_t max_bytes = hlog_default_max_bytes) {
+    hlog_reader reader(std::move(text), max_bytes);
     hlog_interval row;
     std::vector<hlog_tag_total> totals;
     std::vector<std::vector<std::pair<double, interval_stats>>> rows;  // per tag: each row's start (s) and figures
-    std::size_t index = 0;
+    std::size_t index = 0, ignored = 0;
     while (reader.next(row)) {
-        if (!detail::add_hlog_row(row, reader.line_number(), totals, index, message)) return false;
+        if (all && !detail::add_hlog_row(row, reader.line_number(), max_bytes, *all, ignored, message)) return false;
+        // this log's own totals: within the limit left beside `all`'s
+        const std::size_t left = all ? max_bytes - std::min(max_bytes, detail::hlog_totals_bytes(*all)) : max_bytes;
+        if (!detail::add_hlog_row(row, reader.line_number(), left, totals, index, message)) return false;
         if (index == rows.size()) rows.emplace_back();
         const histogram& h = row.values;
         interval_stats s{};
-        s.duration_ns = std::llround(std::max(0.0, row.length_s) * 1e9);
+        s.duration_ns = hlog_ns(row.length_s);
         s.sent = s.ended = s.completed = s.latency_count = h.count();
         if (!h.empty()) {
             s.p50_ns = h.value_at_percentile(50);
@@ -71,13 +83,16 @@ inline bool add_hlog_runs(std::string text, const std::string& file, const std::
     }
     message = reader.message();
     if (!message.empty()) return false;
+    double first_s = 0;  // the log's first row's start
+    for (std::size_t i = 0; i < totals.size(); ++i)
+        first_s = i == 0 ? totals[i].first_start_s : std::min(first_s, totals[i].first_start_s);
     for (std::size_t i = 0; i < totals.size(); ++i) {
         report_run run = hlog_tag_run(totals[i], scenario, hlog_source(totals[i].tag, file));
         std::vector<std::pair<double, interval_stats>>& own = rows[i];
         std::stable_sort(own.begin(), own.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         run.r.intervals.reserve(own.size());
         for (auto& [start_s, s] : own) {
-            s.start_ns = std::llround((start_s - totals[i].first_start_s) * 1e9);
+            s.start_ns = hlog_ns(start_s - first_s);
             run.r.intervals.push_back(s);
         }
         runs.push_back(std::move(run));

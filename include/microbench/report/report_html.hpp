@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <ctime>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../core/appendf.hpp"
@@ -118,7 +119,8 @@ inline void append_section(const std::vector<const report_run*>& runs, const std
 }  // namespace detail
 
 // The report as one HTML document. Runs are drawn in the order given, the first in the first
-// colour; runs sharing a scenario name share a section (in order of first appearance).
+// colour; runs sharing a scenario name share a section (in order of first appearance), interval
+// logs' tags apart from results' runs.
 inline std::string html_report(const std::vector<report_run>& runs, const html_options& o = {}) {
     using detail::appendf;
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -141,22 +143,23 @@ inline std::string html_report(const std::vector<report_run>& runs, const html_o
         labels.push_back(run.label);
         detail::append_html_escaped(out, run.label);
         out += "</b> <span class=\"text\">";
-        detail::append_html_escaped(out, run.config.method.empty() ? run.config.url  // a log's tag: its source
-                                                                   : run.config.method + " " + run.config.url);
+        detail::append_html_escaped(out, run.log_rows ? run.config.url  // a log's tag: its source
+                                                      : run.config.method + " " + run.config.url);
         out += "</span></li>\n";
     }
     out += "</ul>\n</header>\n";
-    std::vector<std::string> scenarios;
-    for (const report_run& run : runs) {
-        bool seen = false;
-        for (const std::string& s : scenarios) seen = seen || s == run.scenario;
-        if (!seen) scenarios.push_back(run.scenario);
-    }
-    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    // Sections: a scenario's runs, or a log's tags (kept apart from a scenario of the same name).
+    using section = std::pair<std::string, bool>;
+    auto section_of = [](const report_run& run) { return section(run.scenario, run.log_rows > 0); };
+    std::vector<section> sections;
+    for (const report_run& run : runs)
+        if (std::find(sections.begin(), sections.end(), section_of(run)) == sections.end())
+            sections.push_back(section_of(run));
+    for (std::size_t i = 0; i < sections.size(); ++i) {
         std::vector<const report_run*> group;
         std::vector<unsigned> styles;  // a label's colour is the same in every section
         for (const report_run& run : runs) {
-            if (run.scenario != scenarios[i]) continue;
+            if (section_of(run) != sections[i]) continue;
             group.push_back(&run);
             styles.push_back(
                 static_cast<unsigned>(std::find(labels.begin(), labels.end(), run.label) - labels.begin()));

@@ -2,7 +2,9 @@
 // Fixed memory set by the configuration alone, a stated relative precision (1–5 significant
 // figures), exact count/min/max/sum, mergeable. Allocates once at construction, or never when
 // given caller storage; record() is a few shifts and adds. Single-threaded: one per worker.
-// Empty histograms report 0 for min/max/mean/percentiles; ask empty() to tell them apart.
+// Empty histograms report 0 for min/max/mean/percentiles; ask empty() to tell them apart. One
+// whose counters could not be allocated records nothing and says so (allocated()): a layout
+// read from a file fails as a value, never by aborting.
 #pragma once
 
 #include <sys/mman.h>
@@ -13,6 +15,7 @@
 #include <cstdlib>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "../core/config.hpp"
 #include "../core/error.hpp"
@@ -56,7 +59,8 @@ public:
         return counts_needed(config) * sizeof(std::uint64_t);
     }
 
-    // The configuration must be valid (check with validate()); allocates its counters once.
+    // The configuration must be valid (check with validate()); allocates its counters once (when
+    // that fails, allocated() is false).
     explicit histogram(const histogram_config& config = {}) : config_(config) {
         init_layout();
         allocate_zeroed();
@@ -74,7 +78,8 @@ public:
     histogram(const histogram& o)
         : config_(o.config_), layout_(o.layout_), total_(o.total_), sum_(o.sum_), min_(o.min_), max_(o.max_) {
         allocate_zeroed();
-        for (std::size_t i = 0; i < layout_.counts_length; ++i)
+        if (!allocated()) forget_counts();  // and its totals: it holds nothing
+        for (std::size_t i = 0; i < layout_.counts_length && i < o.layout_.counts_length; ++i)
             if (o.counts_[i]) counts_[i] = o.counts_[i];  // leave untouched pages untouched
     }
     histogram(histogram&& o) noexcept
@@ -143,45 +148,14 @@ public:
     }
 
     // Adds `other`'s values; returns how many it dropped because they lie above this
-    // histogram's highest_trackable_value. Count, sum, min and max stay exact when nothing is
-    // dropped; across different layouts values land on `other`'s bucket bounds.
-    std::uint64_t merge(const histogram& other) {
-        if (other.total_ == 0) return 0;
-        bool same_layout = layout_.unit_magnitude == other.layout_.unit_magnitude &&
-                           layout_.sub_bucket_count == other.layout_.sub_bucket_count;
-        std::uint64_t dropped = 0, accepted = 0, approx_sum = 0;
-        std::int64_t highest_accepted = 0;
-        for (std::size_t i = 0; i < other.layout_.counts_length && accepted + dropped < other.total_; ++i) {
-            std::uint64_t c = other.counts_[i];
-            if (c == 0) continue;
-            std::int64_t v = other.value_at_index(i);
-            if (v > config_.highest_trackable_value) {
-                dropped += c;
-                continue;
-            }
-            counts_[same_layout ? i : index_of(v)] += c;
-            accepted += c;
-            approx_sum += static_cast<std::uint64_t>(other.median_equivalent(v)) * c;
-            highest_accepted = other.highest_equivalent(v);
-        }
-        if (accepted == 0) return dropped;
-        std::int64_t new_min = other.min_;
-        std::int64_t new_max = other.max_;
-        if (dropped == 0) {
-            sum_ += other.sum_;
-        } else {
-            sum_ += approx_sum;
-            new_max = std::min(highest_accepted, config_.highest_trackable_value);
-        }
-        if (total_ == 0) {
-            min_ = new_min;
-            max_ = new_max;
-        } else {
-            min_ = std::min(min_, new_min);
-            max_ = std::max(max_, new_max);
-        }
-        total_ += accepted;
-        return dropped;
+    // histogram's highest_trackable_value (all of them when this one has no counters). Count,
+    // sum, min and max stay exact when nothing is dropped; across different layouts values land
+    // on `other`'s bucket bounds. Walks other's counters up to its last value.
+    std::uint64_t merge(const histogram& other) { return merge_counts(other, nullptr); }
+    // merge(other), where `filled` lists other's non-empty bucket indexes, lowest first (what
+    // decode_hdr_v2 gives beside a histogram): it walks those alone, whatever other's range.
+    std::uint64_t merge(const histogram& other, const std::vector<std::size_t>& filled) {
+        return merge_counts(other, &filled);
     }
 
     void reset() {
@@ -191,6 +165,8 @@ public:
         min_ = max_ = 0;
     }
 
+    // False when the counters could not be allocated (or it was moved from): it records nothing.
+    bool allocated() const { return layout_.counts_length > 0; }
     std::uint64_t count() const { return total_; }
     bool empty() const { return total_ == 0; }
     std::int64_t min() const { return min_; }
@@ -305,6 +281,49 @@ public:
     void add_at_index(std::size_t i, std::uint64_t count) { counts_[i] += count; }
 
 private:
+    std::uint64_t merge_counts(const histogram& other, const std::vector<std::size_t>* filled) {
+        if (other.total_ == 0) return 0;
+        if (!allocated()) return other.total_;
+        bool same_layout = layout_.unit_magnitude == other.layout_.unit_magnitude &&
+                           layout_.sub_bucket_count == other.layout_.sub_bucket_count;
+        std::uint64_t dropped = 0, accepted = 0, approx_sum = 0;
+        std::int64_t highest_accepted = 0;
+        const std::size_t n = filled ? filled->size() : other.layout_.counts_length;
+        for (std::size_t k = 0; k < n && accepted + dropped < other.total_; ++k) {
+            const std::size_t i = filled ? (*filled)[k] : k;
+            if (i >= other.layout_.counts_length) continue;
+            std::uint64_t c = other.counts_[i];
+            if (c == 0) continue;
+            std::int64_t v = other.value_at_index(i);
+            if (v > config_.highest_trackable_value) {
+                dropped += c;
+                continue;
+            }
+            counts_[same_layout ? i : index_of(v)] += c;
+            accepted += c;
+            approx_sum += static_cast<std::uint64_t>(other.median_equivalent(v)) * c;
+            highest_accepted = other.highest_equivalent(v);
+        }
+        if (accepted == 0) return dropped;
+        std::int64_t new_min = other.min_;
+        std::int64_t new_max = other.max_;
+        if (dropped == 0) {
+            sum_ += other.sum_;
+        } else {
+            sum_ += approx_sum;
+            new_max = std::min(highest_accepted, config_.highest_trackable_value);
+        }
+        if (total_ == 0) {
+            min_ = new_min;
+            max_ = new_max;
+        } else {
+            min_ = std::min(min_, new_min);
+            max_ = std::max(max_, new_max);
+        }
+        total_ += accepted;
+        return dropped;
+    }
+
     void init_layout() {
         error e = detail::compute_histogram_layout(config_, layout_);
         MICROBENCH_ASSERT(!e && "invalid histogram_config: check it with validate() first");
@@ -315,15 +334,16 @@ private:
     void allocate_zeroed() {
         const std::size_t bytes = layout_.counts_length * sizeof(std::uint64_t);
         void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        MICROBENCH_ASSERT(p != MAP_FAILED && "out of memory for histogram counters");
+        if (p == MAP_FAILED) return forget_counts();  // allocated() says so
         owned_ = std::unique_ptr<std::uint64_t, detail::unmap_counts>(static_cast<std::uint64_t*>(p),
                                                                       detail::unmap_counts{bytes});
         counts_ = owned_.get();
     }
-    void forget_counts() {
+    void forget_counts() {  // no counters, and nothing counted
         counts_ = nullptr;
         layout_.counts_length = 0;
-        total_ = 0;
+        total_ = sum_ = 0;
+        min_ = max_ = 0;
     }
     int bucket_of(std::int64_t v) const {
         auto bits = static_cast<std::uint64_t>(v | layout_.sub_bucket_mask);

@@ -116,6 +116,7 @@ inline error decode_histogram(std::string_view in, histogram& out) {
     const auto min = static_cast<std::int64_t>(f[5]), max = static_cast<std::int64_t>(f[6]);
 
     histogram h(config);
+    if (!h.allocated()) return {errc::out_of_memory, header};
     if (n > h.counts_length()) return {errc::histogram_encoding_corrupt, at()};
     std::uint64_t counted = 0;
     std::size_t first = 0, last = 0;

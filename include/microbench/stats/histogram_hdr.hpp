@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "../core/error.hpp"
 #include "../core/zlib.hpp"
@@ -112,13 +113,22 @@ inline void encode_hdr_v2_compressed(const histogram& h, std::string& out) {
     out += framed;
 }
 
+// What decode_hdr_v2 may take, and what it tells beside the histogram.
+struct hdr_v2_decoding {
+    std::size_t max_bytes = SIZE_MAX;             // the most its counters may take (histogram::memory_bytes)
+    histogram_config layout{};                    // out: the layout the header declares, also when refused
+    std::vector<std::size_t>* filled = nullptr;   // out: the non-empty bucket indexes, lowest first,
+                                                  // for histogram::merge(h, *filled)
+};
+
 // Replaces `out` with the histogram `in` holds, in the V2 encoding, compressed or not (the cookie
 // tells). errc::histogram_encoding_bad_magic: not a V2 encoding (V0 and V1, HdrHistogram's before
 // 2.1.8, and DoubleHistogram's are not read); histogram_encoding_truncated / _corrupt: the bytes
 // end early or disagree with themselves (a bad zlib stream, a bucket past the layout);
 // histogram_bad_config: a layout microbench cannot hold (it needs 1 to 5
-// significant figures). Counts beyond 2^63 are corrupt.
-inline error decode_hdr_v2(std::string_view in, histogram& out) {
+// significant figures); histogram_too_large: a layout whose counters take more than `d`'s
+// max_bytes; out_of_memory: they could not be allocated. Counts beyond 2^63 are corrupt.
+inline error decode_hdr_v2(std::string_view in, histogram& out, hdr_v2_decoding* d = nullptr) {
     using namespace detail;
     if (in.size() < 8) return {errc::histogram_encoding_truncated, 0};
     std::string inflated;
@@ -144,7 +154,12 @@ inline error decode_hdr_v2(std::string_view in, histogram& out) {
     if (error e = validate(config)) return e;
     if (in.size() - hdr_v2_header_bytes < payload_length) return {errc::histogram_encoding_truncated, 0};
     const std::string_view payload = in.substr(hdr_v2_header_bytes, static_cast<std::size_t>(payload_length));
+    std::vector<std::size_t>* filled = d ? d->filled : nullptr;
+    if (d) d->layout = config;
+    if (d && histogram::memory_bytes(config) > d->max_bytes) return {errc::histogram_too_large, 0};
     histogram h(config);
+    if (!h.allocated()) return {errc::out_of_memory, 0};
+    if (filled) filled->clear();
     std::size_t pos = 0, index = 0;
     std::uint64_t total = 0;
     double sum = 0;
@@ -167,6 +182,7 @@ inline error decode_hdr_v2(std::string_view in, histogram& out) {
             sum += static_cast<double>(h.median_equivalent(h.value_at_index(index))) * static_cast<double>(count);
             if (lowest == SIZE_MAX) lowest = index;
             highest = index;
+            if (filled) filled->push_back(index);
         }
         ++index;
     }

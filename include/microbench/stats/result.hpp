@@ -226,6 +226,14 @@ struct result {
     double requests_per_second() const {
         return elapsed_ns > 0 ? static_cast<double>(requests_ended) * 1e9 / static_cast<double>(elapsed_ns) : 0.0;
     }
+    // False when a histogram's counters could not be mapped (histogram::allocated): a run refuses to
+    // start without them rather than lose what they would hold.
+    bool histograms_allocated() const {
+        for (const histogram* h : {&connect_ns, &waiting_ns, &processing_ns, &total_ns, &responses_total_ns,
+                                   &response_ns, &schedule_lag_ns, &tls_handshake_ns})
+            if (!h->allocated()) return false;
+        return true;
+    }
 };
 
 }  // namespace microbench

@@ -391,6 +391,17 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         {
             Check("Hlog.Read of a bad log throws:", e.Name == "hlog_bad" && e.Message.StartsWith("hlog_bad: line 2: "), e.Message);
         }
+        try
+        {
+            Hlog.Read([Encoding.UTF8.GetBytes(r.Hlog)], maxMemory: 1000);
+            Check("Hlog.Read beyond maxMemory throws:", false);
+        }
+        catch (MicrobenchException e)
+        {
+            Check("Hlog.Read beyond maxMemory throws:", e.Name == "hlog_bad" && e.Message.Contains("line 6: its highest trackable value, ") &&
+                  e.Message.Contains("above the reader's limit of 1000 bytes"), e.Message);
+        }
+        Check("Hlog.Read with a raised maxMemory:", Hlog.Read([Encoding.UTF8.GetBytes(r.Hlog)], maxMemory: 1UL << 30)[0].Count == 200);
     }
 
     // At a fixed rate each response time is the request's schedule lag plus its total time.
