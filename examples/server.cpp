@@ -1,12 +1,14 @@
 // microbench-server: the reference server as a program, for experiments and other clients.
 //   microbench-server [-a ADDRESS] [-p PORT | -u PATH] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]
-//                     [--count-paths N] | -h
+//                     [--count-paths N] [--header-timeout S] [--idle-timeout S] [--max-connections N] | -h
 // Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /work?us=N, /stall, /echo, /status/{code} and /stats on
 // 127.0.0.1 (or ADDRESS), or on the Unix socket PATH, until SIGINT/SIGTERM, or for SECONDS. Prints
 // where it listens.
 // -x: chaos for soak tests — of every 1000 responses, CUT are cut short (closed or reset) and
 // after CLOSE the connection is closed (server_options::chaos_*). --count-paths N: requests by
-// target for /stats?paths (server_options::count_paths).
+// target for /stats?paths (server_options::count_paths). --header-timeout, --idle-timeout and
+// --max-connections bound what slow or quiet clients may hold (server_deadlines.hpp); listening
+// beyond loopback, it says so on stderr, with those bounds.
 #include <signal.h>
 
 #include <cerrno>
@@ -24,7 +26,7 @@ void on_signal(int) { stop_requested = 1; }
 
 const char* usage_text =
     "usage: microbench-server [-a ADDRESS] [-p PORT | -u PATH] [-t THREADS] [-d SECONDS] [-x CUT:CLOSE[:SEED]]\n"
-    "                         [--count-paths N]\n"
+    "                         [--count-paths N] [--header-timeout S] [--idle-timeout S] [--max-connections N]\n"
     "  -a ADDRESS   address to listen on (default 127.0.0.1; ::1, or 0.0.0.0 for every IPv4 one)\n"
     "  -p PORT      port, 0 to 65535 (default 0: a free one); the first line printed says which\n"
     "  -u PATH      listen on the Unix socket PATH instead (up to 107 bytes): a stale socket file there is\n"
@@ -35,6 +37,12 @@ const char* usage_text =
     "               connection is closed (each 0 to 1000, together at most 1000; SEED default 1)\n"
     "  --count-paths N  count requests by target (path and query) for /stats?paths: at most N targets, 1 to\n"
     "               1,000,000, the rest together (default: not counted)\n"
+    "  --header-timeout S  close a connection whose request is not whole S seconds after its first byte,\n"
+    "               0 to 86400, 0: never (default 60, as nginx's client_header_timeout)\n"
+    "  --idle-timeout S  close a connection that reads and writes nothing for S seconds (an answer held back\n"
+    "               by /delay or /stall aside), 0 to 86400, 0: never (default 75, as nginx's keepalive_timeout)\n"
+    "  --max-connections N  at most N connections, 1 to 10,000,000 (default: the open-file limit less 64); a\n"
+    "               new one past it closes the quietest, or is closed itself when none is quiet\n"
     "  -h, --help   this text\n"
     "Serves /factorial/{n}, /factorial?n=N, /delay/{ms}, /stall?every=N&for=MS, /echo, /status/{code}, /stats,\n"
     "/stats?paths, "
@@ -79,7 +87,8 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (flag != "-a" && flag != "-p" && flag != "-t" && flag != "-d" && flag != "-x" && flag != "-u" &&
-            flag != "--count-paths")
+            flag != "--count-paths" && flag != "--header-timeout" && flag != "--idle-timeout" &&
+            flag != "--max-connections")
             return usage_error("unknown option '" + flag + "'");
         if (i + 1 >= argc) return usage_error("option " + flag + " needs a value");
         const char* value = argv[++i];
@@ -104,6 +113,13 @@ int main(int argc, char** argv) {
         else if (flag == "--count-paths" && !number(value, 1, 1'000'000, v))
             return usage_error("--count-paths needs a count of targets from 1 to 1,000,000" + bad);
         else if (flag == "--count-paths") options.count_paths = static_cast<std::size_t>(v);
+        else if ((flag == "--header-timeout" || flag == "--idle-timeout") && !number(value, 0, 86400, v))
+            return usage_error(flag + " needs seconds from 0 to 86400 (0: never)" + bad);
+        else if (flag == "--header-timeout") options.header_timeout_ms = v * 1000;
+        else if (flag == "--idle-timeout") options.idle_timeout_ms = v * 1000;
+        else if (flag == "--max-connections" && !number(value, 1, 10'000'000, v))
+            return usage_error("--max-connections needs a count from 1 to 10,000,000" + bad);
+        else if (flag == "--max-connections") options.max_connections = static_cast<std::uint64_t>(v);
     }
     if (!options.unix_path.empty() && (port_given || address_given))
         return usage_error("-u listens on a Unix socket: give no -a or -p with it");
@@ -136,6 +152,18 @@ int main(int argc, char** argv) {
         std::printf("microbench-server listening on %s port %u\n", options.host.c_str(),
                     static_cast<unsigned>(srv.port()));
     std::fflush(stdout);
+    const std::string& h = options.host;
+    if (options.unix_path.empty() && h != "localhost" && h != "::1" && h.compare(0, 4, "127.") != 0) {
+        const std::uint64_t cap = options.max_connections ? options.max_connections
+                                                          : microbench::detail::default_connection_cap();
+        std::fprintf(stderr,
+                     "microbench-server: warning: listening beyond loopback (%s): whoever reaches this machine can "
+                     "load it; at most %llu connections, a request whole within %lld s, quiet ones closed after "
+                     "%lld s (--max-connections, --header-timeout, --idle-timeout)\n",
+                     h.c_str(), static_cast<unsigned long long>(cap),
+                     static_cast<long long>(options.header_timeout_ms / 1000),
+                     static_cast<long long>(options.idle_timeout_ms / 1000));
+    }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     for (long waited_ms = 0; !stop_requested && (seconds == 0 || waited_ms < seconds * 1000); waited_ms += 50) {

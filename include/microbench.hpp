@@ -96,6 +96,8 @@
 #include "microbench/server/request_parser.hpp"
 #include "microbench/server/server_counts.hpp"
 #include "microbench/server/server_endpoints.hpp"
+#include "microbench/server/server_deadlines.hpp"
+#include "microbench/server/server_connection.hpp"
 #include "microbench/server/listener.hpp"
 #include "microbench/server/server.hpp"
 #endif

@@ -1903,6 +1903,18 @@ public:
         }
         return max_;
     }
+    // value_at_percentile(percentile), where `filled` lists the non-empty bucket indexes, lowest
+    // first (what decode_hdr_v2 gives beside a histogram): it walks those alone.
+    std::int64_t value_at_percentile(double percentile, const std::vector<std::size_t>& filled) const {
+        if (total_ == 0) return 0;
+        std::uint64_t rank = rank_of(percentile);
+        std::uint64_t cumulative = 0;
+        for (std::size_t i : filled) {
+            cumulative += count_at_index(i);
+            if (cumulative >= rank) return value_of_rank(rank, i);
+        }
+        return max_;
+    }
 
     // Calls f(const histogram_bucket&) for each non-empty bucket, lowest first.
     template <class F>
@@ -1955,7 +1967,7 @@ public:
 
     const histogram_config& config() const { return config_; }
     std::size_t counts_length() const { return layout_.counts_length; }
-    std::uint64_t count_at_index(std::size_t i) const { return counts_[i]; }
+    std::uint64_t count_at_index(std::size_t i) const { return i < layout_.counts_length ? counts_[i] : 0; }
     std::int64_t value_at_index(std::size_t i) const {
         auto index = static_cast<std::int64_t>(i);
         int b = static_cast<int>(index >> layout_.sub_bucket_half_count_magnitude) - 1;
@@ -1982,7 +1994,9 @@ public:
         min_ = min;
         max_ = max;
     }
-    void add_at_index(std::size_t i, std::uint64_t count) { counts_[i] += count; }
+    void add_at_index(std::size_t i, std::uint64_t count) {
+        if (i < layout_.counts_length) counts_[i] += count;
+    }
 
 private:
     std::uint64_t merge_counts(const histogram& other, const std::vector<std::size_t>* filled) {
@@ -9893,8 +9907,8 @@ struct hlog_interval {
 // What the counters of a log's histograms may take at most, by default: a row's own, and in
 // add_hlog_totals and add_hlog_runs every tag's total with it. Counters are mapped lazily, so this
 // bounds address space more than memory touched: 128 MiB fits a 32-bit process (3 GiB) many
-// times, and holds 256 tags of 3 significant figures up to an hour (264 KiB each) or two tags of 5
-// figures over the whole 63-bit range (48 MiB each).
+// times, and holds 256 tags of 3 significant figures up to an hour (264 KiB each), or a tag of 5
+// figures over the whole 63-bit range beside such a row (47 MiB each).
 constexpr std::size_t hlog_default_max_bytes = std::size_t{128} << 20;
 
 // Reads a log's rows one at a time, from its own copy of the text. A row whose histogram's layout
@@ -9982,6 +9996,7 @@ private:
         }
         std::string bytes;
         if (!base64_decode(line, bytes)) return fail("the histogram is not base64");
+        out.values = histogram({1, 2, 1});  // the last row's counters go before the next row's come
         hdr_v2_decoding d;
         d.max_bytes = max_bytes_;
         d.filled = &out.filled;
@@ -10044,8 +10059,9 @@ inline std::size_t hlog_totals_bytes(const std::vector<hlog_tag_total>& totals) 
 // lowest value and significant figures, up to the largest value yet seen (doubled as needed: a
 // bucket's index does not depend on the highest trackable value, so a total grows without moving a
 // count). False, with why in `message` ("line N: …", N being `line`), when it would make more than
-// hlog_max_tags tags, the totals' counters with the row's would take more than `max_bytes`, or
-// they cannot be allocated; else its tag's index in `index`.
+// hlog_max_tags tags, when the totals' counters with the row's (and, while a total grows, its
+// larger copy's) would take more than `max_bytes`, or when they cannot be allocated; else its
+// tag's index in `index`.
 inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::size_t max_bytes,
                          std::vector<hlog_tag_total>& totals, std::size_t& index, std::string& message) {
     index = 0;
@@ -10063,18 +10079,23 @@ inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::size_t
     while (layout.highest_trackable_value < need)
         layout.highest_trackable_value =
             layout.highest_trackable_value > INT64_MAX / 2 ? INT64_MAX : 2 * layout.highest_trackable_value;
-    if (layout.highest_trackable_value != highest) {  // a new or larger total
-        const std::size_t others = hlog_totals_bytes(totals) -
-                                   (added ? 0 : histogram::memory_bytes(totals[index].values.config()));
-        const std::size_t bytes = histogram::memory_bytes(layout);
-        const std::size_t row_bytes = histogram::memory_bytes(row.values.config());
-        const std::string tag = row.tag.empty() ? std::string("rows without a tag") : "Tag=" + row.tag;
-        if (others + bytes + row_bytes > max_bytes) {
-            message = where + tag + ": " + layout_needs("its total's", layout, "");
-            message += "; with the other tags' totals (" + size_text(others) + ") and the row's (" +
-                       size_text(row_bytes) + "), above the reader's limit of " + size_text(max_bytes);
-            return false;
-        }
+    // At any moment the tags' totals, this tag's new total while it grows from the old, and the row.
+    const bool grows = layout.highest_trackable_value != highest;  // a new or larger total
+    const std::size_t row_bytes = histogram::memory_bytes(row.values.config());
+    const std::size_t held = hlog_totals_bytes(totals);
+    const std::string tag = row.tag.empty() ? std::string("rows without a tag") : "Tag=" + row.tag;
+    if (held + (grows ? histogram::memory_bytes(layout) : 0) + row_bytes > max_bytes) {
+        message = where + tag + ": ";
+        if (grows)
+            message += layout_needs("its total's", layout, "") + "; with the tags' totals (" + size_text(held) +
+                       ") and the row's (" + size_text(row_bytes) + ")";
+        else
+            message += layout_needs("its row's", row.values.config(), "") + "; with the tags' totals (" +
+                       size_text(held) + ")";
+        message += ", above the reader's limit of " + size_text(max_bytes);
+        return false;
+    }
+    if (grows) {
         histogram grown(layout);
         if (!grown.allocated()) {
             message = where + tag + ": out of memory for its total's counters: " +
@@ -10980,6 +11001,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.config.shard_index = out.config.shard_count = 0;  // the whole plan
     out.config.requests = out.config.concurrency = out.config.threads = 0;
     out.r = in[widest].r;
+    if (!out.r.histograms_allocated()) return {errc::out_of_memory, 0};  // the copy's counters could not be mapped
     out.r.intervals.clear();
     out.r.interval_histograms.clear();
     out.r.by_target = target_breakdown();  // one shard's targets are not the run's: merge keeps none
@@ -11055,8 +11077,9 @@ inline std::int64_t hlog_ns(double seconds) {
 }
 
 // A tag's merged values as a run in section `scenario`, labelled by its tag (hlog_tag_name);
-// `source` is what the report's key says it is ("Tag=response in a.hlog").
-inline report_run hlog_tag_run(const hlog_tag_total& t, const std::string& scenario, const std::string& source) {
+// `source` is what the report's key says it is ("Tag=response in a.hlog"). Given a copy, the run's
+// total_ns is not allocated() when the copy's counters could not be mapped.
+inline report_run hlog_tag_run(hlog_tag_total t, const std::string& scenario, const std::string& source) {
     report_run run;
     run.label = hlog_tag_name(t.tag);
     run.scenario = scenario;
@@ -11064,8 +11087,8 @@ inline report_run hlog_tag_run(const hlog_tag_total& t, const std::string& scena
     run.config.url = source;
     run.log_rows = t.intervals;
     result& r = run.r;
-    r.total_ns = t.values;
     r.requests_ended = r.requests_completed = t.values.count();
+    r.total_ns = std::move(t.values);
     r.elapsed_ns = hlog_ns(t.last_end_s - t.first_start_s);
     return run;
 }
@@ -11081,8 +11104,8 @@ inline std::string hlog_source(const std::string& tag, const std::string& file) 
 // row (so tags that began later start later). When `all` is given, every row is also added to its
 // tag's total there (add_hlog_totals' totals, across logs). False, with the line and why in
 // `message` ("line N: …"), when a line cannot be read, there are more than hlog_max_tags tags, or
-// a row's histogram or the totals would need more than `max_bytes` of counters; then nothing is
-// appended to `runs` (rows before it stay added to `all`).
+// a row's histogram with the log's totals, or with `all`'s, would need more than `max_bytes` of
+// counters; then nothing is appended to `runs` (rows before it stay added to `all`).
 inline bool add_hlog_runs(std::string text, const std::string& file, const std::string& scenario,
                           std::vector<report_run>& runs, std::string& message,
                           std::vector<hlog_tag_total>* all = nullptr, std::size_t max_bytes = hlog_default_max_bytes) {
@@ -11093,18 +11116,16 @@ inline bool add_hlog_runs(std::string text, const std::string& file, const std::
     std::size_t index = 0, ignored = 0;
     while (reader.next(row)) {
         if (all && !detail::add_hlog_row(row, reader.line_number(), max_bytes, *all, ignored, message)) return false;
-        // this log's own totals: within the limit left beside `all`'s
-        const std::size_t left = all ? max_bytes - std::min(max_bytes, detail::hlog_totals_bytes(*all)) : max_bytes;
-        if (!detail::add_hlog_row(row, reader.line_number(), left, totals, index, message)) return false;
+        if (!detail::add_hlog_row(row, reader.line_number(), max_bytes, totals, index, message)) return false;
         if (index == rows.size()) rows.emplace_back();
         const histogram& h = row.values;
         interval_stats s{};
         s.duration_ns = hlog_ns(row.length_s);
         s.sent = s.ended = s.completed = s.latency_count = h.count();
-        if (!h.empty()) {
-            s.p50_ns = h.value_at_percentile(50);
-            s.p90_ns = h.value_at_percentile(90);
-            s.p99_ns = h.value_at_percentile(99);
+        if (!h.empty()) {  // by its non-empty buckets: the cost is theirs, not the range's
+            s.p50_ns = h.value_at_percentile(50, row.filled);
+            s.p90_ns = h.value_at_percentile(90, row.filled);
+            s.p99_ns = h.value_at_percentile(99, row.filled);
             s.max_ns = h.max();
         }
         rows[index].emplace_back(row.start_s, s);
@@ -11115,7 +11136,8 @@ inline bool add_hlog_runs(std::string text, const std::string& file, const std::
     for (std::size_t i = 0; i < totals.size(); ++i)
         first_s = i == 0 ? totals[i].first_start_s : std::min(first_s, totals[i].first_start_s);
     for (std::size_t i = 0; i < totals.size(); ++i) {
-        report_run run = hlog_tag_run(totals[i], scenario, hlog_source(totals[i].tag, file));
+        const std::string source = hlog_source(totals[i].tag, file);
+        report_run run = hlog_tag_run(std::move(totals[i]), scenario, source);  // the total's counters move
         std::vector<std::pair<double, interval_stats>>& own = rows[i];
         std::stable_sort(own.begin(), own.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         run.r.intervals.reserve(own.size());
@@ -12655,10 +12677,15 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
 // requests by endpoint, connections, chaos, listen pauses, connections by source address, and
 // (when asked for) requests by target, kept by a path_counter the threads share under one lock.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
+#include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <string_view>
@@ -12671,7 +12698,10 @@ namespace microbench {
 // Requests answered, by endpoint (`delay` counts /delay, /work and /stall); /stats itself is not
 // counted. With chaos: responses cut short (`cut`) and connections closed after a whole response
 // (`closed`). `listen_pauses`: times a thread stopped accepting for a moment because the system
-// had no descriptor or buffer to give.
+// had no descriptor or buffer to give. Connections closed by the server's deadlines
+// (server_deadlines.hpp): a request not whole in time (`header_timeouts`), nothing read or
+// written in time (`idle_timeouts`), and at the cap, the quiet one closed to make room (`evicted`)
+// or the new one closed (`refused`); `open`: connections open when counted.
 struct server_counts {
     std::uint64_t requests = 0, factorial = 0, delay = 0, echo = 0, status = 0, other = 0, bad_request = 0;
     std::uint64_t connections = 0;
@@ -12684,6 +12714,7 @@ struct server_counts {
     // those of the targets past the cap.
     std::vector<std::pair<std::string, std::uint64_t>> paths;
     std::uint64_t paths_other = 0;
+    std::uint64_t header_timeouts = 0, idle_timeouts = 0, evicted = 0, refused = 0, open = 0;
 };
 
 namespace detail {
@@ -12727,23 +12758,63 @@ private:
     std::size_t cap_ = 0;
 };
 
+// Connections accepted by the client's address (server_counts::sources), shared by the server's
+// threads under one lock: one lock per accepted connection, none per request.
+class source_counter {
+public:
+    source_counter() = default;
+    source_counter(const source_counter&) = delete;
+    source_counter& operator=(const source_counter&) = delete;
+
+    void reset() { sources_.clear(); }
+    void count(const sockaddr_storage& peer) {
+        char text[INET6_ADDRSTRLEN] = "other";
+        if (peer.ss_family == AF_UNIX) std::strcpy(text, "unix");
+        if (peer.ss_family == AF_INET)
+            inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
+        if (peer.ss_family == AF_INET6)
+            inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
+        pthread_mutex_lock(&mutex_);
+        auto it = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.first == text; });
+        if (it == sources_.end() && sources_.size() >= 256)
+            it = std::find_if(sources_.begin(), sources_.end(), [](const auto& s) { return s.first == "other"; });
+        if (it == sources_.end()) {
+            sources_.emplace_back(sources_.size() >= 256 ? "other" : text, 0);
+            it = sources_.end() - 1;
+        }
+        ++it->second;
+        pthread_mutex_unlock(&mutex_);
+    }
+    void copy_to(server_counts& c) const {
+        pthread_mutex_lock(&mutex_);
+        c.sources = sources_;
+        pthread_mutex_unlock(&mutex_);
+    }
+
+private:
+    mutable pthread_mutex_t mutex_ = PTHREAD_MUTEX_INITIALIZER;
+    std::vector<std::pair<std::string, std::uint64_t>> sources_;
+};
+
 }  // namespace detail
 
 // The counts as /stats answers them: one JSON object; with `paths`, the requests of each target
 // ("paths") and of the targets past the cap ("paths_other").
 inline std::string server_counts_json(const server_counts& c, bool paths = false) {
-    char buf[400];
-    int n = std::snprintf(buf, sizeof buf,
-                          "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
-                          "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu,"
-                          "\"listen_pauses\":%llu}",
-                          static_cast<unsigned long long>(c.requests), static_cast<unsigned long long>(c.factorial),
-                          static_cast<unsigned long long>(c.delay), static_cast<unsigned long long>(c.echo),
-                          static_cast<unsigned long long>(c.status), static_cast<unsigned long long>(c.other),
-                          static_cast<unsigned long long>(c.bad_request),
-                          static_cast<unsigned long long>(c.connections), static_cast<unsigned long long>(c.cut),
-                          static_cast<unsigned long long>(c.closed), static_cast<unsigned long long>(c.listen_pauses));
-    std::string out(buf, static_cast<std::size_t>(n) - 1);  // without the closing brace: the sources follow
+    using ull = unsigned long long;
+    char buf[600];
+    std::snprintf(buf, sizeof buf,
+                  "{\"requests\":%llu,\"factorial\":%llu,\"delay\":%llu,\"echo\":%llu,\"status\":%llu,"
+                  "\"other\":%llu,\"bad_request\":%llu,\"connections\":%llu,\"cut\":%llu,\"closed\":%llu,"
+                  "\"listen_pauses\":%llu,\"header_timeouts\":%llu,\"idle_timeouts\":%llu,\"evicted\":%llu,"
+                  "\"refused\":%llu,\"open\":%llu",
+                  static_cast<ull>(c.requests), static_cast<ull>(c.factorial), static_cast<ull>(c.delay),
+                  static_cast<ull>(c.echo), static_cast<ull>(c.status), static_cast<ull>(c.other),
+                  static_cast<ull>(c.bad_request), static_cast<ull>(c.connections), static_cast<ull>(c.cut),
+                  static_cast<ull>(c.closed), static_cast<ull>(c.listen_pauses), static_cast<ull>(c.header_timeouts),
+                  static_cast<ull>(c.idle_timeouts), static_cast<ull>(c.evicted), static_cast<ull>(c.refused),
+                  static_cast<ull>(c.open));
+    std::string out = buf;  // the sources follow
     out += ",\"sources\":{";
     for (std::size_t i = 0; i < c.sources.size(); ++i) {
         std::snprintf(buf, sizeof buf, "%s\"%s\":%llu", i ? "," : "", c.sources[i].first.c_str(),
@@ -12806,6 +12877,14 @@ struct server_options {
     // Count requests by their target (path and query, as sent) for /stats?paths: at most this many
     // targets, the rest together; 0 (the default): not counted, and no cost per request.
     std::size_t count_paths = 0;
+    // A request must be whole (head and body) within header_timeout_ms of its first byte, and a
+    // connection that reads and writes nothing for idle_timeout_ms (but while an answer is held
+    // back by /delay or /stall) is closed; 0: never (server_deadlines.hpp). nginx's defaults.
+    std::int64_t header_timeout_ms = 60'000;
+    std::int64_t idle_timeout_ms = 75'000;
+    // At most this many connections at once (0: the open-file limit less 64): a new one past it
+    // closes the one quiet longest on its thread, or is closed itself when none is quiet.
+    std::uint64_t max_connections = 0;
 };
 
 enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };
@@ -12970,6 +13049,121 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 
 }  // namespace microbench
 // ---- end include/microbench/server/server_endpoints.hpp ----
+// ---- begin include/microbench/server/server_deadlines.hpp ----
+// microbench/server/server_deadlines.hpp — when the reference server gives up on a connection,
+// so that a device exposing it cannot be held by clients that send slowly or not at all: a request
+// not whole (head and body) within the header timeout of its first byte, a connection that has
+// neither read nor written a byte for the idle timeout (keep-alive between requests, or a client
+// that stopped reading its answers) unless an answer is being held back on purpose (/delay,
+// /stall); and, at the connection cap, which connection makes room for a new one: the one that
+// has been quiet longest. Defaults as nginx's: client_header_timeout 60 s, keepalive_timeout 75 s.
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace microbench {
+namespace detail {
+
+// A connection's clock, as its server thread keeps it.
+struct connection_clock {
+    std::int64_t request_started_ns = 0;  // the first byte of a request not yet whole; 0: none
+    std::int64_t active_ns = 0;           // the last byte read or written, or the accept
+};
+
+enum class overstay : std::uint8_t { none, header, idle };
+
+// What a connection with clock `c` has overstayed at `now`: the header timeout (`header_ns`: a
+// request begun and not whole), else the idle timeout (`idle_ns`: nothing read or written, and no
+// answer `held` back). A timeout of 0 never ends.
+inline overstay overstayed(const connection_clock& c, bool held, std::int64_t now, std::int64_t header_ns,
+                           std::int64_t idle_ns) {
+    if (c.request_started_ns && header_ns > 0 && now - c.request_started_ns >= header_ns) return overstay::header;
+    if (!held && idle_ns > 0 && now - c.active_ns >= idle_ns) return overstay::idle;
+    return overstay::none;
+}
+
+// How often a thread looks for connections that overstayed: an eighth of the shorter timeout,
+// from 5 ms to 1 s; 0 when neither is set. A connection is closed at most that long after its time.
+inline std::int64_t sweep_interval_ns(std::int64_t header_ns, std::int64_t idle_ns) {
+    std::int64_t shorter = 0;
+    for (std::int64_t t : {header_ns, idle_ns})
+        if (t > 0) shorter = shorter ? std::min(shorter, t) : t;
+    if (!shorter) return 0;
+    return std::clamp<std::int64_t>(shorter / 8, 5'000'000, 1'000'000'000);
+}
+
+// The connection cap when server_options::max_connections is 0: the open-file limit less 64 (the
+// listening socket, epoll, eventfds and the host's own files), at least 16.
+inline std::uint64_t default_connection_cap() {
+    rlimit r{};
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return 1'000'000;
+    return std::max<std::uint64_t>(16, static_cast<std::uint64_t>(r.rlim_cur) > 64 ? r.rlim_cur - 64 : 0);
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/server/server_deadlines.hpp ----
+// ---- begin include/microbench/server/server_connection.hpp ----
+// microbench/server/server_connection.hpp — one connection as a reference-server thread holds it:
+// its socket, what it has read and has still to write, an answer held back until its time (and
+// the per-thread heap of those times), the marks chaos leaves on it, and its deadlines' clock
+// (server_deadlines.hpp); and chaos itself: cutting an answer short or closing after it.
+
+#include <cstdint>
+#include <string>
+
+
+namespace microbench {
+namespace detail {
+
+struct server_connection {
+    int fd = -1;
+    std::uint32_t generation = 0;
+    std::string in, out;
+    std::size_t in_used = 0, out_sent = 0;
+    std::int64_t release_ns = 0;  // a delayed response waits in `out` until then
+    bool close_after = false;
+    bool reset_after = false;     // chaos: close with a reset, not a FIN
+    bool writing = false;         // registered for EPOLLOUT
+    connection_clock clock;       // its deadlines
+};
+
+// An answer held back until `at_ns`, of the connection in `slot` while it has `generation`.
+struct held_answer {
+    std::int64_t at_ns;
+    std::uint32_t slot, generation;
+};
+struct held_answer_later {  // makes the std heap functions keep the earliest at the front
+    bool operator()(const held_answer& a, const held_answer& b) const { return a.at_ns > b.at_ns; }
+};
+
+enum class chaos_done : std::uint8_t { nothing, cut, closed };
+
+// Chaos (server_options::chaos_*), drawn from `state`: cuts the response that starts at `at` in
+// c.out short (closing after it, half of the time with a reset), or marks the connection to close
+// after it, or leaves it; says which.
+inline chaos_done chaos(const server_options& o, std::uint64_t& state, server_connection& c, std::size_t at) {
+    const std::uint64_t z = splitmix64(state);
+    const auto roll = static_cast<unsigned>(z % 1000);
+    const std::size_t length = c.out.size() - at;
+    if (roll < o.chaos_cut_permille && length > 1) {
+        c.out.resize(at + 1 + static_cast<std::size_t>((z >> 20) % (length - 1)));  // 1 .. length-1 bytes
+        c.close_after = true;
+        c.reset_after = (z >> 10) & 1;
+        return chaos_done::cut;
+    }
+    if (roll < o.chaos_cut_permille + o.chaos_close_permille) {
+        c.close_after = true;
+        return chaos_done::closed;
+    }
+    return chaos_done::nothing;
+}
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/server/server_connection.hpp ----
 // ---- begin include/microbench/server/listener.hpp ----
 // microbench/server/listener.hpp — the reference server's listening socket: TCP at an address and
 // port, or a Unix socket at a path. For a Unix socket, it takes over a stale file at the path (a
@@ -13115,15 +13309,15 @@ inline void remove_unix_socket_file(const unix_socket_file& made) {
 // ---- end include/microbench/server/listener.hpp ----
 // ---- begin include/microbench/server/server.hpp ----
 // microbench/server/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
-// keep-alive, pipelining-safe (one request at a time per connection, answered in order),
-// N threads sharing one listening socket (TCP, or a Unix socket: listener.hpp), delayed answers
-// (/delay, /stall) on a per-thread timer heap.
-// What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
-// close, never a crash; it never blocks its loop (but for /work, which holds its thread on
-// purpose), and when accept() finds no free descriptor
-// or buffer it stops listening for a moment instead of spinning. With chaos options it cuts
-// responses short and closes connections at random, counting each (server_options). /stats also
-// counts connections by the client's address (to check that -B spreads them).
+// keep-alive, pipelining-safe (one request at a time per connection, answered in order), N threads
+// sharing one listening socket (TCP, or a Unix socket: listener.hpp), delayed answers (/delay,
+// /stall) on a per-thread timer heap. What it answers is server_endpoints.hpp; a connection's
+// state, server_connection.hpp. Malformed requests get a 400 and a close, never a crash; it never
+// blocks its loop (but for /work, which holds its thread on purpose); when accept() finds no free
+// descriptor or buffer it stops listening for a moment instead of spinning. A connection that
+// sends its request too slowly or goes quiet is closed, and past the connection cap the quietest
+// makes room (server_deadlines.hpp), each counted; with chaos options it cuts responses short and
+// closes connections at random. /stats also counts connections by the client's address.
 
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -13150,9 +13344,14 @@ public:
     error start(const server_options& options) {
         stop();
         options_ = options;
-        sources_.clear();  // no thread runs between stop() and here
+        sources_.reset();  // no thread runs between stop() and here
         paths_.reset(options.count_paths);
         factorials_.reset(new factorial_cache(options.max_factorial));
+        cap_ = options.max_connections ? options.max_connections : detail::default_connection_cap();
+        header_ns_ = std::max<std::int64_t>(0, options.header_timeout_ms) * 1'000'000;
+        idle_ns_ = std::max<std::int64_t>(0, options.idle_timeout_ms) * 1'000'000;
+        sweep_ns_ = detail::sweep_interval_ns(header_ns_, idle_ns_);
+        open_.store(0);
         listen_fd_ = detail::listen_on(options.host, options.port, options.unix_path, 4096, port_, unix_file_);
         if (listen_fd_ == -2) {
             listen_fd_ = -1;
@@ -13206,12 +13405,12 @@ public:
         server_counts c;
         std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status,
                                    &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed,
-                                   &c.listen_pauses};
+                                   &c.listen_pauses, &c.header_timeouts, &c.idle_timeouts, &c.evicted,
+                                   &c.refused};
         for (std::uint32_t i = 0; i < thread_count_; ++i)
             for (int f = 0; f < count_fields; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
-        pthread_mutex_lock(&sources_mutex_);
-        c.sources = sources_;
-        pthread_mutex_unlock(&sources_mutex_);
+        sources_.copy_to(c);
+        c.open = open_.load(std::memory_order_relaxed);
         if (paths && options_.count_paths) paths_.copy_to(c);
         return c;
     }
@@ -13227,26 +13426,12 @@ private:
     static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
     static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
     enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections,
-                       f_cut, f_closed, f_listen_pauses };
-    static constexpr int count_fields = 11;
+                       f_cut, f_closed, f_listen_pauses, f_header_timeouts, f_idle_timeouts, f_evicted, f_refused };
+    static constexpr int count_fields = 15;
 
-    struct connection {
-        int fd = -1;
-        std::uint32_t generation = 0;
-        std::string in, out;
-        std::size_t in_used = 0, out_sent = 0;
-        std::int64_t release_ns = 0;  // a delayed response waits in `out` until then
-        bool close_after = false;
-        bool reset_after = false;     // chaos: close with a reset, not a FIN
-        bool writing = false;         // registered for EPOLLOUT
-    };
-    struct timer {
-        std::int64_t at_ns;
-        std::uint32_t slot, generation;
-    };
-    struct later {  // makes the std heap functions keep the earliest timer at the front
-        bool operator()(const timer& a, const timer& b) const { return a.at_ns > b.at_ns; }
-    };
+    using connection = detail::server_connection;
+    using timer = detail::held_answer;
+    using later = detail::held_answer_later;
     struct alignas(64) thread {
         server* owner = nullptr;
         pthread_t id{};
@@ -13256,6 +13441,7 @@ private:
         std::vector<std::uint32_t> free_slots;
         std::vector<timer> timers;  // a min-heap by time
         std::int64_t listen_again_ns = 0;  // accepting paused by a local shortage until then
+        std::int64_t sweep_at_ns = 0;      // the next look for connections past their deadlines
         std::atomic<std::uint64_t> counts[count_fields] = {};
         std::uint64_t chaos_state = 0;  // SplitMix64, seeded from server_options::chaos_seed
     };
@@ -13279,6 +13465,7 @@ private:
         for (;;) {
             std::int64_t wake = t.timers.empty() ? INT64_MAX : t.timers.front().at_ns;
             if (t.listen_again_ns) wake = std::min(wake, t.listen_again_ns);
+            if (t.sweep_at_ns) wake = std::min(wake, t.sweep_at_ns);
             const std::int64_t timeout_ns = wake == INT64_MAX ? -1 : std::max<std::int64_t>(0, wake - now_ns());
             int n = t.loop.wait_ns(events, 128, timeout_ns);  // to the microsecond: /delay?us=N
             for (int i = 0; i < n; ++i) {
@@ -13295,6 +13482,7 @@ private:
             if (t.listen_again_ns && now >= t.listen_again_ns &&
                 t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
                 t.listen_again_ns = 0;
+            if (t.sweep_at_ns && now >= t.sweep_at_ns) sweep(t, now);
             while (!t.timers.empty() && t.timers.front().at_ns <= now) {
                 timer due = t.timers.front();
                 std::pop_heap(t.timers.begin(), t.timers.end(), later());
@@ -13346,30 +13534,44 @@ private:
             c.in_used = c.out_sent = 0;
             c.release_ns = 0;
             c.close_after = c.reset_after = c.writing = false;
+            c.clock = {0, now_ns()};
             bump(t, f_connections);
-            count_source(peer);
-            if (!t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
+            sources_.count(peer);
+            if (open_.fetch_add(1, std::memory_order_relaxed) >= cap_) make_room(t, slot);
+            if (t.conns[slot].fd >= 0 && !t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
+            if (sweep_ns_ && !t.sweep_at_ns) t.sweep_at_ns = now_ns() + sweep_ns_;
         }
     }
 
-    // A connection from `peer`, by address (one lock per accepted connection, none per request).
-    void count_source(const sockaddr_storage& peer) {
-        char text[INET6_ADDRSTRLEN] = "other";
-        if (peer.ss_family == AF_UNIX) std::strcpy(text, "unix");
-        if (peer.ss_family == AF_INET)
-            inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
-        if (peer.ss_family == AF_INET6)
-            inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
-        pthread_mutex_lock(&sources_mutex_);
-        auto it = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.first == text; });
-        if (it == sources_.end() && sources_.size() >= 256)
-            it = std::find_if(sources_.begin(), sources_.end(), [](const auto& s) { return s.first == "other"; });
-        if (it == sources_.end()) {
-            sources_.emplace_back(sources_.size() >= 256 ? "other" : text, 0);
-            it = sources_.end() - 1;
+    // Past the cap: closes this thread's connection quiet longest (none held back, not `fresh`),
+    // or `fresh` itself when there is none.
+    void make_room(thread& t, std::uint32_t fresh) {
+        std::uint32_t quiet = fresh;
+        for (std::uint32_t i = 0; i < t.conns.size(); ++i) {
+            const connection& c = t.conns[i];
+            if (i != fresh && c.fd >= 0 && c.release_ns == 0 &&
+                (quiet == fresh || c.clock.active_ns < t.conns[quiet].clock.active_ns))
+                quiet = i;
         }
-        ++it->second;
-        pthread_mutex_unlock(&sources_mutex_);
+        bump(t, quiet == fresh ? f_refused : f_evicted);
+        close_slot(t, quiet);
+    }
+
+    // Closes every connection past its deadline, counting each, and sets the next look.
+    void sweep(thread& t, std::int64_t now) {
+        bool any = false;
+        for (std::uint32_t i = 0; i < t.conns.size(); ++i) {
+            const connection& c = t.conns[i];
+            if (c.fd < 0) continue;
+            const detail::overstay o = detail::overstayed(c.clock, c.release_ns != 0, now, header_ns_, idle_ns_);
+            if (o == detail::overstay::none) {
+                any = true;
+                continue;
+            }
+            bump(t, o == detail::overstay::header ? f_header_timeouts : f_idle_timeouts);
+            close_slot(t, i);
+        }
+        t.sweep_at_ns = any ? now + sweep_ns_ : 0;  // the next accept starts it again
     }
 
     void on_io(thread& t, std::uint32_t slot, std::uint32_t events) {
@@ -13382,7 +13584,9 @@ private:
             io_result r = read_some(c.fd, buf, sizeof buf);
             if (r.status == io::again) break;
             if (r.status != io::ok) return close_slot(t, slot);
+            c.clock.active_ns = now_ns();
             if (c.close_after) continue;  // answering a bad request: ignore the rest
+            if (c.in_used == c.in.size()) c.clock.request_started_ns = c.clock.active_ns;  // a request's first byte
             c.in.append(buf, r.bytes);
             if (r.bytes < sizeof buf) break;
         }
@@ -13419,7 +13623,11 @@ private:
                 static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other,
                                                           f_bad_request};
                 bump(t, by_kind[static_cast<int>(a.kind)]);
-                if (options_.chaos_cut_permille || options_.chaos_close_permille) chaos(t, c, response_at);
+                if (options_.chaos_cut_permille || options_.chaos_close_permille) {
+                    const detail::chaos_done done = detail::chaos(options_, t.chaos_state, c, response_at);
+                    if (done != detail::chaos_done::nothing)
+                        bump(t, done == detail::chaos_done::cut ? f_cut : f_closed);
+                }
             }
             if (a.hold_ns > 0) sleep_ns(a.hold_ns);  // /work: this thread serves nothing else meanwhile, on purpose
             if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
@@ -13435,6 +13643,7 @@ private:
         if (c.in_used == c.in.size()) {
             c.in.clear();
             c.in_used = 0;
+            c.clock.request_started_ns = 0;  // nothing pending: no header deadline
         } else if (c.in_used > 4096) {  // a pipelining client may never leave it empty: compact
             c.in.erase(0, c.in_used);
             c.in_used = 0;
@@ -13453,6 +13662,7 @@ private:
             }
             if (r.status != io::ok) return close_slot(t, slot);
             c.out_sent += r.bytes;
+            c.clock.active_ns = now_ns();
         }
         c.out.clear();
         c.out_sent = 0;
@@ -13460,28 +13670,12 @@ private:
         if (c.close_after) close_slot(t, slot);
     }
 
-    // Chaos (server_options): cuts the response that starts at `at` in c.out short, or marks the
-    // connection to close after it.
-    void chaos(thread& t, connection& c, std::size_t at) {
-        const std::uint64_t z = detail::splitmix64(t.chaos_state);
-        const auto roll = static_cast<unsigned>(z % 1000);
-        const std::size_t length = c.out.size() - at;
-        if (roll < options_.chaos_cut_permille && length > 1) {
-            c.out.resize(at + 1 + static_cast<std::size_t>((z >> 20) % (length - 1)));  // 1 .. length-1 bytes
-            c.close_after = true;
-            c.reset_after = (z >> 10) & 1;
-            bump(t, f_cut);
-        } else if (roll < options_.chaos_cut_permille + options_.chaos_close_permille) {
-            c.close_after = true;
-            bump(t, f_closed);
-        }
-    }
-
     void close_slot(thread& t, std::uint32_t slot) {
         connection& c = t.conns[slot];
         if (c.fd < 0) return;
         if (c.reset_after) close_abortive(c.fd);
         else ::close(c.fd);
+        open_.fetch_sub(1, std::memory_order_relaxed);
         c.fd = -1;
         c.reset_after = false;
         ++c.generation;
@@ -13492,11 +13686,14 @@ private:
     std::unique_ptr<factorial_cache> factorials_;
     int listen_fd_ = -1;
     detail::unix_socket_file unix_file_;  // on a Unix socket: the file to remove at stop
-    mutable pthread_mutex_t sources_mutex_ = PTHREAD_MUTEX_INITIALIZER;
-    std::vector<std::pair<std::string, std::uint64_t>> sources_;  // counts().sources
+    detail::source_counter sources_;  // counts().sources
     detail::path_counter paths_;  // counts().paths, with server_options::count_paths
     int wake_fd_ = -1;
     std::uint16_t port_ = 0;
+    std::uint64_t cap_ = 0;                       // connections at most (server_options::max_connections)
+    std::int64_t header_ns_ = 0, idle_ns_ = 0;    // the deadlines, 0: none
+    std::int64_t sweep_ns_ = 0;                   // how often a thread looks for connections past them
+    std::atomic<std::uint64_t> open_{0};          // connections open, across threads
     std::unique_ptr<thread[]> threads_;
     std::uint32_t thread_count_ = 0;
 };

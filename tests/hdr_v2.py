@@ -75,6 +75,6 @@ def encode_row_histogram(counts, lowest, highest, digits):
 def deep_log(tags=256, index=4_000_000):
     """A log of `tags` tagged rows, each one value in a bucket `index` deep of a histogram of 5
     significant figures up to 2^53, as hdr-histogram-js writes such rows (~23 KB for 256): its
-    totals need ~30 MiB of counters a tag."""
+    totals need 32 MiB of counters a tag."""
     rows = [f"Tag=t{k},{k}.000,1.000,1.0,{encode_row_histogram({index: 1}, 1, 2**53, 5)}" for k in range(tags)]
     return "#[Histogram log format version 1.3]\n" + "\n".join(rows) + "\n"

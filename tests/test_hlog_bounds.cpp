@@ -59,8 +59,8 @@ TEST_CASE("hlog bounds: the tags' totals together stay within the limit, a total
     std::string message;
     CHECK_FALSE(add_hlog_totals(log, totals, message));
     CHECK(message == "line 8: Tag=t2: its total's highest trackable value, 9007199254740992 at 5 significant "
-                     "figures, needs 38.0 MiB of counters; with the other tags' totals (76.0 MiB) and the row's (38.0 "
-                     "MiB), above the reader's limit of 128.0 MiB");
+                     "figures, needs 38.0 MiB of counters; with the tags' totals (76.0 MiB) and the row's (38.0 MiB), "
+                     "above the reader's limit of 128.0 MiB");
     REQUIRE(totals.size() == 2);  // the rows before it stay added
     CHECK(totals[1].values.count() == 1);
     CHECK(detail::hlog_totals_bytes(totals) <= hlog_default_max_bytes);
@@ -161,4 +161,48 @@ TEST_CASE("hlog runs: tags that begin later start later, every row also joins th
     CHECK_FALSE(add_hlog_runs(log, "c.hlog", "c", none, message, nullptr, 1024));
     CHECK(message.rfind("line 6: its highest trackable value, 3600000000000 at 3 significant figures", 0) == 0);
     CHECK(none.empty());
+}
+
+TEST_CASE("hlog bounds: a row is held within the limit beside the totals when no total grows, too") {
+    histogram deep({1, std::int64_t{1} << 53, 5}), wide({1, INT64_MAX, 5});
+    deep.record(std::int64_t{1} << 52);
+    wide.record(5);  // within tag a's total: it does not grow, yet its row needs 47 MiB
+    std::string log;
+    append_hlog_header(1000.0, log);
+    REQUIRE(append_hlog_row("a", 0, 1, deep, log));
+    REQUIRE(append_hlog_row("a", 1, 1, wide, log));
+    std::vector<hlog_tag_total> totals;
+    std::string message;
+    CHECK_FALSE(add_hlog_totals(log, totals, message, std::size_t{80} << 20));
+    CHECK(message == "line 7: Tag=a: its row's highest trackable value, 9223372036854775807 at 5 significant figures, "
+                     "needs 47.0 MiB of counters; with the tags' totals (38.0 MiB), above the reader's limit of 80.0 MiB");
+}
+
+TEST_CASE("hlog bounds: a total that grows keeps every value, its minimum, maximum and sum exact") {
+    histogram small({1, 1000, 3}), large({1, std::int64_t{1} << 40, 3});
+    small.record(3, 5);
+    small.record(900);
+    large.record(2'000'000'000, 2);
+    large.record(7);
+    std::string log;
+    append_hlog_header(1000.0, log);
+    REQUIRE(append_hlog_row("t", 0, 1, small, log));
+    REQUIRE(append_hlog_row("t", 1, 1, large, log));  // past the total's range: it grows
+    REQUIRE(append_hlog_row("t", 2, 1, small, log));
+    std::vector<hlog_tag_total> totals;
+    std::string message;
+    REQUIRE(add_hlog_totals(log, totals, message));
+    histogram reference({1, INT64_MAX, 3});  // the rows as decoded, merged into the widest layout
+    for (const histogram* h : {&small, &large, &small}) {
+        std::string encoded;
+        encode_hdr_v2_compressed(*h, encoded);
+        histogram decoded;
+        REQUIRE_FALSE(decode_hdr_v2(encoded, decoded));
+        CHECK(reference.merge(decoded) == 0);
+    }
+    REQUIRE(totals.size() == 1);
+    const histogram& t = totals[0].values;
+    CHECK(t.config().highest_trackable_value < INT64_MAX);
+    CHECK(same_figures(t, reference));
+    CHECK(t.count() == 15);
 }

@@ -128,7 +128,8 @@ TEST_CASE("endpoints: both factorial forms, delay, echo, status, stats, errors")
     x = ask("GET /stats HTTP/1.1\r\n\r\n");
     CHECK(x.a.kind == endpoint_kind::stats);
     CHECK(body_of(x.out).find("\"requests\":3,\"factorial\":1") != std::string::npos);
-    CHECK(body_of(x.out).find("\"closed\":0,\"listen_pauses\":0,\"sources\":{\"127.0.0.1\":1}}") != std::string::npos);
+    CHECK(body_of(x.out).find("\"closed\":0,\"listen_pauses\":0,\"header_timeouts\":0,\"idle_timeouts\":0,"
+                              "\"evicted\":0,\"refused\":0,\"open\":0,\"sources\":{\"127.0.0.1\":1}}") != std::string::npos);
 
     x = ask("GET /nope HTTP/1.1\r\n\r\n");
     CHECK(x.out.rfind("HTTP/1.1 404 ", 0) == 0);

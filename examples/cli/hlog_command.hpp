@@ -108,6 +108,32 @@ inline bool parse_hlog_memory(const char* text, std::size_t& bytes) {
 
 constexpr const char* hlog_memory_rule = "--hlog-memory takes MiB from 1 to 65536 (the default: 128)";
 
+// The counters the runs of logs in `runs` hold (their values).
+inline std::size_t log_runs_bytes(const std::vector<mb::report_run>& runs) {
+    std::size_t bytes = 0;
+    for (const mb::report_run& run : runs)
+        if (run.log_rows) bytes += mb::histogram::memory_bytes(run.r.total_ns.config());
+    return bytes;
+}
+
+// Appends the log `text` read from `path` to `runs` as `who`, in section `label`, within what is
+// left of `max_bytes` beside the logs' runs already in `runs` (and, when `all` is given, adding
+// every row to it too, within `max_bytes` of its own). False after saying why on stderr.
+inline bool add_log_runs(const char* who, std::string text, const std::string& path, const std::string& label,
+                         std::size_t max_bytes, std::vector<mb::report_run>& runs,
+                         std::vector<mb::hlog_tag_total>* all = nullptr) {
+    std::string problem;
+    const std::size_t spent = log_runs_bytes(runs);
+    if (spent < max_bytes &&
+        mb::add_hlog_runs(std::move(text), shown(path), label, runs, problem, all, max_bytes - spent))
+        return true;
+    if (problem.empty()) problem = "no room left";
+    std::fprintf(stderr, "%s: %s: %s", who, shown(path).c_str(), problem.c_str());
+    if (spent) std::fprintf(stderr, " (the logs before it hold %.1f MiB of --hlog-memory)", spent / 1048576.0);
+    std::fprintf(stderr, "\n");
+    return false;
+}
+
 // Reads each log of `files` into `runs` (each log's tags, its rows over time, in a section named
 // after the file) and `totals` (every row merged into its tag's). False after saying on stderr,
 // as `who`, which file could not be read or which line of it was wrong and why.
@@ -115,16 +141,13 @@ inline bool read_hlog_runs(const char* who, const std::vector<std::string>& file
                            std::vector<mb::report_run>& runs, std::vector<mb::hlog_tag_total>& totals) {
     std::vector<std::string> labels;
     for (const std::string& path : files) {
-        std::string text, problem;
+        std::string text;
         const std::string label = unique_file_label(path, labels);
         if (!read_file(path.c_str(), text)) {
             std::fprintf(stderr, "%s: cannot read %s: %s\n", who, shown(path).c_str(), std::strerror(errno));
             return false;
         }
-        if (!mb::add_hlog_runs(std::move(text), shown(path), label, runs, problem, &totals, max_bytes)) {
-            std::fprintf(stderr, "%s: %s: %s\n", who, shown(path).c_str(), problem.c_str());
-            return false;
-        }
+        if (!add_log_runs(who, std::move(text), path, label, max_bytes, runs, &totals)) return false;
     }
     if (!totals.empty()) return true;
     std::fprintf(stderr, "%s: no interval rows in %s\n", who,
@@ -171,8 +194,10 @@ inline int run_hlog_merge(const char* who, const std::vector<std::string>& files
     if (!o.html_path.empty()) {
         if (files.size() > 1) {
             std::vector<mb::report_run> merged;
-            for (const mb::hlog_tag_total& t : totals)
-                merged.push_back(mb::hlog_tag_run(t, "every log merged", mb::hlog_source(t.tag, "every log")));
+            for (mb::hlog_tag_total& t : totals) {  // the table is written: the totals move into the runs
+                const std::string source = mb::hlog_source(t.tag, "every log");
+                merged.push_back(mb::hlog_tag_run(std::move(t), "every log merged", source));
+            }
             runs.insert(runs.begin(), std::make_move_iterator(merged.begin()), std::make_move_iterator(merged.end()));
         }
         mb::html_options ho;

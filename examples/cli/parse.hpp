@@ -343,7 +343,8 @@ inline std::string subcommands_help() {
            "                         Draws --json results of any mode (runs from different times or machines)\n"
            "                         in one report: runs of the same scenario share charts, labelled by file.\n"
            "                         An HdrHistogram log is a section named after its file: each tag a run,\n"
-           "                         its values by percentile and its rows over time.\n";
+           "                         its values by percentile and its rows over time; --hlog-memory MB bounds\n"
+           "                         the logs' counters together, as merge's does.\n";
 #endif
     return out;
 }

@@ -94,10 +94,7 @@ inline int run_report_command(int argc, char** argv, int first) {
         const std::string label = unique_file_label(path, labels);
         const std::size_t before = runs.size();
         if (is_hlog(path, text)) {  // a section named after the file, a run per tag
-            if (!mb::add_hlog_runs(std::move(text), shown(path), label, runs, problem, nullptr, max_bytes)) {
-                std::fprintf(stderr, "microbench report: %s: %s\n", shown(path).c_str(), problem.c_str());
-                return 1;
-            }
+            if (!add_log_runs("microbench report", std::move(text), path, label, max_bytes, runs)) return 1;
             if (runs.size() == before) {
                 std::fprintf(stderr, "microbench report: no interval rows in %s\n", shown(path).c_str());
                 return 1;

@@ -392,6 +392,9 @@ class Outputs(unittest.TestCase):
         def address_space_of_32_bits():
             resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
 
+        if os.environ.get("MICROBENCH_SANITIZED"):
+            self.skipTest("a sanitizer's runtime maps more than 3 GiB of address space")
+
         def limited(command):
             return subprocess.run(command, capture_output=True, text=True, timeout=60,
                                   preexec_fn=address_space_of_32_bits)
@@ -404,7 +407,7 @@ class Outputs(unittest.TestCase):
                 r = limited(command)
                 self.assertEqual((r.returncode, r.stdout), (1, ""), r.stderr)
                 self.assertRegex(r.stderr, r"deep\.hlog: line 4: Tag=t2: its total's highest trackable value, 140737488355328 "
-                                           r"at 5 significant figures, needs 32\.0 MiB of counters; with the other tags' "
+                                           r"at 5 significant figures, needs 32\.0 MiB of counters; with the tags' "
                                            r"totals \(64\.0 MiB\) and the row's \(38\.0 MiB\), above the reader's limit of "
                                            r"128\.0 MiB\n")
             self.assertFalse(os.path.exists(page))
@@ -1153,7 +1156,10 @@ class OtherPrograms(unittest.TestCase):
                            (["-t", "0"], "-t needs a thread count from 1 to 256, not '0'"),
                            (["-d", "x"], "-d needs seconds from 1 to 86400, not 'x'"),
                            (["-x", "900:200"], "-x needs CUT:CLOSE[:SEED], permille each, at most 1000 together, not '900:200'"),
-                           (["--count-paths", "0"], "--count-paths needs a count of targets from 1 to 1,000,000, not '0'")):
+                           (["--count-paths", "0"], "--count-paths needs a count of targets from 1 to 1,000,000, not '0'"),
+                           (["--header-timeout", "-1"], "--header-timeout needs seconds from 0 to 86400 (0: never), not '-1'"),
+                           (["--idle-timeout", "86401"], "--idle-timeout needs seconds from 0 to 86400 (0: never), not '86401'"),
+                           (["--max-connections", "0"], "--max-connections needs a count from 1 to 10,000,000, not '0'")):
             with self.subTest(args=args):
                 r = run([server, *args])
                 self.assertEqual(r.returncode, 1)
@@ -1169,6 +1175,17 @@ class OtherPrograms(unittest.TestCase):
         r = run([server, "-a", "no such host", "-d", "1"])
         self.assertEqual(r.returncode, 2)
         self.assertIn(": -a needs an address of this machine", r.stderr)
+        # Listening beyond loopback says so once, with the bounds on what clients may hold (in a
+        # network namespace of its own: nothing outside can reach it). On loopback it says nothing.
+        r = run(["unshare", "-n", server, "-a", "0.0.0.0", "-d", "1", "--idle-timeout", "5", "--max-connections", "50"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "microbench-server: warning: listening beyond loopback (0.0.0.0): whoever reaches this "
+                                   "machine can load it; at most 50 connections, a request whole within 60 s, quiet ones "
+                                   "closed after 5 s (--max-connections, --header-timeout, --idle-timeout)\n")
+        final = json.loads(r.stdout.strip().splitlines()[-1])
+        self.assertEqual([final[k] for k in ("header_timeouts", "idle_timeouts", "evicted", "refused", "open")], [0] * 5)
+        r = run([server, "-d", "1", "--header-timeout", "0"])
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
 
     def test_server_counts_paths(self):
         # --count-paths: /stats?paths says each target's requests (at most N targets), and so does the

@@ -129,8 +129,8 @@ struct hlog_interval {
 // What the counters of a log's histograms may take at most, by default: a row's own, and in
 // add_hlog_totals and add_hlog_runs every tag's total with it. Counters are mapped lazily, so this
 // bounds address space more than memory touched: 128 MiB fits a 32-bit process (3 GiB) many
-// times, and holds 256 tags of 3 significant figures up to an hour (264 KiB each) or two tags of 5
-// figures over the whole 63-bit range (48 MiB each).
+// times, and holds 256 tags of 3 significant figures up to an hour (264 KiB each), or a tag of 5
+// figures over the whole 63-bit range beside such a row (47 MiB each).
 constexpr std::size_t hlog_default_max_bytes = std::size_t{128} << 20;
 
 // Reads a log's rows one at a time, from its own copy of the text. A row whose histogram's layout
@@ -218,6 +218,7 @@ private:
         }
         std::string bytes;
         if (!base64_decode(line, bytes)) return fail("the histogram is not base64");
+        out.values = histogram({1, 2, 1});  // the last row's counters go before the next row's come
         hdr_v2_decoding d;
         d.max_bytes = max_bytes_;
         d.filled = &out.filled;
@@ -280,8 +281,9 @@ inline std::size_t hlog_totals_bytes(const std::vector<hlog_tag_total>& totals) 
 // lowest value and significant figures, up to the largest value yet seen (doubled as needed: a
 // bucket's index does not depend on the highest trackable value, so a total grows without moving a
 // count). False, with why in `message` ("line N: …", N being `line`), when it would make more than
-// hlog_max_tags tags, the totals' counters with the row's would take more than `max_bytes`, or
-// they cannot be allocated; else its tag's index in `index`.
+// hlog_max_tags tags, when the totals' counters with the row's (and, while a total grows, its
+// larger copy's) would take more than `max_bytes`, or when they cannot be allocated; else its
+// tag's index in `index`.
 inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::size_t max_bytes,
                          std::vector<hlog_tag_total>& totals, std::size_t& index, std::string& message) {
     index = 0;
@@ -299,18 +301,23 @@ inline bool add_hlog_row(const hlog_interval& row, std::size_t line, std::size_t
     while (layout.highest_trackable_value < need)
         layout.highest_trackable_value =
             layout.highest_trackable_value > INT64_MAX / 2 ? INT64_MAX : 2 * layout.highest_trackable_value;
-    if (layout.highest_trackable_value != highest) {  // a new or larger total
-        const std::size_t others = hlog_totals_bytes(totals) -
-                                   (added ? 0 : histogram::memory_bytes(totals[index].values.config()));
-        const std::size_t bytes = histogram::memory_bytes(layout);
-        const std::size_t row_bytes = histogram::memory_bytes(row.values.config());
-        const std::string tag = row.tag.empty() ? std::string("rows without a tag") : "Tag=" + row.tag;
-        if (others + bytes + row_bytes > max_bytes) {
-            message = where + tag + ": " + layout_needs("its total's", layout, "");
-            message += "; with the other tags' totals (" + size_text(others) + ") and the row's (" +
-                       size_text(row_bytes) + "), above the reader's limit of " + size_text(max_bytes);
-            return false;
-        }
+    // At any moment the tags' totals, this tag's new total while it grows from the old, and the row.
+    const bool grows = layout.highest_trackable_value != highest;  // a new or larger total
+    const std::size_t row_bytes = histogram::memory_bytes(row.values.config());
+    const std::size_t held = hlog_totals_bytes(totals);
+    const std::string tag = row.tag.empty() ? std::string("rows without a tag") : "Tag=" + row.tag;
+    if (held + (grows ? histogram::memory_bytes(layout) : 0) + row_bytes > max_bytes) {
+        message = where + tag + ": ";
+        if (grows)
+            message += layout_needs("its total's", layout, "") + "; with the tags' totals (" + size_text(held) +
+                       ") and the row's (" + size_text(row_bytes) + ")";
+        else
+            message += layout_needs("its row's", row.values.config(), "") + "; with the tags' totals (" +
+                       size_text(held) + ")";
+        message += ", above the reader's limit of " + size_text(max_bytes);
+        return false;
+    }
+    if (grows) {
         histogram grown(layout);
         if (!grown.allocated()) {
             message = where + tag + ": out of memory for its total's counters: " +

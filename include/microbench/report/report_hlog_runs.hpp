@@ -27,8 +27,9 @@ inline std::int64_t hlog_ns(double seconds) {
 }
 
 // A tag's merged values as a run in section `scenario`, labelled by its tag (hlog_tag_name);
-// `source` is what the report's key says it is ("Tag=response in a.hlog").
-inline report_run hlog_tag_run(const hlog_tag_total& t, const std::string& scenario, const std::string& source) {
+// `source` is what the report's key says it is ("Tag=response in a.hlog"). Given a copy, the run's
+// total_ns is not allocated() when the copy's counters could not be mapped.
+inline report_run hlog_tag_run(hlog_tag_total t, const std::string& scenario, const std::string& source) {
     report_run run;
     run.label = hlog_tag_name(t.tag);
     run.scenario = scenario;
@@ -36,8 +37,8 @@ inline report_run hlog_tag_run(const hlog_tag_total& t, const std::string& scena
     run.config.url = source;
     run.log_rows = t.intervals;
     result& r = run.r;
-    r.total_ns = t.values;
     r.requests_ended = r.requests_completed = t.values.count();
+    r.total_ns = std::move(t.values);
     r.elapsed_ns = hlog_ns(t.last_end_s - t.first_start_s);
     return run;
 }
@@ -53,8 +54,8 @@ inline std::string hlog_source(const std::string& tag, const std::string& file) 
 // row (so tags that began later start later). When `all` is given, every row is also added to its
 // tag's total there (add_hlog_totals' totals, across logs). False, with the line and why in
 // `message` ("line N: …"), when a line cannot be read, there are more than hlog_max_tags tags, or
-// a row's histogram or the totals would need more than `max_bytes` of counters; then nothing is
-// appended to `runs` (rows before it stay added to `all`).
+// a row's histogram with the log's totals, or with `all`'s, would need more than `max_bytes` of
+// counters; then nothing is appended to `runs` (rows before it stay added to `all`).
 inline bool add_hlog_runs(std::string text, const std::string& file, const std::string& scenario,
                           std::vector<report_run>& runs, std::string& message,
                           std::vector<hlog_tag_total>* all = nullptr, std::size_t max_bytes = hlog_default_max_bytes) {
@@ -65,18 +66,16 @@ inline bool add_hlog_runs(std::string text, const std::string& file, const std::
     std::size_t index = 0, ignored = 0;
     while (reader.next(row)) {
         if (all && !detail::add_hlog_row(row, reader.line_number(), max_bytes, *all, ignored, message)) return false;
-        // this log's own totals: within the limit left beside `all`'s
-        const std::size_t left = all ? max_bytes - std::min(max_bytes, detail::hlog_totals_bytes(*all)) : max_bytes;
-        if (!detail::add_hlog_row(row, reader.line_number(), left, totals, index, message)) return false;
+        if (!detail::add_hlog_row(row, reader.line_number(), max_bytes, totals, index, message)) return false;
         if (index == rows.size()) rows.emplace_back();
         const histogram& h = row.values;
         interval_stats s{};
         s.duration_ns = hlog_ns(row.length_s);
         s.sent = s.ended = s.completed = s.latency_count = h.count();
-        if (!h.empty()) {
-            s.p50_ns = h.value_at_percentile(50);
-            s.p90_ns = h.value_at_percentile(90);
-            s.p99_ns = h.value_at_percentile(99);
+        if (!h.empty()) {  // by its non-empty buckets: the cost is theirs, not the range's
+            s.p50_ns = h.value_at_percentile(50, row.filled);
+            s.p90_ns = h.value_at_percentile(90, row.filled);
+            s.p99_ns = h.value_at_percentile(99, row.filled);
             s.max_ns = h.max();
         }
         rows[index].emplace_back(row.start_s, s);
@@ -87,7 +86,8 @@ inline bool add_hlog_runs(std::string text, const std::string& file, const std::
     for (std::size_t i = 0; i < totals.size(); ++i)
         first_s = i == 0 ? totals[i].first_start_s : std::min(first_s, totals[i].first_start_s);
     for (std::size_t i = 0; i < totals.size(); ++i) {
-        report_run run = hlog_tag_run(totals[i], scenario, hlog_source(totals[i].tag, file));
+        const std::string source = hlog_source(totals[i].tag, file);
+        report_run run = hlog_tag_run(std::move(totals[i]), scenario, source);  // the total's counters move
         std::vector<std::pair<double, interval_stats>>& own = rows[i];
         std::stable_sort(own.begin(), own.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         run.r.intervals.reserve(own.size());

@@ -290,6 +290,7 @@ inline error merge_runs(const std::vector<report_run>& in, report_run& out, merg
     out.config.shard_index = out.config.shard_count = 0;  // the whole plan
     out.config.requests = out.config.concurrency = out.config.threads = 0;
     out.r = in[widest].r;
+    if (!out.r.histograms_allocated()) return {errc::out_of_memory, 0};  // the copy's counters could not be mapped
     out.r.intervals.clear();
     out.r.interval_histograms.clear();
     out.r.by_target = target_breakdown();  // one shard's targets are not the run's: merge keeps none

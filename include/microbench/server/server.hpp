@@ -1,13 +1,13 @@
 // microbench/server/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
-// keep-alive, pipelining-safe (one request at a time per connection, answered in order),
-// N threads sharing one listening socket (TCP, or a Unix socket: listener.hpp), delayed answers
-// (/delay, /stall) on a per-thread timer heap.
-// What it answers is server_endpoints.hpp. A test fixture: malformed requests get a 400 and a
-// close, never a crash; it never blocks its loop (but for /work, which holds its thread on
-// purpose), and when accept() finds no free descriptor
-// or buffer it stops listening for a moment instead of spinning. With chaos options it cuts
-// responses short and closes connections at random, counting each (server_options). /stats also
-// counts connections by the client's address (to check that -B spreads them).
+// keep-alive, pipelining-safe (one request at a time per connection, answered in order), N threads
+// sharing one listening socket (TCP, or a Unix socket: listener.hpp), delayed answers (/delay,
+// /stall) on a per-thread timer heap. What it answers is server_endpoints.hpp; a connection's
+// state, server_connection.hpp. Malformed requests get a 400 and a close, never a crash; it never
+// blocks its loop (but for /work, which holds its thread on purpose); when accept() finds no free
+// descriptor or buffer it stops listening for a moment instead of spinning. A connection that
+// sends its request too slowly or goes quiet is closed, and past the connection cap the quietest
+// makes room (server_deadlines.hpp), each counted; with chaos options it cuts responses short and
+// closes connections at random. /stats also counts connections by the client's address.
 #pragma once
 
 #include <pthread.h>
@@ -22,10 +22,10 @@
 
 #include "../core/clock.hpp"
 #include "../core/error.hpp"
-#include "../core/splitmix.hpp"
 #include "../engine/event_loop.hpp"
 #include "../engine/net.hpp"
 #include "request_parser.hpp"
+#include "server_connection.hpp"
 #include "server_endpoints.hpp"
 #include "listener.hpp"
 
@@ -43,9 +43,14 @@ public:
     error start(const server_options& options) {
         stop();
         options_ = options;
-        sources_.clear();  // no thread runs between stop() and here
+        sources_.reset();  // no thread runs between stop() and here
         paths_.reset(options.count_paths);
         factorials_.reset(new factorial_cache(options.max_factorial));
+        cap_ = options.max_connections ? options.max_connections : detail::default_connection_cap();
+        header_ns_ = std::max<std::int64_t>(0, options.header_timeout_ms) * 1'000'000;
+        idle_ns_ = std::max<std::int64_t>(0, options.idle_timeout_ms) * 1'000'000;
+        sweep_ns_ = detail::sweep_interval_ns(header_ns_, idle_ns_);
+        open_.store(0);
         listen_fd_ = detail::listen_on(options.host, options.port, options.unix_path, 4096, port_, unix_file_);
         if (listen_fd_ == -2) {
             listen_fd_ = -1;
@@ -99,12 +104,12 @@ public:
         server_counts c;
         std::uint64_t* fields[] = {&c.requests, &c.factorial, &c.delay, &c.echo, &c.status,
                                    &c.other, &c.bad_request, &c.connections, &c.cut, &c.closed,
-                                   &c.listen_pauses};
+                                   &c.listen_pauses, &c.header_timeouts, &c.idle_timeouts, &c.evicted,
+                                   &c.refused};
         for (std::uint32_t i = 0; i < thread_count_; ++i)
             for (int f = 0; f < count_fields; ++f) *fields[f] += threads_[i].counts[f].load(std::memory_order_relaxed);
-        pthread_mutex_lock(&sources_mutex_);
-        c.sources = sources_;
-        pthread_mutex_unlock(&sources_mutex_);
+        sources_.copy_to(c);
+        c.open = open_.load(std::memory_order_relaxed);
         if (paths && options_.count_paths) paths_.copy_to(c);
         return c;
     }
@@ -120,26 +125,12 @@ private:
     static constexpr std::uint64_t listen_token = ~std::uint64_t{0};
     static constexpr std::uint64_t wake_token = ~std::uint64_t{0} - 1;
     enum count_field { f_requests, f_factorial, f_delay, f_echo, f_status, f_other, f_bad_request, f_connections,
-                       f_cut, f_closed, f_listen_pauses };
-    static constexpr int count_fields = 11;
+                       f_cut, f_closed, f_listen_pauses, f_header_timeouts, f_idle_timeouts, f_evicted, f_refused };
+    static constexpr int count_fields = 15;
 
-    struct connection {
-        int fd = -1;
-        std::uint32_t generation = 0;
-        std::string in, out;
-        std::size_t in_used = 0, out_sent = 0;
-        std::int64_t release_ns = 0;  // a delayed response waits in `out` until then
-        bool close_after = false;
-        bool reset_after = false;     // chaos: close with a reset, not a FIN
-        bool writing = false;         // registered for EPOLLOUT
-    };
-    struct timer {
-        std::int64_t at_ns;
-        std::uint32_t slot, generation;
-    };
-    struct later {  // makes the std heap functions keep the earliest timer at the front
-        bool operator()(const timer& a, const timer& b) const { return a.at_ns > b.at_ns; }
-    };
+    using connection = detail::server_connection;
+    using timer = detail::held_answer;
+    using later = detail::held_answer_later;
     struct alignas(64) thread {
         server* owner = nullptr;
         pthread_t id{};
@@ -149,6 +140,7 @@ private:
         std::vector<std::uint32_t> free_slots;
         std::vector<timer> timers;  // a min-heap by time
         std::int64_t listen_again_ns = 0;  // accepting paused by a local shortage until then
+        std::int64_t sweep_at_ns = 0;      // the next look for connections past their deadlines
         std::atomic<std::uint64_t> counts[count_fields] = {};
         std::uint64_t chaos_state = 0;  // SplitMix64, seeded from server_options::chaos_seed
     };
@@ -172,6 +164,7 @@ private:
         for (;;) {
             std::int64_t wake = t.timers.empty() ? INT64_MAX : t.timers.front().at_ns;
             if (t.listen_again_ns) wake = std::min(wake, t.listen_again_ns);
+            if (t.sweep_at_ns) wake = std::min(wake, t.sweep_at_ns);
             const std::int64_t timeout_ns = wake == INT64_MAX ? -1 : std::max<std::int64_t>(0, wake - now_ns());
             int n = t.loop.wait_ns(events, 128, timeout_ns);  // to the microsecond: /delay?us=N
             for (int i = 0; i < n; ++i) {
@@ -188,6 +181,7 @@ private:
             if (t.listen_again_ns && now >= t.listen_again_ns &&
                 t.loop.add(listen_fd_, listen_token, EPOLLIN | EPOLLEXCLUSIVE))
                 t.listen_again_ns = 0;
+            if (t.sweep_at_ns && now >= t.sweep_at_ns) sweep(t, now);
             while (!t.timers.empty() && t.timers.front().at_ns <= now) {
                 timer due = t.timers.front();
                 std::pop_heap(t.timers.begin(), t.timers.end(), later());
@@ -239,30 +233,44 @@ private:
             c.in_used = c.out_sent = 0;
             c.release_ns = 0;
             c.close_after = c.reset_after = c.writing = false;
+            c.clock = {0, now_ns()};
             bump(t, f_connections);
-            count_source(peer);
-            if (!t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
+            sources_.count(peer);
+            if (open_.fetch_add(1, std::memory_order_relaxed) >= cap_) make_room(t, slot);
+            if (t.conns[slot].fd >= 0 && !t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
+            if (sweep_ns_ && !t.sweep_at_ns) t.sweep_at_ns = now_ns() + sweep_ns_;
         }
     }
 
-    // A connection from `peer`, by address (one lock per accepted connection, none per request).
-    void count_source(const sockaddr_storage& peer) {
-        char text[INET6_ADDRSTRLEN] = "other";
-        if (peer.ss_family == AF_UNIX) std::strcpy(text, "unix");
-        if (peer.ss_family == AF_INET)
-            inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&peer)->sin_addr, text, sizeof text);
-        if (peer.ss_family == AF_INET6)
-            inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_addr, text, sizeof text);
-        pthread_mutex_lock(&sources_mutex_);
-        auto it = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.first == text; });
-        if (it == sources_.end() && sources_.size() >= 256)
-            it = std::find_if(sources_.begin(), sources_.end(), [](const auto& s) { return s.first == "other"; });
-        if (it == sources_.end()) {
-            sources_.emplace_back(sources_.size() >= 256 ? "other" : text, 0);
-            it = sources_.end() - 1;
+    // Past the cap: closes this thread's connection quiet longest (none held back, not `fresh`),
+    // or `fresh` itself when there is none.
+    void make_room(thread& t, std::uint32_t fresh) {
+        std::uint32_t quiet = fresh;
+        for (std::uint32_t i = 0; i < t.conns.size(); ++i) {
+            const connection& c = t.conns[i];
+            if (i != fresh && c.fd >= 0 && c.release_ns == 0 &&
+                (quiet == fresh || c.clock.active_ns < t.conns[quiet].clock.active_ns))
+                quiet = i;
         }
-        ++it->second;
-        pthread_mutex_unlock(&sources_mutex_);
+        bump(t, quiet == fresh ? f_refused : f_evicted);
+        close_slot(t, quiet);
+    }
+
+    // Closes every connection past its deadline, counting each, and sets the next look.
+    void sweep(thread& t, std::int64_t now) {
+        bool any = false;
+        for (std::uint32_t i = 0; i < t.conns.size(); ++i) {
+            const connection& c = t.conns[i];
+            if (c.fd < 0) continue;
+            const detail::overstay o = detail::overstayed(c.clock, c.release_ns != 0, now, header_ns_, idle_ns_);
+            if (o == detail::overstay::none) {
+                any = true;
+                continue;
+            }
+            bump(t, o == detail::overstay::header ? f_header_timeouts : f_idle_timeouts);
+            close_slot(t, i);
+        }
+        t.sweep_at_ns = any ? now + sweep_ns_ : 0;  // the next accept starts it again
     }
 
     void on_io(thread& t, std::uint32_t slot, std::uint32_t events) {
@@ -275,7 +283,9 @@ private:
             io_result r = read_some(c.fd, buf, sizeof buf);
             if (r.status == io::again) break;
             if (r.status != io::ok) return close_slot(t, slot);
+            c.clock.active_ns = now_ns();
             if (c.close_after) continue;  // answering a bad request: ignore the rest
+            if (c.in_used == c.in.size()) c.clock.request_started_ns = c.clock.active_ns;  // a request's first byte
             c.in.append(buf, r.bytes);
             if (r.bytes < sizeof buf) break;
         }
@@ -312,7 +322,11 @@ private:
                 static constexpr count_field by_kind[] = {f_factorial, f_delay, f_echo, f_status, f_other,
                                                           f_bad_request};
                 bump(t, by_kind[static_cast<int>(a.kind)]);
-                if (options_.chaos_cut_permille || options_.chaos_close_permille) chaos(t, c, response_at);
+                if (options_.chaos_cut_permille || options_.chaos_close_permille) {
+                    const detail::chaos_done done = detail::chaos(options_, t.chaos_state, c, response_at);
+                    if (done != detail::chaos_done::nothing)
+                        bump(t, done == detail::chaos_done::cut ? f_cut : f_closed);
+                }
             }
             if (a.hold_ns > 0) sleep_ns(a.hold_ns);  // /work: this thread serves nothing else meanwhile, on purpose
             if (a.stall_every_ms > 0) {  // inside a stall window: held until the window ends
@@ -328,6 +342,7 @@ private:
         if (c.in_used == c.in.size()) {
             c.in.clear();
             c.in_used = 0;
+            c.clock.request_started_ns = 0;  // nothing pending: no header deadline
         } else if (c.in_used > 4096) {  // a pipelining client may never leave it empty: compact
             c.in.erase(0, c.in_used);
             c.in_used = 0;
@@ -346,6 +361,7 @@ private:
             }
             if (r.status != io::ok) return close_slot(t, slot);
             c.out_sent += r.bytes;
+            c.clock.active_ns = now_ns();
         }
         c.out.clear();
         c.out_sent = 0;
@@ -353,28 +369,12 @@ private:
         if (c.close_after) close_slot(t, slot);
     }
 
-    // Chaos (server_options): cuts the response that starts at `at` in c.out short, or marks the
-    // connection to close after it.
-    void chaos(thread& t, connection& c, std::size_t at) {
-        const std::uint64_t z = detail::splitmix64(t.chaos_state);
-        const auto roll = static_cast<unsigned>(z % 1000);
-        const std::size_t length = c.out.size() - at;
-        if (roll < options_.chaos_cut_permille && length > 1) {
-            c.out.resize(at + 1 + static_cast<std::size_t>((z >> 20) % (length - 1)));  // 1 .. length-1 bytes
-            c.close_after = true;
-            c.reset_after = (z >> 10) & 1;
-            bump(t, f_cut);
-        } else if (roll < options_.chaos_cut_permille + options_.chaos_close_permille) {
-            c.close_after = true;
-            bump(t, f_closed);
-        }
-    }
-
     void close_slot(thread& t, std::uint32_t slot) {
         connection& c = t.conns[slot];
         if (c.fd < 0) return;
         if (c.reset_after) close_abortive(c.fd);
         else ::close(c.fd);
+        open_.fetch_sub(1, std::memory_order_relaxed);
         c.fd = -1;
         c.reset_after = false;
         ++c.generation;
@@ -385,11 +385,14 @@ private:
     std::unique_ptr<factorial_cache> factorials_;
     int listen_fd_ = -1;
     detail::unix_socket_file unix_file_;  // on a Unix socket: the file to remove at stop
-    mutable pthread_mutex_t sources_mutex_ = PTHREAD_MUTEX_INITIALIZER;
-    std::vector<std::pair<std::string, std::uint64_t>> sources_;  // counts().sources
+    detail::source_counter sources_;  // counts().sources
     detail::path_counter paths_;  // counts().paths, with server_options::count_paths
     int wake_fd_ = -1;
     std::uint16_t port_ = 0;
+    std::uint64_t cap_ = 0;                       // connections at most (server_options::max_connections)
+    std::int64_t header_ns_ = 0, idle_ns_ = 0;    // the deadlines, 0: none
+    std::int64_t sweep_ns_ = 0;                   // how often a thread looks for connections past them
+    std::atomic<std::uint64_t> open_{0};          // connections open, across threads
     std::unique_ptr<thread[]> threads_;
     std::uint32_t thread_count_ = 0;
 };

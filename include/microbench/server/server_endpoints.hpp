@@ -41,6 +41,14 @@ struct server_options {
     // Count requests by their target (path and query, as sent) for /stats?paths: at most this many
     // targets, the rest together; 0 (the default): not counted, and no cost per request.
     std::size_t count_paths = 0;
+    // A request must be whole (head and body) within header_timeout_ms of its first byte, and a
+    // connection that reads and writes nothing for idle_timeout_ms (but while an answer is held
+    // back by /delay or /stall) is closed; 0: never (server_deadlines.hpp). nginx's defaults.
+    std::int64_t header_timeout_ms = 60'000;
+    std::int64_t idle_timeout_ms = 75'000;
+    // At most this many connections at once (0: the open-file limit less 64): a new one past it
+    // closes the one quiet longest on its thread, or is closed itself when none is quiet.
+    std::uint64_t max_connections = 0;
 };
 
 enum class endpoint_kind : std::uint8_t { factorial, delay, echo, status, other, bad_request, stats };

@@ -199,6 +199,18 @@ public:
         }
         return max_;
     }
+    // value_at_percentile(percentile), where `filled` lists the non-empty bucket indexes, lowest
+    // first (what decode_hdr_v2 gives beside a histogram): it walks those alone.
+    std::int64_t value_at_percentile(double percentile, const std::vector<std::size_t>& filled) const {
+        if (total_ == 0) return 0;
+        std::uint64_t rank = rank_of(percentile);
+        std::uint64_t cumulative = 0;
+        for (std::size_t i : filled) {
+            cumulative += count_at_index(i);
+            if (cumulative >= rank) return value_of_rank(rank, i);
+        }
+        return max_;
+    }
 
     // Calls f(const histogram_bucket&) for each non-empty bucket, lowest first.
     template <class F>
@@ -251,7 +263,7 @@ public:
 
     const histogram_config& config() const { return config_; }
     std::size_t counts_length() const { return layout_.counts_length; }
-    std::uint64_t count_at_index(std::size_t i) const { return counts_[i]; }
+    std::uint64_t count_at_index(std::size_t i) const { return i < layout_.counts_length ? counts_[i] : 0; }
     std::int64_t value_at_index(std::size_t i) const {
         auto index = static_cast<std::int64_t>(i);
         int b = static_cast<int>(index >> layout_.sub_bucket_half_count_magnitude) - 1;
@@ -278,7 +290,9 @@ public:
         min_ = min;
         max_ = max;
     }
-    void add_at_index(std::size_t i, std::uint64_t count) { counts_[i] += count; }
+    void add_at_index(std::size_t i, std::uint64_t count) {
+        if (i < layout_.counts_length) counts_[i] += count;
+    }
 
 private:
     std::uint64_t merge_counts(const histogram& other, const std::vector<std::size_t>* filled) {
