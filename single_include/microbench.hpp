@@ -4052,8 +4052,10 @@ struct result {
 //   why        optional: after transport_failed, writes why into buf and returns its length
 //              (up to cap - 1 bytes are kept, no NUL needed; 0: the library's own words)
 //   session    optional: after the first handshake, what was negotiated (the report's TLS lines)
-//   pending    optional: nonzero when a read would return bytes at once (held by the layer, or
-//              already in the socket): after the last response of a batch they were never asked for
+//   pending    optional: nonzero when the layer holds bytes a read would return without the
+//              socket (decrypted, or records read ahead): after the last response of a batch they
+//              were never asked for (bytes still in the socket are the plain path's `more_follows`
+//              or come as the next read; OpenSSL's SSL_has_pending reports its own alone)
 
 #include <cstddef>
 
@@ -7077,8 +7079,9 @@ inline bool is_ip_address(const char* host) {
 inline void* openssl_open(void* user, int fd, const char* server_name) {
     auto* w = static_cast<openssl_worker*>(user);
     const openssl_api& a = *w->run->api;
-    auto* c = new (std::nothrow) openssl_connection{a.SSL_new(w->run->ctx), w, 0, {}};
-    if (!c) return nullptr;
+    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, {}};
+    if (!c) return nullptr;  // before SSL_new: nothing of OpenSSL's to free
+    c->ssl = a.SSL_new(w->run->ctx);
     bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1;
     const bool name =
         w->run->send_server_name && !is_ip_address(server_name) && std::strlen(server_name) < sizeof c->server_name;

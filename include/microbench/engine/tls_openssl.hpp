@@ -72,8 +72,9 @@ inline bool is_ip_address(const char* host) {
 inline void* openssl_open(void* user, int fd, const char* server_name) {
     auto* w = static_cast<openssl_worker*>(user);
     const openssl_api& a = *w->run->api;
-    auto* c = new (std::nothrow) openssl_connection{a.SSL_new(w->run->ctx), w, 0, {}};
-    if (!c) return nullptr;
+    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, {}};
+    if (!c) return nullptr;  // before SSL_new: nothing of OpenSSL's to free
+    c->ssl = a.SSL_new(w->run->ctx);
     bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1;
     const bool name =
         w->run->send_server_name && !is_ip_address(server_name) && std::strlen(server_name) < sizeof c->server_name;

@@ -20,8 +20,10 @@
 //   why        optional: after transport_failed, writes why into buf and returns its length
 //              (up to cap - 1 bytes are kept, no NUL needed; 0: the library's own words)
 //   session    optional: after the first handshake, what was negotiated (the report's TLS lines)
-//   pending    optional: nonzero when a read would return bytes at once (held by the layer, or
-//              already in the socket): after the last response of a batch they were never asked for
+//   pending    optional: nonzero when the layer holds bytes a read would return without the
+//              socket (decrypted, or records read ahead): after the last response of a batch they
+//              were never asked for (bytes still in the socket are the plain path's `more_follows`
+//              or come as the next read; OpenSSL's SSL_has_pending reports its own alone)
 #pragma once
 
 #include <cstddef>
