@@ -9,6 +9,8 @@
 // target for /stats?paths (server_options::count_paths). --header-timeout, --idle-timeout and
 // --max-connections bound what slow or quiet clients may hold (server_deadlines.hpp); listening
 // beyond loopback, it says so on stderr, with those bounds.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 
 #include <cerrno>
@@ -58,6 +60,16 @@ bool number(const char* text, long min, long max, long& out) {
     char* end = nullptr;
     out = std::strtol(text, &end, 10);
     return end && *end == '\0' && end != text && out >= min && out <= max;
+}
+
+// Whether `host` is a loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z) or names one.
+bool loopback(const std::string& host) {
+    if (host == "localhost" || host == "ip6-localhost") return true;
+    in_addr v4{};
+    in6_addr v6{};
+    if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+    if (inet_pton(AF_INET6, host.c_str(), &v6) != 1) return false;
+    return IN6_IS_ADDR_LOOPBACK(&v6) || (IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127);
 }
 
 // "CUT:CLOSE[:SEED]", permille each, at most 1000 together.
@@ -152,17 +164,16 @@ int main(int argc, char** argv) {
         std::printf("microbench-server listening on %s port %u\n", options.host.c_str(),
                     static_cast<unsigned>(srv.port()));
     std::fflush(stdout);
-    const std::string& h = options.host;
-    if (options.unix_path.empty() && h != "localhost" && h != "::1" && h.compare(0, 4, "127.") != 0) {
-        const std::uint64_t cap = options.max_connections ? options.max_connections
-                                                          : microbench::detail::default_connection_cap();
+    if (options.unix_path.empty() && !loopback(options.host)) {
+        auto seconds_or_none = [](std::int64_t ms) { return ms ? std::to_string(ms / 1000) + " s" : "none"; };
         std::fprintf(stderr,
                      "microbench-server: warning: listening beyond loopback (%s): whoever reaches this machine can "
-                     "load it; at most %llu connections, a request whole within %lld s, quiet ones closed after "
-                     "%lld s (--max-connections, --header-timeout, --idle-timeout)\n",
-                     h.c_str(), static_cast<unsigned long long>(cap),
-                     static_cast<long long>(options.header_timeout_ms / 1000),
-                     static_cast<long long>(options.idle_timeout_ms / 1000));
+                     "load it; at most %llu connections, header timeout %s, idle timeout %s "
+                     "(--max-connections, --header-timeout, --idle-timeout)\n",
+                     options.host.c_str(),
+                     static_cast<unsigned long long>(microbench::detail::connection_cap(options.max_connections)),
+                     seconds_or_none(options.header_timeout_ms).c_str(),
+                     seconds_or_none(options.idle_timeout_ms).c_str());
     }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);

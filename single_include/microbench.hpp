@@ -13058,8 +13058,9 @@ answer answer_request(const request_head& head, std::string_view body, const ser
 // not whole (head and body) within the header timeout of its first byte, a connection that has
 // neither read nor written a byte for the idle timeout (keep-alive between requests, or a client
 // that stopped reading its answers) unless an answer is being held back on purpose (/delay,
-// /stall); and, at the connection cap, which connection makes room for a new one: the one that
-// has been quiet longest. Defaults as nginx's: client_header_timeout 60 s, keepalive_timeout 75 s.
+// /stall); and, at the connection cap, which connection makes room for a new one: the one quiet
+// longest with nothing under way. Defaults as nginx's: client_header_timeout 60 s (here the body
+// too must arrive within it), keepalive_timeout 75 s.
 
 #include <sys/resource.h>
 
@@ -13078,17 +13079,24 @@ struct connection_clock {
 enum class overstay : std::uint8_t { none, header, idle };
 
 // What a connection with clock `c` has overstayed at `now`: the header timeout (`header_ns`: a
-// request begun and not whole), else the idle timeout (`idle_ns`: nothing read or written, and no
-// answer `held` back). A timeout of 0 never ends.
+// request begun and not whole), else the idle timeout (`idle_ns`: nothing read or written). While
+// an answer is `held` back, neither: the requests behind it wait for it. A timeout of 0 never ends.
 inline overstay overstayed(const connection_clock& c, bool held, std::int64_t now, std::int64_t header_ns,
                            std::int64_t idle_ns) {
+    if (held) return overstay::none;
     if (c.request_started_ns && header_ns > 0 && now - c.request_started_ns >= header_ns) return overstay::header;
-    if (!held && idle_ns > 0 && now - c.active_ns >= idle_ns) return overstay::idle;
+    if (idle_ns > 0 && now - c.active_ns >= idle_ns) return overstay::idle;
     return overstay::none;
 }
 
+// A timeout in ms as ns: negative is 0 (none), and at most ten years.
+inline std::int64_t timeout_ns(std::int64_t ms) {
+    return std::min<std::int64_t>(std::max<std::int64_t>(ms, 0), 315'360'000'000) * 1'000'000;
+}
+
 // How often a thread looks for connections that overstayed: an eighth of the shorter timeout,
-// from 5 ms to 1 s; 0 when neither is set. A connection is closed at most that long after its time.
+// from 5 ms to 1 s; 0 when neither is set. A connection is closed at most that long after its
+// time (while the thread is not held by /work).
 inline std::int64_t sweep_interval_ns(std::int64_t header_ns, std::int64_t idle_ns) {
     std::int64_t shorter = 0;
     for (std::int64_t t : {header_ns, idle_ns})
@@ -13103,6 +13111,12 @@ inline std::uint64_t default_connection_cap() {
     rlimit r{};
     if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return 1'000'000;
     return std::max<std::uint64_t>(16, static_cast<std::uint64_t>(r.rlim_cur) > 64 ? r.rlim_cur - 64 : 0);
+}
+
+// The cap on connections: `configured`, or when 0 the default from the open-file limit as it is
+// now (a run in the same process may have raised it since the server started).
+inline std::uint64_t connection_cap(std::uint64_t configured) {
+    return configured ? configured : default_connection_cap();
 }
 
 }  // namespace detail
@@ -13131,6 +13145,12 @@ struct server_connection {
     bool reset_after = false;     // chaos: close with a reset, not a FIN
     bool writing = false;         // registered for EPOLLOUT
     connection_clock clock;       // its deadlines
+
+    // Nothing under way: no request begun, nothing to write, no answer held back.
+    bool quiet() const { return in_used == in.size() && out_sent == out.size() && release_ns == 0; }
+    overstay overstayed(std::int64_t now, std::int64_t header_ns, std::int64_t idle_ns) const {
+        return detail::overstayed(clock, release_ns != 0, now, header_ns, idle_ns);
+    }
 };
 
 // An answer held back until `at_ns`, of the connection in `slot` while it has `generation`.
@@ -13307,20 +13327,22 @@ inline void remove_unix_socket_file(const unix_socket_file& made) {
         ::unlink(made.path.c_str());
 }
 
+// accept()'s errors that mean this machine had no descriptor or buffer to give (a local shortage,
+// not the peer's doing).
+inline bool no_descriptor_or_buffer(int err) {
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+}
+
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/server/listener.hpp ----
 // ---- begin include/microbench/server/server.hpp ----
 // microbench/server/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
-// keep-alive, pipelining-safe (one request at a time per connection, answered in order), N threads
-// sharing one listening socket (TCP, or a Unix socket: listener.hpp), delayed answers (/delay,
-// /stall) on a per-thread timer heap. What it answers is server_endpoints.hpp; a connection's
-// state, server_connection.hpp. Malformed requests get a 400 and a close, never a crash; it never
-// blocks its loop (but for /work, which holds its thread on purpose); when accept() finds no free
-// descriptor or buffer it stops listening for a moment instead of spinning. A connection that
-// sends its request too slowly or goes quiet is closed, and past the connection cap the quietest
-// makes room (server_deadlines.hpp), each counted; with chaos options it cuts responses short and
-// closes connections at random. /stats also counts connections by the client's address.
+// keep-alive, pipelining-safe (requests answered in order), N threads sharing one listening socket
+// (listener.hpp), delayed answers on a per-thread timer heap. It answers as server_endpoints.hpp
+// says, keeps a connection as server_connection.hpp; malformed requests get a 400 and a close; it
+// never blocks its loop (but for /work, on purpose) nor spins when accept() finds no descriptor;
+// slow or quiet connections are closed and the cap makes room (server_deadlines.hpp), each counted.
 
 #include <pthread.h>
 #include <sys/eventfd.h>
@@ -13350,9 +13372,8 @@ public:
         sources_.reset();  // no thread runs between stop() and here
         paths_.reset(options.count_paths);
         factorials_.reset(new factorial_cache(options.max_factorial));
-        cap_ = options.max_connections ? options.max_connections : detail::default_connection_cap();
-        header_ns_ = std::max<std::int64_t>(0, options.header_timeout_ms) * 1'000'000;
-        idle_ns_ = std::max<std::int64_t>(0, options.idle_timeout_ms) * 1'000'000;
+        header_ns_ = detail::timeout_ns(options.header_timeout_ms);
+        idle_ns_ = detail::timeout_ns(options.idle_timeout_ms);
         sweep_ns_ = detail::sweep_interval_ns(header_ns_, idle_ns_);
         open_.store(0);
         listen_fd_ = detail::listen_on(options.host, options.port, options.unix_path, 4096, port_, unix_file_);
@@ -13401,6 +13422,7 @@ public:
         port_ = 0;
         threads_.reset();
         thread_count_ = 0;
+        open_.store(0);  // the threads closed theirs
     }
 
     // With `paths` (and server_options::count_paths): the requests by target too.
@@ -13499,10 +13521,6 @@ private:
         }
     }
 
-    static bool no_descriptor_or_buffer(int err) {
-        return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
-    }
-
     void accept_all(thread& t) {
         for (;;) {
             sockaddr_storage peer{};
@@ -13511,7 +13529,7 @@ private:
             if (fd < 0) {
                 if (errno == EINTR || errno == ECONNABORTED) continue;  // that one is gone; others may wait
                 // Accept's EAGAIN means none left (or another thread took it), never a shortage.
-                if (no_descriptor_or_buffer(errno)) {
+                if (detail::no_descriptor_or_buffer(errno)) {
                     // Level-triggered: the pending connection would wake this loop at once, forever.
                     t.loop.remove(listen_fd_);
                     t.listen_again_ns = now_ns() + 2'000'000;
@@ -13540,19 +13558,20 @@ private:
             c.clock = {0, now_ns()};
             bump(t, f_connections);
             sources_.count(peer);
-            if (open_.fetch_add(1, std::memory_order_relaxed) >= cap_) make_room(t, slot);
+            if (open_.fetch_add(1, std::memory_order_relaxed) >= detail::connection_cap(options_.max_connections))
+                make_room(t, slot);
             if (t.conns[slot].fd >= 0 && !t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
             if (sweep_ns_ && !t.sweep_at_ns) t.sweep_at_ns = now_ns() + sweep_ns_;
         }
     }
 
-    // Past the cap: closes this thread's connection quiet longest (none held back, not `fresh`),
-    // or `fresh` itself when there is none.
+    // Past the cap: closes this thread's connection quiet longest with nothing under way (no
+    // request begun, nothing to write, no answer held), or `fresh` itself when there is none.
     void make_room(thread& t, std::uint32_t fresh) {
         std::uint32_t quiet = fresh;
         for (std::uint32_t i = 0; i < t.conns.size(); ++i) {
             const connection& c = t.conns[i];
-            if (i != fresh && c.fd >= 0 && c.release_ns == 0 &&
+            if (i != fresh && c.fd >= 0 && c.quiet() &&
                 (quiet == fresh || c.clock.active_ns < t.conns[quiet].clock.active_ns))
                 quiet = i;
         }
@@ -13560,13 +13579,18 @@ private:
         close_slot(t, quiet);
     }
 
-    // Closes every connection past its deadline, counting each, and sets the next look.
+    // Closes every connection past its deadline, counting each, and sets the next look. One with
+    // bytes not yet read (the loop was busy) reads them first: they may be a request, or its end.
     void sweep(thread& t, std::int64_t now) {
         bool any = false;
         for (std::uint32_t i = 0; i < t.conns.size(); ++i) {
-            const connection& c = t.conns[i];
-            if (c.fd < 0) continue;
-            const detail::overstay o = detail::overstayed(c.clock, c.release_ns != 0, now, header_ns_, idle_ns_);
+            if (t.conns[i].fd < 0) continue;
+            char byte;
+            if (t.conns[i].overstayed(now, header_ns_, idle_ns_) != detail::overstay::none &&
+                ::recv(t.conns[i].fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+                on_io(t, i, EPOLLIN);
+            if (t.conns[i].fd < 0) continue;
+            const detail::overstay o = t.conns[i].overstayed(now, header_ns_, idle_ns_);
             if (o == detail::overstay::none) {
                 any = true;
                 continue;
@@ -13619,6 +13643,7 @@ private:
             auto stats = [this](bool paths) { return counts(paths); };
             answer a = answer_request(head, body, options_, *factorials_, stats, c.out);
             c.in_used += head.head_bytes + head.content_length;
+            c.clock.request_started_ns = c.in_used < c.in.size() ? now_ns() : 0;  // the next one's first bytes
             c.close_after = a.close;
             if (a.kind != endpoint_kind::stats) {
                 bump(t, f_requests);
@@ -13676,9 +13701,9 @@ private:
     void close_slot(thread& t, std::uint32_t slot) {
         connection& c = t.conns[slot];
         if (c.fd < 0) return;
+        open_.fetch_sub(1, std::memory_order_relaxed);  // before the peer can see the close
         if (c.reset_after) close_abortive(c.fd);
         else ::close(c.fd);
-        open_.fetch_sub(1, std::memory_order_relaxed);
         c.fd = -1;
         c.reset_after = false;
         ++c.generation;
@@ -13693,7 +13718,6 @@ private:
     detail::path_counter paths_;  // counts().paths, with server_options::count_paths
     int wake_fd_ = -1;
     std::uint16_t port_ = 0;
-    std::uint64_t cap_ = 0;                       // connections at most (server_options::max_connections)
     std::int64_t header_ns_ = 0, idle_ns_ = 0;    // the deadlines, 0: none
     std::int64_t sweep_ns_ = 0;                   // how often a thread looks for connections past them
     std::atomic<std::uint64_t> open_{0};          // connections open, across threads

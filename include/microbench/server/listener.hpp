@@ -139,5 +139,11 @@ inline void remove_unix_socket_file(const unix_socket_file& made) {
         ::unlink(made.path.c_str());
 }
 
+// accept()'s errors that mean this machine had no descriptor or buffer to give (a local shortage,
+// not the peer's doing).
+inline bool no_descriptor_or_buffer(int err) {
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+}
+
 }  // namespace detail
 }  // namespace microbench

@@ -1,13 +1,9 @@
 // microbench/server/server.hpp — the reference server's sockets and threads: epoll, HTTP/1.1
-// keep-alive, pipelining-safe (one request at a time per connection, answered in order), N threads
-// sharing one listening socket (TCP, or a Unix socket: listener.hpp), delayed answers (/delay,
-// /stall) on a per-thread timer heap. What it answers is server_endpoints.hpp; a connection's
-// state, server_connection.hpp. Malformed requests get a 400 and a close, never a crash; it never
-// blocks its loop (but for /work, which holds its thread on purpose); when accept() finds no free
-// descriptor or buffer it stops listening for a moment instead of spinning. A connection that
-// sends its request too slowly or goes quiet is closed, and past the connection cap the quietest
-// makes room (server_deadlines.hpp), each counted; with chaos options it cuts responses short and
-// closes connections at random. /stats also counts connections by the client's address.
+// keep-alive, pipelining-safe (requests answered in order), N threads sharing one listening socket
+// (listener.hpp), delayed answers on a per-thread timer heap. It answers as server_endpoints.hpp
+// says, keeps a connection as server_connection.hpp; malformed requests get a 400 and a close; it
+// never blocks its loop (but for /work, on purpose) nor spins when accept() finds no descriptor;
+// slow or quiet connections are closed and the cap makes room (server_deadlines.hpp), each counted.
 #pragma once
 
 #include <pthread.h>
@@ -46,9 +42,8 @@ public:
         sources_.reset();  // no thread runs between stop() and here
         paths_.reset(options.count_paths);
         factorials_.reset(new factorial_cache(options.max_factorial));
-        cap_ = options.max_connections ? options.max_connections : detail::default_connection_cap();
-        header_ns_ = std::max<std::int64_t>(0, options.header_timeout_ms) * 1'000'000;
-        idle_ns_ = std::max<std::int64_t>(0, options.idle_timeout_ms) * 1'000'000;
+        header_ns_ = detail::timeout_ns(options.header_timeout_ms);
+        idle_ns_ = detail::timeout_ns(options.idle_timeout_ms);
         sweep_ns_ = detail::sweep_interval_ns(header_ns_, idle_ns_);
         open_.store(0);
         listen_fd_ = detail::listen_on(options.host, options.port, options.unix_path, 4096, port_, unix_file_);
@@ -97,6 +92,7 @@ public:
         port_ = 0;
         threads_.reset();
         thread_count_ = 0;
+        open_.store(0);  // the threads closed theirs
     }
 
     // With `paths` (and server_options::count_paths): the requests by target too.
@@ -195,10 +191,6 @@ private:
         }
     }
 
-    static bool no_descriptor_or_buffer(int err) {
-        return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
-    }
-
     void accept_all(thread& t) {
         for (;;) {
             sockaddr_storage peer{};
@@ -207,7 +199,7 @@ private:
             if (fd < 0) {
                 if (errno == EINTR || errno == ECONNABORTED) continue;  // that one is gone; others may wait
                 // Accept's EAGAIN means none left (or another thread took it), never a shortage.
-                if (no_descriptor_or_buffer(errno)) {
+                if (detail::no_descriptor_or_buffer(errno)) {
                     // Level-triggered: the pending connection would wake this loop at once, forever.
                     t.loop.remove(listen_fd_);
                     t.listen_again_ns = now_ns() + 2'000'000;
@@ -236,19 +228,20 @@ private:
             c.clock = {0, now_ns()};
             bump(t, f_connections);
             sources_.count(peer);
-            if (open_.fetch_add(1, std::memory_order_relaxed) >= cap_) make_room(t, slot);
+            if (open_.fetch_add(1, std::memory_order_relaxed) >= detail::connection_cap(options_.max_connections))
+                make_room(t, slot);
             if (t.conns[slot].fd >= 0 && !t.loop.add(fd, slot, EPOLLIN | EPOLLRDHUP)) close_slot(t, slot);
             if (sweep_ns_ && !t.sweep_at_ns) t.sweep_at_ns = now_ns() + sweep_ns_;
         }
     }
 
-    // Past the cap: closes this thread's connection quiet longest (none held back, not `fresh`),
-    // or `fresh` itself when there is none.
+    // Past the cap: closes this thread's connection quiet longest with nothing under way (no
+    // request begun, nothing to write, no answer held), or `fresh` itself when there is none.
     void make_room(thread& t, std::uint32_t fresh) {
         std::uint32_t quiet = fresh;
         for (std::uint32_t i = 0; i < t.conns.size(); ++i) {
             const connection& c = t.conns[i];
-            if (i != fresh && c.fd >= 0 && c.release_ns == 0 &&
+            if (i != fresh && c.fd >= 0 && c.quiet() &&
                 (quiet == fresh || c.clock.active_ns < t.conns[quiet].clock.active_ns))
                 quiet = i;
         }
@@ -256,13 +249,18 @@ private:
         close_slot(t, quiet);
     }
 
-    // Closes every connection past its deadline, counting each, and sets the next look.
+    // Closes every connection past its deadline, counting each, and sets the next look. One with
+    // bytes not yet read (the loop was busy) reads them first: they may be a request, or its end.
     void sweep(thread& t, std::int64_t now) {
         bool any = false;
         for (std::uint32_t i = 0; i < t.conns.size(); ++i) {
-            const connection& c = t.conns[i];
-            if (c.fd < 0) continue;
-            const detail::overstay o = detail::overstayed(c.clock, c.release_ns != 0, now, header_ns_, idle_ns_);
+            if (t.conns[i].fd < 0) continue;
+            char byte;
+            if (t.conns[i].overstayed(now, header_ns_, idle_ns_) != detail::overstay::none &&
+                ::recv(t.conns[i].fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0)
+                on_io(t, i, EPOLLIN);
+            if (t.conns[i].fd < 0) continue;
+            const detail::overstay o = t.conns[i].overstayed(now, header_ns_, idle_ns_);
             if (o == detail::overstay::none) {
                 any = true;
                 continue;
@@ -315,6 +313,7 @@ private:
             auto stats = [this](bool paths) { return counts(paths); };
             answer a = answer_request(head, body, options_, *factorials_, stats, c.out);
             c.in_used += head.head_bytes + head.content_length;
+            c.clock.request_started_ns = c.in_used < c.in.size() ? now_ns() : 0;  // the next one's first bytes
             c.close_after = a.close;
             if (a.kind != endpoint_kind::stats) {
                 bump(t, f_requests);
@@ -372,9 +371,9 @@ private:
     void close_slot(thread& t, std::uint32_t slot) {
         connection& c = t.conns[slot];
         if (c.fd < 0) return;
+        open_.fetch_sub(1, std::memory_order_relaxed);  // before the peer can see the close
         if (c.reset_after) close_abortive(c.fd);
         else ::close(c.fd);
-        open_.fetch_sub(1, std::memory_order_relaxed);
         c.fd = -1;
         c.reset_after = false;
         ++c.generation;
@@ -389,7 +388,6 @@ private:
     detail::path_counter paths_;  // counts().paths, with server_options::count_paths
     int wake_fd_ = -1;
     std::uint16_t port_ = 0;
-    std::uint64_t cap_ = 0;                       // connections at most (server_options::max_connections)
     std::int64_t header_ns_ = 0, idle_ns_ = 0;    // the deadlines, 0: none
     std::int64_t sweep_ns_ = 0;                   // how often a thread looks for connections past them
     std::atomic<std::uint64_t> open_{0};          // connections open, across threads

@@ -24,6 +24,12 @@ struct server_connection {
     bool reset_after = false;     // chaos: close with a reset, not a FIN
     bool writing = false;         // registered for EPOLLOUT
     connection_clock clock;       // its deadlines
+
+    // Nothing under way: no request begun, nothing to write, no answer held back.
+    bool quiet() const { return in_used == in.size() && out_sent == out.size() && release_ns == 0; }
+    overstay overstayed(std::int64_t now, std::int64_t header_ns, std::int64_t idle_ns) const {
+        return detail::overstayed(clock, release_ns != 0, now, header_ns, idle_ns);
+    }
 };
 
 // An answer held back until `at_ns`, of the connection in `slot` while it has `generation`.

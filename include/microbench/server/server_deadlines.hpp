@@ -3,8 +3,9 @@
 // not whole (head and body) within the header timeout of its first byte, a connection that has
 // neither read nor written a byte for the idle timeout (keep-alive between requests, or a client
 // that stopped reading its answers) unless an answer is being held back on purpose (/delay,
-// /stall); and, at the connection cap, which connection makes room for a new one: the one that
-// has been quiet longest. Defaults as nginx's: client_header_timeout 60 s, keepalive_timeout 75 s.
+// /stall); and, at the connection cap, which connection makes room for a new one: the one quiet
+// longest with nothing under way. Defaults as nginx's: client_header_timeout 60 s (here the body
+// too must arrive within it), keepalive_timeout 75 s.
 #pragma once
 
 #include <sys/resource.h>
@@ -24,17 +25,24 @@ struct connection_clock {
 enum class overstay : std::uint8_t { none, header, idle };
 
 // What a connection with clock `c` has overstayed at `now`: the header timeout (`header_ns`: a
-// request begun and not whole), else the idle timeout (`idle_ns`: nothing read or written, and no
-// answer `held` back). A timeout of 0 never ends.
+// request begun and not whole), else the idle timeout (`idle_ns`: nothing read or written). While
+// an answer is `held` back, neither: the requests behind it wait for it. A timeout of 0 never ends.
 inline overstay overstayed(const connection_clock& c, bool held, std::int64_t now, std::int64_t header_ns,
                            std::int64_t idle_ns) {
+    if (held) return overstay::none;
     if (c.request_started_ns && header_ns > 0 && now - c.request_started_ns >= header_ns) return overstay::header;
-    if (!held && idle_ns > 0 && now - c.active_ns >= idle_ns) return overstay::idle;
+    if (idle_ns > 0 && now - c.active_ns >= idle_ns) return overstay::idle;
     return overstay::none;
 }
 
+// A timeout in ms as ns: negative is 0 (none), and at most ten years.
+inline std::int64_t timeout_ns(std::int64_t ms) {
+    return std::min<std::int64_t>(std::max<std::int64_t>(ms, 0), 315'360'000'000) * 1'000'000;
+}
+
 // How often a thread looks for connections that overstayed: an eighth of the shorter timeout,
-// from 5 ms to 1 s; 0 when neither is set. A connection is closed at most that long after its time.
+// from 5 ms to 1 s; 0 when neither is set. A connection is closed at most that long after its
+// time (while the thread is not held by /work).
 inline std::int64_t sweep_interval_ns(std::int64_t header_ns, std::int64_t idle_ns) {
     std::int64_t shorter = 0;
     for (std::int64_t t : {header_ns, idle_ns})
@@ -49,6 +57,12 @@ inline std::uint64_t default_connection_cap() {
     rlimit r{};
     if (getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return 1'000'000;
     return std::max<std::uint64_t>(16, static_cast<std::uint64_t>(r.rlim_cur) > 64 ? r.rlim_cur - 64 : 0);
+}
+
+// The cap on connections: `configured`, or when 0 the default from the open-file limit as it is
+// now (a run in the same process may have raised it since the server started).
+inline std::uint64_t connection_cap(std::uint64_t configured) {
+    return configured ? configured : default_connection_cap();
 }
 
 }  // namespace detail
