@@ -13375,7 +13375,6 @@ public:
         header_ns_ = detail::timeout_ns(options.header_timeout_ms);
         idle_ns_ = detail::timeout_ns(options.idle_timeout_ms);
         sweep_ns_ = detail::sweep_interval_ns(header_ns_, idle_ns_);
-        open_.store(0);
         listen_fd_ = detail::listen_on(options.host, options.port, options.unix_path, 4096, port_, unix_file_);
         if (listen_fd_ == -2) {
             listen_fd_ = -1;
@@ -13671,7 +13670,6 @@ private:
         if (c.in_used == c.in.size()) {
             c.in.clear();
             c.in_used = 0;
-            c.clock.request_started_ns = 0;  // nothing pending: no header deadline
         } else if (c.in_used > 4096) {  // a pipelining client may never leave it empty: compact
             c.in.erase(0, c.in_used);
             c.in_used = 0;

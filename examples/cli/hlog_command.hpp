@@ -44,27 +44,6 @@ inline bool file_is_hlog(const char* who, const std::string& path, bool& log) {
     return true;
 }
 
-// Reads each log of `files` into `totals` (every row merged into its tag's). False after saying
-// on stderr, as `who`, which file could not be read or which line of it was wrong and why.
-inline bool read_hlog_totals(const char* who, const std::vector<std::string>& files, std::size_t max_bytes,
-                             std::vector<mb::hlog_tag_total>& totals) {
-    for (const std::string& path : files) {
-        std::string text, problem;
-        if (!read_file(path.c_str(), text)) {
-            std::fprintf(stderr, "%s: cannot read %s: %s\n", who, shown(path).c_str(), std::strerror(errno));
-            return false;
-        }
-        if (!mb::add_hlog_totals(std::move(text), totals, problem, max_bytes)) {
-            std::fprintf(stderr, "%s: %s: %s\n", who, shown(path).c_str(), problem.c_str());
-            return false;
-        }
-    }
-    if (!totals.empty()) return true;
-    std::fprintf(stderr, "%s: no interval rows in %s\n", who,
-                 files.size() == 1 ? shown(files[0]).c_str() : "these logs");
-    return false;
-}
-
 // The table: a line per tag — its intervals, count, min, percentiles and max in ms, and the
 // seconds from its first row's start to its last row's end.
 inline void append_hlog_table(const std::vector<mb::hlog_tag_total>& totals, std::size_t files, std::string& out) {
@@ -129,25 +108,32 @@ inline bool add_log_runs(const char* who, std::string text, const std::string& p
         return true;
     if (problem.empty()) problem = "no room left";
     std::fprintf(stderr, "%s: %s: %s", who, shown(path).c_str(), problem.c_str());
-    if (spent) std::fprintf(stderr, " (the logs before it hold %.1f MiB of --hlog-memory)", spent / 1048576.0);
+    if (spent)
+        std::fprintf(stderr, " (the logs before it hold %s of --hlog-memory)", mb::detail::size_text(spent).c_str());
     std::fprintf(stderr, "\n");
     return false;
 }
 
-// Reads each log of `files` into `runs` (each log's tags, its rows over time, in a section named
-// after the file) and `totals` (every row merged into its tag's). False after saying on stderr,
-// as `who`, which file could not be read or which line of it was wrong and why.
-inline bool read_hlog_runs(const char* who, const std::vector<std::string>& files, std::size_t max_bytes,
-                           std::vector<mb::report_run>& runs, std::vector<mb::hlog_tag_total>& totals) {
+// Reads each log of `files` into `totals` (every row merged into its tag's) and, when `runs` is
+// given, into it too (each log's tags, its rows over time, in a section named after the file).
+// False after saying on stderr, as `who`, which file could not be read or which line of it was
+// wrong and why.
+inline bool read_hlogs(const char* who, const std::vector<std::string>& files, std::size_t max_bytes,
+                       std::vector<mb::hlog_tag_total>& totals, std::vector<mb::report_run>* runs = nullptr) {
     std::vector<std::string> labels;
     for (const std::string& path : files) {
-        std::string text;
-        const std::string label = unique_file_label(path, labels);
+        std::string text, problem;
         if (!read_file(path.c_str(), text)) {
             std::fprintf(stderr, "%s: cannot read %s: %s\n", who, shown(path).c_str(), std::strerror(errno));
             return false;
         }
-        if (!add_log_runs(who, std::move(text), path, label, max_bytes, runs, &totals)) return false;
+        if (runs) {
+            const std::string label = unique_file_label(path, labels);
+            if (!add_log_runs(who, std::move(text), path, label, max_bytes, *runs, &totals)) return false;
+        } else if (!mb::add_hlog_totals(std::move(text), totals, problem, max_bytes)) {
+            std::fprintf(stderr, "%s: %s: %s\n", who, shown(path).c_str(), problem.c_str());
+            return false;
+        }
     }
     if (!totals.empty()) return true;
     std::fprintf(stderr, "%s: no interval rows in %s\n", who,
@@ -173,9 +159,7 @@ inline int run_hlog_merge(const char* who, const std::vector<std::string>& files
         return 1;
     }
 #endif
-    if (o.html_path.empty() ? !read_hlog_totals(who, files, o.max_bytes, totals)
-                            : !read_hlog_runs(who, files, o.max_bytes, runs, totals))
-        return 1;
+    if (!read_hlogs(who, files, o.max_bytes, totals, o.html_path.empty() ? nullptr : &runs)) return 1;
     std::string out;
     if (!o.hgrm_tag.empty()) {
         for (const mb::hlog_tag_total& t : totals)
