@@ -116,7 +116,8 @@ typedef enum mb_count {
     MB_COUNT_TLS_HANDSHAKE_FAILURES = 19, /* of the tls failures, requests whose handshake failed
                                             (ab's Connect column) */
     MB_COUNT_REQUEST_FN_FAULTS = 20, /* request callback calls that overflowed or named no target */
-    MB_COUNT_BACKLOG_WAITS = 21     /* over a Unix socket: connects that found the listen queue full and waited */
+    MB_COUNT_BACKLOG_WAITS = 21,    /* over a Unix socket: connects that found the listen queue full and waited */
+    MB_COUNT_TLS_NO_SESSION = 22    /* over TLS: of the full handshakes, those with no session at hand to offer */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -188,6 +189,7 @@ typedef struct mb_stage {
 enum {
     MB_IO_DONE = 0,          /* handshake: finished with a full handshake */
     MB_IO_RESUMED = 1,       /* handshake: finished by resuming an earlier session */
+    MB_IO_NO_SESSION = 2,    /* handshake: finished in full, with no session at hand to offer */
     MB_IO_WANT_READ = -1,    /* would block until the socket is readable: call again then */
     MB_IO_WANT_WRITE = -2,   /* would block until the socket is writable (a write: again with the same bytes) */
     MB_IO_CLOSED = -3,       /* the peer ended the stream (with or without a close_notify) */
@@ -208,7 +210,7 @@ typedef struct mb_tls_session {
 
 /* A transport: open() makes a connection's state over the connected, non-blocking socket `fd`
  * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
- * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status
+ * until MB_IO_DONE, MB_IO_RESUMED or MB_IO_NO_SESSION; read() and write() move bytes (> 0) or return a status
  * (read() may come between a write() that said MB_IO_WANT_* and its retry, which brings the same
  * bytes); close() frees the state. Optional (NULL): after MB_IO_FAILED, why() writes why into buf
  * and returns its length (the library keeps up to cap - 1 bytes, no NUL needed; 0: its own words);
@@ -365,7 +367,9 @@ MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* mu
 /* TLS for https:// (ab's -f, -Z, -E, -I): version 0 (any), 0x0301..0x0304 (0x0304 is TLS 1.3);
  * ciphers and certificate_file (PEM with the client's chain and key) NULL or "" for none;
  * server_name 0 sends no SNI. verify: check the certificate and its name (off by default, as
- * ab), trusting ca_file (NULL: the system's). resume: each thread resumes its last session. */
+ * ab), trusting ca_file (NULL: the system's). resume: each thread keeps the sessions servers send
+ * it (one per connection it runs, the newest kept) and offers the newest to each new connection,
+ * a TLS 1.3 ticket once; MB_COUNT_TLS_NO_SESSION counts the full handshakes made when it had none. */
 MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file,
                            int server_name);
 MB_API int mb_plan_set_tls_verify(mb_plan* plan, int on, const char* ca_file);

@@ -3943,6 +3943,7 @@ struct result {
     // distinct reasons the TLS layer gave for `tls` failures.
     std::uint64_t tls_handshakes = 0;
     std::uint64_t tls_resumed = 0;
+    std::uint64_t tls_no_session = 0;  // of the full ones, those made with no session at hand to offer
     std::uint64_t tls_handshake_failures = 0;  // of the `tls` failures, those of requests whose handshake failed
     histogram tls_handshake_ns;
     bool tls_used = false;
@@ -3992,6 +3993,7 @@ struct result {
                                 schedule_lag_ns.merge(o.schedule_lag_ns) + tls_handshake_ns.merge(o.tls_handshake_ns);
         tls_handshakes += o.tls_handshakes;
         tls_resumed += o.tls_resumed;
+        tls_no_session += o.tls_no_session;
         tls_handshake_failures += o.tls_handshake_failures;
         if (!tls_used && o.tls_used) tls = o.tls;
         tls_used = tls_used || o.tls_used;
@@ -4042,8 +4044,8 @@ struct result {
 // that said want_* and its retry (the server may answer while a request is still going out).
 //   open       after the TCP connect: the connection's state over the connected, non-blocking
 //              socket `fd` (the worker owns and closes the fd); null if it cannot be made
-//   handshake  until it returns done or resumed; want_read / want_write: call again when the
-//              socket is readable / writable
+//   handshake  until it returns done, resumed or no_session; want_read / want_write: call again
+//              when the socket is readable / writable
 //   read       bytes > 0, or a status (0 is taken as closed): closed is the peer's end of the
 //              stream, with or without a close_notify
 //   write      bytes > 0 (may be fewer than asked), or a status; after want_* it is called
@@ -4066,6 +4068,7 @@ namespace microbench {
 enum transport_status : long {
     transport_done = 0,           // handshake: finished with a full handshake
     transport_resumed = 1,        // handshake: finished by resuming an earlier session
+    transport_no_session = 2,     // handshake: finished in full, with no session at hand to offer
     transport_want_read = -1,     // would block until the socket is readable
     transport_want_write = -2,    // would block until the socket is writable
     transport_closed = -3,        // the peer ended the stream
@@ -4319,7 +4322,9 @@ struct tls_options {
     bool server_name = true;       // send the host in SNI (never for an IP address); ab -I: off
     bool verify = false;           // check the certificate and that it names the host (off, as in ab, wrk, h2load)
     std::string ca_file;           // PEM of the authorities to trust under verify; "": the system's
-    bool resume = false;           // each worker resumes its last session instead of a full handshake per connection
+    // Resume instead of a full handshake per connection: each worker keeps the sessions servers
+    // send it (one per connection it runs) and offers the newest, a TLS 1.3 ticket once.
+    bool resume = false;
     std::string libssl;            // the library's path; "": $MICROBENCH_LIBSSL, else libssl.so.3
 };
 
@@ -6237,13 +6242,14 @@ inline bool worker::shake(std::uint32_t ci) {
     connection& c = conns_[ci];
     const long r = s_.tls->handshake(c.tls);
     if (r == transport_want_read || r == transport_want_write) return false;
-    if (r != transport_done && r != transport_resumed) {
+    if (r != transport_done && r != transport_resumed && r != transport_no_session) {
         fail_handshake(ci, r);
         return false;
     }
     const std::int64_t now = now_ns();
     ++stats_.tls_handshakes;
     if (r == transport_resumed) ++stats_.tls_resumed;
+    if (r == transport_no_session) ++stats_.tls_no_session;
     stats_.tls_handshake_ns.record_clamped(now - c.handshake_ns);
     if (stats_.tls_handshakes == 1 && s_.tls->session) {  // what the first handshake negotiated, if the transport says
         s_.tls->session(c.tls, &stats_.tls);
@@ -6893,12 +6899,15 @@ namespace detail {
     X(const char*, SSL_CIPHER_get_name, (const ssl_cipher_st*))                                          \
     X(int, SSL_CIPHER_get_bits, (const ssl_cipher_st*, int*))                                            \
     X(x509_st*, SSL_get0_peer_certificate, (const ssl_st*))                                              \
-    X(ssl_session_st*, SSL_get1_session, (ssl_st*))                                                      \
     X(int, SSL_set_session, (ssl_st*, ssl_session_st*))                                                  \
     X(int, SSL_session_reused, (const ssl_st*))                                                          \
     X(int, SSL_SESSION_is_resumable, (const ssl_session_st*))                                            \
     X(void, SSL_SESSION_free, (ssl_session_st*))                                                         \
     X(void, SSL_set_shutdown, (ssl_st*, int))                                                            \
+    X(int, SSL_SESSION_get_protocol_version, (const ssl_session_st*))                                    \
+    X(void, SSL_CTX_sess_set_new_cb, (ssl_ctx_st*, int (*)(ssl_st*, ssl_session_st*)))                   \
+    X(int, SSL_set_ex_data, (ssl_st*, int, void*))                                                       \
+    X(void*, SSL_get_ex_data, (const ssl_st*, int))                                                      \
     X(void, ERR_clear_error, (void))                                                                     \
     X(unsigned long, ERR_peek_last_error, (void))                                                        \
     X(const char*, ERR_reason_error_string, (unsigned long))                                             \
@@ -6923,7 +6932,9 @@ constexpr int filetype_pem = 1;
 constexpr int sent_shutdown = 1, received_shutdown = 2;
 constexpr long mode_enable_partial_write = 0x1, mode_accept_moving_write_buffer = 0x2;
 constexpr std::uint64_t op_ignore_unexpected_eof = std::uint64_t{1} << 7;
-constexpr int ctrl_set_read_ahead = 41;
+constexpr int ctrl_set_read_ahead = 41, ctrl_set_sess_cache_mode = 44;
+constexpr long sess_cache_client = 0x0001, sess_cache_no_internal_store = 0x0200;
+constexpr int tls1_3_version = 0x0304;
 constexpr int ctrl_mode = 33, ctrl_set_tlsext_hostname = 55, ctrl_get_peer_tmp_key = 109,
               ctrl_set_min_proto_version = 123, ctrl_set_max_proto_version = 124;
 constexpr long tlsext_nametype_host_name = 0;
@@ -7036,7 +7047,7 @@ namespace detail {
 struct openssl_worker;
 
 // One run's TLS: its SSL_CTX made from the plan's tls_options, and a transport per worker (so a
-// worker resumes its own last session). Freed after every worker has joined.
+// worker resumes sessions it was given itself). Freed after every worker has joined.
 class openssl_run {
 public:
     openssl_run() = default;
@@ -7044,8 +7055,9 @@ public:
     openssl_run& operator=(const openssl_run&) = delete;
     ~openssl_run();
 
-    // Loads the library and makes the context; the error says what failed.
-    error start(const tls_options& options, std::uint32_t workers);
+    // Loads the library and makes the context; the error says what failed. Under resume each
+    // worker keeps up to `sessions_per_worker` sessions (one per connection it runs).
+    error start(const tls_options& options, std::uint32_t workers, std::uint32_t sessions_per_worker);
     const transport* for_worker(std::uint32_t i) const { return &transports_[i]; }
 
     const openssl_api* api = nullptr;
@@ -7059,17 +7071,66 @@ private:
     std::vector<transport> transports_;
 };
 
+// Under resume, the sessions a worker's servers sent it (TLS 1.3 tickets, TLS 1.2 tickets or
+// session IDs), newest last, one reference each; when it is full the oldest makes way. The newest
+// is offered to each new connection: a TLS 1.3 one once and then dropped (RFC 8446 §C.4: a
+// client should not reuse a ticket; servers with anti-replay honour each once), a TLS 1.2 one
+// until it can no longer be resumed or a newer one comes.
 struct openssl_worker {
     const openssl_run* run = nullptr;
-    ssl_session_st* session = nullptr;  // the last resumable session, when the run resumes
+    std::unique_ptr<ssl_session_st*[]> sessions;
+    std::uint32_t capacity = 0, count = 0;
+
+    // Takes the reference the library gives with a new session; false: not one to resume.
+    bool keep(ssl_session_st* s);
+    // Sets the newest resumable session on `ssl`; false when there is none (or it is refused).
+    bool offer(ssl_st* ssl);
+    void clear();
 };
 
 struct openssl_connection {
     ssl_st* ssl;
     openssl_worker* worker;
     unsigned long error;  // the library's code for the last failure
+    bool offered;         // a session was offered to resume
     char server_name[256];
 };
+
+inline bool openssl_worker::keep(ssl_session_st* s) {
+    const openssl_api& a = *run->api;
+    if (!a.SSL_SESSION_is_resumable(s)) return false;
+    if (count == capacity) {
+        a.SSL_SESSION_free(sessions[0]);
+        std::memmove(&sessions[0], &sessions[1], (count - 1) * sizeof sessions[0]);
+        --count;
+    }
+    sessions[count++] = s;
+    return true;
+}
+
+inline bool openssl_worker::offer(ssl_st* ssl) {
+    const openssl_api& a = *run->api;
+    while (count > 0) {
+        ssl_session_st* s = sessions[count - 1];
+        const bool set = a.SSL_SESSION_is_resumable(s) && a.SSL_set_session(ssl, s) == 1;  // it takes a reference
+        if (set && a.SSL_SESSION_get_protocol_version(s) < openssl::tls1_3_version) return true;  // kept for more
+        a.SSL_SESSION_free(sessions[--count]);
+        if (set) return true;
+    }
+    return false;
+}
+
+inline void openssl_worker::clear() {
+    while (count > 0) run->api->SSL_SESSION_free(sessions[--count]);
+}
+
+// The library's new-session callback: a session the server sent on one of a worker's
+// connections joins that worker's sessions. 1: the reference is kept.
+inline int openssl_new_session(ssl_st* ssl, ssl_session_st* s) {
+    const openssl_api& a = the_openssl_loader().api;
+    auto* c = static_cast<openssl_connection*>(a.SSL_get_ex_data(ssl, 0));
+    return c && c->worker->keep(s) ? 1 : 0;
+}
 
 inline bool is_ip_address(const char* host) {
     unsigned char addr[16];
@@ -7079,10 +7140,10 @@ inline bool is_ip_address(const char* host) {
 inline void* openssl_open(void* user, int fd, const char* server_name) {
     auto* w = static_cast<openssl_worker*>(user);
     const openssl_api& a = *w->run->api;
-    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, {}};
+    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, false, {}};
     if (!c) return nullptr;  // before SSL_new: nothing of OpenSSL's to free
     c->ssl = a.SSL_new(w->run->ctx);
-    bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1;
+    bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1 && a.SSL_set_ex_data(c->ssl, 0, c) == 1;
     const bool name =
         w->run->send_server_name && !is_ip_address(server_name) && std::strlen(server_name) < sizeof c->server_name;
     if (ok && name) {
@@ -7091,7 +7152,7 @@ inline void* openssl_open(void* user, int fd, const char* server_name) {
                         c->server_name) == 1;
     }
     if (ok && w->run->verify) ok = a.SSL_set1_host(c->ssl, server_name) == 1;  // a name or an IP address
-    if (ok && w->session) ok = a.SSL_set_session(c->ssl, w->session) == 1;
+    if (ok && w->run->resume) c->offered = w->offer(c->ssl);
     if (!ok) {
         if (c->ssl) a.SSL_free(c->ssl);
         delete c;
@@ -7124,7 +7185,10 @@ inline long openssl_handshake(void* conn) {
     a.ERR_clear_error();
     errno = 0;
     const int r = a.SSL_do_handshake(c->ssl);
-    if (r == 1) return a.SSL_session_reused(c->ssl) ? transport_resumed : transport_done;
+    if (r == 1)
+        return a.SSL_session_reused(c->ssl)                  ? transport_resumed
+               : c->worker->run->resume && !c->offered ? transport_no_session
+                                                             : transport_done;
     return openssl_status(c, r);
 }
 
@@ -7151,23 +7215,12 @@ inline int openssl_pending(void* conn) {
     return c->worker->run->api->SSL_has_pending(c->ssl);
 }
 
-// Frees the connection; with resumption its session becomes the worker's next one to resume.
-// No close_notify is sent; marking the connection as shut down keeps SSL_free from
-// taking its session out of use.
+// Frees the connection. No close_notify is sent; under resume the connection is marked as shut
+// down, which keeps SSL_free from taking its session (the worker may hold it) out of use.
 inline void openssl_close(void* conn) {
     auto* c = static_cast<openssl_connection*>(conn);
-    openssl_worker& w = *c->worker;
-    const openssl_api& a = *w.run->api;
-    if (w.run->resume) {
-        ssl_session_st* s = a.SSL_get1_session(c->ssl);
-        if (s && a.SSL_SESSION_is_resumable(s)) {
-            a.SSL_set_shutdown(c->ssl, openssl::sent_shutdown | openssl::received_shutdown);
-            if (w.session) a.SSL_SESSION_free(w.session);
-            w.session = s;
-        } else if (s) {
-            a.SSL_SESSION_free(s);
-        }
-    }
+    const openssl_api& a = *c->worker->run->api;
+    if (c->worker->run->resume) a.SSL_set_shutdown(c->ssl, openssl::sent_shutdown | openssl::received_shutdown);
     a.SSL_free(c->ssl);
     delete c;
 }
@@ -7237,7 +7290,7 @@ inline bool set_ciphers(const openssl_api& a, ssl_ctx_st* ctx, const std::string
     return !v12.empty() || !v13.empty();
 }
 
-inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
+inline error openssl_run::start(const tls_options& o, std::uint32_t workers, std::uint32_t sessions_per_worker) {
     api = load_openssl(o.libssl);
     if (!api) return {errc::run_tls_unavailable, 0};
     const openssl_api& a = *api;
@@ -7272,10 +7325,19 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
     send_server_name = o.server_name;
     verify = o.verify;
     resume = o.resume;
+    if (resume) {  // the sessions servers send come to openssl_new_session; the context keeps none
+        a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_sess_cache_mode,
+                       openssl::sess_cache_client | openssl::sess_cache_no_internal_store, nullptr);
+        a.SSL_CTX_sess_set_new_cb(ctx, openssl_new_session);
+    }
     workers_.reset(new openssl_worker[workers]);
     transports_.resize(workers);
     for (std::uint32_t i = 0; i < workers; ++i) {
         workers_[i].run = this;
+        if (resume) {
+            workers_[i].capacity = std::max<std::uint32_t>(1, sessions_per_worker);
+            workers_[i].sessions.reset(new ssl_session_st*[workers_[i].capacity]);
+        }
         transport& t = transports_[i];
         t.user = &workers_[i];
         t.open = openssl_open;
@@ -7291,8 +7353,7 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
 }
 
 inline openssl_run::~openssl_run() {
-    for (std::size_t i = 0; i < transports_.size(); ++i)
-        if (workers_[i].session) api->SSL_SESSION_free(workers_[i].session);
+    for (std::size_t i = 0; i < transports_.size(); ++i) workers_[i].clear();
     if (ctx) api->SSL_CTX_free(ctx);
 }
 
@@ -8409,7 +8470,8 @@ inline error run_plan(const plan& p, result& out) {
         return {errc::url_tls_unsupported, 0};
 #else
         shared.tls.reset(new openssl_run());
-        if (error e = shared.tls->start(p.tls(), p.threads())) return e;
+        const std::uint32_t per_worker = (p.concurrency() + p.threads() - 1) / p.threads();
+        if (error e = shared.tls->start(p.tls(), p.threads(), per_worker)) return e;
 #endif
     }
     fd_budget budget(descriptors_needed(p), p.raise_fd_limit());
@@ -8994,9 +9056,11 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                 static_cast<unsigned long long>(r.backlog_waits));
     if (r.tls_handshakes) {
         const histogram& h = r.tls_handshake_ns;
-        appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f "
-                     "(within ab's Connect)\n",
-                static_cast<unsigned long long>(r.tls_handshakes), static_cast<unsigned long long>(r.tls_resumed),
+        appendf(out, "TLS handshakes: %llu (%llu resumed", static_cast<unsigned long long>(r.tls_handshakes),
+                static_cast<unsigned long long>(r.tls_resumed));
+        if (r.tls_no_session)
+            appendf(out, ", %llu with no session at hand", static_cast<unsigned long long>(r.tls_no_session));
+        appendf(out, "), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f (within ab's Connect)\n",
                 h.min() / 1e6, h.value_at_percentile(50) / 1e6, h.value_at_percentile(99) / 1e6, h.max() / 1e6);
     }
     for (std::size_t i = 0; i < r.tls_failure_reasons.size(); ++i)
@@ -9645,8 +9709,9 @@ inline std::string result_json(const run_description& d, const result& r, const 
     }
     // Over TLS: what the first handshake negotiated, each handshake's time, why TLS failed.
     if (r.tls_handshakes || r.tls_used || r.failed(failure::tls)) {
-        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":",
-                u(r.tls_handshakes), u(r.tls_resumed), u(r.tls_handshake_failures));
+        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"no_session\":%llu,\"handshake_failures\":%llu,"
+                     "\"protocol\":",
+                u(r.tls_handshakes), u(r.tls_resumed), u(r.tls_no_session), u(r.tls_handshake_failures));
         detail::append_json_string(out, r.tls.protocol);
         out += ",\"cipher\":";
         detail::append_json_string(out, r.tls.cipher);
@@ -10585,6 +10650,7 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         detail::json_fields tls = top.object("tls");
         tls.number("handshakes", r.tls_handshakes);
         tls.number("resumed", r.tls_resumed);
+        if (tls.optional("no_session", json_value::kind::number)) tls.number("no_session", r.tls_no_session);
         // Files written before it was saved counted every tls failure in ab's Connect column.
         if (tls.optional("handshake_failures", json_value::kind::number))
             tls.number("handshake_failures", r.tls_handshake_failures);
@@ -11704,8 +11770,8 @@ enum class run_figure : std::uint8_t {
     rate_target, rate_achieved, rate_arrivals, response_p99, lag_p99, sent_late, never_sent,
     url, method, requests, duration, concurrency, threads, keep_alive_on, pipeline, timeout, length_check,
     started, interrupted,
-    tls_protocol, tls_temp_key, tls_server_name, tls_handshakes, tls_resumed, tls_handshake_failures, tls_handshake_p50,
-    tls_handshake_p99, tls_handshake_max, log_rows,
+    tls_protocol, tls_temp_key, tls_server_name, tls_handshakes, tls_resumed, tls_no_session, tls_handshake_failures,
+    tls_handshake_p50, tls_handshake_p99, tls_handshake_max, log_rows,
 };
 
 // Appends one cell's figure: numbers as the JSON rounds them, text escaped.
@@ -11788,6 +11854,7 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::tls_server_name: return text(r.tls.server_name[0] ? r.tls.server_name : "-");
         case run_figure::tls_handshakes: return count(r.tls_handshakes);
         case run_figure::tls_resumed: return count(r.tls_resumed);
+        case run_figure::tls_no_session: return count(r.tls_no_session);
         case run_figure::tls_handshake_failures: return count(r.tls_handshake_failures);
         case run_figure::tls_handshake_p50:
             return r.tls_handshake_ns.empty() ? text("-")
@@ -11888,6 +11955,7 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     static constexpr table_row tls_rows[] = {
         {"protocol, cipher, key bits, secret bits", f::tls_protocol}, {"server temp key", f::tls_temp_key},
         {"server name (SNI)", f::tls_server_name}, {"handshakes", f::tls_handshakes}, {"resumed", f::tls_resumed},
+        {"full: no session at hand", f::tls_no_session},
         {"failed handshakes (requests)", f::tls_handshake_failures}, {"handshake p50 (ms)", f::tls_handshake_p50},
         {"handshake p99 (ms)", f::tls_handshake_p99}, {"handshake max (ms)", f::tls_handshake_max}};
     static constexpr table_row configuration[] = {
@@ -14023,7 +14091,8 @@ typedef enum mb_count {
     MB_COUNT_TLS_HANDSHAKE_FAILURES = 19, /* of the tls failures, requests whose handshake failed
                                             (ab's Connect column) */
     MB_COUNT_REQUEST_FN_FAULTS = 20, /* request callback calls that overflowed or named no target */
-    MB_COUNT_BACKLOG_WAITS = 21     /* over a Unix socket: connects that found the listen queue full and waited */
+    MB_COUNT_BACKLOG_WAITS = 21,    /* over a Unix socket: connects that found the listen queue full and waited */
+    MB_COUNT_TLS_NO_SESSION = 22    /* over TLS: of the full handshakes, those with no session at hand to offer */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside
@@ -14095,6 +14164,7 @@ typedef struct mb_stage {
 enum {
     MB_IO_DONE = 0,          /* handshake: finished with a full handshake */
     MB_IO_RESUMED = 1,       /* handshake: finished by resuming an earlier session */
+    MB_IO_NO_SESSION = 2,    /* handshake: finished in full, with no session at hand to offer */
     MB_IO_WANT_READ = -1,    /* would block until the socket is readable: call again then */
     MB_IO_WANT_WRITE = -2,   /* would block until the socket is writable (a write: again with the same bytes) */
     MB_IO_CLOSED = -3,       /* the peer ended the stream (with or without a close_notify) */
@@ -14115,7 +14185,7 @@ typedef struct mb_tls_session {
 
 /* A transport: open() makes a connection's state over the connected, non-blocking socket `fd`
  * (the library owns and closes fd; server_name is the URL's host) or returns NULL; handshake()
- * until MB_IO_DONE or MB_IO_RESUMED; read() and write() move bytes (> 0) or return a status
+ * until MB_IO_DONE, MB_IO_RESUMED or MB_IO_NO_SESSION; read() and write() move bytes (> 0) or return a status
  * (read() may come between a write() that said MB_IO_WANT_* and its retry, which brings the same
  * bytes); close() frees the state. Optional (NULL): after MB_IO_FAILED, why() writes why into buf
  * and returns its length (the library keeps up to cap - 1 bytes, no NUL needed; 0: its own words);
@@ -14272,7 +14342,9 @@ MB_API int mb_plan_set_cancel(mb_plan* plan, mb_cancel* cancel);           /* mu
 /* TLS for https:// (ab's -f, -Z, -E, -I): version 0 (any), 0x0301..0x0304 (0x0304 is TLS 1.3);
  * ciphers and certificate_file (PEM with the client's chain and key) NULL or "" for none;
  * server_name 0 sends no SNI. verify: check the certificate and its name (off by default, as
- * ab), trusting ca_file (NULL: the system's). resume: each thread resumes its last session. */
+ * ab), trusting ca_file (NULL: the system's). resume: each thread keeps the sessions servers send
+ * it (one per connection it runs, the newest kept) and offers the newest to each new connection,
+ * a TLS 1.3 ticket once; MB_COUNT_TLS_NO_SESSION counts the full handshakes made when it had none. */
 MB_API int mb_plan_set_tls(mb_plan* plan, int version, const char* ciphers, const char* certificate_file,
                            int server_name);
 MB_API int mb_plan_set_tls_verify(mb_plan* plan, int on, const char* ca_file);
@@ -14982,6 +15054,7 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_TLS_HANDSHAKE_FAILURES: return r.tls_handshake_failures;
         case MB_COUNT_REQUEST_FN_FAULTS: return r.request_fn_faults;
         case MB_COUNT_BACKLOG_WAITS: return r.backlog_waits;
+        case MB_COUNT_TLS_NO_SESSION: return r.tls_no_session;
     }
     return 0;
 }
@@ -15435,6 +15508,7 @@ static_assert(sizeof(mb_tls_session) == sizeof(microbench::tls_session) &&
               "mb_tls_session must be laid out as microbench::tls_session");
 static_assert(static_cast<long>(MB_IO_WANT_READ) == microbench::transport_want_read &&
                   static_cast<long>(MB_IO_RESUMED) == microbench::transport_resumed &&
+                  static_cast<long>(MB_IO_NO_SESSION) == microbench::transport_no_session &&
                   static_cast<long>(MB_IO_FAILED) == microbench::transport_failed &&
                   static_cast<long>(MB_IO_SOCKET_ERROR) == microbench::transport_socket_error,
               "MB_IO_* must be microbench::transport_status");

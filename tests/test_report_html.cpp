@@ -213,6 +213,7 @@ TEST_CASE("saved results over TLS come back exactly, with the handshakes in the 
     REQUIRE_FALSE(r.tls_used);  // plain HTTP: what follows is set by hand
     r.tls_handshakes = 10;
     r.tls_resumed = 3;
+    r.tls_no_session = 2;
     r.failures[static_cast<int>(failure::tls)] = 2;
     r.tls_handshake_failures = 1;
     r.requests_failed += 2;
@@ -228,14 +229,16 @@ TEST_CASE("saved results over TLS come back exactly, with the handshakes in the 
     r.note_tls_failure("certificate verify failed: hostname mismatch");
     r.note_tls_failure("tlsv13 alert certificate required");
     const std::string json = result_json(p, r, {50, 99});
-    CHECK(json.find("\"tls\":{\"handshakes\":10,\"resumed\":3,\"handshake_failures\":1,\"protocol\":\"TLSv1.3\"") != std::string::npos);
+    CHECK(json.find("\"tls\":{\"handshakes\":10,\"resumed\":3,\"no_session\":2,\"handshake_failures\":1,"
+                    "\"protocol\":\"TLSv1.3\"") != std::string::npos);
     std::vector<report_run> back;
     REQUIRE_FALSE(read_report_runs(json, "", back));
     CHECK(result_json(back[0].config, back[0].r, {50, 99}) == json);
     CHECK(back[0].r.tls_failure_reasons == r.tls_failure_reasons);
     std::string notes;
     append_report_notes(report_context_of(back[0].config), back[0].r, notes);
-    CHECK(notes.find("TLS handshakes: 10 (3 resumed), each in ms: min 1.500") != std::string::npos);
+    CHECK(back[0].r.tls_no_session == 2);
+    CHECK(notes.find("TLS handshakes: 10 (3 resumed, 2 with no session at hand), each in ms: min 1.500") != std::string::npos);
     CHECK(notes.find("TLS failures: certificate verify failed: hostname mismatch; tlsv13 alert certificate required\n") !=
           std::string::npos);
     std::string ab;
@@ -256,6 +259,10 @@ TEST_CASE("saved results over TLS come back exactly, with the handshakes in the 
     std::string why;
     CHECK(read_report_runs(bad, "", back, &why).code == errc::result_bad_field);
     CHECK(why.find("tls.handshake_failures") != std::string::npos);
+    bad = json;  // and more handshakes with no session at hand than full ones
+    bad.replace(bad.find("\"no_session\":2"), 14, "\"no_session\":8");
+    CHECK(read_report_runs(bad, "", back, &why).code == errc::result_bad_field);
+    CHECK(why.find("tls.no_session") != std::string::npos);
 }
 
 TEST_CASE("saved results: rows saved with \"target\" read as rows with \"target_requests\"" *

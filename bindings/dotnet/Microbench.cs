@@ -171,6 +171,8 @@ public sealed record Result
     public ulong TlsHandshakes { get; init; }
     /// <summary>Of them, those that resumed a session.</summary>
     public ulong TlsResumed { get; init; }
+    /// <summary>With Plan.TlsResume: of the full handshakes, those made with no session at hand to offer.</summary>
+    public ulong TlsNoSession { get; init; }
     /// <summary>Of the Failure.Tls ones, requests whose handshake failed (ab's Connect).</summary>
     public ulong TlsHandshakeFailures { get; init; }
     /// <summary>Plan.OnRequest's answers that were longer than its room or named a target outside the targets; each
@@ -263,6 +265,7 @@ public sealed record Result
             ServerSoftware = Marshal.PtrToStringUTF8(Native.ResultServerSoftware(r)) ?? "",
             ConnectedTo = Marshal.PtrToStringUTF8(Native.ResultConnectedTo(r)) ?? "",
             TlsHandshakes = Native.ResultCount(r, Count.TlsHandshakes), TlsResumed = Native.ResultCount(r, Count.TlsResumed),
+            TlsNoSession = Native.ResultCount(r, Count.TlsNoSession),
             TlsHandshakeFailures = Native.ResultCount(r, Count.TlsHandshakeFailures),
             RequestFnFaults = Native.ResultCount(r, Count.RequestFnFaults), BacklogWaits = Native.ResultCount(r, Count.BacklogWaits),
             Tls = TlsSession.Of(r), TlsFailureReasons = reasons, TlsHandshake = TimingOf(r, Column.TlsHandshake),
@@ -724,7 +727,8 @@ public sealed class Plan : IDisposable
         MicrobenchException.Check(Native.PlanSetTls(handle, (int)version, ciphers, certificateFile, serverName ? 1 : 0));
     /// <summary>Check the server's certificate and its name (off by default, as ab), trusting caFile (null: the system's).</summary>
     public void SetTlsVerify(bool on, string? caFile = null) => MicrobenchException.Check(Native.PlanSetTlsVerify(handle, on ? 1 : 0, caFile));
-    /// <summary>Each thread resumes its last TLS session instead of a full handshake per connection.</summary>
+    /// <summary>Resume TLS sessions instead of a full handshake per connection: each thread keeps the tickets servers
+    /// send and offers a TLS 1.3 one once (Result.TlsNoSession: full handshakes made with none at hand).</summary>
     public bool TlsResume { set => MicrobenchException.Check(Native.PlanSetTlsResume(handle, value ? 1 : 0)); }
     /// <summary>The libssl.so.3 to load for https:// (null: MICROBENCH_LIBSSL, else the system's).</summary>
     public string? Libssl { set => MicrobenchException.Check(Native.PlanSetLibssl(handle, value)); }

@@ -56,6 +56,7 @@ internal enum Count
     LocalWaits = 14, ConnectionWaits = 15, ScheduleMissed = 16, TlsHandshakes = 17, TlsResumed = 18, TlsHandshakeFailures = 19,
     RequestFnFaults = 20,
     BacklogWaits = 21,
+    TlsNoSession = 22,
 }
 
 /// <summary>mb_timing: ab's timing columns.</summary>

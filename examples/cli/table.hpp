@@ -679,8 +679,9 @@ inline option_list option_table() {
          "Trust the authorities in this PEM file instead of the system's (implies --verify).", 0, 0, "", set_ca_file,
          feature::tls},
         {0, "tls-resume", nullptr, kind::on, &mb::tls_options::resume, suite_too, section::tls, "--tls-resume",
-         "Resume each thread's last TLS session on a new connection; by default\n"
-         "each connection makes a full handshake, as in ab.", 0, 0, "", nullptr, feature::tls},
+         "Resume sessions on new connections: each thread keeps the tickets\n"
+         "servers send and offers a TLS 1.3 one once; by default each connection\n"
+         "makes a full handshake, as in ab.", 0, 0, "", nullptr, feature::tls},
 
         {0, "max-failures", nullptr, kind::count, &mb::gates::max_failures, gated, section::gates, "--max-failures N",
          "At most N failed requests.", 0, no_limit},

@@ -925,6 +925,7 @@ static void* pt_open(void* user, int fd, const char* server_name) {
     return c;
 }
 static long pt_handshake(void* conn) { return (void)conn, MB_IO_DONE; }
+static long pt_handshake_no_session(void* conn) { return (void)conn, MB_IO_NO_SESSION; }
 static long pt_status(ssize_t n) {
     if (n == 0) return MB_IO_CLOSED;
     return errno == EAGAIN || errno == EWOULDBLOCK ? MB_IO_WANT_READ : MB_IO_SOCKET_ERROR;
@@ -984,8 +985,15 @@ static void tls_and_transports(uint16_t port) {
     EXPECT(opened == 3 && closed_conns == 3);
     mb_result_destroy(r);
     r = NULL;
+    t.handshake = pt_handshake_no_session;  /* full, with no session to offer: counted apart */
+    EXPECT(mb_plan_set_transport(plan, &t) == MB_OK && mb_run(plan, &r) == MB_OK);
+    EXPECT(mb_result_count(r, MB_COUNT_COMPLETED) == 300 && mb_result_count(r, MB_COUNT_TLS_HANDSHAKES) == 3);
+    EXPECT(mb_result_count(r, MB_COUNT_TLS_NO_SESSION) == 3 && mb_result_count(r, MB_COUNT_TLS_RESUMED) == 0);
+    EXPECT(opened == 6 && closed_conns == 6);
+    mb_result_destroy(r);
+    r = NULL;
     EXPECT(mb_plan_set_transport(plan, NULL) == MB_OK);  /* none again: plain TCP */
-    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_TLS_HANDSHAKES) == 0 && opened == 3);
+    EXPECT(mb_run(plan, &r) == MB_OK && mb_result_count(r, MB_COUNT_TLS_HANDSHAKES) == 0 && opened == 6);
     EXPECT(mb_result_tls_session(r, &session, sizeof session) == MB_INVALID_ARGUMENT);
     mb_result_destroy(r);
     mb_plan_destroy(plan);

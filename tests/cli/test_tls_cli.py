@@ -179,12 +179,12 @@ class Tls(unittest.TestCase):
 
     def test_tls_resume_resumes_within_each_thread(self):
         out = os.path.join(self.tmp, "resume.json")
-        r = run([MICROBENCH, "-q", "-n", "50", "-c", "1", "--tls-resume", "--json", out, self.nginx.url()])
+        r = run([MICROBENCH, "-n", "50", "-c", "1", "--tls-resume", "--json", out, self.nginx.url()])
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(out) as f:
             tls = json.load(f)["tls"]
-        self.assertEqual(tls["handshakes"], 50)
-        self.assertEqual(tls["resumed"], 49)
+        self.assertEqual((tls["handshakes"], tls["resumed"], tls["no_session"]), (50, 49, 1))
+        self.assertIn("TLS handshakes: 50 (49 resumed, 1 with no session at hand), each in ms:", r.stdout)
 
     def test_verify_refusals_are_tls_failures_with_their_reason(self):
         folder = os.path.join(self.tmp, "other")

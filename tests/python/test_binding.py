@@ -688,7 +688,7 @@ class Https(unittest.TestCase):
         r = microbench.run(self.url, n=4, tls_version="TLS1.2")
         self.assertEqual(r.tls["protocol"], "TLSv1.2")
         r = microbench.run(self.url, n=10, keep_alive=False, tls_resume=True)
-        self.assertEqual((r.completed, r.tls_handshakes, r.tls_resumed), (10, 10, 9))
+        self.assertEqual((r.completed, r.tls_handshakes, r.tls_resumed, r.tls_no_session), (10, 10, 9, 1))
         r = microbench.run(self.url, n=6, c=2, verify=True)  # a certificate no system authority signed
         self.assertEqual((r.failed, r.failures["tls"]), (6, 6))
         self.assertEqual(r.tls_failure_reasons, ["certificate verify failed: self-signed certificate"])

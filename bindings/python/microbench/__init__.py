@@ -36,7 +36,7 @@ TIMINGS = ("connect", "waiting", "processing", "total", "response", "schedule_la
 _COUNTS = ("ended", "completed", "failed", "unfinished", "non_2xx", "keep_alive_requests", "retries", "connects",
            "server_closes", "bytes_sent", "bytes_received", "body_bytes", "document_length", "concurrency_peak",
            "local_waits", "connection_waits", "schedule_missed", "tls_handshakes", "tls_resumed",
-           "tls_handshake_failures", "request_fn_faults", "backlog_waits")
+           "tls_handshake_failures", "request_fn_faults", "backlog_waits", "tls_no_session")
 TLS_VERSIONS = {"ALL": 0, "TLS1": 0x0301, "TLS1.1": 0x0302, "TLS1.2": 0x0303, "TLS1.3": 0x0304}  # ab -f's names
 
 
@@ -424,6 +424,7 @@ class Result:
     # on_request: its answers that named a target outside the targets (each stopped its worker)
     request_fn_faults: int = 0
     backlog_waits: int = 0   # over a Unix socket: connects that found the server's listen queue full and waited
+    tls_no_session: int = 0  # with tls_resume: full handshakes made with no session at hand to offer
     stages: List[Stage] = dataclasses.field(default_factory=list)  # with stages=: one each
 
 
@@ -502,7 +503,7 @@ def _result_from(handle, percentiles=(50, 90, 99, 99.9)):
         connected_to=_lib.mb_result_connected_to(handle).decode(errors="replace"),
         tls_handshakes=counts["tls_handshakes"], tls_resumed=counts["tls_resumed"],
         tls_handshake_failures=counts["tls_handshake_failures"], tls=tls, request_fn_faults=counts["request_fn_faults"],
-        backlog_waits=counts["backlog_waits"], stages=stages,
+        backlog_waits=counts["backlog_waits"], tls_no_session=counts["tls_no_session"], stages=stages,
         tls_failure_reasons=[_lib.mb_result_tls_failure_reason(handle, i).decode(errors="replace")
                              for i in range(_lib.mb_result_tls_failure_reason_count(handle))],
         timings=timings,
@@ -673,8 +674,9 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     "TLS1.2", "TLS1.3" … or "ALL" (ab -f), ciphers (ab -Z), certificate: a PEM with the client's
     chain and key (ab -E), sni=False (ab -I), verify=True checks the certificate and its name
     against the system's authorities, cacert=FILE (a PEM) against those in it (it turns checking
-    on by itself), tls_resume=True resumes each
-    thread's last session instead of a full handshake per connection.
+    on by itself), tls_resume=True resumes sessions
+    instead of a full handshake per connection: each thread keeps the tickets servers send and
+    offers a TLS 1.3 one once (Result.tls_no_session: full handshakes made with none at hand).
     """
     stopper = _Stopper()
     plan, result = _P(), _P()  # mb_plan_destroy and mb_result_destroy accept NULL

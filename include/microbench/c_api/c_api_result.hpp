@@ -37,6 +37,7 @@ MB_API uint64_t mb_result_count(const mb_result* result, int which) {
         case MB_COUNT_TLS_HANDSHAKE_FAILURES: return r.tls_handshake_failures;
         case MB_COUNT_REQUEST_FN_FAULTS: return r.request_fn_faults;
         case MB_COUNT_BACKLOG_WAITS: return r.backlog_waits;
+        case MB_COUNT_TLS_NO_SESSION: return r.tls_no_session;
     }
     return 0;
 }

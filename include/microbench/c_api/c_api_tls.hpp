@@ -20,6 +20,7 @@ static_assert(sizeof(mb_tls_session) == sizeof(microbench::tls_session) &&
               "mb_tls_session must be laid out as microbench::tls_session");
 static_assert(static_cast<long>(MB_IO_WANT_READ) == microbench::transport_want_read &&
                   static_cast<long>(MB_IO_RESUMED) == microbench::transport_resumed &&
+                  static_cast<long>(MB_IO_NO_SESSION) == microbench::transport_no_session &&
                   static_cast<long>(MB_IO_FAILED) == microbench::transport_failed &&
                   static_cast<long>(MB_IO_SOCKET_ERROR) == microbench::transport_socket_error,
               "MB_IO_* must be microbench::transport_status");

@@ -291,7 +291,8 @@ inline error run_plan(const plan& p, result& out) {
         return {errc::url_tls_unsupported, 0};
 #else
         shared.tls.reset(new openssl_run());
-        if (error e = shared.tls->start(p.tls(), p.threads())) return e;
+        const std::uint32_t per_worker = (p.concurrency() + p.threads() - 1) / p.threads();
+        if (error e = shared.tls->start(p.tls(), p.threads(), per_worker)) return e;
 #endif
     }
     fd_budget budget(descriptors_needed(p), p.raise_fd_limit());

@@ -29,7 +29,7 @@ namespace detail {
 struct openssl_worker;
 
 // One run's TLS: its SSL_CTX made from the plan's tls_options, and a transport per worker (so a
-// worker resumes its own last session). Freed after every worker has joined.
+// worker resumes sessions it was given itself). Freed after every worker has joined.
 class openssl_run {
 public:
     openssl_run() = default;
@@ -37,8 +37,9 @@ public:
     openssl_run& operator=(const openssl_run&) = delete;
     ~openssl_run();
 
-    // Loads the library and makes the context; the error says what failed.
-    error start(const tls_options& options, std::uint32_t workers);
+    // Loads the library and makes the context; the error says what failed. Under resume each
+    // worker keeps up to `sessions_per_worker` sessions (one per connection it runs).
+    error start(const tls_options& options, std::uint32_t workers, std::uint32_t sessions_per_worker);
     const transport* for_worker(std::uint32_t i) const { return &transports_[i]; }
 
     const openssl_api* api = nullptr;
@@ -52,17 +53,66 @@ private:
     std::vector<transport> transports_;
 };
 
+// Under resume, the sessions a worker's servers sent it (TLS 1.3 tickets, TLS 1.2 tickets or
+// session IDs), newest last, one reference each; when it is full the oldest makes way. The newest
+// is offered to each new connection: a TLS 1.3 one once and then dropped (RFC 8446 §C.4: a
+// client should not reuse a ticket; servers with anti-replay honour each once), a TLS 1.2 one
+// until it can no longer be resumed or a newer one comes.
 struct openssl_worker {
     const openssl_run* run = nullptr;
-    ssl_session_st* session = nullptr;  // the last resumable session, when the run resumes
+    std::unique_ptr<ssl_session_st*[]> sessions;
+    std::uint32_t capacity = 0, count = 0;
+
+    // Takes the reference the library gives with a new session; false: not one to resume.
+    bool keep(ssl_session_st* s);
+    // Sets the newest resumable session on `ssl`; false when there is none (or it is refused).
+    bool offer(ssl_st* ssl);
+    void clear();
 };
 
 struct openssl_connection {
     ssl_st* ssl;
     openssl_worker* worker;
     unsigned long error;  // the library's code for the last failure
+    bool offered;         // a session was offered to resume
     char server_name[256];
 };
+
+inline bool openssl_worker::keep(ssl_session_st* s) {
+    const openssl_api& a = *run->api;
+    if (!a.SSL_SESSION_is_resumable(s)) return false;
+    if (count == capacity) {
+        a.SSL_SESSION_free(sessions[0]);
+        std::memmove(&sessions[0], &sessions[1], (count - 1) * sizeof sessions[0]);
+        --count;
+    }
+    sessions[count++] = s;
+    return true;
+}
+
+inline bool openssl_worker::offer(ssl_st* ssl) {
+    const openssl_api& a = *run->api;
+    while (count > 0) {
+        ssl_session_st* s = sessions[count - 1];
+        const bool set = a.SSL_SESSION_is_resumable(s) && a.SSL_set_session(ssl, s) == 1;  // it takes a reference
+        if (set && a.SSL_SESSION_get_protocol_version(s) < openssl::tls1_3_version) return true;  // kept for more
+        a.SSL_SESSION_free(sessions[--count]);
+        if (set) return true;
+    }
+    return false;
+}
+
+inline void openssl_worker::clear() {
+    while (count > 0) run->api->SSL_SESSION_free(sessions[--count]);
+}
+
+// The library's new-session callback: a session the server sent on one of a worker's
+// connections joins that worker's sessions. 1: the reference is kept.
+inline int openssl_new_session(ssl_st* ssl, ssl_session_st* s) {
+    const openssl_api& a = the_openssl_loader().api;
+    auto* c = static_cast<openssl_connection*>(a.SSL_get_ex_data(ssl, 0));
+    return c && c->worker->keep(s) ? 1 : 0;
+}
 
 inline bool is_ip_address(const char* host) {
     unsigned char addr[16];
@@ -72,10 +122,10 @@ inline bool is_ip_address(const char* host) {
 inline void* openssl_open(void* user, int fd, const char* server_name) {
     auto* w = static_cast<openssl_worker*>(user);
     const openssl_api& a = *w->run->api;
-    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, {}};
+    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, false, {}};
     if (!c) return nullptr;  // before SSL_new: nothing of OpenSSL's to free
     c->ssl = a.SSL_new(w->run->ctx);
-    bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1;
+    bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1 && a.SSL_set_ex_data(c->ssl, 0, c) == 1;
     const bool name =
         w->run->send_server_name && !is_ip_address(server_name) && std::strlen(server_name) < sizeof c->server_name;
     if (ok && name) {
@@ -84,7 +134,7 @@ inline void* openssl_open(void* user, int fd, const char* server_name) {
                         c->server_name) == 1;
     }
     if (ok && w->run->verify) ok = a.SSL_set1_host(c->ssl, server_name) == 1;  // a name or an IP address
-    if (ok && w->session) ok = a.SSL_set_session(c->ssl, w->session) == 1;
+    if (ok && w->run->resume) c->offered = w->offer(c->ssl);
     if (!ok) {
         if (c->ssl) a.SSL_free(c->ssl);
         delete c;
@@ -117,7 +167,10 @@ inline long openssl_handshake(void* conn) {
     a.ERR_clear_error();
     errno = 0;
     const int r = a.SSL_do_handshake(c->ssl);
-    if (r == 1) return a.SSL_session_reused(c->ssl) ? transport_resumed : transport_done;
+    if (r == 1)
+        return a.SSL_session_reused(c->ssl)                  ? transport_resumed
+               : c->worker->run->resume && !c->offered ? transport_no_session
+                                                             : transport_done;
     return openssl_status(c, r);
 }
 
@@ -144,23 +197,12 @@ inline int openssl_pending(void* conn) {
     return c->worker->run->api->SSL_has_pending(c->ssl);
 }
 
-// Frees the connection; with resumption its session becomes the worker's next one to resume.
-// No close_notify is sent; marking the connection as shut down keeps SSL_free from
-// taking its session out of use.
+// Frees the connection. No close_notify is sent; under resume the connection is marked as shut
+// down, which keeps SSL_free from taking its session (the worker may hold it) out of use.
 inline void openssl_close(void* conn) {
     auto* c = static_cast<openssl_connection*>(conn);
-    openssl_worker& w = *c->worker;
-    const openssl_api& a = *w.run->api;
-    if (w.run->resume) {
-        ssl_session_st* s = a.SSL_get1_session(c->ssl);
-        if (s && a.SSL_SESSION_is_resumable(s)) {
-            a.SSL_set_shutdown(c->ssl, openssl::sent_shutdown | openssl::received_shutdown);
-            if (w.session) a.SSL_SESSION_free(w.session);
-            w.session = s;
-        } else if (s) {
-            a.SSL_SESSION_free(s);
-        }
-    }
+    const openssl_api& a = *c->worker->run->api;
+    if (c->worker->run->resume) a.SSL_set_shutdown(c->ssl, openssl::sent_shutdown | openssl::received_shutdown);
     a.SSL_free(c->ssl);
     delete c;
 }
@@ -230,7 +272,7 @@ inline bool set_ciphers(const openssl_api& a, ssl_ctx_st* ctx, const std::string
     return !v12.empty() || !v13.empty();
 }
 
-inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
+inline error openssl_run::start(const tls_options& o, std::uint32_t workers, std::uint32_t sessions_per_worker) {
     api = load_openssl(o.libssl);
     if (!api) return {errc::run_tls_unavailable, 0};
     const openssl_api& a = *api;
@@ -265,10 +307,19 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
     send_server_name = o.server_name;
     verify = o.verify;
     resume = o.resume;
+    if (resume) {  // the sessions servers send come to openssl_new_session; the context keeps none
+        a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_sess_cache_mode,
+                       openssl::sess_cache_client | openssl::sess_cache_no_internal_store, nullptr);
+        a.SSL_CTX_sess_set_new_cb(ctx, openssl_new_session);
+    }
     workers_.reset(new openssl_worker[workers]);
     transports_.resize(workers);
     for (std::uint32_t i = 0; i < workers; ++i) {
         workers_[i].run = this;
+        if (resume) {
+            workers_[i].capacity = std::max<std::uint32_t>(1, sessions_per_worker);
+            workers_[i].sessions.reset(new ssl_session_st*[workers_[i].capacity]);
+        }
         transport& t = transports_[i];
         t.user = &workers_[i];
         t.open = openssl_open;
@@ -284,8 +335,7 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers) {
 }
 
 inline openssl_run::~openssl_run() {
-    for (std::size_t i = 0; i < transports_.size(); ++i)
-        if (workers_[i].session) api->SSL_SESSION_free(workers_[i].session);
+    for (std::size_t i = 0; i < transports_.size(); ++i) workers_[i].clear();
     if (ctx) api->SSL_CTX_free(ctx);
 }
 

@@ -19,7 +19,9 @@ struct tls_options {
     bool server_name = true;       // send the host in SNI (never for an IP address); ab -I: off
     bool verify = false;           // check the certificate and that it names the host (off, as in ab, wrk, h2load)
     std::string ca_file;           // PEM of the authorities to trust under verify; "": the system's
-    bool resume = false;           // each worker resumes its last session instead of a full handshake per connection
+    // Resume instead of a full handshake per connection: each worker keeps the sessions servers
+    // send it (one per connection it runs) and offers the newest, a TLS 1.3 ticket once.
+    bool resume = false;
     std::string libssl;            // the library's path; "": $MICROBENCH_LIBSSL, else libssl.so.3
 };
 

@@ -10,8 +10,8 @@
 // that said want_* and its retry (the server may answer while a request is still going out).
 //   open       after the TCP connect: the connection's state over the connected, non-blocking
 //              socket `fd` (the worker owns and closes the fd); null if it cannot be made
-//   handshake  until it returns done or resumed; want_read / want_write: call again when the
-//              socket is readable / writable
+//   handshake  until it returns done, resumed or no_session; want_read / want_write: call again
+//              when the socket is readable / writable
 //   read       bytes > 0, or a status (0 is taken as closed): closed is the peer's end of the
 //              stream, with or without a close_notify
 //   write      bytes > 0 (may be fewer than asked), or a status; after want_* it is called
@@ -36,6 +36,7 @@ namespace microbench {
 enum transport_status : long {
     transport_done = 0,           // handshake: finished with a full handshake
     transport_resumed = 1,        // handshake: finished by resuming an earlier session
+    transport_no_session = 2,     // handshake: finished in full, with no session at hand to offer
     transport_want_read = -1,     // would block until the socket is readable
     transport_want_write = -2,    // would block until the socket is writable
     transport_closed = -3,        // the peer ended the stream

@@ -114,13 +114,14 @@ inline bool worker::shake(std::uint32_t ci) {
     connection& c = conns_[ci];
     const long r = s_.tls->handshake(c.tls);
     if (r == transport_want_read || r == transport_want_write) return false;
-    if (r != transport_done && r != transport_resumed) {
+    if (r != transport_done && r != transport_resumed && r != transport_no_session) {
         fail_handshake(ci, r);
         return false;
     }
     const std::int64_t now = now_ns();
     ++stats_.tls_handshakes;
     if (r == transport_resumed) ++stats_.tls_resumed;
+    if (r == transport_no_session) ++stats_.tls_no_session;
     stats_.tls_handshake_ns.record_clamped(now - c.handshake_ns);
     if (stats_.tls_handshakes == 1 && s_.tls->session) {  // what the first handshake negotiated, if the transport says
         s_.tls->session(c.tls, &stats_.tls);

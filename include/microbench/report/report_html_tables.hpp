@@ -45,8 +45,8 @@ enum class run_figure : std::uint8_t {
     rate_target, rate_achieved, rate_arrivals, response_p99, lag_p99, sent_late, never_sent,
     url, method, requests, duration, concurrency, threads, keep_alive_on, pipeline, timeout, length_check,
     started, interrupted,
-    tls_protocol, tls_temp_key, tls_server_name, tls_handshakes, tls_resumed, tls_handshake_failures, tls_handshake_p50,
-    tls_handshake_p99, tls_handshake_max, log_rows,
+    tls_protocol, tls_temp_key, tls_server_name, tls_handshakes, tls_resumed, tls_no_session, tls_handshake_failures,
+    tls_handshake_p50, tls_handshake_p99, tls_handshake_max, log_rows,
 };
 
 // Appends one cell's figure: numbers as the JSON rounds them, text escaped.
@@ -129,6 +129,7 @@ inline void append_run_cell(run_figure f, const report_run& x, double arg, std::
         case run_figure::tls_server_name: return text(r.tls.server_name[0] ? r.tls.server_name : "-");
         case run_figure::tls_handshakes: return count(r.tls_handshakes);
         case run_figure::tls_resumed: return count(r.tls_resumed);
+        case run_figure::tls_no_session: return count(r.tls_no_session);
         case run_figure::tls_handshake_failures: return count(r.tls_handshake_failures);
         case run_figure::tls_handshake_p50:
             return r.tls_handshake_ns.empty() ? text("-")
@@ -229,6 +230,7 @@ inline void append_run_tables(const std::vector<const report_run*>& runs, const 
     static constexpr table_row tls_rows[] = {
         {"protocol, cipher, key bits, secret bits", f::tls_protocol}, {"server temp key", f::tls_temp_key},
         {"server name (SNI)", f::tls_server_name}, {"handshakes", f::tls_handshakes}, {"resumed", f::tls_resumed},
+        {"full: no session at hand", f::tls_no_session},
         {"failed handshakes (requests)", f::tls_handshake_failures}, {"handshake p50 (ms)", f::tls_handshake_p50},
         {"handshake p99 (ms)", f::tls_handshake_p99}, {"handshake max (ms)", f::tls_handshake_max}};
     static constexpr table_row configuration[] = {

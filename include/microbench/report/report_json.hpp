@@ -269,8 +269,9 @@ inline std::string result_json(const run_description& d, const result& r, const 
     }
     // Over TLS: what the first handshake negotiated, each handshake's time, why TLS failed.
     if (r.tls_handshakes || r.tls_used || r.failed(failure::tls)) {
-        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"handshake_failures\":%llu,\"protocol\":",
-                u(r.tls_handshakes), u(r.tls_resumed), u(r.tls_handshake_failures));
+        appendf(out, ",\"tls\":{\"handshakes\":%llu,\"resumed\":%llu,\"no_session\":%llu,\"handshake_failures\":%llu,"
+                     "\"protocol\":",
+                u(r.tls_handshakes), u(r.tls_resumed), u(r.tls_no_session), u(r.tls_handshake_failures));
         detail::append_json_string(out, r.tls.protocol);
         out += ",\"cipher\":";
         detail::append_json_string(out, r.tls.cipher);

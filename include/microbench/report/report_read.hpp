@@ -199,6 +199,12 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         detail::json_fields tls = top.object("tls");
         tls.number("handshakes", r.tls_handshakes);
         tls.number("resumed", r.tls_resumed);
+        if (r.tls_resumed > r.tls_handshakes) tls.fail("resumed", "is more than the handshakes");
+        if (tls.optional("no_session", json_value::kind::number)) {  // saved since sessions are kept per worker
+            tls.number("no_session", r.tls_no_session);
+            if (r.tls_no_session > r.tls_handshakes - r.tls_resumed)
+                tls.fail("no_session", "is more than the full handshakes");
+        }
         // Files written before it was saved counted every tls failure in ab's Connect column.
         if (tls.optional("handshake_failures", json_value::kind::number))
             tls.number("handshake_failures", r.tls_handshake_failures);

@@ -59,9 +59,11 @@ inline void append_report_notes(const report_context& ctx, const result& r, std:
                 static_cast<unsigned long long>(r.backlog_waits));
     if (r.tls_handshakes) {
         const histogram& h = r.tls_handshake_ns;
-        appendf(out, "TLS handshakes: %llu (%llu resumed), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f "
-                     "(within ab's Connect)\n",
-                static_cast<unsigned long long>(r.tls_handshakes), static_cast<unsigned long long>(r.tls_resumed),
+        appendf(out, "TLS handshakes: %llu (%llu resumed", static_cast<unsigned long long>(r.tls_handshakes),
+                static_cast<unsigned long long>(r.tls_resumed));
+        if (r.tls_no_session)
+            appendf(out, ", %llu with no session at hand", static_cast<unsigned long long>(r.tls_no_session));
+        appendf(out, "), each in ms: min %.3f, median %.3f, p99 %.3f, max %.3f (within ab's Connect)\n",
                 h.min() / 1e6, h.value_at_percentile(50) / 1e6, h.value_at_percentile(99) / 1e6, h.max() / 1e6);
     }
     for (std::size_t i = 0; i < r.tls_failure_reasons.size(); ++i)

@@ -152,6 +152,7 @@ struct result {
     // distinct reasons the TLS layer gave for `tls` failures.
     std::uint64_t tls_handshakes = 0;
     std::uint64_t tls_resumed = 0;
+    std::uint64_t tls_no_session = 0;  // of the full ones, those made with no session at hand to offer
     std::uint64_t tls_handshake_failures = 0;  // of the `tls` failures, those of requests whose handshake failed
     histogram tls_handshake_ns;
     bool tls_used = false;
@@ -201,6 +202,7 @@ struct result {
                                 schedule_lag_ns.merge(o.schedule_lag_ns) + tls_handshake_ns.merge(o.tls_handshake_ns);
         tls_handshakes += o.tls_handshakes;
         tls_resumed += o.tls_resumed;
+        tls_no_session += o.tls_no_session;
         tls_handshake_failures += o.tls_handshake_failures;
         if (!tls_used && o.tls_used) tls = o.tls;
         tls_used = tls_used || o.tls_used;

@@ -550,10 +550,17 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         using var plan = new Plan($"https://127.0.0.1:{tlsPort}/factorial/10") { Requests = 4, KeepAlive = false, CheckFactorial = 10 };
         plan.SetTls(TlsVersion.Tls12);
         var r = plan.Run();
+        plan.TlsResume = true;
+        var resuming = plan.Run();
         listener.Stop();
         await serving;
-        Check("https: a run", r.Completed == 4 && served == 4 && r.TlsHandshakes == 4 && r.Tls?.Protocol == "TLSv1.2" &&
-              r.Tls?.ServerKeyBits == 2048 && r.TlsHandshake.Count == 4, $"{r.Completed} completed, {r.TlsHandshakes} handshakes, {r.Tls}");
+        Check("https: a run", r.Completed == 4 && served == 8 && r.TlsHandshakes == 4 && r.Tls?.Protocol == "TLSv1.2" &&
+              r.Tls?.ServerKeyBits == 2048 && r.TlsHandshake.Count == 4 && r.TlsNoSession == 0,
+              $"{r.Completed} completed, {r.TlsHandshakes} handshakes, {r.TlsNoSession} with no session, {r.Tls}");
+        // The first connection has no session to offer; a server may resume the others or not.
+        Check("https: TlsResume counts the full handshakes with no session at hand", resuming.Completed == 4 &&
+              resuming.TlsNoSession >= 1 && resuming.TlsResumed + resuming.TlsNoSession <= resuming.TlsHandshakes,
+              $"{resuming.TlsHandshakes} handshakes, {resuming.TlsResumed} resumed, {resuming.TlsNoSession} with no session");
         string name = "accepted";
         try { plan.SetTls((TlsVersion)0x0200); } catch (MicrobenchException e) { name = e.Name; }
         Check("https: a TLS version out of range", name == "plan_bad_tls_version", name);
