@@ -580,6 +580,37 @@ MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** 
 MB_API uint16_t mb_server_port(const mb_server* server);
 MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */
 MB_API void mb_server_stop(mb_server* server);                /* stops and destroys it */
+/* What the reference server allows its clients (microbench-server's --header-timeout,
+ * --idle-timeout, --max-connections): a request must be whole within header_timeout_ms of its
+ * first byte (default 60000); a connection that reads and writes nothing for idle_timeout_ms is
+ * closed (default 75000; not while /delay or /stall holds its answer); 0 in either: never. At
+ * most max_connections at once (0, the default: the open-file limit less 64): past it the
+ * connection quiet longest on the accepting thread is closed, or the new one when none is quiet.
+ * mb_server_limits_init sets the defaults (and size); later versions only append members. */
+typedef struct mb_server_limits {
+    size_t size;
+    int64_t header_timeout_ms;
+    int64_t idle_timeout_ms;
+    uint64_t max_connections;
+} mb_server_limits;
+MB_API void mb_server_limits_init(mb_server_limits* limits);
+/* As mb_server_start, or with unix_path not NULL as mb_server_start_unix (host and port are then
+ * unused), under these limits; limits NULL: the defaults. A timeout below 0 is MB_INVALID_ARGUMENT. */
+MB_API int mb_server_start_limited(const char* host, uint16_t port, const char* unix_path, uint32_t threads,
+                                   const mb_server_limits* limits, mb_server** out);
+/* What the server counted so far, as its /stats says it: */
+enum {
+    MB_SERVER_REQUESTS = 0,         /* answered (/stats itself is not counted) */
+    MB_SERVER_CONNECTIONS = 1,      /* accepted */
+    MB_SERVER_OPEN = 2,             /* open now */
+    MB_SERVER_BAD_REQUESTS = 3,     /* answered 400 and closed */
+    MB_SERVER_HEADER_TIMEOUTS = 4,  /* closed: a request not whole within header_timeout_ms */
+    MB_SERVER_IDLE_TIMEOUTS = 5,    /* closed: nothing read or written within idle_timeout_ms */
+    MB_SERVER_EVICTED = 6,          /* closed at the cap to make room for a new one */
+    MB_SERVER_REFUSED = 7,          /* new ones closed at the cap, none being quiet */
+    MB_SERVER_LISTEN_PAUSES = 8     /* times a thread stopped accepting a moment: no descriptor or buffer */
+};
+MB_API uint64_t mb_server_count(const mb_server* server, int which);  /* 0 for an unknown `which` */
 
 /* Cancelling a run from another thread. */
 MB_API int mb_cancel_create(mb_cancel** out);

@@ -10650,7 +10650,12 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         detail::json_fields tls = top.object("tls");
         tls.number("handshakes", r.tls_handshakes);
         tls.number("resumed", r.tls_resumed);
-        if (tls.optional("no_session", json_value::kind::number)) tls.number("no_session", r.tls_no_session);
+        if (r.tls_resumed > r.tls_handshakes) tls.fail("resumed", "is more than the handshakes");
+        if (tls.optional("no_session", json_value::kind::number)) {  // saved since sessions are kept per worker
+            tls.number("no_session", r.tls_no_session);
+            if (r.tls_no_session > r.tls_handshakes - r.tls_resumed)
+                tls.fail("no_session", "is more than the full handshakes");
+        }
         // Files written before it was saved counted every tls failure in ab's Connect column.
         if (tls.optional("handshake_failures", json_value::kind::number))
             tls.number("handshake_failures", r.tls_handshake_failures);
@@ -14555,6 +14560,37 @@ MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** 
 MB_API uint16_t mb_server_port(const mb_server* server);
 MB_API uint64_t mb_server_requests(const mb_server* server);  /* answered so far */
 MB_API void mb_server_stop(mb_server* server);                /* stops and destroys it */
+/* What the reference server allows its clients (microbench-server's --header-timeout,
+ * --idle-timeout, --max-connections): a request must be whole within header_timeout_ms of its
+ * first byte (default 60000); a connection that reads and writes nothing for idle_timeout_ms is
+ * closed (default 75000; not while /delay or /stall holds its answer); 0 in either: never. At
+ * most max_connections at once (0, the default: the open-file limit less 64): past it the
+ * connection quiet longest on the accepting thread is closed, or the new one when none is quiet.
+ * mb_server_limits_init sets the defaults (and size); later versions only append members. */
+typedef struct mb_server_limits {
+    size_t size;
+    int64_t header_timeout_ms;
+    int64_t idle_timeout_ms;
+    uint64_t max_connections;
+} mb_server_limits;
+MB_API void mb_server_limits_init(mb_server_limits* limits);
+/* As mb_server_start, or with unix_path not NULL as mb_server_start_unix (host and port are then
+ * unused), under these limits; limits NULL: the defaults. A timeout below 0 is MB_INVALID_ARGUMENT. */
+MB_API int mb_server_start_limited(const char* host, uint16_t port, const char* unix_path, uint32_t threads,
+                                   const mb_server_limits* limits, mb_server** out);
+/* What the server counted so far, as its /stats says it: */
+enum {
+    MB_SERVER_REQUESTS = 0,         /* answered (/stats itself is not counted) */
+    MB_SERVER_CONNECTIONS = 1,      /* accepted */
+    MB_SERVER_OPEN = 2,             /* open now */
+    MB_SERVER_BAD_REQUESTS = 3,     /* answered 400 and closed */
+    MB_SERVER_HEADER_TIMEOUTS = 4,  /* closed: a request not whole within header_timeout_ms */
+    MB_SERVER_IDLE_TIMEOUTS = 5,    /* closed: nothing read or written within idle_timeout_ms */
+    MB_SERVER_EVICTED = 6,          /* closed at the cap to make room for a new one */
+    MB_SERVER_REFUSED = 7,          /* new ones closed at the cap, none being quiet */
+    MB_SERVER_LISTEN_PAUSES = 8     /* times a thread stopped accepting a moment: no descriptor or buffer */
+};
+MB_API uint64_t mb_server_count(const mb_server* server, int which);  /* 0 for an unknown `which` */
 
 /* Cancelling a run from another thread. */
 MB_API int mb_cancel_create(mb_cancel** out);
@@ -15320,33 +15356,72 @@ inline int start_server(const server_options& o, mb_server** out) {
 }  // namespace detail
 }  // namespace microbench
 
-MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
+MB_API void mb_server_limits_init(mb_server_limits* limits) {
+    if (!limits) return;
+    const microbench::server_options defaults;
+    limits->size = sizeof *limits;
+    limits->header_timeout_ms = defaults.header_timeout_ms;
+    limits->idle_timeout_ms = defaults.idle_timeout_ms;
+    limits->max_connections = defaults.max_connections;
+}
+MB_API int mb_server_start_limited(const char* host, uint16_t port, const char* unix_path, uint32_t threads,
+                                   const mb_server_limits* limits, mb_server** out) {
     using namespace microbench;
     if (out) *out = nullptr;
-    if (!host || !out || threads < 1 || threads > 256) return detail::invalid;
+    if ((!host && !unix_path) || !out || threads < 1 || threads > 256) return detail::invalid;
+    // The first version of the limits ends with max_connections; later versions only append.
+    constexpr std::size_t first_version = offsetof(mb_server_limits, max_connections) + sizeof(limits->max_connections);
+    if (limits && (limits->size < first_version || limits->header_timeout_ms < 0 || limits->idle_timeout_ms < 0))
+        return detail::invalid;
     MICROBENCH_C_TRY
     server_options o;
-    o.host = host;
-    o.port = port;
+    if (unix_path) {
+        endpoint at;
+        if (!unix_endpoint(unix_path, at)) return detail::invalid;
+        o.unix_path = unix_path;
+    } else {
+        o.host = host;
+        o.port = port;
+    }
     o.threads = threads;
+    if (limits) {
+        o.header_timeout_ms = limits->header_timeout_ms;
+        o.idle_timeout_ms = limits->idle_timeout_ms;
+        o.max_connections = limits->max_connections;
+    }
     return detail::start_server(o, out);
     MICROBENCH_C_CATCH(detail::no_memory)
 }
-MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out) {
-    using namespace microbench;
+MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
     if (out) *out = nullptr;
-    if (!path || !out || threads < 1 || threads > 256) return detail::invalid;
-    MICROBENCH_C_TRY
-    endpoint at;
-    if (!unix_endpoint(path, at)) return detail::invalid;
-    server_options o;
-    o.unix_path = path;
-    o.threads = threads;
-    return detail::start_server(o, out);
-    MICROBENCH_C_CATCH(detail::no_memory)
+    if (!host) return microbench::detail::invalid;
+    return mb_server_start_limited(host, port, nullptr, threads, nullptr, out);
+}
+MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out) {
+    if (out) *out = nullptr;
+    if (!path) return microbench::detail::invalid;
+    return mb_server_start_limited(nullptr, 0, path, threads, nullptr, out);
 }
 MB_API uint16_t mb_server_port(const mb_server* server) { return server ? server->s.port() : 0; }
 MB_API uint64_t mb_server_requests(const mb_server* server) { return server ? server->s.requests() : 0; }
+MB_API uint64_t mb_server_count(const mb_server* server, int which) {
+    if (!server) return 0;
+    MICROBENCH_C_TRY
+    const microbench::server_counts c = server->s.counts(false);
+    switch (which) {
+        case MB_SERVER_REQUESTS: return c.requests;
+        case MB_SERVER_CONNECTIONS: return c.connections;
+        case MB_SERVER_OPEN: return c.open;
+        case MB_SERVER_BAD_REQUESTS: return c.bad_request;
+        case MB_SERVER_HEADER_TIMEOUTS: return c.header_timeouts;
+        case MB_SERVER_IDLE_TIMEOUTS: return c.idle_timeouts;
+        case MB_SERVER_EVICTED: return c.evicted;
+        case MB_SERVER_REFUSED: return c.refused;
+        case MB_SERVER_LISTEN_PAUSES: return c.listen_pauses;
+    }
+    return 0;
+    MICROBENCH_C_CATCH(0)
+}
 MB_API void mb_server_stop(mb_server* server) { delete server; }  // ~server stops and joins
 
 MB_API int mb_cancel_create(mb_cancel** out) {

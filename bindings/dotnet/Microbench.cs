@@ -1120,15 +1120,69 @@ public sealed class Plan : IDisposable
     public void Dispose() => handle.Dispose();
 }
 
+/// <summary>What the reference server allows its clients; a property left null keeps the library's default.</summary>
+public sealed class ServerLimits
+{
+    /// <summary>A request must be whole within this of its first byte (default 60 s; zero: never).</summary>
+    public TimeSpan? HeaderTimeout { get; init; }
+    /// <summary>A connection that reads and writes nothing for this is closed, but not while /delay or /stall holds its
+    /// answer (default 75 s; zero: never).</summary>
+    public TimeSpan? IdleTimeout { get; init; }
+    /// <summary>At most this many connections at once (default 0: the open-file limit less 64); past it the one quiet
+    /// longest on the accepting thread is closed, or the new one when none is quiet.</summary>
+    public ulong? MaxConnections { get; init; }
+
+    internal ServerLimitsNative ToNative()
+    {
+        Native.ServerLimitsInit(out ServerLimitsNative n);
+        if (HeaderTimeout is { } header) n.HeaderTimeoutMs = Milliseconds(header, nameof(HeaderTimeout));
+        if (IdleTimeout is { } idle) n.IdleTimeoutMs = Milliseconds(idle, nameof(IdleTimeout));
+        if (MaxConnections is { } max) n.MaxConnections = max;
+        return n;
+    }
+
+    // Whole milliseconds, at least 1 for a time above zero.
+    private static long Milliseconds(TimeSpan t, string name)
+    {
+        if (t < TimeSpan.Zero) throw new ArgumentOutOfRangeException(name, t, "a timeout is zero (never) or more");
+        long ms = t.Ticks / TimeSpan.TicksPerMillisecond;
+        return ms == 0 && t > TimeSpan.Zero ? 1 : ms;
+    }
+}
+
+/// <summary>What the reference server counted (mb_server_count), as its /stats says it.</summary>
+public enum ServerCount
+{
+    /// <summary>Requests answered (/stats itself is not counted).</summary>
+    Requests = 0,
+    /// <summary>Connections accepted.</summary>
+    Connections = 1,
+    /// <summary>Connections open now.</summary>
+    Open = 2,
+    /// <summary>Requests answered 400 and closed.</summary>
+    BadRequests = 3,
+    /// <summary>Connections closed: a request not whole within ServerLimits.HeaderTimeout.</summary>
+    HeaderTimeouts = 4,
+    /// <summary>Connections closed: nothing read or written within ServerLimits.IdleTimeout.</summary>
+    IdleTimeouts = 5,
+    /// <summary>Connections closed at the cap to make room for a new one.</summary>
+    Evicted = 6,
+    /// <summary>New connections closed at the cap, none being quiet.</summary>
+    Refused = 7,
+    /// <summary>Times a thread stopped accepting a moment: no descriptor or buffer to give.</summary>
+    ListenPauses = 8,
+}
+
 /// <summary>The reference server on a loopback port (0: a free one) until disposed.</summary>
 public sealed class Server : IDisposable
 {
     private readonly ServerHandle handle;
 
-    /// <summary>Starts the server on host ("127.0.0.1" or "::1") and port (0: a free one) with `threads` threads.</summary>
-    public Server(string host = "127.0.0.1", ushort port = 0, uint threads = 1)
+    /// <summary>Starts the server on host ("127.0.0.1" or "::1") and port (0: a free one) with `threads` threads, under
+    /// `limits` (null: the defaults).</summary>
+    public Server(string host = "127.0.0.1", ushort port = 0, uint threads = 1, ServerLimits? limits = null)
     {
-        MicrobenchException.Check(Native.ServerStart(host, port, threads, out handle));
+        MicrobenchException.Check(Native.ServerStartLimited(host, port, null, threads, (limits ?? new()).ToNative(), out handle));
         Host = host;
         Port = Native.ServerPort(handle);
     }
@@ -1142,10 +1196,10 @@ public sealed class Server : IDisposable
 
     /// <summary>Starts the server on the Unix socket at `path` (1 to 107 bytes): a stale socket file there is replaced, a
     /// live one refused; the file is removed when the server is disposed. Run against it with Plan.UnixSocket.</summary>
-    public static Server OnUnixSocket(string path, uint threads = 1)
+    public static Server OnUnixSocket(string path, uint threads = 1, ServerLimits? limits = null)
     {
         if (path.Contains('\0')) throw new ArgumentException("a Unix socket path holds no NUL", nameof(path));
-        MicrobenchException.Check(Native.ServerStartUnix(path, threads, out ServerHandle started));
+        MicrobenchException.Check(Native.ServerStartLimited(null, 0, path, threads, (limits ?? new()).ToNative(), out ServerHandle started));
         return new Server(started, path);
     }
 
@@ -1157,6 +1211,8 @@ public sealed class Server : IDisposable
     public string? UnixSocket { get; }
     /// <summary>Requests answered so far.</summary>
     public ulong Requests => Native.ServerRequests(handle);
+    /// <summary>What it counted so far.</summary>
+    public ulong Count(ServerCount which) => Native.ServerCount(handle, (int)which);
     /// <summary>http://HOST:PORT/path, an IPv6 host in brackets; 127.0.0.1 when it listens on every interface (host "");
     /// http://localhost/path on a Unix socket.</summary>
     public string Url(string path) => UnixSocket is not null

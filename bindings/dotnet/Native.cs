@@ -92,6 +92,14 @@ internal struct CapacityStepNative
 
 /// <summary>mb_capacity_objective, field for field (OnStep: a delegate* unmanaged&lt;CapacityStepNative*, IntPtr, void&gt;).</summary>
 [StructLayout(LayoutKind.Sequential)]
+internal struct ServerLimitsNative
+{
+    public nuint Size;
+    public long HeaderTimeoutMs, IdleTimeoutMs;
+    public ulong MaxConnections;
+}
+
+[StructLayout(LayoutKind.Sequential)]
 internal struct CapacityObjectiveNative
 {
     public nuint Size;
@@ -333,13 +341,14 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_suite_report_html", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial nuint SuiteReportHtml(SuiteHandle suite, string? title, byte[]? buf, nuint size);
 
-    [LibraryImport(Lib, EntryPoint = "mb_server_start", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int ServerStart(string host, ushort port, uint threads, out ServerHandle server);
-    [LibraryImport(Lib, EntryPoint = "mb_server_start_unix", StringMarshalling = StringMarshalling.Utf8)]
-    internal static partial int ServerStartUnix(string path, uint threads, out ServerHandle server);
     [LibraryImport(Lib, EntryPoint = "mb_server_port")] internal static partial ushort ServerPort(ServerHandle server);
     [LibraryImport(Lib, EntryPoint = "mb_server_requests")] internal static partial ulong ServerRequests(ServerHandle server);
     [LibraryImport(Lib, EntryPoint = "mb_server_stop")] internal static partial void ServerStop(IntPtr server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_limits_init")] internal static partial void ServerLimitsInit(out ServerLimitsNative limits);
+    [LibraryImport(Lib, EntryPoint = "mb_server_start_limited", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int ServerStartLimited(string? host, ushort port, string? unixPath, uint threads, in ServerLimitsNative limits,
+                                                   out ServerHandle server);
+    [LibraryImport(Lib, EntryPoint = "mb_server_count")] internal static partial ulong ServerCount(ServerHandle server, int which);
 
     [LibraryImport(Lib, EntryPoint = "mb_cancel_create")] internal static partial int CancelCreate(out CancelHandle cancel);
     [LibraryImport(Lib, EntryPoint = "mb_cancel_trigger")] internal static partial void CancelTrigger(CancelHandle cancel);

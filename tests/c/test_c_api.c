@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -1239,6 +1241,88 @@ static void unix_socket(void) {
     EXPECT(access(path, F_OK) != 0);  /* the file went with the server */
 }
 
+/* A TCP connection to 127.0.0.1:port that sends `bytes` (may be ""), or -1. */
+static int open_connection(uint16_t port, const char* bytes) {
+    struct sockaddr_in a;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || connect(fd, (struct sockaddr*)&a, sizeof a) != 0 || send(fd, bytes, strlen(bytes), 0) < 0) {
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Whether the server's count `which` reaches `want` within 5 s. */
+static int count_reaches(const mb_server* server, int which, uint64_t want) {
+    struct timespec step = {0, 10 * 1000 * 1000};
+    int i;
+    for (i = 0; i < 500 && mb_server_count(server, which) < want; ++i) nanosleep(&step, NULL);
+    return mb_server_count(server, which) == want;
+}
+
+/* The reference server's limits: the defaults, refusals, a half-sent request closed at its header
+ * timeout and a silent connection at its idle timeout, the cap closing the quietest; each counted. */
+static void server_limits(void) {
+    mb_server_limits limits, bad;
+    mb_server* server = NULL;
+    char path[64], byte;
+    int half, silent, first, second, third;
+    mb_server_limits_init(&limits);
+    mb_server_limits_init(NULL); /* nothing to fill */
+    EXPECT(limits.size == sizeof limits && limits.header_timeout_ms == 60000 && limits.idle_timeout_ms == 75000 &&
+           limits.max_connections == 0);
+    bad = limits;
+    bad.size = 0;
+    EXPECT(mb_server_start_limited("127.0.0.1", 0, NULL, 1, &bad, &server) == MB_INVALID_ARGUMENT && server == NULL);
+    bad = limits;
+    bad.idle_timeout_ms = -1;
+    EXPECT(mb_server_start_limited("127.0.0.1", 0, NULL, 1, &bad, &server) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_server_start_limited(NULL, 0, NULL, 1, &limits, &server) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_server_start_limited("127.0.0.1", 0, NULL, 1, &limits, NULL) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_server_count(NULL, MB_SERVER_REQUESTS) == 0);
+
+    limits.header_timeout_ms = 200;
+    limits.idle_timeout_ms = 400;
+    if (mb_server_start_limited("127.0.0.1", 0, NULL, 1, &limits, &server) != MB_OK) {
+        EXPECT(0);
+        return;
+    }
+    half = open_connection(mb_server_port(server), "GET /factorial/5 HTTP/1.1\r\nHost: x");
+    silent = open_connection(mb_server_port(server), "");
+    EXPECT(half >= 0 && silent >= 0);
+    EXPECT(count_reaches(server, MB_SERVER_HEADER_TIMEOUTS, 1) && count_reaches(server, MB_SERVER_IDLE_TIMEOUTS, 1));
+    EXPECT(mb_server_count(server, MB_SERVER_CONNECTIONS) == 2 && mb_server_count(server, MB_SERVER_OPEN) == 0);
+    EXPECT(recv(half, &byte, 1, 0) == 0 && recv(silent, &byte, 1, 0) == 0); /* closed by the server */
+    EXPECT(mb_server_count(server, MB_SERVER_REQUESTS) == 0 && mb_server_count(server, 99) == 0);
+    close(half);
+    close(silent);
+    mb_server_stop(server);
+
+    /* At a cap of two, a third connection closes the one quiet longest. On a Unix socket, too. */
+    mb_server_limits_init(&limits);
+    limits.max_connections = 2;
+    EXPECT(mb_server_start_limited("127.0.0.1", 0, NULL, 1, &limits, &server) == MB_OK);
+    first = open_connection(mb_server_port(server), "");
+    EXPECT(count_reaches(server, MB_SERVER_CONNECTIONS, 1));
+    second = open_connection(mb_server_port(server), "");
+    EXPECT(count_reaches(server, MB_SERVER_CONNECTIONS, 2));
+    third = open_connection(mb_server_port(server), "");
+    EXPECT(count_reaches(server, MB_SERVER_EVICTED, 1) && mb_server_count(server, MB_SERVER_REFUSED) == 0);
+    EXPECT(recv(first, &byte, 1, 0) == 0 && mb_server_count(server, MB_SERVER_OPEN) == 2);
+    close(first);
+    close(second);
+    close(third);
+    mb_server_stop(server);
+    snprintf(path, sizeof path, "/tmp/microbench-c-limits-%ld.sock", (long)getpid());
+    EXPECT(mb_server_start_limited(NULL, 0, path, 1, &limits, &server) == MB_OK && mb_server_port(server) == 0);
+    EXPECT(access(path, F_OK) == 0);
+    mb_server_stop(server);
+}
+
 /* Stages: a ramp and a hold at the reference server; each stage's row; bad stages refused. */
 static void stages(uint16_t port) {
     mb_plan* plan = NULL;
@@ -1293,6 +1377,7 @@ int main(void) {
     request_callback(port);
     connect_to(port);
     unix_socket();
+    server_limits();
     stages(port);
     mb_server_stop(server);
     if (failed) fprintf(stderr, "%d expectation(s) failed\n", failed);

@@ -4,8 +4,8 @@ of it is used by neither the Python binding (bindings/python/microbench/__init__
 named in its list of deliberate omissions below — likewise for C# (bindings/dotnet: a LibraryImport
 of the mb_ name whose method some code calls). It also fails when an omission is stale (the binding
 uses the function, or the header no longer has it), and when the bindings' copies of the C enums
-(counts, timing columns, failures, arrivals, capacity verdicts) and of structs mb_interval, mb_hlog_tag,
-mb_capacity_step and mb_capacity_objective differ from the header's, and when a ctypes prototype of the
+(counts, timing columns, failures, arrivals, capacity verdicts, server counts) and of structs mb_interval, mb_hlog_tag,
+mb_capacity_step, mb_capacity_objective and mb_server_limits differ from the header's, and when a ctypes prototype of the
 Python binding (_SIGNATURES) differs from the header's declaration in its return or argument types.
 Source only: no library is loaded."""
 import pathlib
@@ -30,11 +30,16 @@ OMITTED = {
         # Called on the worker threads for every read and write of every connection: a transport
         # is native code (an embedder's TLS library), plugged in from C.
         "mb_plan_set_transport": "a transport is native code, given to the plan from C",
+        # Server(...) passes its limits (None: the defaults), and a Unix socket's path when given.
+        "mb_server_start": "Server(...) starts through mb_server_start_limited",
+        "mb_server_start_unix": "Server(unix_socket=...) starts through mb_server_start_limited",
     },
     "csharp": {
         # As in Python: Plan.Run copies a result out and releases its handle at once.
         "mb_report_html": "Report.Html draws from the results' JSON through mb_report_html_json",
         "mb_plan_set_transport": "a transport is native code, given to the plan from C",
+        "mb_server_start": "new Server(...) starts through mb_server_start_limited",
+        "mb_server_start_unix": "Server.OnUnixSocket starts through mb_server_start_limited",
     },
 }
 
@@ -117,6 +122,10 @@ class Coverage(unittest.TestCase):
                 self.assertEqual([value for _, value in expected], list(range(len(expected))))  # dense from 0
                 self.assertEqual(listed, [name.lower() for name, _ in expected])
         self.assertEqual(c_enum("MB_ARRIVALS_"), {"UNIFORM": 0, "POISSON": 1})
+        servers = re.search(r"^SERVER_COUNTS\s*=\s*\(([^)]*)\)", PYTHON, re.M | re.S).group(1)
+        expected = sorted(c_enum("MB_SERVER_").items(), key=lambda item: item[1])
+        self.assertEqual([value for _, value in expected], list(range(len(expected))))
+        self.assertEqual(re.findall(r'"(\w+)"', servers), [name.lower() for name, _ in expected])
         self.assertIn('int(arrivals == "poisson")', PYTHON)
 
     def test_python_prototypes_are_the_headers(self):
@@ -163,7 +172,7 @@ class Coverage(unittest.TestCase):
 
     def test_csharp_enums_are_the_headers(self):
         for prefix, enum in (("MB_COUNT_", "Count"), ("MB_TIMING_", "Column"), ("MB_FAILURE_", "Failure"),
-                             ("MB_ARRIVALS_", "Arrivals")):
+                             ("MB_ARRIVALS_", "Arrivals"), ("MB_SERVER_", "ServerCount")):
             with self.subTest(enum):
                 self.assertEqual(csharp_enum(enum), {pascal(name): value for name, value in c_enum(prefix).items()})
 
@@ -177,7 +186,8 @@ class Coverage(unittest.TestCase):
         for c_name, py_class, cs_struct, first in (("mb_interval", "_Interval", "Interval", ("start_ns", "int64_t")),
                                                    ("mb_hlog_tag", "_HlogTag", "HlogTag", ("tag", "string")),
                                                    ("mb_capacity_step", "_CapacityStep", "CapacityStepNative", ("target_rate", "double")),
-                                                   ("mb_capacity_objective", "_CapacityObjective", "CapacityObjectiveNative", ("size", "size_t"))):
+                                                   ("mb_capacity_objective", "_CapacityObjective", "CapacityObjectiveNative", ("size", "size_t")),
+                                                   ("mb_server_limits", "_ServerLimits", "ServerLimitsNative", ("size", "size_t"))):
             with self.subTest(c_name):
                 fields = c_struct_fields(c_name)
                 self.assertEqual(fields[0], first)

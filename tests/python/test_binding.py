@@ -586,6 +586,25 @@ class Binding(unittest.TestCase):
         finally:
             locale.setlocale(locale.LC_ALL, "C")
 
+    def test_server_limits_and_counts(self):
+        # A half-sent request is closed at its header timeout and a silent connection at its idle
+        # timeout, each counted as /stats counts it; limits out of range refused.
+        for bad in ({"header_timeout": -1}, {"idle_timeout": float("nan")}, {"max_connections": -1}):
+            with self.subTest(bad), self.assertRaises(ValueError):
+                microbench.Server(**bad)
+        with microbench.Server(header_timeout=0.2, idle_timeout=0.4) as server:
+            with socket.create_connection(("127.0.0.1", server.port)) as half, \
+                    socket.create_connection(("127.0.0.1", server.port)):
+                half.sendall(b"GET /factorial/5 HTTP/1.1\r\nHost: x")
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline and server.counts["idle_timeouts"] + server.counts["header_timeouts"] < 2:
+                    time.sleep(0.01)
+                counts = server.counts
+                self.assertEqual((counts["header_timeouts"], counts["idle_timeouts"], counts["connections"], counts["open"]),
+                                 (1, 1, 2, 0))
+                self.assertEqual(half.recv(1), b"")  # closed by the server
+        self.assertEqual(set(server.counts.values()), {0})  # stopped
+
     def test_find_capacity(self):
         # One server thread held 20 ms a request (/work) answers at most 50 a second: the search,
         # from 20/s, finds that knee within 10 %; every step's verdict follows from its figures.

@@ -96,6 +96,11 @@ class _TlsSession(ctypes.Structure):  # mb_tls_session
                 ("secret_bits", ctypes.c_int), ("temp_key", ctypes.c_char * 96), ("server_name", ctypes.c_char * 256)]
 
 
+class _ServerLimits(ctypes.Structure):  # mb_server_limits
+    _fields_ = [("size", _SZ), ("header_timeout_ms", _I64), ("idle_timeout_ms", _I64),
+                ("max_connections", _U64)]
+
+
 class _HlogTag(ctypes.Structure):  # mb_hlog_tag
     _fields_ = [("tag", ctypes.c_char_p), ("intervals", _U64), ("count", _U64), ("start_s", _D), ("end_s", _D),
                 ("min", _I64), ("max", _I64), ("mean", _D), ("stddev", _D)]
@@ -247,11 +252,13 @@ _SIGNATURES = {
     "mb_suite_result": (_P, [_P, _SZ]),
     "mb_suite_table": (_SZ, [_P, ctypes.c_char_p, _SZ]),
     "mb_suite_report_html": (_SZ, [_P, ctypes.c_char_p, ctypes.c_char_p, _SZ]),
-    "mb_server_start": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint16, _U32, ctypes.POINTER(_P)]),
-    "mb_server_start_unix": (ctypes.c_int, [ctypes.c_char_p, _U32, ctypes.POINTER(_P)]),
     "mb_server_port": (ctypes.c_uint16, [_P]),
     "mb_server_requests": (_U64, [_P]),
     "mb_server_stop": (None, [_P]),
+    "mb_server_start_limited": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint16, ctypes.c_char_p, _U32,
+                                               ctypes.POINTER(_ServerLimits), ctypes.POINTER(_P)]),
+    "mb_server_count": (_U64, [_P, ctypes.c_int]),
+    "mb_server_limits_init": (None, [ctypes.POINTER(_ServerLimits)]),
     "mb_cancel_create": (ctypes.c_int, [ctypes.POINTER(_P)]),
     "mb_cancel_trigger": (None, [_P]),
     "mb_cancel_destroy": (None, [_P]),
@@ -1050,20 +1057,34 @@ def _socket_path(path: Union[str, bytes, os.PathLike]) -> bytes:
     return data
 
 
+SERVER_COUNTS = ("requests", "connections", "open", "bad_requests", "header_timeouts", "idle_timeouts", "evicted",
+                 "refused", "listen_pauses")  # mb_server_count's, in its order
+
+
 class Server:
     """The reference server on a free loopback port (or, with unix_socket=PATH, on that Unix socket:
     a stale socket file there is replaced, and the file removed at stop), for as long as the `with`
-    block lasts."""
+    block lasts. What it allows its clients (None: the library's default): a request whole within
+    header_timeout seconds of its first byte (60), a connection quiet no longer than idle_timeout
+    (75; 0: never, either), at most max_connections at once (0: the open-file limit less 64; past
+    it the quietest is closed, or the new one)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, threads: int = 1, *,
-                 unix_socket: Optional[Union[str, bytes, os.PathLike]] = None) -> None:
+                 unix_socket: Optional[Union[str, bytes, os.PathLike]] = None, header_timeout: Optional[float] = None,
+                 idle_timeout: Optional[float] = None, max_connections: Optional[int] = None) -> None:
         self._handle = _P()
-        if unix_socket is not None:
-            _check(_lib.mb_server_start_unix(_socket_path(unix_socket), _count(threads, 32, "threads"),
-                                             ctypes.byref(self._handle)))
-        else:
-            _check(_lib.mb_server_start(host.encode(), _count(port, 16, "port"), _count(threads, 32, "threads"),
-                                        ctypes.byref(self._handle)))
+        limits = _ServerLimits()
+        _lib.mb_server_limits_init(ctypes.byref(limits))
+        if header_timeout is not None:
+            limits.header_timeout_ms = _ms(header_timeout, "header_timeout")
+        if idle_timeout is not None:
+            limits.idle_timeout_ms = _ms(idle_timeout, "idle_timeout")
+        if max_connections is not None:
+            limits.max_connections = _count(max_connections, 64, "max_connections")
+        path = None if unix_socket is None else _socket_path(unix_socket)
+        _check(_lib.mb_server_start_limited(host.encode(), _count(port, 16, "port"), path,
+                                            _count(threads, 32, "threads"), ctypes.byref(limits),
+                                            ctypes.byref(self._handle)))
         self.host = host
         self.port = _lib.mb_server_port(self._handle)
         self.unix_socket = None if unix_socket is None else os.fsdecode(unix_socket)
@@ -1080,6 +1101,11 @@ class Server:
     def requests(self) -> int:
         """Requests answered so far (0 once stopped)."""
         return _lib.mb_server_requests(self._handle)
+
+    @property
+    def counts(self) -> Dict[str, int]:
+        """What it counted so far, as its /stats says it: each of SERVER_COUNTS (all 0 once stopped)."""
+        return {name: _lib.mb_server_count(self._handle, i) for i, name in enumerate(SERVER_COUNTS)}
 
     def stop(self) -> None:
         """Stops the server (at the end of the `with` block too); stopping twice does nothing."""

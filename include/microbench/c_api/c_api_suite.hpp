@@ -109,33 +109,72 @@ inline int start_server(const server_options& o, mb_server** out) {
 }  // namespace detail
 }  // namespace microbench
 
-MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
+MB_API void mb_server_limits_init(mb_server_limits* limits) {
+    if (!limits) return;
+    const microbench::server_options defaults;
+    limits->size = sizeof *limits;
+    limits->header_timeout_ms = defaults.header_timeout_ms;
+    limits->idle_timeout_ms = defaults.idle_timeout_ms;
+    limits->max_connections = defaults.max_connections;
+}
+MB_API int mb_server_start_limited(const char* host, uint16_t port, const char* unix_path, uint32_t threads,
+                                   const mb_server_limits* limits, mb_server** out) {
     using namespace microbench;
     if (out) *out = nullptr;
-    if (!host || !out || threads < 1 || threads > 256) return detail::invalid;
+    if ((!host && !unix_path) || !out || threads < 1 || threads > 256) return detail::invalid;
+    // The first version of the limits ends with max_connections; later versions only append.
+    constexpr std::size_t first_version = offsetof(mb_server_limits, max_connections) + sizeof(limits->max_connections);
+    if (limits && (limits->size < first_version || limits->header_timeout_ms < 0 || limits->idle_timeout_ms < 0))
+        return detail::invalid;
     MICROBENCH_C_TRY
     server_options o;
-    o.host = host;
-    o.port = port;
+    if (unix_path) {
+        endpoint at;
+        if (!unix_endpoint(unix_path, at)) return detail::invalid;
+        o.unix_path = unix_path;
+    } else {
+        o.host = host;
+        o.port = port;
+    }
     o.threads = threads;
+    if (limits) {
+        o.header_timeout_ms = limits->header_timeout_ms;
+        o.idle_timeout_ms = limits->idle_timeout_ms;
+        o.max_connections = limits->max_connections;
+    }
     return detail::start_server(o, out);
     MICROBENCH_C_CATCH(detail::no_memory)
 }
-MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out) {
-    using namespace microbench;
+MB_API int mb_server_start(const char* host, uint16_t port, uint32_t threads, mb_server** out) {
     if (out) *out = nullptr;
-    if (!path || !out || threads < 1 || threads > 256) return detail::invalid;
-    MICROBENCH_C_TRY
-    endpoint at;
-    if (!unix_endpoint(path, at)) return detail::invalid;
-    server_options o;
-    o.unix_path = path;
-    o.threads = threads;
-    return detail::start_server(o, out);
-    MICROBENCH_C_CATCH(detail::no_memory)
+    if (!host) return microbench::detail::invalid;
+    return mb_server_start_limited(host, port, nullptr, threads, nullptr, out);
+}
+MB_API int mb_server_start_unix(const char* path, uint32_t threads, mb_server** out) {
+    if (out) *out = nullptr;
+    if (!path) return microbench::detail::invalid;
+    return mb_server_start_limited(nullptr, 0, path, threads, nullptr, out);
 }
 MB_API uint16_t mb_server_port(const mb_server* server) { return server ? server->s.port() : 0; }
 MB_API uint64_t mb_server_requests(const mb_server* server) { return server ? server->s.requests() : 0; }
+MB_API uint64_t mb_server_count(const mb_server* server, int which) {
+    if (!server) return 0;
+    MICROBENCH_C_TRY
+    const microbench::server_counts c = server->s.counts(false);
+    switch (which) {
+        case MB_SERVER_REQUESTS: return c.requests;
+        case MB_SERVER_CONNECTIONS: return c.connections;
+        case MB_SERVER_OPEN: return c.open;
+        case MB_SERVER_BAD_REQUESTS: return c.bad_request;
+        case MB_SERVER_HEADER_TIMEOUTS: return c.header_timeouts;
+        case MB_SERVER_IDLE_TIMEOUTS: return c.idle_timeouts;
+        case MB_SERVER_EVICTED: return c.evicted;
+        case MB_SERVER_REFUSED: return c.refused;
+        case MB_SERVER_LISTEN_PAUSES: return c.listen_pauses;
+    }
+    return 0;
+    MICROBENCH_C_CATCH(0)
+}
 MB_API void mb_server_stop(mb_server* server) { delete server; }  // ~server stops and joins
 
 MB_API int mb_cancel_create(mb_cancel** out) {

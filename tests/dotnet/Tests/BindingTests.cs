@@ -57,6 +57,29 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         Check("a bad rule:", e.Name == "plan_bad_connect_to", e.Name);
     }
 
+    // The server's limits: a half-sent request closed at its header timeout, a silent connection at its idle timeout,
+    // each counted; a negative timeout refused.
+    [Fact]
+    public void ServerLimitsCloseSlowClients()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => new Server(limits: new ServerLimits { HeaderTimeout = TimeSpan.FromSeconds(-1) }));
+        using var server = new Server(limits: new ServerLimits
+        {
+            HeaderTimeout = TimeSpan.FromMilliseconds(200), IdleTimeout = TimeSpan.FromMilliseconds(400),
+        });
+        using var half = new System.Net.Sockets.TcpClient("127.0.0.1", server.Port);
+        half.GetStream().Write("GET /factorial/5 HTTP/1.1\r\nHost: x"u8);
+        using var silent = new System.Net.Sockets.TcpClient("127.0.0.1", server.Port);
+        var until = DateTime.UtcNow.AddSeconds(5);
+        while (DateTime.UtcNow < until && server.Count(ServerCount.HeaderTimeouts) + server.Count(ServerCount.IdleTimeouts) < 2)
+            Thread.Sleep(10);
+        Check("closed and counted:", server.Count(ServerCount.HeaderTimeouts) == 1 && server.Count(ServerCount.IdleTimeouts) == 1 &&
+              server.Count(ServerCount.Connections) == 2 && server.Count(ServerCount.Open) == 0,
+              $"{server.Count(ServerCount.HeaderTimeouts)} header, {server.Count(ServerCount.IdleTimeouts)} idle, " +
+              $"{server.Count(ServerCount.Connections)} connections, {server.Count(ServerCount.Open)} open");
+        Check("the half-sent one sees the end:", half.GetStream().Read(new byte[1]) == 0, "");
+    }
+
     // A Unix socket: the reference server on one, a plan over it; the file goes with the server; a NUL refused.
     [Fact]
     public void UnixSocketCarriesTheRun()
