@@ -117,7 +117,7 @@ typedef enum mb_count {
                                             (ab's Connect column) */
     MB_COUNT_REQUEST_FN_FAULTS = 20, /* request callback calls that overflowed or named no target */
     MB_COUNT_BACKLOG_WAITS = 21,    /* over a Unix socket: connects that found the listen queue full and waited */
-    MB_COUNT_TLS_NO_SESSION = 22    /* over TLS: of the full handshakes, those with no session at hand to offer */
+    MB_COUNT_TLS_NO_SESSION = 22    /* with TLS resume: full handshakes made with no session at hand to offer */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside

@@ -58,6 +58,7 @@
 #include "microbench/engine/worker_rate.hpp"
 #ifndef MICROBENCH_NO_TLS
 #include "microbench/engine/openssl_api.hpp"
+#include "microbench/engine/tls_sessions.hpp"
 #include "microbench/engine/tls_openssl.hpp"
 #endif
 #include "microbench/engine/targets.hpp"

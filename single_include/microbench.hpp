@@ -6905,6 +6905,9 @@ namespace detail {
     X(void, SSL_SESSION_free, (ssl_session_st*))                                                         \
     X(void, SSL_set_shutdown, (ssl_st*, int))                                                            \
     X(int, SSL_SESSION_get_protocol_version, (const ssl_session_st*))                                    \
+    X(long, SSL_SESSION_get_time, (const ssl_session_st*))                                               \
+    X(long, SSL_SESSION_get_timeout, (const ssl_session_st*))                                            \
+    X(ssl_session_st*, SSL_get1_session, (ssl_st*))                                                      \
     X(void, SSL_CTX_sess_set_new_cb, (ssl_ctx_st*, int (*)(ssl_st*, ssl_session_st*)))                   \
     X(int, SSL_set_ex_data, (ssl_st*, int, void*))                                                       \
     X(void*, SSL_get_ex_data, (const ssl_st*, int))                                                      \
@@ -6933,7 +6936,7 @@ constexpr int sent_shutdown = 1, received_shutdown = 2;
 constexpr long mode_enable_partial_write = 0x1, mode_accept_moving_write_buffer = 0x2;
 constexpr std::uint64_t op_ignore_unexpected_eof = std::uint64_t{1} << 7;
 constexpr int ctrl_set_read_ahead = 41, ctrl_set_sess_cache_mode = 44;
-constexpr long sess_cache_client = 0x0001, sess_cache_no_internal_store = 0x0200;
+constexpr long sess_cache_client = 0x0001, sess_cache_no_auto_clear = 0x0080, sess_cache_no_internal_store = 0x0200;
 constexpr int tls1_3_version = 0x0304;
 constexpr int ctrl_mode = 33, ctrl_set_tlsext_hostname = 55, ctrl_get_peer_tmp_key = 109,
               ctrl_set_min_proto_version = 123, ctrl_set_max_proto_version = 124;
@@ -7021,6 +7024,84 @@ inline std::string openssl_load_problem() {
 }  // namespace detail
 }  // namespace microbench
 // ---- end include/microbench/engine/openssl_api.hpp ----
+// ---- begin include/microbench/engine/tls_sessions.hpp ----
+// microbench/engine/tls_sessions.hpp — the sessions one worker may resume under tls_options::resume:
+// the ones its servers sent it (TLS 1.3 tickets, TLS 1.2 tickets or session IDs), kept in a ring
+// that holds one per connection the worker runs, and which one to offer a new connection. A
+// TLS 1.3 ticket is offered once and dropped (RFC 8446 §C.4: a client should not reuse one;
+// servers with anti-replay honour each once); a TLS 1.2 session until it can no longer be
+// resumed (a server that renews its ticket retires the old one) or a newer one comes. Only the
+// worker's thread touches its ring.
+
+#include <cstdint>
+#include <ctime>
+#include <memory>
+#include <new>
+
+
+namespace microbench {
+namespace detail {
+
+class tls_sessions {
+public:
+    tls_sessions() = default;
+    tls_sessions(const tls_sessions&) = delete;
+    tls_sessions& operator=(const tls_sessions&) = delete;
+    ~tls_sessions() { clear(); }
+
+    // Room for `capacity` sessions (at least one); false when the memory cannot be had.
+    bool reserve(const openssl_api* api, std::uint32_t capacity) {
+        api_ = api;
+        capacity_ = capacity ? capacity : 1;
+        ring_.reset(new (std::nothrow) ssl_session_st*[capacity_]);
+        return ring_ != nullptr;
+    }
+
+    // Takes the reference the library gives with a session; false (nothing taken) when it is not
+    // one to resume. When full, the oldest makes way.
+    bool keep(ssl_session_st* s) {
+        if (!api_->SSL_SESSION_is_resumable(s)) return false;
+        if (count_ == capacity_) {
+            api_->SSL_SESSION_free(ring_[head_]);
+            ring_[head_] = s;
+            head_ = (head_ + 1) % capacity_;
+        } else {
+            ring_[(head_ + count_++) % capacity_] = s;
+        }
+        return true;
+    }
+
+    // Sets the newest session still resumable and not past its lifetime on `ssl` (which takes its
+    // own reference) and returns it; null when there is none. The ones passed over are dropped.
+    ssl_session_st* offer(ssl_st* ssl) {
+        const long now = static_cast<long>(std::time(nullptr));
+        while (count_ > 0) {
+            ssl_session_st* s = ring_[(head_ + count_ - 1) % capacity_];
+            const bool usable = api_->SSL_SESSION_is_resumable(s) &&
+                                now - api_->SSL_SESSION_get_time(s) < api_->SSL_SESSION_get_timeout(s) &&
+                                api_->SSL_set_session(ssl, s) == 1;
+            if (usable && api_->SSL_SESSION_get_protocol_version(s) < openssl::tls1_3_version) return s;  // kept
+            --count_;
+            api_->SSL_SESSION_free(s);  // the connection's own reference keeps an offered one alive
+            if (usable) return s;
+        }
+        return nullptr;
+    }
+
+    void clear() {
+        for (; count_ > 0; --count_) api_->SSL_SESSION_free(ring_[(head_ + count_ - 1) % capacity_]);
+        head_ = 0;
+    }
+
+private:
+    const openssl_api* api_ = nullptr;
+    std::unique_ptr<ssl_session_st*[]> ring_;
+    std::uint32_t capacity_ = 0, head_ = 0, count_ = 0;  // the oldest at head_
+};
+
+}  // namespace detail
+}  // namespace microbench
+// ---- end include/microbench/engine/tls_sessions.hpp ----
 // ---- begin include/microbench/engine/tls_openssl.hpp ----
 // microbench/engine/tls_openssl.hpp — the built-in TLS: OpenSSL 3's libssl.so.3, loaded at run time
 // on the first https:// run (openssl_api.hpp), so nothing of OpenSSL is needed to build and
@@ -7071,65 +7152,25 @@ private:
     std::vector<transport> transports_;
 };
 
-// Under resume, the sessions a worker's servers sent it (TLS 1.3 tickets, TLS 1.2 tickets or
-// session IDs), newest last, one reference each; when it is full the oldest makes way. The newest
-// is offered to each new connection: a TLS 1.3 one once and then dropped (RFC 8446 §C.4: a
-// client should not reuse a ticket; servers with anti-replay honour each once), a TLS 1.2 one
-// until it can no longer be resumed or a newer one comes.
 struct openssl_worker {
     const openssl_run* run = nullptr;
-    std::unique_ptr<ssl_session_st*[]> sessions;
-    std::uint32_t capacity = 0, count = 0;
-
-    // Takes the reference the library gives with a new session; false: not one to resume.
-    bool keep(ssl_session_st* s);
-    // Sets the newest resumable session on `ssl`; false when there is none (or it is refused).
-    bool offer(ssl_st* ssl);
-    void clear();
+    tls_sessions sessions;  // under resume
 };
 
 struct openssl_connection {
     ssl_st* ssl;
     openssl_worker* worker;
-    unsigned long error;  // the library's code for the last failure
-    bool offered;         // a session was offered to resume
+    unsigned long error;       // the library's code for the last failure
+    ssl_session_st* offered;   // the session offered to resume (compared, never used: the SSL holds it)
     char server_name[256];
 };
-
-inline bool openssl_worker::keep(ssl_session_st* s) {
-    const openssl_api& a = *run->api;
-    if (!a.SSL_SESSION_is_resumable(s)) return false;
-    if (count == capacity) {
-        a.SSL_SESSION_free(sessions[0]);
-        std::memmove(&sessions[0], &sessions[1], (count - 1) * sizeof sessions[0]);
-        --count;
-    }
-    sessions[count++] = s;
-    return true;
-}
-
-inline bool openssl_worker::offer(ssl_st* ssl) {
-    const openssl_api& a = *run->api;
-    while (count > 0) {
-        ssl_session_st* s = sessions[count - 1];
-        const bool set = a.SSL_SESSION_is_resumable(s) && a.SSL_set_session(ssl, s) == 1;  // it takes a reference
-        if (set && a.SSL_SESSION_get_protocol_version(s) < openssl::tls1_3_version) return true;  // kept for more
-        a.SSL_SESSION_free(sessions[--count]);
-        if (set) return true;
-    }
-    return false;
-}
-
-inline void openssl_worker::clear() {
-    while (count > 0) run->api->SSL_SESSION_free(sessions[--count]);
-}
 
 // The library's new-session callback: a session the server sent on one of a worker's
 // connections joins that worker's sessions. 1: the reference is kept.
 inline int openssl_new_session(ssl_st* ssl, ssl_session_st* s) {
     const openssl_api& a = the_openssl_loader().api;
     auto* c = static_cast<openssl_connection*>(a.SSL_get_ex_data(ssl, 0));
-    return c && c->worker->keep(s) ? 1 : 0;
+    return c && c->worker->sessions.keep(s) ? 1 : 0;
 }
 
 inline bool is_ip_address(const char* host) {
@@ -7140,7 +7181,7 @@ inline bool is_ip_address(const char* host) {
 inline void* openssl_open(void* user, int fd, const char* server_name) {
     auto* w = static_cast<openssl_worker*>(user);
     const openssl_api& a = *w->run->api;
-    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, false, {}};
+    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, nullptr, {}};
     if (!c) return nullptr;  // before SSL_new: nothing of OpenSSL's to free
     c->ssl = a.SSL_new(w->run->ctx);
     bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1 && a.SSL_set_ex_data(c->ssl, 0, c) == 1;
@@ -7152,7 +7193,7 @@ inline void* openssl_open(void* user, int fd, const char* server_name) {
                         c->server_name) == 1;
     }
     if (ok && w->run->verify) ok = a.SSL_set1_host(c->ssl, server_name) == 1;  // a name or an IP address
-    if (ok && w->run->resume) c->offered = w->offer(c->ssl);
+    if (ok && w->run->resume) c->offered = w->sessions.offer(c->ssl);
     if (!ok) {
         if (c->ssl) a.SSL_free(c->ssl);
         delete c;
@@ -7185,11 +7226,17 @@ inline long openssl_handshake(void* conn) {
     a.ERR_clear_error();
     errno = 0;
     const int r = a.SSL_do_handshake(c->ssl);
-    if (r == 1)
-        return a.SSL_session_reused(c->ssl)                  ? transport_resumed
-               : c->worker->run->resume && !c->offered ? transport_no_session
-                                                             : transport_done;
-    return openssl_status(c, r);
+    if (r != 1) return openssl_status(c, r);
+    if (!c->worker->run->resume) return a.SSL_session_reused(c->ssl) ? transport_resumed : transport_done;
+    if (!a.SSL_session_reused(c->ssl)) return c->offered ? transport_done : transport_no_session;
+    // A TLS 1.2 server that renews its ticket on resuming retires the old one, and the library
+    // passes the renewed session to no callback: it is kept here. (TLS 1.3 tickets come to the
+    // callback, resumed or not.)
+    ssl_session_st* now = a.SSL_get1_session(c->ssl);
+    const bool renewed =
+        now && now != c->offered && a.SSL_SESSION_get_protocol_version(now) < openssl::tls1_3_version;
+    if (now && !(renewed && c->worker->sessions.keep(now))) a.SSL_SESSION_free(now);
+    return transport_resumed;
 }
 
 inline long openssl_read(void* conn, char* buf, std::size_t len) {
@@ -7325,19 +7372,20 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers, std
     send_server_name = o.server_name;
     verify = o.verify;
     resume = o.resume;
-    if (resume) {  // the sessions servers send come to openssl_new_session; the context keeps none
+    // Under resume the sessions servers send come to openssl_new_session; the context keeps none,
+    // nor sweeps its (empty) cache every 255 connections under its lock.
+    if (resume) {
         a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_sess_cache_mode,
-                       openssl::sess_cache_client | openssl::sess_cache_no_internal_store, nullptr);
+                       openssl::sess_cache_client | openssl::sess_cache_no_internal_store |
+                           openssl::sess_cache_no_auto_clear, nullptr);
         a.SSL_CTX_sess_set_new_cb(ctx, openssl_new_session);
     }
-    workers_.reset(new openssl_worker[workers]);
+    workers_.reset(new (std::nothrow) openssl_worker[workers]);
+    if (!workers_) return {errc::out_of_memory, 0};
     transports_.resize(workers);
     for (std::uint32_t i = 0; i < workers; ++i) {
         workers_[i].run = this;
-        if (resume) {
-            workers_[i].capacity = std::max<std::uint32_t>(1, sessions_per_worker);
-            workers_[i].sessions.reset(new ssl_session_st*[workers_[i].capacity]);
-        }
+        if (resume && !workers_[i].sessions.reserve(api, sessions_per_worker)) return {errc::out_of_memory, 0};
         transport& t = transports_[i];
         t.user = &workers_[i];
         t.open = openssl_open;
@@ -7353,7 +7401,7 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers, std
 }
 
 inline openssl_run::~openssl_run() {
-    for (std::size_t i = 0; i < transports_.size(); ++i) workers_[i].clear();
+    for (std::size_t i = 0; workers_ && i < transports_.size(); ++i) workers_[i].sessions.clear();
     if (ctx) api->SSL_CTX_free(ctx);
 }
 
@@ -14097,7 +14145,7 @@ typedef enum mb_count {
                                             (ab's Connect column) */
     MB_COUNT_REQUEST_FN_FAULTS = 20, /* request callback calls that overflowed or named no target */
     MB_COUNT_BACKLOG_WAITS = 21,    /* over a Unix socket: connects that found the listen queue full and waited */
-    MB_COUNT_TLS_NO_SESSION = 22    /* over TLS: of the full handshakes, those with no session at hand to offer */
+    MB_COUNT_TLS_NO_SESSION = 22    /* with TLS resume: full handshakes made with no session at hand to offer */
 } mb_count;
 
 /* ab's timing columns, for the mb_result_timing_* functions (their int column). Values outside

@@ -259,6 +259,10 @@ TEST_CASE("saved results over TLS come back exactly, with the handshakes in the 
     std::string why;
     CHECK(read_report_runs(bad, "", back, &why).code == errc::result_bad_field);
     CHECK(why.find("tls.handshake_failures") != std::string::npos);
+    bad = json;  // more resumed than made
+    bad.replace(bad.find("\"resumed\":3"), 11, "\"resumed\":11");
+    CHECK(read_report_runs(bad, "", back, &why).code == errc::result_bad_field);
+    CHECK(why.find("tls.resumed") != std::string::npos);
     bad = json;  // and more handshakes with no session at hand than full ones
     bad.replace(bad.find("\"no_session\":2"), 14, "\"no_session\":8");
     CHECK(read_report_runs(bad, "", back, &why).code == errc::result_bad_field);

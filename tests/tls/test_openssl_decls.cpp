@@ -42,7 +42,8 @@ static_assert(k::ctrl_mode == SSL_CTRL_MODE && k::ctrl_set_tlsext_hostname == SS
 static_assert(k::tlsext_nametype_host_name == TLSEXT_NAMETYPE_host_name, "TLSEXT_NAMETYPE_host_name");
 static_assert(k::ctrl_set_read_ahead == SSL_CTRL_SET_READ_AHEAD, "SSL_CTRL_SET_READ_AHEAD");
 static_assert(k::ctrl_set_sess_cache_mode == SSL_CTRL_SET_SESS_CACHE_MODE && k::sess_cache_client == SSL_SESS_CACHE_CLIENT &&
-              k::sess_cache_no_internal_store == SSL_SESS_CACHE_NO_INTERNAL_STORE, "SSL_SESS_CACHE_*");
+              k::sess_cache_no_internal_store == SSL_SESS_CACHE_NO_INTERNAL_STORE &&
+              k::sess_cache_no_auto_clear == SSL_SESS_CACHE_NO_AUTO_CLEAR, "SSL_SESS_CACHE_*");
 static_assert(k::tls1_3_version == TLS1_3_VERSION, "TLS1_3_VERSION");
 static_assert(k::x509_v_ok == X509_V_OK, "X509_V_OK");
 static_assert(k::evp_pkey_rsa == EVP_PKEY_RSA && k::evp_pkey_dh == EVP_PKEY_DH && k::evp_pkey_ec == EVP_PKEY_EC, "EVP_PKEY_*");

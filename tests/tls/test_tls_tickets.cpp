@@ -6,7 +6,10 @@
 // close_notify. The client's counts must match the server's exactly.
 #include <doctest/doctest.h>
 
+#include <openssl/core_names.h>
 #include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <signal.h>
 
@@ -89,6 +92,30 @@ void serve_tls(scripted_server::context& c) {
     SSL_free(ssl);
 }
 
+// A ticket key callback that seals tickets as OpenSSL's own does (AES-256-CBC, HMAC-SHA256) and
+// asks for a new ticket whenever one is used (2), as a server that rotates its keys does.
+int renewing_ticket_keys(SSL*, unsigned char name[16], unsigned char* iv, EVP_CIPHER_CTX* cipher, EVP_MAC_CTX* mac,
+                         int encrypt) {
+    static unsigned char key_name[16] = {'m', 'i', 'c', 'r', 'o', 'b', 'e', 'n', 'c', 'h'};
+    static unsigned char aes_key[32] = {1, 2, 3}, hmac_key[32] = {4, 5, 6};
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_octet_string(OSSL_MAC_PARAM_KEY, hmac_key, sizeof hmac_key),
+                           OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, const_cast<char*>("SHA256"), 0),
+                           OSSL_PARAM_construct_end()};
+    if (encrypt) {
+        std::memcpy(name, key_name, sizeof key_name);
+        if (RAND_bytes(iv, EVP_CIPHER_get_iv_length(EVP_aes_256_cbc())) != 1) return -1;
+        return EVP_EncryptInit_ex(cipher, EVP_aes_256_cbc(), nullptr, aes_key, iv) == 1 &&
+                       EVP_MAC_CTX_set_params(mac, params) == 1
+                   ? 1
+                   : -1;
+    }
+    if (std::memcmp(name, key_name, sizeof key_name) != 0) return 0;  // not ours: a full handshake
+    return EVP_DecryptInit_ex(cipher, EVP_aes_256_cbc(), nullptr, aes_key, iv) == 1 &&
+                   EVP_MAC_CTX_set_params(mac, params) == 1
+               ? 2
+               : -1;
+}
+
 // OpenSSL's server over the test certificates; `version` 0: TLS 1.2 or 1.3.
 struct ticket_server {
     ticket_server_state s;
@@ -149,6 +176,18 @@ TEST_CASE("--tls-resume offers a TLS 1.2 session until a newer one comes") {
     CHECK(r.tls_resumed == 96);
 }
 
+TEST_CASE("--tls-resume keeps the session a TLS 1.2 server renews on resuming (the used one is retired)") {
+    ticket_server ts(TLS1_2_VERSION);
+    REQUIRE(SSL_CTX_set_tlsext_ticket_key_evp_cb(ts.s.ctx, renewing_ticket_keys) == 1);
+    plan p = resuming(ts.url());
+    p.requests(100).concurrency(4).threads(1).keep_alive(false);
+    result r = run_ok(p);
+    CHECK(r.requests_completed == 100);
+    CHECK(r.tls_resumed == static_cast<std::uint64_t>(ts.s.resumed.load()));
+    CHECK(r.tls_no_session == 4);
+    CHECK(r.tls_resumed == 96);
+}
+
 TEST_CASE("without --tls-resume every connection makes a full handshake and none is counted as lacking a session") {
     ticket_server ts;
     plan p;
@@ -165,7 +204,7 @@ TEST_CASE("a ticket that comes to a keep-alive connection between requests is re
     ticket_server ts;
     ts.s.ticket_when_idle = true;
     plan p = resuming(ts.url());
-    p.requests(8).concurrency(1).keep_alive(true).rate(10);  // 100 ms apart: the ticket comes 30 ms after each answer
+    p.requests(8).concurrency(1).keep_alive(true).rate(5);  // 200 ms apart: the ticket comes 30 ms after each answer
     result r = run_ok(p);
     CHECK(r.requests_completed == 8);
     CHECK(r.requests_failed == 0);

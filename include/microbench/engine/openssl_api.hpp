@@ -75,6 +75,9 @@ namespace detail {
     X(void, SSL_SESSION_free, (ssl_session_st*))                                                         \
     X(void, SSL_set_shutdown, (ssl_st*, int))                                                            \
     X(int, SSL_SESSION_get_protocol_version, (const ssl_session_st*))                                    \
+    X(long, SSL_SESSION_get_time, (const ssl_session_st*))                                               \
+    X(long, SSL_SESSION_get_timeout, (const ssl_session_st*))                                            \
+    X(ssl_session_st*, SSL_get1_session, (ssl_st*))                                                      \
     X(void, SSL_CTX_sess_set_new_cb, (ssl_ctx_st*, int (*)(ssl_st*, ssl_session_st*)))                   \
     X(int, SSL_set_ex_data, (ssl_st*, int, void*))                                                       \
     X(void*, SSL_get_ex_data, (const ssl_st*, int))                                                      \
@@ -103,7 +106,7 @@ constexpr int sent_shutdown = 1, received_shutdown = 2;
 constexpr long mode_enable_partial_write = 0x1, mode_accept_moving_write_buffer = 0x2;
 constexpr std::uint64_t op_ignore_unexpected_eof = std::uint64_t{1} << 7;
 constexpr int ctrl_set_read_ahead = 41, ctrl_set_sess_cache_mode = 44;
-constexpr long sess_cache_client = 0x0001, sess_cache_no_internal_store = 0x0200;
+constexpr long sess_cache_client = 0x0001, sess_cache_no_auto_clear = 0x0080, sess_cache_no_internal_store = 0x0200;
 constexpr int tls1_3_version = 0x0304;
 constexpr int ctrl_mode = 33, ctrl_set_tlsext_hostname = 55, ctrl_get_peer_tmp_key = 109,
               ctrl_set_min_proto_version = 123, ctrl_set_max_proto_version = 124;

@@ -21,6 +21,7 @@
 #include "../core/error.hpp"
 #include "openssl_api.hpp"
 #include "plan.hpp"
+#include "tls_sessions.hpp"
 #include "transport.hpp"
 
 namespace microbench {
@@ -53,65 +54,25 @@ private:
     std::vector<transport> transports_;
 };
 
-// Under resume, the sessions a worker's servers sent it (TLS 1.3 tickets, TLS 1.2 tickets or
-// session IDs), newest last, one reference each; when it is full the oldest makes way. The newest
-// is offered to each new connection: a TLS 1.3 one once and then dropped (RFC 8446 §C.4: a
-// client should not reuse a ticket; servers with anti-replay honour each once), a TLS 1.2 one
-// until it can no longer be resumed or a newer one comes.
 struct openssl_worker {
     const openssl_run* run = nullptr;
-    std::unique_ptr<ssl_session_st*[]> sessions;
-    std::uint32_t capacity = 0, count = 0;
-
-    // Takes the reference the library gives with a new session; false: not one to resume.
-    bool keep(ssl_session_st* s);
-    // Sets the newest resumable session on `ssl`; false when there is none (or it is refused).
-    bool offer(ssl_st* ssl);
-    void clear();
+    tls_sessions sessions;  // under resume
 };
 
 struct openssl_connection {
     ssl_st* ssl;
     openssl_worker* worker;
-    unsigned long error;  // the library's code for the last failure
-    bool offered;         // a session was offered to resume
+    unsigned long error;       // the library's code for the last failure
+    ssl_session_st* offered;   // the session offered to resume (compared, never used: the SSL holds it)
     char server_name[256];
 };
-
-inline bool openssl_worker::keep(ssl_session_st* s) {
-    const openssl_api& a = *run->api;
-    if (!a.SSL_SESSION_is_resumable(s)) return false;
-    if (count == capacity) {
-        a.SSL_SESSION_free(sessions[0]);
-        std::memmove(&sessions[0], &sessions[1], (count - 1) * sizeof sessions[0]);
-        --count;
-    }
-    sessions[count++] = s;
-    return true;
-}
-
-inline bool openssl_worker::offer(ssl_st* ssl) {
-    const openssl_api& a = *run->api;
-    while (count > 0) {
-        ssl_session_st* s = sessions[count - 1];
-        const bool set = a.SSL_SESSION_is_resumable(s) && a.SSL_set_session(ssl, s) == 1;  // it takes a reference
-        if (set && a.SSL_SESSION_get_protocol_version(s) < openssl::tls1_3_version) return true;  // kept for more
-        a.SSL_SESSION_free(sessions[--count]);
-        if (set) return true;
-    }
-    return false;
-}
-
-inline void openssl_worker::clear() {
-    while (count > 0) run->api->SSL_SESSION_free(sessions[--count]);
-}
 
 // The library's new-session callback: a session the server sent on one of a worker's
 // connections joins that worker's sessions. 1: the reference is kept.
 inline int openssl_new_session(ssl_st* ssl, ssl_session_st* s) {
     const openssl_api& a = the_openssl_loader().api;
     auto* c = static_cast<openssl_connection*>(a.SSL_get_ex_data(ssl, 0));
-    return c && c->worker->keep(s) ? 1 : 0;
+    return c && c->worker->sessions.keep(s) ? 1 : 0;
 }
 
 inline bool is_ip_address(const char* host) {
@@ -122,7 +83,7 @@ inline bool is_ip_address(const char* host) {
 inline void* openssl_open(void* user, int fd, const char* server_name) {
     auto* w = static_cast<openssl_worker*>(user);
     const openssl_api& a = *w->run->api;
-    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, false, {}};
+    auto* c = new (std::nothrow) openssl_connection{nullptr, w, 0, nullptr, {}};
     if (!c) return nullptr;  // before SSL_new: nothing of OpenSSL's to free
     c->ssl = a.SSL_new(w->run->ctx);
     bool ok = c->ssl && a.SSL_set_fd(c->ssl, fd) == 1 && a.SSL_set_ex_data(c->ssl, 0, c) == 1;
@@ -134,7 +95,7 @@ inline void* openssl_open(void* user, int fd, const char* server_name) {
                         c->server_name) == 1;
     }
     if (ok && w->run->verify) ok = a.SSL_set1_host(c->ssl, server_name) == 1;  // a name or an IP address
-    if (ok && w->run->resume) c->offered = w->offer(c->ssl);
+    if (ok && w->run->resume) c->offered = w->sessions.offer(c->ssl);
     if (!ok) {
         if (c->ssl) a.SSL_free(c->ssl);
         delete c;
@@ -167,11 +128,17 @@ inline long openssl_handshake(void* conn) {
     a.ERR_clear_error();
     errno = 0;
     const int r = a.SSL_do_handshake(c->ssl);
-    if (r == 1)
-        return a.SSL_session_reused(c->ssl)                  ? transport_resumed
-               : c->worker->run->resume && !c->offered ? transport_no_session
-                                                             : transport_done;
-    return openssl_status(c, r);
+    if (r != 1) return openssl_status(c, r);
+    if (!c->worker->run->resume) return a.SSL_session_reused(c->ssl) ? transport_resumed : transport_done;
+    if (!a.SSL_session_reused(c->ssl)) return c->offered ? transport_done : transport_no_session;
+    // A TLS 1.2 server that renews its ticket on resuming retires the old one, and the library
+    // passes the renewed session to no callback: it is kept here. (TLS 1.3 tickets come to the
+    // callback, resumed or not.)
+    ssl_session_st* now = a.SSL_get1_session(c->ssl);
+    const bool renewed =
+        now && now != c->offered && a.SSL_SESSION_get_protocol_version(now) < openssl::tls1_3_version;
+    if (now && !(renewed && c->worker->sessions.keep(now))) a.SSL_SESSION_free(now);
+    return transport_resumed;
 }
 
 inline long openssl_read(void* conn, char* buf, std::size_t len) {
@@ -307,19 +274,20 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers, std
     send_server_name = o.server_name;
     verify = o.verify;
     resume = o.resume;
-    if (resume) {  // the sessions servers send come to openssl_new_session; the context keeps none
+    // Under resume the sessions servers send come to openssl_new_session; the context keeps none,
+    // nor sweeps its (empty) cache every 255 connections under its lock.
+    if (resume) {
         a.SSL_CTX_ctrl(ctx, openssl::ctrl_set_sess_cache_mode,
-                       openssl::sess_cache_client | openssl::sess_cache_no_internal_store, nullptr);
+                       openssl::sess_cache_client | openssl::sess_cache_no_internal_store |
+                           openssl::sess_cache_no_auto_clear, nullptr);
         a.SSL_CTX_sess_set_new_cb(ctx, openssl_new_session);
     }
-    workers_.reset(new openssl_worker[workers]);
+    workers_.reset(new (std::nothrow) openssl_worker[workers]);
+    if (!workers_) return {errc::out_of_memory, 0};
     transports_.resize(workers);
     for (std::uint32_t i = 0; i < workers; ++i) {
         workers_[i].run = this;
-        if (resume) {
-            workers_[i].capacity = std::max<std::uint32_t>(1, sessions_per_worker);
-            workers_[i].sessions.reset(new ssl_session_st*[workers_[i].capacity]);
-        }
+        if (resume && !workers_[i].sessions.reserve(api, sessions_per_worker)) return {errc::out_of_memory, 0};
         transport& t = transports_[i];
         t.user = &workers_[i];
         t.open = openssl_open;
@@ -335,7 +303,7 @@ inline error openssl_run::start(const tls_options& o, std::uint32_t workers, std
 }
 
 inline openssl_run::~openssl_run() {
-    for (std::size_t i = 0; i < transports_.size(); ++i) workers_[i].clear();
+    for (std::size_t i = 0; workers_ && i < transports_.size(); ++i) workers_[i].sessions.clear();
     if (ctx) api->SSL_CTX_free(ctx);
 }
 
