@@ -10540,12 +10540,18 @@ struct report_run {
 
 namespace detail {
 
+// Why a saved histogram was refused: its counters could not be mapped, or it does not decode.
+inline const char* histogram_refusal(error e) {
+    return e.code == errc::out_of_memory ? "needs more memory for its counters than can be mapped" : "does not decode";
+}
+
 inline void read_histogram(json_fields& f, const char* key, histogram& out) {
     json_fields h = f.object(key);
     const json_value* text = h.get("histogram", json_value::kind::string);
     std::string bytes;
-    if (text && (!base64_decode(text->text, bytes) || decode_histogram(bytes, out)))
-        h.fail("histogram", "does not decode");
+    if (!text) return;
+    if (!base64_decode(text->text, bytes)) h.fail("histogram", "does not decode");
+    else if (error e = decode_histogram(bytes, out)) h.fail("histogram", histogram_refusal(e));
 }
 
 }  // namespace detail
@@ -10770,8 +10776,9 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             for (const auto& [name, bytes] : {std::pair{"response", &set.response}, std::pair{"service", &set.service},
                                               std::pair{"schedule_lag", &set.schedule_lag}}) {
                 const json_value* text = kept.get(name, json_value::kind::string);
-                if (text && (!base64_decode(text->text, *bytes) || decode_histogram(*bytes, check)))
-                    kept.fail(name, "does not decode");
+                if (!text) continue;
+                if (!base64_decode(text->text, *bytes)) kept.fail(name, "does not decode");
+                else if (error e = decode_histogram(*bytes, check)) kept.fail(name, detail::histogram_refusal(e));
             }
         }
         if (!r.interval_histograms.empty() && r.interval_histograms.size() != r.intervals.size())

@@ -107,6 +107,17 @@ TEST_CASE("hlog bounds: counters that cannot be mapped are a value: not allocate
     return;
 #endif
 #endif
+    // A saved result whose connect histogram asks for 47 MiB of counters, made before the limit.
+    std::string saved = result_json(plan().url("http://127.0.0.1:1/"), result(), {50});
+    {
+        histogram wide({1, INT64_MAX, 5});
+        wide.record(5);
+        std::string bytes, text;
+        encode_histogram(wide, bytes);
+        base64_encode(bytes, text);
+        const std::size_t at = saved.find("\"histogram\":\"") + 13;
+        saved.replace(at, saved.find('"', at) - at, text);
+    }
     std::fflush(nullptr);
     const pid_t child = fork();
     REQUIRE(child >= 0);
@@ -126,6 +137,10 @@ TEST_CASE("hlog bounds: counters that cannot be mapped are a value: not allocate
         if (big.merge(small) != 1 || big.count() != 0) _exit(12);  // all dropped, nothing written
         const histogram copy = big;
         if (copy.allocated() || copy.count() != 0) _exit(13);
+        std::vector<report_run> runs;  // the saved result is refused, saying why
+        std::string problem;
+        if (read_report_runs(saved, "", runs, &problem).code != errc::result_bad_field) _exit(14);
+        if (problem != "latency_ns.connect.histogram needs more memory for its counters than can be mapped") _exit(15);
         _exit(0);
     }
     int status = 0;
