@@ -146,7 +146,9 @@ constexpr std::uint64_t max_targets = 1'000'000;  // the URLs a URL's ranges may
 constexpr std::size_t max_target_bytes = std::size_t{1} << 30;  // their requests together (each with its body)
 constexpr std::size_t max_target_rows = 1000;   // plan::by_target: rows a result keeps, the rest folded into one
 constexpr std::size_t max_verdict_runs = 64;   // the factorial verdict's runs of one outcome over n
-constexpr std::size_t answer_bytes = 64;       // of a wrong answer's body, kept to show it
+constexpr std::size_t answer_bytes = 64;       // of a wrong answer's body, kept to show it in the verdict
+constexpr std::size_t check_sample_bytes = 200; // of the first response that failed a check, kept to show it
+constexpr std::size_t check_sample_type_bytes = 64;  // and of its Content-Type
 constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s
@@ -2844,12 +2846,13 @@ inline std::string factorial_decimal(unsigned n) {
 // neither the process's nor the thread's locale is changed. vsnprintf formats as before; then each
 // %f, %e or %g conversion's place in the output is measured (by formatting the format up to it),
 // and its radix character, the only part of it a locale changes, is written as '.'. No positional
-// arguments. Never throws.
+// arguments. Never throws. And a body's first bytes escaped onto one line.
 
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 
 namespace microbench {
@@ -2909,6 +2912,19 @@ inline void appendf(std::string& out, const char* format, ...) {
         ++p;  // past the conversion (or the second '%' of "%%")
     }
     va_end(args);
+}
+
+// A body's first bytes as one line: printable ASCII as is, the rest as \n, \r, \t or \xNN; "..."
+// after them when the body went on.
+inline void append_escaped_answer(std::string& out, std::string_view body, bool cut) {
+    for (unsigned char c : body) {
+        if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (c == '\t') out += "\\t";
+        else if (c < 0x20 || c > 0x7e || c == '\\') appendf(out, "\\x%02x", c);
+        else out += static_cast<char>(c);
+    }
+    if (cut) out += "...";
 }
 
 }  // namespace detail
@@ -3009,6 +3025,48 @@ public:
         if (has_factorial_ && each_target_) next() += "body is n! of each target's n";
         else if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
         if (callback_) next() += "callback";
+        return out;
+    }
+
+    // What was expected of a response, with the expected bytes themselves (their first
+    // defaults::check_sample_bytes, escaped), to show beside one that failed: `factorial` is the
+    // n! that response had to be (check_state::factorial). "body equals \"3628800\\n\" (8 bytes)".
+    std::string expected(std::string_view factorial) const {
+        using detail::appendf;
+        std::string out;
+        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
+        auto quoted = [&out](std::string_view bytes) {
+            out += '"';
+            detail::append_escaped_answer(out, bytes.substr(0, defaults::check_sample_bytes),
+                                          bytes.size() > defaults::check_sample_bytes);
+            out += '"';
+        };
+        for (std::size_t i = 0; i < statuses_.size(); ++i)
+            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
+        if (has_equals_) {
+            next() += "body equals ";
+            quoted(equals_);
+            appendf(out, " (%zu bytes)", equals_.size());
+        }
+        if (!starts_.empty()) {
+            next() += "body starts with ";
+            quoted(starts_);
+        }
+        if (!contains_.empty()) {
+            next() += "body contains ";
+            quoted(contains_);
+        }
+        for (const header_rule& h : headers_)
+            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
+                    h.must_equal ? h.value.c_str() : "");
+        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
+        if (has_factorial_) {
+            if (each_target_) next() += "body is n! of the target's n, ";
+            else appendf(next(), "body is %u!, ", factorial_n_);
+            appendf(out, "%zu digits: ", factorial.size());
+            quoted(factorial);
+        }
+        if (callback_) next() += "the callback's yes";
         return out;
     }
 
@@ -3810,6 +3868,20 @@ enum class arrivals : std::uint8_t {
     poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
 };
 
+// The first response that failed the checks, as it came — its status, Content-Type, body length
+// and first defaults::check_sample_bytes bytes — beside what the checks expected
+// (checks::expected); status 0: none failed. Of several workers', the earliest.
+struct check_failure_sample {
+    int status = 0;
+    std::string target;        // its request target (path and query)
+    std::string content_type;  // "" when it had none
+    std::uint64_t body_bytes = 0;
+    std::string body;          // the body's first bytes
+    bool cut = false;          // the body went on past them
+    std::string expected;
+    std::int64_t at_ns = 0;    // when it ended, from the run's start
+};
+
 // What a handshake negotiated, as ab reports it; empty strings and zeros where unknown.
 struct tls_session {
     char protocol[16];     // "TLSv1.3"
@@ -3949,6 +4021,7 @@ struct result {
     bool tls_used = false;
     tls_session tls{};
     std::vector<std::string> tls_failure_reasons;  // at most defaults::max_tls_failure_reasons
+    check_failure_sample first_failed_check;
 
     // Per target (plan::by_target, or the factorial check of each target's n): the runner fills
     // it after the run; merge() leaves it alone.
@@ -3998,6 +4071,9 @@ struct result {
         if (!tls_used && o.tls_used) tls = o.tls;
         tls_used = tls_used || o.tls_used;
         for (const std::string& why : o.tls_failure_reasons) note_tls_failure(why);
+        if (o.first_failed_check.status &&
+            (!first_failed_check.status || o.first_failed_check.at_ns < first_failed_check.at_ns))
+            first_failed_check = o.first_failed_check;
         connection_waits += o.connection_waits;
         schedule_missed += o.schedule_missed;
         return dropped;
@@ -5491,16 +5567,19 @@ struct target_record {
     std::atomic<bool> answer_seen;  // a wrong answer of it was offered to keep
 };
 
-// A response's first body bytes as they came, kept per connection by a worker that has records
-// (to show a wrong answer); `cut` when more followed.
+// A response's Content-Type and first body bytes as they came, kept per connection by a worker
+// that checks responses or has records (to show a wrong answer); `cut` when more followed.
 struct answer_capture {
-    char bytes[defaults::answer_bytes];
-    std::uint8_t size = 0;
+    char bytes[defaults::check_sample_bytes];
+    char type[defaults::check_sample_type_bytes];
+    std::uint8_t size = 0, type_size = 0;
     bool cut = false;
 
-    void clear() {
+    void clear(std::string_view content_type) {
         size = 0;
         cut = false;
+        type_size = static_cast<std::uint8_t>(std::min(content_type.size(), sizeof type));
+        std::memcpy(type, content_type.data(), type_size);
     }
     void add(std::string_view chunk) {
         const std::size_t n = std::min(chunk.size(), sizeof bytes - size);
@@ -5509,7 +5588,9 @@ struct answer_capture {
         cut = cut || n < chunk.size();
     }
 };
-static_assert(defaults::answer_bytes < 256, "answer_capture::size counts them in a byte");
+static_assert(defaults::check_sample_bytes < 256 && defaults::check_sample_type_bytes < 256 &&
+                  defaults::answer_bytes <= defaults::check_sample_bytes,
+              "answer_capture counts its bytes in a byte");
 
 // The request target (path and query) of a request's bytes: between the request line's spaces.
 inline std::string_view request_target(std::string_view request) {
@@ -5739,8 +5820,9 @@ private:
         if (first_status_) {
             out.first_wrong.n = lowest_rank_.load(std::memory_order_relaxed);
             out.first_wrong.status = first_status_;
-            out.first_wrong.body.assign(first_answer_.bytes, first_answer_.size);
-            out.first_wrong.cut = first_answer_.cut;
+            const std::size_t kept = std::min<std::size_t>(first_answer_.size, defaults::answer_bytes);
+            out.first_wrong.body.assign(first_answer_.bytes, kept);
+            out.first_wrong.cut = first_answer_.cut || kept < first_answer_.size;
         }
     }
 
@@ -5804,7 +5886,8 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
-        if (s_.records) seen_.resize(s_.connections);  // wrong answers are kept: each connection's body's first bytes
+        // Wrong answers are shown: each connection's response's first body bytes are kept.
+        if (s_.records || s_.response_checks) seen_.resize(s_.connections);
         if (s_.writer) {  // each slot's room for the request the callback writes, made once
             room_.reset(new (std::nothrow) char[requests_.size() * s_.writer_capacity]);
             room_lengths_.reset(new (std::nothrow) std::uint32_t[requests_.size()]);
@@ -5856,6 +5939,10 @@ private:
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
     bool parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now, std::size_t& used);
     void complete_oldest(connection& c, std::int64_t now, bool passed_checks);
+    // Whether responses are kept as they come (answer_capture): with records, each; for the
+    // checks, until this worker has kept the first one that failed them.
+    bool capturing() const { return !seen_.empty() && (s_.records || !stats_.first_failed_check.status); }
+    void keep_failed_check(const connection& c, const request_slot& q, const answer_capture& seen, std::int64_t now);
     void on_eof(std::uint32_t ci, std::int64_t now, failure broken);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
@@ -5911,7 +5998,7 @@ private:
     std::vector<header_view> headers_;   // shared by all parsers of this worker
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
-    std::vector<answer_capture> seen_;   // with records: each connection's response's first body bytes
+    std::vector<answer_capture> seen_;   // with checks or records: each connection's response as it came
     std::unique_ptr<char[]> read_buf_;
     std::unique_ptr<char[]> room_;                   // with a request callback: each slot's room, back to back
     std::unique_ptr<std::uint32_t[]> room_lengths_;  // and the length written in it
@@ -6565,11 +6652,14 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         if (ck && r.event == parse_event::headers) {
             ck->on_headers(c.checked, c.parser);
             if (s_.factorials) c.checked.factorial = s_.factorials->of(slot.target);
-            if (!seen_.empty()) seen_[ci].clear();
+            if (capturing()) {
+                const header_view* type = c.parser.find_header("Content-Type");
+                seen_[ci].clear(type ? type->value : std::string_view{});
+            }
         }
         if (ck && !r.body.empty()) {
             ck->on_body(c.checked, r.body);
-            if (!seen_.empty()) seen_[ci].add(r.body);
+            if (capturing()) seen_[ci].add(r.body);
         }
         if (r.event == parse_event::need_more) return true;
         if (r.event == parse_event::error) {
@@ -6631,10 +6721,9 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
             s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body),
                                                       std::memory_order_relaxed);
         }
-        if (s_.records) {  // keeps the first wrong answer of the lowest n
-            const auto ci = static_cast<std::size_t>(&c - conns_.data());
-            s_.records->wrong(q.target, c.parser.status(), seen_[ci]);
-        }
+        const auto ci = static_cast<std::size_t>(&c - conns_.data());
+        if (s_.records) s_.records->wrong(q.target, c.parser.status(), seen_[ci]);  // the lowest n's first
+        if (!stats_.first_failed_check.status) keep_failed_check(c, q, seen_[ci], now);
         return end_failed(failure::check, q);
     }
     std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;
@@ -6704,6 +6793,20 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
     c.done = 0;
     if (kept == 0) next_ready_.push_back(ci);
     else send(ci, now);
+}
+
+// Keeps this worker's first response that failed the checks as it came, beside what they expected.
+inline void worker::keep_failed_check(const connection& c, const request_slot& q, const answer_capture& seen,
+                                      std::int64_t now) {
+    check_failure_sample& k = stats_.first_failed_check;
+    k.status = c.parser.status();
+    k.target.assign(request_target(request_of(q)));
+    k.content_type.assign(seen.type, seen.type_size);
+    k.body_bytes = c.parser.body_bytes();
+    k.body.assign(seen.bytes, seen.size);
+    k.cut = seen.cut;
+    k.expected = s_.response_checks->expected(c.checked.factorial);
+    k.at_ns = now - start_ns_;
 }
 
 inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {
@@ -8912,6 +9015,17 @@ namespace detail {
 
 constexpr long long ab_round_ms(std::int64_t ns) { return static_cast<long long>((ns + 500'000) / 1'000'000); }
 
+// The first response that failed the checks, under "Failure reasons", and what was expected:
+//   First failed check:     /factorial/10: status 200, text/plain, 7 body bytes: "3628800"
+//      expected:            body equals "3628800\n" (8 bytes)
+inline void append_failed_check(const check_failure_sample& k, std::string& out) {
+    if (!k.status) return;
+    appendf(out, "First failed check:     %s: status %d, %s%s%llu body bytes: \"", k.target.c_str(), k.status,
+            k.content_type.c_str(), k.content_type.empty() ? "" : ", ", static_cast<unsigned long long>(k.body_bytes));
+    append_escaped_answer(out, k.body, k.cut);
+    appendf(out, "\"\n   expected:            %s\n", k.expected.c_str());
+}
+
 inline long long ab_mean_ms(const histogram& h) { return static_cast<long long>(h.mean() / 1e6 + 0.5); }
 
 inline void append_ab_times_row(std::string& out, const char* label, const histogram& h) {
@@ -8979,6 +9093,7 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
             sep = ", ";
         }
         appendf(out, "\n");
+        detail::append_failed_check(r.first_failed_check, out);
     }
     if (r.unfinished)
         appendf(out, "Unfinished requests:    %llu (in flight when the run stopped)\n",
@@ -9319,19 +9434,6 @@ inline std::string gnuplot_tsv(const result& r) {
 
 namespace microbench {
 namespace detail {
-
-// A body's first bytes as one line: printable ASCII as is, the rest as \n, \r, \t or \xNN; "..."
-// after them when the body went on.
-inline void append_escaped_answer(std::string& out, std::string_view body, bool cut) {
-    for (unsigned char c : body) {
-        if (c == '\n') out += "\\n";
-        else if (c == '\r') out += "\\r";
-        else if (c == '\t') out += "\\t";
-        else if (c < 0x20 || c > 0x7e || c == '\\') appendf(out, "\\x%02x", c);
-        else out += static_cast<char>(c);
-    }
-    if (cut) out += "...";
-}
 
 inline void append_n_run(std::string& out, const n_run& run) {
     if (run.from == run.to) appendf(out, "%u", run.from);
@@ -9705,6 +9807,20 @@ inline std::string result_json(const run_description& d, const result& r, const 
     ab_failures ab = ab_failure_columns(r);
     appendf(out, "},\"ab_failures\":{\"connect\":%llu,\"receive\":%llu,\"length\":%llu,\"exceptions\":%llu},",
             u(ab.connect), u(ab.receive), u(ab.length), u(ab.exceptions));
+    if (const check_failure_sample& k = r.first_failed_check; k.status) {
+        out += "\"first_failed_check\":{\"target\":";
+        detail::append_json_string(out, k.target);
+        appendf(out, ",\"status\":%d,\"content_type\":", k.status);
+        detail::append_json_string(out, k.content_type);
+        std::string body;
+        detail::append_escaped_answer(body, k.body, k.cut);
+        appendf(out, ",\"body_bytes\":%llu,\"body\":", u(k.body_bytes));
+        detail::append_json_string(out, body);
+        appendf(out, ",\"cut\":%s,\"at_ns\":%lld,\"expected\":", k.cut ? "true" : "false",
+                static_cast<long long>(k.at_ns));
+        detail::append_json_string(out, k.expected);
+        out += "},";
+    }
     out += "\"status_codes\":{";
     const char* sep = "";
     for (int code = 0; code < 1000; ++code) {
@@ -10379,12 +10495,12 @@ private:
 namespace microbench {
 namespace detail {
 
-// A wrong answer's body from its escaped text (append_escaped_answer's \\n, \\r, \\t and \\xNN, and
-// "..." after it when `cut`), at most defaults::answer_bytes of it (cut when there was more).
-inline void read_escaped_answer(std::string_view text, bool cut, wrong_answer& w) {
-    w.cut = cut;
+// A body's first bytes from their escaped text (append_escaped_answer's \\n, \\r, \\t and \\xNN,
+// and "..." after it when `cut`), at most `cap` of them (`body_cut` when there were more).
+inline void read_escaped_body(std::string_view text, bool cut, std::size_t cap, std::string& body, bool& body_cut) {
+    body_cut = cut;
     if (cut && text.size() >= 3 && text.substr(text.size() - 3) == "...") text.remove_suffix(3);
-    w.body.clear();
+    body.clear();
     for (std::size_t i = 0; i < text.size(); ++i) {
         char c = text[i];
         if (c == '\\' && i + 1 < text.size()) {
@@ -10397,12 +10513,16 @@ inline void read_escaped_answer(std::string_view text, bool cut, wrong_answer& w
                 i += 2;
             }
         }
-        if (w.body.size() == defaults::answer_bytes) {
-            w.cut = true;
+        if (body.size() == cap) {
+            body_cut = true;
             break;
         }
-        w.body += c;
+        body += c;
     }
+}
+
+inline void read_escaped_answer(std::string_view text, bool cut, wrong_answer& w) {
+    read_escaped_body(text, cut, defaults::answer_bytes, w.body, w.cut);
 }
 
 // One of by_target's rows, as append_json_target_row writes it; its totals must add up.
@@ -10622,6 +10742,24 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
         if (static_cast<failure>(i) == failure::tls && !failures.optional(name, json_value::kind::number))
             continue;  // before https
         failures.number(name, r.failures[i]);
+    }
+    if (top.optional("first_failed_check", json_value::kind::object)) {  // saved since checks show what came
+        detail::json_fields f = top.object("first_failed_check");
+        check_failure_sample& k = r.first_failed_check;
+        std::string body;
+        bool cut = false;
+        std::uint32_t status = 0;
+        f.text("target", k.target);
+        f.number("status", status);
+        k.status = static_cast<int>(std::min<std::uint32_t>(status, 1000));
+        f.text("content_type", k.content_type);
+        f.number("body_bytes", k.body_bytes);
+        f.text("body", body);
+        f.flag("cut", cut);
+        f.time("at_ns", k.at_ns);
+        f.text("expected", k.expected);
+        detail::read_escaped_body(body, cut, defaults::check_sample_bytes, k.body, k.cut);
+        if (k.status < 100 || k.status > 999) f.fail("status", "is not a status code");
     }
     if (const json_value* codes = top.get("status_codes", json_value::kind::object)) {
         detail::json_fields status(codes, why, &top, "status_codes");

@@ -195,3 +195,64 @@ TEST_CASE("engine: the factorial check passes on both endpoint forms and fails w
     CHECK(r.goodput_per_second() == 0.0);
     CHECK(r.requests_per_second() > 0.0);
 }
+
+TEST_CASE("a failed check shows the first wrong response as it came, beside what was expected") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    const std::string base = "http://127.0.0.1:" + std::to_string(srv.port());
+    checks c;
+    c.body_equals("{\"factorial\":3628800}\n");  // a file written with echo: its newline is not in the answer
+    plan p;
+    p.url(base + "/factorial/10").requests(40).concurrency(4).threads(2).check(c);
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.failed(failure::check) == 40);
+    const check_failure_sample& k = r.first_failed_check;
+    CHECK(k.status == 200);
+    CHECK(k.target == "/factorial/10");
+    CHECK(k.content_type == "application/json");
+    CHECK(k.body_bytes == 21);
+    CHECK(k.body == "{\"factorial\":3628800}");
+    CHECK_FALSE(k.cut);
+    CHECK(k.expected == "body equals \"{\"factorial\":3628800}\\n\" (22 bytes)");
+    std::string ab;
+    append_ab_report(report_context_of(p), r, ab);
+    CHECK(ab.find("Failure reasons:        check 40\n"
+                  "First failed check:     /factorial/10: status 200, application/json, 21 body bytes: "
+                  "\"{\"factorial\":3628800}\"\n"
+                  "   expected:            body equals \"{\"factorial\":3628800}\\n\" (22 bytes)\n") != std::string::npos);
+    // The JSON keeps it, and reads back the same.
+    const std::string json = result_json(p, r, {50});
+    CHECK(json.find("\"first_failed_check\":{\"target\":\"/factorial/10\",\"status\":200,"
+                    "\"content_type\":\"application/json\",\"body_bytes\":21,"
+                    "\"body\":\"{\\\"factorial\\\":3628800}\",\"cut\":false") != std::string::npos);
+    std::vector<report_run> back;
+    REQUIRE_FALSE(read_report_runs(json, "", back));
+    CHECK(back[0].r.first_failed_check.body == k.body);
+    CHECK(back[0].r.first_failed_check.expected == k.expected);
+    CHECK(result_json(back[0].config, back[0].r, {50}) == json);
+
+    // A long wrong body: its first 200 bytes, cut; the factorial's digits expected.
+    scripted_server liar([](scripted_server::context& cx) {
+        const std::string body(500, '7');
+        while (cx.read_request() &&
+               cx.send("HTTP/1.1 503 Busy\r\nContent-Length: 500\r\n\r\n" + body)) {
+        }
+    });
+    checks f;
+    f.factorial(30);
+    p.url(liar.url("/factorial/30")).requests(10).concurrency(1).threads(1).check(f);
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.failed(failure::check) == 10);
+    CHECK(r.first_failed_check.status == 503);
+    CHECK(r.first_failed_check.content_type.empty());
+    CHECK(r.first_failed_check.body == std::string(200, '7'));
+    CHECK(r.first_failed_check.cut);
+    CHECK(r.first_failed_check.body_bytes == 500);
+    CHECK(r.first_failed_check.expected == "body is 30!, 33 digits: \"265252859812191058636308480000000\"");
+    // Nothing is kept when every response passes.
+    p.url(base + "/factorial/30");
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.requests_completed == 10);
+    CHECK(r.first_failed_check.status == 0);
+}

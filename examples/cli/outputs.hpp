@@ -192,8 +192,8 @@ struct judged {
     std::string json;  // result_json's `extra`: ,"gates":{…}
 };
 
-// `checked`: the run checked its responses (--check, --expect-status, --expect-body; the
-// self-test always).
+// `checked`: the run checked its responses (--check, --expect-status, --expect-body,
+// --expect-body-contains; the self-test always).
 inline judged judge(const options& o, const mb::result& r, bool checked) {
     judged j;
     j.verdicts = mb::judge_gates(o.limits, r, checked);

@@ -194,6 +194,16 @@ inline int run_single(const options& o) {
                                : "");
         return 2;
     }
+    // Every completed response an error status, none asked for: said once; the exit status stays ab's.
+    if (r.requests_completed && r.non_2xx == r.requests_completed && o.expect_status.empty()) {
+        std::string codes;
+        for (int code = 100; code < 1000; ++code)
+            if (r.status_counts[code])
+                mb::detail::appendf(codes, "%s%d: %llu", codes.empty() ? "" : ", ", code,
+                                    static_cast<unsigned long long>(r.status_counts[code]));
+        std::fprintf(stderr, "microbench: warning: no response had a 2xx status (%s); they count as completed, as "
+                             "in ab: --expect-status 200 fails them\n", codes.c_str());
+    }
     return status;
 }
 

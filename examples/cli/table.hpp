@@ -626,6 +626,8 @@ inline option_list option_table() {
          "Same as -l."},
         {0, "expect-body", nullptr, kind::custom, {}, workload, section::own, "--expect-body FILE",
          "The body must equal the file's contents (else: failure 'check').", 0, 0, "", set_expect_body},
+        {0, "expect-body-contains", nullptr, kind::text, &options::expect_body_contains, workload, section::own,
+         "--expect-body-contains TEXT", "The body must contain TEXT (else: failure 'check')."},
         {0, "check", nullptr, kind::custom, {}, suite_too, section::own, "--check factorial",
          "The body must be exactly n! for /factorial/{n} or /factorial?n=N,\n"
          "as text or as JSON {\"factorial\": n!} with any whitespace. With ranges\n"

@@ -544,6 +544,39 @@ class Outputs(unittest.TestCase):
         self.assertEqual(mb.returncode, 3)  # failed checks exit 3
         self.assertRegex(mb.stdout, r"Failed requests:        20\n   \(Connect: 0, Receive: 0, Length: 0, Exceptions: 20\)\n"
                                     r"Failure reasons:        check 20\n")
+        self.assertIn("First failed check:     /status/503: status 503, ", mb.stdout)
+        self.assertIn("   expected:            status 200\n", mb.stdout)
+        self.assertNotIn("warning", mb.stderr)  # the statuses were asked for
+
+    def test_failed_check_shows_what_came_back(self):
+        # A body file written with echo ends in a newline the answer lacks: the report shows both.
+        with tempfile.TemporaryDirectory() as d:
+            body = os.path.join(d, "body")
+            with open(body, "w") as f:
+                f.write('{"factorial":3628800}\n')
+            mb = run([MICROBENCH, "-n", "20", "-c", "2", "--expect-body", body, Servers.url("/factorial/10")])
+        self.assertEqual(mb.returncode, 3)
+        self.assertIn("Failure reasons:        check 20\n"
+                      'First failed check:     /factorial/10: status 200, application/json, 21 body bytes: '
+                      '"{"factorial":3628800}"\n'
+                      '   expected:            body equals "{"factorial":3628800}\\n" (22 bytes)\n', mb.stdout)
+        mb = run([MICROBENCH, "-n", "20", "--expect-body-contains", '"factorial":3628800', Servers.url("/factorial/10")])
+        self.assertEqual(mb.returncode, 0)
+        self.assertIn("Failed requests:        0\n", mb.stdout)
+        mb = run([MICROBENCH, "-n", "20", "--json", "-", "--expect-body-contains", "3628801", Servers.url("/factorial/10")])
+        self.assertEqual(mb.returncode, 3)
+        doc = json.loads(mb.stdout)
+        self.assertEqual(doc["failures"]["check"], 20)
+        first = doc["first_failed_check"]
+        self.assertEqual((first["status"], first["body"], first["expected"]),
+                         (200, '{"factorial":3628800}', 'body contains "3628801"'))
+
+    def test_no_2xx_response_is_said_once(self):
+        mb = run([MICROBENCH, "-n", "20", Servers.url("/status/404")])
+        self.assertEqual(mb.returncode, 0)  # as ab, without a gate
+        self.assertEqual(mb.stderr.count("warning: no response had a 2xx status (404: 20)"), 1, mb.stderr)
+        mb = run([MICROBENCH, "-n", "20", Servers.url("/factorial/5")])
+        self.assertNotIn("warning", mb.stderr)
 
 
 class Errors(unittest.TestCase):

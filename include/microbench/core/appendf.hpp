@@ -3,13 +3,14 @@
 // neither the process's nor the thread's locale is changed. vsnprintf formats as before; then each
 // %f, %e or %g conversion's place in the output is measured (by formatting the format up to it),
 // and its radix character, the only part of it a locale changes, is written as '.'. No positional
-// arguments. Never throws.
+// arguments. Never throws. And a body's first bytes escaped onto one line.
 #pragma once
 
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include "ascii.hpp"
 
@@ -70,6 +71,19 @@ inline void appendf(std::string& out, const char* format, ...) {
         ++p;  // past the conversion (or the second '%' of "%%")
     }
     va_end(args);
+}
+
+// A body's first bytes as one line: printable ASCII as is, the rest as \n, \r, \t or \xNN; "..."
+// after them when the body went on.
+inline void append_escaped_answer(std::string& out, std::string_view body, bool cut) {
+    for (unsigned char c : body) {
+        if (c == '\n') out += "\\n";
+        else if (c == '\r') out += "\\r";
+        else if (c == '\t') out += "\\t";
+        else if (c < 0x20 || c > 0x7e || c == '\\') appendf(out, "\\x%02x", c);
+        else out += static_cast<char>(c);
+    }
+    if (cut) out += "...";
 }
 
 }  // namespace detail

@@ -36,16 +36,19 @@ struct target_record {
     std::atomic<bool> answer_seen;  // a wrong answer of it was offered to keep
 };
 
-// A response's first body bytes as they came, kept per connection by a worker that has records
-// (to show a wrong answer); `cut` when more followed.
+// A response's Content-Type and first body bytes as they came, kept per connection by a worker
+// that checks responses or has records (to show a wrong answer); `cut` when more followed.
 struct answer_capture {
-    char bytes[defaults::answer_bytes];
-    std::uint8_t size = 0;
+    char bytes[defaults::check_sample_bytes];
+    char type[defaults::check_sample_type_bytes];
+    std::uint8_t size = 0, type_size = 0;
     bool cut = false;
 
-    void clear() {
+    void clear(std::string_view content_type) {
         size = 0;
         cut = false;
+        type_size = static_cast<std::uint8_t>(std::min(content_type.size(), sizeof type));
+        std::memcpy(type, content_type.data(), type_size);
     }
     void add(std::string_view chunk) {
         const std::size_t n = std::min(chunk.size(), sizeof bytes - size);
@@ -54,7 +57,9 @@ struct answer_capture {
         cut = cut || n < chunk.size();
     }
 };
-static_assert(defaults::answer_bytes < 256, "answer_capture::size counts them in a byte");
+static_assert(defaults::check_sample_bytes < 256 && defaults::check_sample_type_bytes < 256 &&
+                  defaults::answer_bytes <= defaults::check_sample_bytes,
+              "answer_capture counts its bytes in a byte");
 
 // The request target (path and query) of a request's bytes: between the request line's spaces.
 inline std::string_view request_target(std::string_view request) {
@@ -284,8 +289,9 @@ private:
         if (first_status_) {
             out.first_wrong.n = lowest_rank_.load(std::memory_order_relaxed);
             out.first_wrong.status = first_status_;
-            out.first_wrong.body.assign(first_answer_.bytes, first_answer_.size);
-            out.first_wrong.cut = first_answer_.cut;
+            const std::size_t kept = std::min<std::size_t>(first_answer_.size, defaults::answer_bytes);
+            out.first_wrong.body.assign(first_answer_.bytes, kept);
+            out.first_wrong.cut = first_answer_.cut || kept < first_answer_.size;
         }
     }
 

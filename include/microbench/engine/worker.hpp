@@ -55,7 +55,8 @@ public:
             conns_.back().parser.reset(s_.head);
         }
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
-        if (s_.records) seen_.resize(s_.connections);  // wrong answers are kept: each connection's body's first bytes
+        // Wrong answers are shown: each connection's response's first body bytes are kept.
+        if (s_.records || s_.response_checks) seen_.resize(s_.connections);
         if (s_.writer) {  // each slot's room for the request the callback writes, made once
             room_.reset(new (std::nothrow) char[requests_.size() * s_.writer_capacity]);
             room_lengths_.reset(new (std::nothrow) std::uint32_t[requests_.size()]);
@@ -107,6 +108,10 @@ private:
     bool consume(std::uint32_t ci, const char* data, std::size_t len, std::int64_t now);
     bool parse_in(std::uint32_t ci, std::string_view in, bool more_follows, std::int64_t now, std::size_t& used);
     void complete_oldest(connection& c, std::int64_t now, bool passed_checks);
+    // Whether responses are kept as they come (answer_capture): with records, each; for the
+    // checks, until this worker has kept the first one that failed them.
+    bool capturing() const { return !seen_.empty() && (s_.records || !stats_.first_failed_check.status); }
+    void keep_failed_check(const connection& c, const request_slot& q, const answer_capture& seen, std::int64_t now);
     void on_eof(std::uint32_t ci, std::int64_t now, failure broken);
     void resend_or_fail(std::uint32_t ci, failure reason, std::int64_t now);
     void fail_in_flight(std::uint32_t ci, failure first, failure rest, bool abortive);
@@ -162,7 +167,7 @@ private:
     std::vector<header_view> headers_;   // shared by all parsers of this worker
     std::vector<request_slot> requests_; // pipeline slots of every connection
     std::vector<connection> conns_;
-    std::vector<answer_capture> seen_;   // with records: each connection's response's first body bytes
+    std::vector<answer_capture> seen_;   // with checks or records: each connection's response as it came
     std::unique_ptr<char[]> read_buf_;
     std::unique_ptr<char[]> room_;                   // with a request callback: each slot's room, back to back
     std::unique_ptr<std::uint32_t[]> room_lengths_;  // and the length written in it

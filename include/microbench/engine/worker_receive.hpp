@@ -95,11 +95,14 @@ inline bool worker::parse_in(std::uint32_t ci, std::string_view in, bool more_fo
         if (ck && r.event == parse_event::headers) {
             ck->on_headers(c.checked, c.parser);
             if (s_.factorials) c.checked.factorial = s_.factorials->of(slot.target);
-            if (!seen_.empty()) seen_[ci].clear();
+            if (capturing()) {
+                const header_view* type = c.parser.find_header("Content-Type");
+                seen_[ci].clear(type ? type->value : std::string_view{});
+            }
         }
         if (ck && !r.body.empty()) {
             ck->on_body(c.checked, r.body);
-            if (!seen_.empty()) seen_[ci].add(r.body);
+            if (capturing()) seen_[ci].add(r.body);
         }
         if (r.event == parse_event::need_more) return true;
         if (r.event == parse_event::error) {
@@ -161,10 +164,9 @@ inline void worker::complete_oldest(connection& c, std::int64_t now, bool passed
             s_.failed_length->compare_exchange_strong(unset, static_cast<std::int64_t>(body),
                                                       std::memory_order_relaxed);
         }
-        if (s_.records) {  // keeps the first wrong answer of the lowest n
-            const auto ci = static_cast<std::size_t>(&c - conns_.data());
-            s_.records->wrong(q.target, c.parser.status(), seen_[ci]);
-        }
+        const auto ci = static_cast<std::size_t>(&c - conns_.data());
+        if (s_.records) s_.records->wrong(q.target, c.parser.status(), seen_[ci]);  // the lowest n's first
+        if (!stats_.first_failed_check.status) keep_failed_check(c, q, seen_[ci], now);
         return end_failed(failure::check, q);
     }
     std::atomic<std::int64_t>* shared_length = s_.target_lengths ? &s_.target_lengths[q.target] : s_.reference_length;
@@ -234,6 +236,20 @@ inline void worker::resend_or_fail(std::uint32_t ci, failure reason, std::int64_
     c.done = 0;
     if (kept == 0) next_ready_.push_back(ci);
     else send(ci, now);
+}
+
+// Keeps this worker's first response that failed the checks as it came, beside what they expected.
+inline void worker::keep_failed_check(const connection& c, const request_slot& q, const answer_capture& seen,
+                                      std::int64_t now) {
+    check_failure_sample& k = stats_.first_failed_check;
+    k.status = c.parser.status();
+    k.target.assign(request_target(request_of(q)));
+    k.content_type.assign(seen.type, seen.type_size);
+    k.body_bytes = c.parser.body_bytes();
+    k.body.assign(seen.bytes, seen.size);
+    k.cut = seen.cut;
+    k.expected = s_.response_checks->expected(c.checked.factorial);
+    k.at_ns = now - start_ns_;
 }
 
 inline void worker::on_eof(std::uint32_t ci, std::int64_t now, failure broken) {

@@ -14,6 +14,7 @@
 #include "../core/appendf.hpp"
 #include "../core/ascii.hpp"
 #include "../core/bigint.hpp"
+#include "../core/config.hpp"
 #include "response_parser.hpp"
 #include "url.hpp"
 
@@ -111,6 +112,48 @@ public:
         if (has_factorial_ && each_target_) next() += "body is n! of each target's n";
         else if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
         if (callback_) next() += "callback";
+        return out;
+    }
+
+    // What was expected of a response, with the expected bytes themselves (their first
+    // defaults::check_sample_bytes, escaped), to show beside one that failed: `factorial` is the
+    // n! that response had to be (check_state::factorial). "body equals \"3628800\\n\" (8 bytes)".
+    std::string expected(std::string_view factorial) const {
+        using detail::appendf;
+        std::string out;
+        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
+        auto quoted = [&out](std::string_view bytes) {
+            out += '"';
+            detail::append_escaped_answer(out, bytes.substr(0, defaults::check_sample_bytes),
+                                          bytes.size() > defaults::check_sample_bytes);
+            out += '"';
+        };
+        for (std::size_t i = 0; i < statuses_.size(); ++i)
+            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
+        if (has_equals_) {
+            next() += "body equals ";
+            quoted(equals_);
+            appendf(out, " (%zu bytes)", equals_.size());
+        }
+        if (!starts_.empty()) {
+            next() += "body starts with ";
+            quoted(starts_);
+        }
+        if (!contains_.empty()) {
+            next() += "body contains ";
+            quoted(contains_);
+        }
+        for (const header_rule& h : headers_)
+            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
+                    h.must_equal ? h.value.c_str() : "");
+        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
+        if (has_factorial_) {
+            if (each_target_) next() += "body is n! of the target's n, ";
+            else appendf(next(), "body is %u!, ", factorial_n_);
+            appendf(out, "%zu digits: ", factorial.size());
+            quoted(factorial);
+        }
+        if (callback_) next() += "the callback's yes";
         return out;
     }
 

@@ -53,6 +53,17 @@ namespace detail {
 
 constexpr long long ab_round_ms(std::int64_t ns) { return static_cast<long long>((ns + 500'000) / 1'000'000); }
 
+// The first response that failed the checks, under "Failure reasons", and what was expected:
+//   First failed check:     /factorial/10: status 200, text/plain, 7 body bytes: "3628800"
+//      expected:            body equals "3628800\n" (8 bytes)
+inline void append_failed_check(const check_failure_sample& k, std::string& out) {
+    if (!k.status) return;
+    appendf(out, "First failed check:     %s: status %d, %s%s%llu body bytes: \"", k.target.c_str(), k.status,
+            k.content_type.c_str(), k.content_type.empty() ? "" : ", ", static_cast<unsigned long long>(k.body_bytes));
+    append_escaped_answer(out, k.body, k.cut);
+    appendf(out, "\"\n   expected:            %s\n", k.expected.c_str());
+}
+
 inline long long ab_mean_ms(const histogram& h) { return static_cast<long long>(h.mean() / 1e6 + 0.5); }
 
 inline void append_ab_times_row(std::string& out, const char* label, const histogram& h) {
@@ -120,6 +131,7 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
             sep = ", ";
         }
         appendf(out, "\n");
+        detail::append_failed_check(r.first_failed_check, out);
     }
     if (r.unfinished)
         appendf(out, "Unfinished requests:    %llu (in flight when the run stopped)\n",

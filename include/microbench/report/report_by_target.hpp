@@ -12,19 +12,6 @@
 namespace microbench {
 namespace detail {
 
-// A body's first bytes as one line: printable ASCII as is, the rest as \n, \r, \t or \xNN; "..."
-// after them when the body went on.
-inline void append_escaped_answer(std::string& out, std::string_view body, bool cut) {
-    for (unsigned char c : body) {
-        if (c == '\n') out += "\\n";
-        else if (c == '\r') out += "\\r";
-        else if (c == '\t') out += "\\t";
-        else if (c < 0x20 || c > 0x7e || c == '\\') appendf(out, "\\x%02x", c);
-        else out += static_cast<char>(c);
-    }
-    if (cut) out += "...";
-}
-
 inline void append_n_run(std::string& out, const n_run& run) {
     if (run.from == run.to) appendf(out, "%u", run.from);
     else appendf(out, "%u..%u", run.from, run.to);

@@ -217,6 +217,20 @@ inline std::string result_json(const run_description& d, const result& r, const 
     ab_failures ab = ab_failure_columns(r);
     appendf(out, "},\"ab_failures\":{\"connect\":%llu,\"receive\":%llu,\"length\":%llu,\"exceptions\":%llu},",
             u(ab.connect), u(ab.receive), u(ab.length), u(ab.exceptions));
+    if (const check_failure_sample& k = r.first_failed_check; k.status) {
+        out += "\"first_failed_check\":{\"target\":";
+        detail::append_json_string(out, k.target);
+        appendf(out, ",\"status\":%d,\"content_type\":", k.status);
+        detail::append_json_string(out, k.content_type);
+        std::string body;
+        detail::append_escaped_answer(body, k.body, k.cut);
+        appendf(out, ",\"body_bytes\":%llu,\"body\":", u(k.body_bytes));
+        detail::append_json_string(out, body);
+        appendf(out, ",\"cut\":%s,\"at_ns\":%lld,\"expected\":", k.cut ? "true" : "false",
+                static_cast<long long>(k.at_ns));
+        detail::append_json_string(out, k.expected);
+        out += "},";
+    }
     out += "\"status_codes\":{";
     const char* sep = "";
     for (int code = 0; code < 1000; ++code) {

@@ -124,6 +124,24 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
             continue;  // before https
         failures.number(name, r.failures[i]);
     }
+    if (top.optional("first_failed_check", json_value::kind::object)) {  // saved since checks show what came
+        detail::json_fields f = top.object("first_failed_check");
+        check_failure_sample& k = r.first_failed_check;
+        std::string body;
+        bool cut = false;
+        std::uint32_t status = 0;
+        f.text("target", k.target);
+        f.number("status", status);
+        k.status = static_cast<int>(std::min<std::uint32_t>(status, 1000));
+        f.text("content_type", k.content_type);
+        f.number("body_bytes", k.body_bytes);
+        f.text("body", body);
+        f.flag("cut", cut);
+        f.time("at_ns", k.at_ns);
+        f.text("expected", k.expected);
+        detail::read_escaped_body(body, cut, defaults::check_sample_bytes, k.body, k.cut);
+        if (k.status < 100 || k.status > 999) f.fail("status", "is not a status code");
+    }
     if (const json_value* codes = top.get("status_codes", json_value::kind::object)) {
         detail::json_fields status(codes, why, &top, "status_codes");
         for (std::size_t i = 0; i < codes->keys.size(); ++i) {

@@ -18,12 +18,12 @@
 namespace microbench {
 namespace detail {
 
-// A wrong answer's body from its escaped text (append_escaped_answer's \\n, \\r, \\t and \\xNN, and
-// "..." after it when `cut`), at most defaults::answer_bytes of it (cut when there was more).
-inline void read_escaped_answer(std::string_view text, bool cut, wrong_answer& w) {
-    w.cut = cut;
+// A body's first bytes from their escaped text (append_escaped_answer's \\n, \\r, \\t and \\xNN,
+// and "..." after it when `cut`), at most `cap` of them (`body_cut` when there were more).
+inline void read_escaped_body(std::string_view text, bool cut, std::size_t cap, std::string& body, bool& body_cut) {
+    body_cut = cut;
     if (cut && text.size() >= 3 && text.substr(text.size() - 3) == "...") text.remove_suffix(3);
-    w.body.clear();
+    body.clear();
     for (std::size_t i = 0; i < text.size(); ++i) {
         char c = text[i];
         if (c == '\\' && i + 1 < text.size()) {
@@ -36,12 +36,16 @@ inline void read_escaped_answer(std::string_view text, bool cut, wrong_answer& w
                 i += 2;
             }
         }
-        if (w.body.size() == defaults::answer_bytes) {
-            w.cut = true;
+        if (body.size() == cap) {
+            body_cut = true;
             break;
         }
-        w.body += c;
+        body += c;
     }
+}
+
+inline void read_escaped_answer(std::string_view text, bool cut, wrong_answer& w) {
+    read_escaped_body(text, cut, defaults::answer_bytes, w.body, w.cut);
 }
 
 // One of by_target's rows, as append_json_target_row writes it; its totals must add up.

@@ -19,6 +19,20 @@ enum class arrivals : std::uint8_t {
     poisson,  // independent arrivals: exponential gaps averaging 1/rate, from a seeded generator
 };
 
+// The first response that failed the checks, as it came — its status, Content-Type, body length
+// and first defaults::check_sample_bytes bytes — beside what the checks expected
+// (checks::expected); status 0: none failed. Of several workers', the earliest.
+struct check_failure_sample {
+    int status = 0;
+    std::string target;        // its request target (path and query)
+    std::string content_type;  // "" when it had none
+    std::uint64_t body_bytes = 0;
+    std::string body;          // the body's first bytes
+    bool cut = false;          // the body went on past them
+    std::string expected;
+    std::int64_t at_ns = 0;    // when it ended, from the run's start
+};
+
 // What a handshake negotiated, as ab reports it; empty strings and zeros where unknown.
 struct tls_session {
     char protocol[16];     // "TLSv1.3"
@@ -158,6 +172,7 @@ struct result {
     bool tls_used = false;
     tls_session tls{};
     std::vector<std::string> tls_failure_reasons;  // at most defaults::max_tls_failure_reasons
+    check_failure_sample first_failed_check;
 
     // Per target (plan::by_target, or the factorial check of each target's n): the runner fills
     // it after the run; merge() leaves it alone.
@@ -207,6 +222,9 @@ struct result {
         if (!tls_used && o.tls_used) tls = o.tls;
         tls_used = tls_used || o.tls_used;
         for (const std::string& why : o.tls_failure_reasons) note_tls_failure(why);
+        if (o.first_failed_check.status &&
+            (!first_failed_check.status || o.first_failed_check.at_ns < first_failed_check.at_ns))
+            first_failed_check = o.first_failed_check;
         connection_waits += o.connection_waits;
         schedule_missed += o.schedule_missed;
         return dropped;
