@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(r.failures[i]));
         listed = true;
     }
-    std::printf("%s, p99 %.2f ms\n", listed ? ")" : "", p99_ms);
+    if (r.total_ns.empty()) std::printf("%s, no response to time\n", listed ? ")" : "");
+    else std::printf("%s, p99 %.2f ms\n", listed ? ")" : "", p99_ms);
     return healthy ? 0 : 1;
 }

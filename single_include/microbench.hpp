@@ -9170,6 +9170,7 @@ inline void append_ab_report(const report_context& ctx, const result& r, std::st
 // the report looks like an ab line, so ab parsers skip it.
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <string>
 #include <string_view>
@@ -9289,12 +9290,17 @@ inline void append_open_model_section(const result& r, std::string& out) {
     appendf(out,
             "Note: the generator could not hold the rate: target %.0f/s, achieved %.0f/s, %.3f ms max schedule lag",
             r.rate_target, achieved, static_cast<double>(r.schedule_lag_ns.max()) / 1e6);
-    if (r.connection_waits || r.schedule_missed)
+    if (r.connection_waits || r.schedule_missed) {
+        // Little's law: the rate times the time each request holds its connection is how many are
+        // in flight; at the p99 service time, with one more than now at the least.
+        const double p99_s = static_cast<double>(r.total_ns.value_at_percentile(99)) / 1e9;
+        const double needed = std::max(std::ceil(r.rate_target * p99_s), r.concurrency_requested + 1.0);
         appendf(out,
                 "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
-                "were busy: raise -c (rate x latency needs that many in flight) or --threads.\n",
+                "were busy: raise -c to at least %.0f (%.0f/s x the p99 service time, %.1f ms) or --threads.\n",
                 static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
-                r.concurrency_requested);
+                r.concurrency_requested, needed, r.rate_target, p99_s * 1e3);
+    }
     else
         appendf(out, " with connections free — the generator itself fell behind (CPU): raise --threads.\n");
 }
@@ -12886,8 +12892,13 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
         end = lf;
         term = 2;
     }
-    if (end == std::string_view::npos)
+    if (end == std::string_view::npos) {
+        // Bytes no request line starts with (a TLS ClientHello's 0x16, another protocol) are bad
+        // at once, not after the header timeout: the method is a token up to the first space.
+        for (char c : in.substr(0, in.find(' ')))
+            if (!detail::is_tchar(c)) return request_parse::bad;
         return in.size() > max_head_bytes ? request_parse::bad : request_parse::incomplete;
+    }
     if (end + term > max_head_bytes) return request_parse::bad;
     out = request_head{};
     out.head_bytes = end + term;

@@ -163,6 +163,16 @@ TEST_CASE("request heads: what the server refuses") {
         CHECK(parse_request_head(bad, h) == request_parse::bad);
     }
     CHECK(parse_request_head(std::string(20000, 'a'), h) == request_parse::bad);
+    // Bytes no request line starts with are bad before the head is whole; a method's start is not.
+    for (const char* partial : {"G", "GET", "GET /fact", "PATCH / HTTP/1.1\r\nHost"}) {
+        CAPTURE(partial);
+        CHECK(parse_request_head(partial, h) == request_parse::incomplete);
+    }
+    const std::string hello("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11);  // a TLS ClientHello's start
+    for (const std::string& bad : {hello, std::string("GE\x01"), std::string("\r\n")}) {
+        CAPTURE(bad);
+        CHECK(parse_request_head(bad, h) == request_parse::bad);
+    }
 }
 
 TEST_CASE("server over sockets: malformed → 400 and close, pipelined answers in order, IPv6") {
@@ -197,6 +207,22 @@ TEST_CASE("server over sockets: malformed → 400 and close, pipelined answers i
     REQUIRE_FALSE(run(p, r));
     CHECK(r.requests_completed == 100);
     CHECK(v6.counts().factorial == 101);
+}
+
+TEST_CASE("server over sockets: https:// to it is refused at once with a 400, not at the header timeout") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    const std::string got = talk(srv.port(), std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11));
+    CHECK(got.rfind("HTTP/1.1 400 Bad Request\r\n", 0) == 0);
+    CHECK(srv.counts().bad_request == 1);
+    if (!detail::load_openssl("")) return;  // no libssl here (an emulator): the ClientHello above stands for it
+    plan p;
+    p.url("https://127.0.0.1:" + std::to_string(srv.port()) + "/factorial/5").requests(4).timeout_ms(20'000);
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.failed(failure::tls) == 4);  // each handshake met an HTTP answer
+    CHECK(srv.counts().bad_request == 5);
+    CHECK(srv.counts().header_timeouts == 0);
 }
 
 TEST_CASE("server over sockets: /work without us= or ms= names /work, and /stats's delay counts /delay, /work and /stall") {

@@ -38,7 +38,7 @@ inline int merge_usage_error(const std::string& problem) { return subcommand_err
 // figures are of the shards present only)" / "Merged 2 results" (the caller adds the elapsed clause).
 inline std::string merge_line(const mb::merge_summary& s) {
     std::string line;
-    mb::detail::appendf(line, "Merged %zu results", s.inputs);
+    mb::detail::appendf(line, "Merged %zu result%s", s.inputs, s.inputs == 1 ? "" : "s");
     if (!s.shard_count) return line;
     std::vector<bool> seen(s.shard_count, false);
     for (std::uint32_t i : s.shards) seen[i] = true;

@@ -117,7 +117,8 @@ inline int run_report_command(int argc, char** argv, int first) {
         ho.title = "microbench report";
     if (!write_text_file(html_path, mb::html_report(runs, ho), "microbench report")) return 1;
     if (html_path != "-")
-        std::fprintf(stderr, "Wrote %s: %zu runs from %zu files.\n", html_path.c_str(), runs.size(), files.size());
+        std::fprintf(stderr, "Wrote %s: %zu run%s from %zu file%s.\n", html_path.c_str(), runs.size(),
+                     runs.size() == 1 ? "" : "s", files.size(), files.size() == 1 ? "" : "s");
     return 0;
 }
 

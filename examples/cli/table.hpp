@@ -110,13 +110,14 @@ struct option_spec {
     feature needs = feature::always;  // a build without it refuses the option (profile.hpp)
 };
 
-// --- Refusals: one line naming the flag, then the usage (exit code 1) ----------------------------
+// --- Refusals: one line naming the flag, then one pointing at -h (exit code 1) --------------------
 
 // -h: every option's name by section (parse.hpp, from the option table).
 inline std::string short_usage();
 
 inline parse_outcome usage_error(const std::string& problem) {
-    std::fprintf(stderr, "microbench: %s\n%s", problem.c_str(), short_usage().c_str());
+    std::fprintf(stderr, "microbench: %s\n%s", problem.c_str(),
+                 "microbench -h lists the options; microbench --help-all says what each does.\n");
     return {true, 1};
 }
 

@@ -198,6 +198,13 @@ class Shards(unittest.TestCase):
         self.assertEqual(doubled["requests"]["ended"], 400)
         self.assertEqual(doubled["bytes"]["received"], 2 * single["bytes"]["received"])
         self.assertEqual(doubled["latency_ns"]["total"]["percentiles"], single["latency_ns"]["total"]["percentiles"])
+        r = run([MICROBENCH, "merge", one])  # one result is one, not "1 results"
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"Merged 1 result\b(?!s)")
+        page = self.path("one.html")
+        r = run([MICROBENCH, "report", one, "--html", page])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"Wrote {page}: 1 run from 1 file.\n", r.stderr)
         r = run([MICROBENCH, "merge", one, other])
         self.assertEqual(r.returncode, 1)
         self.assertIn("come from different targets or plans", r.stderr)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <string>
 #include <string_view>
@@ -129,12 +130,17 @@ inline void append_open_model_section(const result& r, std::string& out) {
     appendf(out,
             "Note: the generator could not hold the rate: target %.0f/s, achieved %.0f/s, %.3f ms max schedule lag",
             r.rate_target, achieved, static_cast<double>(r.schedule_lag_ns.max()) / 1e6);
-    if (r.connection_waits || r.schedule_missed)
+    if (r.connection_waits || r.schedule_missed) {
+        // Little's law: the rate times the time each request holds its connection is how many are
+        // in flight; at the p99 service time, with one more than now at the least.
+        const double p99_s = static_cast<double>(r.total_ns.value_at_percentile(99)) / 1e9;
+        const double needed = std::max(std::ceil(r.rate_target * p99_s), r.concurrency_requested + 1.0);
         appendf(out,
                 "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
-                "were busy: raise -c (rate x latency needs that many in flight) or --threads.\n",
+                "were busy: raise -c to at least %.0f (%.0f/s x the p99 service time, %.1f ms) or --threads.\n",
                 static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
-                r.concurrency_requested);
+                r.concurrency_requested, needed, r.rate_target, p99_s * 1e3);
+    }
     else
         appendf(out, " with connections free — the generator itself fell behind (CPU): raise --threads.\n");
 }

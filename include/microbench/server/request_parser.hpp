@@ -33,8 +33,13 @@ inline request_parse parse_request_head(std::string_view in, request_head& out,
         end = lf;
         term = 2;
     }
-    if (end == std::string_view::npos)
+    if (end == std::string_view::npos) {
+        // Bytes no request line starts with (a TLS ClientHello's 0x16, another protocol) are bad
+        // at once, not after the header timeout: the method is a token up to the first space.
+        for (char c : in.substr(0, in.find(' ')))
+            if (!detail::is_tchar(c)) return request_parse::bad;
         return in.size() > max_head_bytes ? request_parse::bad : request_parse::incomplete;
+    }
     if (end + term > max_head_bytes) return request_parse::bad;
     out = request_head{};
     out.head_bytes = end + term;
