@@ -5,7 +5,7 @@
 // the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
 // report/ (ab's report, text, JSON, HdrHistogram's .hgrm and interval logs, HTML, merge, gates,
 // suite) and c_api/ (microbench.h's implementation).
-// For a small device, define before including it (README, "A small-device profile"):
+// For a small device, define before including it (docs/footprint.md, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
 //   MICROBENCH_HISTOGRAM_DIGITS=2   every latency histogram at 1 % (config.hpp)

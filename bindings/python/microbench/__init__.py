@@ -670,7 +670,7 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     as time.time()); shard=(index, count) runs shard `index` of `count` of this plan (its share of
     n, c and rate; their schedules and seeds interleave).
 
-    Many requests, not one (see the README's targets): url_ranges=True reads {A..B} and {a,b,c} in
+    Many requests, not one (docs/targets.md): url_ranges=True reads {A..B} and {a,b,c} in
     the URL; targets=[url, ...] (or dicts {"url", "method", "body"}) and targets_file=PATH (vegeta's
     formats) give a list, of the URL's origin; order="random" picks each at random from `seed`;
     each_once=True sends every target exactly once (n is theirs); by_target=True fills
