@@ -176,6 +176,22 @@ class Coverage(unittest.TestCase):
             with self.subTest(enum):
                 self.assertEqual(csharp_enum(enum), {pascal(name): value for name, value in c_enum(prefix).items()})
 
+    def test_python_m_microbench_takes_the_command_lines_flags(self):
+        # `python3 -m microbench` is the command line through the library: each of its flags is one of
+        # microbench's (docs/options.md is its --help-all), and it has the flags both need by those names.
+        main = (ROOT / "bindings" / "python" / "microbench" / "__main__.py").read_text()
+        flags = set()
+        for names in re.findall(r"add_argument\(((?:\"-[\w-]+\",\s*)+)", main):
+            flags.update(re.findall(r"\"(-[\w-]+)\"", names))
+        self.assertGreater(len(flags), 20)  # the parse found them
+        options = (ROOT / "docs" / "options.md").read_text()
+        cli = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", options))
+        self.assertEqual(sorted(flags - cli), [], "flags of python3 -m microbench that microbench does not have")
+        for flag in ("--json", "--check", "-W", "--threads", "--expect-status", "--unix-socket", "--rate", "-k", "-H"):
+            self.assertIn(flag, flags)
+        self.assertIn('"--check", choices=["factorial"]', main)  # as `microbench --check factorial`
+        self.assertIn('"--json", default=None, metavar="FILE|-"', main)  # a file, or - for stdout
+
     def test_structs_are_the_headers(self):
         # The structs as each binding declares them: the same fields, types and order.
         python_types = {"int64_t": ("_I64",), "uint64_t": ("_U64",), "double": ("ctypes.c_double", "_D"),

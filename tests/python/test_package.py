@@ -5,7 +5,7 @@ a MICROBENCH_ variable or PYTHONPATH anywhere (the package finds its own library
   `pip install --no-index --no-build-isolation`, compiling libmicrobench from the single header;
   from a folder outside the tree, `import microbench` finds the installed package and its own
   library, the binding's tests (tests/python/test_binding.py) pass against it, and
-  `python3 -m microbench` prints ab's report with exact counts;
+  `python3 -m microbench` prints ab's report with exact counts, and takes the command line's flags;
 - `python3 -m microbench` exits as the command line does: 1 for a usage error, 2 when nothing
   answers (a capacity search too), 3 when a check fails, 130 on Ctrl-C with the partial report;
 - `python3 -m microbench --find-capacity` finds the knee of a server of 50 answers a second;
@@ -81,21 +81,23 @@ class Package(unittest.TestCase):
         self.assertRegex(out.stderr, r"Ran \d+ tests")
 
     def test_python_m_microbench_prints_abs_report(self):
-        script = ("import subprocess, sys, microbench\n"
+        script = ("import json, subprocess, sys, microbench\n"
                   "with microbench.Server() as s:\n"
-                  "    for path, n in (('/factorial/12', '300'), ('/factorial/11', '7')):\n"
-                  "        done = subprocess.run([sys.executable, '-m', 'microbench', '-n', n, '-c', '3', '-k', '--check-factorial', '12',\n"
+                  "    for path, n, more in (('/factorial/12', '300', []), ('/factorial/11', '7', ['--expect-status', '201'])):\n"
+                  "        done = subprocess.run([sys.executable, '-m', 'microbench', '-n', n, '-W', '2', '-c', '3', '-k',\n"
+                  "                               '--check', 'factorial', '--json', 'run.json', *more,\n"
                   "                              s.url(path)], capture_output=True, text=True, timeout=120)\n"
                   "        print(done.stdout, end='')\n"
                   "        print('server answered', s.requests)\n"
-                  "        print('exit', done.returncode, done.stderr.strip())\n")
+                  "        print('exit', done.returncode, done.stderr.strip())\n"
+                  "        print('json ended', json.load(open('run.json'))['requests']['ended'])\n")
         right, wrong = sh(self.python, "-c", script, cwd=self.outside).split("server answered 300\n")
         self.assertRegex(right, r"\nComplete requests:\s+300\n")
         self.assertRegex(right, r"\nFailed requests:\s+0\n")
-        self.assertTrue(wrong.startswith("exit 0 \n"), wrong[:200])
-        # bodies that are 11!, not 12!: each fails its check, exit 3
+        self.assertTrue(wrong.startswith("exit 0 \njson ended 300\n"), wrong[:200])
+        # 11! is right for /factorial/11, but its status is not the 201 asked for: each fails, exit 3
         self.assertRegex(wrong, r"\nFailed requests:\s+7\n")
-        self.assertTrue(wrong.endswith("server answered 307\nexit 3 \n"), wrong[-200:])
+        self.assertTrue(wrong.endswith("server answered 307\nexit 3 \njson ended 7\n"), wrong[-200:])
 
     def test_python_m_microbench_finds_capacity(self):
         # One server thread held 20 ms a request answers at most 50 a second: the search finds it
@@ -124,7 +126,7 @@ class Package(unittest.TestCase):
         self.assertEqual((bad_url.returncode, bad_url.stdout), (1, ""))
         self.assertIn("(url_no_scheme)", bad_url.stderr)
         for usage in (["-n", "0", "http://127.0.0.1/"], ["-H", "no colon", "http://127.0.0.1/"], ["--no-such-flag"],
-                      ["-t", "nan", "http://127.0.0.1/"], ["-s", "inf", "http://127.0.0.1/"], ["--check-factorial", "-1", "http://127.0.0.1/"],
+                      ["-t", "nan", "http://127.0.0.1/"], ["-s", "inf", "http://127.0.0.1/"], ["--check", "factorial", "http://127.0.0.1/"],
                       ["--warmup", "2", "http://127.0.0.1/"], ["-c", "5000000000", "http://127.0.0.1/"]):
             done = cli(*usage)
             self.assertEqual(done.returncode, 1, usage)

@@ -1,5 +1,6 @@
 """python3 -m microbench URL [-n N] [-c C] [-t S] [-k] ...: a load test from the command line
 through the library, with ab's main flags and ab's report (the command line's, from libmicrobench).
+Each flag is the microbench command line's, with its meaning (a test holds the two to it).
 Exit status as the microbench command line's: 0 the run completed (failed requests alone do not
 change it), 1 a usage error or a plan the library refused, 2 the target could not be reached at all
 (its name did not resolve, https without libssl, or every connect failed), 3 a response failed a
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import signal
 import sys
 from typing import Callable, Dict, List, NoReturn, Optional, Tuple
@@ -46,6 +48,21 @@ def _whole(minimum: int) -> Callable[[str], int]:
 _count, _number = _whole(1), _whole(0)
 
 
+def _statuses(text: str) -> List[int]:
+    """--expect-status's list: status codes (100-999) separated by commas."""
+    codes = [int(code) if code.isdigit() else -1 for code in text.split(",")]
+    if not codes or any(not 100 <= code <= 999 for code in codes):
+        raise argparse.ArgumentTypeError(f"needs status codes (100-999) separated by commas, not {text!r}")
+    return codes
+
+
+def factorial_n(url: str) -> Optional[int]:
+    """n of a /factorial/{n} or /factorial?n=N URL (at most 100,000), as --check factorial reads it; else None."""
+    found = re.search(r"^[a-z]+://[^/?#]*/factorial(?:/(\d{1,6})(?=[?#]|$)|\?(?:[^#]*&)?n=(\d{1,6})(?=[&#]|$))", url)
+    n = int(found.group(1) or found.group(2)) if found else None
+    return n if n is not None and n <= 100000 else None
+
+
 def _amount(text: str) -> float:
     """A finite number, 0 or more (seconds, a rate, milliseconds, a ratio)."""
     value = float(text)
@@ -65,11 +82,14 @@ def _parser() -> _Parser:
     p.add_argument("-s", type=_amount, default=30.0, metavar="SECONDS", help="timeout per request (default 30)")
     p.add_argument("-m", default="GET", metavar="METHOD", help="request method (default GET)")
     p.add_argument("-H", action="append", default=[], metavar="'NAME: VALUE'", help="a request header (repeatable)")
-    p.add_argument("--threads", type=_count, default=1, help="worker threads (default 1)")
+    p.add_argument("-W", "--threads", type=_count, default=1, help="worker threads (default 1)")
     p.add_argument("--rate", type=_amount, default=0.0, metavar="PER_SECOND", help="a fixed rate (the open model)")
-    p.add_argument("--check-factorial", type=_number, default=None, metavar="N", help="every body must be exactly N!")
+    p.add_argument("--check", choices=["factorial"], default=None,
+                   help="every body must be exactly n! of the URL's /factorial/{n} or /factorial?n=N")
+    p.add_argument("--expect-status", type=_statuses, default=None, metavar="LIST",
+                   help="only these statuses succeed; others fail with reason 'check'")
     p.add_argument("--unix-socket", default=None, metavar="PATH", help="connect to this Unix socket (the URL gives Host and path)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON instead of the report")
+    p.add_argument("--json", default=None, metavar="FILE|-", help="write the result as JSON to FILE (-: stdout, instead of the report)")
     search = p.add_argument_group("capacity search")
     search.add_argument("--find-capacity", action="store_true", help="find the highest fixed rate held within --max-p99-ms")
     search.add_argument("--max-p99-ms", type=_amount, default=None, metavar="MS", help="the p99 objective (required)")
@@ -100,6 +120,11 @@ def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
         for name in ("max_p99_ms", *SEARCH_DEFAULTS):
             if getattr(args, name) is not None:
                 p.error(f"--{name.replace('_', '-')} is for --find-capacity")
+    args.check_factorial = None
+    if args.check:
+        args.check_factorial = factorial_n(args.url)
+        if args.check_factorial is None:
+            p.error("--check factorial needs a /factorial/{n} or /factorial?n=N URL, n at most 100,000")
     headers = {}
     for header in args.H:
         name, sep, value = header.partition(":")
@@ -121,6 +146,25 @@ def _say_step(step: CapacityStep) -> None:
           f"{step.failed} failed: {step.verdict}{' (the generator?)' if step.generator_suspect else ''}", file=sys.stderr)
 
 
+def _output(document: object, report: str, json_path: Optional[str]) -> bool:
+    """The report on stdout, and the JSON where --json says ("-": printed instead of the report);
+    False, said on stderr, when its file cannot be written."""
+    text = json.dumps(document, indent=2) + "\n"
+    if json_path == "-":
+        print(text, end="")
+        return True
+    print(report, end="")
+    if json_path is None:
+        return True
+    try:
+        with open(json_path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        print(f"microbench: cannot write {json_path}: {e.strerror}", file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Runs the load test the arguments describe, prints its report, and returns the exit status."""
     args, headers = parse(sys.argv[1:] if argv is None else argv)
@@ -133,7 +177,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                      min_responses=args.min_responses,
                                      on_step=_say_step, keep_alive=args.k, timeout=args.s, method=args.m, headers=headers,
                                      threads=args.threads, check_factorial=args.check_factorial, cancel=cancel,
-                                     unix_socket=args.unix_socket,
+                                     unix_socket=args.unix_socket, expect_status=args.expect_status,
                                      on_progress=lambda *_: None)
         except MicrobenchError as e:
             return _refused(e)
@@ -141,7 +185,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             _parser().error(str(e))
         finally:
             signal.signal(signal.SIGINT, previous)
-        print(json.dumps(json.loads(capacity.json), indent=2) if args.json else capacity.table, end="\n" if args.json else "")
+        if not _output(json.loads(capacity.json), capacity.table, args.json):
+            return 1
         if capacity.cancelled:
             return 130
         if capacity.stopped:  # a step could not start after others ran: the table is theirs
@@ -157,7 +202,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         # Ctrl-C's handler runs while the library holds the thread.
         r = run(args.url, args.n, args.c, duration=args.t, keep_alive=args.k, timeout=args.s, method=args.m, headers=headers,
                 threads=args.threads, rate=args.rate, check_factorial=args.check_factorial, cancel=cancel,
-                unix_socket=args.unix_socket,
+                unix_socket=args.unix_socket, expect_status=args.expect_status,
                 on_progress=lambda *_: None)
     except MicrobenchError as e:
         return _refused(e)
@@ -165,7 +210,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         _parser().error(str(e))
     finally:
         signal.signal(signal.SIGINT, previous)
-    print(json.dumps(r.json, indent=2) if args.json else r.report, end="\n" if args.json else "")
+    if not _output(r.json, r.report, args.json):
+        return 1
     if r.cancelled:
         print(f"microbench: interrupted after {r.ended} requests", file=sys.stderr)
         return 130
