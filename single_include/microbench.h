@@ -315,7 +315,7 @@ MB_API int mb_plan_clear_stages(mb_plan* plan);
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
-MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
+MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: docs/internals.md */
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);  /* 0: closed loop (default); 0.001..10000000 */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
 /* At a fixed rate: a request may go up to `us` microseconds late (0..10000) when one wake of its
@@ -339,7 +339,7 @@ MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t siz
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
-/* Targets (see the README): the requests go to them in turn, each a URL of the plan's origin with
+/* Targets (docs/targets.md): the requests go to them in turn, each a URL of the plan's origin with
  * its own method and body (NULL: the plan's); mb_plan_add_target checks the URL and the method,
  * at most 1,000,000 (MB_PLAN_BAD_TARGET). A vegeta targets file (its HTTP format or JSON lines)
  * replaces them; on a fault in it, its MB_TARGETS_* (or a URL's, a method's or a header's) status

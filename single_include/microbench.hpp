@@ -10,7 +10,7 @@
 // the result), engine/ (plan, event loop, workers, runner), server/ (the reference server),
 // report/ (ab's report, text, JSON, HdrHistogram's .hgrm and interval logs, HTML, merge, gates,
 // suite) and c_api/ (microbench.h's implementation).
-// For a small device, define before including it (README, "A small-device profile"):
+// For a small device, define before including it (docs/footprint.md, "A small-device profile"):
 //   MICROBENCH_NO_SERVER     without the reference server (and self_test())
 //   MICROBENCH_NO_REPORTS    without ab's report, the other reports, the gates and the suite
 //   MICROBENCH_HISTOGRAM_DIGITS=2   every latency histogram at 1 % (config.hpp)
@@ -4255,6 +4255,7 @@ struct progress {
     std::uint64_t ended;       // requests that ended so far, complete or failed
     std::uint64_t target;      // requests asked for, 0 for a duration-only run
     std::int64_t elapsed_ns;
+    std::uint64_t failed = 0;  // of the ended, those that failed
 };
 using progress_fn = void (*)(const progress&, void* user);
 // Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().
@@ -5504,6 +5505,7 @@ struct worker_setup {
     const target_factorials* factorials = nullptr;  // the n! each target's responses must be; null: the checks' own
     std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
+    std::atomic<std::uint64_t>* failed_counter = nullptr;   // the same, of the failed ones
     const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write);
                                      // null: plain bytes
     const char* server_name = "";    // the URL's host, given to the transport
@@ -5579,7 +5581,7 @@ struct answer_capture {
         size = 0;
         cut = false;
         type_size = static_cast<std::uint8_t>(std::min(content_type.size(), sizeof type));
-        std::memcpy(type, content_type.data(), type_size);
+        if (type_size) std::memcpy(type, content_type.data(), type_size);  // none: data() may be null
     }
     void add(std::string_view chunk) {
         const std::size_t n = std::min(chunk.size(), sizeof bytes - size);
@@ -6180,6 +6182,7 @@ inline void worker::end_failed(failure reason, const request_slot& q) {
     if (s_.stage_tallies) ++tally_of(q.intended_ns).failed;
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
+    if (s_.failed_counter) s_.failed_counter->store(stats_.requests_failed, std::memory_order_relaxed);
     last_end_ns_ = now_ns();
     intervals_.failed(last_end_ns_);
     note_ended();
@@ -8377,6 +8380,7 @@ struct alignas(64) worker_thread {  // one cache line each: workers never share 
     bool started = false;
     bool fixed_rate = false;
     std::atomic<std::uint64_t> ended{0};
+    std::atomic<std::uint64_t> failed{0};
     std::atomic<bool> finished{false};
 };
 
@@ -8423,16 +8427,17 @@ inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t
     std::uint64_t next_count = every_n && p.progress_callback() ? every_n : UINT64_MAX;
     for (;;) {
         bool all_done = true;
-        std::uint64_t ended = 0;
+        std::uint64_t ended = 0, failed = 0;
         for (std::uint32_t i = 0; i < t; ++i) {
             all_done = all_done && threads[i].finished.load(std::memory_order_acquire);
             ended += threads[i].ended.load(std::memory_order_relaxed);
+            failed += threads[i].failed.load(std::memory_order_relaxed);
         }
         if (all_done) return;
         if (rows) rows->collect(false);
         std::int64_t now = now_ns();
         if (now >= next_call || ended >= next_count) {
-            p.progress_callback()(progress{ended, p.requests(), now - start}, p.progress_user());
+            p.progress_callback()(progress{ended, p.requests(), now - start, failed}, p.progress_user());
             while (next_call <= now) next_call += every_ms * 1'000'000;
             while (next_count <= ended) next_count += every_n;
         }
@@ -8527,6 +8532,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.reference_length = &shared.reference_length;
     s.failed_length = &shared.failed_length;
     s.ended_counter = &thread.ended;
+    s.failed_counter = &thread.failed;
     s.tls = shared.carrier;
 #ifndef MICROBENCH_NO_TLS
     if (shared.tls) s.tls = shared.tls->for_worker(i);
@@ -9020,8 +9026,10 @@ constexpr long long ab_round_ms(std::int64_t ns) { return static_cast<long long>
 //      expected:            body equals "3628800\n" (8 bytes)
 inline void append_failed_check(const check_failure_sample& k, std::string& out) {
     if (!k.status) return;
-    appendf(out, "First failed check:     %s: status %d, %s%s%llu body bytes: \"", k.target.c_str(), k.status,
-            k.content_type.c_str(), k.content_type.empty() ? "" : ", ", static_cast<unsigned long long>(k.body_bytes));
+    appendf(out, "First failed check:     %s: status %d, ", k.target.c_str(), k.status);
+    append_escaped_answer(out, k.content_type, false);  // a header's bytes, escaped as the body's are
+    appendf(out, "%s%llu body bytes: \"", k.content_type.empty() ? "" : ", ",
+            static_cast<unsigned long long>(k.body_bytes));
     append_escaped_answer(out, k.body, k.cut);
     appendf(out, "\"\n   expected:            %s\n", k.expected.c_str());
 }
@@ -9817,8 +9825,10 @@ inline std::string result_json(const run_description& d, const result& r, const 
         out += "\"first_failed_check\":{\"target\":";
         detail::append_json_string(out, k.target);
         appendf(out, ",\"status\":%d,\"content_type\":", k.status);
-        detail::append_json_string(out, k.content_type);
-        std::string body;
+        std::string body;  // both as their bytes escaped (\xNN), so they read back exactly
+        detail::append_escaped_answer(body, k.content_type, false);
+        detail::append_json_string(out, body);
+        body.clear();
         detail::append_escaped_answer(body, k.body, k.cut);
         appendf(out, ",\"body_bytes\":%llu,\"body\":", u(k.body_bytes));
         detail::append_json_string(out, body);
@@ -10752,13 +10762,14 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     if (top.optional("first_failed_check", json_value::kind::object)) {  // saved since checks show what came
         detail::json_fields f = top.object("first_failed_check");
         check_failure_sample& k = r.first_failed_check;
-        std::string body;
-        bool cut = false;
+        std::string body, type;
+        bool cut = false, type_cut = false;
         std::uint32_t status = 0;
         f.text("target", k.target);
         f.number("status", status);
         k.status = static_cast<int>(std::min<std::uint32_t>(status, 1000));
-        f.text("content_type", k.content_type);
+        f.text("content_type", type);
+        detail::read_escaped_body(type, false, defaults::check_sample_type_bytes, k.content_type, type_cut);
         f.number("body_bytes", k.body_bytes);
         f.text("body", body);
         f.flag("cut", cut);
@@ -14011,6 +14022,8 @@ private:
 // are plain data; the tables are pure functions of them.
 
 #include <cmath>
+#include <cstddef>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -14043,6 +14056,10 @@ struct suite_options {
     std::string unix_socket;                 // every scenario's connections to it (plan::unix_socket)
     bool raise_fd_limit = false;             // as plan::raise_fd_limit
     const cancel_token* cancel = nullptr;    // stops the scenario running and skips the rest
+    // Called before each scenario runs, on the calling thread, with its plan and its place
+    // (index from 0 of `count`): to say what is running.
+    void (*on_scenario)(const char* name, const plan& p, std::size_t index, std::size_t count, void* user) = nullptr;
+    void* on_scenario_user = nullptr;
 };
 
 struct scenario_result {
@@ -14081,6 +14098,9 @@ inline error run_suite(const std::string& url_text, const suite_options& o, std:
         sr.scenario = sc.name;
         sr.url = url_text;
         if (error e = suite_plan(url_text, sc, o, sr.p)) return e;
+        if (o.on_scenario)
+            o.on_scenario(sc.name, sr.p, static_cast<std::size_t>(&sc - classic_suite), std::size(classic_suite),
+                          o.on_scenario_user);
         if (error e = run(sr.p, sr.r)) return e;
         out.push_back(std::move(sr));
         if (out.back().r.cancelled) break;
@@ -14497,7 +14517,7 @@ MB_API int mb_plan_clear_stages(mb_plan* plan);
 MB_API int mb_plan_set_length_check(mb_plan* plan, int on);                /* default on, as ab */
 MB_API int mb_plan_set_raise_fd_limit(mb_plan* plan, int on);              /* default off */
 MB_API int mb_plan_set_socket_buffer_bytes(mb_plan* plan, uint32_t bytes); /* ab -b; 0: the kernel's */
-MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: see the README */
+MB_API int mb_plan_set_resend_non_idempotent(mb_plan* plan, int on);       /* default off: docs/internals.md */
 MB_API int mb_plan_set_rate(mb_plan* plan, double requests_per_second);  /* 0: closed loop (default); 0.001..10000000 */
 MB_API int mb_plan_set_arrivals(mb_plan* plan, int arrivals, uint64_t seed);  /* an mb_arrivals; Poisson needs a rate */
 /* At a fixed rate: a request may go up to `us` microseconds late (0..10000) when one wake of its
@@ -14521,7 +14541,7 @@ MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t siz
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
-/* Targets (see the README): the requests go to them in turn, each a URL of the plan's origin with
+/* Targets (docs/targets.md): the requests go to them in turn, each a URL of the plan's origin with
  * its own method and body (NULL: the plan's); mb_plan_add_target checks the URL and the method,
  * at most 1,000,000 (MB_PLAN_BAD_TARGET). A vegeta targets file (its HTTP format or JSON lines)
  * replaces them; on a fault in it, its MB_TARGETS_* (or a URL's, a method's or a header's) status

@@ -256,3 +256,20 @@ TEST_CASE("a failed check shows the first wrong response as it came, beside what
     CHECK(r.requests_completed == 10);
     CHECK(r.first_failed_check.status == 0);
 }
+
+TEST_CASE("of several workers' first failed responses, the earliest is kept, in either order") {
+    result early, late;
+    early.first_failed_check.status = 404;
+    early.first_failed_check.at_ns = 100;
+    late.first_failed_check.status = 500;
+    late.first_failed_check.at_ns = 900;
+    for (bool early_first : {true, false}) {
+        CAPTURE(early_first);
+        result merged;
+        merged.merge(early_first ? early : late);
+        merged.merge(result());  // a worker with none changes nothing
+        merged.merge(early_first ? late : early);
+        CHECK(merged.first_failed_check.status == 404);
+        CHECK(merged.first_failed_check.at_ns == 100);
+    }
+}

@@ -90,7 +90,7 @@ internal struct CapacityStepNative
     public int Retry;
 }
 
-/// <summary>mb_capacity_objective, field for field (OnStep: a delegate* unmanaged&lt;CapacityStepNative*, IntPtr, void&gt;).</summary>
+/// <summary>mb_server_limits, field for field.</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct ServerLimitsNative
 {
@@ -99,6 +99,7 @@ internal struct ServerLimitsNative
     public ulong MaxConnections;
 }
 
+/// <summary>mb_capacity_objective, field for field (OnStep: a delegate* unmanaged&lt;CapacityStepNative*, IntPtr, void&gt;).</summary>
 [StructLayout(LayoutKind.Sequential)]
 internal struct CapacityObjectiveNative
 {

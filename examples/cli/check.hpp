@@ -225,7 +225,7 @@ inline parse_outcome check_workload(options& o, const given_settings& given) {
         return usage_error("--rate FROM:TO ramps over the duration: give -t");
     // ab's default of one request would be the whole run, reported as far above the rate.
     if (o.rate > 0 && o.stages.empty() && !given.requests && o.duration_ms == 0 && !o.each_once &&
-        o.run_mode == options::mode::single)
+        (o.run_mode == options::mode::single || o.run_mode == options::mode::compare))
         return usage_error("--rate sends on a schedule: say how many requests (-n) or for how long (-t)");
     if (!o.stages.empty() && o.duration_ms)
         return usage_error("--stages make the run as long as they are together: drop -t");

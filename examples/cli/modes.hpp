@@ -77,6 +77,12 @@ inline int run_self_test(const options& o) {
     return passed ? 0 : 3;
 }
 
+// Before each scenario of --suite (unless -q): "  scenario 2/5, c1: -n 1000 -c 1".
+inline void say_scenario(const char* name, const mb::plan& p, std::size_t index, std::size_t count, void*) {
+    std::fprintf(stderr, "  scenario %zu/%zu, %s: -n %llu -c %u%s\n", index + 1, count, name,
+                 static_cast<unsigned long long>(p.requests()), p.concurrency(), p.keep_alive() ? " -k" : "");
+}
+
 // --suite: the scenarios against each target in turn, into `a` and `b`; the exit status of a
 // scenario that could not start, else -1.
 inline int run_suite_scenarios(const options& o, std::vector<mb::scenario_result>& a,
@@ -91,6 +97,7 @@ inline int run_suite_scenarios(const options& o, std::vector<mb::scenario_result
     so.unix_socket = o.unix_socket;
     so.raise_fd_limit = true;
     so.cancel = &interrupted;
+    if (!o.quiet) so.on_scenario = say_scenario;
     interrupt_scope ctrl_c;
     for (auto target : {std::make_pair(&o.url_text, &a), std::make_pair(&o.url_b, &b)}) {
         if (target.first->empty() || interrupted.cancelled()) continue;

@@ -38,22 +38,50 @@ struct progress_state {
     std::uint64_t every = 0;  // ab's heartbeat: a line every max(n/10, 100) requests
     std::uint64_t next = 0;
     bool timed = false;       // -t without -n: a line every tenth of the duration instead
+    // On a terminal: the live line's rate over the last second or so, the run's length for -t,
+    // and the last interval's percentiles (when the run has intervals: --rate, --interval).
+    std::int64_t duration_ms = 0;
+    std::uint64_t last_ended = 0;
+    std::int64_t last_ns = 0;
+    double rate = -1;  // requests/s; -1: not measured yet
+    std::int64_t p50_ns = -1, p99_ns = -1;
+    void* chained = nullptr;  // --intervals' file, which the rows go on to
 };
+
+// The live line: "4520/10000 (45%)  1502/s  0 failed  p50 1.20 ms  p99 3.45 ms  3.0 s, ~3.6 s left",
+// rewritten in place a few times a second (the rest of the terminal's line cleared after it).
+inline void print_live_line(progress_state& s, const mb::progress& p) {
+    const double seconds = static_cast<double>(p.elapsed_ns) / 1e9;
+    const std::int64_t since = p.elapsed_ns - s.last_ns;
+    if (since >= 200'000'000) {  // the rate over at least 0.2 s, smoothed
+        const double now = static_cast<double>(p.ended - s.last_ended) * 1e9 / static_cast<double>(since);
+        s.rate = s.rate < 0 ? now : 0.5 * s.rate + 0.5 * now;
+        s.last_ended = p.ended;
+        s.last_ns = p.elapsed_ns;
+    }
+    std::string line = "\r";
+    if (p.target)
+        mb::detail::appendf(line, "%llu/%llu (%.0f%%)", static_cast<unsigned long long>(p.ended),
+                            static_cast<unsigned long long>(p.target),
+                            100.0 * static_cast<double>(p.ended) / static_cast<double>(p.target));
+    else
+        mb::detail::appendf(line, "%llu requests", static_cast<unsigned long long>(p.ended));
+    if (s.rate >= 0) mb::detail::appendf(line, "  %.0f/s", s.rate);
+    mb::detail::appendf(line, "  %llu failed", static_cast<unsigned long long>(std::min(p.failed, p.ended)));
+    if (s.p50_ns >= 0) mb::detail::appendf(line, "  p50 %.2f ms  p99 %.2f ms", s.p50_ns / 1e6, s.p99_ns / 1e6);
+    mb::detail::appendf(line, "  %.1f s", seconds);
+    double left = -1;
+    if (s.duration_ms > 0) left = std::max(0.0, static_cast<double>(s.duration_ms) / 1e3 - seconds);
+    else if (p.target && s.rate > 0) left = static_cast<double>(p.target - std::min(p.ended, p.target)) / s.rate;
+    if (left >= 0) mb::detail::appendf(line, ", ~%.1f s left", left);
+    line += "\033[K";
+    std::fputs(line.c_str(), stderr);
+}
 
 inline void on_progress(const mb::progress& p, void* user) {
     auto* s = static_cast<progress_state*>(user);
     const auto count = [](std::uint64_t n) { return static_cast<unsigned long long>(n); };
-    if (s->tty) {
-        const double seconds = static_cast<double>(p.elapsed_ns) / 1e9;
-        if (p.target) {
-            const double percent = 100.0 * static_cast<double>(p.ended) / static_cast<double>(p.target);
-            std::fprintf(stderr, "\r%llu/%llu requests (%.0f%%), %.1f s   ", count(p.ended), count(p.target), percent,
-                         seconds);
-        } else {
-            std::fprintf(stderr, "\r%llu requests, %.1f s   ", count(p.ended), seconds);
-        }
-        return;
-    }
+    if (s->tty) return print_live_line(*s, p);
     if (s->timed) {
         std::fprintf(stderr, "Completed %llu requests\n", count(p.ended));
         return;
@@ -175,6 +203,16 @@ inline void on_interval(const mb::interval_stats& row, void* user) {
     csv->line.clear();
     mb::append_interval_csv_row(row, csv->line);
     csv->write(csv->line);
+}
+
+// On a terminal: each interval's percentiles for the live line, the row then to --intervals' file.
+inline void on_interval_live(const mb::interval_stats& row, void* user) {
+    auto* s = static_cast<progress_state*>(user);
+    if (row.completed) {
+        s->p50_ns = row.p50_ns;
+        s->p99_ns = row.p99_ns;
+    }
+    if (s->chained) on_interval(row, s->chained);
 }
 
 // --hlog: the interval's histograms as tagged rows of HdrHistogram's log, its header first.

@@ -20,13 +20,15 @@
 namespace cli {
 
 // ab's progress: a heartbeat every tenth of -n (at least 100 requests) when more than 150, a line
-// every tenth of the duration for -t alone, or a counter on a terminal.
+// every tenth of the duration for -t alone, or on a terminal a live line five times a second
+// (done, rate, failures, the last interval's p50 and p99 when the run has intervals, time left).
 inline void follow_progress(const options& o, mb::plan& plan, progress_state& progress) {
     progress.tty = isatty(STDERR_FILENO) != 0;
     if (o.quiet) return;
     progress.every = o.requests > 150 ? std::max<std::uint64_t>(o.requests / 10, 100) : 0;
     progress.next = progress.every;
     progress.timed = !progress.tty && o.requests == 0;
+    progress.duration_ms = o.duration_ms;
     std::int64_t every_ms = 0;
     if (progress.tty) every_ms = 200;
     else if (progress.timed) every_ms = std::max<std::int64_t>(o.duration_ms / 10, 1);
@@ -141,6 +143,10 @@ inline int run_single(const options& o) {
     interval_file csv;
     interval_file hlog;
     if (!open_interval_files(o, plan, csv, hlog)) return 1;
+    if (progress.tty && !o.quiet) {  // the rows' percentiles for the live line, then on to --intervals' file
+        progress.chained = csv.path.empty() ? nullptr : &csv;
+        plan.on_interval(on_interval_live, &progress);
+    }
     const bool stdout_is_data = o.stdout_is_data();  // then no banner, request block or report there
     const bool dots = o.quiet || (o.requests > 0 && o.requests <= 150);
     print_banner(o, plan, dots);
@@ -151,7 +157,7 @@ inline int run_single(const options& o) {
         interrupt_scope ctrl_c;
         e = mb::run(plan, r);
     }
-    if (progress.tty && !o.quiet) std::fprintf(stderr, "\r%60s\r", "");
+    if (progress.tty && !o.quiet) std::fputs("\r\033[K", stderr);  // the live line cleared
     csv.close(!e && r.start_realtime_ns != 0);  // a run cancelled while it waited to start never started
     if (!hlog.started) mb::append_hlog_header(static_cast<double>(r.start_realtime_ns) / 1e9, hlog.header);
     hlog.close(!e && r.start_realtime_ns != 0);
@@ -201,8 +207,8 @@ inline int run_single(const options& o) {
             if (r.status_counts[code])
                 mb::detail::appendf(codes, "%s%d: %llu", codes.empty() ? "" : ", ", code,
                                     static_cast<unsigned long long>(r.status_counts[code]));
-        std::fprintf(stderr, "microbench: warning: no response had a 2xx status (%s); they count as completed, as "
-                             "in ab: --expect-status 200 fails them\n", codes.c_str());
+        std::fprintf(stderr, "microbench: warning: no completed response had a 2xx status (%s); they count as "
+                             "completed, as in ab: --expect-status 200 fails them\n", codes.c_str());
     }
     return status;
 }

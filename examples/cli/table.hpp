@@ -333,6 +333,12 @@ inline parse_outcome set_percentiles(options& o, const std::string&, const std::
     return {};
 }
 
+inline parse_outcome set_expect_body_contains(options& o, const std::string&, const std::string& v) {
+    if (v.empty()) return bad_value("--expect-body-contains needs the text the body must contain", v);
+    o.expect_body_contains = v;
+    return {};
+}
+
 inline parse_outcome set_expect_body(options& o, const std::string&, const std::string& v) {
     if (!read_file(v.c_str(), o.expect_body))
         return usage_errorf("cannot read --expect-body file '%s': %s", shown(v).c_str(), std::strerror(errno));
@@ -627,8 +633,8 @@ inline option_list option_table() {
          "Same as -l."},
         {0, "expect-body", nullptr, kind::custom, {}, workload, section::own, "--expect-body FILE",
          "The body must equal the file's contents (else: failure 'check').", 0, 0, "", set_expect_body},
-        {0, "expect-body-contains", nullptr, kind::text, &options::expect_body_contains, workload, section::own,
-         "--expect-body-contains TEXT", "The body must contain TEXT (else: failure 'check')."},
+        {0, "expect-body-contains", nullptr, kind::custom, {}, workload, section::own, "--expect-body-contains TEXT",
+         "The body must contain TEXT (else: failure 'check').", 0, 0, "", set_expect_body_contains},
         {0, "check", nullptr, kind::custom, {}, suite_too, section::own, "--check factorial",
          "The body must be exactly n! for /factorial/{n} or /factorial?n=N,\n"
          "as text or as JSON {\"factorial\": n!} with any whitespace. With ranges\n"

@@ -571,10 +571,56 @@ class Outputs(unittest.TestCase):
         self.assertEqual((first["status"], first["body"], first["expected"]),
                          (200, '{"factorial":3628800}', 'body contains "3628801"'))
 
+    @staticmethod
+    def on_a_terminal(args):
+        """Runs microbench with stderr on a pseudo-terminal: (exit status, stdout, what the terminal got)."""
+        import pty
+        master, slave = pty.openpty()
+        try:
+            p = subprocess.Popen([MICROBENCH] + args, stdout=subprocess.PIPE, stderr=slave)
+            os.close(slave)
+            seen = b""
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the program's end of the terminal closed
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            out = p.stdout.read()
+            return p.wait(timeout=60), out.decode(), seen.decode()
+        finally:
+            os.close(master)
+
+    def test_a_terminal_gets_a_live_line(self):
+        # Done, rate, failures, time and time left, rewritten in place; cleared before the report.
+        status, out, tty = self.on_a_terminal(["-n", "300", "-c", "2", "-k", Servers.url("/delay/5")])
+        self.assertEqual(status, 0, tty)
+        lines = re.findall(r"\r(\d+/300 \(\d+%\)[^\r\x1b]*)\x1b\[K", tty)
+        self.assertGreaterEqual(len(lines), 2, repr(tty))
+        self.assertTrue(any(re.fullmatch(r"\d+/300 \(\d+%\)  \d+/s  0 failed  [\d.]+ s, ~[\d.]+ s left", line)
+                            for line in lines), lines)
+        self.assertTrue(tty.endswith("\r\x1b[K"), repr(tty[-40:]))
+        self.assertNotIn("Completed", tty)  # ab's heartbeat lines are for a log, not a terminal
+        self.assertIn("Complete requests:      300\n", out)
+        # With intervals (a fixed rate): the last interval's percentiles; for -t, the time left.
+        status, out, tty = self.on_a_terminal(["-t", "1", "-c", "4", "-k", "--rate", "200", "--interval", "200ms",
+                                               Servers.url()])
+        self.assertEqual(status, 0, tty)
+        self.assertRegex(tty, r"\r\d+ requests  \d+/s  0 failed  p50 [\d.]+ ms  p99 [\d.]+ ms  [\d.]+ s, ~[\d.]+ s left")
+        # Failures are counted as they happen; -q silences the line.
+        status, out, tty = self.on_a_terminal(["-n", "400", "-c", "1", "-k", "--expect-status", "201",
+                                               Servers.url("/delay/2")])
+        self.assertEqual(status, 3, tty)
+        self.assertRegex(tty, r"  [1-9]\d* failed  ")
+        status, out, tty = self.on_a_terminal(["-q", "-n", "300", "-c", "2", "-k", Servers.url("/delay/5")])
+        self.assertEqual((status, tty), (0, ""))
+
     def test_no_2xx_response_is_said_once(self):
         mb = run([MICROBENCH, "-n", "20", Servers.url("/status/404")])
         self.assertEqual(mb.returncode, 0)  # as ab, without a gate
-        self.assertEqual(mb.stderr.count("warning: no response had a 2xx status (404: 20)"), 1, mb.stderr)
+        self.assertEqual(mb.stderr.count("warning: no completed response had a 2xx status (404: 20)"), 1, mb.stderr)
         mb = run([MICROBENCH, "-n", "20", Servers.url("/factorial/5")])
         self.assertNotIn("warning", mb.stderr)
 
@@ -622,6 +668,8 @@ class Errors(unittest.TestCase):
                  (["--suite", "-k", url], "-k does not apply to --suite"), (["--suite", "-c", "3", url], "-c does not apply"),
                  (["--suite", "--rate", "5", url], "--rate does not apply to --suite"),
                  (["--rate", "100", url], "--rate sends on a schedule: say how many requests (-n) or for how long (-t)"),
+                 (["--compare", "--rate", "100", url, b], "--rate sends on a schedule: say how many requests (-n)"),
+                 (["--expect-body-contains", "", url], "--expect-body-contains needs the text the body must contain"),
                  (["--compare", "-e", "x.csv", url, b], "-e does not apply to --compare"),
                  (["--compare", "--latency", url, b], "--latency does not apply to --compare"),
                  (["--self-test", "--max-failures", "0"], "--max-failures does not apply to --self-test"),
@@ -908,10 +956,10 @@ class Errors(unittest.TestCase):
         url = Servers.url()
         cases = [(["--interval", "5ms", url], "--interval"), (["--interval", "2h", url], "--interval"),
                  (["--interval", "soon", url], "--interval"), (["--arrivals", "bursty", "--rate", "10", url], "--arrivals"),
-                 (["--arrivals", "poisson", url], "needs --rate"), (["--seed", "1", "--rate", "10", url], "--seed"),
+                 (["--arrivals", "poisson", url], "needs --rate"), (["--seed", "1", "-n", "10", "--rate", "10", url], "--seed"),
                  (["--seed", "-1", "--rate", "10", "--arrivals", "poisson", url], "--seed"),
                  (["--max-batch-lag", "50", url], "--max-batch-lag is for --rate"),
-                 (["--rate", "10", "--hgrm", "/dev/null", url], "--hgrm at a fixed rate writes FILE and FILE.service"),
+                 (["-n", "10", "--rate", "10", "--hgrm", "/dev/null", url], "--hgrm at a fixed rate writes FILE and FILE.service"),
                  (["--intervals", "x.csv", "--interval", "0", url], "--intervals"),
                  (["--suite", "--intervals", "x.csv", url], "--intervals")]
         for args, words in cases:
@@ -1454,9 +1502,10 @@ class OtherPrograms(unittest.TestCase):
         self.assertRegex(r.stdout, rf"^self-test ok: {re.escape(Servers.url('/factorial/12'))}: 200/200 correct, 0 failed, p99 [\d.]+ ms\n$")
         r = run([selftest, "http://127.0.0.1:9/factorial/10"])
         self.assertEqual(r.returncode, 1)
-        self.assertRegex(r.stdout, r"^self-test FAILED: http://127.0.0.1:9/factorial/10: 0/200 correct, 200 failed \(connect 200\), p99 ")
+        self.assertEqual(r.stdout, "self-test FAILED: http://127.0.0.1:9/factorial/10: 0/200 correct, 200 failed (connect 200), "
+                                   "no response to time\n")  # not p99 0.00 ms
         r = run([selftest, Servers.url("/status/503")])
-        self.assertIn(": 0/200 correct, 200 failed (check 200), p99 ", r.stdout)
+        self.assertRegex(r.stdout, r": 0/200 correct, 200 failed \(check 200\), p99 [\d.]+ ms of the wrong responses\n$")
         for args in (["a", "b"], ["-x"], ["http://[::1"]):
             with self.subTest(args=args):
                 r = run([selftest, *args])
@@ -1478,6 +1527,14 @@ class SuiteCompareSelfTest(unittest.TestCase):
         self.assertEqual(text.returncode, 0, text.stderr)
         self.assertEqual(len(re.findall(r"^(basic load|latency|failure rate|keep-alive|stress) ", text.stdout, re.M)), 15)
         self.assertIn("Side by side", text.stdout)
+        self.assertNotIn("scenario", text.stderr)  # -q
+        # Without -q it says which scenario runs, as it starts it.
+        said = run([MICROBENCH, "--suite", "--scale", "0.01", Servers.url()], timeout=120)
+        self.assertEqual(said.returncode, 0, said.stderr)
+        self.assertEqual(re.findall(r"^  scenario (\d)/5, ([\w -]+): -n (\d+) -c (\d+)( -k)?$", said.stderr, re.M),
+                         [("1", "basic load", "100", "100", ""), ("2", "latency", "10", "1", ""),
+                          ("3", "failure rate", "100", "10", ""), ("4", "keep-alive", "100", "10", " -k"),
+                          ("5", "stress", "500", "200", "")])
 
     def test_compare(self):
         r = run([MICROBENCH, "-q", "--compare", "--rounds", "2", "-n", "300", "-c", "3", "-k",

@@ -1082,7 +1082,7 @@ class Server:
         if max_connections is not None:
             limits.max_connections = _count(max_connections, 64, "max_connections")
         path = None if unix_socket is None else _socket_path(unix_socket)
-        _check(_lib.mb_server_start_limited(host.encode(), _count(port, 16, "port"), path,
+        _check(_lib.mb_server_start_limited(None if path else host.encode(), _count(port, 16, "port"), path,
                                             _count(threads, 32, "threads"), ctypes.byref(limits),
                                             ctypes.byref(self._handle)))
         self.host = host

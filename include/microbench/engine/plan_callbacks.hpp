@@ -27,6 +27,7 @@ struct progress {
     std::uint64_t ended;       // requests that ended so far, complete or failed
     std::uint64_t target;      // requests asked for, 0 for a duration-only run
     std::int64_t elapsed_ns;
+    std::uint64_t failed = 0;  // of the ended, those that failed
 };
 using progress_fn = void (*)(const progress&, void* user);
 // Called with each interval's row as it closes (plan::interval_ms), on the thread that called run().

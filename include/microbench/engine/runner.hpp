@@ -47,6 +47,7 @@ struct alignas(64) worker_thread {  // one cache line each: workers never share 
     bool started = false;
     bool fixed_rate = false;
     std::atomic<std::uint64_t> ended{0};
+    std::atomic<std::uint64_t> failed{0};
     std::atomic<bool> finished{false};
 };
 
@@ -93,16 +94,17 @@ inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t
     std::uint64_t next_count = every_n && p.progress_callback() ? every_n : UINT64_MAX;
     for (;;) {
         bool all_done = true;
-        std::uint64_t ended = 0;
+        std::uint64_t ended = 0, failed = 0;
         for (std::uint32_t i = 0; i < t; ++i) {
             all_done = all_done && threads[i].finished.load(std::memory_order_acquire);
             ended += threads[i].ended.load(std::memory_order_relaxed);
+            failed += threads[i].failed.load(std::memory_order_relaxed);
         }
         if (all_done) return;
         if (rows) rows->collect(false);
         std::int64_t now = now_ns();
         if (now >= next_call || ended >= next_count) {
-            p.progress_callback()(progress{ended, p.requests(), now - start}, p.progress_user());
+            p.progress_callback()(progress{ended, p.requests(), now - start, failed}, p.progress_user());
             while (next_call <= now) next_call += every_ms * 1'000'000;
             while (next_count <= ended) next_count += every_n;
         }
@@ -197,6 +199,7 @@ inline worker_setup setup_of(const plan& p, run_shared& shared, worker_thread& t
     s.reference_length = &shared.reference_length;
     s.failed_length = &shared.failed_length;
     s.ended_counter = &thread.ended;
+    s.failed_counter = &thread.failed;
     s.tls = shared.carrier;
 #ifndef MICROBENCH_NO_TLS
     if (shared.tls) s.tls = shared.tls->for_worker(i);

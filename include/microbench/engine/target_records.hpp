@@ -48,7 +48,7 @@ struct answer_capture {
         size = 0;
         cut = false;
         type_size = static_cast<std::uint8_t>(std::min(content_type.size(), sizeof type));
-        std::memcpy(type, content_type.data(), type_size);
+        if (type_size) std::memcpy(type, content_type.data(), type_size);  // none: data() may be null
     }
     void add(std::string_view chunk) {
         const std::size_t n = std::min(chunk.size(), sizeof bytes - size);

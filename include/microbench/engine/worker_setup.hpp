@@ -105,6 +105,7 @@ struct worker_setup {
     const target_factorials* factorials = nullptr;  // the n! each target's responses must be; null: the checks' own
     std::atomic<std::int64_t>* failed_length = nullptr;     // -1 until the first response that failed a check sets it
     std::atomic<std::uint64_t>* ended_counter = nullptr;    // for progress; written only here
+    std::atomic<std::uint64_t>* failed_counter = nullptr;   // the same, of the failed ones
     const transport* tls = nullptr;  // carries every connection (a handshake, then its read and write);
                                      // null: plain bytes
     const char* server_name = "";    // the URL's host, given to the transport

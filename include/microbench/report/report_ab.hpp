@@ -58,8 +58,10 @@ constexpr long long ab_round_ms(std::int64_t ns) { return static_cast<long long>
 //      expected:            body equals "3628800\n" (8 bytes)
 inline void append_failed_check(const check_failure_sample& k, std::string& out) {
     if (!k.status) return;
-    appendf(out, "First failed check:     %s: status %d, %s%s%llu body bytes: \"", k.target.c_str(), k.status,
-            k.content_type.c_str(), k.content_type.empty() ? "" : ", ", static_cast<unsigned long long>(k.body_bytes));
+    appendf(out, "First failed check:     %s: status %d, ", k.target.c_str(), k.status);
+    append_escaped_answer(out, k.content_type, false);  // a header's bytes, escaped as the body's are
+    appendf(out, "%s%llu body bytes: \"", k.content_type.empty() ? "" : ", ",
+            static_cast<unsigned long long>(k.body_bytes));
     append_escaped_answer(out, k.body, k.cut);
     appendf(out, "\"\n   expected:            %s\n", k.expected.c_str());
 }

@@ -221,8 +221,10 @@ inline std::string result_json(const run_description& d, const result& r, const 
         out += "\"first_failed_check\":{\"target\":";
         detail::append_json_string(out, k.target);
         appendf(out, ",\"status\":%d,\"content_type\":", k.status);
-        detail::append_json_string(out, k.content_type);
-        std::string body;
+        std::string body;  // both as their bytes escaped (\xNN), so they read back exactly
+        detail::append_escaped_answer(body, k.content_type, false);
+        detail::append_json_string(out, body);
+        body.clear();
         detail::append_escaped_answer(body, k.body, k.cut);
         appendf(out, ",\"body_bytes\":%llu,\"body\":", u(k.body_bytes));
         detail::append_json_string(out, body);

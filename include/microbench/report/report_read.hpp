@@ -127,13 +127,14 @@ inline error read_result_json(const json_value& doc, run_description& d, result&
     if (top.optional("first_failed_check", json_value::kind::object)) {  // saved since checks show what came
         detail::json_fields f = top.object("first_failed_check");
         check_failure_sample& k = r.first_failed_check;
-        std::string body;
-        bool cut = false;
+        std::string body, type;
+        bool cut = false, type_cut = false;
         std::uint32_t status = 0;
         f.text("target", k.target);
         f.number("status", status);
         k.status = static_cast<int>(std::min<std::uint32_t>(status, 1000));
-        f.text("content_type", k.content_type);
+        f.text("content_type", type);
+        detail::read_escaped_body(type, false, defaults::check_sample_type_bytes, k.content_type, type_cut);
         f.number("body_bytes", k.body_bytes);
         f.text("body", body);
         f.flag("cut", cut);

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,10 @@ struct suite_options {
     std::string unix_socket;                 // every scenario's connections to it (plan::unix_socket)
     bool raise_fd_limit = false;             // as plan::raise_fd_limit
     const cancel_token* cancel = nullptr;    // stops the scenario running and skips the rest
+    // Called before each scenario runs, on the calling thread, with its plan and its place
+    // (index from 0 of `count`): to say what is running.
+    void (*on_scenario)(const char* name, const plan& p, std::size_t index, std::size_t count, void* user) = nullptr;
+    void* on_scenario_user = nullptr;
 };
 
 struct scenario_result {
@@ -81,6 +87,9 @@ inline error run_suite(const std::string& url_text, const suite_options& o, std:
         sr.scenario = sc.name;
         sr.url = url_text;
         if (error e = suite_plan(url_text, sc, o, sr.p)) return e;
+        if (o.on_scenario)
+            o.on_scenario(sc.name, sr.p, static_cast<std::size_t>(&sc - classic_suite), std::size(classic_suite),
+                          o.on_scenario_user);
         if (error e = run(sr.p, sr.r)) return e;
         out.push_back(std::move(sr));
         if (out.back().r.cancelled) break;
