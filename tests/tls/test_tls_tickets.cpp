@@ -157,9 +157,12 @@ TEST_CASE("--tls-resume offers each TLS 1.3 ticket once: every offer resumes, th
         CHECK(r.tls_handshakes == 200);
         CHECK(r.tls_resumed == static_cast<std::uint64_t>(ts.s.resumed.load()));
         CHECK(r.tls_handshakes - r.tls_resumed == static_cast<std::uint64_t>(ts.s.full.load()));
-        // Only each connection's first handshake had no ticket at hand; every offer resumed.
-        CHECK(r.tls_no_session == 8);
-        CHECK(r.tls_resumed == 192);
+        // Every offer resumed: the full handshakes are those with no ticket at hand, and those only
+        // among each connection's first (fewer when a slow start lets a first one's tickets come
+        // before the others open, as under a sanitizer).
+        CHECK(r.tls_handshakes == r.tls_resumed + r.tls_no_session);
+        CHECK(r.tls_no_session >= 1);
+        CHECK(r.tls_no_session <= 8);
         CHECK(std::string(r.tls.protocol) == "TLSv1.3");
     }
 }
@@ -172,8 +175,9 @@ TEST_CASE("--tls-resume offers a TLS 1.2 session until a newer one comes") {
     CHECK(r.requests_completed == 100);
     CHECK(std::string(r.tls.protocol) == "TLSv1.2");
     CHECK(r.tls_resumed == static_cast<std::uint64_t>(ts.s.resumed.load()));
-    CHECK(r.tls_no_session == 4);
-    CHECK(r.tls_resumed == 96);
+    CHECK(r.tls_handshakes == r.tls_resumed + r.tls_no_session);  // every offer resumed
+    CHECK(r.tls_no_session >= 1);
+    CHECK(r.tls_no_session <= 4);  // only among each connection's first handshake
 }
 
 TEST_CASE("--tls-resume keeps the session a TLS 1.2 server renews on resuming (the used one is retired)") {
@@ -184,8 +188,9 @@ TEST_CASE("--tls-resume keeps the session a TLS 1.2 server renews on resuming (t
     result r = run_ok(p);
     CHECK(r.requests_completed == 100);
     CHECK(r.tls_resumed == static_cast<std::uint64_t>(ts.s.resumed.load()));
-    CHECK(r.tls_no_session == 4);
-    CHECK(r.tls_resumed == 96);
+    CHECK(r.tls_handshakes == r.tls_resumed + r.tls_no_session);
+    CHECK(r.tls_no_session >= 1);
+    CHECK(r.tls_no_session <= 4);  // without keeping the renewed session, about one in four had none
 }
 
 TEST_CASE("without --tls-resume every connection makes a full handshake and none is counted as lacking a session") {
