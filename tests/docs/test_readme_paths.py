@@ -43,9 +43,9 @@ def tools_run():
     return folder, shlex.split(configure), targets
 
 
-def configure(flags):
-    """({artifact path relative to the build folder: target name}, {every target name}) of a
-    configure with `flags`."""
+def target_details(flags):
+    """Every target of a configure with `flags`, as CMake's file API describes it (codemodel-v2's
+    target objects: name, type, artifacts, install rules), configured in a scratch folder."""
     with tempfile.TemporaryDirectory() as build:
         query = pathlib.Path(build, ".cmake", "api", "v1", "query")
         query.mkdir(parents=True)
@@ -54,13 +54,19 @@ def configure(flags):
         reply = pathlib.Path(build, ".cmake", "api", "v1", "reply")
         index = json.loads(next(reply.glob("index-*.json")).read_text())
         codemodel = json.loads((reply / index["reply"]["codemodel-v2"]["jsonFile"]).read_text())
-        artifacts, names = {}, set()
-        for target in codemodel["configurations"][0]["targets"]:
-            detail = json.loads((reply / target["jsonFile"]).read_text())
-            names.add(detail["name"])
-            for artifact in detail.get("artifacts", []):
-                artifacts[artifact["path"]] = detail["name"]
-        return artifacts, names
+        targets = codemodel["configurations"][0]["targets"]
+        return [json.loads((reply / target["jsonFile"]).read_text()) for target in targets]
+
+
+def configure(flags):
+    """({artifact path relative to the build folder: target name}, {every target name}) of a
+    configure with `flags`."""
+    artifacts, names = {}, set()
+    for detail in target_details(flags):
+        names.add(detail["name"])
+        for artifact in detail.get("artifacts", []):
+            artifacts[artifact["path"]] = detail["name"]
+    return artifacts, names
 
 
 def split_code(text):
