@@ -181,8 +181,9 @@ class Coverage(unittest.TestCase):
         # microbench's (docs/options.md is its --help-all), and it has the flags both need by those names.
         main = (ROOT / "bindings" / "python" / "microbench" / "__main__.py").read_text()
         flags = set()
-        for names in re.findall(r"add_argument\(((?:\"-[\w-]+\",\s*)+)", main):
-            flags.update(re.findall(r"\"(-[\w-]+)\"", names))
+        for call in re.findall(r"add_argument\((.*?)\)\n", main, re.S):  # each call, over all its lines
+            names = re.split(r",\s*\w+=", call, maxsplit=1)[0]  # the names come before the first keyword
+            flags.update(re.findall(r"['\"](-[\w-]+)['\"]", names))
         self.assertGreater(len(flags), 20)  # the parse found them
         options = (ROOT / "docs" / "options.md").read_text()
         cli = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", options))

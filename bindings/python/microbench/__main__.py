@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import signal
 import sys
 from typing import Callable, Dict, List, NoReturn, Optional, Tuple
@@ -54,13 +53,6 @@ def _statuses(text: str) -> List[int]:
     if not codes or any(not 100 <= code <= 999 for code in codes):
         raise argparse.ArgumentTypeError(f"needs status codes (100-999) separated by commas, not {text!r}")
     return codes
-
-
-def factorial_n(url: str) -> Optional[int]:
-    """n of a /factorial/{n} or /factorial?n=N URL (at most 100,000), as --check factorial reads it; else None."""
-    found = re.search(r"^[a-z]+://[^/?#]*/factorial(?:/(\d{1,6})(?=[?#]|$)|\?(?:[^#]*&)?n=(\d{1,6})(?=[&#]|$))", url)
-    n = int(found.group(1) or found.group(2)) if found else None
-    return n if n is not None and n <= 100000 else None
 
 
 def _amount(text: str) -> float:
@@ -120,11 +112,8 @@ def parse(argv: List[str]) -> Tuple[argparse.Namespace, Dict[str, str]]:
         for name in ("max_p99_ms", *SEARCH_DEFAULTS):
             if getattr(args, name) is not None:
                 p.error(f"--{name.replace('_', '-')} is for --find-capacity")
-    args.check_factorial = None
-    if args.check:
-        args.check_factorial = factorial_n(args.url)
-        if args.check_factorial is None:
-            p.error("--check factorial needs a /factorial/{n} or /factorial?n=N URL, n at most 100,000")
+    # n from the URL, read by the library as microbench reads it (a URL without one is refused, exit 1)
+    args.check_factorial = "each" if args.check else None
     headers = {}
     for header in args.H:
         name, sep, value = header.partition(":")
