@@ -3226,7 +3226,7 @@ inline bool factorial_argument(const url& target, unsigned& n) {
         detail::query_value(t.substr(path.size() + 1), "n", digits);
     }
     std::uint64_t v = 0;
-    if (digits.empty() || digits.size() > 5 || !detail::parse_decimal(digits, v) || v > 100000) return false;
+    if (digits.empty() || digits.size() > 6 || !detail::parse_decimal(digits, v) || v > 100000) return false;
     n = static_cast<unsigned>(v);
     return true;
 }
@@ -6182,10 +6182,11 @@ inline void worker::end_failed(failure reason, const request_slot& q) {
     if (s_.stage_tallies) ++tally_of(q.intended_ns).failed;
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
-    if (s_.failed_counter) s_.failed_counter->store(stats_.requests_failed, std::memory_order_relaxed);
     last_end_ns_ = now_ns();
     intervals_.failed(last_end_ns_);
     note_ended();
+    // After ended, released: a watcher that acquires this count sees at least as many ended.
+    if (s_.failed_counter) s_.failed_counter->store(stats_.requests_failed, std::memory_order_release);
 }
 
 inline void worker::end_unfinished(connection& c) {
@@ -8430,8 +8431,8 @@ inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t
         std::uint64_t ended = 0, failed = 0;
         for (std::uint32_t i = 0; i < t; ++i) {
             all_done = all_done && threads[i].finished.load(std::memory_order_acquire);
+            failed += threads[i].failed.load(std::memory_order_acquire);  // first: never above ended
             ended += threads[i].ended.load(std::memory_order_relaxed);
-            failed += threads[i].failed.load(std::memory_order_relaxed);
         }
         if (all_done) return;
         if (rows) rows->collect(false);

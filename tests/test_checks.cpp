@@ -156,6 +156,10 @@ TEST_CASE("factorial_argument reads both URL forms") {
     CHECK_FALSE(arg("http://h/factorial/x", n));
     CHECK_FALSE(arg("http://h/fact/10", n));
     CHECK_FALSE(arg("http://h/factorial?m=3", n));
+    CHECK(arg("http://h/factorial/100000", n));  // the largest n, six digits
+    CHECK(n == 100000);
+    CHECK_FALSE(arg("http://h/factorial/100001", n));
+    CHECK_FALSE(arg("http://h/factorial/1000000", n));
 }
 
 TEST_CASE("engine: the factorial check passes on both endpoint forms and fails wrong answers") {

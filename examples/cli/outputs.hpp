@@ -38,18 +38,22 @@ struct progress_state {
     std::uint64_t every = 0;  // ab's heartbeat: a line every max(n/10, 100) requests
     std::uint64_t next = 0;
     bool timed = false;       // -t without -n: a line every tenth of the duration instead
-    // On a terminal: the live line's rate over the last second or so, the run's length for -t,
-    // and the last interval's percentiles (when the run has intervals: --rate, --interval).
+    // On a terminal: the live line's rate (each window of at least 0.2 s weighed half against the
+    // rate before it), the run's length for -t, the last interval's percentiles (when the run has
+    // intervals: --rate, --interval; none while an interval completes nothing), and how wide the
+    // last line was, to cover it.
     std::int64_t duration_ms = 0;
     std::uint64_t last_ended = 0;
     std::int64_t last_ns = 0;
     double rate = -1;  // requests/s; -1: not measured yet
     std::int64_t p50_ns = -1, p99_ns = -1;
+    std::size_t width = 0;    // of the line on the terminal now; 0: none
     void* chained = nullptr;  // --intervals' file, which the rows go on to
 };
 
 // The live line: "4520/10000 (45%)  1502/s  0 failed  p50 1.20 ms  p99 3.45 ms  3.0 s, ~3.6 s left",
-// rewritten in place a few times a second (the rest of the terminal's line cleared after it).
+// rewritten in place a few times a second, padded with spaces over a longer line before it (no
+// escape sequence: a dumb terminal shows it as well).
 inline void print_live_line(progress_state& s, const mb::progress& p) {
     const double seconds = static_cast<double>(p.elapsed_ns) / 1e9;
     const std::int64_t since = p.elapsed_ns - s.last_ns;
@@ -70,12 +74,25 @@ inline void print_live_line(progress_state& s, const mb::progress& p) {
     mb::detail::appendf(line, "  %llu failed", static_cast<unsigned long long>(std::min(p.failed, p.ended)));
     if (s.p50_ns >= 0) mb::detail::appendf(line, "  p50 %.2f ms  p99 %.2f ms", s.p50_ns / 1e6, s.p99_ns / 1e6);
     mb::detail::appendf(line, "  %.1f s", seconds);
+    // Whichever ends the run first: the duration, or -n at the current rate.
     double left = -1;
     if (s.duration_ms > 0) left = std::max(0.0, static_cast<double>(s.duration_ms) / 1e3 - seconds);
-    else if (p.target && s.rate > 0) left = static_cast<double>(p.target - std::min(p.ended, p.target)) / s.rate;
+    if (p.target && s.rate > 0) {
+        const double by_count = static_cast<double>(p.target - std::min(p.ended, p.target)) / s.rate;
+        left = left < 0 ? by_count : std::min(left, by_count);
+    }
     if (left >= 0) mb::detail::appendf(line, ", ~%.1f s left", left);
-    line += "\033[K";
+    const std::size_t width = line.size() - 1;  // without the '\r'
+    if (width < s.width) line.append(s.width - width, ' ');
+    s.width = width;
     std::fputs(line.c_str(), stderr);
+}
+
+// Takes the live line off the terminal, if one is there.
+inline void clear_live_line(progress_state& s) {
+    if (!s.width) return;
+    std::fprintf(stderr, "\r%*s\r", static_cast<int>(s.width), "");
+    s.width = 0;
 }
 
 inline void on_progress(const mb::progress& p, void* user) {
@@ -208,10 +225,8 @@ inline void on_interval(const mb::interval_stats& row, void* user) {
 // On a terminal: each interval's percentiles for the live line, the row then to --intervals' file.
 inline void on_interval_live(const mb::interval_stats& row, void* user) {
     auto* s = static_cast<progress_state*>(user);
-    if (row.completed) {
-        s->p50_ns = row.p50_ns;
-        s->p99_ns = row.p99_ns;
-    }
+    s->p50_ns = row.completed ? row.p50_ns : -1;  // an interval with none has no percentiles to show
+    s->p99_ns = row.completed ? row.p99_ns : -1;
     if (s->chained) on_interval(row, s->chained);
 }
 

@@ -157,7 +157,7 @@ inline int run_single(const options& o) {
         interrupt_scope ctrl_c;
         e = mb::run(plan, r);
     }
-    if (progress.tty && !o.quiet) std::fputs("\r\033[K", stderr);  // the live line cleared
+    clear_live_line(progress);
     csv.close(!e && r.start_realtime_ns != 0);  // a run cancelled while it waited to start never started
     if (!hlog.started) mb::append_hlog_header(static_cast<double>(r.start_realtime_ns) / 1e9, hlog.header);
     hlog.close(!e && r.start_realtime_ns != 0);

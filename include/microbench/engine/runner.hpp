@@ -97,8 +97,8 @@ inline void watch_workers(const plan& p, worker_thread* threads, std::uint32_t t
         std::uint64_t ended = 0, failed = 0;
         for (std::uint32_t i = 0; i < t; ++i) {
             all_done = all_done && threads[i].finished.load(std::memory_order_acquire);
+            failed += threads[i].failed.load(std::memory_order_acquire);  // first: never above ended
             ended += threads[i].ended.load(std::memory_order_relaxed);
-            failed += threads[i].failed.load(std::memory_order_relaxed);
         }
         if (all_done) return;
         if (rows) rows->collect(false);

@@ -349,10 +349,11 @@ inline void worker::end_failed(failure reason, const request_slot& q) {
     if (s_.stage_tallies) ++tally_of(q.intended_ns).failed;
     ++stats_.failures[static_cast<int>(reason)];
     ++stats_.requests_failed;
-    if (s_.failed_counter) s_.failed_counter->store(stats_.requests_failed, std::memory_order_relaxed);
     last_end_ns_ = now_ns();
     intervals_.failed(last_end_ns_);
     note_ended();
+    // After ended, released: a watcher that acquires this count sees at least as many ended.
+    if (s_.failed_counter) s_.failed_counter->store(stats_.requests_failed, std::memory_order_release);
 }
 
 inline void worker::end_unfinished(connection& c) {

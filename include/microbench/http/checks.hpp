@@ -313,7 +313,7 @@ inline bool factorial_argument(const url& target, unsigned& n) {
         detail::query_value(t.substr(path.size() + 1), "n", digits);
     }
     std::uint64_t v = 0;
-    if (digits.empty() || digits.size() > 5 || !detail::parse_decimal(digits, v) || v > 100000) return false;
+    if (digits.empty() || digits.size() > 6 || !detail::parse_decimal(digits, v) || v > 100000) return false;
     n = static_cast<unsigned>(v);
     return true;
 }
