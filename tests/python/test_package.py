@@ -125,8 +125,11 @@ class Package(unittest.TestCase):
         bad_url = cli("-n", "5", "127.0.0.1/")
         self.assertEqual((bad_url.returncode, bad_url.stdout), (1, ""))
         self.assertIn("(url_no_scheme)", bad_url.stderr)
+        no_n = cli("-n", "5", "--check", "factorial", "http://127.0.0.1/")  # the library reads n, as microbench does
+        self.assertEqual((no_n.returncode, no_n.stdout), (1, ""))
+        self.assertIn("(plan_factorial_target)", no_n.stderr)
         for usage in (["-n", "0", "http://127.0.0.1/"], ["-H", "no colon", "http://127.0.0.1/"], ["--no-such-flag"],
-                      ["-t", "nan", "http://127.0.0.1/"], ["-s", "inf", "http://127.0.0.1/"], ["--check", "factorial", "http://127.0.0.1/"],
+                      ["-t", "nan", "http://127.0.0.1/"], ["-s", "inf", "http://127.0.0.1/"], ["--check", "fact", "http://127.0.0.1/"],
                       ["--warmup", "2", "http://127.0.0.1/"], ["-c", "5000000000", "http://127.0.0.1/"]):
             done = cli(*usage)
             self.assertEqual(done.returncode, 1, usage)
