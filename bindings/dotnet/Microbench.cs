@@ -1135,18 +1135,10 @@ public sealed class ServerLimits
     internal ServerLimitsNative ToNative()
     {
         Native.ServerLimitsInit(out ServerLimitsNative n);
-        if (HeaderTimeout is { } header) n.HeaderTimeoutMs = Milliseconds(header, nameof(HeaderTimeout));
-        if (IdleTimeout is { } idle) n.IdleTimeoutMs = Milliseconds(idle, nameof(IdleTimeout));
+        if (HeaderTimeout is { } header) n.HeaderTimeoutMs = Time.Ms(header, nameof(HeaderTimeout));
+        if (IdleTimeout is { } idle) n.IdleTimeoutMs = Time.Ms(idle, nameof(IdleTimeout));
         if (MaxConnections is { } max) n.MaxConnections = max;
         return n;
-    }
-
-    // Whole milliseconds, at least 1 for a time above zero.
-    private static long Milliseconds(TimeSpan t, string name)
-    {
-        if (t < TimeSpan.Zero) throw new ArgumentOutOfRangeException(name, t, "a timeout is zero (never) or more");
-        long ms = t.Ticks / TimeSpan.TicksPerMillisecond;
-        return ms == 0 && t > TimeSpan.Zero ? 1 : ms;
     }
 }
 
