@@ -15,7 +15,7 @@ that target's g++ and nothing else:
   - a translation unit that only includes microbench.hpp, at -O0 and -O2, and beside it, in the
     same rounds, a baseline that includes only what the library needs from the standard library
     (BASELINE_HEADERS): the include cost is budgeted as the ratio of the compilers' CPU times (the
-    least of 3 alternating rounds each), so neither a slower machine nor other work sharing it
+    least of 5 alternating rounds each at -O0, 2 at -O2), so neither a slower machine nor other work sharing it
     breaks the budget; the seconds are reported beside it;
   - examples/device_selftest.cpp (an on-device check: run, checks, no reports) at -Os, as it is
     and in the small-device profile (MICROBENCH_NO_SERVER, MICROBENCH_NO_REPORTS, MICROBENCH_NO_TLS,
@@ -31,8 +31,8 @@ microbench-server first).
     bench/footprint.py [--targets native,aarch64-linux-gnu,arm-linux-gnueabihf] [--build build] [--check]
 
 With --check the exit status is 1 when a budget is broken (the CTest entry footprint_budget).
-Budgets (BUDGETS): dynamic CLI <= 396 KB (320 KB on 32-bit ARM), its small-device profile <= 218 KB
-on 32-bit ARM, static CLI <= 1.58 MB, the device self-test's text + data <= 113 KB, idle RSS of the static CLI <= 2 MB and at --self-test <= 8 MB,
+Budgets (BUDGETS): dynamic CLI <= 402 KB (320 KB on 32-bit ARM), its small-device profile <= 223 KB
+on 32-bit ARM, static CLI <= 1.66 MB, the device self-test's text + data <= 113 KB, idle RSS of the static CLI <= 2 MB and at --self-test <= 8 MB,
 and the include-only file at -O0 in at most INCLUDE_O0_RATIO times the baseline's time.
 """
 import argparse
@@ -56,14 +56,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # features and the bounded log reader, it measured 4.6-4.8x alone and 5.05x in CI beside the
 # suite; side by side (5 alternating rounds, CPU time) the log work added 1.78 -> 1.94 s: the
 # budget is 5.5x.
-BASELINE_HEADERS = ["string", "vector", "thread", "atomic", "algorithm", "memory", "cmath", "cstdio"]
+BASELINE_HEADERS = ["string", "vector", "thread", "atomic", "algorithm", "memory", "cmath", "cstdio", "regex.h"]
 INCLUDE_O0_RATIO = 5.5
 # self_test_rss_static_kib guards a regression: --self-test at 4.4 MiB once grew to 14.7 MiB when
 # results were written as JSON that nothing asked for.
 # The budgets guard against bloat; a feature an issue asks for raises them by its measured cost.
-BUDGETS = {"cli_dynamic_bytes": 396_000, "cli_static_bytes": 1_580_000, "device_text_data_bytes": 113_000,
+BUDGETS = {"cli_dynamic_bytes": 402_000, "cli_static_bytes": 1_660_000, "device_text_data_bytes": 113_000,
            "idle_rss_static_kib": 2048, "self_test_rss_static_kib": 8192, "include_o0_ratio": INCLUDE_O0_RATIO}
-TARGET_BUDGETS = {"arm-linux-gnueabihf": {"cli_dynamic_bytes": 320_000, "cli_small_bytes": 218_000}}
+TARGET_BUDGETS = {"arm-linux-gnueabihf": {"cli_dynamic_bytes": 320_000, "cli_small_bytes": 223_000}}
 # The CLI's features that a build may leave out, each by its macro (examples/cli/profile.hpp's
 # small-device profile is a set of them).
 FEATURES = [("https: the OpenSSL 3 loader, -f -Z -E -I --verify --cacert --tls-resume", "MICROBENCH_NO_TLS"),
@@ -162,16 +162,16 @@ def cpu_seconds(cmd):
     return usage.ru_utime + usage.ru_stime
 
 
-def include_cost(target, work, level):
+def include_cost(target, work, level, rounds):
     """CPU seconds to compile a file that includes only microbench.hpp, and the baseline file that
-    includes only what it needs from the standard library: the least of 3 alternating rounds."""
+    includes only what it needs from the standard library: the least of `rounds` alternating rounds."""
     sources = {"include_only": '#include "microbench.hpp"\n',
                "baseline": "".join(f"#include <{h}>\n" for h in BASELINE_HEADERS)}
     best = {name: float("inf") for name in sources}
     for name, text in sources.items():
         with open(f"{work}/{name}.cpp", "w") as f:
             f.write(text)
-    for _ in range(3):
+    for _ in range(rounds):
         for name in sources:
             best[name] = min(best[name], cpu_seconds([tool(target, "g++"), "-std=c++17", f"-O{level}", "-I", f"{ROOT}/single_include",
                                                       "-c", f"{work}/{name}.cpp", "-o", f"{work}/{name}.o"]))
@@ -238,8 +238,10 @@ def main():
         for target in args.targets.split(","):
             if not shutil.which(tool(target, "g++")):
                 sys.exit(f"footprint.py: {tool(target, 'g++')} is missing")
-            include_o0, baseline_o0 = include_cost(target, work, 0)
-            include_o2, baseline_o2 = include_cost(target, work, 2)
+            # -O0 is budgeted: 5 rounds (with 3, the baseline's least moved 0.37-0.50 s from run to
+            # run here, the ratio 3.96-5.56x); -O2 is only reported: 2.
+            include_o0, baseline_o0 = include_cost(target, work, 0, 5)
+            include_o2, baseline_o2 = include_cost(target, work, 2, 2)
             # The programs compile side by side, one a core: sizes do not depend on the order.
             with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
                 jobs = [pool.submit(device_program, target, f"{work}/device-{target}", []),

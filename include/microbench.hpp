@@ -12,6 +12,8 @@
 //   MICROBENCH_NO_TLS        without the built-in TLS (OpenSSL loaded at run time): https:// then
 //                            needs a transport of the plan's own
 //   MICROBENCH_NO_TARGETS    without targets and URL ranges (plan::targets, plan::url_ranges)
+//   MICROBENCH_NO_REGEX      without <regex.h> (a C library that has none): every body regex
+//                            (checks::body_matches) is refused
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 #pragma once
 
@@ -31,6 +33,7 @@
 #include "microbench/core/zlib.hpp"
 #include "microbench/stats/histogram_hdr.hpp"
 #include "microbench/core/bigint.hpp"
+#include "microbench/http/body_regex.hpp"
 #include "microbench/http/checks.hpp"
 #include "microbench/core/clock.hpp"
 #include "microbench/core/splitmix.hpp"

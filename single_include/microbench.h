@@ -73,7 +73,7 @@ enum {
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
-    MB_PLAN_BAD_REQUEST_CAPACITY = 139, MB_PLAN_BAD_STAGES = 170,
+    MB_PLAN_BAD_REQUEST_CAPACITY = 139, MB_PLAN_BAD_STAGES = 170, MB_PLAN_BAD_REGEX = 171,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
@@ -338,6 +338,13 @@ MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size);
+/* The body must match `regex`, a NUL-terminated POSIX extended regular expression (regcomp's
+ * REG_EXTENDED, in the "C" locale: found anywhere in the body unless anchored with ^ and $), and
+ * be at most 1 MiB (docs/checks.md). MB_PLAN_BAD_REGEX when it is empty, longer than 4,096 bytes,
+ * refused (a back-reference, an unmatched ')', a count above 255, too many repetitions) or does not
+ * compile: the plan keeps its earlier one, if any, and why (when not NULL) gets the reason, cut to
+ * why_size bytes with its NUL; "" on success. regexec may allocate inside the C library. */
+MB_API int mb_plan_check_body_matches(mb_plan* plan, const char* regex, char* why, size_t why_size);
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
 /* Targets (docs/targets.md): the requests go to them in turn, each a URL of the plan's origin with
  * its own method and body (NULL: the plan's); mb_plan_add_target checks the URL and the method,

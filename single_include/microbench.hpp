@@ -17,6 +17,8 @@
 //   MICROBENCH_NO_TLS        without the built-in TLS (OpenSSL loaded at run time): https:// then
 //                            needs a transport of the plan's own
 //   MICROBENCH_NO_TARGETS    without targets and URL ranges (plan::targets, plan::url_ranges)
+//   MICROBENCH_NO_REGEX      without <regex.h> (a C library that has none): every body regex
+//                            (checks::body_matches) is refused
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 
 // ---- begin include/microbench/core/version.hpp ----
@@ -149,6 +151,8 @@ constexpr std::size_t max_verdict_runs = 64;   // the factorial verdict's runs o
 constexpr std::size_t answer_bytes = 64;       // of a wrong answer's body, kept to show it in the verdict
 constexpr std::size_t check_sample_bytes = 200; // of the first response that failed a check, kept to show it
 constexpr std::size_t check_sample_type_bytes = 64;  // and of its Content-Type
+constexpr std::size_t max_regex_bytes = 4096;         // a body check's regular expression (body_regex.hpp)
+constexpr std::size_t max_regex_body_bytes = std::size_t{1} << 20;  // a body it reads; a longer one fails
 constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
 constexpr double min_rate = 0.001;                           // requests/s: one every 1000 s
@@ -314,6 +318,8 @@ namespace microbench {
       "long with a target from 0 to 10,000,000 requests per second, together at most 30 days and meaning at least " \
       "one request; a staged run lasts their total (no other duration) and sends no pipelined batches (the position " \
       "is the stage at fault, or the number of stages when they are at fault together)") \
+    X(plan_bad_regex, 171, "a body's regular expression must be POSIX extended (regcomp's REG_EXTENDED), 1 to " \
+      "4,096 bytes without a NUL byte, and compile") \
     /* Calls through the C API (200–219) */ \
     /* Reading targets files (160–169): the position is the byte where the fault is */ \
     X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \
@@ -2827,14 +2833,249 @@ inline std::string factorial_decimal(unsigned n) {
 
 }  // namespace microbench
 // ---- end include/microbench/core/bigint.hpp ----
+// ---- begin include/microbench/http/body_regex.hpp ----
+// microbench/http/body_regex.hpp — a POSIX extended regular expression (<regex.h>, REG_EXTENDED)
+// that a response body must match (checks::body_matches). It is found anywhere in the body: ^ and
+// $ are the body's start and end, and . matches any byte but NUL, a newline too. It is compiled
+// and matched in the "C" locale, byte by byte, whatever locale the host set (uselocale: this
+// thread only, for the call). A pattern without ^ is searched as ^(.|[^.])*(PATTERN): anchored,
+// so that the C library's matcher takes time linear in the body (glibc's unanchored search retries
+// from every byte: (a|aa)*b took 2.4 s over 40 KB). One with ^ is searched as written (glibc lets
+// a ^ after matched text match after a newline: the wrapped x\na\nb would match ^a). What could
+// still blow up is refused: back-references
+// (\1-\9: not POSIX extended, exponential), an unmatched ')', counts above 255, and patterns whose
+// repetitions, counted out, exceed 100,000 items. regexec may allocate inside the C library (glibc
+// does, per call), and glibc locks each regex_t while it matches: each worker compiles its own.
+// MICROBENCH_NO_REGEX leaves it out (a libc without <regex.h>): every pattern is then refused.
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#ifndef MICROBENCH_NO_REGEX
+#include <locale.h>
+#include <regex.h>
+#endif
+
+
+namespace microbench {
+namespace detail {
+
+// What makes an extended regular expression one body_regex refuses before regcomp sees it, or
+// null. Outside bracket expressions it reads escapes, groups, alternatives and {n,m} counts, and
+// sizes the pattern with its repetitions counted out: a character, escape or bracket expression is
+// 1, a group its contents, an atom followed by {n,m} times its larger count.
+class regex_shape {
+public:
+    static const char* refusal(std::string_view pattern) {
+        regex_shape s(pattern);
+        s.alternatives(0);
+        return s.why_;
+    }
+    // Does the pattern hold a ^ anchor (one outside bracket expressions, not escaped)?
+    static bool anchored(std::string_view pattern) {
+        regex_shape s(pattern);
+        s.alternatives(0);
+        return s.caret_;
+    }
+
+private:
+    explicit regex_shape(std::string_view p) : p_(p) {}
+
+    double alternatives(int depth) {
+        double total = 0, last = 0;
+        while (i_ < p_.size() && !why_) {
+            const char c = p_[i_];
+            if (c == ')') {
+                if (depth == 0) why_ = "an unmatched ')' (write \\) for the character)";
+                return total;
+            }
+            if (c == '|' || c == '*' || c == '+' || c == '?' || c == '^' || c == '$') {
+                caret_ = caret_ || c == '^';
+                ++i_;
+                continue;
+            }
+            if (c == '{' && i_ + 1 < p_.size() && (digit(p_[i_ + 1]) || p_[i_ + 1] == ',')) {
+                const double times = count();
+                total += last * (times - 1);
+                last *= times;
+            } else {
+                last = c == '(' ? group(depth) : c == '[' ? bracket() : c == '\\' ? escape() : (++i_, 1.0);
+                total += last;
+            }
+            if (total > 100'000 && !why_) why_ = "its repetitions, counted out, exceed 100,000 items";
+        }
+        return total;
+    }
+    double group(int depth) {
+        ++i_;
+        const double inside = alternatives(depth + 1);
+        if (i_ < p_.size() && p_[i_] == ')') ++i_;  // else unclosed: regcomp says so
+        return inside;
+    }
+    double escape() {
+        if (i_ + 1 < p_.size() && p_[i_ + 1] >= '1' && p_[i_ + 1] <= '9')
+            why_ = "a back-reference (\\1 to \\9) is not POSIX extended, and can take exponential time";
+        i_ += 2;
+        return 1;
+    }
+    double bracket() {  // [...], []...], [^]...], with [:class:], [.x.] and [=x=] inside
+        std::size_t j = i_ + 1;
+        if (j < p_.size() && p_[j] == '^') ++j;
+        if (j < p_.size() && p_[j] == ']') ++j;
+        while (j < p_.size() && p_[j] != ']') {
+            if (p_[j] == '[' && j + 1 < p_.size() && (p_[j + 1] == ':' || p_[j + 1] == '.' || p_[j + 1] == '=')) {
+                const std::size_t end = p_.find(std::string{p_[j + 1], ']'}, j + 2);
+                j = end == std::string_view::npos ? p_.size() : end + 2;
+            } else {
+                ++j;
+            }
+        }
+        i_ = j + 1;
+        return 1;
+    }
+    double count() {  // {n}, {n,}, {,m} or {n,m}: the larger count (n + 1 for {n,}), each at most 255
+        ++i_;
+        double n = number(), m = n;
+        if (i_ < p_.size() && p_[i_] == ',') {
+            ++i_;
+            m = i_ < p_.size() && digit(p_[i_]) ? number() : n + 1;
+        }
+        if (i_ < p_.size() && p_[i_] == '}') ++i_;
+        if ((n > 255 || m > 255) && !why_) why_ = "a count in {n,m} is above 255";
+        return m > n ? m : n;
+    }
+    double number() {
+        double v = 0;
+        while (i_ < p_.size() && digit(p_[i_]) && v < 1e6) v = v * 10 + (p_[i_++] - '0');
+        return v;
+    }
+    static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+    std::string_view p_;
+    std::size_t i_ = 0;
+    const char* why_ = nullptr;
+    bool caret_ = false;
+};
+
+}  // namespace detail
+
+class body_regex {
+public:
+    // Compiles `pattern`: null, with the reason in `why` (regcomp's, or what is refused above),
+    // when it is empty, longer than defaults::max_regex_bytes, holds a NUL byte, has a shape
+    // regex_shape refuses or does not compile.
+    static std::shared_ptr<const body_regex> compile(std::string_view pattern, std::string& why) {
+        why.clear();
+#ifdef MICROBENCH_NO_REGEX
+        why = "this build has no regular expressions (MICROBENCH_NO_REGEX)";
+#else
+        if (pattern.empty()) why = "the expression is empty";
+        else if (pattern.size() > defaults::max_regex_bytes) why = "the expression is longer than 4096 bytes";
+        else if (pattern.find('\0') != std::string_view::npos) why = "the expression holds a NUL byte";
+        else if (const char* shape = detail::regex_shape::refusal(pattern)) why = shape;
+#endif
+        if (!why.empty()) return nullptr;
+        std::shared_ptr<body_regex> r(new body_regex(pattern));
+        why = r->build();
+        r->again_ = [](const body_regex& done) {
+            std::string unused;
+            return compile(done.pattern_, unused);
+        };
+        return why.empty() ? r : nullptr;
+    }
+
+    // Another compilation of the same pattern, for another thread (glibc locks a regex_t while it
+    // matches); null when the system refuses it memory. Through compile()'s own pointer: a program
+    // that never compiles a pattern links none of the compiling.
+    std::shared_ptr<const body_regex> again() const { return again_(*this); }
+
+    ~body_regex() {
+#ifndef MICROBENCH_NO_REGEX
+        if (compiled_) regfree(&search_);
+        if (c_locale_) freelocale(c_locale_);
+#endif
+    }
+    body_regex(const body_regex&) = delete;
+    body_regex& operator=(const body_regex&) = delete;
+
+    // Does `body` (a std::string's bytes, NUL-terminated after its size) hold a match?
+    bool matches(const std::string& body) const {
+#ifdef MICROBENCH_NO_REGEX
+        (void)body;
+        return false;
+#else
+        int flags = 0;
+        regmatch_t whole[1] = {};
+#ifdef REG_STARTEND
+        whole[0].rm_so = 0;
+        whole[0].rm_eo = static_cast<regoff_t>(body.size());
+        flags |= REG_STARTEND;
+#endif
+        const locale_t was = uselocale(c_locale_);
+        const bool found = regexec(&search_, body.c_str(), 1, whole, flags) == 0;
+        uselocale(was);
+        return found;
+#endif
+    }
+
+    const std::string& pattern() const { return pattern_; }
+
+private:
+    explicit body_regex(std::string_view pattern) : pattern_(pattern) {}
+
+    std::shared_ptr<const body_regex> (*again_)(const body_regex&) = nullptr;  // set by compile()
+
+#ifdef MICROBENCH_NO_REGEX
+    std::string build() { return "this build has no regular expressions (MICROBENCH_NO_REGEX)"; }
+#else
+    // Compiles the pattern as written, to refuse it with regcomp's own reason, then the anchored
+    // search that matches. An empty string when both compiled.
+    std::string build() {
+        c_locale_ = newlocale(LC_CTYPE_MASK, "C", static_cast<locale_t>(0));
+        if (!c_locale_) return "no memory for the C locale";
+        const locale_t was = uselocale(c_locale_);
+        regex_t alone;
+        regex_t* failed = &alone;
+        int code = regcomp(&alone, pattern_.c_str(), REG_EXTENDED | REG_NOSUB);
+        if (code == 0) {
+            regfree(&alone);
+            failed = &search_;
+            const std::string search =
+                detail::regex_shape::anchored(pattern_) ? pattern_ : "^(.|[^.])*(" + pattern_ + ")";
+            code = regcomp(&search_, search.c_str(), REG_EXTENDED | REG_NOSUB);
+            compiled_ = code == 0;
+        }
+        std::string why;
+        if (code != 0) {
+            char message[256];
+            regerror(code, failed, message, sizeof message);
+            why = message;
+        }
+        uselocale(was);
+        return why;
+    }
+
+    regex_t search_{};
+    locale_t c_locale_ = static_cast<locale_t>(0);
+    bool compiled_ = false;
+#endif
+    std::string pattern_;
+};
+
+}  // namespace microbench
+// ---- end include/microbench/http/body_regex.hpp ----
 // ---- begin include/microbench/http/checks.hpp ----
 // microbench/http/checks.hpp — declarative response checks, evaluated as a response streams in,
-// on the parser's views, without copying the body: expected statuses, body equals / starts with /
-// contains (KMP across chunk boundaries), a header present or equal, a body length, exact n! as
+// on the parser's views: expected statuses, body equals / starts with / contains (KMP across chunk
+// boundaries) / matches a regular expression, a header present or equal, a body length, exact n! as
 // text or as JSON {"factorial": n!} with any whitespace, and a user callback.
 // A `checks` object is immutable during a run and shared by all connections; each connection
-// keeps a small `check_state`. No allocation per response.
+// keeps a `check_state`, a few words, and with a regular expression a copy of the body: the one
+// check that needs it whole, in a buffer that grows to the longest body (at most 1 MiB) and is
+// reused. No other check copies the body or allocates per response.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -2943,6 +3184,20 @@ struct check_state {
     bool contains_found = false;
     std::uint8_t fact_phase = 0;  // factorial matcher: see checks::feed_factorial
     std::size_t fact_at = 0;
+    std::string body;             // the body so far, for checks::body_matches (its capacity is kept)
+    const body_regex* regex = nullptr;  // a compilation of the checks' regex for this connection's
+                                        // thread alone (the worker's); null: the checks' own
+
+    // Back to a new response's state, keeping the body buffer's memory and the regex.
+    void reset(std::string_view expected_factorial) {
+        std::string kept = std::move(body);
+        const body_regex* own = regex;
+        *this = check_state{};
+        kept.clear();
+        body = std::move(kept);
+        regex = own;
+        factorial = expected_factorial;
+    }
 };
 
 // Called when a response is complete: return false to fail it (reason `check`).
@@ -2973,6 +3228,25 @@ public:
         }
         return *this;
     }
+    // The body must match `pattern`, a POSIX extended regular expression found anywhere in it
+    // (body_regex.hpp), and be at most defaults::max_regex_body_bytes long. A pattern that does
+    // not compile leaves no regex check and makes the checks invalid: problem() says so, and
+    // regex_message() gives regcomp's reason.
+    checks& body_matches(std::string_view pattern) {
+        regex_ = body_regex::compile(pattern, regex_message_);
+        return *this;
+    }
+    // The same with a regex compiled already (body_regex::compile): one that is not null.
+    checks& body_matches(std::shared_ptr<const body_regex> compiled) {
+        regex_ = std::move(compiled);
+        regex_message_.clear();
+        return *this;
+    }
+    const std::string& regex_message() const { return regex_message_; }
+    const body_regex* regex() const { return regex_.get(); }
+    // What makes these checks unusable (a body_matches pattern that did not compile), or nothing.
+    error problem() const { return regex_message_.empty() ? error{} : error{errc::plan_bad_regex, 0}; }
+
     checks& header(std::string name, std::string value = {}, bool must_equal = false) {
         headers_.push_back({std::move(name), std::move(value), must_equal});
         return *this;
@@ -3004,75 +3278,20 @@ public:
     }
 
     bool empty() const {
-        return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && headers_.empty() &&
-               length_ < 0 && !has_factorial_ && !callback_;
+        return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && !regex_ &&
+               headers_.empty() && length_ < 0 && !has_factorial_ && !callback_;
     }
 
     // What is checked, for reports: "status 200,201; body is 100! (158 digits)"; empty when nothing.
-    std::string summary() const {
-        using detail::appendf;
-        std::string out;
-        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
-        for (std::size_t i = 0; i < statuses_.size(); ++i)
-            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
-        if (has_equals_) appendf(next(), "body equals %zu bytes", equals_.size());
-        if (!starts_.empty()) appendf(next(), "body starts with %zu bytes", starts_.size());
-        if (!contains_.empty()) appendf(next(), "body contains %zu bytes", contains_.size());
-        for (const header_rule& h : headers_)
-            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
-                    h.must_equal ? h.value.c_str() : "");
-        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
-        if (has_factorial_ && each_target_) next() += "body is n! of each target's n";
-        else if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
-        if (callback_) next() += "callback";
-        return out;
-    }
+    std::string summary() const { return describe(nullptr); }
 
     // What was expected of a response, with the expected bytes themselves (their first
     // defaults::check_sample_bytes, escaped), to show beside one that failed: `factorial` is the
     // n! that response had to be (check_state::factorial). "body equals \"3628800\\n\" (8 bytes)".
-    std::string expected(std::string_view factorial) const {
-        using detail::appendf;
-        std::string out;
-        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
-        auto quoted = [&out](std::string_view bytes) {
-            out += '"';
-            detail::append_escaped_answer(out, bytes.substr(0, defaults::check_sample_bytes),
-                                          bytes.size() > defaults::check_sample_bytes);
-            out += '"';
-        };
-        for (std::size_t i = 0; i < statuses_.size(); ++i)
-            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
-        if (has_equals_) {
-            next() += "body equals ";
-            quoted(equals_);
-            appendf(out, " (%zu bytes)", equals_.size());
-        }
-        if (!starts_.empty()) {
-            next() += "body starts with ";
-            quoted(starts_);
-        }
-        if (!contains_.empty()) {
-            next() += "body contains ";
-            quoted(contains_);
-        }
-        for (const header_rule& h : headers_)
-            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
-                    h.must_equal ? h.value.c_str() : "");
-        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
-        if (has_factorial_) {
-            if (each_target_) next() += "body is n! of the target's n, ";
-            else appendf(next(), "body is %u!, ", factorial_n_);
-            appendf(out, "%zu digits: ", factorial.size());
-            quoted(factorial);
-        }
-        if (callback_) next() += "the callback's yes";
-        return out;
-    }
+    std::string expected(std::string_view factorial) const { return describe(&factorial); }
 
     void on_headers(check_state& s, const response_parser& p) const {
-        s = check_state{};
-        s.factorial = factorial_;
+        s.reset(factorial_);
         if (!statuses_.empty()) {
             bool ok = false;
             for (int code : statuses_) ok = ok || code == p.status();
@@ -3091,6 +3310,16 @@ public:
             s.failed = s.failed || !matches_at(starts_, s.offset, chunk, false);
         if (!contains_.empty() && !s.contains_found) feed_contains(s, chunk);
         if (has_factorial_) feed_factorial(s, chunk);
+        if (regex_) {
+            const std::size_t need = static_cast<std::size_t>(s.offset) + chunk.size();
+            if (need > defaults::max_regex_body_bytes) {
+                s.failed = true;
+            } else {
+                if (need > s.body.capacity())  // doubling, but never past the limit
+                    s.body.reserve(std::min(defaults::max_regex_body_bytes, std::max(need, 2 * s.body.capacity())));
+                s.body.append(chunk.data(), chunk.size());
+            }
+        }
         s.offset += chunk.size();
     }
 
@@ -3102,6 +3331,7 @@ public:
         if (!contains_.empty() && !s.contains_found) return false;
         if (length_ >= 0 && body_bytes != static_cast<std::uint64_t>(length_)) return false;
         if (has_factorial_ && !factorial_complete(s)) return false;
+        if (regex_ && !(s.regex ? s.regex : regex_.get())->matches(s.body)) return false;
         return !callback_ || callback_(status, body_bytes, callback_user_);
     }
 
@@ -3110,6 +3340,57 @@ private:
         std::string name, value;
         bool must_equal;
     };
+
+    // summary() without `factorial`, expected() with it: the same rules in the same order; the
+    // expected bytes themselves only in expected().
+    std::string describe(const std::string_view* factorial) const {
+        using detail::appendf;
+        std::string out;
+        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
+        auto quoted = [&out](std::string_view bytes) {
+            out += '"';
+            detail::append_escaped_answer(out, bytes.substr(0, defaults::check_sample_bytes),
+                                          bytes.size() > defaults::check_sample_bytes);
+            out += '"';
+        };
+        auto body_rule = [&](const char* rule, const std::string& bytes) {
+            next() += rule;
+            if (factorial) quoted(bytes);
+            else appendf(out, "%zu bytes", bytes.size());
+        };
+        for (std::size_t i = 0; i < statuses_.size(); ++i)
+            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
+        if (has_equals_) {
+            body_rule("body equals ", equals_);
+            if (factorial) appendf(out, " (%zu bytes)", equals_.size());
+        }
+        if (!starts_.empty()) body_rule("body starts with ", starts_);
+        if (!contains_.empty()) body_rule("body contains ", contains_);
+        if (regex_) {  // as typed, between slashes: only control and non-ASCII bytes escaped
+            next() += "body matches /";
+            for (unsigned char c : regex_->pattern()) {
+                if (c < 0x20 || c > 0x7e) appendf(out, "\\x%02x", c);
+                else out += static_cast<char>(c);
+            }
+            out += '/';
+            if (factorial) appendf(out, " (a body of at most %zu bytes)", defaults::max_regex_body_bytes);
+        }
+        for (const header_rule& h : headers_)
+            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
+                    h.must_equal ? h.value.c_str() : "");
+        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
+        if (has_factorial_ && !factorial) {
+            if (each_target_) next() += "body is n! of each target's n";
+            else appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
+        } else if (has_factorial_) {
+            if (each_target_) next() += "body is n! of the target's n, ";
+            else appendf(next(), "body is %u!, ", factorial_n_);
+            appendf(out, "%zu digits: ", factorial->size());
+            quoted(*factorial);
+        }
+        if (callback_) next() += factorial ? "the callback's yes" : "callback";
+        return out;
+    }
 
     // Does `chunk`, found at body offset `at`, agree with `expected` there? For equality, bytes
     // beyond the expected text are a mismatch; for a prefix they do not matter.
@@ -3207,6 +3488,8 @@ private:
     std::string equals_, starts_, contains_;
     bool has_equals_ = false;
     std::vector<std::size_t> kmp_;
+    std::shared_ptr<const body_regex> regex_;  // body_matches; shared by copies of these checks
+    std::string regex_message_;                 // why the last body_matches pattern did not compile
     std::vector<header_rule> headers_;
     std::int64_t length_ = -1;
     std::string factorial_;
@@ -4661,6 +4944,7 @@ public:
     error validate() const {
         if (error e = check_ranges()) return e;
         if (error e = check_stages()) return e;
+        if (error e = checks_.problem()) return e;
         if (threads_ > concurrency_) return {errc::plan_bad_threads, 0};
         if (requests_ == 0 && duration_ms_ == 0 && !each_once_) return {errc::plan_no_limit, 0};
         if (each_once_ && duration_ms_ != 0) return {errc::plan_each_once_duration, 0};
@@ -5890,6 +6174,12 @@ public:
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         // Wrong answers are shown: each connection's response's first body bytes are kept.
         if (s_.records || s_.response_checks) seen_.resize(s_.connections);
+        // A body regex of this thread's own: glibc locks a regex_t while it matches.
+        if (s_.response_checks && s_.response_checks->regex()) {
+            own_regex_ = s_.response_checks->regex()->again();
+            if (!own_regex_) return {errc::run_system, 0};
+            for (connection& c : conns_) c.checked.regex = own_regex_.get();
+        }
         if (s_.writer) {  // each slot's room for the request the callback writes, made once
             room_.reset(new (std::nothrow) char[requests_.size() * s_.writer_capacity]);
             room_lengths_.reset(new (std::nothrow) std::uint32_t[requests_.size()]);
@@ -6002,6 +6292,7 @@ private:
     std::vector<connection> conns_;
     std::vector<answer_capture> seen_;   // with checks or records: each connection's response as it came
     std::unique_ptr<char[]> read_buf_;
+    std::shared_ptr<const body_regex> own_regex_;  // the checks' body regex, compiled for this thread
     std::unique_ptr<char[]> room_;                   // with a request callback: each slot's room, back to back
     std::unique_ptr<std::uint32_t[]> room_lengths_;  // and the length written in it
     std::uint64_t writes_ = 0;                       // with a request callback: its calls so far
@@ -9302,13 +9593,23 @@ inline void append_open_model_section(const result& r, std::string& out) {
     if (r.connection_waits || r.schedule_missed) {
         // Little's law: the rate times the time each request holds its connection is how many are
         // in flight; at the p99 service time, with one more than now at the least.
+        // No more than the run's requests, though: -c above -n is refused, and each request would
+        // have its own connection already.
         const double p99_s = static_cast<double>(r.total_ns.value_at_percentile(99)) / 1e9;
         const double needed = std::max(std::ceil(r.rate_target * p99_s), r.concurrency_requested + 1.0);
+        const double requests = static_cast<double>(r.requests_ended + r.schedule_missed);
         appendf(out,
                 "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
-                "were busy: raise -c to at least %.0f (%.0f/s x the p99 service time, %.1f ms) or --threads.\n",
+                "were busy: ",
                 static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
-                r.concurrency_requested, needed, r.rate_target, p99_s * 1e3);
+                r.concurrency_requested);
+        if (needed > requests && requests > r.concurrency_requested)
+            appendf(out, "raise -c to %.0f, a connection for each request (%.0f/s x the p99 service time, %.1f ms, "
+                         "would keep %.0f in flight) or --threads.\n",
+                    requests, r.rate_target, p99_s * 1e3, needed);
+        else
+            appendf(out, "raise -c to at least %.0f (%.0f/s x the p99 service time, %.1f ms) or --threads.\n", needed,
+                    r.rate_target, p99_s * 1e3);
     }
     else
         appendf(out, " with connections free — the generator itself fell behind (CPU): raise --threads.\n");
@@ -14276,7 +14577,7 @@ enum {
     MB_PLAN_BAD_CAPACITY_SEARCH = 133, MB_PLAN_BAD_TARGET = 134, MB_PLAN_TARGETS_UNSUPPORTED = 135,
     MB_PLAN_TARGETS_TOO_LARGE = 136, MB_PLAN_FACTORIAL_TARGET = 137,
     MB_PLAN_EACH_ONCE_DURATION = 138,
-    MB_PLAN_BAD_REQUEST_CAPACITY = 139, MB_PLAN_BAD_STAGES = 170,
+    MB_PLAN_BAD_REQUEST_CAPACITY = 139, MB_PLAN_BAD_STAGES = 170, MB_PLAN_BAD_REGEX = 171,
     MB_JSON_BAD = 140, MB_JSON_TOO_DEEP = 141, MB_RESULT_NOT_MICROBENCH = 142, MB_RESULT_BAD_FIELD = 143,
     MB_MERGE_NOTHING = 144, MB_MERGE_DIFFERENT_PLANS = 145, MB_MERGE_INCOMPATIBLE_HISTOGRAMS = 146,
     MB_MERGE_DUPLICATE_SHARD = 147, MB_MERGE_TOO_MANY_INTERVALS = 148, MB_HLOG_BAD = 149,
@@ -14541,6 +14842,13 @@ MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size);
+/* The body must match `regex`, a NUL-terminated POSIX extended regular expression (regcomp's
+ * REG_EXTENDED, in the "C" locale: found anywhere in the body unless anchored with ^ and $), and
+ * be at most 1 MiB (docs/checks.md). MB_PLAN_BAD_REGEX when it is empty, longer than 4,096 bytes,
+ * refused (a back-reference, an unmatched ')', a count above 255, too many repetitions) or does not
+ * compile: the plan keeps its earlier one, if any, and why (when not NULL) gets the reason, cut to
+ * why_size bytes with its NUL; "" on success. regexec may allocate inside the C library. */
+MB_API int mb_plan_check_body_matches(mb_plan* plan, const char* regex, char* why, size_t why_size);
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
 /* Targets (docs/targets.md): the requests go to them in turn, each a URL of the plan's origin with
  * its own method and body (NULL: the plan's); mb_plan_add_target checks the URL and the method,
@@ -15234,6 +15542,17 @@ MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_
 }
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size) {
     MICROBENCH_C_SET(plan, data && size > 0, plan->c.body_contains(std::string(static_cast<const char*>(data), size)))
+}
+MB_API int mb_plan_check_body_matches(mb_plan* plan, const char* regex, char* why, size_t why_size) {
+    if (!plan || !regex || (!why && why_size > 0)) return microbench::detail::invalid;
+    MICROBENCH_C_TRY
+    std::string reason;
+    std::shared_ptr<const microbench::body_regex> compiled = microbench::body_regex::compile(regex, reason);
+    microbench::detail::copy_out(reason, why, why_size);
+    if (!compiled) return MB_PLAN_BAD_REGEX;
+    plan->c.body_matches(std::move(compiled));
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
 }
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n) {
     MICROBENCH_C_SET(plan, n <= 100'000, plan->c.factorial(n))

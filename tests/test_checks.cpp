@@ -4,39 +4,11 @@
 
 #include <string>
 
+#include "checks_verdict.hpp"
 #include "microbench.hpp"
 #include "scripted_server.hpp"
 
 using namespace microbench;
-
-namespace {
-
-// Runs `c` over a 200 response with `body`, split once at every position (and whole).
-// Returns the verdict, requiring all splits to agree.
-bool verdict(const checks& c, const std::string& body, int status = 200) {
-    std::string head = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: application/json\r\nContent-Length: " +
-                       std::to_string(body.size()) + "\r\n\r\n";
-    response_parser p;
-    p.reset();
-    REQUIRE(p.parse(head).event == parse_event::headers);
-    bool first = false;
-    for (std::size_t split = 0; split <= body.size(); ++split) {
-        check_state s;
-        c.on_headers(s, p);
-        c.on_body(s, std::string_view(body).substr(0, split));
-        c.on_body(s, std::string_view(body).substr(split));
-        bool ok = c.on_complete(s, status, body.size());
-        if (split == 0) first = ok;
-        CHECK(ok == first);
-    }
-    check_state bytewise;  // and one byte at a time
-    c.on_headers(bytewise, p);
-    for (char ch : body) c.on_body(bytewise, std::string_view(&ch, 1));
-    CHECK(c.on_complete(bytewise, status, body.size()) == first);
-    return first;
-}
-
-}  // namespace
 
 TEST_CASE("factorial check: plain and JSON forms, any whitespace, nothing else") {
     checks c;

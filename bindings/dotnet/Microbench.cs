@@ -852,6 +852,19 @@ public sealed class Plan : IDisposable
     public void CheckBodyContains(string part) => CheckBodyContains(Encoding.UTF8.GetBytes(part));
     /// <summary>Every body must contain these bytes.</summary>
     public void CheckBodyContains(byte[] part) => MicrobenchException.Check(Native.PlanCheckBodyContains(handle, part, (nuint)part.Length));
+    /// <summary>Every body must match this POSIX extended regular expression (not .NET's Regex: found
+    /// anywhere in the body, ^ and $ its ends, in the "C" locale) and be at most 1 MiB. One that is
+    /// refused or does not compile throws plan_bad_regex with the reason, and the plan keeps the one
+    /// before it.</summary>
+    public void CheckBodyMatches(string regex)
+    {
+        if (regex.Contains('\0')) throw new ArgumentException("a regex holds no NUL character", nameof(regex));
+        var why = new byte[256];
+        int status = Native.PlanCheckBodyMatches(handle, regex, why, (nuint)why.Length);
+        if (status != 0)
+            throw new MicrobenchException(status, $"{Marshal.PtrToStringUTF8(Native.StatusMessage(status))}: " +
+                                                  Encoding.UTF8.GetString(why, 0, Math.Max(0, Array.IndexOf(why, (byte)0))));
+    }
 
     /// <summary>Makes this plan shard `index` (from 0) of `count` generators sharing it: its share of the
     /// requests, connections and rate (set those first); their schedules and seeds interleave.</summary>

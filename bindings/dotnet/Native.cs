@@ -239,6 +239,8 @@ internal static partial class Native
     [LibraryImport(Lib, EntryPoint = "mb_plan_check_body_equals")] internal static partial int PlanCheckBodyEquals(PlanHandle plan, byte[] data, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_plan_check_body_starts_with")] internal static partial int PlanCheckBodyStartsWith(PlanHandle plan, byte[] data, nuint size);
     [LibraryImport(Lib, EntryPoint = "mb_plan_check_body_contains")] internal static partial int PlanCheckBodyContains(PlanHandle plan, byte[] data, nuint size);
+    [LibraryImport(Lib, EntryPoint = "mb_plan_check_body_matches", StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int PlanCheckBodyMatches(PlanHandle plan, string regex, byte[] why, nuint whySize);
     [LibraryImport(Lib, EntryPoint = "mb_plan_check_factorial")] internal static partial int PlanCheckFactorial(PlanHandle plan, uint n);
     [LibraryImport(Lib, EntryPoint = "mb_plan_add_target", StringMarshalling = StringMarshalling.Utf8)]
     internal static partial int PlanAddTarget(PlanHandle plan, string url, string? method, byte[]? body, nuint size);

@@ -6,12 +6,15 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,21 +42,30 @@ struct progress_state {
     std::uint64_t next = 0;
     bool timed = false;       // -t without -n: a line every tenth of the duration instead
     // On a terminal: the live line's rate (each window of at least 0.2 s weighed half against the
-    // rate before it), the run's length for -t, the last interval's percentiles (when the run has
-    // intervals: --rate, --interval; none while an interval completes nothing), and how wide the
-    // last line was, to cover it.
+    // rate before it), the run's length for -t, the percentiles so far (of every interval's
+    // response times, merged: the run has intervals for them, its own or the line's), and how wide
+    // the last line was, to cover it.
     std::int64_t duration_ms = 0;
     std::uint64_t last_ended = 0;
     std::int64_t last_ns = 0;
     double rate = -1;  // requests/s; -1: not measured yet
-    std::int64_t p50_ns = -1, p99_ns = -1;
+    std::unique_ptr<mb::histogram> so_far;  // on a terminal: the response times of the intervals ended
+    std::int64_t p50_ns = -1, p99_ns = -1;  // of so_far; -1 until a response is in it
+    bool own_intervals = false;  // the intervals are the live line's alone: their rows leave the result
     std::size_t width = 0;    // of the line on the terminal now; 0: none
-    void* chained = nullptr;  // --intervals' file, which the rows go on to
+    void* chained = nullptr;  // --hlog's file, which the intervals' histograms go on to
 };
+
+// Columns of the terminal on stderr; 0 when it does not say.
+inline std::size_t terminal_columns() {
+    winsize size{};
+    return ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+}
 
 // The live line: "4520/10000 (45%)  1502/s  0 failed  p50 1.20 ms  p99 3.45 ms  3.0 s, ~3.6 s left",
 // rewritten in place a few times a second, padded with spaces over a longer line before it (no
-// escape sequence: a dumb terminal shows it as well).
+// escape sequence: a dumb terminal shows it as well), and cut one short of the terminal's width (a
+// line that filled it would wrap, and '\r' would go back to the wrong line).
 inline void print_live_line(progress_state& s, const mb::progress& p) {
     const double seconds = static_cast<double>(p.elapsed_ns) / 1e9;
     const std::int64_t since = p.elapsed_ns - s.last_ns;
@@ -82,8 +94,11 @@ inline void print_live_line(progress_state& s, const mb::progress& p) {
         left = left < 0 ? by_count : std::min(left, by_count);
     }
     if (left >= 0) mb::detail::appendf(line, ", ~%.1f s left", left);
+    const std::size_t columns = terminal_columns();
+    const std::size_t room = columns > 1 ? columns - 1 : SIZE_MAX;
+    if (line.size() - 1 > room) line.resize(1 + room);
     const std::size_t width = line.size() - 1;  // without the '\r'
-    if (width < s.width) line.append(s.width - width, ' ');
+    if (width < s.width) line.append(std::min(s.width, room) - width, ' ');
     s.width = width;
     std::fputs(line.c_str(), stderr);
 }
@@ -222,14 +237,6 @@ inline void on_interval(const mb::interval_stats& row, void* user) {
     csv->write(csv->line);
 }
 
-// On a terminal: each interval's percentiles for the live line, the row then to --intervals' file.
-inline void on_interval_live(const mb::interval_stats& row, void* user) {
-    auto* s = static_cast<progress_state*>(user);
-    s->p50_ns = row.completed ? row.p50_ns : -1;  // an interval with none has no percentiles to show
-    s->p99_ns = row.completed ? row.p99_ns : -1;
-    if (s->chained) on_interval(row, s->chained);
-}
-
 // --hlog: the interval's histograms as tagged rows of HdrHistogram's log, its header first.
 inline void on_interval_histograms(const mb::interval_stats& row, const mb::interval_histograms& h, void* user) {
     auto* log = static_cast<interval_file*>(user);
@@ -239,6 +246,18 @@ inline void on_interval_histograms(const mb::interval_stats& row, const mb::inte
     log->write(log->line);
 }
 
+// On a terminal: each interval's response times join the run's so far, whose p50 and p99 the
+// live line shows; the histograms then go on to --hlog's file.
+inline void on_interval_histograms_live(const mb::interval_stats& row, const mb::interval_histograms& h, void* user) {
+    auto* s = static_cast<progress_state*>(user);
+    s->so_far->merge(*h.response);
+    if (s->so_far->count()) {
+        s->p50_ns = s->so_far->value_at_percentile(50);
+        s->p99_ns = s->so_far->value_at_percentile(99);
+    }
+    if (s->chained) on_interval_histograms(row, h, s->chained);
+}
+
 // The gates' verdicts on a result, judged once: for stderr and for the JSON.
 struct judged {
     std::vector<mb::gate_verdict> verdicts;
@@ -246,7 +265,7 @@ struct judged {
 };
 
 // `checked`: the run checked its responses (--check, --expect-status, --expect-body,
-// --expect-body-contains; the self-test always).
+// --expect-body-contains, --expect-body-regex; the self-test always).
 inline judged judge(const options& o, const mb::result& r, bool checked) {
     judged j;
     j.verdicts = mb::judge_gates(o.limits, r, checked);

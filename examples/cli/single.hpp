@@ -19,9 +19,12 @@
 
 namespace cli {
 
+// A run on a terminal without intervals of its own gets them, this long, for the live line.
+constexpr std::int64_t live_interval_ms = 500;
+
 // ab's progress: a heartbeat every tenth of -n (at least 100 requests) when more than 150, a line
 // every tenth of the duration for -t alone, or on a terminal a live line five times a second
-// (done, rate, failures, the last interval's p50 and p99 when the run has intervals, time left).
+// (done, rate, failures, p50 and p99 so far, time left).
 inline void follow_progress(const options& o, mb::plan& plan, progress_state& progress) {
     progress.tty = isatty(STDERR_FILENO) != 0;
     if (o.quiet) return;
@@ -143,9 +146,12 @@ inline int run_single(const options& o) {
     interval_file csv;
     interval_file hlog;
     if (!open_interval_files(o, plan, csv, hlog)) return 1;
-    if (progress.tty && !o.quiet) {  // the rows' percentiles for the live line, then on to --intervals' file
-        progress.chained = csv.path.empty() ? nullptr : &csv;
-        plan.on_interval(on_interval_live, &progress);
+    if (progress.tty && !o.quiet) {  // the live line's percentiles so far: every interval's histograms merged
+        progress.own_intervals = plan.effective_interval_ms() == 0;
+        if (progress.own_intervals) plan.interval_ms(live_interval_ms);
+        progress.so_far = std::make_unique<mb::histogram>();
+        progress.chained = hlog.path.empty() ? nullptr : &hlog;
+        plan.on_interval_histograms(on_interval_histograms_live, &progress);
     }
     const bool stdout_is_data = o.stdout_is_data();  // then no banner, request block or report there
     const bool dots = o.quiet || (o.requests > 0 && o.requests <= 150);
@@ -158,6 +164,11 @@ inline int run_single(const options& o) {
         e = mb::run(plan, r);
     }
     clear_live_line(progress);
+    if (progress.own_intervals) {  // the result is the same as off a terminal
+        r.intervals.clear();
+        r.interval_histograms.clear();
+        r.interval_ns = 0;
+    }
     csv.close(!e && r.start_realtime_ns != 0);  // a run cancelled while it waited to start never started
     if (!hlog.started) mb::append_hlog_header(static_cast<double>(r.start_realtime_ns) / 1e9, hlog.header);
     hlog.close(!e && r.start_realtime_ns != 0);

@@ -339,6 +339,18 @@ inline parse_outcome set_expect_body_contains(options& o, const std::string&, co
     return {};
 }
 
+inline parse_outcome set_expect_body_regex(options& o, const std::string&, const std::string& v) {
+#ifdef MICROBENCH_NO_REGEX
+    return usage_error("--expect-body-regex needs a build without MICROBENCH_NO_REGEX");
+#endif
+    mb::checks probe;  // compiled here to say why a pattern is refused; options_plan compiles it again
+    if (probe.body_matches(v).problem())
+        return usage_error("--expect-body-regex '" + shown(v) + "' is not a POSIX extended regular expression: " +
+                           probe.regex_message());
+    o.expect_body_regex = v;
+    return {};
+}
+
 inline parse_outcome set_expect_body(options& o, const std::string&, const std::string& v) {
     if (!read_file(v.c_str(), o.expect_body))
         return usage_errorf("cannot read --expect-body file '%s': %s", shown(v).c_str(), std::strerror(errno));
@@ -635,6 +647,9 @@ inline option_list option_table() {
          "The body must equal the file's contents (else: failure 'check').", 0, 0, "", set_expect_body},
         {0, "expect-body-contains", nullptr, kind::custom, {}, workload, section::own, "--expect-body-contains TEXT",
          "The body must contain TEXT (else: failure 'check').", 0, 0, "", set_expect_body_contains},
+        {0, "expect-body-regex", nullptr, kind::custom, {}, workload, section::own, "--expect-body-regex RE",
+         "The body must match RE, a POSIX extended regular expression found anywhere\n"
+         "in it (^ and $ anchor it to the body's ends), and be at most 1 MiB.", 0, 0, "", set_expect_body_regex},
         {0, "check", nullptr, kind::custom, {}, suite_too, section::own, "--check factorial",
          "The body must be exactly n! for /factorial/{n} or /factorial?n=N,\n"
          "as text or as JSON {\"factorial\": n!} with any whitespace. With ranges\n"

@@ -96,6 +96,7 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_check_body_equals(NULL, "x", 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_starts_with(NULL, "x", 1) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_contains(NULL, "x", 1) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_body_matches(NULL, "x", NULL, 0) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_factorial(NULL, 10) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_on_response(NULL, NULL, NULL) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_on_progress(NULL, NULL, NULL, 0, 0) == MB_INVALID_ARGUMENT);
@@ -149,6 +150,8 @@ static void null_and_bad_arguments(void) {
     EXPECT(mb_plan_check_body_equals(plan, NULL, 2) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_starts_with(plan, "", 0) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_body_contains(plan, NULL, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_body_matches(plan, NULL, NULL, 0) == MB_INVALID_ARGUMENT);
+    EXPECT(mb_plan_check_body_matches(plan, "x", NULL, 8) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_check_factorial(plan, 200000) == MB_INVALID_ARGUMENT);
     EXPECT(mb_plan_on_progress(plan, NULL, NULL, -1, 0) == MB_INVALID_ARGUMENT);
     /* checks that need the whole plan: validate() and run() say the same */
@@ -254,7 +257,7 @@ static void load_test(uint16_t port, mb_server* server) {
     struct seen s;
     int ok_status[] = {200};
     uint64_t before = mb_server_requests(server);
-    char small[10], *text;
+    char small[10], why[128], *text;
     size_t n;
     double percentiles[] = {50, 99.9};
     memset(&s, 0, sizeof s);
@@ -278,6 +281,14 @@ static void load_test(uint16_t port, mb_server* server) {
     EXPECT(mb_plan_check_body_starts_with(plan, "{\"factorial\"", 12) == MB_OK);
     EXPECT(mb_plan_check_body_contains(plan, "3628800", 7) == MB_OK);
     EXPECT(mb_plan_check_body_equals(plan, "{\"factorial\":3628800}", 21) == MB_OK);
+    EXPECT(mb_plan_check_body_matches(plan, "^\\{\"factorial\":[0-9]{7}\\}$", why, sizeof why) == MB_OK &&
+           why[0] == '\0');
+    /* refused with the reason, the one before staying */
+    EXPECT(mb_plan_check_body_matches(plan, "a(b", why, sizeof why) == MB_PLAN_BAD_REGEX &&
+           strcmp(why, "Unmatched ( or \\(") == 0);
+    EXPECT(mb_plan_check_body_matches(plan, "(a*)\\1", why, sizeof why) == MB_PLAN_BAD_REGEX &&
+           strstr(why, "back-reference") != NULL);
+    EXPECT(mb_plan_check_body_matches(plan, "", why, 4) == MB_PLAN_BAD_REGEX && strcmp(why, "the") == 0);
     EXPECT(mb_plan_on_response(plan, count_response, &s) == MB_OK);
     EXPECT(mb_plan_validate(plan) == MB_OK);
     EXPECT(mb_run(plan, &r) == MB_OK && r != NULL);
@@ -347,7 +358,19 @@ static void load_test(uint16_t port, mb_server* server) {
     n = mb_result_json(r, NULL, 0, NULL, 0);
     text = (char*)malloc(n + 1);
     EXPECT(mb_result_json(r, NULL, 0, text, n + 1) == n && strstr(text, "\"completed\":1000") != NULL);
+    EXPECT(strstr(text, "body matches /^\\\\{\\\"factorial\\\":[0-9]{7}\\\\}$/") != NULL);  /* kept */
     free(text);
+    {  /* a regex that no answer matches fails each as a check */
+        mb_plan* wrong = NULL;
+        mb_result* w = NULL;
+        EXPECT(mb_plan_create(url(port, "/factorial/10"), &wrong) == MB_OK);
+        EXPECT(mb_plan_set_requests(wrong, 20) == MB_OK);
+        EXPECT(mb_plan_check_body_matches(wrong, ":3628801}$", NULL, 0) == MB_OK);
+        EXPECT(mb_run(wrong, &w) == MB_OK && mb_result_failures(w, MB_FAILURE_CHECK) == 20 &&
+               mb_result_count(w, MB_COUNT_COMPLETED) == 0);
+        mb_result_destroy(w);
+        mb_plan_destroy(wrong);
+    }
     /* HdrHistogram's .hgrm text of a column: the header, then the footer with the exact count */
     n = mb_result_hgrm(r, MB_TIMING_TOTAL, NULL, 0);
     text = (char*)malloc(n + 1);

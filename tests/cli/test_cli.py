@@ -571,14 +571,33 @@ class Outputs(unittest.TestCase):
         self.assertEqual((first["status"], first["body"], first["expected"]),
                          (200, '{"factorial":3628800}', 'body contains "3628801"'))
 
+    def test_expect_body_regex(self):
+        url = Servers.url("/factorial/10")
+        mb = run([MICROBENCH, "-n", "20", "-c", "2", "--expect-body-regex", '^\\{"factorial": *[0-9]+\\}$', url])
+        self.assertEqual(mb.returncode, 0, mb.stdout + mb.stderr)
+        self.assertIn("Failed requests:        0\n", mb.stdout)
+        mb = run([MICROBENCH, "-n", "20", "--json", "-", "--expect-body-regex", '"factorial":3628801', url])
+        self.assertEqual(mb.returncode, 3)
+        doc = json.loads(mb.stdout)
+        self.assertEqual(doc["failures"]["check"], 20)
+        self.assertEqual(doc["first_failed_check"]["expected"],
+                         'body matches /"factorial":3628801/ (a body of at most 1048576 bytes)')
+        self.assertEqual(doc["config"]["checks"], 'body matches /"factorial":3628801/')
+
     @staticmethod
-    def on_a_terminal(args):
-        """Runs microbench with stderr on a pseudo-terminal: (exit status, stdout, what the terminal got)."""
+    def on_a_terminal(args, columns=0):
+        """Runs microbench with stderr on a pseudo-terminal (`columns` wide, when given): (exit status,
+        stdout, what the terminal got)."""
+        import fcntl
         import pty
         import select
+        import struct
+        import termios
         master, slave = pty.openpty()
         p = None
         try:
+            if columns:
+                fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
             p = subprocess.Popen([MICROBENCH] + args, stdout=subprocess.PIPE, stderr=slave)
             os.close(slave)
             slave = -1
@@ -617,7 +636,25 @@ class Outputs(unittest.TestCase):
         self.assertNotIn("\x1b", tty)
         self.assertNotIn("Completed", tty)  # ab's heartbeat lines are for a log, not a terminal
         self.assertIn("Complete requests:      300\n", out)
-        # With intervals (a fixed rate): the last interval's percentiles; for -t, the time left.
+        # The percentiles so far, from intervals of the line's own that the result does not keep:
+        # its JSON is the one a run off a terminal writes.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.json")
+            status, out, tty = self.on_a_terminal(["-n", "600", "-c", "2", "-k", "--json", path, Servers.url("/delay/5")])
+            with open(path) as f:
+                doc = json.load(f)
+        self.assertEqual(status, 0, tty)
+        self.assertRegex(tty, r"\r\d+/600 \(\d+%\)  \d+/s  0 failed  p50 [\d.]+ ms  p99 [\d.]+ ms  [\d.]+ s, ~[\d.]+ s left")
+        self.assertNotIn("intervals", doc)
+        self.assertNotIn("interval_ms", doc)
+        self.assertNotIn("\nIntervals: ", out)
+        # A narrow terminal: each line cut one short of its width, so that none wraps.
+        status, out, tty = self.on_a_terminal(["-n", "300", "-c", "2", "-k", Servers.url("/delay/5")], columns=30)
+        self.assertEqual(status, 0, tty)
+        lines = tty.split("\r")
+        self.assertGreaterEqual(len([line for line in lines if line.startswith("300/300") or "/300 (" in line]), 2, repr(tty))
+        self.assertEqual([line for line in lines if len(line) > 29], [], repr(tty))
+        # With intervals (a fixed rate): the percentiles so far; for -t, the time left.
         status, out, tty = self.on_a_terminal(["-t", "1", "-c", "4", "-k", "--rate", "200", "--interval", "200ms",
                                                Servers.url()])
         self.assertEqual(status, 0, tty)
@@ -683,6 +720,10 @@ class Errors(unittest.TestCase):
                  (["--rate", "100", url], "--rate sends on a schedule: say how many requests (-n) or for how long (-t)"),
                  (["--compare", "--rate", "100", url, b], "--rate sends on a schedule: say how many requests (-n)"),
                  (["--expect-body-contains", "", url], "--expect-body-contains needs the text the body must contain"),
+                 (["--expect-body-regex", "a(b", url],
+                  "--expect-body-regex 'a(b' is not a POSIX extended regular expression: Unmatched ( or \\("),
+                 (["--expect-body-regex", "", url],
+                  "--expect-body-regex '' is not a POSIX extended regular expression: the expression is empty"),
                  (["--compare", "-e", "x.csv", url, b], "-e does not apply to --compare"),
                  (["--compare", "--latency", url, b], "--latency does not apply to --compare"),
                  (["--self-test", "--max-failures", "0"], "--max-failures does not apply to --self-test"),
@@ -921,6 +962,10 @@ class Errors(unittest.TestCase):
         # 100/s held 100 ms each needs about 10 in flight (Little's law, at the p99 service time)
         self.assertRegex(r.stdout, r"all 2 connections were busy: raise -c to at least 1[0-2] \(100/s x the p99 service "
                                    r"time, 10\d\.\d ms\)")
+        # ... but never more than the run's requests: -c above -n is refused
+        r = run([MICROBENCH, "-q", "-n", "6", "-c", "2", "-k", "--rate", "100", Servers.url("/delay/100")])
+        self.assertRegex(r.stdout, r"all 2 connections were busy: raise -c to 6, a connection for each request \(100/s x "
+                                   r"the p99 service time, 10\d\.\d ms, would keep 1[0-2] in flight\)")
         r = run([MICROBENCH, "-n", "10", "-k", "--pipeline", "4", "--rate", "10", Servers.url()])
         self.assertEqual(r.returncode, 1)
         self.assertIn("--rate sends one request at a time", r.stderr)

@@ -126,6 +126,20 @@ class Binding(unittest.TestCase):
         self.assertEqual(r.completed, 0)
         self.assertEqual(r.goodput_per_second, 0.0)
 
+    def test_body_checks_and_the_first_failed_response(self):
+        url = self.server.url("/factorial/10")
+        r = microbench.run(url, n=20, c=2, body_contains='"factorial":', body_regex=r'^\{"factorial": *3628800\}$')
+        self.assertEqual((r.completed, r.failures["check"]), (20, 0))
+        r = microbench.run(url, n=20, c=2, body_regex=b"3628801")
+        self.assertEqual((r.completed, r.failures["check"]), (0, 20))
+        first = r.json["first_failed_check"]
+        self.assertEqual((first["body"], first["expected"]),
+                         ('{"factorial":3628800}', 'body matches /3628801/ (a body of at most 1048576 bytes)'))
+        for bad in ("a(b", "", "x" * 4097):
+            with self.subTest(pattern=bad[:10]), self.assertRaises(microbench.MicrobenchError) as e:
+                microbench.run(url, body_regex=bad)
+            self.assertEqual(e.exception.name, "plan_bad_regex")
+
     def test_cancel_from_another_thread(self):
         with microbench.Cancel() as cancel:
             timer = threading.Timer(0.3, cancel.trigger)

@@ -83,7 +83,9 @@ class Package(unittest.TestCase):
     def test_python_m_microbench_prints_abs_report(self):
         script = ("import json, subprocess, sys, microbench\n"
                   "with microbench.Server() as s:\n"
-                  "    for path, n, more in (('/factorial/12', '300', []), ('/factorial/11', '7', ['--expect-status', '201'])):\n"
+                  "    for path, n, more in (('/factorial/12', '300', ['--expect-body-regex', '^[{]\"factorial\":[0-9]+}$']),\n"
+                  "                          ('/factorial/11', '7', ['--expect-status', '201']),\n"
+                  "                          ('/factorial/10', '5', ['--expect-body-contains', '3628801'])):\n"
                   "        done = subprocess.run([sys.executable, '-m', 'microbench', '-n', n, '-W', '2', '-c', '3', '-k',\n"
                   "                               '--check', 'factorial', '--json', 'run.json', *more,\n"
                   "                              s.url(path)], capture_output=True, text=True, timeout=120)\n"
@@ -92,12 +94,17 @@ class Package(unittest.TestCase):
                   "        print('exit', done.returncode, done.stderr.strip())\n"
                   "        print('json ended', json.load(open('run.json'))['requests']['ended'])\n")
         right, wrong = sh(self.python, "-c", script, cwd=self.outside).split("server answered 300\n")
+        wrong, no_digits = wrong.split("json ended 7\n")
         self.assertRegex(right, r"\nComplete requests:\s+300\n")
         self.assertRegex(right, r"\nFailed requests:\s+0\n")
         self.assertTrue(wrong.startswith("exit 0 \njson ended 300\n"), wrong[:200])
         # 11! is right for /factorial/11, but its status is not the 201 asked for: each fails, exit 3
         self.assertRegex(wrong, r"\nFailed requests:\s+7\n")
-        self.assertTrue(wrong.endswith("server answered 307\nexit 3 \njson ended 7\n"), wrong[-200:])
+        self.assertTrue(wrong.endswith("server answered 307\nexit 3 \n"), wrong[-200:])
+        # 10! does not contain 3628801's digits: each fails the check, exit 3
+        self.assertRegex(no_digits, r"\nFailed requests:\s+5\n")
+        self.assertIn('   expected:            body contains "3628801"; body is 10!, 7 digits: "3628800"\n', no_digits)
+        self.assertTrue(no_digits.endswith("server answered 312\nexit 3 \njson ended 5\n"), no_digits[-200:])
 
     def test_python_m_microbench_finds_capacity(self):
         # One server thread held 20 ms a request answers at most 50 a second: the search finds it
@@ -105,7 +112,7 @@ class Package(unittest.TestCase):
         script = ("import subprocess, sys, microbench\n"
                   "with microbench.Server(threads=1) as s:\n"
                   "    done = subprocess.run([sys.executable, '-m', 'microbench', '-c', '20', '-k', '--find-capacity', '--max-p99-ms', '200',\n"
-                  "                           '--start-rate', '20', '--warmup', '0.3', '--step', '1', '--min-responses', '20',\n"
+                  "                           '--start-rate', '20', '--warmup', '300ms', '--step', '1s', '--min-responses', '20',\n"
                   "                           s.url('/work?us=20000')], capture_output=True, text=True, timeout=300)\n"
                   "    print('exit', done.returncode); print(done.stdout); print(done.stderr)\n")
         out = sh(self.python, "-c", script, cwd=self.outside)
@@ -128,9 +135,14 @@ class Package(unittest.TestCase):
         no_n = cli("-n", "5", "--check", "factorial", "http://127.0.0.1/")  # the library reads n, as microbench does
         self.assertEqual((no_n.returncode, no_n.stdout), (1, ""))
         self.assertIn("(plan_factorial_target)", no_n.stderr)
+        bad_regex = cli("-n", "5", "--expect-body-regex", "a(b", "http://127.0.0.1/")  # the library compiles it
+        self.assertEqual((bad_regex.returncode, bad_regex.stdout), (1, ""))
+        self.assertIn("and compile: Unmatched ( or \\( (plan_bad_regex)", bad_regex.stderr)
         for usage in (["-n", "0", "http://127.0.0.1/"], ["-H", "no colon", "http://127.0.0.1/"], ["--no-such-flag"],
                       ["-t", "nan", "http://127.0.0.1/"], ["-s", "inf", "http://127.0.0.1/"], ["--check", "fact", "http://127.0.0.1/"],
-                      ["--warmup", "2", "http://127.0.0.1/"], ["-c", "5000000000", "http://127.0.0.1/"]):
+                      ["--warmup", "2", "http://127.0.0.1/"], ["-c", "5000000000", "http://127.0.0.1/"],
+                      ["--find-capacity", "--max-p99-ms", "9", "--step", "5x", "http://127.0.0.1/"],
+                      ["--expect-body-contains", "", "http://127.0.0.1/"]):
             done = cli(*usage)
             self.assertEqual(done.returncode, 1, usage)
             self.assertIn("usage: python3 -m microbench", done.stderr)

@@ -172,6 +172,7 @@ _SIGNATURES = {
     "mb_plan_check_body_equals": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
     "mb_plan_check_body_starts_with": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
     "mb_plan_check_body_contains": (ctypes.c_int, [_P, ctypes.c_char_p, _SZ]),
+    "mb_plan_check_body_matches": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, _SZ]),
     "mb_plan_check_factorial": (ctypes.c_int, [_P, ctypes.c_uint]),
     "mb_plan_add_target": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, _SZ]),
     "mb_plan_set_targets_file": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(_SZ), ctypes.POINTER(_SZ)]),
@@ -619,7 +620,8 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
         targets: Optional[Sequence[Union[str, Dict[str, Any]]]] = None, targets_file: Optional[str] = None,
         url_ranges: bool = False, order: str = "in_turn", each_once: bool = False, by_target: bool = False,
         body_equals: Optional[_StrOrBytes] = None,
-        body_starts_with: Optional[_StrOrBytes] = None, body_contains: Optional[_StrOrBytes] = None, length_check: bool = True,
+        body_starts_with: Optional[_StrOrBytes] = None, body_contains: Optional[_StrOrBytes] = None,
+        body_regex: Optional[_StrOrBytes] = None, length_check: bool = True,
         bind_address: Optional[str] = None, connect_to: Optional[Sequence[str]] = None,
         unix_socket: Optional[Union[str, bytes, os.PathLike]] = None,
         stages: Optional[Sequence[Tuple[float, float]]] = None, raise_fd_limit: bool = False, rate: float = 0.0, arrivals: str = "uniform",
@@ -651,6 +653,11 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
     (False fails it as `check`); on_progress(ended, target, elapsed_s) and on_interval(Interval) on this thread.
     on_progress comes every `progress_every` seconds (0: not by time) and each time another
     `progress_every_requests` requests have ended (0: not by count).
+    Checks (a response that fails one fails as `check`): expect_status=[codes], body_equals,
+    body_starts_with and body_contains (bytes, or str as UTF-8), body_regex (a POSIX extended regular
+    expression, not Python's re: found anywhere in a body of at most 1 MiB, ^ and $ its ends),
+    check_factorial=n (the body is n!) or "each"; the report and Result.json's first_failed_check
+    show the first response that failed.
     on_request(index, target, prepared) -> bytes writes each request, on worker threads: index is
     the request's number (unique in the run, or in a shard), target the target the order picked (0 without
     targets), prepared the request the plan would send to it. It returns the whole HTTP/1.x request,
@@ -760,6 +767,15 @@ def run(url: str, n: Optional[int] = None, c: int = 1, *, duration: Optional[flo
             if text is not None:
                 data = text.encode() if isinstance(text, str) else bytes(text)
                 _check(setter(plan, data, len(data)))
+        if body_regex is not None:
+            pattern = body_regex.encode() if isinstance(body_regex, str) else bytes(body_regex)
+            if b"\0" in pattern:  # C would read a shorter pattern
+                raise ValueError("body_regex holds a NUL byte")
+            why = ctypes.create_string_buffer(256)
+            status = _lib.mb_plan_check_body_matches(plan, pattern, why, len(why))
+            if status:
+                raise MicrobenchError(status, _lib.mb_status_name(status).decode(),
+                                      f"{_lib.mb_status_message(status).decode()}: {why.value.decode(errors='replace')}")
         if bind_address:
             _check(_lib.mb_plan_set_bind_address(plan, bind_address.encode()))
         if isinstance(connect_to, str):

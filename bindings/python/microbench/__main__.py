@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import signal
 import sys
 from typing import Callable, Dict, List, NoReturn, Optional, Tuple
@@ -63,6 +64,23 @@ def _amount(text: str) -> float:
     return value
 
 
+def _duration(text: str) -> float:
+    """A duration as microbench's --warmup and --step take it: 500ms, 10s, 2m, 1h, or a plain number
+    of seconds; in seconds."""
+    found = re.fullmatch(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)(ms|s|m|h)?", text)
+    value = float(found.group(1)) if found else -1.0
+    if not found or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"needs a duration such as 500ms, 10s or 2m (a plain number is seconds), not {text!r}")
+    return value * {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[found.group(2) or "s"]
+
+
+def _contained(text: str) -> str:
+    """--expect-body-contains's text: not empty."""
+    if not text:
+        raise argparse.ArgumentTypeError("--expect-body-contains needs the text the body must contain")
+    return text
+
+
 def _parser() -> _Parser:
     """The command line's flags."""
     p = _Parser(prog="python3 -m microbench", description="An HTTP/1.1 load test with ab's main flags and its report.")
@@ -80,6 +98,10 @@ def _parser() -> _Parser:
                    help="every body must be exactly n! of the URL's /factorial/{n} or /factorial?n=N")
     p.add_argument("--expect-status", type=_statuses, default=None, metavar="LIST",
                    help="only these statuses succeed; others fail with reason 'check'")
+    p.add_argument("--expect-body-contains", type=_contained, default=None, metavar="TEXT",
+                   help="the body must contain TEXT (else: failure 'check')")
+    p.add_argument("--expect-body-regex", default=None, metavar="RE",
+                   help="the body must match RE, a POSIX extended regular expression (not Python's re), and be at most 1 MiB")
     p.add_argument("--unix-socket", default=None, metavar="PATH", help="connect to this Unix socket (the URL gives Host and path)")
     p.add_argument("--json", default=None, metavar="FILE|-", help="write the result as JSON to FILE (-: stdout, instead of the report)")
     search = p.add_argument_group("capacity search")
@@ -88,8 +110,10 @@ def _parser() -> _Parser:
     search.add_argument("--max-failures-ratio", type=_amount, default=None, metavar="F", help="failed / ended allowed (default 0.01)")
     search.add_argument("--start-rate", type=_amount, default=None, metavar="PER_SECOND", help="the first step's rate (default 100)")
     search.add_argument("--max-rate", type=_amount, default=None, metavar="PER_SECOND", help="no step above this (default 1000000)")
-    search.add_argument("--warmup", type=_amount, default=None, metavar="SECONDS", help="each step's warm-up (default 1)")
-    search.add_argument("--step", type=_amount, default=None, metavar="SECONDS", help="each step's measured window (default 5)")
+    search.add_argument("--warmup", type=_duration, default=None, metavar="D",
+                        help="each step's warm-up: 0, or 10ms to 1h (500ms, 10s, 2m; a plain number is seconds; default 1s)")
+    search.add_argument("--step", type=_duration, default=None, metavar="D",
+                        help="each step's measured window: 10ms to 1h (default 5s)")
     search.add_argument("--min-responses", type=_count, default=None, metavar="N",
                         help="a window lasts long enough for N responses at its rate (default 1000)")
     return p
@@ -167,6 +191,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                      on_step=_say_step, keep_alive=args.k, timeout=args.s, method=args.m, headers=headers,
                                      threads=args.threads, check_factorial=args.check_factorial, cancel=cancel,
                                      unix_socket=args.unix_socket, expect_status=args.expect_status,
+                                     body_contains=args.expect_body_contains, body_regex=args.expect_body_regex,
                                      on_progress=lambda *_: None)
         except MicrobenchError as e:
             return _refused(e)
@@ -192,6 +217,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         r = run(args.url, args.n, args.c, duration=args.t, keep_alive=args.k, timeout=args.s, method=args.m, headers=headers,
                 threads=args.threads, rate=args.rate, check_factorial=args.check_factorial, cancel=cancel,
                 unix_socket=args.unix_socket, expect_status=args.expect_status,
+                body_contains=args.expect_body_contains, body_regex=args.expect_body_regex,
                 on_progress=lambda *_: None)
     except MicrobenchError as e:
         return _refused(e)

@@ -193,6 +193,17 @@ MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size) {
     MICROBENCH_C_SET(plan, data && size > 0, plan->c.body_contains(std::string(static_cast<const char*>(data), size)))
 }
+MB_API int mb_plan_check_body_matches(mb_plan* plan, const char* regex, char* why, size_t why_size) {
+    if (!plan || !regex || (!why && why_size > 0)) return microbench::detail::invalid;
+    MICROBENCH_C_TRY
+    std::string reason;
+    std::shared_ptr<const microbench::body_regex> compiled = microbench::body_regex::compile(regex, reason);
+    microbench::detail::copy_out(reason, why, why_size);
+    if (!compiled) return MB_PLAN_BAD_REGEX;
+    plan->c.body_matches(std::move(compiled));
+    return MB_OK;
+    MICROBENCH_C_CATCH(microbench::detail::no_memory)
+}
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n) {
     MICROBENCH_C_SET(plan, n <= 100'000, plan->c.factorial(n))
 }

@@ -260,6 +260,7 @@ public:
     error validate() const {
         if (error e = check_ranges()) return e;
         if (error e = check_stages()) return e;
+        if (error e = checks_.problem()) return e;
         if (threads_ > concurrency_) return {errc::plan_bad_threads, 0};
         if (requests_ == 0 && duration_ms_ == 0 && !each_once_) return {errc::plan_no_limit, 0};
         if (each_once_ && duration_ms_ != 0) return {errc::plan_each_once_duration, 0};

@@ -1,11 +1,14 @@
 // microbench/http/checks.hpp — declarative response checks, evaluated as a response streams in,
-// on the parser's views, without copying the body: expected statuses, body equals / starts with /
-// contains (KMP across chunk boundaries), a header present or equal, a body length, exact n! as
+// on the parser's views: expected statuses, body equals / starts with / contains (KMP across chunk
+// boundaries) / matches a regular expression, a header present or equal, a body length, exact n! as
 // text or as JSON {"factorial": n!} with any whitespace, and a user callback.
 // A `checks` object is immutable during a run and shared by all connections; each connection
-// keeps a small `check_state`. No allocation per response.
+// keeps a `check_state`, a few words, and with a regular expression a copy of the body: the one
+// check that needs it whole, in a buffer that grows to the longest body (at most 1 MiB) and is
+// reused. No other check copies the body or allocates per response.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -15,6 +18,8 @@
 #include "../core/ascii.hpp"
 #include "../core/bigint.hpp"
 #include "../core/config.hpp"
+#include "../core/error.hpp"
+#include "body_regex.hpp"
 #include "response_parser.hpp"
 #include "url.hpp"
 
@@ -30,6 +35,20 @@ struct check_state {
     bool contains_found = false;
     std::uint8_t fact_phase = 0;  // factorial matcher: see checks::feed_factorial
     std::size_t fact_at = 0;
+    std::string body;             // the body so far, for checks::body_matches (its capacity is kept)
+    const body_regex* regex = nullptr;  // a compilation of the checks' regex for this connection's
+                                        // thread alone (the worker's); null: the checks' own
+
+    // Back to a new response's state, keeping the body buffer's memory and the regex.
+    void reset(std::string_view expected_factorial) {
+        std::string kept = std::move(body);
+        const body_regex* own = regex;
+        *this = check_state{};
+        kept.clear();
+        body = std::move(kept);
+        regex = own;
+        factorial = expected_factorial;
+    }
 };
 
 // Called when a response is complete: return false to fail it (reason `check`).
@@ -60,6 +79,25 @@ public:
         }
         return *this;
     }
+    // The body must match `pattern`, a POSIX extended regular expression found anywhere in it
+    // (body_regex.hpp), and be at most defaults::max_regex_body_bytes long. A pattern that does
+    // not compile leaves no regex check and makes the checks invalid: problem() says so, and
+    // regex_message() gives regcomp's reason.
+    checks& body_matches(std::string_view pattern) {
+        regex_ = body_regex::compile(pattern, regex_message_);
+        return *this;
+    }
+    // The same with a regex compiled already (body_regex::compile): one that is not null.
+    checks& body_matches(std::shared_ptr<const body_regex> compiled) {
+        regex_ = std::move(compiled);
+        regex_message_.clear();
+        return *this;
+    }
+    const std::string& regex_message() const { return regex_message_; }
+    const body_regex* regex() const { return regex_.get(); }
+    // What makes these checks unusable (a body_matches pattern that did not compile), or nothing.
+    error problem() const { return regex_message_.empty() ? error{} : error{errc::plan_bad_regex, 0}; }
+
     checks& header(std::string name, std::string value = {}, bool must_equal = false) {
         headers_.push_back({std::move(name), std::move(value), must_equal});
         return *this;
@@ -91,75 +129,20 @@ public:
     }
 
     bool empty() const {
-        return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && headers_.empty() &&
-               length_ < 0 && !has_factorial_ && !callback_;
+        return statuses_.empty() && !has_equals_ && starts_.empty() && contains_.empty() && !regex_ &&
+               headers_.empty() && length_ < 0 && !has_factorial_ && !callback_;
     }
 
     // What is checked, for reports: "status 200,201; body is 100! (158 digits)"; empty when nothing.
-    std::string summary() const {
-        using detail::appendf;
-        std::string out;
-        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
-        for (std::size_t i = 0; i < statuses_.size(); ++i)
-            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
-        if (has_equals_) appendf(next(), "body equals %zu bytes", equals_.size());
-        if (!starts_.empty()) appendf(next(), "body starts with %zu bytes", starts_.size());
-        if (!contains_.empty()) appendf(next(), "body contains %zu bytes", contains_.size());
-        for (const header_rule& h : headers_)
-            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
-                    h.must_equal ? h.value.c_str() : "");
-        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
-        if (has_factorial_ && each_target_) next() += "body is n! of each target's n";
-        else if (has_factorial_) appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
-        if (callback_) next() += "callback";
-        return out;
-    }
+    std::string summary() const { return describe(nullptr); }
 
     // What was expected of a response, with the expected bytes themselves (their first
     // defaults::check_sample_bytes, escaped), to show beside one that failed: `factorial` is the
     // n! that response had to be (check_state::factorial). "body equals \"3628800\\n\" (8 bytes)".
-    std::string expected(std::string_view factorial) const {
-        using detail::appendf;
-        std::string out;
-        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
-        auto quoted = [&out](std::string_view bytes) {
-            out += '"';
-            detail::append_escaped_answer(out, bytes.substr(0, defaults::check_sample_bytes),
-                                          bytes.size() > defaults::check_sample_bytes);
-            out += '"';
-        };
-        for (std::size_t i = 0; i < statuses_.size(); ++i)
-            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
-        if (has_equals_) {
-            next() += "body equals ";
-            quoted(equals_);
-            appendf(out, " (%zu bytes)", equals_.size());
-        }
-        if (!starts_.empty()) {
-            next() += "body starts with ";
-            quoted(starts_);
-        }
-        if (!contains_.empty()) {
-            next() += "body contains ";
-            quoted(contains_);
-        }
-        for (const header_rule& h : headers_)
-            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
-                    h.must_equal ? h.value.c_str() : "");
-        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
-        if (has_factorial_) {
-            if (each_target_) next() += "body is n! of the target's n, ";
-            else appendf(next(), "body is %u!, ", factorial_n_);
-            appendf(out, "%zu digits: ", factorial.size());
-            quoted(factorial);
-        }
-        if (callback_) next() += "the callback's yes";
-        return out;
-    }
+    std::string expected(std::string_view factorial) const { return describe(&factorial); }
 
     void on_headers(check_state& s, const response_parser& p) const {
-        s = check_state{};
-        s.factorial = factorial_;
+        s.reset(factorial_);
         if (!statuses_.empty()) {
             bool ok = false;
             for (int code : statuses_) ok = ok || code == p.status();
@@ -178,6 +161,16 @@ public:
             s.failed = s.failed || !matches_at(starts_, s.offset, chunk, false);
         if (!contains_.empty() && !s.contains_found) feed_contains(s, chunk);
         if (has_factorial_) feed_factorial(s, chunk);
+        if (regex_) {
+            const std::size_t need = static_cast<std::size_t>(s.offset) + chunk.size();
+            if (need > defaults::max_regex_body_bytes) {
+                s.failed = true;
+            } else {
+                if (need > s.body.capacity())  // doubling, but never past the limit
+                    s.body.reserve(std::min(defaults::max_regex_body_bytes, std::max(need, 2 * s.body.capacity())));
+                s.body.append(chunk.data(), chunk.size());
+            }
+        }
         s.offset += chunk.size();
     }
 
@@ -189,6 +182,7 @@ public:
         if (!contains_.empty() && !s.contains_found) return false;
         if (length_ >= 0 && body_bytes != static_cast<std::uint64_t>(length_)) return false;
         if (has_factorial_ && !factorial_complete(s)) return false;
+        if (regex_ && !(s.regex ? s.regex : regex_.get())->matches(s.body)) return false;
         return !callback_ || callback_(status, body_bytes, callback_user_);
     }
 
@@ -197,6 +191,57 @@ private:
         std::string name, value;
         bool must_equal;
     };
+
+    // summary() without `factorial`, expected() with it: the same rules in the same order; the
+    // expected bytes themselves only in expected().
+    std::string describe(const std::string_view* factorial) const {
+        using detail::appendf;
+        std::string out;
+        auto next = [&out]() -> std::string& { return out.empty() ? out : out.append("; "); };
+        auto quoted = [&out](std::string_view bytes) {
+            out += '"';
+            detail::append_escaped_answer(out, bytes.substr(0, defaults::check_sample_bytes),
+                                          bytes.size() > defaults::check_sample_bytes);
+            out += '"';
+        };
+        auto body_rule = [&](const char* rule, const std::string& bytes) {
+            next() += rule;
+            if (factorial) quoted(bytes);
+            else appendf(out, "%zu bytes", bytes.size());
+        };
+        for (std::size_t i = 0; i < statuses_.size(); ++i)
+            appendf(i ? out : next(), i ? ",%d" : "status %d", statuses_[i]);
+        if (has_equals_) {
+            body_rule("body equals ", equals_);
+            if (factorial) appendf(out, " (%zu bytes)", equals_.size());
+        }
+        if (!starts_.empty()) body_rule("body starts with ", starts_);
+        if (!contains_.empty()) body_rule("body contains ", contains_);
+        if (regex_) {  // as typed, between slashes: only control and non-ASCII bytes escaped
+            next() += "body matches /";
+            for (unsigned char c : regex_->pattern()) {
+                if (c < 0x20 || c > 0x7e) appendf(out, "\\x%02x", c);
+                else out += static_cast<char>(c);
+            }
+            out += '/';
+            if (factorial) appendf(out, " (a body of at most %zu bytes)", defaults::max_regex_body_bytes);
+        }
+        for (const header_rule& h : headers_)
+            appendf(next(), "header %s%s%s", h.name.c_str(), h.must_equal ? " equals " : "",
+                    h.must_equal ? h.value.c_str() : "");
+        if (length_ >= 0) appendf(next(), "body length %lld", static_cast<long long>(length_));
+        if (has_factorial_ && !factorial) {
+            if (each_target_) next() += "body is n! of each target's n";
+            else appendf(next(), "body is %u! (%zu digits)", factorial_n_, factorial_.size());
+        } else if (has_factorial_) {
+            if (each_target_) next() += "body is n! of the target's n, ";
+            else appendf(next(), "body is %u!, ", factorial_n_);
+            appendf(out, "%zu digits: ", factorial->size());
+            quoted(*factorial);
+        }
+        if (callback_) next() += factorial ? "the callback's yes" : "callback";
+        return out;
+    }
 
     // Does `chunk`, found at body offset `at`, agree with `expected` there? For equality, bytes
     // beyond the expected text are a mismatch; for a prefix they do not matter.
@@ -294,6 +339,8 @@ private:
     std::string equals_, starts_, contains_;
     bool has_equals_ = false;
     std::vector<std::size_t> kmp_;
+    std::shared_ptr<const body_regex> regex_;  // body_matches; shared by copies of these checks
+    std::string regex_message_;                 // why the last body_matches pattern did not compile
     std::vector<header_rule> headers_;
     std::int64_t length_ = -1;
     std::string factorial_;

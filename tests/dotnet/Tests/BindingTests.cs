@@ -343,8 +343,20 @@ public sealed class BindingTests(ServerFixture fixture) : DeDeTest, IClassFixtur
         plan.CheckBodyContains(", b");
         var r = plan.Run();
         Check("body checks that hold:", r.Completed == 10 && r.BodyBytes == 120, $"{r.Completed} completed, {r.BodyBytes} bytes");
-        plan.CheckBodyContains("nope");
+        plan.CheckBodyMatches("^hello, [a-z]+$");
         r = plan.Run();
+        Check("a body regex that holds:", r.Completed == 10, $"{r.Completed} completed");
+        plan.CheckBodyMatches("^bench");
+        var bad = Assert.Throws<MicrobenchException>(() => plan.CheckBodyMatches("a(b"));
+        Check("a regex that does not compile:", bad.Name == "plan_bad_regex" && bad.Message.EndsWith(": Unmatched ( or \\("),
+              bad.Message);
+        Assert.Throws<ArgumentException>(() => plan.CheckBodyMatches("a\0b"));
+        r = plan.Run();  // "^bench" stayed through both refusals
+        Check("a body regex that fails:", r.Failures[Failure.Check] == 10, $"{r.Failures[Failure.Check]} failed the check");
+        using var contains = new Plan(Shared.Url("/echo")) { Requests = 10, Concurrency = 2, Method = "POST" };
+        contains.SetBody("hello, bench", "text/plain");
+        contains.CheckBodyContains("nope");
+        r = contains.Run();
         Check("a body check that fails:", r.Failures[Failure.Check] == 10, $"{r.Failures[Failure.Check]} failed the check");
         using var statuses = new Plan(Shared.Url("/status/503")) { Requests = 3 };
         r = statuses.Run();

@@ -1,0 +1,207 @@
+// Tests for body_regex.hpp and checks::body_matches: verdicts whether the body arrives whole or in
+// pieces, what is refused and why, the per-connection body buffer reset between responses on one
+// connection, and the check in the engine against the reference server and a scripted one.
+#include <doctest/doctest.h>
+
+#include <clocale>
+#include <string>
+
+#include "checks_verdict.hpp"
+#include "microbench.hpp"
+#include "scripted_server.hpp"
+
+using namespace microbench;
+
+TEST_CASE("body regex: found anywhere, anchored by ^ and $, across pieces") {
+    checks digits;
+    digits.body_matches("^[0-9]+\n?$");
+    CHECK_FALSE(digits.problem());
+    CHECK(digits.regex_message().empty());
+    CHECK_FALSE(digits.empty());
+    CHECK(verdict(digits, "3628800"));
+    CHECK(verdict(digits, "3628800\n"));
+    CHECK_FALSE(verdict(digits, "3628800\n\n"));
+    CHECK_FALSE(verdict(digits, " 3628800"));
+    CHECK_FALSE(verdict(digits, ""));
+
+    checks inside;
+    inside.body_matches("\"factorial\": *[1-9][0-9]*[,}]");
+    CHECK(verdict(inside, "{\"n\":10,\"factorial\": 3628800}"));
+    CHECK(verdict(inside, "{\"factorial\":3628800,\"n\":10}"));
+    CHECK_FALSE(verdict(inside, "{\"factorial\":\"3628800\"}"));
+
+    checks lines;  // without REG_NEWLINE, '.' crosses lines and ^/$ are the body's ends
+    lines.body_matches("^a.b$");
+    CHECK(verdict(lines, "a\nb"));
+    CHECK_FALSE(verdict(lines, "x\na\nb"));
+
+#ifdef REG_STARTEND
+    checks past_nul;  // the whole body is searched, NUL bytes and all; '.' is any byte but NUL
+    past_nul.body_matches("b$");
+    CHECK(verdict(past_nul, std::string("a\0b", 3)));
+    checks dot;
+    dot.body_matches("a.b");
+    CHECK_FALSE(verdict(dot, std::string("a\0b", 3)));
+    checks bracket;
+    bracket.body_matches("a[^x]b");
+    CHECK(verdict(bracket, std::string("a\0b", 3)));
+#endif
+    checks newline;  // no ^: wrapped in ^(.|[^.])*( ), where a newline may come before the match
+    newline.body_matches("a.b$");
+    CHECK(verdict(newline, "x\na\nb"));
+
+    checks alternatives;  // ^ in one alternative: searched as written, '|' whole
+    alternatives.body_matches("^x|y$");
+    CHECK(verdict(alternatives, "xa"));
+    CHECK(verdict(alternatives, "ay"));
+    CHECK_FALSE(verdict(alternatives, "axa"));
+    checks wrapped;  // wrapped in a group: a top-level '|' stays whole
+    wrapped.body_matches("x$|y");
+    CHECK(verdict(wrapped, "ax"));
+    CHECK(verdict(wrapped, "yb"));
+    CHECK_FALSE(verdict(wrapped, "xb"));
+}
+
+TEST_CASE("body regex: byte by byte in the C locale, whatever locale the host set") {
+    checks one;
+    one.body_matches("^.$");
+    checks two;
+    two.body_matches("^..$");
+    const std::string e_acute = "\xc3\xa9";  // one character in UTF-8, two bytes
+    const std::string before = std::setlocale(LC_ALL, nullptr);
+    const bool utf8 = std::setlocale(LC_ALL, "C.UTF-8") != nullptr;
+    checks compiled_in_utf8;
+    compiled_in_utf8.body_matches("^.$");
+    CHECK_FALSE(verdict(one, e_acute));
+    CHECK(verdict(two, e_acute));
+    CHECK_FALSE(verdict(compiled_in_utf8, e_acute));
+    std::setlocale(LC_ALL, before.c_str());
+    if (!utf8) MESSAGE("no C.UTF-8 locale here: matched in the C locale only");
+}
+
+TEST_CASE("body regex: refused patterns say why, and a refused one leaves no check") {
+    for (const std::string& bad : {std::string(""), std::string("a(b"), std::string("[z-a]"), std::string("x{2,1}"),
+                                   std::string(4097, 'a'), std::string("a\0b", 3), std::string("(a*)\\1"),
+                                   std::string("a|b)"), std::string("a{256}"), std::string("a{,300}"),
+                                   std::string("((a{100}){100}){11}")}) {
+        CAPTURE(bad.size());
+        checks c;
+        c.body_matches(bad);
+        CHECK(c.problem().code == errc::plan_bad_regex);
+        CHECK_FALSE(c.regex_message().empty());
+        CHECK(c.empty());  // no regex kept
+        plan p;
+        p.url("http://127.0.0.1:9/").requests(1).check(c);
+        CHECK(p.validate().code == errc::plan_bad_regex);
+    }
+    checks longest;
+    longest.body_matches(std::string(4096, 'a'));
+    CHECK_FALSE(longest.problem());
+    for (const char* fine : {"[)]", "\\)", "[]1]\\.", "[[:digit:]]{3}", "(a{255}){255}", "((a{100}){100}){10}",
+                             "[^]x]", "[[.-.]]"}) {
+        CAPTURE(fine);
+        checks c;
+        c.body_matches(fine);
+        CHECK_FALSE(c.problem());
+    }
+    checks why;
+    why.body_matches("(a*)\\1");
+    CHECK(why.regex_message() == "a back-reference (\\1 to \\9) is not POSIX extended, and can take exponential time");
+    why.body_matches("a(b");
+    CHECK(why.regex_message() == "Unmatched ( or \\(");
+    checks fixed;  // a good pattern after a bad one clears the problem
+    fixed.body_matches("(").body_matches("ok");
+    CHECK_FALSE(fixed.problem());
+    CHECK(verdict(fixed, "is ok"));
+    CHECK(std::string(errc_message(errc::plan_bad_regex)).find("POSIX extended") != std::string::npos);
+}
+
+TEST_CASE("body regex: a body over 1 MiB fails, and the buffer is reused, not regrown, on one connection") {
+    checks c;
+    c.body_matches("x$");
+    response_parser p;
+    p.reset();
+    REQUIRE(p.parse(std::string("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n")).event == parse_event::headers);
+    check_state s;
+    const std::string at_limit(defaults::max_regex_body_bytes - 1, 'a');
+    c.on_headers(s, p);
+    c.on_body(s, at_limit);
+    c.on_body(s, "x");
+    CHECK(c.on_complete(s, 200, defaults::max_regex_body_bytes));
+    const std::size_t room = s.body.capacity();
+    CHECK(room >= defaults::max_regex_body_bytes);
+    c.on_headers(s, p);  // the next response on the connection: empty buffer, same memory
+    CHECK(s.body.empty());
+    CHECK(s.body.capacity() == room);
+    c.on_body(s, at_limit);
+    c.on_body(s, "ax");  // one byte over
+    CHECK_FALSE(c.on_complete(s, 200, defaults::max_regex_body_bytes + 1));
+    c.on_headers(s, p);
+    c.on_body(s, "x");
+    CHECK(c.on_complete(s, 200, 1));
+}
+
+TEST_CASE("body regex: a pattern glibc searches in quadratic time unanchored ends (anchored search)") {
+    // (a|aa)*b over 40 KB of 'a' took 2.4 s searched from every byte: over 1 MiB, half an hour.
+    // Anchored, one pass: a hang here is the test's timeout.
+    checks c;
+    c.body_matches("(a|aa)*b");
+    response_parser p;
+    p.reset();
+    REQUIRE(p.parse(std::string("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\n")).event == parse_event::headers);
+    check_state s;
+    c.on_headers(s, p);
+    c.on_body(s, std::string(defaults::max_regex_body_bytes, 'a'));
+    CHECK_FALSE(c.on_complete(s, 200, defaults::max_regex_body_bytes));
+    c.on_headers(s, p);
+    c.on_body(s, std::string(defaults::max_regex_body_bytes - 1, 'a') + "b");
+    CHECK(c.on_complete(s, 200, defaults::max_regex_body_bytes));
+}
+
+TEST_CASE("body regex: described in reports, and beside a failed response") {
+    checks c;
+    c.status({200}).body_matches("^\"[0-9]+\"$");
+    CHECK(c.summary() == "status 200; body matches /^\"[0-9]+\"$/");
+    CHECK(c.expected({}) == "status 200; body matches /^\"[0-9]+\"$/ (a body of at most 1048576 bytes)");
+    checks typed;  // as typed: backslashes stay, control bytes are escaped
+    typed.body_matches("^\\{\t");
+    CHECK(typed.summary() == "body matches /^\\{\\x09/");
+}
+
+TEST_CASE("engine: the body regex against the reference server, chunked bodies and keep-alive") {
+    server srv;
+    REQUIRE_FALSE(srv.start({}));
+    const std::string base = "http://127.0.0.1:" + std::to_string(srv.port());
+    checks good;
+    good.body_matches("^\\{\"factorial\": *3628800\\}\n?$");
+    plan p;
+    p.url(base + "/factorial/10").requests(100).concurrency(4).threads(2).check(good);
+    result r;
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.requests_completed == 100);
+    CHECK(r.failed(failure::check) == 0);
+
+    checks wrong;
+    wrong.body_matches("3628801");
+    p.check(wrong);
+    REQUIRE_FALSE(run(p, r));
+    CHECK(r.failed(failure::check) == 100);
+    CHECK(r.first_failed_check.expected == "body matches /3628801/ (a body of at most 1048576 bytes)");
+
+    // On one keep-alive connection the answers alternate between digits and letters, each sent in
+    // chunks: every other one fails, so each response is matched alone, its chunks joined.
+    scripted_server alternating([](scripted_server::context& cx) {
+        for (int i = 0; cx.read_request(); ++i) {
+            const std::string chunks = i % 2 ? "3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n" : "3\r\n123\r\n2\r\n45\r\n0\r\n\r\n";
+            if (!cx.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks)) return;
+        }
+    });
+    checks numbers;
+    numbers.body_matches("^[0-9]{5}$");
+    p.url(alternating.url("/")).requests(20).concurrency(1).threads(1).check(numbers);
+    REQUIRE_FALSE(run(p, r));
+    CHECK(alternating.connections.load() == 1);
+    CHECK(r.requests_completed == 10);
+    CHECK(r.failed(failure::check) == 10);
+    CHECK(r.first_failed_check.body == "abcde");
+}
