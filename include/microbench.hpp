@@ -12,8 +12,6 @@
 //   MICROBENCH_NO_TLS        without the built-in TLS (OpenSSL loaded at run time): https:// then
 //                            needs a transport of the plan's own
 //   MICROBENCH_NO_TARGETS    without targets and URL ranges (plan::targets, plan::url_ranges)
-//   MICROBENCH_NO_REGEX      without <regex.h> (a C library that has none): every body regex
-//                            (checks::body_matches) is refused
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 #pragma once
 

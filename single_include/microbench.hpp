@@ -17,8 +17,6 @@
 //   MICROBENCH_NO_TLS        without the built-in TLS (OpenSSL loaded at run time): https:// then
 //                            needs a transport of the plan's own
 //   MICROBENCH_NO_TARGETS    without targets and URL ranges (plan::targets, plan::url_ranges)
-//   MICROBENCH_NO_REGEX      without <regex.h> (a C library that has none): every body regex
-//                            (checks::body_matches) is refused
 // The C API (MICROBENCH_C_IMPLEMENTATION) needs the server and the reports.
 
 // ---- begin include/microbench/core/version.hpp ----
@@ -152,6 +150,7 @@ constexpr std::size_t answer_bytes = 64;       // of a wrong answer's body, kept
 constexpr std::size_t check_sample_bytes = 200; // of the first response that failed a check, kept to show it
 constexpr std::size_t check_sample_type_bytes = 64;  // and of its Content-Type
 constexpr std::size_t max_regex_bytes = 4096;         // a body check's regular expression (body_regex.hpp)
+constexpr std::size_t max_regex_steps = 1000;         // and its automaton, its counts written out
 constexpr std::size_t max_regex_body_bytes = std::size_t{1} << 20;  // a body it reads; a longer one fails
 constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days
@@ -318,8 +317,8 @@ namespace microbench {
       "long with a target from 0 to 10,000,000 requests per second, together at most 30 days and meaning at least " \
       "one request; a staged run lasts their total (no other duration) and sends no pipelined batches (the position " \
       "is the stage at fault, or the number of stages when they are at fault together)") \
-    X(plan_bad_regex, 171, "a body's regular expression must be POSIX extended (regcomp's REG_EXTENDED), 1 to " \
-      "4,096 bytes without a NUL byte, and compile") \
+    X(plan_bad_regex, 171, "a body's regular expression must be POSIX extended (grep -E) without back-references, " \
+      "1 to 4,096 bytes without a NUL byte and at most 1,000 steps with its counts written out") \
     /* Calls through the C API (200–219) */ \
     /* Reading targets files (160–169): the position is the byte where the fault is */ \
     X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \
@@ -2834,233 +2833,392 @@ inline std::string factorial_decimal(unsigned n) {
 }  // namespace microbench
 // ---- end include/microbench/core/bigint.hpp ----
 // ---- begin include/microbench/http/body_regex.hpp ----
-// microbench/http/body_regex.hpp — a POSIX extended regular expression (<regex.h>, REG_EXTENDED)
-// that a response body must match (checks::body_matches). It is found anywhere in the body: ^ and
-// $ are the body's start and end, and . matches any byte but NUL, a newline too. It is compiled
-// and matched in the "C" locale, byte by byte, whatever locale the host set (uselocale: this
-// thread only, for the call). A pattern without ^ is searched as ^(.|[^.])*(PATTERN): anchored,
-// so that the C library's matcher takes time linear in the body (glibc's unanchored search retries
-// from every byte: (a|aa)*b took 2.4 s over 40 KB). One with ^ is searched as written (glibc lets
-// a ^ after matched text match after a newline: the wrapped x\na\nb would match ^a). What could
-// still blow up is refused: back-references
-// (\1-\9: not POSIX extended, exponential), an unmatched ')', counts above 255, and patterns whose
-// repetitions, counted out, exceed 100,000 items. regexec may allocate inside the C library (glibc
-// does, per call), and glibc locks each regex_t while it matches: each worker compiles its own.
-// MICROBENCH_NO_REGEX leaves it out (a libc without <regex.h>): every pattern is then refused.
+// microbench/http/body_regex.hpp — a POSIX extended regular expression (ERE, as grep -E reads it)
+// that a response body must match (checks::body_matches), matched by a small automaton of our own
+// in time linear in the body and memory linear in the pattern, whatever the body holds.
+// Syntax: characters; . (any byte); [...] bracket expressions with ranges, [:class:], [.c.] and
+// [=c=] of one character, ^ for negation; ^ and $ (the body's start and end); ( ) groups; |; and
+// the counts * + ? {n} {n,} {,m} {n,m} (at most 255 each). It is found anywhere in the body and
+// reads bytes, not characters (the "C" locale). Refused, with the reason: back-references (\1-\9,
+// not ERE), escaped letters and digits (\d, \w are not ERE: [0-9], [[:alnum:]_]), a count with
+// nothing to repeat, and patterns of more than 1,000 steps with their counts written out (the
+// time is at most the body's bytes times the steps).
+// The C library's <regex.h> is not used: glibc's searched (a|aa)*b in time quadratic in the body
+// (2.4 s over 40 KB), grew its cache by kilobytes per body byte for a.{16}z (127 MB over 64 KB),
+// crashed on 2,040 nested groups, allocated on every call and locked each compiled expression.
+// A compiled expression is immutable and shared; each thread matches with its own regex_scratch.
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
-
-#ifndef MICROBENCH_NO_REGEX
-#include <locale.h>
-#include <regex.h>
-#endif
+#include <vector>
 
 
 namespace microbench {
-namespace detail {
 
-// What makes an extended regular expression one body_regex refuses before regcomp sees it, or
-// null. Outside bracket expressions it reads escapes, groups, alternatives and {n,m} counts, and
-// sizes the pattern with its repetitions counted out: a character, escape or bracket expression is
-// 1, a group its contents, an atom followed by {n,m} times its larger count.
-class regex_shape {
-public:
-    static const char* refusal(std::string_view pattern) {
-        regex_shape s(pattern);
-        s.alternatives(0);
-        return s.why_;
-    }
-    // Does the pattern hold a ^ anchor (one outside bracket expressions, not escaped)?
-    static bool anchored(std::string_view pattern) {
-        regex_shape s(pattern);
-        s.alternatives(0);
-        return s.caret_;
-    }
-
-private:
-    explicit regex_shape(std::string_view p) : p_(p) {}
-
-    double alternatives(int depth) {
-        double total = 0, last = 0;
-        while (i_ < p_.size() && !why_) {
-            const char c = p_[i_];
-            if (c == ')') {
-                if (depth == 0) why_ = "an unmatched ')' (write \\) for the character)";
-                return total;
-            }
-            if (c == '|' || c == '*' || c == '+' || c == '?' || c == '^' || c == '$') {
-                caret_ = caret_ || c == '^';
-                ++i_;
-                continue;
-            }
-            if (c == '{' && i_ + 1 < p_.size() && (digit(p_[i_ + 1]) || p_[i_ + 1] == ',')) {
-                const double times = count();
-                total += last * (times - 1);
-                last *= times;
-            } else {
-                last = c == '(' ? group(depth) : c == '[' ? bracket() : c == '\\' ? escape() : (++i_, 1.0);
-                total += last;
-            }
-            if (total > 100'000 && !why_) why_ = "its repetitions, counted out, exceed 100,000 items";
+// The room one thread matches in: the automaton's two lists of live steps and its stack, sized
+// once for a pattern (fit), then reused for every body.
+struct regex_scratch {
+    std::vector<std::uint32_t> dense[2], sparse[2], stack;
+    std::uint32_t live[2] = {0, 0};
+    void fit(std::size_t steps) {
+        for (int i = 0; i < 2; ++i) {
+            dense[i].assign(steps, 0);
+            sparse[i].assign(steps, 0);
         }
-        return total;
+        stack.assign(2 * steps + 1, 0);  // each step in a list pushes at most two
     }
-    double group(int depth) {
-        ++i_;
-        const double inside = alternatives(depth + 1);
-        if (i_ < p_.size() && p_[i_] == ')') ++i_;  // else unclosed: regcomp says so
-        return inside;
-    }
-    double escape() {
-        if (i_ + 1 < p_.size() && p_[i_ + 1] >= '1' && p_[i_ + 1] <= '9')
-            why_ = "a back-reference (\\1 to \\9) is not POSIX extended, and can take exponential time";
-        i_ += 2;
-        return 1;
-    }
-    double bracket() {  // [...], []...], [^]...], with [:class:], [.x.] and [=x=] inside
-        std::size_t j = i_ + 1;
-        if (j < p_.size() && p_[j] == '^') ++j;
-        if (j < p_.size() && p_[j] == ']') ++j;
-        while (j < p_.size() && p_[j] != ']') {
-            if (p_[j] == '[' && j + 1 < p_.size() && (p_[j + 1] == ':' || p_[j + 1] == '.' || p_[j + 1] == '=')) {
-                const std::size_t end = p_.find(std::string{p_[j + 1], ']'}, j + 2);
-                j = end == std::string_view::npos ? p_.size() : end + 2;
-            } else {
-                ++j;
-            }
-        }
-        i_ = j + 1;
-        return 1;
-    }
-    double count() {  // {n}, {n,}, {,m} or {n,m}: the larger count (n + 1 for {n,}), each at most 255
-        ++i_;
-        double n = number(), m = n;
-        if (i_ < p_.size() && p_[i_] == ',') {
-            ++i_;
-            m = i_ < p_.size() && digit(p_[i_]) ? number() : n + 1;
-        }
-        if (i_ < p_.size() && p_[i_] == '}') ++i_;
-        if ((n > 255 || m > 255) && !why_) why_ = "a count in {n,m} is above 255";
-        return m > n ? m : n;
-    }
-    double number() {
-        double v = 0;
-        while (i_ < p_.size() && digit(p_[i_]) && v < 1e6) v = v * 10 + (p_[i_++] - '0');
-        return v;
-    }
-    static bool digit(char c) { return c >= '0' && c <= '9'; }
-
-    std::string_view p_;
-    std::size_t i_ = 0;
-    const char* why_ = nullptr;
-    bool caret_ = false;
 };
-
-}  // namespace detail
 
 class body_regex {
 public:
-    // Compiles `pattern`: null, with the reason in `why` (regcomp's, or what is refused above),
-    // when it is empty, longer than defaults::max_regex_bytes, holds a NUL byte, has a shape
-    // regex_shape refuses or does not compile.
+    // Compiles `pattern`: null, with the reason in `why`, when it is empty, longer than
+    // defaults::max_regex_bytes, holds a NUL byte or is not an ERE this matcher takes.
     static std::shared_ptr<const body_regex> compile(std::string_view pattern, std::string& why) {
         why.clear();
-#ifdef MICROBENCH_NO_REGEX
-        why = "this build has no regular expressions (MICROBENCH_NO_REGEX)";
-#else
         if (pattern.empty()) why = "the expression is empty";
         else if (pattern.size() > defaults::max_regex_bytes) why = "the expression is longer than 4096 bytes";
         else if (pattern.find('\0') != std::string_view::npos) why = "the expression holds a NUL byte";
-        else if (const char* shape = detail::regex_shape::refusal(pattern)) why = shape;
-#endif
         if (!why.empty()) return nullptr;
         std::shared_ptr<body_regex> r(new body_regex(pattern));
-        why = r->build();
-        r->again_ = [](const body_regex& done) {
-            std::string unused;
-            return compile(done.pattern_, unused);
-        };
-        return why.empty() ? r : nullptr;
+        parser p{pattern, *r};
+        node tree = p.alternatives(0);
+        if (!p.why && p.at < pattern.size()) p.why = "an unmatched ')' (write \\) for the character)";
+        if (!p.why) r->emit(tree, p.why);
+        if (!p.why) r->steps_.push_back({step::match, 0, 0});
+        if (p.why) {
+            why = p.why;
+            return nullptr;
+        }
+        r->run_ = [](const body_regex& re, std::string_view body, regex_scratch& w) { return re.run(body, w); };
+        return r;
     }
 
-    // Another compilation of the same pattern, for another thread (glibc locks a regex_t while it
-    // matches); null when the system refuses it memory. Through compile()'s own pointer: a program
-    // that never compiles a pattern links none of the compiling.
-    std::shared_ptr<const body_regex> again() const { return again_(*this); }
-
-    ~body_regex() {
-#ifndef MICROBENCH_NO_REGEX
-        if (compiled_) regfree(&search_);
-        if (c_locale_) freelocale(c_locale_);
-#endif
-    }
-    body_regex(const body_regex&) = delete;
-    body_regex& operator=(const body_regex&) = delete;
-
-    // Does `body` (a std::string's bytes, NUL-terminated after its size) hold a match?
-    bool matches(const std::string& body) const {
-#ifdef MICROBENCH_NO_REGEX
-        (void)body;
-        return false;
-#else
-        int flags = 0;
-        regmatch_t whole[1] = {};
-#ifdef REG_STARTEND
-        whole[0].rm_so = 0;
-        whole[0].rm_eo = static_cast<regoff_t>(body.size());
-        flags |= REG_STARTEND;
-#endif
-        const locale_t was = uselocale(c_locale_);
-        const bool found = regexec(&search_, body.c_str(), 1, whole, flags) == 0;
-        uselocale(was);
-        return found;
-#endif
-    }
-
+    // The steps a regex_scratch needs room for.
+    std::size_t steps() const { return steps_.size(); }
     const std::string& pattern() const { return pattern_; }
 
-private:
-    explicit body_regex(std::string_view pattern) : pattern_(pattern) {}
-
-    std::shared_ptr<const body_regex> (*again_)(const body_regex&) = nullptr;  // set by compile()
-
-#ifdef MICROBENCH_NO_REGEX
-    std::string build() { return "this build has no regular expressions (MICROBENCH_NO_REGEX)"; }
-#else
-    // Compiles the pattern as written, to refuse it with regcomp's own reason, then the anchored
-    // search that matches. An empty string when both compiled.
-    std::string build() {
-        c_locale_ = newlocale(LC_CTYPE_MASK, "C", static_cast<locale_t>(0));
-        if (!c_locale_) return "no memory for the C locale";
-        const locale_t was = uselocale(c_locale_);
-        regex_t alone;
-        regex_t* failed = &alone;
-        int code = regcomp(&alone, pattern_.c_str(), REG_EXTENDED | REG_NOSUB);
-        if (code == 0) {
-            regfree(&alone);
-            failed = &search_;
-            const std::string search =
-                detail::regex_shape::anchored(pattern_) ? pattern_ : "^(.|[^.])*(" + pattern_ + ")";
-            code = regcomp(&search_, search.c_str(), REG_EXTENDED | REG_NOSUB);
-            compiled_ = code == 0;
+    // Does `body` hold a match? `scratch` is the calling thread's, fitted to steps() (null: one
+    // made for this call). Through compile()'s own pointer to the automaton: a program that never
+    // compiles a pattern links none of it.
+    bool matches(std::string_view body, regex_scratch* scratch = nullptr) const {
+        regex_scratch own;
+        if (!scratch) {
+            own.fit(steps_.size());
+            scratch = &own;
         }
-        std::string why;
-        if (code != 0) {
-            char message[256];
-            regerror(code, failed, message, sizeof message);
-            why = message;
-        }
-        uselocale(was);
-        return why;
+        return run_(*this, body, *scratch);
     }
 
-    regex_t search_{};
-    locale_t c_locale_ = static_cast<locale_t>(0);
-    bool compiled_ = false;
-#endif
+private:
+    bool run(std::string_view body, regex_scratch& w) const {
+        w.live[0] = w.live[1] = 0;
+        int now = 0;
+        for (std::size_t at = 0;; ++at) {
+            if (add(w, now, 0, at, body.size())) return true;  // a match may start at every byte
+            if (at == body.size()) return false;
+            const unsigned char c = static_cast<unsigned char>(body[at]);
+            const int next = 1 - now;
+            w.live[next] = 0;
+            for (std::uint32_t i = 0; i < w.live[now]; ++i) {
+                const step& s = steps_[w.dense[now][i]];
+                if (s.op == step::byte_set && (sets_[s.x][c >> 6] >> (c & 63) & 1) &&
+                    add(w, next, w.dense[now][i] + 1, at + 1, body.size()))
+                    return true;
+            }
+            now = next;
+        }
+    }
+
+    using byte_set = std::array<std::uint64_t, 4>;
+    struct step {  // one instruction of the automaton
+        enum kind : std::uint8_t { byte_set, split, jump, begin, end, match } op;
+        std::uint32_t x, y;  // byte_set: its set; split: both next steps; jump: the next step
+    };
+    struct node {  // the parsed pattern
+        enum kind : std::uint8_t { set, begin, end, empty, sequence, either, repeat } k;
+        explicit node(kind what = empty) : k(what) {}
+        std::uint32_t set_index = 0;
+        int min = 1, max = 1;  // repeat: its counts; max -1: no bound
+        std::vector<node> kids;
+    };
+
+    // A recursive-descent reader of ERE into nodes; `why` is the first fault.
+    struct parser {
+        std::string_view p;
+        body_regex& r;
+        std::size_t at = 0;
+        const char* why = nullptr;
+
+        node alternatives(int depth) {
+            if (depth > 64) why = "groups nest deeper than 64";
+            node any{node::either};
+            any.kids.push_back(sequence(depth));
+            while (!why && at < p.size() && p[at] == '|') {
+                ++at;
+                any.kids.push_back(sequence(depth));
+            }
+            return any.kids.size() == 1 ? std::move(any.kids[0]) : any;
+        }
+        node sequence(int depth) {
+            node seq{node::sequence};
+            while (!why && at < p.size() && p[at] != '|' && p[at] != ')') {
+                const char c = p[at];
+                if (c == '*' || c == '+' || c == '?' || (c == '{' && count_follows())) {
+                    if (seq.kids.empty() || seq.kids.back().k == node::begin || seq.kids.back().k == node::end) {
+                        why = "a count (* + ? {n,m}) has nothing to repeat";
+                        break;
+                    }
+                    node once = std::move(seq.kids.back());
+                    seq.kids.back() = counted(std::move(once));
+                    continue;
+                }
+                seq.kids.push_back(atom(depth));
+            }
+            return seq;
+        }
+        bool count_follows() const { return at + 1 < p.size() && (digit(p[at + 1]) || p[at + 1] == ','); }
+        node counted(node once) {
+            node rep{node::repeat};
+            const char c = p[at++];
+            rep.min = c == '+' ? 1 : c == '{' ? -2 : 0;
+            rep.max = c == '?' ? 1 : -1;
+            if (c == '{') {
+                rep.min = digit(p[at]) ? number() : 0;
+                rep.max = rep.min;
+                if (at < p.size() && p[at] == ',') {
+                    ++at;
+                    rep.max = at < p.size() && digit(p[at]) ? number() : -1;
+                }
+                if (at >= p.size() || p[at] != '}') why = "a count {n,m} is not closed";
+                else ++at;
+                if (rep.min > 255 || rep.max > 255) why = "a count in {n,m} is above 255";
+                else if (rep.max >= 0 && rep.max < rep.min) why = "the counts in {n,m} are backwards";
+            }
+            rep.kids.push_back(std::move(once));
+            return rep;
+        }
+        int number() {
+            int v = 0;
+            while (at < p.size() && digit(p[at])) v = v < 1000 ? v * 10 + (p[at++] - '0') : (++at, v);
+            return v;
+        }
+        node atom(int depth) {
+            const char c = p[at++];
+            if (c == '(') {
+                node inside = alternatives(depth + 1);
+                if (!why && (at >= p.size() || p[at] != ')')) why = "a '(' is not closed";
+                ++at;
+                return inside;
+            }
+            if (c == '^') return node{node::begin};
+            if (c == '$') return node{node::end};
+            byte_set s{};
+            if (c == '.') s.fill(~std::uint64_t{0});
+            else if (c == '[') bracket(s);
+            else if (c == '\\') escaped(s);
+            else put(s, static_cast<unsigned char>(c));
+            return set_node(s);
+        }
+        void escaped(byte_set& s) {
+            if (at >= p.size()) {
+                why = "a lone \\ ends the expression";
+                return;
+            }
+            const unsigned char c = static_cast<unsigned char>(p[at++]);
+            if (c >= '1' && c <= '9') why = "a back-reference (\\1 to \\9) is not POSIX extended";
+            else if (digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
+                why = "an escaped letter or digit is not POSIX extended (\\d: write [0-9]; \\w: [[:alnum:]_]; "
+                      "\\s: [[:space:]])";
+            put(s, c);
+        }
+        // [...] after its '[': negation, a ']' first, ranges, classes, [.c.] and [=c=].
+        void bracket(byte_set& s) {
+            const bool negated = at < p.size() && p[at] == '^';
+            if (negated) ++at;
+            bool first = true;
+            while (!why) {
+                if (at >= p.size()) {
+                    why = "a '[' is not closed";
+                    return;
+                }
+                if (p[at] == ']' && !first) break;
+                first = false;
+                if (p.substr(at, 2) == "[:") {
+                    klass(s);
+                    continue;
+                }
+                int lo = element();
+                if (at + 1 < p.size() && p[at] == '-' && p[at + 1] != ']') {
+                    ++at;
+                    const int hi = element();
+                    if (hi < lo) why = "a range in [ ] is backwards";
+                    for (int b = lo; b <= hi && !why; ++b) put(s, static_cast<unsigned char>(b));
+                } else if (lo >= 0) {
+                    put(s, static_cast<unsigned char>(lo));
+                }
+            }
+            ++at;
+            if (negated)
+                for (std::uint64_t& word : s) word = ~word;
+        }
+        int element() {  // one character of a bracket expression: c, [.c.] or [=c=]
+            if (p.substr(at, 2) == "[." || p.substr(at, 2) == "[=") {
+                const char close[3] = {p[at + 1], ']', '\0'};
+                if (at + 4 < p.size() && p.substr(at + 3, 2) == close) {
+                    const int c = static_cast<unsigned char>(p[at + 2]);
+                    at += 5;
+                    return c;
+                }
+                why = "[.c.] and [=c=] take one character, and end with .] or =]";
+                return -1;
+            }
+            return static_cast<unsigned char>(p[at++]);
+        }
+        void klass(byte_set& s) {
+            const std::size_t end = p.find(":]", at + 2);
+            if (end == std::string_view::npos) {
+                why = "a [:class:] is not closed";
+                return;
+            }
+            const std::string_view name = p.substr(at + 2, end - at - 2);
+            at = end + 2;
+            bool known = false;
+            for (int b = 0; b < 256; ++b) {
+                const bool in = in_class(name, b, known);
+                if (!known) break;
+                if (in) put(s, static_cast<unsigned char>(b));
+            }
+            if (!known)
+                why = "an unknown [:class:] (alnum alpha blank cntrl digit graph lower print punct space upper xdigit)";
+        }
+        static bool in_class(std::string_view n, int b, bool& known) {
+            const bool upper = b >= 'A' && b <= 'Z', lower = b >= 'a' && b <= 'z', dig = b >= '0' && b <= '9';
+            const bool graph = b > 32 && b < 127;
+            known = true;
+            if (n == "alpha") return upper || lower;
+            if (n == "digit") return dig;
+            if (n == "alnum") return upper || lower || dig;
+            if (n == "upper") return upper;
+            if (n == "lower") return lower;
+            if (n == "space") return b == ' ' || (b >= '\t' && b <= '\r');
+            if (n == "blank") return b == ' ' || b == '\t';
+            if (n == "punct") return graph && !upper && !lower && !dig;
+            if (n == "print") return graph || b == ' ';
+            if (n == "graph") return graph;
+            if (n == "cntrl") return b < 32 || b == 127;
+            if (n == "xdigit") return dig || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F');
+            known = false;
+            return false;
+        }
+        static void put(byte_set& s, unsigned char c) { s[c >> 6] |= std::uint64_t{1} << (c & 63); }
+        static bool digit(char c) { return c >= '0' && c <= '9'; }
+        node set_node(const byte_set& s) {
+            node n{node::set};
+            n.set_index = static_cast<std::uint32_t>(r.sets_.size());
+            r.sets_.push_back(s);
+            return n;
+        }
+    };
+
+    explicit body_regex(std::string_view pattern) : pattern_(pattern) {}
+
+    // Appends the steps of `n`; `why` when they would pass defaults::max_regex_steps.
+    void emit(const node& n, const char*& why) {
+        if (why) return;
+        if (steps_.size() > defaults::max_regex_steps) {
+            why = "the expression, its counts written out, takes more than 1,000 steps";
+            return;
+        }
+        switch (n.k) {
+            case node::set: steps_.push_back({step::byte_set, n.set_index, 0}); break;
+            case node::begin: steps_.push_back({step::begin, 0, 0}); break;
+            case node::end: steps_.push_back({step::end, 0, 0}); break;
+            case node::empty: break;
+            case node::sequence:
+                for (const node& k : n.kids) emit(k, why);
+                break;
+            case node::either: {  // split a, rest; a; jump out; rest: split b, rest' ...
+                std::vector<std::size_t> outs;
+                for (std::size_t i = 0; i < n.kids.size() && !why; ++i) {
+                    const std::size_t fork = steps_.size();
+                    if (i + 1 < n.kids.size()) steps_.push_back({step::split, 0, 0});
+                    emit(n.kids[i], why);
+                    if (i + 1 < n.kids.size()) {
+                        outs.push_back(steps_.size());
+                        steps_.push_back({step::jump, 0, 0});
+                        steps_[fork].x = static_cast<std::uint32_t>(fork + 1);
+                        steps_[fork].y = static_cast<std::uint32_t>(steps_.size());
+                    }
+                }
+                for (std::size_t o : outs) steps_[o].x = static_cast<std::uint32_t>(steps_.size());
+                break;
+            }
+            case node::repeat: {
+                for (int i = 0; i < n.min && !why; ++i) emit(n.kids[0], why);
+                if (n.max < 0) {  // loop: split body, out; body; jump loop
+                    const std::size_t loop = steps_.size();
+                    steps_.push_back({step::split, 0, 0});
+                    emit(n.kids[0], why);
+                    steps_.push_back({step::jump, static_cast<std::uint32_t>(loop), 0});
+                    steps_[loop].x = static_cast<std::uint32_t>(loop + 1);
+                    steps_[loop].y = static_cast<std::uint32_t>(steps_.size());
+                    break;
+                }
+                std::vector<std::size_t> forks;  // each optional copy may be where it stops
+                for (int i = n.min; i < n.max && !why; ++i) {
+                    forks.push_back(steps_.size());
+                    steps_.push_back({step::split, 0, 0});
+                    emit(n.kids[0], why);
+                }
+                for (std::size_t f : forks) {
+                    steps_[f].x = static_cast<std::uint32_t>(f + 1);
+                    steps_[f].y = static_cast<std::uint32_t>(steps_.size());
+                }
+                break;
+            }
+        }
+        if (!why && steps_.size() > defaults::max_regex_steps)
+            why = "the expression, its counts written out, takes more than 1,000 steps";
+    }
+
+    // Adds step `from` and every step it reaches without reading a byte, at body offset `at`, to
+    // list `l`; true when one of them is the match.
+    bool add(regex_scratch& w, int l, std::uint32_t from, std::size_t at, std::size_t size) const {
+        std::size_t top = 0;
+        w.stack[top++] = from;
+        while (top) {
+            const std::uint32_t i = w.stack[--top];
+            const std::uint32_t slot = w.sparse[l][i];
+            if (slot < w.live[l] && w.dense[l][slot] == i) continue;  // in the list already
+            w.sparse[l][i] = w.live[l];
+            w.dense[l][w.live[l]++] = i;
+            const step& s = steps_[i];
+            switch (s.op) {
+                case step::match: return true;
+                case step::jump: w.stack[top++] = s.x; break;
+                case step::split:
+                    w.stack[top++] = s.y;
+                    w.stack[top++] = s.x;
+                    break;
+                case step::begin:
+                    if (at == 0) w.stack[top++] = i + 1;
+                    break;
+                case step::end:
+                    if (at == size) w.stack[top++] = i + 1;
+                    break;
+                case step::byte_set: break;
+            }
+        }
+        return false;
+    }
+
     std::string pattern_;
+    std::vector<step> steps_;
+    std::vector<byte_set> sets_;
+    bool (*run_)(const body_regex&, std::string_view, regex_scratch&) = nullptr;  // set by compile()
 };
 
 }  // namespace microbench
@@ -3185,17 +3343,17 @@ struct check_state {
     std::uint8_t fact_phase = 0;  // factorial matcher: see checks::feed_factorial
     std::size_t fact_at = 0;
     std::string body;             // the body so far, for checks::body_matches (its capacity is kept)
-    const body_regex* regex = nullptr;  // a compilation of the checks' regex for this connection's
-                                        // thread alone (the worker's); null: the checks' own
+    regex_scratch* scratch = nullptr;  // where this connection's thread matches the regex (the
+                                       // worker's); null: room made for each match
 
-    // Back to a new response's state, keeping the body buffer's memory and the regex.
+    // Back to a new response's state, keeping the body buffer's memory and the scratch.
     void reset(std::string_view expected_factorial) {
         std::string kept = std::move(body);
-        const body_regex* own = regex;
+        regex_scratch* room = scratch;
         *this = check_state{};
         kept.clear();
         body = std::move(kept);
-        regex = own;
+        scratch = room;
         factorial = expected_factorial;
     }
 };
@@ -3229,9 +3387,9 @@ public:
         return *this;
     }
     // The body must match `pattern`, a POSIX extended regular expression found anywhere in it
-    // (body_regex.hpp), and be at most defaults::max_regex_body_bytes long. A pattern that does
-    // not compile leaves no regex check and makes the checks invalid: problem() says so, and
-    // regex_message() gives regcomp's reason.
+    // (body_regex.hpp), and be at most defaults::max_regex_body_bytes long. A pattern that is
+    // refused leaves no regex check and makes the checks invalid: problem() says so, and
+    // regex_message() gives the reason.
     checks& body_matches(std::string_view pattern) {
         regex_ = body_regex::compile(pattern, regex_message_);
         return *this;
@@ -3331,7 +3489,7 @@ public:
         if (!contains_.empty() && !s.contains_found) return false;
         if (length_ >= 0 && body_bytes != static_cast<std::uint64_t>(length_)) return false;
         if (has_factorial_ && !factorial_complete(s)) return false;
-        if (regex_ && !(s.regex ? s.regex : regex_.get())->matches(s.body)) return false;
+        if (regex_ && !regex_->matches(s.body, s.scratch)) return false;
         return !callback_ || callback_(status, body_bytes, callback_user_);
     }
 
@@ -6174,11 +6332,10 @@ public:
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         // Wrong answers are shown: each connection's response's first body bytes are kept.
         if (s_.records || s_.response_checks) seen_.resize(s_.connections);
-        // A body regex of this thread's own: glibc locks a regex_t while it matches.
+        // A body regex is matched in this thread's own room, made once.
         if (s_.response_checks && s_.response_checks->regex()) {
-            own_regex_ = s_.response_checks->regex()->again();
-            if (!own_regex_) return {errc::run_system, 0};
-            for (connection& c : conns_) c.checked.regex = own_regex_.get();
+            regex_room_.fit(s_.response_checks->regex()->steps());
+            for (connection& c : conns_) c.checked.scratch = &regex_room_;
         }
         if (s_.writer) {  // each slot's room for the request the callback writes, made once
             room_.reset(new (std::nothrow) char[requests_.size() * s_.writer_capacity]);
@@ -6292,7 +6449,7 @@ private:
     std::vector<connection> conns_;
     std::vector<answer_capture> seen_;   // with checks or records: each connection's response as it came
     std::unique_ptr<char[]> read_buf_;
-    std::shared_ptr<const body_regex> own_regex_;  // the checks' body regex, compiled for this thread
+    regex_scratch regex_room_;           // with a body regex: where this thread matches it
     std::unique_ptr<char[]> room_;                   // with a request callback: each slot's room, back to back
     std::unique_ptr<std::uint32_t[]> room_lengths_;  // and the length written in it
     std::uint64_t writes_ = 0;                       // with a request callback: its calls so far
@@ -9593,17 +9750,18 @@ inline void append_open_model_section(const result& r, std::string& out) {
     if (r.connection_waits || r.schedule_missed) {
         // Little's law: the rate times the time each request holds its connection is how many are
         // in flight; at the p99 service time, with one more than now at the least.
-        // No more than the run's requests, though: -c above -n is refused, and each request would
-        // have its own connection already.
+        // No more than the run's requests, though (ended, in flight at the end, never sent): -c
+        // above -n is refused, and each request would have its own connection already. A cancelled
+        // run's requests are not all known: no cap then.
         const double p99_s = static_cast<double>(r.total_ns.value_at_percentile(99)) / 1e9;
         const double needed = std::max(std::ceil(r.rate_target * p99_s), r.concurrency_requested + 1.0);
-        const double requests = static_cast<double>(r.requests_ended + r.schedule_missed);
+        const double requests = static_cast<double>(r.requests_ended + r.unfinished + r.schedule_missed);
         appendf(out,
                 "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
                 "were busy: ",
                 static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
                 r.concurrency_requested);
-        if (needed > requests && requests > r.concurrency_requested)
+        if (needed > requests && requests > r.concurrency_requested && !r.cancelled)
             appendf(out, "raise -c to %.0f, a connection for each request (%.0f/s x the p99 service time, %.1f ms, "
                          "would keep %.0f in flight) or --threads.\n",
                     requests, r.rate_target, p99_s * 1e3, needed);
@@ -14842,12 +15000,12 @@ MB_API int mb_plan_expect_status(mb_plan* plan, const int* codes, size_t count);
 MB_API int mb_plan_check_body_equals(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_starts_with(mb_plan* plan, const void* data, size_t size);
 MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t size);
-/* The body must match `regex`, a NUL-terminated POSIX extended regular expression (regcomp's
- * REG_EXTENDED, in the "C" locale: found anywhere in the body unless anchored with ^ and $), and
- * be at most 1 MiB (docs/checks.md). MB_PLAN_BAD_REGEX when it is empty, longer than 4,096 bytes,
- * refused (a back-reference, an unmatched ')', a count above 255, too many repetitions) or does not
- * compile: the plan keeps its earlier one, if any, and why (when not NULL) gets the reason, cut to
- * why_size bytes with its NUL; "" on success. regexec may allocate inside the C library. */
+/* The body must match `regex`, a NUL-terminated POSIX extended regular expression (grep -E's,
+ * byte by byte: found anywhere in the body unless anchored with ^ and $), and be at most 1 MiB;
+ * matched in one pass by microbench's own automaton (docs/checks.md). MB_PLAN_BAD_REGEX when it is
+ * empty, longer than 4,096 bytes, not ERE (a back-reference, \d) or more than 1,000 steps with its
+ * counts written out: the plan keeps its earlier one, if any, and why (when not NULL) gets the
+ * reason, cut to why_size bytes with its NUL; "" on success. */
 MB_API int mb_plan_check_body_matches(mb_plan* plan, const char* regex, char* why, size_t why_size);
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
 /* Targets (docs/targets.md): the requests go to them in turn, each a URL of the plan's origin with

@@ -3,14 +3,13 @@
 // the factorial check against the reference server in a child process (this build has none),
 // every one correct, every histogram at 2 digits — and leaves the server, the reports and the
 // TLS loader out (the names below could not be defined if they were declared); https:// without a
-// transport, and a plan with targets or URL ranges (MICROBENCH_NO_TARGETS), or a body regex
-// (MICROBENCH_NO_REGEX: a libc without <regex.h>), are refused with the error that says so.
+// transport, and a plan with targets or URL ranges (MICROBENCH_NO_TARGETS), are refused with the
+// error that says so.
 //   small_device MICROBENCH_SERVER_BINARY
 #define MICROBENCH_NO_SERVER
 #define MICROBENCH_NO_REPORTS
 #define MICROBENCH_NO_TLS
 #define MICROBENCH_NO_TARGETS
-#define MICROBENCH_NO_REGEX
 #define MICROBENCH_HISTOGRAM_DIGITS 2
 #include <cstdio>
 #include <string>
@@ -50,11 +49,6 @@ int main(int argc, char** argv) {
     list.targets({plan.url()});
     if (mb::run(list, r).code != mb::errc::plan_targets_unsupported)
         return std::fprintf(stderr, "small_device: targets were not refused\n"), 1;
-    mb::plan regex = plan;
-    regex.check(mb::checks().body_matches("3628800"));
-    if (mb::run(regex, r).code != mb::errc::plan_bad_regex ||
-        regex.check().regex_message() != "this build has no regular expressions (MICROBENCH_NO_REGEX)")
-        return std::fprintf(stderr, "small_device: a body regex was not refused\n"), 1;
     mb::error e = mb::run(plan, r);
     if (e) return std::fprintf(stderr, "small_device: %s\n", e.message()), 1;
     const bool ok = r.requests_completed == 2000 && r.requests_failed == 0 && r.total_ns.count() == 2000 &&

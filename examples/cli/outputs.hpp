@@ -95,7 +95,7 @@ inline void print_live_line(progress_state& s, const mb::progress& p) {
     }
     if (left >= 0) mb::detail::appendf(line, ", ~%.1f s left", left);
     const std::size_t columns = terminal_columns();
-    const std::size_t room = columns > 1 ? columns - 1 : SIZE_MAX;
+    const std::size_t room = columns > 0 ? columns - 1 : SIZE_MAX;
     if (line.size() - 1 > room) line.resize(1 + room);
     const std::size_t width = line.size() - 1;  // without the '\r'
     if (width < s.width) line.append(std::min(s.width, room) - width, ' ');

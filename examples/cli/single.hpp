@@ -20,7 +20,7 @@
 namespace cli {
 
 // A run on a terminal without intervals of its own gets them, this long, for the live line.
-constexpr std::int64_t live_interval_ms = 500;
+constexpr std::int64_t live_interval_ms = 1000;
 
 // ab's progress: a heartbeat every tenth of -n (at least 100 requests) when more than 150, a line
 // every tenth of the duration for -t alone, or on a terminal a live line five times a second

@@ -340,9 +340,6 @@ inline parse_outcome set_expect_body_contains(options& o, const std::string&, co
 }
 
 inline parse_outcome set_expect_body_regex(options& o, const std::string&, const std::string& v) {
-#ifdef MICROBENCH_NO_REGEX
-    return usage_error("--expect-body-regex needs a build without MICROBENCH_NO_REGEX");
-#endif
     mb::checks probe;  // compiled here to say why a pattern is refused; options_plan compiles it again
     if (probe.body_matches(v).problem())
         return usage_error("--expect-body-regex '" + shown(v) + "' is not a POSIX extended regular expression: " +

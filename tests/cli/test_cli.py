@@ -721,7 +721,7 @@ class Errors(unittest.TestCase):
                  (["--compare", "--rate", "100", url, b], "--rate sends on a schedule: say how many requests (-n)"),
                  (["--expect-body-contains", "", url], "--expect-body-contains needs the text the body must contain"),
                  (["--expect-body-regex", "a(b", url],
-                  "--expect-body-regex 'a(b' is not a POSIX extended regular expression: Unmatched ( or \\("),
+                  "--expect-body-regex 'a(b' is not a POSIX extended regular expression: a '(' is not closed"),
                  (["--expect-body-regex", "", url],
                   "--expect-body-regex '' is not a POSIX extended regular expression: the expression is empty"),
                  (["--compare", "-e", "x.csv", url, b], "-e does not apply to --compare"),

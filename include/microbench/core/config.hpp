@@ -104,6 +104,7 @@ constexpr std::size_t answer_bytes = 64;       // of a wrong answer's body, kept
 constexpr std::size_t check_sample_bytes = 200; // of the first response that failed a check, kept to show it
 constexpr std::size_t check_sample_type_bytes = 64;  // and of its Content-Type
 constexpr std::size_t max_regex_bytes = 4096;         // a body check's regular expression (body_regex.hpp)
+constexpr std::size_t max_regex_steps = 1000;         // and its automaton, its counts written out
 constexpr std::size_t max_regex_body_bytes = std::size_t{1} << 20;  // a body it reads; a longer one fails
 constexpr std::int64_t max_timeout_ms = 3'600'000;           // a request's, a connect's, the drain
 constexpr std::int64_t max_duration_ms = 30LL * 86'400'000;  // 30 days

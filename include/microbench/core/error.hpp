@@ -137,8 +137,8 @@ namespace microbench {
       "long with a target from 0 to 10,000,000 requests per second, together at most 30 days and meaning at least " \
       "one request; a staged run lasts their total (no other duration) and sends no pipelined batches (the position " \
       "is the stage at fault, or the number of stages when they are at fault together)") \
-    X(plan_bad_regex, 171, "a body's regular expression must be POSIX extended (regcomp's REG_EXTENDED), 1 to " \
-      "4,096 bytes without a NUL byte, and compile") \
+    X(plan_bad_regex, 171, "a body's regular expression must be POSIX extended (grep -E) without back-references, " \
+      "1 to 4,096 bytes without a NUL byte and at most 1,000 steps with its counts written out") \
     /* Calls through the C API (200–219) */ \
     /* Reading targets files (160–169): the position is the byte where the fault is */ \
     X(targets_bad_line, 160, "a targets line must be 'METHOD URL', then its headers 'Name: value' and at most one " \

@@ -57,11 +57,10 @@ public:
         read_buf_.reset(new char[defaults::worker_read_buffer_bytes]);
         // Wrong answers are shown: each connection's response's first body bytes are kept.
         if (s_.records || s_.response_checks) seen_.resize(s_.connections);
-        // A body regex of this thread's own: glibc locks a regex_t while it matches.
+        // A body regex is matched in this thread's own room, made once.
         if (s_.response_checks && s_.response_checks->regex()) {
-            own_regex_ = s_.response_checks->regex()->again();
-            if (!own_regex_) return {errc::run_system, 0};
-            for (connection& c : conns_) c.checked.regex = own_regex_.get();
+            regex_room_.fit(s_.response_checks->regex()->steps());
+            for (connection& c : conns_) c.checked.scratch = &regex_room_;
         }
         if (s_.writer) {  // each slot's room for the request the callback writes, made once
             room_.reset(new (std::nothrow) char[requests_.size() * s_.writer_capacity]);
@@ -175,7 +174,7 @@ private:
     std::vector<connection> conns_;
     std::vector<answer_capture> seen_;   // with checks or records: each connection's response as it came
     std::unique_ptr<char[]> read_buf_;
-    std::shared_ptr<const body_regex> own_regex_;  // the checks' body regex, compiled for this thread
+    regex_scratch regex_room_;           // with a body regex: where this thread matches it
     std::unique_ptr<char[]> room_;                   // with a request callback: each slot's room, back to back
     std::unique_ptr<std::uint32_t[]> room_lengths_;  // and the length written in it
     std::uint64_t writes_ = 0;                       // with a request callback: its calls so far

@@ -36,17 +36,17 @@ struct check_state {
     std::uint8_t fact_phase = 0;  // factorial matcher: see checks::feed_factorial
     std::size_t fact_at = 0;
     std::string body;             // the body so far, for checks::body_matches (its capacity is kept)
-    const body_regex* regex = nullptr;  // a compilation of the checks' regex for this connection's
-                                        // thread alone (the worker's); null: the checks' own
+    regex_scratch* scratch = nullptr;  // where this connection's thread matches the regex (the
+                                       // worker's); null: room made for each match
 
-    // Back to a new response's state, keeping the body buffer's memory and the regex.
+    // Back to a new response's state, keeping the body buffer's memory and the scratch.
     void reset(std::string_view expected_factorial) {
         std::string kept = std::move(body);
-        const body_regex* own = regex;
+        regex_scratch* room = scratch;
         *this = check_state{};
         kept.clear();
         body = std::move(kept);
-        regex = own;
+        scratch = room;
         factorial = expected_factorial;
     }
 };
@@ -80,9 +80,9 @@ public:
         return *this;
     }
     // The body must match `pattern`, a POSIX extended regular expression found anywhere in it
-    // (body_regex.hpp), and be at most defaults::max_regex_body_bytes long. A pattern that does
-    // not compile leaves no regex check and makes the checks invalid: problem() says so, and
-    // regex_message() gives regcomp's reason.
+    // (body_regex.hpp), and be at most defaults::max_regex_body_bytes long. A pattern that is
+    // refused leaves no regex check and makes the checks invalid: problem() says so, and
+    // regex_message() gives the reason.
     checks& body_matches(std::string_view pattern) {
         regex_ = body_regex::compile(pattern, regex_message_);
         return *this;
@@ -182,7 +182,7 @@ public:
         if (!contains_.empty() && !s.contains_found) return false;
         if (length_ >= 0 && body_bytes != static_cast<std::uint64_t>(length_)) return false;
         if (has_factorial_ && !factorial_complete(s)) return false;
-        if (regex_ && !(s.regex ? s.regex : regex_.get())->matches(s.body)) return false;
+        if (regex_ && !regex_->matches(s.body, s.scratch)) return false;
         return !callback_ || callback_(status, body_bytes, callback_user_);
     }
 

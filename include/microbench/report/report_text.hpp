@@ -133,17 +133,18 @@ inline void append_open_model_section(const result& r, std::string& out) {
     if (r.connection_waits || r.schedule_missed) {
         // Little's law: the rate times the time each request holds its connection is how many are
         // in flight; at the p99 service time, with one more than now at the least.
-        // No more than the run's requests, though: -c above -n is refused, and each request would
-        // have its own connection already.
+        // No more than the run's requests, though (ended, in flight at the end, never sent): -c
+        // above -n is refused, and each request would have its own connection already. A cancelled
+        // run's requests are not all known: no cap then.
         const double p99_s = static_cast<double>(r.total_ns.value_at_percentile(99)) / 1e9;
         const double needed = std::max(std::ceil(r.rate_target * p99_s), r.concurrency_requested + 1.0);
-        const double requests = static_cast<double>(r.requests_ended + r.schedule_missed);
+        const double requests = static_cast<double>(r.requests_ended + r.unfinished + r.schedule_missed);
         appendf(out,
                 "; %llu requests waited for a connection and %llu were never sent before the end — all %u connections "
                 "were busy: ",
                 static_cast<unsigned long long>(r.connection_waits), static_cast<unsigned long long>(r.schedule_missed),
                 r.concurrency_requested);
-        if (needed > requests && requests > r.concurrency_requested)
+        if (needed > requests && requests > r.concurrency_requested && !r.cancelled)
             appendf(out, "raise -c to %.0f, a connection for each request (%.0f/s x the p99 service time, %.1f ms, "
                          "would keep %.0f in flight) or --threads.\n",
                     requests, r.rate_target, p99_s * 1e3, needed);
