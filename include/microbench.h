@@ -339,9 +339,9 @@ MB_API int mb_plan_check_body_contains(mb_plan* plan, const void* data, size_t s
 /* The body must match `regex`, a NUL-terminated POSIX extended regular expression (grep -E's,
  * byte by byte: found anywhere in the body unless anchored with ^ and $), and be at most 1 MiB;
  * matched in one pass by microbench's own automaton (docs/checks.md). MB_PLAN_BAD_REGEX when it is
- * empty, longer than 4,096 bytes, not ERE (a back-reference, \d) or more than 1,000 steps with its
- * counts written out: the plan keeps its earlier one, if any, and why (when not NULL) gets the
- * reason, cut to why_size bytes with its NUL; "" on success. */
+ * empty, longer than 4,096 bytes, not ERE (a back-reference, \d), malformed, nested deeper than 64
+ * groups or more than 1,000 steps with its counts written out: the plan keeps its earlier one, if
+ * any, and why (when not NULL) gets the reason, cut to why_size bytes with its NUL; "" on success. */
 MB_API int mb_plan_check_body_matches(mb_plan* plan, const char* regex, char* why, size_t why_size);
 MB_API int mb_plan_check_factorial(mb_plan* plan, unsigned n);            /* body is exactly n! */
 /* Targets (docs/targets.md): the requests go to them in turn, each a URL of the plan's origin with

@@ -31,6 +31,7 @@
 #include "microbench/core/zlib.hpp"
 #include "microbench/stats/histogram_hdr.hpp"
 #include "microbench/core/bigint.hpp"
+#include "microbench/http/regex_syntax.hpp"
 #include "microbench/http/body_regex.hpp"
 #include "microbench/http/checks.hpp"
 #include "microbench/core/clock.hpp"

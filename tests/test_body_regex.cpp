@@ -33,7 +33,7 @@ TEST_CASE("body regex: found anywhere, anchored by ^ and $, across pieces") {
     CHECK(verdict(inside, "{\"factorial\":3628800,\"n\":10}"));
     CHECK_FALSE(verdict(inside, "{\"factorial\":\"3628800\"}"));
 
-    checks lines;  // without REG_NEWLINE, '.' crosses lines and ^/$ are the body's ends
+    checks lines;  // '.' crosses lines, and ^ and $ are the body's ends, not a line's
     lines.body_matches("^a.b$");
     CHECK(verdict(lines, "a\nb"));
     CHECK_FALSE(verdict(lines, "x\na\nb"));
@@ -48,16 +48,16 @@ TEST_CASE("body regex: found anywhere, anchored by ^ and $, across pieces") {
     bracket.body_matches("a[^x]b");
     CHECK(verdict(bracket, std::string("a\0b", 3)));
     CHECK_FALSE(verdict(bracket, "axb"));
-    checks newline;  // no ^: wrapped in ^(.|[^.])*( ), where a newline may come before the match
+    checks newline;  // a match after a newline
     newline.body_matches("a.b$");
     CHECK(verdict(newline, "x\na\nb"));
 
-    checks alternatives;  // ^ in one alternative: searched as written, '|' whole
+    checks alternatives;  // ^ in one alternative only
     alternatives.body_matches("^x|y$");
     CHECK(verdict(alternatives, "xa"));
     CHECK(verdict(alternatives, "ay"));
     CHECK_FALSE(verdict(alternatives, "axa"));
-    checks wrapped;  // wrapped in a group: a top-level '|' stays whole
+    checks wrapped;  // a '|' splits the whole pattern
     wrapped.body_matches("x$|y");
     CHECK(verdict(wrapped, "ax"));
     CHECK(verdict(wrapped, "yb"));
@@ -129,7 +129,7 @@ TEST_CASE("body regex: refused patterns say why, and a refused one leaves no che
           std::string("a{,300}"), std::string("(a{255}){5}"), std::string("\\d+"), std::string("a\\"),
           std::string("*a"), std::string("a|+b"), std::string("(?:a)"), std::string("^*"), std::string("[a"),
           std::string("[[:digits:]]"), std::string("[[.ab.]]"), std::string("a{2"), std::string(65, '(') + "a" +
-          std::string(65, ')'), std::string(1001, 'a')}) {
+          std::string(65, ')'), std::string(1001, 'a'), std::string("a{1}{2}"), std::string("\\<a")}) {
         CAPTURE(bad.size());
         checks c;
         c.body_matches(bad);
@@ -140,19 +140,56 @@ TEST_CASE("body regex: refused patterns say why, and a refused one leaves no che
         p.url("http://127.0.0.1:9/").requests(1).check(c);
         CHECK(p.validate().code == errc::plan_bad_regex);
     }
-    checks longest;  // 1,000 steps (and the match) at most
-    longest.body_matches(std::string(999, 'a'));
+    checks longest;  // 1,000 steps at most (and the match)
+    longest.body_matches(std::string(1000, 'a'));
     CHECK_FALSE(longest.problem());
+    longest.body_matches(std::string(1001, 'a'));
+    CHECK(longest.regex_message() == "the expression, its counts written out, takes more than 1,000 steps");
+    // Counts of nothing end at once, and counts stacked on counts are refused: neither nests or
+    // repeats the compiler's work without bound (x{0}{255}{255}{255}{255} was 4e9 calls).
+    checks nothing;
+    nothing.body_matches("(a(x{0}){255}){2}b((){255}){255}");
+    CHECK_FALSE(nothing.problem());
+    CHECK(verdict(nothing, "aab"));
+    CHECK_FALSE(verdict(nothing, "ab"));
+    for (const std::string& stacked : {std::string("x{0}{255}{255}"), "a" + std::string(4095, '+'), std::string("a**")}) {
+        checks c;
+        c.body_matches(stacked);
+        CHECK(c.regex_message() == "a count follows a count (not POSIX extended: group the first, (a+)*)");
+    }
     checks deepest;
     deepest.body_matches(std::string(64, '(') + "a" + std::string(64, ')'));
     CHECK_FALSE(deepest.problem());
-    for (const char* fine : {"[)]", "\\)", "[]1]\\.", "[[:digit:]]{3}", "(a{20}){20}", "[^]x]", "[[.-.]]", "\\/",
-                             "a{,3}", "x{0}", "()", "a||b", "\\{"}) {
-        CAPTURE(fine);
+    struct case_ {
+        const char* pattern;
+        const char* yes;  // a body it matches
+        const char* no;   // and one it does not
+    };
+    for (const case_& fine : {case_{"[)]", ")", "("}, case_{"\\)", "a)", "a"}, case_{"[]1]\\.", "].", "]x"},
+                              case_{"[[:digit:]]{3}", "x123", "12x3"}, case_{"(a{20}){20}", nullptr, nullptr},
+                              case_{"[^]x]", "a", "]x"}, case_{"[[.-.]]", "-", "a"}, case_{"\\/", "/", "a"},
+                              case_{"^a{,3}$", "aaa", "aaaa"}, case_{"^bx{0}c$", "bc", "bxc"}, case_{"^()$", "", "a"},
+                              case_{"^(a||b)$", "", "ab"}, case_{"\\{", "{", "a"}, case_{"a^b", nullptr, "a^b"},
+                              case_{"(a$)b", nullptr, "ab"}, case_{"x*^a", "a", "xa"}, case_{"[[=e=]]", "e", "f"},
+                              case_{"[[.a.]-c]", "b", "d"}, case_{"\\*\\+\\?\\|\\(\\[\\^\\$", "*+?|([^$", "*+?|([^"},
+                              case_{"^(a*)*$", "aaa", "ab"}}) {
+        CAPTURE(fine.pattern);
         checks c;
-        c.body_matches(fine);
+        c.body_matches(fine.pattern);
         CHECK_FALSE(c.problem());
+        if (fine.yes) CHECK(verdict(c, fine.yes));  // null: nothing matches it
+        if (fine.no) CHECK_FALSE(verdict(c, fine.no));
     }
+    for (const char* gnu : {"\\<id\\>", "\\`a", "a\\'"}) {
+        checks c;
+        c.body_matches(gnu);
+        CHECK(c.regex_message() == "\\< \\> \\` and \\' are GNU anchors, not POSIX extended");
+    }
+    checks messages;  // the first fault is the one said
+    messages.body_matches("a{300");
+    CHECK(messages.regex_message() == "a count {n,m} is not closed");
+    messages.body_matches("[a-[.ab.]]");
+    CHECK(messages.regex_message() == "[.c.] and [=c=] take one character, and end with .] or =]");
     checks why;
     why.body_matches("(a*)\\1");
     CHECK(why.regex_message() == "a back-reference (\\1 to \\9) is not POSIX extended");

@@ -4,14 +4,17 @@
 // Syntax: characters; . (any byte); [...] bracket expressions with ranges, [:class:], [.c.] and
 // [=c=] of one character, ^ for negation; ^ and $ (the body's start and end); ( ) groups; |; and
 // the counts * + ? {n} {n,} {,m} {n,m} (at most 255 each). It is found anywhere in the body and
-// reads bytes, not characters (the "C" locale). Refused, with the reason: back-references (\1-\9,
-// not ERE), escaped letters and digits (\d, \w are not ERE: [0-9], [[:alnum:]_]), a count with
-// nothing to repeat, and patterns of more than 1,000 steps with their counts written out (the
-// time is at most the body's bytes times the steps).
+// reads bytes, not characters (the "C" locale). Refused, with the reason: what is not ERE
+// (back-references \1-\9; escaped letters and digits such as \d and \w: [0-9], [[:alnum:]_]; the GNU
+// anchors \< \> \` \'; a count with nothing to repeat, or right after another count), what is
+// malformed (an unclosed ( [ or {, an unmatched ), a backwards range or count, an unknown class,
+// [.ab.]), a NUL byte, more than 4,096 bytes, groups nested deeper than 64, and more than 1,000
+// steps with the counts written out (the time is at most the body's bytes times the steps).
 // The C library's <regex.h> is not used: glibc's searched (a|aa)*b in time quadratic in the body
 // (2.4 s over 40 KB), grew its cache by kilobytes per body byte for a.{16}z (127 MB over 64 KB),
 // crashed on 2,040 nested groups, allocated on every call and locked each compiled expression.
-// A compiled expression is immutable and shared; each thread matches with its own regex_scratch.
+// regex_syntax.hpp reads the pattern; this file turns it into the automaton and runs it. A compiled
+// expression is immutable and shared; each thread matches with its own regex_scratch.
 #pragma once
 
 #include <array>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "../core/config.hpp"
+#include "regex_syntax.hpp"
 
 namespace microbench {
 
@@ -50,7 +54,7 @@ public:
         else if (pattern.find('\0') != std::string_view::npos) why = "the expression holds a NUL byte";
         if (!why.empty()) return nullptr;
         std::shared_ptr<body_regex> r(new body_regex(pattern));
-        parser p{pattern, *r};
+        detail::regex_parser p{pattern, r->sets_};
         node tree = p.alternatives(0);
         if (!p.why && p.at < pattern.size()) p.why = "an unmatched ')' (write \\) for the character)";
         if (!p.why) r->emit(tree, p.why);
@@ -72,7 +76,7 @@ public:
     // compiles a pattern links none of it.
     bool matches(std::string_view body, regex_scratch* scratch = nullptr) const {
         regex_scratch own;
-        if (!scratch) {
+        if (!scratch || scratch->dense[0].size() < steps_.size()) {  // none, or fitted to a smaller pattern
             own.fit(steps_.size());
             scratch = &own;
         }
@@ -99,197 +103,12 @@ private:
         }
     }
 
-    using byte_set = std::array<std::uint64_t, 4>;
+    using byte_set = detail::regex_byte_set;
+    using node = detail::regex_node;
     struct step {  // one instruction of the automaton
         enum kind : std::uint8_t { byte_set, split, jump, begin, end, match } op;
         std::uint32_t x, y;  // byte_set: its set; split: both next steps; jump: the next step
     };
-    struct node {  // the parsed pattern
-        enum kind : std::uint8_t { set, begin, end, empty, sequence, either, repeat } k;
-        explicit node(kind what = empty) : k(what) {}
-        std::uint32_t set_index = 0;
-        int min = 1, max = 1;  // repeat: its counts; max -1: no bound
-        std::vector<node> kids;
-    };
-
-    // A recursive-descent reader of ERE into nodes; `why` is the first fault.
-    struct parser {
-        std::string_view p;
-        body_regex& r;
-        std::size_t at = 0;
-        const char* why = nullptr;
-
-        node alternatives(int depth) {
-            if (depth > 64) why = "groups nest deeper than 64";
-            node any{node::either};
-            any.kids.push_back(sequence(depth));
-            while (!why && at < p.size() && p[at] == '|') {
-                ++at;
-                any.kids.push_back(sequence(depth));
-            }
-            return any.kids.size() == 1 ? std::move(any.kids[0]) : any;
-        }
-        node sequence(int depth) {
-            node seq{node::sequence};
-            while (!why && at < p.size() && p[at] != '|' && p[at] != ')') {
-                const char c = p[at];
-                if (c == '*' || c == '+' || c == '?' || (c == '{' && count_follows())) {
-                    if (seq.kids.empty() || seq.kids.back().k == node::begin || seq.kids.back().k == node::end) {
-                        why = "a count (* + ? {n,m}) has nothing to repeat";
-                        break;
-                    }
-                    node once = std::move(seq.kids.back());
-                    seq.kids.back() = counted(std::move(once));
-                    continue;
-                }
-                seq.kids.push_back(atom(depth));
-            }
-            return seq;
-        }
-        bool count_follows() const { return at + 1 < p.size() && (digit(p[at + 1]) || p[at + 1] == ','); }
-        node counted(node once) {
-            node rep{node::repeat};
-            const char c = p[at++];
-            rep.min = c == '+' ? 1 : c == '{' ? -2 : 0;
-            rep.max = c == '?' ? 1 : -1;
-            if (c == '{') {
-                rep.min = digit(p[at]) ? number() : 0;
-                rep.max = rep.min;
-                if (at < p.size() && p[at] == ',') {
-                    ++at;
-                    rep.max = at < p.size() && digit(p[at]) ? number() : -1;
-                }
-                if (at >= p.size() || p[at] != '}') why = "a count {n,m} is not closed";
-                else ++at;
-                if (rep.min > 255 || rep.max > 255) why = "a count in {n,m} is above 255";
-                else if (rep.max >= 0 && rep.max < rep.min) why = "the counts in {n,m} are backwards";
-            }
-            rep.kids.push_back(std::move(once));
-            return rep;
-        }
-        int number() {
-            int v = 0;
-            while (at < p.size() && digit(p[at])) v = v < 1000 ? v * 10 + (p[at++] - '0') : (++at, v);
-            return v;
-        }
-        node atom(int depth) {
-            const char c = p[at++];
-            if (c == '(') {
-                node inside = alternatives(depth + 1);
-                if (!why && (at >= p.size() || p[at] != ')')) why = "a '(' is not closed";
-                ++at;
-                return inside;
-            }
-            if (c == '^') return node{node::begin};
-            if (c == '$') return node{node::end};
-            byte_set s{};
-            if (c == '.') s.fill(~std::uint64_t{0});
-            else if (c == '[') bracket(s);
-            else if (c == '\\') escaped(s);
-            else put(s, static_cast<unsigned char>(c));
-            return set_node(s);
-        }
-        void escaped(byte_set& s) {
-            if (at >= p.size()) {
-                why = "a lone \\ ends the expression";
-                return;
-            }
-            const unsigned char c = static_cast<unsigned char>(p[at++]);
-            if (c >= '1' && c <= '9') why = "a back-reference (\\1 to \\9) is not POSIX extended";
-            else if (digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
-                why = "an escaped letter or digit is not POSIX extended (\\d: write [0-9]; \\w: [[:alnum:]_]; "
-                      "\\s: [[:space:]])";
-            put(s, c);
-        }
-        // [...] after its '[': negation, a ']' first, ranges, classes, [.c.] and [=c=].
-        void bracket(byte_set& s) {
-            const bool negated = at < p.size() && p[at] == '^';
-            if (negated) ++at;
-            bool first = true;
-            while (!why) {
-                if (at >= p.size()) {
-                    why = "a '[' is not closed";
-                    return;
-                }
-                if (p[at] == ']' && !first) break;
-                first = false;
-                if (p.substr(at, 2) == "[:") {
-                    klass(s);
-                    continue;
-                }
-                int lo = element();
-                if (at + 1 < p.size() && p[at] == '-' && p[at + 1] != ']') {
-                    ++at;
-                    const int hi = element();
-                    if (hi < lo) why = "a range in [ ] is backwards";
-                    for (int b = lo; b <= hi && !why; ++b) put(s, static_cast<unsigned char>(b));
-                } else if (lo >= 0) {
-                    put(s, static_cast<unsigned char>(lo));
-                }
-            }
-            ++at;
-            if (negated)
-                for (std::uint64_t& word : s) word = ~word;
-        }
-        int element() {  // one character of a bracket expression: c, [.c.] or [=c=]
-            if (p.substr(at, 2) == "[." || p.substr(at, 2) == "[=") {
-                const char close[3] = {p[at + 1], ']', '\0'};
-                if (at + 4 < p.size() && p.substr(at + 3, 2) == close) {
-                    const int c = static_cast<unsigned char>(p[at + 2]);
-                    at += 5;
-                    return c;
-                }
-                why = "[.c.] and [=c=] take one character, and end with .] or =]";
-                return -1;
-            }
-            return static_cast<unsigned char>(p[at++]);
-        }
-        void klass(byte_set& s) {
-            const std::size_t end = p.find(":]", at + 2);
-            if (end == std::string_view::npos) {
-                why = "a [:class:] is not closed";
-                return;
-            }
-            const std::string_view name = p.substr(at + 2, end - at - 2);
-            at = end + 2;
-            bool known = false;
-            for (int b = 0; b < 256; ++b) {
-                const bool in = in_class(name, b, known);
-                if (!known) break;
-                if (in) put(s, static_cast<unsigned char>(b));
-            }
-            if (!known)
-                why = "an unknown [:class:] (alnum alpha blank cntrl digit graph lower print punct space upper xdigit)";
-        }
-        static bool in_class(std::string_view n, int b, bool& known) {
-            const bool upper = b >= 'A' && b <= 'Z', lower = b >= 'a' && b <= 'z', dig = b >= '0' && b <= '9';
-            const bool graph = b > 32 && b < 127;
-            known = true;
-            if (n == "alpha") return upper || lower;
-            if (n == "digit") return dig;
-            if (n == "alnum") return upper || lower || dig;
-            if (n == "upper") return upper;
-            if (n == "lower") return lower;
-            if (n == "space") return b == ' ' || (b >= '\t' && b <= '\r');
-            if (n == "blank") return b == ' ' || b == '\t';
-            if (n == "punct") return graph && !upper && !lower && !dig;
-            if (n == "print") return graph || b == ' ';
-            if (n == "graph") return graph;
-            if (n == "cntrl") return b < 32 || b == 127;
-            if (n == "xdigit") return dig || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F');
-            known = false;
-            return false;
-        }
-        static void put(byte_set& s, unsigned char c) { s[c >> 6] |= std::uint64_t{1} << (c & 63); }
-        static bool digit(char c) { return c >= '0' && c <= '9'; }
-        node set_node(const byte_set& s) {
-            node n{node::set};
-            n.set_index = static_cast<std::uint32_t>(r.sets_.size());
-            r.sets_.push_back(s);
-            return n;
-        }
-    };
-
     explicit body_regex(std::string_view pattern) : pattern_(pattern) {}
 
     // Appends the steps of `n`; `why` when they would pass defaults::max_regex_steps.
@@ -324,7 +143,18 @@ private:
                 break;
             }
             case node::repeat: {
-                for (int i = 0; i < n.min && !why; ++i) emit(n.kids[0], why);
+                // One copy first, to see that it is something: copies of nothing are nothing,
+                // however many (x{0}{255} would otherwise take 255 calls for no step). Under a
+                // count from 0 that copy is not one to keep.
+                const std::size_t before = steps_.size();
+                emit(n.kids[0], why);
+                if (steps_.size() == before) break;
+                int copies = 1;
+                if (n.min == 0) {
+                    steps_.resize(before);
+                    copies = 0;
+                }
+                for (int i = copies; i < n.min && !why; ++i) emit(n.kids[0], why);
                 if (n.max < 0) {  // loop: split body, out; body; jump loop
                     const std::size_t loop = steps_.size();
                     steps_.push_back({step::split, 0, 0});
