@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -66,7 +67,7 @@ struct options {
     std::string expect_body_path;
     std::string expect_body;
     std::string expect_body_contains;  // --expect-body-contains TEXT
-    std::string expect_body_regex;     // --expect-body-regex RE
+    std::shared_ptr<const mb::body_regex> expect_body_regex;  // --expect-body-regex RE, compiled when read
     mb::gates limits;             // --max-failures, --max-pNN-ms, --min-rps
     enum class mode { single, suite, compare, self_test } run_mode = mode::single;
     std::string url_b;            // --compare A B, --suite A B
@@ -106,7 +107,7 @@ struct options {
     }
     bool checks_responses() const {
         return check_factorial || !expect_body_path.empty() || !expect_body_contains.empty() ||
-               !expect_body_regex.empty() || !expect_status.empty();
+               expect_body_regex || !expect_status.empty();
     }
 
     // How many files go to stdout (--json -, --intervals -, -e -, -g -, --hgrm -, --hlog -); with
@@ -303,7 +304,7 @@ inline mb::plan to_plan(const options& o, const std::string& url) {
     else if (o.check_factorial && !mb::parse_url(url, u) && mb::factorial_argument(u, n)) c.factorial(n);
     if (!o.expect_body_path.empty()) c.body_equals(o.expect_body);
     if (!o.expect_body_contains.empty()) c.body_contains(o.expect_body_contains);
-    if (!o.expect_body_regex.empty()) c.body_matches(o.expect_body_regex);
+    if (o.expect_body_regex) c.body_matches(o.expect_body_regex);
     p.check(c);
     p.start_at_unix_ms(o.start_at_unix_ms);
     p.tls(o.tls);

@@ -340,11 +340,10 @@ inline parse_outcome set_expect_body_contains(options& o, const std::string&, co
 }
 
 inline parse_outcome set_expect_body_regex(options& o, const std::string&, const std::string& v) {
-    mb::checks probe;  // compiled here to say why a pattern is refused; options_plan compiles it again
-    if (probe.body_matches(v).problem())
-        return usage_error("--expect-body-regex '" + shown(v) + "' is not a POSIX extended regular expression: " +
-                           probe.regex_message());
-    o.expect_body_regex = v;
+    std::string why;  // compiled once, here, where a refusal can say why; the plan shares it
+    o.expect_body_regex = mb::body_regex::compile(v, why);
+    if (!o.expect_body_regex)
+        return usage_error("--expect-body-regex '" + shown(v) + "' is not a POSIX extended regular expression: " + why);
     return {};
 }
 

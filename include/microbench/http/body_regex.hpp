@@ -113,9 +113,10 @@ private:
 
     // Appends the steps of `n`; `why` when they would pass defaults::max_regex_steps.
     void emit(const node& n, const char*& why) {
+        static constexpr const char* too_many = "the expression, its counts written out, takes more than 1,000 steps";
         if (why) return;
         if (steps_.size() > defaults::max_regex_steps) {
-            why = "the expression, its counts written out, takes more than 1,000 steps";
+            why = too_many;
             return;
         }
         switch (n.k) {
@@ -177,8 +178,7 @@ private:
                 break;
             }
         }
-        if (!why && steps_.size() > defaults::max_regex_steps)
-            why = "the expression, its counts written out, takes more than 1,000 steps";
+        if (!why && steps_.size() > defaults::max_regex_steps) why = too_many;
     }
 
     // Adds step `from` and every step it reaches without reading a byte, at body offset `at`, to

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "../core/ascii.hpp"
+
 namespace microbench {
 namespace detail {
 
@@ -69,18 +71,18 @@ struct regex_parser {
         }
         return seq;
     }
-    bool count_follows() const { return at + 1 < p.size() && (digit(p[at + 1]) || p[at + 1] == ','); }
+    bool count_follows() const { return at + 1 < p.size() && (is_digit(p[at + 1]) || p[at + 1] == ','); }
     node counted(node once) {
         node rep{node::repeat};
         const char c = p[at++];
-        rep.min = c == '+' ? 1 : c == '{' ? -2 : 0;
+        rep.min = c == '+' ? 1 : 0;
         rep.max = c == '?' ? 1 : -1;
         if (c == '{') {
-            rep.min = digit(p[at]) ? number() : 0;
+            rep.min = is_digit(p[at]) ? number() : 0;
             rep.max = rep.min;
             if (at < p.size() && p[at] == ',') {
                 ++at;
-                rep.max = at < p.size() && digit(p[at]) ? number() : -1;
+                rep.max = at < p.size() && is_digit(p[at]) ? number() : -1;
             }
             if (at >= p.size() || p[at] != '}') why = "a count {n,m} is not closed";
             else ++at;
@@ -93,7 +95,7 @@ struct regex_parser {
     }
     int number() {
         int v = 0;
-        while (at < p.size() && digit(p[at])) v = v < 1000 ? v * 10 + (p[at++] - '0') : (++at, v);
+        while (at < p.size() && is_digit(p[at])) v = v < 1000 ? v * 10 + (p[at++] - '0') : (++at, v);
         return v;
     }
     node atom(int depth) {
@@ -122,7 +124,7 @@ struct regex_parser {
         if (c >= '1' && c <= '9') why = "a back-reference (\\1 to \\9) is not POSIX extended";
         else if (c == '<' || c == '>' || c == '`' || c == '\'')
             why = "\\< \\> \\` and \\' are GNU anchors, not POSIX extended";
-        else if (digit(c) || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
+        else if (is_digit(static_cast<char>(c)) || is_alpha(static_cast<char>(c)))
             why = "an escaped letter or digit is not POSIX extended (\\d: write [0-9]; \\w: [[:alnum:]_]; "
                   "\\s: [[:space:]])";
         put(s, c);
@@ -188,7 +190,7 @@ struct regex_parser {
             why = "an unknown [:class:] (alnum alpha blank cntrl digit graph lower print punct space upper xdigit)";
     }
     static bool in_class(std::string_view n, int b, bool& known) {
-        const bool upper = b >= 'A' && b <= 'Z', lower = b >= 'a' && b <= 'z', dig = b >= '0' && b <= '9';
+        const bool upper = b >= 'A' && b <= 'Z', lower = b >= 'a' && b <= 'z', dig = is_digit(static_cast<char>(b));
         const bool graph = b > 32 && b < 127;
         known = true;
         if (n == "alpha") return upper || lower;
@@ -207,7 +209,6 @@ struct regex_parser {
         return false;
     }
     static void put(byte_set& s, unsigned char c) { s[c >> 6] |= std::uint64_t{1} << (c & 63); }
-    static bool digit(char c) { return c >= '0' && c <= '9'; }
     node set_node(const byte_set& s) {
         node n{node::set};
         n.set_index = static_cast<std::uint32_t>(sets.size());
